@@ -1,0 +1,34 @@
+// Causal self-attention with grouped-query heads over a KV cache (spec §4.5).
+// q: [t, n_heads, d] fp32 for the new tokens at positions past .. past+t-1.
+// Cache: k/v [seq_capacity, n_kv_heads, d] in fp32 or fp16 (per cache_dtype); positions
+// 0 .. past+t-1 are valid (the new tokens' keys/values already appended).
+// out: [t, n_heads, d] fp32. Masking is causal bottom-right: query i sees keys <= past + i.
+#pragma once
+#include <cstdint>
+
+#include "exl/kernels/linear.h"
+
+namespace exl {
+
+struct AttentionParams {
+  int tokens = 0;      // new query tokens t
+  int past = 0;        // tokens already in the cache before this chunk
+  int n_heads = 0;
+  int n_kv_heads = 0;
+  int head_dim = 0;
+  float scale = 0.0f;  // usually 1/sqrt(head_dim)
+  DType cache_dtype = DType::f32;  // f32 or f16
+  int window = 0;      // sliding window in tokens, 0 = full attention
+};
+
+void attention_ref(const AttentionParams& p, const float* q, const void* k_cache, const void* v_cache,
+                   float* out);
+void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache, const void* v_cache,
+                   float* out);
+
+// Writes t rows of k/v ([t, n_kv_heads, d] fp32) into the cache at rows past .. past+t-1,
+// converting to the cache dtype (f16: round to nearest even).
+void kv_cache_write_cpu(const float* k, const float* v, int tokens, int past, int n_kv_heads, int head_dim,
+                        DType cache_dtype, void* k_cache, void* v_cache);
+
+}  // namespace exl

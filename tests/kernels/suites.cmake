@@ -1,0 +1,1 @@
+exl_add_test_suite(half ${CMAKE_CURRENT_LIST_DIR}/test_half.cpp)
