@@ -1,1 +1,4 @@
 exl_add_test_suite(half ${CMAKE_CURRENT_LIST_DIR}/test_half.cpp)
+foreach(part cpu cuda)
+  include(${CMAKE_CURRENT_LIST_DIR}/${part}.cmake OPTIONAL)
+endforeach()
