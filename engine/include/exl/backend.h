@@ -1,0 +1,70 @@
+// Backends work in model-level steps, not single ops: a backend loads the weights into its own
+// layout (it may repack, fuse, shuffle), owns the KV cache, and runs whole forward chunks.
+// CpuBackend implements it from kernels/cpu; the CUDA backend lives in the exl_cuda module and
+// is reached through a proxy that implements this same interface.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace exl {
+
+class Model;
+
+enum class CacheType : std::uint8_t { fp32, fp16, fp8, q8, q6, q4 };
+const char* cache_type_name(CacheType t);
+CacheType parse_cache_type(const std::string& s);  // "fp16", "fp32", "fp8", "q8", "q6", "q4"; throws
+
+struct CacheOptions {
+  int max_seq_len = 2048;  // tokens the cache holds
+  CacheType type = CacheType::fp16;
+};
+
+struct BackendOptions {
+  int max_chunk_size = 2048;  // longest forward chunk; longer inputs are split by the caller
+  int threads = 0;            // CPU backend: 0 = all cores
+  int device = 0;             // CUDA device ordinal
+  bool cuda_graphs = true;    // CUDA backend: capture the decode step
+};
+
+enum class LogitsWanted : std::uint8_t { none, last, all };
+
+struct MemoryStats {
+  std::uint64_t weights_bytes = 0;
+  std::uint64_t cache_bytes = 0;
+  std::uint64_t scratch_bytes = 0;
+  std::uint64_t device_total = 0;  // 0 on the CPU
+  std::uint64_t device_free = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;  // "cpu", "cuda:0"
+
+  // Loads the weights of `model` into the backend's own layout. The model outlives the backend.
+  virtual void load(std::shared_ptr<const Model> model) = 0;
+  // (Re)allocates the KV cache; its contents are discarded.
+  virtual void allocate_cache(const CacheOptions& options) = 0;
+  virtual int cache_capacity() const = 0;
+  // Tokens currently held in the cache; the next forward() starts at this position.
+  virtual int cache_length() const = 0;
+  // Forgets positions >= length (rewind after rejected draft tokens or an edited conversation).
+  virtual void truncate_cache(int length) = 0;
+
+  // Runs `ids` (at most BackendOptions::max_chunk_size) at positions cache_length() ...
+  // cache_length() + n - 1, appends their keys/values to the cache, and writes fp32 logits:
+  // `all`: [n, vocab]; `last`: [1, vocab]; `none`: nothing (prefill of an earlier chunk).
+  // A decode step is forward of one id; verifying K drafted tokens is forward of K+1 ids with `all`.
+  virtual void forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) = 0;
+
+  virtual int vocab_size() const = 0;
+  virtual MemoryStats memory() const = 0;
+};
+
+// The CPU backend (always available).
+std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options);
+
+}  // namespace exl

@@ -1,0 +1,58 @@
+// The model description shared by all backends: config, the tensor store, and every layer's
+// tensors resolved and validated (Llama family: Llama, Mistral, Qwen2).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exl/exl2_layer.h"
+#include "exl/model_config.h"
+#include "exl/tensor_store.h"
+#include "exl/tokenizer.h"
+
+namespace exl {
+
+struct LayerTensors {
+  const TensorInfo* input_norm = nullptr;      // [hidden]
+  LinearTensors q, k, v, o;
+  const TensorInfo* post_attention_norm = nullptr;
+  LinearTensors gate, up, down;
+};
+
+struct ModelSummary {
+  std::int64_t parameters = 0;        // logical weights (embedding, norms, linears, head)
+  std::uint64_t bytes_on_disk = 0;    // sum of safetensors file sizes
+  double average_bpw = 0.0;           // over the quantized linear layers (excluding the head)
+  double head_bpw = 0.0;              // 16 for an FP16 head
+  bool quantized = false;             // any EXL2 layer
+};
+
+class Model {
+ public:
+  // Opens `dir`: config.json, every safetensors shard, and tokenizer files when present.
+  // Throws exl::Error naming the file and tensor/field on any problem.
+  static std::shared_ptr<const Model> open(const std::filesystem::path& dir);
+
+  const ModelConfig& config() const { return config_; }
+  const TensorStore& tensors() const { return store_; }
+  const TensorInfo& embedding() const { return *embedding_; }   // [vocab, hidden]
+  const std::vector<LayerTensors>& layers() const { return layers_; }
+  const TensorInfo& final_norm() const { return *final_norm_; }
+  const LinearTensors& head() const { return head_; }            // in = hidden, out = vocab
+  // nullptr when the folder holds no tokenizer.json.
+  std::shared_ptr<const Tokenizer> tokenizer() const { return tokenizer_; }
+  ModelSummary summary() const;
+
+ private:
+  ModelConfig config_;
+  TensorStore store_;
+  const TensorInfo* embedding_ = nullptr;
+  const TensorInfo* final_norm_ = nullptr;
+  std::vector<LayerTensors> layers_;
+  LinearTensors head_;
+  std::shared_ptr<const Tokenizer> tokenizer_;
+};
+
+}  // namespace exl
