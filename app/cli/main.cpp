@@ -1,2 +1,65 @@
+// `exl`: the Qt-free command line of EXL Studio.
 #include <cstdio>
-int main() { std::puts("exl: under construction"); return 0; }
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "commands.h"
+#include "exl/error.h"
+
+namespace {
+
+const char* kUsage = R"(exl - EXL Studio command line
+
+usage: exl COMMAND [options]
+
+commands:
+  inspect    -m DIR [--json]                          model summary: shapes, bit widths, bpw, size
+  tokenize   -m DIR [--special] [--bos] [--file F | TEXT]   token ids as a JSON array
+  detokenize -m DIR IDS...                            text of token ids
+  logits     -m DIR --ids 1,2,3 --out FILE            fp32 logits at every position [n, vocab]
+  generate   -m DIR -p TEXT [-n N] [--ignore-eos] [--greedy | --temperature T --top-k K
+             --top-p P --min-p P --seed S] [--json]   generate a continuation
+  ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
+  bench      -m DIR [--prompt-tokens N] [--gen-tokens N] [--json]    prefill/decode speed
+  selftest   [--fixtures DIR] [--filter SUITE]        run the built-in test cases (GPU ones too)
+
+options of commands that run a model:
+  --device cpu|cuda|cuda:N|auto   (default auto: the GPU when usable, else the CPU)
+  --cache fp16|fp32               KV cache type (default fp16)
+  --ctx N                         context length (cache size) in tokens
+  --max-chunk N                   longest prefill chunk (default 2048)
+  --threads N                     CPU threads (default: all cores)
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string cmd = argv[1];
+  try {
+    using namespace exl::cli;
+    const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
+                                            "--list", "--skip-special", "--chat"};
+    Args a(argc, argv, 2, switches);
+    if (cmd == "inspect") return cmd_inspect(a);
+    if (cmd == "tokenize") return cmd_tokenize(a);
+    if (cmd == "detokenize") return cmd_detokenize(a);
+    if (cmd == "logits") return cmd_logits(a);
+    if (cmd == "generate") return cmd_generate(a);
+    if (cmd == "ppl") return cmd_ppl(a);
+    if (cmd == "bench") return cmd_bench(a);
+    if (cmd == "selftest") return cmd_selftest(a);
+    std::fprintf(stderr, "exl: unknown command '%s' (see exl --help)\n", cmd.c_str());
+    return 2;
+  } catch (const exl::Error& e) {
+    std::fprintf(stderr, "exl %s: error (%s): %s\n", cmd.c_str(), exl::error_kind_name(e.kind()), e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "exl %s: error: %s\n", cmd.c_str(), e.what());
+    return 1;
+  }
+}

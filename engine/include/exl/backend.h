@@ -68,3 +68,13 @@ class Backend {
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options);
 
 }  // namespace exl
+
+namespace exl {
+
+// Makes a backend from a device string: "cpu", "cuda", "cuda:N", or "auto" (the GPU when the
+// CUDA module loads and a device is present, else the CPU). `note` receives a human-readable
+// line saying what was chosen and, for "auto" on the CPU, why no GPU was used.
+std::unique_ptr<Backend> make_backend(const std::string& device, const BackendOptions& options,
+                                      std::string* note = nullptr);
+
+}  // namespace exl

@@ -1,0 +1,17 @@
+// The `exl` subcommands. Each returns the process exit status; errors are thrown as exl::Error
+// and reported by main().
+#pragma once
+#include "args.h"
+
+namespace exl::cli {
+
+int cmd_inspect(const Args& a);
+int cmd_tokenize(const Args& a);
+int cmd_detokenize(const Args& a);
+int cmd_logits(const Args& a);
+int cmd_generate(const Args& a);
+int cmd_ppl(const Args& a);
+int cmd_bench(const Args& a);
+int cmd_selftest(const Args& a);
+
+}  // namespace exl::cli

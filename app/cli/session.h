@@ -1,0 +1,27 @@
+// Shared set-up of the commands that run a model: open the folder, make the backend the
+// --device flag asks for, allocate the cache.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "args.h"
+#include "exl/backend.h"
+#include "exl/model.h"
+
+namespace exl::cli {
+
+struct Session {
+  std::shared_ptr<const Model> model;
+  std::unique_ptr<Backend> backend;
+  int max_chunk = 2048;
+  std::string device_note;
+};
+
+// Flags: -m/--model DIR, --device cpu|cuda[:N]|auto, --cache fp16|fp32|..., --ctx N,
+// --max-chunk N, --threads N. `min_ctx` raises the context to what the command needs.
+Session open_session(const Args& a, int min_ctx = 0);
+
+// The flags open_session reads (for Args::check_known).
+extern const char* const kSessionFlags[];
+
+}  // namespace exl::cli

@@ -1,0 +1,266 @@
+// The CPU backend: the Llama forward pass from the fast kernels in kernels/cpu, fp32
+// activations, weights read in place from the memory-mapped files (fp16/bf16 dense or packed
+// EXL2, dequantized on the fly), KV cache in fp32 or fp16.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "exl/backend.h"
+#include "exl/error.h"
+#include "exl/kernels/attention.h"
+#include "exl/kernels/exl2.h"
+#include "exl/kernels/linear.h"
+#include "exl/kernels/ops.h"
+#include "exl/kernels/rope.h"
+#include "exl/kernels/threads.h"
+#include "exl/model.h"
+
+namespace exl {
+namespace {
+
+std::vector<float> to_float_vector(const TensorInfo* t, int expected) {
+  std::vector<float> out;
+  if (!t) return out;
+  out.resize(std::size_t(expected), 0.0f);
+  const std::int64_t n = std::min<std::int64_t>(t->numel(), expected);
+  for (std::int64_t i = 0; i < n; ++i) {
+    switch (t->dtype) {
+      case DType::f16: out[std::size_t(i)] = half_to_float(t->as<half_bits>()[i]); break;
+      case DType::bf16: out[std::size_t(i)] = bf16_to_float(t->as<std::uint16_t>()[i]); break;
+      case DType::f32: out[std::size_t(i)] = t->as<float>()[i]; break;
+      default: throw Error(ErrorKind::shape, "bias must be a float tensor", t->file, t->name);
+    }
+  }
+  return out;
+}
+
+// One linear layer as the CPU backend runs it.
+struct CpuLinear {
+  const LinearTensors* src = nullptr;
+  std::vector<float> bias;  // fp32, out_features (empty: none)
+
+  void init(const LinearTensors& l) {
+    src = &l;
+    const TensorInfo* b = l.kind == LinearKind::exl2 ? (l.exl2->bias ? l.exl2->bias : l.bias) : l.bias;
+    bias = to_float_vector(b, l.out_features);
+  }
+
+  // y[m, out] = x[m, in] . W (+ bias)
+  void run(const float* x, int m, float* y) const {
+    const LinearTensors& l = *src;
+    if (l.kind == LinearKind::exl2) {
+      exl2_matmul_cpu(l.exl2->view, x, m, y);
+      if (!bias.empty())
+        for (int r = 0; r < m; ++r)
+          add_inplace_cpu(y + std::int64_t(r) * l.out_features, bias.data(), l.out_features);
+    } else {
+      linear_cpu(x, m, l.in_features, l.weight->data, l.weight->dtype, l.out_features,
+                 bias.empty() ? nullptr : bias.data(), y);
+    }
+  }
+};
+
+struct CpuLayer {
+  CpuLinear q, k, v, o, gate, up, down;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const BackendOptions& o) : opts_(o) {
+    if (o.threads > 0) set_cpu_threads(o.threads);
+  }
+
+  std::string name() const override { return "cpu"; }
+
+  void load(std::shared_ptr<const Model> model) override {
+    model_ = std::move(model);
+    const ModelConfig& c = model_->config();
+    layers_.assign(std::size_t(c.num_layers), {});
+    for (int i = 0; i < c.num_layers; ++i) {
+      const LayerTensors& t = model_->layers()[std::size_t(i)];
+      CpuLayer& l = layers_[std::size_t(i)];
+      l.q.init(t.q); l.k.init(t.k); l.v.init(t.v); l.o.init(t.o);
+      l.gate.init(t.gate); l.up.init(t.up); l.down.init(t.down);
+    }
+    head_.init(model_->head());
+    RopeParams rp = c.rope;
+    rp.head_dim = c.head_dim;
+    rope_ = rope_table(rp);
+    cache_len_ = 0;
+  }
+
+  void allocate_cache(const CacheOptions& options) override {
+    require_model();
+    if (options.type != CacheType::fp32 && options.type != CacheType::fp16)
+      throw Error(ErrorKind::unsupported,
+                  std::string("the CPU backend has no ") + cache_type_name(options.type) + " cache yet (use fp16 or fp32)");
+    if (options.max_seq_len <= 0) throw Error(ErrorKind::invalid_argument, "cache length must be positive");
+    const ModelConfig& c = model_->config();
+    cache_dtype_ = options.type == CacheType::fp32 ? DType::f32 : DType::f16;
+    capacity_ = options.max_seq_len;
+    const std::size_t per_layer =
+        std::size_t(capacity_) * std::size_t(c.num_kv_heads) * std::size_t(c.head_dim) * (cache_dtype_ == DType::f32 ? 4 : 2);
+    k_cache_.assign(std::size_t(c.num_layers), {});
+    v_cache_.assign(std::size_t(c.num_layers), {});
+    try {
+      for (int i = 0; i < c.num_layers; ++i) {
+        k_cache_[std::size_t(i)].assign(per_layer, std::byte{0});
+        v_cache_[std::size_t(i)].assign(per_layer, std::byte{0});
+      }
+    } catch (const std::bad_alloc&) {
+      k_cache_.clear();
+      v_cache_.clear();
+      capacity_ = 0;
+      throw Error(ErrorKind::out_of_memory, "not enough host memory for a KV cache of " +
+                                                std::to_string(options.max_seq_len) + " tokens");
+    }
+    cache_len_ = 0;
+  }
+
+  int cache_capacity() const override { return capacity_; }
+  int cache_length() const override { return cache_len_; }
+  void truncate_cache(int length) override {
+    if (length < 0 || length > cache_len_)
+      throw Error(ErrorKind::invalid_argument, "truncate_cache: length " + std::to_string(length) +
+                                                   " outside 0.." + std::to_string(cache_len_));
+    cache_len_ = length;
+  }
+
+  int vocab_size() const override { return model_ ? model_->config().vocab_size : 0; }
+
+  MemoryStats memory() const override {
+    MemoryStats m;
+    for (const auto& k : k_cache_) m.cache_bytes += k.size();
+    for (const auto& v : v_cache_) m.cache_bytes += v.size();
+    if (model_) m.weights_bytes = model_->tensors().total_bytes();
+    m.scratch_bytes = scratch_bytes();
+    return m;
+  }
+
+  void forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) override;
+
+ private:
+  void require_model() const {
+    if (!model_) throw Error(ErrorKind::invalid_argument, "no model loaded in the CPU backend");
+  }
+  std::uint64_t scratch_bytes() const {
+    return 4 * (x_.capacity() + a_.capacity() + q_.capacity() + k_.capacity() + v_.capacity() + att_.capacity() +
+                g_.capacity() + u_.capacity() + t_.capacity());
+  }
+
+  BackendOptions opts_;
+  std::shared_ptr<const Model> model_;
+  std::vector<CpuLayer> layers_;
+  CpuLinear head_;
+  RopeTable rope_;
+  DType cache_dtype_ = DType::f16;
+  int capacity_ = 0;
+  int cache_len_ = 0;
+  std::vector<std::vector<std::byte>> k_cache_, v_cache_;
+  std::vector<float> x_, a_, q_, k_, v_, att_, g_, u_, t_;
+  std::vector<std::int32_t> pos_;
+};
+
+void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) {
+  require_model();
+  if (capacity_ == 0) throw Error(ErrorKind::invalid_argument, "forward before allocate_cache");
+  const ModelConfig& c = model_->config();
+  const int T = int(ids.size());
+  if (T == 0) {
+    logits.clear();
+    return;
+  }
+  if (T > opts_.max_chunk_size)
+    throw Error(ErrorKind::invalid_argument, "chunk of " + std::to_string(T) + " tokens exceeds max_chunk_size " +
+                                                 std::to_string(opts_.max_chunk_size));
+  if (cache_len_ + T > capacity_)
+    throw Error(ErrorKind::invalid_argument, "the KV cache holds " + std::to_string(capacity_) + " tokens; " +
+                                                 std::to_string(cache_len_ + T) + " needed");
+  for (std::int32_t id : ids)
+    if (id < 0 || id >= c.vocab_size)
+      throw Error(ErrorKind::invalid_argument, "token id " + std::to_string(id) + " outside the vocabulary (" +
+                                                   std::to_string(c.vocab_size) + ")");
+
+  const int H = c.hidden_size, nh = c.num_heads, nkv = c.num_kv_heads, d = c.head_dim, I = c.intermediate_size;
+  const std::size_t TH = std::size_t(T) * std::size_t(H);
+  x_.resize(TH); a_.resize(TH);
+  q_.resize(std::size_t(T) * std::size_t(nh) * std::size_t(d));
+  k_.resize(std::size_t(T) * std::size_t(nkv) * std::size_t(d));
+  v_.resize(k_.size());
+  att_.resize(q_.size());
+  g_.resize(std::size_t(T) * std::size_t(I));
+  u_.resize(g_.size());
+  t_.resize(TH);
+  pos_.resize(std::size_t(T));
+  std::iota(pos_.begin(), pos_.end(), cache_len_);
+
+  const TensorInfo& emb = model_->embedding();
+  embedding_cpu(emb.data, emb.dtype, c.vocab_size, H, ids.data(), T, x_.data());
+
+  AttentionParams ap;
+  ap.tokens = T; ap.past = cache_len_; ap.n_heads = nh; ap.n_kv_heads = nkv; ap.head_dim = d;
+  ap.scale = 1.0f / std::sqrt(float(d));
+  ap.cache_dtype = cache_dtype_;
+
+  for (int li = 0; li < c.num_layers; ++li) {
+    const LayerTensors& lt = model_->layers()[std::size_t(li)];
+    const CpuLayer& l = layers_[std::size_t(li)];
+    rms_norm_cpu(x_.data(), T, H, lt.input_norm->data, lt.input_norm->dtype, c.rms_norm_eps, a_.data());
+    l.q.run(a_.data(), T, q_.data());
+    l.k.run(a_.data(), T, k_.data());
+    l.v.run(a_.data(), T, v_.data());
+    rope_apply_cpu(q_.data(), T, nh, d, pos_.data(), rope_, c.rope.style);
+    rope_apply_cpu(k_.data(), T, nkv, d, pos_.data(), rope_, c.rope.style);
+    kv_cache_write_cpu(k_.data(), v_.data(), T, cache_len_, nkv, d, cache_dtype_, k_cache_[std::size_t(li)].data(),
+                       v_cache_[std::size_t(li)].data());
+    attention_cpu(ap, q_.data(), k_cache_[std::size_t(li)].data(), v_cache_[std::size_t(li)].data(), att_.data());
+    l.o.run(att_.data(), T, t_.data());
+    add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
+
+    rms_norm_cpu(x_.data(), T, H, lt.post_attention_norm->data, lt.post_attention_norm->dtype, c.rms_norm_eps,
+                 a_.data());
+    l.gate.run(a_.data(), T, g_.data());
+    l.up.run(a_.data(), T, u_.data());
+    silu_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
+    l.down.run(g_.data(), T, t_.data());
+    add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
+  }
+  cache_len_ += T;
+
+  if (wanted == LogitsWanted::none) {
+    logits.clear();
+    return;
+  }
+  const int rows = wanted == LogitsWanted::all ? T : 1;
+  const float* src = x_.data() + std::size_t(T - rows) * std::size_t(H);
+  const TensorInfo& fn = model_->final_norm();
+  rms_norm_cpu(src, rows, H, fn.data, fn.dtype, c.rms_norm_eps, a_.data());
+  logits.resize(std::size_t(rows) * std::size_t(c.vocab_size));
+  head_.run(a_.data(), rows, logits.data());
+}
+
+}  // namespace
+
+const char* cache_type_name(CacheType t) {
+  switch (t) {
+    case CacheType::fp32: return "fp32";
+    case CacheType::fp16: return "fp16";
+    case CacheType::fp8: return "fp8";
+    case CacheType::q8: return "q8";
+    case CacheType::q6: return "q6";
+    case CacheType::q4: return "q4";
+  }
+  return "?";
+}
+
+CacheType parse_cache_type(const std::string& s) {
+  for (CacheType t : {CacheType::fp32, CacheType::fp16, CacheType::fp8, CacheType::q8, CacheType::q6, CacheType::q4})
+    if (s == cache_type_name(t)) return t;
+  throw Error(ErrorKind::invalid_argument, "unknown cache type '" + s + "' (fp16, fp32, fp8, q8, q6, q4)");
+}
+
+std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
+  return std::make_unique<CpuBackend>(options);
+}
+
+}  // namespace exl
