@@ -1,0 +1,6 @@
+target_sources(exl_testcases PRIVATE ${CMAKE_CURRENT_LIST_DIR}/model_checks.cpp)
+exl_add_test_suite(model_hf ${CMAKE_CURRENT_LIST_DIR}/test_model_cpu.cpp)
+add_test(NAME model_exl2 COMMAND exl_tests --filter model_exl2)
+add_test(NAME generate_exl2 COMMAND exl_tests --filter generate_exl2)
+add_test(NAME ppl_exl2 COMMAND exl_tests --filter ppl_exl2)
+set_tests_properties(model_exl2 generate_exl2 ppl_exl2 PROPERTIES SKIP_REGULAR_EXPRESSION "^0 passed, 0 failed, [1-9]")

@@ -1,0 +1,27 @@
+// End-to-end checks of a backend against the fixtures' reference outputs. Written once, run
+// for the CPU backend under ctest and for the CUDA backend by `exl selftest` on a GPU machine.
+#pragma once
+#include <string>
+
+#include "exl/backend.h"
+
+namespace exl::test {
+
+// FP16 HF model vs the HF fp32 logits: same top-1 (unless the reference's gap < 1e-3) and
+// relative L2 per position <= rel_l2_max.
+void check_hf_logits(const std::string& device, const std::string& model, CacheType cache, double rel_l2_max);
+
+// EXL2 model vs ExLlamaV2's logits: top-1 (unless gap < 0.02), max |dlogit| <= 0.1, mean KL <= 1e-4.
+void check_exl2_logits(const std::string& device, const std::string& model);
+
+// Greedy 48-token continuations equal ExLlamaV2's, or differ only after a step whose recorded
+// margin is under 0.02.
+void check_exl2_greedy(const std::string& device, const std::string& model);
+
+// Last-position logits of the 300-token long prompt in one forward (ref-s-4.0bpw).
+void check_long_prompt(const std::string& device);
+
+// Perplexity (wiki and tiny, 4 windows of 512) within 0.2 % of ExLlamaV2's chunk_forward_nocache.
+void check_exl2_ppl(const std::string& device, const std::string& model);
+
+}  // namespace exl::test
