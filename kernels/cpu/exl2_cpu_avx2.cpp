@@ -1,0 +1,184 @@
+// AVX2/FMA tile kernels of the CPU EXL2 matmul (compiled with target attributes, called only
+// when cpu_simd_active()). A 32-row chunk of one 8-column slice is unpacked from its `bits`
+// packed words with compile-time shifts (one load per word, values straddling two words are
+// OR-ed together), converted to fp32 and consumed at once. Accumulation is fp32.
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "exl2_cpu_detail.h"
+#include "simd.h"
+
+#if EXL_X86
+
+namespace exl::detail {
+
+namespace {
+
+constexpr int k_tile = 32;
+constexpr int k_block_rows = 256;
+
+template <int B, int I>
+EXL_AVX2 inline __m256 extract(const __m256i* w) {
+  constexpr int p = I * B, j = p >> 5, s = p & 31;
+  __m256i v = _mm256_srli_epi32(w[j], s);
+  if constexpr (s + B > 32) v = _mm256_or_si256(v, _mm256_slli_epi32(w[j + 1], 32 - s));
+  if constexpr (s + B != 32) v = _mm256_and_si256(v, _mm256_set1_epi32((1 << B) - 1));
+  return _mm256_cvtepi32_ps(v);
+}
+
+template <int B, int... I>
+EXL_AVX2 inline void decode_slice(const __m256i* w, __m256* out, std::integer_sequence<int, I...>) {
+  ((out[I] = extract<B, I>(w)), ...);
+}
+
+// out[v][i] = q values (fp32) of chunk row i, columns n0 + 8v .. n0 + 8v + 7.
+template <int B>
+EXL_AVX2 void decode_chunk_t(const std::uint32_t* wp, std::int64_t n_pad, __m256 (*out)[32]) {
+  for (int v = 0; v < 4; ++v) {
+    __m256i w[B];
+    for (int j = 0; j < B; ++j)
+      w[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + j * n_pad + 8 * v));
+    decode_slice<B>(w, out[v], std::make_integer_sequence<int, 32>());
+  }
+}
+
+EXL_AVX2 void decode_chunk(int bits, const std::uint32_t* wp, std::int64_t n_pad, __m256 (*out)[32]) {
+  switch (bits) {
+    case 2: decode_chunk_t<2>(wp, n_pad, out); break;
+    case 3: decode_chunk_t<3>(wp, n_pad, out); break;
+    case 4: decode_chunk_t<4>(wp, n_pad, out); break;
+    case 5: decode_chunk_t<5>(wp, n_pad, out); break;
+    case 6: decode_chunk_t<6>(wp, n_pad, out); break;
+    case 8: decode_chunk_t<8>(wp, n_pad, out); break;
+    default: break;
+  }
+}
+
+// The 8 scales of columns n0 + 8v .. +7 of group g, looked up from the group's 16-entry table.
+EXL_AVX2 inline __m256 load_scales(const Exl2Weight& w, const Exl2Prep& P, int g, int n0, int v) {
+  const std::uint32_t word = w.q_scale[std::int64_t(g) * (w.n_pad / 8) + n0 / 8 + v];
+  const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+  const __m256i idx = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(word)), shifts), _mm256_set1_epi32(15));
+  return _mm256_i32gather_ps(P.scale_tab.data() + g * 16, idx, 4);
+}
+
+template <int M>
+EXL_AVX2 void gemv_rows(const Exl2Weight& w, const Exl2Prep& P, int r0, int n0, float* yt) {
+  const int G = int(P.groups.size());
+  __m256 yacc[M][4];
+  for (int r = 0; r < M; ++r)
+    for (int v = 0; v < 4; ++v) yacc[r][v] = _mm256_setzero_ps();
+  alignas(32) __m256 vals[4][32];
+  for (int g = 0; g < G; ++g) {
+    const Exl2Group& gr = P.groups[g];
+    __m256 ga[M][4];
+    for (int r = 0; r < M; ++r)
+      for (int v = 0; v < 4; ++v) ga[r][v] = _mm256_setzero_ps();
+    for (int c0 = 0; c0 < gr.rows; c0 += 32) {
+      decode_chunk(gr.bits, w.q_weight + std::int64_t(gr.first_qrow + c0 / 32 * gr.bits) * w.n_pad + n0, w.n_pad,
+                   vals);
+      const float* xr = P.xp.data() + std::int64_t(r0) * w.k + gr.first_row + c0;
+      for (int i = 0; i < 32; ++i) {
+        for (int r = 0; r < M; ++r) {
+          const __m256 xb = _mm256_broadcast_ss(xr + std::int64_t(r) * w.k + i);
+          for (int v = 0; v < 4; ++v) ga[r][v] = _mm256_fmadd_ps(vals[v][i], xb, ga[r][v]);
+        }
+      }
+    }
+    const float z = float(1 << (gr.bits - 1));
+    for (int v = 0; v < 4; ++v) {
+      const __m256 sc = load_scales(w, P, g, n0, v);
+      for (int r = 0; r < M; ++r) {
+        const __m256 zx = _mm256_set1_ps(z * P.xsum[std::size_t(r0 + r) * G + g]);
+        yacc[r][v] = _mm256_fmadd_ps(sc, _mm256_sub_ps(ga[r][v], zx), yacc[r][v]);
+      }
+    }
+  }
+  for (int r = 0; r < M; ++r)
+    for (int v = 0; v < 4; ++v) _mm256_storeu_ps(yt + std::int64_t(r0 + r) * k_tile + 8 * v, yacc[r][v]);
+}
+
+EXL_AVX2 void dequant_block(const Exl2Weight& w, const Exl2Prep& P, int n0, int row0, int rows, float* buf) {
+  alignas(32) __m256 vals[4][32];
+  for (std::size_t g = 0; g < P.groups.size(); ++g) {
+    const Exl2Group& gr = P.groups[g];
+    const int lo = std::max(row0, gr.first_row), hi = std::min(row0 + rows, gr.first_row + gr.rows);
+    if (lo >= hi) continue;
+    __m256 sc[4];
+    for (int v = 0; v < 4; ++v) sc[v] = load_scales(w, P, int(g), n0, v);
+    const __m256 z = _mm256_set1_ps(float(1 << (gr.bits - 1)));
+    for (int r = lo; r < hi; r += 32) {
+      const int c0 = r - gr.first_row;
+      decode_chunk(gr.bits, w.q_weight + std::int64_t(gr.first_qrow + c0 / 32 * gr.bits) * w.n_pad + n0, w.n_pad,
+                   vals);
+      float* out = buf + std::int64_t(r - row0) * k_tile;
+      for (int i = 0; i < 32; ++i)
+        for (int v = 0; v < 4; ++v)
+          _mm256_storeu_ps(out + i * k_tile + 8 * v, _mm256_mul_ps(_mm256_sub_ps(vals[v][i], z), sc[v]));
+    }
+  }
+}
+
+}  // namespace
+
+EXL_AVX2 void exl2_gemv_tile_avx2(const Exl2Weight& w, const Exl2Prep& P, int m, int n0, float* yt) {
+  int r0 = 0;
+  for (; r0 + 3 <= m; r0 += 3) gemv_rows<3>(w, P, r0, n0, yt);
+  if (m - r0 == 2) gemv_rows<2>(w, P, r0, n0, yt);
+  else if (m - r0 == 1) gemv_rows<1>(w, P, r0, n0, yt);
+}
+
+EXL_AVX2 void exl2_gemm_tile_avx2(const Exl2Weight& w, const Exl2Prep& P, int m, int n0, float* yt, float* buf) {
+  std::fill(yt, yt + std::int64_t(m) * k_tile, 0.0f);
+  for (int row0 = 0; row0 < w.k; row0 += k_block_rows) {
+    const int rows = std::min(k_block_rows, w.k - row0);
+    dequant_block(w, P, n0, row0, rows, buf);
+    int r = 0;
+    for (; r + 2 <= m; r += 2) {
+      const float* x0 = P.xp.data() + std::int64_t(r) * w.k + row0;
+      const float* x1 = x0 + w.k;
+      float* y0 = yt + std::int64_t(r) * k_tile;
+      float* y1 = y0 + k_tile;
+      __m256 a0[4], a1[4];
+      for (int v = 0; v < 4; ++v) {
+        a0[v] = _mm256_loadu_ps(y0 + 8 * v);
+        a1[v] = _mm256_loadu_ps(y1 + 8 * v);
+      }
+      for (int i = 0; i < rows; ++i) {
+        const __m256 b0 = _mm256_broadcast_ss(x0 + i), b1 = _mm256_broadcast_ss(x1 + i);
+        for (int v = 0; v < 4; ++v) {
+          const __m256 wv = _mm256_loadu_ps(buf + i * k_tile + 8 * v);
+          a0[v] = _mm256_fmadd_ps(wv, b0, a0[v]);
+          a1[v] = _mm256_fmadd_ps(wv, b1, a1[v]);
+        }
+      }
+      for (int v = 0; v < 4; ++v) {
+        _mm256_storeu_ps(y0 + 8 * v, a0[v]);
+        _mm256_storeu_ps(y1 + 8 * v, a1[v]);
+      }
+    }
+    for (; r < m; ++r) {
+      const float* x0 = P.xp.data() + std::int64_t(r) * w.k + row0;
+      float* y0 = yt + std::int64_t(r) * k_tile;
+      __m256 a0[4];
+      for (int v = 0; v < 4; ++v) a0[v] = _mm256_loadu_ps(y0 + 8 * v);
+      for (int i = 0; i < rows; ++i) {
+        const __m256 b0 = _mm256_broadcast_ss(x0 + i);
+        for (int v = 0; v < 4; ++v) a0[v] = _mm256_fmadd_ps(_mm256_loadu_ps(buf + i * k_tile + 8 * v), b0, a0[v]);
+      }
+      for (int v = 0; v < 4; ++v) _mm256_storeu_ps(y0 + 8 * v, a0[v]);
+    }
+  }
+}
+
+}  // namespace exl::detail
+
+#else  // not x86: the dispatcher never calls these (cpu_simd_active() is false)
+
+namespace exl::detail {
+void exl2_gemv_tile_avx2(const Exl2Weight&, const Exl2Prep&, int, int, float*) {}
+void exl2_gemm_tile_avx2(const Exl2Weight&, const Exl2Prep&, int, int, float*, float*) {}
+}  // namespace exl::detail
+
+#endif

@@ -1,0 +1,175 @@
+/* The exl_cuda module's C interface: a versioned table of plain C function pointers.
+ * The engine dlopens libexl_cuda.so and calls exl_cuda_get_api(EXL_CUDA_ABI_VERSION). No C++
+ * types, exceptions or STL cross this boundary: every call returns an exl_cuda_status and, on
+ * failure, last_error() (thread-local, valid until the next call on that thread) says what
+ * failed (the CUDA/cuBLAS call, file and line, and the tensor or request involved).
+ *
+ * Layouts: fp16 values are raw uint16 bit patterns. Dense weights are [out, in] row-major (HF).
+ * EXL2 tensors are the on-disk layout of spec §2 with q_perm = argsort(q_invperm).
+ * Bump EXL_CUDA_ABI_VERSION on any change to a struct or function signature here. */
+#ifndef EXL_CUDA_MODULE_API_H
+#define EXL_CUDA_MODULE_API_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EXL_CUDA_ABI_VERSION 1u
+
+typedef enum exl_cuda_status {
+  EXL_CUDA_OK = 0,
+  EXL_CUDA_ERR_NO_DRIVER = 1,     /* no NVIDIA driver / driver too old for this runtime */
+  EXL_CUDA_ERR_NO_DEVICE = 2,     /* no device, or the ordinal is out of range */
+  EXL_CUDA_ERR_OUT_OF_MEMORY = 3, /* device (or pinned host) allocation failed, or past the VRAM budget */
+  EXL_CUDA_ERR_INVALID = 4,       /* bad argument (shapes, ids, state) */
+  EXL_CUDA_ERR_UNSUPPORTED = 5,   /* valid request this module does not implement */
+  EXL_CUDA_ERR_CUDA = 6,          /* other CUDA runtime failure */
+  EXL_CUDA_ERR_CUBLAS = 7,        /* cuBLAS failure (or cuBLAS missing) */
+  EXL_CUDA_ERR_INTERNAL = 8
+} exl_cuda_status;
+
+/* Same numbering as exl::DType. */
+typedef enum exl_cuda_dtype {
+  EXL_CUDA_F32 = 0, EXL_CUDA_F16 = 1, EXL_CUDA_BF16 = 2, EXL_CUDA_I32 = 3, EXL_CUDA_I16 = 4
+} exl_cuda_dtype;
+
+/* level: 0 debug, 1 info, 2 warning, 3 error (same as exl::LogLevel). */
+typedef void (*exl_cuda_log_fn)(void* user, int level, const char* message);
+/* Upload progress: done and total bytes. */
+typedef void (*exl_cuda_progress_fn)(void* user, uint64_t done, uint64_t total);
+
+typedef struct exl_cuda_device_info {
+  char name[256];
+  int cc_major, cc_minor;
+  int sm_count;
+  int mem_bus_width_bits;
+  int mem_clock_khz;
+  uint64_t total_bytes, free_bytes;
+  uint64_t smem_per_block_optin;
+  double peak_bandwidth_gbs; /* from bus width x memory clock (datasheet-like, not measured) */
+} exl_cuda_device_info;
+
+/* One EXL2 layer (host pointers; read during load only). */
+typedef struct exl_cuda_exl2 {
+  const uint32_t* q_weight;   /* [q_rows, n_pad] */
+  const uint32_t* q_scale;    /* [groups, n_pad / 8] */
+  const uint16_t* q_scale_max;/* [groups] fp16 */
+  const int16_t* q_groups;    /* [2 * groups] */
+  const int32_t* q_perm;      /* [k] */
+  int k, n, n_pad, groups, q_rows;
+} exl_cuda_exl2;
+
+typedef struct exl_cuda_linear {
+  int kind;                   /* 0 dense, 1 exl2 */
+  int in_features, out_features;
+  exl_cuda_exl2 exl2;         /* kind 1 */
+  const void* weight;         /* kind 0: [out, in] */
+  int weight_dtype;           /* exl_cuda_dtype: f16, bf16 or f32 */
+  const void* bias;           /* optional, [>= out] */
+  int bias_dtype;
+} exl_cuda_linear;
+
+typedef struct exl_cuda_layer {
+  const void* input_norm; int input_norm_dtype;  /* [hidden] */
+  exl_cuda_linear q, k, v, o;
+  const void* post_norm; int post_norm_dtype;
+  exl_cuda_linear gate, up, down;
+} exl_cuda_layer;
+
+typedef struct exl_cuda_model {
+  int vocab, hidden, num_layers, num_heads, num_kv_heads, head_dim, intermediate;
+  float rms_eps;
+  const float* rope_inv_freq;  /* [head_dim / 2] from exl::rope_table */
+  float rope_mscale, rope_position_divisor;
+  int rope_style;              /* 0 neox, 1 gptj */
+  const void* embedding; int embedding_dtype;    /* [vocab, hidden] */
+  const void* final_norm; int final_norm_dtype;  /* [hidden] */
+  exl_cuda_linear head;
+  const exl_cuda_layer* layers;                  /* [num_layers] */
+  /* Benchmarks: nonzero = EXL2 q_weight / q_scale pointers may be null and are filled with
+   * random valid data on the device from this seed (no host copy of the weights needed). */
+  uint64_t synthetic_seed;
+} exl_cuda_model;
+
+typedef struct exl_cuda_options {
+  int device;
+  int max_chunk;          /* longest forward chunk */
+  int cuda_graphs;        /* capture the decode step */
+  int gemv_max_rows;      /* EXL2 rows up to this use the fused kernel, above: reconstruct + cuBLAS (0: default) */
+  uint64_t vram_limit;    /* bytes this backend may allocate (0: no limit) */
+} exl_cuda_options;
+
+typedef struct exl_cuda_memory {
+  uint64_t weights_bytes, cache_bytes, scratch_bytes;
+  uint64_t device_total, device_free;
+  uint64_t allocations;   /* device allocations made so far (must not grow while generating) */
+} exl_cuda_memory;
+
+typedef struct exl_cuda_backend exl_cuda_backend;
+
+typedef struct exl_cuda_api {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  const char* build_id;   /* must equal the engine's EXL_CUDA_BUILD_ID */
+
+  const char* (*last_error)(void);
+  void (*set_log)(exl_cuda_log_fn fn, void* user);
+
+  int (*device_count)(int* count);
+  int (*device_info)(int device, exl_cuda_device_info* out);
+
+  int (*create)(const exl_cuda_options* options, exl_cuda_backend** out);
+  void (*destroy)(exl_cuda_backend* b);
+  int (*load)(exl_cuda_backend* b, const exl_cuda_model* model, exl_cuda_progress_fn progress, void* user);
+  int (*allocate_cache)(exl_cuda_backend* b, int max_seq_len, int cache_type /* 1 = fp16 */);
+  /* logits_mode 0 none, 1 last, 2 all; logits: [rows, vocab] fp32 host buffer (may be pinned). */
+  int (*forward)(exl_cuda_backend* b, const int32_t* ids, int n, int logits_mode, float* logits);
+  int (*truncate_cache)(exl_cuda_backend* b, int length);
+  int (*cache_length)(exl_cuda_backend* b, int* length);
+  int (*memory)(exl_cuda_backend* b, exl_cuda_memory* out);
+
+  /* ---- single-kernel entry points on host arrays (GPU tests and benches) ---- */
+  /* y[m, n] (fp32) = x[m, k] (fp16) . W; mode 0: fused kernel, 1: reconstruct + cuBLAS. */
+  int (*test_exl2_matmul)(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode);
+  /* out [k, n_pad] fp16 in original row order, bit-exact with spec §2.7. */
+  int (*test_exl2_reconstruct)(int device, const exl_cuda_exl2* w, uint16_t* out);
+  /* y[rows, dim] fp16 = rms_norm(x fp32) * w fp16 */
+  int (*test_rms_norm)(int device, const float* x, int rows, int dim, const uint16_t* w, float eps, uint16_t* y);
+  /* x [tokens, heads, head_dim] fp32 rotated in place at positions past..past+tokens-1 */
+  int (*test_rope)(int device, float* x, int tokens, int heads, int head_dim, int past, const float* inv_freq,
+                   float mscale, float position_divisor, int style);
+  /* q [t, nh, d] fp16; k/v cache [ctx, nkv, d] fp16 with ctx = past + t; out [t, nh, d] fp32 */
+  int (*test_attention)(int device, const uint16_t* q, const uint16_t* k_cache, const uint16_t* v_cache, int t,
+                        int past, int nh, int nkv, int d, float scale, float* out);
+  /* out fp16 = silu(gate fp32) * up fp32 */
+  int (*test_silu_mul)(int device, const float* gate, const float* up, int64_t n, uint16_t* out);
+  /* out [n, dim] fp32 = table fp16 [vocab, dim] rows ids */
+  int (*test_embedding)(int device, const uint16_t* table, int vocab, int dim, const int32_t* ids, int n,
+                        float* out);
+  /* y[m, n] fp32 = x[m, k] fp16 . w[n, k]^T fp16 (cuBLAS) */
+  int (*test_dense_linear)(int device, const uint16_t* x, int m, int k, const uint16_t* w, int n, float* y);
+  /* Device-to-device copy bandwidth in GB/s (bytes read + written), median of repeats. */
+  int (*bench_copy_bandwidth)(int device, uint64_t bytes, double* gbs);
+  /* Times one EXL2 matmul (fused kernel) with median of repeats: microseconds. */
+  int (*bench_exl2_matmul)(int device, const exl_cuda_exl2* w, int m, int mode, int repeats, double* us);
+  /* Times forward of n tokens (decode when n = 1) on a loaded backend with cache length `past`;
+   * median microseconds per call (the cache is truncated back between repeats). */
+  int (*bench_forward)(exl_cuda_backend* b, int n, int past, int repeats, double* us);
+} exl_cuda_api;
+
+typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);
+
+/* Returns NULL when abi_version differs from the module's. */
+#if defined(_WIN32)
+__declspec(dllexport)
+#else
+__attribute__((visibility("default")))
+#endif
+const exl_cuda_api* exl_cuda_get_api(uint32_t abi_version);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
