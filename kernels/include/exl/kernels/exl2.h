@@ -46,7 +46,9 @@ void exl2_matmul_ref(const Exl2Weight& w, const float* x, int m, float* y);
 // ---- fast CPU (kernels/cpu) ----
 
 // Same contract as exl2_matmul_ref; dequantizes on the fly (m small) or tile by tile (m large),
-// threaded over output columns. Results equal the reference to fp32 summation-order noise.
+// threaded over output columns. Like the GPU kernel it applies each fp16 scale once per group
+// rather than rounding every weight to fp16, so it equals the exact product of the unrounded
+// (q - z) * scale weights to fp32 summation noise, and the reference to within that rounding.
 void exl2_matmul_cpu(const Exl2Weight& w, const float* x, int m, float* y);
 
 }  // namespace exl

@@ -1,0 +1,169 @@
+// Causal grouped-query attention over the fp16 KV cache (spec §4.5), split over the keys
+// ("flash decoding"): one kernel computes, for each (token, KV head, key split), the partial
+// softmax state of all query heads sharing that KV head (so each K/V row is read once for
+// the whole group), a second kernel merges the splits.
+// Memory layout: q fp16 [t, nh, d]; caches fp16 [capacity, nkv, d]; partials fp32
+// [t, nh, splits, d + 2] (unnormalised output, running max, running sum); out fp16 [t, nh, d].
+// Launch shape: split kernel grid = (splits, nkv, t), 128 threads = 4 warps; keys in tiles of
+// 64: warps compute q.k (lanes split d), then online softmax per head, then threads own output
+// dimensions and accumulate p.V. Merge kernel grid = (nh, t), d threads.
+// Precision: fp32 scores, softmax and accumulation; fp16 only in the inputs and the output.
+// Masking is causal bottom-right: query i (position past + i) sees keys 0 .. past + i. `past`
+// is device memory; splits beyond the current length exit early (graph-friendly).
+#include <cfloat>
+
+#include "cuda_check.h"
+#include "kernels.h"
+
+namespace exl::cuda {
+namespace {
+
+constexpr int k_tile = 64;
+constexpr int k_max_group = 8;
+
+template <int D>
+__global__ void __launch_bounds__(128) attn_split_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
+                                                         const __half* __restrict__ vc, const int* past, int nh,
+                                                         int nkv, float scale, int split_len, int splits,
+                                                         float* __restrict__ part) {
+  constexpr int EPL = D / 32;       // elements per lane in q.k
+  constexpr int DPT = (D + 127) / 128;  // output dims per thread
+  __shared__ float qs[k_max_group][D];
+  __shared__ float sc[k_max_group][k_tile];
+  __shared__ float m_s[k_max_group], l_s[k_max_group], a_s[k_max_group];
+  const int split = blockIdx.x, kh = blockIdx.y, t = blockIdx.z;
+  const int g = nh / nkv;
+  const int kv_len = *past + t + 1;
+  const int k0 = split * split_len;
+  const int k1 = min(k0 + split_len, kv_len);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  auto part_at = [&](int hh) { return part + ((std::size_t(t) * nh + kh * g + hh) * splits + split) * (D + 2); };
+  if (k0 >= k1) {
+    if (threadIdx.x < g) { part_at(threadIdx.x)[D] = -FLT_MAX; part_at(threadIdx.x)[D + 1] = 0.0f; }
+    return;
+  }
+  for (int i = threadIdx.x; i < g * D; i += 128) {
+    const int hh = i / D, e = i - hh * D;
+    qs[hh][e] = __half2float(q[(std::size_t(t) * nh + kh * g + hh) * D + e]) * scale;
+  }
+  if (threadIdx.x < k_max_group) { m_s[threadIdx.x] = -FLT_MAX; l_s[threadIdx.x] = 0.0f; }
+  float acc[k_max_group][DPT];
+#pragma unroll
+  for (int hh = 0; hh < k_max_group; ++hh)
+#pragma unroll
+    for (int j = 0; j < DPT; ++j) acc[hh][j] = 0.0f;
+  __syncthreads();
+
+  for (int tile0 = k0; tile0 < k1; tile0 += k_tile) {
+    const int nkeys = min(k_tile, k1 - tile0);
+    for (int j = warp; j < k_tile; j += 4) {
+      const int key = tile0 + j;
+      float kv[EPL];
+      if (j < nkeys) {
+        const __half* kr = kc + (std::size_t(key) * nkv + kh) * D + lane * EPL;
+#pragma unroll
+        for (int e = 0; e < EPL; ++e) kv[e] = __half2float(kr[e]);
+      }
+      for (int hh = 0; hh < g; ++hh) {
+        float dot = 0.0f;
+        if (j < nkeys) {
+#pragma unroll
+          for (int e = 0; e < EPL; ++e) dot = fmaf(qs[hh][lane * EPL + e], kv[e], dot);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, o);
+        if (lane == 0) sc[hh][j] = j < nkeys ? dot : -FLT_MAX;
+      }
+    }
+    __syncthreads();
+    for (int hh = warp; hh < g; hh += 4) {
+      const float s0 = sc[hh][lane], s1 = sc[hh][lane + 32];
+      float mx = fmaxf(s0, s1);
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+      const float m_old = m_s[hh];
+      const float m_new = fmaxf(m_old, mx);
+      const float p0 = lane < nkeys ? __expf(s0 - m_new) : 0.0f;
+      const float p1 = lane + 32 < nkeys ? __expf(s1 - m_new) : 0.0f;
+      sc[hh][lane] = p0;
+      sc[hh][lane + 32] = p1;
+      float sum = p0 + p1;
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      if (lane == 0) {
+        const float alpha = __expf(m_old - m_new);
+        a_s[hh] = alpha;
+        l_s[hh] = l_s[hh] * alpha + sum;
+        m_s[hh] = m_new;
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int dd = 0; dd < DPT; ++dd) {
+      const int dim = threadIdx.x + dd * 128;
+      if (dim >= D) break;
+      for (int hh = 0; hh < g; ++hh) acc[hh][dd] *= a_s[hh];
+      for (int j = 0; j < nkeys; ++j) {
+        const float v = __half2float(vc[(std::size_t(tile0 + j) * nkv + kh) * D + dim]);
+#pragma unroll
+        for (int hh = 0; hh < k_max_group; ++hh)
+          if (hh < g) acc[hh][dd] = fmaf(sc[hh][j], v, acc[hh][dd]);
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int dd = 0; dd < DPT; ++dd) {
+    const int dim = threadIdx.x + dd * 128;
+    if (dim >= D) break;
+    for (int hh = 0; hh < g; ++hh) part_at(hh)[dim] = acc[hh][dd];
+  }
+  if (threadIdx.x < g) { part_at(threadIdx.x)[D] = m_s[threadIdx.x]; part_at(threadIdx.x)[D + 1] = l_s[threadIdx.x]; }
+}
+
+__global__ void attn_merge_kernel(const float* __restrict__ part, const int* past, int nh, int d, int split_len,
+                                  int splits, __half* __restrict__ out, float* __restrict__ out32) {
+  const int h = blockIdx.x, t = blockIdx.y;
+  const int kv_len = *past + t + 1;
+  const int ns = min(splits, (kv_len + split_len - 1) / split_len);
+  const float* p = part + (std::size_t(t) * nh + h) * splits * (d + 2);
+  float mx = -FLT_MAX;
+  for (int s = 0; s < ns; ++s) mx = fmaxf(mx, p[s * (d + 2) + d]);
+  float l = 0.0f;
+  for (int s = 0; s < ns; ++s) l += p[s * (d + 2) + d + 1] * __expf(p[s * (d + 2) + d] - mx);
+  const float inv = 1.0f / l;
+  for (int e = threadIdx.x; e < d; e += blockDim.x) {
+    float o = 0.0f;
+    for (int s = 0; s < ns; ++s) o += p[s * (d + 2) + e] * __expf(p[s * (d + 2) + d] - mx);
+    o *= inv;
+    const std::size_t idx = (std::size_t(t) * nh + h) * d + e;
+    if (out) out[idx] = __float2half_rn(o);
+    if (out32) out32[idx] = o;
+  }
+}
+
+}  // namespace
+
+std::size_t attention_partial_floats(const AttentionShape& a) {
+  return std::size_t(a.t) * a.nh * a.splits * (a.d + 2);
+}
+
+void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache, const int* past,
+               float* part, __half* out, float* out32, cudaStream_t s) {
+  if (a.t <= 0) return;
+  if (a.nkv <= 0 || a.nh % a.nkv != 0 || a.nh / a.nkv > k_max_group)
+    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must divide and be at most 8");
+  if (a.split_len % k_tile != 0) throw_status(EXL_CUDA_ERR_INVALID, "attention: split_len must be a multiple of 64");
+  const dim3 grid(a.splits, a.nkv, a.t);
+  switch (a.d) {
+    case 64: attn_split_kernel<64><<<grid, 128, 0, s>>>(q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
+    case 128: attn_split_kernel<128><<<grid, 128, 0, s>>>(q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
+    case 256: attn_split_kernel<256><<<grid, 128, 0, s>>>(q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
+    default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (64, 128, 256 supported)");
+  }
+  EXL_CUDA_CHECK_LAUNCH();
+  attn_merge_kernel<<<dim3(a.nh, a.t), a.d < 128 ? a.d : 128, 0, s>>>(part, past, a.nh, a.d, a.split_len, a.splits, out, out32);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace exl::cuda

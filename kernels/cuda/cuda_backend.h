@@ -1,0 +1,84 @@
+// The model-level CUDA backend behind the C table: owns the weights in device memory, the
+// fp16 KV cache, all scratch (allocated at load / allocate_cache, never while generating),
+// one stream, the cuBLAS handle, and the CUDA graph of the decode step.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "device_memory.h"
+#include "kernels.h"
+#include "module_api.h"
+
+namespace exl::cuda {
+
+struct DeviceLinear {
+  bool exl2 = false;
+  int k = 0, n = 0;
+  DeviceBuffer q_weight, q_scale, q_scale_max, perm, units;  // exl2
+  Exl2Device view;
+  DeviceBuffer weight;  // dense fp16 [n, k]
+  DeviceBuffer bias;    // fp32 [n] (empty: none)
+};
+
+struct DeviceLayer {
+  DeviceBuffer input_norm, post_norm;  // fp16 [hidden]
+  DeviceLinear q, k, v, o, gate, up, down;
+  DeviceBuffer k_cache, v_cache;       // fp16 [capacity, nkv, d]
+};
+
+// Uploads one linear layer (exl2 or dense) into `out`, through `staging` for dense conversion.
+void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t synthetic_seed, cudaStream_t s,
+                   DeviceLinear& out, std::uint64_t* bytes);
+// Builds the per-unit table of an EXL2 layer (host side).
+std::vector<int2> exl2_units(const std::int16_t* q_groups, int groups, int q_rows, int k);
+
+// y[m, n] (fp32, pre-initialised) += x[m, k] (fp16) . W. Uses the fused kernel for m <=
+// gemv_max_rows, else reconstruct into `dq` (fp16 [k, n_pad]) and cuBLAS.
+void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
+                    __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s);
+
+class CudaBackend {
+ public:
+  explicit CudaBackend(const exl_cuda_options& o);
+  void load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user);
+  void allocate_cache(int max_seq_len);
+  void forward(const std::int32_t* ids, int n, int logits_mode, float* logits);
+  void truncate(int length);
+  int length() const { return cache_len_; }
+  exl_cuda_memory memory() const;
+  // Benchmarks: pretend the cache holds `past` tokens.
+  void set_length_unchecked(int past) { cache_len_ = past; }
+  cudaStream_t stream() const { return stream_->get(); }
+
+ private:
+  void allocate_scratch();
+  void enqueue_layers(int t, int splits, int split_len);
+  void enqueue_head(int row0, int rows);
+  void run_eager(int n, int logits_mode, float* logits);
+
+  exl_cuda_options opt_{};
+  int sm_count_ = 0;
+  Allocator alloc_;
+  std::unique_ptr<Stream> stream_;
+  std::unique_ptr<CublasHandle> cublas_;
+  DeviceBuffer cublas_ws_;
+
+  // model
+  int vocab_ = 0, hidden_ = 0, nl_ = 0, nh_ = 0, nkv_ = 0, hd_ = 0, inter_ = 0, rope_style_ = 0;
+  float eps_ = 1e-5f, mscale_ = 1.0f, pos_div_ = 1.0f;
+  bool loaded_ = false;
+  std::uint64_t weight_bytes_ = 0;
+  DeviceBuffer embedding_, final_norm_, inv_freq_;
+  DeviceLinear head_;
+  std::vector<DeviceLayer> layers_;
+
+  // cache and scratch
+  int capacity_ = 0, cache_len_ = 0, chunk_ = 0, logit_rows_ = 0;
+  int decode_splits_ = 0, chunk_splits_ = 0;
+  std::size_t dq_elems_ = 0;
+  DeviceBuffer x_, a_, q32_, k32_, v32_, qh_, att_, g32_, u32_, logits_, dq_, part_, step_, ids_;
+  PinnedBuffer h_step_, h_ids_, h_logits_;
+  GraphExec decode_graph_;
+};
+
+}  // namespace exl::cuda

@@ -1,0 +1,169 @@
+// Weight upload (host memory map -> device, through pinned staging) and the linear-layer
+// dispatch of the CUDA backend: fused EXL2 kernel for few rows, reconstruct + cuBLAS for many,
+// cuBLAS for dense fp16 layers.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+
+#include "cuda_backend.h"
+#include "exl/kernels/half.h"
+
+namespace exl::cuda {
+namespace {
+
+// Copies host bytes to the device through two pinned 16 MiB chunks (overlaps the host copy
+// with the transfer). `convert` may rewrite a chunk (dtype conversion) while staging.
+void staged_upload(void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
+  constexpr std::size_t chunk = 16u << 20;
+  if (bytes <= chunk / 4) {
+    EXL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
+    EXL_CUDA_CHECK(cudaStreamSynchronize(s));
+    return;
+  }
+  static thread_local PinnedBuffer staging[2];
+  static thread_local Event* done[2] = {nullptr, nullptr};
+  static thread_local std::unique_ptr<Event> events[2];
+  for (int i = 0; i < 2; ++i) {
+    if (staging[i].bytes() < chunk) staging[i] = PinnedBuffer(chunk);
+    if (!events[i]) { events[i] = std::make_unique<Event>(); done[i] = events[i].get(); }
+  }
+  bool used[2] = {false, false};
+  for (std::size_t off = 0, i = 0; off < bytes; off += chunk, i ^= 1) {
+    const std::size_t n = std::min(chunk, bytes - off);
+    if (used[i]) EXL_CUDA_CHECK(cudaEventSynchronize(done[i]->get()));
+    std::memcpy(staging[i].get(), static_cast<const char*>(src) + off, n);
+    EXL_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, staging[i].get(), n, cudaMemcpyHostToDevice, s));
+    EXL_CUDA_CHECK(cudaEventRecord(done[i]->get(), s));
+    used[i] = true;
+  }
+  EXL_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+std::vector<std::uint16_t> to_half(const void* src, int dtype, std::size_t n) {
+  std::vector<std::uint16_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (dtype) {
+      case EXL_CUDA_F16: out[i] = static_cast<const std::uint16_t*>(src)[i]; break;
+      case EXL_CUDA_BF16: out[i] = float_to_half(bf16_to_float(static_cast<const std::uint16_t*>(src)[i])); break;
+      case EXL_CUDA_F32: out[i] = float_to_half(static_cast<const float*>(src)[i]); break;
+      default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "weight dtype " + std::to_string(dtype) + " (f16, bf16, f32)");
+    }
+  }
+  return out;
+}
+
+std::vector<float> to_float(const void* src, int dtype, std::size_t n) {
+  std::vector<float> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (dtype) {
+      case EXL_CUDA_F16: out[i] = half_to_float(static_cast<const std::uint16_t*>(src)[i]); break;
+      case EXL_CUDA_BF16: out[i] = bf16_to_float(static_cast<const std::uint16_t*>(src)[i]); break;
+      case EXL_CUDA_F32: out[i] = static_cast<const float*>(src)[i]; break;
+      default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "bias dtype " + std::to_string(dtype));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int2> exl2_units(const std::int16_t* q_groups, int groups, int q_rows, int k) {
+  std::vector<int2> units;
+  units.reserve(std::size_t(k / 32));
+  for (int g = 0; g < groups; ++g) {
+    const int bits = q_groups[2 * g];
+    const int qr = q_groups[2 * g + 1];
+    const int next = g + 1 < groups ? q_groups[2 * g + 3] : q_rows;
+    if (bits < 2 || bits > 8 || bits == 7) throw_status(EXL_CUDA_ERR_INVALID, "EXL2: bad bit width " + std::to_string(bits));
+    const int rows = (next - qr) * 32 / bits;
+    if (rows <= 0 || rows % 32) throw_status(EXL_CUDA_ERR_INVALID, "EXL2: group " + std::to_string(g) + " has " + std::to_string(rows) + " rows");
+    for (int u = 0; u < rows / 32; ++u) units.push_back(int2{qr + u * bits, (g << 4) | bits});
+  }
+  if (int(units.size()) * 32 != k) throw_status(EXL_CUDA_ERR_INVALID, "EXL2: groups cover " + std::to_string(units.size() * 32) + " rows, k = " + std::to_string(k));
+  return units;
+}
+
+void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t seed, cudaStream_t s,
+                   DeviceLinear& out, std::uint64_t* bytes) {
+  out.k = src.in_features;
+  out.n = src.out_features;
+  out.exl2 = src.kind == 1;
+  if (out.exl2) {
+    const exl_cuda_exl2& e = src.exl2;
+    EXL_CUDA_REQUIRE(e.k == out.k && e.n == out.n && e.n_pad % 32 == 0 && e.k % 32 == 0 && e.groups > 0 && e.q_groups,
+                     "EXL2 layer shape mismatch");
+    const std::vector<int2> units = exl2_units(e.q_groups, e.groups, e.q_rows, e.k);
+    const std::size_t qw = std::size_t(e.q_rows) * e.n_pad * 4, qs = std::size_t(e.groups) * (e.n_pad / 8) * 4;
+    out.q_weight.allocate(alloc, qw, "q_weight");
+    out.q_scale.allocate(alloc, qs, "q_scale");
+    out.q_scale_max.allocate(alloc, std::size_t(e.groups) * 2, "q_scale_max");
+    out.perm.allocate(alloc, std::size_t(e.k) * 4, "q_perm");
+    out.units.allocate(alloc, units.size() * sizeof(int2), "units");
+    if (e.q_weight) staged_upload(out.q_weight.get(), e.q_weight, qw, s);
+    else if (seed) fill_random_u32(out.q_weight.get<std::uint32_t>(), qw / 4, seed, s);
+    else throw_status(EXL_CUDA_ERR_INVALID, "EXL2 layer without q_weight");
+    if (e.q_scale) staged_upload(out.q_scale.get(), e.q_scale, qs, s);
+    else fill_random_u32(out.q_scale.get<std::uint32_t>(), qs / 4, seed + 1, s);
+    if (e.q_scale_max) staged_upload(out.q_scale_max.get(), e.q_scale_max, std::size_t(e.groups) * 2, s);
+    else fill_random_half(out.q_scale_max.get<__half>(), std::size_t(e.groups), seed + 2, 0.002f, 0.004f, s);
+    if (e.q_perm) {
+      staged_upload(out.perm.get(), e.q_perm, std::size_t(e.k) * 4, s);
+    } else {
+      std::vector<std::int32_t> perm(std::size_t(e.k));
+      std::iota(perm.begin(), perm.end(), 0);
+      std::mt19937 rng(std::uint32_t(seed));
+      std::shuffle(perm.begin(), perm.end(), rng);
+      staged_upload(out.perm.get(), perm.data(), perm.size() * 4, s);
+    }
+    staged_upload(out.units.get(), units.data(), units.size() * sizeof(int2), s);
+    out.view = Exl2Device{out.q_weight.get<std::uint32_t>(), out.q_scale.get<std::uint32_t>(),
+                          out.q_scale_max.get<__half>(), out.perm.get<std::int32_t>(), out.units.get<int2>(),
+                          e.k, e.n, e.n_pad, e.groups};
+    if (bytes) *bytes += qw + qs + std::size_t(e.groups) * 2 + std::size_t(e.k) * 4;
+  } else {
+    const std::size_t n = std::size_t(out.n) * out.k;
+    out.weight.allocate(alloc, n * 2, "dense weight");
+    if (!src.weight) {
+      EXL_CUDA_REQUIRE(seed != 0, "dense layer without weight");
+      fill_random_half(out.weight.get<__half>(), n, seed + 3, -0.02f, 0.02f, s);
+    } else if (src.weight_dtype == EXL_CUDA_F16) {
+      staged_upload(out.weight.get(), src.weight, n * 2, s);
+    } else {
+      const std::vector<std::uint16_t> h = to_half(src.weight, src.weight_dtype, n);
+      staged_upload(out.weight.get(), h.data(), n * 2, s);
+    }
+    if (bytes) *bytes += n * 2;
+  }
+  if (src.bias) {
+    const std::vector<float> b = to_float(src.bias, src.bias_dtype, std::size_t(out.n));
+    out.bias.allocate(alloc, b.size() * 4, "bias");
+    staged_upload(out.bias.get(), b.data(), b.size() * 4, s);
+  }
+}
+
+void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
+                    __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s) {
+  const float one = 1.0f;
+  if (l.exl2) {
+    const std::size_t need = std::size_t(l.view.k) * l.view.n_pad;
+    if (m <= gemv_max_rows || !dq || need > dq_elems) {
+      for (int r = 0; r < m; r += 16)  // row tiles keep the fused kernel's shared memory bounded
+        exl2_gemv(l.view, x + std::size_t(r) * l.k, std::min(16, m - r), l.k, y + std::size_t(r) * ldy, ldy,
+                  sm_count, 0, s);
+      return;
+    }
+    exl2_reconstruct(l.view, dq, s);
+    // Column-major view: Y^T (n x m, ld ldy) += W^T (n x k, ld n_pad) . X^T (k x m, ld k)
+    EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_N, CUBLAS_OP_N, l.n, m, l.k, &one, dq, CUDA_R_16F, l.view.n_pad,
+                                  x, CUDA_R_16F, l.k, &one, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F,
+                                  CUBLAS_GEMM_DEFAULT));
+    return;
+  }
+  // Dense W [n, k] row-major = col-major k x n (ld k); Y^T = W . X^T
+  EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, l.n, m, l.k, &one, l.weight.get(), CUDA_R_16F, l.k,
+                                x, CUDA_R_16F, l.k, &one, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+}  // namespace exl::cuda

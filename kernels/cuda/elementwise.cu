@@ -1,0 +1,89 @@
+// Element-wise kernels of the forward pass: SiLU-gated product, embedding gather, output
+// initialisation (zero / bias / residual + bias) and device-side random fills for synthetic
+// benchmark models.
+// Memory layout: flat arrays; embedding table fp16 [vocab, dim], out fp32 [n, dim].
+// Launch shape: grid-stride loops, 256 threads per block.
+// Precision: silu(g) * u in fp32, rounded once to fp16; the rest are exact copies/conversions.
+#include <algorithm>
+
+#include "cuda_check.h"
+#include "kernels.h"
+
+namespace exl::cuda {
+namespace {
+
+int blocks_for(std::int64_t n) { return int(std::min<std::int64_t>((n + 255) / 256, 65535)); }
+
+__global__ void silu_mul_kernel(const float* __restrict__ g, const float* __restrict__ u, std::int64_t n,
+                                __half* __restrict__ out) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
+    const float x = g[i];
+    out[i] = __float2half_rn(x / (1.0f + expf(-x)) * u[i]);
+  }
+}
+
+__global__ void embedding_kernel(const __half* __restrict__ table, int dim, const std::int32_t* __restrict__ ids,
+                                 float* __restrict__ out) {
+  const __half* row = table + std::size_t(ids[blockIdx.x]) * dim;
+  float* o = out + std::size_t(blockIdx.x) * dim;
+  for (int i = threadIdx.x; i < dim; i += blockDim.x) o[i] = __half2float(row[i]);
+}
+
+__global__ void prepare_kernel(float* y, int rows, int n, int ldy, const float* bias, bool accumulate) {
+  const std::int64_t total = std::int64_t(rows) * n;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total; i += std::int64_t(gridDim.x) * blockDim.x) {
+    const int r = int(i / n), c = int(i - std::int64_t(r) * n);
+    float& dst = y[std::size_t(r) * ldy + c];
+    const float b = bias ? bias[c] : 0.0f;
+    dst = accumulate ? dst + b : b;
+  }
+}
+
+__device__ __forceinline__ std::uint32_t hash32(std::uint64_t x) {
+  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
+  return std::uint32_t(x);
+}
+
+__global__ void fill_u32_kernel(std::uint32_t* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = hash32(seed * 0x9e3779b97f4a7c15ull + i);
+}
+
+__global__ void fill_half_kernel(__half* p, std::size_t n, std::uint64_t seed, float lo, float hi) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = __float2half_rn(lo + (hi - lo) * float(hash32(seed * 0x9e3779b97f4a7c15ull + i) >> 8) * (1.0f / 16777216.0f));
+}
+
+}  // namespace
+
+void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s) {
+  if (n <= 0) return;
+  silu_mul_kernel<<<blocks_for(n), 256, 0, s>>>(gate, up, n, out);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
+void embedding(const __half* table, int dim, const std::int32_t* ids, int n, float* out, cudaStream_t s) {
+  if (n <= 0) return;
+  embedding_kernel<<<n, 256, 0, s>>>(table, dim, ids, out);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
+void prepare_output(float* y, int rows, int n, int ldy, const float* bias, bool accumulate, cudaStream_t s) {
+  if (rows <= 0 || (accumulate && !bias)) return;
+  prepare_kernel<<<blocks_for(std::int64_t(rows) * n), 256, 0, s>>>(y, rows, n, ldy, bias, accumulate);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
+void fill_random_u32(std::uint32_t* p, std::size_t n, std::uint64_t seed, cudaStream_t s) {
+  if (!n) return;
+  fill_u32_kernel<<<blocks_for(std::int64_t(n)), 256, 0, s>>>(p, n, seed);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
+void fill_random_half(__half* p, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t s) {
+  if (!n) return;
+  fill_half_kernel<<<blocks_for(std::int64_t(n)), 256, 0, s>>>(p, n, seed, lo, hi);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace exl::cuda

@@ -1,0 +1,28 @@
+// Device helpers shared by the EXL2 kernels: unit lookup, exact fp16 scales (spec §2.6) and
+// the extraction of value i of a 32-row unit from its `B` packed words (spec §2.4).
+#pragma once
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace exl::cuda {
+
+// scale(g, n) = fp16(s^2 * fp16(q_scale_max / 256)), s = code + 1; returned widened to float.
+__device__ __forceinline__ float exl2_scale(__half q_scale_max, std::uint32_t code) {
+  const float m = __half2float(__float2half_rn(__half2float(q_scale_max) * (1.0f / 256.0f)));
+  const float s = float(code + 1u);
+  return __half2float(__float2half_rn(s * s * m));
+}
+
+// Value i (0..31) of a unit whose column stream is the B words w[0..B-1].
+template <int B>
+__device__ __forceinline__ std::uint32_t exl2_value(const std::uint32_t (&w)[B], int i) {
+  const int p = i * B;
+  const int wi = p >> 5;
+  const int sh = p & 31;
+  constexpr std::uint32_t mask = (1u << B) - 1u;
+  if (sh + B <= 32) return (w[wi] >> sh) & mask;
+  return __funnelshift_r(w[wi], w[wi + 1], sh) & mask;
+}
+
+}  // namespace exl::cuda

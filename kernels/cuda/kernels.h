@@ -1,0 +1,67 @@
+// Launchers of the exl_cuda kernels (one family per .cu file). All take a stream, enqueue work
+// and check the launch; none allocates or synchronises. fp16 tensors are __half.
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace exl::cuda {
+
+// One EXL2 layer on the device. units[u] describes stored rows 32u .. 32u+31 (one group, one
+// bit width): x = first packed row of the unit, y = group << 4 | bits.
+struct Exl2Device {
+  const std::uint32_t* q_weight = nullptr;  // [q_rows, n_pad]
+  const std::uint32_t* q_scale = nullptr;   // [groups, n_pad / 8]
+  const __half* q_scale_max = nullptr;      // [groups]
+  const std::int32_t* perm = nullptr;       // [k]
+  const int2* units = nullptr;              // [k / 32]
+  int k = 0, n = 0, n_pad = 0, groups = 0;
+};
+
+// ---- exl2_gemv.cu: y[m, n] += x[m, k] . W for small m (fused dequantisation, split K) ----
+// x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], accumulated with atomics (the
+// caller initialises it: zero, bias or the residual). `units_per_block` 0 = automatic.
+void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
+               int units_per_block, cudaStream_t s);
+
+// ---- exl2_reconstruct.cu: out [k, n_pad] fp16 in original row order, bit-exact (spec §2.7) ----
+void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s);
+
+// ---- rms_norm.cu: y[r, :] fp16 = x[r, :] fp32 * w / sqrt(mean(x^2) + eps) ----
+void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s);
+
+// ---- rope.cu ----
+// Rotates q (fp32 [t, nh, d]) and k (fp32 [t, nkv, d]) at positions *past + i, writes q as
+// fp16 [t, nh, d], and k, v (v fp32 [t, nkv, d]) as fp16 into the caches [cap, nkv, d] at rows
+// *past + i. `past` is device memory (so a captured graph reads the current length).
+void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d,
+                    const int* past, const float* inv_freq, float mscale, float pos_divisor, int style,
+                    __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s);
+// Test form: rotates x fp32 [t, heads, d] in place at positions past0 + i.
+void rope_inplace(float* x, int t, int heads, int d, const int* past, const float* inv_freq, float mscale,
+                  float pos_divisor, int style, cudaStream_t s);
+
+// ---- attention.cu: causal GQA attention over an fp16 cache, split over the keys ----
+struct AttentionShape {
+  int t = 0, nh = 0, nkv = 0, d = 0;
+  float scale = 0.0f;
+  int split_len = 256;  // keys per split (multiple of 64)
+  int splits = 1;       // grid size over keys; splits * split_len >= past + t
+};
+// q fp16 [t, nh, d]; out fp16 [t, nh, d] (or fp32 when out32 != null). part: scratch of
+// attention_partial_floats(shape) floats.
+std::size_t attention_partial_floats(const AttentionShape& a);
+void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
+               const int* past, float* part, __half* out, float* out32, cudaStream_t s);
+
+// ---- elementwise.cu ----
+void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);
+void embedding(const __half* table, int dim, const std::int32_t* ids, int n, float* out, cudaStream_t s);
+// y[r, :n] = bias (or 0) when !accumulate; y[r, :n] += bias when accumulate (no-op without bias).
+void prepare_output(float* y, int rows, int n, int ldy, const float* bias, bool accumulate, cudaStream_t s);
+void fill_random_u32(std::uint32_t* p, std::size_t n, std::uint64_t seed, cudaStream_t s);
+// Uniform fp16 in [lo, hi).
+void fill_random_half(__half* p, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t s);
+
+}  // namespace exl::cuda

@@ -1,0 +1,41 @@
+// RMSNorm (spec §4.3): y[r, i] = fp16(x[r, i] * w[i] * rsqrt(mean_j x[r, j]^2 + eps)).
+// Memory layout: x fp32 [rows, dim] (the fp32 residual stream), w fp16 [dim], y fp16 [rows, dim].
+// Launch shape: one block of 256 threads per row; sum of squares in fp32 (warp shuffles, then
+// shared memory), products in fp32, one rounding to fp16.
+#include "cuda_check.h"
+#include "kernels.h"
+
+namespace exl::cuda {
+namespace {
+
+__global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __half* __restrict__ w, float eps,
+                                __half* __restrict__ y) {
+  __shared__ float warp_sums[32];
+  const float* xr = x + std::size_t(blockIdx.x) * dim;
+  __half* yr = y + std::size_t(blockIdx.x) * dim;
+  float ss = 0.0f;
+  for (int i = threadIdx.x; i < dim; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = ss;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    float v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0.0f;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (threadIdx.x == 0) warp_sums[0] = v;
+  }
+  __syncthreads();
+  const float r = rsqrtf(warp_sums[0] / float(dim) + eps);
+  for (int i = threadIdx.x; i < dim; i += blockDim.x) yr[i] = __float2half_rn(xr[i] * r * __half2float(w[i]));
+}
+
+}  // namespace
+
+void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s) {
+  if (rows <= 0) return;
+  rms_norm_kernel<<<rows, 256, 0, s>>>(x, dim, w, eps, y);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace exl::cuda
