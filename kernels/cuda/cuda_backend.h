@@ -82,3 +82,8 @@ class CudaBackend {
 };
 
 }  // namespace exl::cuda
+
+// The opaque handle of module_api.h.
+struct exl_cuda_backend {
+  std::unique_ptr<exl::cuda::CudaBackend> impl;
+};

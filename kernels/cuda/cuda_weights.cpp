@@ -113,7 +113,7 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
     } else {
       std::vector<std::int32_t> perm(std::size_t(e.k));
       std::iota(perm.begin(), perm.end(), 0);
-      std::mt19937 rng(std::uint32_t(seed));
+      std::mt19937 rng{static_cast<std::uint32_t>(seed)};
       std::shuffle(perm.begin(), perm.end(), rng);
       staged_upload(out.perm.get(), perm.data(), perm.size() * 4, s);
     }

@@ -1,0 +1,202 @@
+// exl_cuda_bench: measures the CUDA module on synthetic EXL2 models built directly in GPU
+// memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
+// GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
+// Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "module_api.h"
+
+namespace {
+
+struct Preset {
+  const char* name;
+  int vocab, hidden, layers, heads, kv_heads, head_dim, inter;
+};
+
+const exl_cuda_api* api = nullptr;
+
+#define CHECKED(call)                                                              \
+  do {                                                                             \
+    if (int st_ = (call); st_ != EXL_CUDA_OK) {                                    \
+      std::printf("FAILED %s: status %d: %s\n", #call, st_, api->last_error());   \
+      return false;                                                                \
+    }                                                                              \
+  } while (0)
+
+// q_groups for k rows: a 4.0 bpw mix (or all 4-bit) in groups of `gs` rows.
+struct Groups {
+  std::vector<int16_t> g;
+  int q_rows = 0;
+};
+Groups make_groups(int k, bool mixed, int bits_all = 4, int gs = 128) {
+  Groups out;
+  std::vector<int> bits;
+  const int n = k / gs;
+  for (int i = 0; i < n; ++i) {
+    int b = bits_all;
+    if (mixed) b = i < n / 4 ? 5 : (i < 3 * n / 4 ? 4 : 3);
+    bits.push_back(b);
+  }
+  for (int b : bits) {
+    out.g.push_back(int16_t(b));
+    out.g.push_back(int16_t(out.q_rows));
+    out.q_rows += gs * b / 32;
+  }
+  return out;
+}
+
+struct SynthLinear {
+  Groups groups;
+  exl_cuda_linear lin{};
+};
+
+void make_linear(SynthLinear& s, int k, int n, bool mixed, int bits = 4, int gs = 128) {
+  s.groups = make_groups(k, mixed, bits, gs);
+  s.lin.kind = 1;
+  s.lin.in_features = k;
+  s.lin.out_features = n;
+  exl_cuda_exl2& e = s.lin.exl2;
+  e.k = k; e.n = n; e.n_pad = (n + 31) / 32 * 32;
+  e.groups = int(s.groups.g.size() / 2);
+  e.q_rows = s.groups.q_rows;
+  e.q_groups = s.groups.g.data();
+}
+
+double layer_bytes(const exl_cuda_linear& l) {
+  const exl_cuda_exl2& e = l.exl2;
+  return double(e.q_rows) * e.n_pad * 4 + double(e.groups) * e.n_pad / 2 + e.k * 4.0;
+}
+
+bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector<int>& contexts, int prompt) {
+  std::vector<SynthLinear> lin(std::size_t(p.layers) * 7 + 1);
+  std::vector<exl_cuda_layer> layers(std::size_t(p.layers));
+  const int qd = p.heads * p.head_dim, kd = p.kv_heads * p.head_dim;
+  double bytes = 0;
+  for (int i = 0; i < p.layers; ++i) {
+    SynthLinear* L = &lin[std::size_t(i) * 7];
+    make_linear(L[0], p.hidden, qd, mixed); make_linear(L[1], p.hidden, kd, mixed);
+    make_linear(L[2], p.hidden, kd, mixed); make_linear(L[3], qd, p.hidden, mixed);
+    make_linear(L[4], p.hidden, p.inter, mixed); make_linear(L[5], p.hidden, p.inter, mixed);
+    make_linear(L[6], p.inter, p.hidden, mixed);
+    exl_cuda_layer& l = layers[std::size_t(i)];
+    l.q = L[0].lin; l.k = L[1].lin; l.v = L[2].lin; l.o = L[3].lin; l.gate = L[4].lin; l.up = L[5].lin; l.down = L[6].lin;
+    for (int j = 0; j < 7; ++j) bytes += layer_bytes(L[j].lin);
+  }
+  SynthLinear& head = lin.back();
+  make_linear(head, p.hidden, p.vocab, false, 6, 32);
+  bytes += layer_bytes(head.lin) + 2.0 * p.hidden * (2 * p.layers + 2);
+  std::vector<float> inv_freq(std::size_t(p.head_dim / 2));
+  for (int i = 0; i < p.head_dim / 2; ++i) inv_freq[std::size_t(i)] = 1.0f / float(std::pow(500000.0, 2.0 * i / p.head_dim));
+  exl_cuda_model m{};
+  m.vocab = p.vocab; m.hidden = p.hidden; m.num_layers = p.layers; m.num_heads = p.heads;
+  m.num_kv_heads = p.kv_heads; m.head_dim = p.head_dim; m.intermediate = p.inter; m.rms_eps = 1e-5f;
+  m.rope_inv_freq = inv_freq.data(); m.rope_mscale = 1.0f; m.rope_position_divisor = 1.0f;
+  m.head = head.lin; m.layers = layers.data(); m.synthetic_seed = 1234;
+  exl_cuda_options o{};
+  o.device = 0; o.max_chunk = 2048; o.cuda_graphs = 1;
+  exl_cuda_backend* b = nullptr;
+  CHECKED(api->create(&o, &b));
+  int max_ctx = prompt;
+  for (int c : contexts) max_ctx = std::max(max_ctx, c + 64);
+  bool ok = true;
+  auto run = [&]() -> bool {
+    CHECKED(api->load(b, &m, nullptr, nullptr));
+    CHECKED(api->allocate_cache(b, max_ctx, 1));
+    exl_cuda_memory mem{};
+    CHECKED(api->memory(b, &mem));
+    std::printf("\n== %s %s: weights read per token %.3f GB (module counts %.3f GB), VRAM used %.2f GiB, cache %.2f GiB\n",
+                p.name, mixed ? "4.0bpw mix 5/4/3" : "4-bit g128", bytes / 1e9, mem.weights_bytes / 1e9,
+                (mem.device_total - mem.device_free) / 1073741824.0, mem.cache_bytes / 1073741824.0);
+    for (int ctx : contexts) {
+      double us = 0;
+      CHECKED(api->bench_forward(b, 1, ctx, 50, &us));
+      const double kv = 2.0 * p.layers * double(ctx) * kd * 2;
+      const double bound = copy_gbs * 1e9 / (bytes + kv);
+      std::printf("decode ctx %6d: %8.1f us/token  %8.1f tok/s  bound %8.1f tok/s  %5.1f %%\n", ctx, us, 1e6 / us,
+                  bound, 100.0 * (1e6 / us) / bound);
+    }
+    if (prompt > 0) {
+      double us = 0;
+      CHECKED(api->bench_forward(b, prompt, 0, 5, &us));
+      std::printf("prefill %d tokens: %.1f ms  %.0f tok/s\n", prompt, us / 1e3, prompt / (us * 1e-6));
+    }
+    exl_cuda_memory mem2{};
+    CHECKED(api->memory(b, &mem2));
+    std::printf("device allocations during generation: %llu\n",
+                (unsigned long long)(mem2.allocations - mem.allocations));
+    return true;
+  };
+  ok = run();
+  api->destroy(b);
+  return ok;
+}
+
+bool bench_gemv(double copy_gbs) {
+  struct Shape { int k, n; } shapes[] = {{4096, 4096}, {4096, 1024}, {4096, 14336}, {14336, 4096}, {2048, 5632}, {4096, 128256}};
+  for (const Shape& s : shapes) {
+    for (bool mixed : {false, true}) {
+      SynthLinear L;
+      make_linear(L, s.k, s.n, mixed);
+      // Host data for the layer: random packed words (any bits are valid values).
+      std::vector<uint32_t> qw(std::size_t(L.lin.exl2.q_rows) * L.lin.exl2.n_pad);
+      std::vector<uint32_t> qs(std::size_t(L.lin.exl2.groups) * L.lin.exl2.n_pad / 8);
+      std::vector<uint16_t> qm(std::size_t(L.lin.exl2.groups), 0x1c00);
+      std::vector<int32_t> perm(std::size_t(s.k));
+      uint32_t x = 12345;
+      for (auto& w : qw) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; w = x; }
+      for (auto& w : qs) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; w = x; }
+      for (int i = 0; i < s.k; ++i) perm[std::size_t(i)] = (i * 7919) % s.k == 0 && i ? i : i;
+      L.lin.exl2.q_weight = qw.data(); L.lin.exl2.q_scale = qs.data(); L.lin.exl2.q_scale_max = qm.data();
+      L.lin.exl2.q_perm = perm.data();
+      for (int m : {1, 4, 16}) {
+        double us = 0;
+        CHECKED(api->bench_exl2_matmul(0, &L.lin.exl2, m, 0, 50, &us));
+        const double gbs = layer_bytes(L.lin) / (us * 1e-6) / 1e9;
+        std::printf("gemv k %5d n %6d %s m %2d: %8.2f us  %7.1f GB/s  %5.1f %% of copy\n", s.k, s.n,
+                    mixed ? "mix" : "q4 ", m, us, gbs, 100 * gbs / copy_gbs);
+      }
+      double us = 0;
+      CHECKED(api->bench_exl2_matmul(0, &L.lin.exl2, 512, 1, 10, &us));
+      std::printf("reconstruct+cublas k %5d n %6d m 512: %8.2f us\n", s.k, s.n, us);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string path = argc > 1 ? argv[1] : "./libexl_cuda.so";
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) { std::printf("dlopen %s: %s\n", path.c_str(), dlerror()); return 1; }
+  auto get = reinterpret_cast<exl_cuda_get_api_fn>(dlsym(h, "exl_cuda_get_api"));
+  api = get ? get(EXL_CUDA_ABI_VERSION) : nullptr;
+  if (!api) { std::printf("no compatible exl_cuda_get_api\n"); return 1; }
+  exl_cuda_device_info info{};
+  if (api->device_info(0, &info) != EXL_CUDA_OK) { std::printf("device_info: %s\n", api->last_error()); return 1; }
+  std::printf("device: %s, cc %d.%d, %d SMs, %.1f GiB, datasheet-like bandwidth %.0f GB/s\n", info.name, info.cc_major,
+              info.cc_minor, info.sm_count, info.total_bytes / 1073741824.0, info.peak_bandwidth_gbs);
+  double copy = 0;
+  if (api->bench_copy_bandwidth(0, 2ull << 30, &copy) != EXL_CUDA_OK) { std::printf("copy: %s\n", api->last_error()); return 1; }
+  std::printf("device copy bandwidth (read + write): %.0f GB/s\n", copy);
+  const char* what = std::getenv("EXL_BENCH");
+  const std::string sel = what ? what : "all";
+  bool ok = true;
+  if (sel == "all" || sel == "gemv") ok &= bench_gemv(copy);
+  const Preset tiny{"tinyllama-1.1b", 32000, 2048, 22, 32, 4, 64, 5632};
+  const Preset l8b{"llama3-8b", 128256, 4096, 32, 32, 8, 128, 14336};
+  if (sel == "all" || sel == "models") {
+    ok &= bench_model(tiny, false, copy, {0, 2048}, 512);
+    ok &= bench_model(l8b, false, copy, {0, 2048}, 2048);
+    ok &= bench_model(l8b, true, copy, {0, 2048, 32768}, 2048);
+  }
+  std::printf("%s\n", ok ? "bench done" : "bench had failures");
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,151 @@
+// CudaBackend (engine side): implements exl::Backend by describing the Model to the exl_cuda
+// module in plain C structs (pointers into the memory map, dtypes, shapes) and calling its
+// table. The module owns everything on the device; this class owns the module's handle.
+#include <cmath>
+
+#include "cuda_loader.h"
+#include "exl/cuda.h"
+#include "exl/error.h"
+#include "exl/kernels/rope.h"
+#include "exl/log.h"
+#include "exl/model.h"
+
+namespace exl {
+namespace {
+
+int dtype_code(DType t) {
+  switch (t) {
+    case DType::f32: return EXL_CUDA_F32;
+    case DType::f16: return EXL_CUDA_F16;
+    case DType::bf16: return EXL_CUDA_BF16;
+    default: throw Error(ErrorKind::unsupported, "the CUDA backend needs f16/bf16/f32 dense tensors");
+  }
+}
+
+exl_cuda_linear describe(const LinearTensors& l) {
+  exl_cuda_linear d{};
+  d.in_features = l.in_features;
+  d.out_features = l.out_features;
+  const TensorInfo* bias = l.bias;
+  if (l.kind == LinearKind::exl2) {
+    const Exl2Weight& w = l.exl2->view;
+    d.kind = 1;
+    d.exl2 = exl_cuda_exl2{w.q_weight, w.q_scale, w.q_scale_max, w.q_groups, w.q_perm, w.k, w.n, w.n_pad, w.groups,
+                           w.q_rows};
+    if (l.exl2->bias) bias = l.exl2->bias;
+  } else {
+    d.kind = 0;
+    d.weight = l.weight->data;
+    d.weight_dtype = dtype_code(l.weight->dtype);
+  }
+  if (bias) {
+    d.bias = bias->data;
+    d.bias_dtype = dtype_code(bias->dtype);
+  }
+  return d;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(const BackendOptions& o) : opts_(o) {
+    std::string why;
+    api_ = cuda_loader::api(&why);
+    if (!api_) throw Error(ErrorKind::device, "CUDA backend unavailable: " + why);
+    exl_cuda_options co{};
+    co.device = o.device;
+    co.max_chunk = o.max_chunk_size;
+    co.cuda_graphs = o.cuda_graphs ? 1 : 0;
+    cuda_loader::check(api_->create(&co, &handle_), "create");
+  }
+  ~CudaBackend() override {
+    if (handle_) api_->destroy(handle_);
+  }
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  std::string name() const override { return "cuda:" + std::to_string(opts_.device); }
+
+  void load(std::shared_ptr<const Model> model) override {
+    const ModelConfig& c = model->config();
+    std::vector<exl_cuda_layer> layers(std::size_t(c.num_layers));
+    for (int i = 0; i < c.num_layers; ++i) {
+      const LayerTensors& t = model->layers()[std::size_t(i)];
+      exl_cuda_layer& l = layers[std::size_t(i)];
+      l.input_norm = t.input_norm->data;
+      l.input_norm_dtype = dtype_code(t.input_norm->dtype);
+      l.post_norm = t.post_attention_norm->data;
+      l.post_norm_dtype = dtype_code(t.post_attention_norm->dtype);
+      l.q = describe(t.q); l.k = describe(t.k); l.v = describe(t.v); l.o = describe(t.o);
+      l.gate = describe(t.gate); l.up = describe(t.up); l.down = describe(t.down);
+    }
+    RopeParams rp = c.rope;
+    rp.head_dim = c.head_dim;
+    const RopeTable rope = rope_table(rp);
+    exl_cuda_model m{};
+    m.vocab = c.vocab_size; m.hidden = c.hidden_size; m.num_layers = c.num_layers; m.num_heads = c.num_heads;
+    m.num_kv_heads = c.num_kv_heads; m.head_dim = c.head_dim; m.intermediate = c.intermediate_size;
+    m.rms_eps = c.rms_norm_eps;
+    m.rope_inv_freq = rope.inv_freq.data();
+    m.rope_mscale = rope.mscale;
+    m.rope_position_divisor = rope.position_divisor;
+    m.rope_style = c.rope.style == RopeStyle::gptj ? 1 : 0;
+    m.embedding = model->embedding().data;
+    m.embedding_dtype = dtype_code(model->embedding().dtype);
+    m.final_norm = model->final_norm().data;
+    m.final_norm_dtype = dtype_code(model->final_norm().dtype);
+    m.head = describe(model->head());
+    m.layers = layers.data();
+    cuda_loader::check(api_->load(handle_, &m, nullptr, nullptr), "load");
+    model_ = std::move(model);
+    capacity_ = 0;
+  }
+
+  void allocate_cache(const CacheOptions& options) override {
+    if (options.type != CacheType::fp16)
+      throw Error(ErrorKind::unsupported,
+                  std::string("the CUDA backend has no ") + cache_type_name(options.type) + " cache yet (use fp16)");
+    cuda_loader::check(api_->allocate_cache(handle_, options.max_seq_len, 1), "allocate_cache");
+    capacity_ = options.max_seq_len;
+  }
+  int cache_capacity() const override { return capacity_; }
+  int cache_length() const override {
+    int n = 0;
+    cuda_loader::check(api_->cache_length(handle_, &n), "cache_length");
+    return n;
+  }
+  void truncate_cache(int length) override { cuda_loader::check(api_->truncate_cache(handle_, length), "truncate_cache"); }
+
+  void forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) override {
+    if (ids.empty()) { logits.clear(); return; }
+    const int mode = wanted == LogitsWanted::none ? 0 : wanted == LogitsWanted::last ? 1 : 2;
+    const std::size_t rows = mode == 0 ? 0 : mode == 1 ? 1 : ids.size();
+    logits.resize(rows * std::size_t(vocab_size()));
+    cuda_loader::check(api_->forward(handle_, ids.data(), int(ids.size()), mode, logits.data()), "forward");
+  }
+
+  int vocab_size() const override { return model_ ? model_->config().vocab_size : 0; }
+
+  MemoryStats memory() const override {
+    exl_cuda_memory m{};
+    cuda_loader::check(api_->memory(handle_, &m), "memory");
+    MemoryStats s;
+    s.weights_bytes = m.weights_bytes; s.cache_bytes = m.cache_bytes; s.scratch_bytes = m.scratch_bytes;
+    s.device_total = m.device_total; s.device_free = m.device_free;
+    return s;
+  }
+
+ private:
+  BackendOptions opts_;
+  const exl_cuda_api* api_ = nullptr;
+  exl_cuda_backend* handle_ = nullptr;
+  std::shared_ptr<const Model> model_;
+  int capacity_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options) {
+  return std::make_unique<CudaBackend>(options);
+}
+
+}  // namespace exl

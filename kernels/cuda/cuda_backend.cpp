@@ -1,0 +1,280 @@
+// The CUDA backend's model-level steps: load (weights to the device), allocate_cache (fp16 KV
+// cache and all scratch), forward (prefill chunks eagerly, the one-token decode step through a
+// captured CUDA graph) and truncate. Residual stream fp32; projections' inputs fp16.
+#include "cuda_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "exl/kernels/half.h"
+
+namespace exl::cuda {
+namespace {
+
+constexpr int k_split_len = 256;
+
+template <class T>
+void upload_small(DeviceBuffer& dst, Allocator* a, const std::vector<T>& v, const char* what, cudaStream_t s) {
+  dst.allocate(a, v.size() * sizeof(T), what);
+  EXL_CUDA_CHECK(cudaMemcpyAsync(dst.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+  EXL_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+std::vector<std::uint16_t> half_vector(const void* src, int dtype, std::size_t n) {
+  std::vector<std::uint16_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (dtype == EXL_CUDA_F16) out[i] = static_cast<const std::uint16_t*>(src)[i];
+    else if (dtype == EXL_CUDA_BF16) out[i] = float_to_half(bf16_to_float(static_cast<const std::uint16_t*>(src)[i]));
+    else if (dtype == EXL_CUDA_F32) out[i] = float_to_half(static_cast<const float*>(src)[i]);
+    else throw_status(EXL_CUDA_ERR_UNSUPPORTED, "norm/embedding dtype " + std::to_string(dtype));
+  }
+  return out;
+}
+
+void upload_half(DeviceBuffer& dst, Allocator* a, const void* src, int dtype, std::size_t n, std::uint64_t seed,
+                 float lo, float hi, const char* what, cudaStream_t s) {
+  if (src) return upload_small(dst, a, half_vector(src, dtype, n), what, s);
+  EXL_CUDA_REQUIRE(seed != 0, std::string("missing tensor: ") + what);
+  dst.allocate(a, n * 2, what);
+  fill_random_half(dst.get<__half>(), n, seed, lo, hi, s);
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
+  use_device(o.device);
+  EXL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, o.device));
+  if (opt_.max_chunk <= 0) opt_.max_chunk = 2048;
+  if (opt_.gemv_max_rows <= 0) opt_.gemv_max_rows = 16;
+  alloc_.limit = o.vram_limit;
+  stream_ = std::make_unique<Stream>();
+  cublas_ = std::make_unique<CublasHandle>();
+  EXL_CUBLAS_CHECK(cublasSetStream(cublas_->get(), stream_->get()));
+  cublas_ws_.allocate(&alloc_, 32u << 20, "cuBLAS workspace");
+  EXL_CUBLAS_CHECK(cublasSetWorkspace(cublas_->get(), cublas_ws_.get(), cublas_ws_.bytes()));
+}
+
+void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {
+  use_device(opt_.device);
+  EXL_CUDA_REQUIRE(m.num_layers > 0 && m.hidden > 0 && m.num_heads > 0 && m.num_kv_heads > 0 && m.head_dim > 0 &&
+                       m.layers && m.rope_inv_freq,
+                   "load: incomplete model description");
+  decode_graph_.reset();
+  loaded_ = false;
+  layers_.clear();
+  vocab_ = m.vocab; hidden_ = m.hidden; nl_ = m.num_layers; nh_ = m.num_heads; nkv_ = m.num_kv_heads;
+  hd_ = m.head_dim; inter_ = m.intermediate; eps_ = m.rms_eps; mscale_ = m.rope_mscale;
+  pos_div_ = m.rope_position_divisor > 0 ? m.rope_position_divisor : 1.0f; rope_style_ = m.rope_style;
+  const cudaStream_t s = stream_->get();
+  const std::uint64_t seed = m.synthetic_seed;
+  weight_bytes_ = 0;
+  upload_half(embedding_, &alloc_, m.embedding, m.embedding_dtype, std::size_t(vocab_) * hidden_, seed ? seed + 11 : 0,
+              -0.05f, 0.05f, "embedding", s);
+  upload_half(final_norm_, &alloc_, m.final_norm, m.final_norm_dtype, std::size_t(hidden_), seed ? seed + 12 : 0, 0.9f,
+              1.1f, "final norm", s);
+  upload_small(inv_freq_, &alloc_, std::vector<float>(m.rope_inv_freq, m.rope_inv_freq + hd_ / 2), "rope", s);
+  layers_.resize(std::size_t(nl_));
+  for (int i = 0; i < nl_; ++i) {
+    const exl_cuda_layer& src = m.layers[i];
+    DeviceLayer& l = layers_[std::size_t(i)];
+    const std::uint64_t ls = seed ? seed + 1000ull * (i + 1) : 0;
+    upload_half(l.input_norm, &alloc_, src.input_norm, src.input_norm_dtype, std::size_t(hidden_), ls, 0.9f, 1.1f,
+                "input norm", s);
+    upload_half(l.post_norm, &alloc_, src.post_norm, src.post_norm_dtype, std::size_t(hidden_), ls + 1, 0.9f, 1.1f,
+                "post-attention norm", s);
+    const exl_cuda_linear* srcs[7] = {&src.q, &src.k, &src.v, &src.o, &src.gate, &src.up, &src.down};
+    DeviceLinear* dsts[7] = {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down};
+    for (int j = 0; j < 7; ++j) upload_linear(*srcs[j], &alloc_, ls ? ls + 10 * (j + 1) : 0, s, *dsts[j], &weight_bytes_);
+    if (progress) progress(user, std::uint64_t(i + 1), std::uint64_t(nl_ + 1));
+  }
+  upload_linear(m.head, &alloc_, seed ? seed + 7 : 0, s, head_, &weight_bytes_);
+  if (progress) progress(user, std::uint64_t(nl_ + 1), std::uint64_t(nl_ + 1));
+  stream_->sync();
+  loaded_ = true;
+  capacity_ = 0;
+  cache_len_ = 0;
+  log_message(1, "exl_cuda: loaded " + std::to_string(nl_) + " layers, " + std::to_string(weight_bytes_ >> 20) +
+                     " MiB of weights");
+}
+
+void CudaBackend::allocate_cache(int max_seq_len) {
+  EXL_CUDA_REQUIRE(loaded_, "allocate_cache before load");
+  EXL_CUDA_REQUIRE(max_seq_len > 0, "cache length must be positive");
+  use_device(opt_.device);
+  decode_graph_.reset();
+  capacity_ = 0;
+  const std::size_t per_layer = std::size_t(max_seq_len) * nkv_ * hd_ * 2;
+  for (DeviceLayer& l : layers_) { l.k_cache.reset(); l.v_cache.reset(); }
+  for (DeviceLayer& l : layers_) {
+    l.k_cache.allocate(&alloc_, per_layer, "K cache");
+    l.v_cache.allocate(&alloc_, per_layer, "V cache");
+  }
+  capacity_ = max_seq_len;
+  cache_len_ = 0;
+  allocate_scratch();
+}
+
+void CudaBackend::allocate_scratch() {
+  const int C = std::min(opt_.max_chunk, capacity_);
+  chunk_ = C;
+  const std::size_t qd = std::size_t(nh_) * hd_, kd = std::size_t(nkv_) * hd_;
+  const std::size_t wide = std::max({std::size_t(hidden_), qd, std::size_t(inter_)});
+  x_.allocate(&alloc_, std::size_t(C) * hidden_ * 4, "residual");
+  a_.allocate(&alloc_, std::size_t(C) * wide * 2, "activations");
+  q32_.allocate(&alloc_, std::size_t(C) * qd * 4, "q");
+  k32_.allocate(&alloc_, std::size_t(C) * kd * 4, "k");
+  v32_.allocate(&alloc_, std::size_t(C) * kd * 4, "v");
+  qh_.allocate(&alloc_, std::size_t(C) * qd * 2, "q fp16");
+  att_.allocate(&alloc_, std::size_t(C) * qd * 2, "attention out");
+  g32_.allocate(&alloc_, std::size_t(C) * inter_ * 4, "gate");
+  u32_.allocate(&alloc_, std::size_t(C) * inter_ * 4, "up");
+  logit_rows_ = int(std::max<std::size_t>(1, std::min<std::size_t>(C, (256u << 20) / (std::size_t(vocab_) * 4))));
+  logits_.allocate(&alloc_, std::size_t(logit_rows_) * vocab_ * 4, "logits");
+  // Reconstruct buffer for the prefill path: the largest non-head layer.
+  dq_elems_ = 0;
+  for (const DeviceLayer& l : layers_)
+    for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+      if (p->exl2) dq_elems_ = std::max(dq_elems_, std::size_t(p->view.k) * p->view.n_pad);
+  if (C <= opt_.gemv_max_rows) dq_elems_ = 0;
+  dq_.allocate(&alloc_, dq_elems_ * 2, "dequantised weights");
+  decode_splits_ = (capacity_ + k_split_len - 1) / k_split_len;
+  const std::size_t budget = 64u << 20;  // bytes of attention partials for a prefill chunk
+  chunk_splits_ = int(std::max<std::size_t>(1, std::min<std::size_t>(decode_splits_, budget / (std::size_t(C) * nh_ * (hd_ + 2) * 4))));
+  const std::size_t parts = std::max(std::size_t(decode_splits_) * nh_ * (hd_ + 2),
+                                     std::size_t(C) * nh_ * chunk_splits_ * (hd_ + 2));
+  part_.allocate(&alloc_, parts * 4, "attention partials");
+  step_.allocate(&alloc_, 16, "step");
+  ids_.allocate(&alloc_, std::size_t(C) * 4, "ids");
+  h_step_ = PinnedBuffer(16);
+  h_ids_ = PinnedBuffer(std::size_t(C) * 4);
+  h_logits_ = PinnedBuffer(std::size_t(logit_rows_) * vocab_ * 4);
+}
+
+// Enqueues the transformer layers for t tokens (ids already in ids_, length in step_).
+void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
+  const cudaStream_t s = stream_->get();
+  const int* past = step_.get<int>();
+  const int qd = nh_ * hd_, kd = nkv_ * hd_;
+  float* x = x_.get<float>();
+  __half* a = a_.get<__half>();
+  __half* dq = dq_.get<__half>();
+  auto lin = [&](const DeviceLinear& l, const __half* in, float* y, bool accumulate) {
+    prepare_output(y, t, l.n, l.n, l.bias.get<float>(), accumulate, s);
+    linear_forward(l, in, t, y, l.n, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+  };
+  embedding(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, s);
+  AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits};
+  for (DeviceLayer& l : layers_) {
+    rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
+    lin(l.q, a, q32_.get<float>(), false);
+    lin(l.k, a, k32_.get<float>(), false);
+    lin(l.v, a, v32_.get<float>(), false);
+    rope_qkv_cache(q32_.get<float>(), k32_.get<float>(), v32_.get<float>(), t, nh_, nkv_, hd_, past,
+                   inv_freq_.get<float>(), mscale_, pos_div_, rope_style_, qh_.get<__half>(), l.k_cache.get<__half>(),
+                   l.v_cache.get<__half>(), s);
+    attention(as, qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
+              att_.get<__half>(), nullptr, s);
+    lin(l.o, att_.get<__half>(), x, true);
+    rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
+    lin(l.gate, a, g32_.get<float>(), false);
+    lin(l.up, a, u32_.get<float>(), false);
+    silu_mul(g32_.get<float>(), u32_.get<float>(), std::int64_t(t) * inter_, a, s);
+    lin(l.down, a, x, true);
+  }
+  (void)qd; (void)kd;
+}
+
+void CudaBackend::enqueue_head(int row0, int rows) {
+  const cudaStream_t s = stream_->get();
+  __half* a = a_.get<__half>();
+  rms_norm(x_.get<float>() + std::size_t(row0) * hidden_, rows, hidden_, final_norm_.get<__half>(), eps_, a, s);
+  float* y = logits_.get<float>();
+  prepare_output(y, rows, vocab_, vocab_, head_.bias.get<float>(), false, s);
+  linear_forward(head_, a, rows, y, vocab_, opt_.gemv_max_rows, sm_count_, dq_.get<__half>(), dq_elems_, cublas_->get(), s);
+  EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), y, std::size_t(rows) * vocab_ * 4, cudaMemcpyDeviceToHost, s));
+}
+
+void CudaBackend::forward(const std::int32_t* ids, int n, int logits_mode, float* logits) {
+  EXL_CUDA_REQUIRE(loaded_ && capacity_ > 0, "forward before load/allocate_cache");
+  EXL_CUDA_REQUIRE(n > 0 && n <= chunk_, "forward: chunk of " + std::to_string(n) + " tokens (max " + std::to_string(chunk_) + ")");
+  EXL_CUDA_REQUIRE(cache_len_ + n <= capacity_, "forward: the KV cache holds " + std::to_string(capacity_) + " tokens");
+  for (int i = 0; i < n; ++i)
+    EXL_CUDA_REQUIRE(ids[i] >= 0 && ids[i] < vocab_, "forward: token id " + std::to_string(ids[i]) + " outside the vocabulary");
+  use_device(opt_.device);
+  const cudaStream_t s = stream_->get();
+  std::memcpy(h_ids_.get(), ids, std::size_t(n) * 4);
+  h_step_.get<int>()[0] = cache_len_;
+  const bool graph = opt_.cuda_graphs && n == 1 && logits_mode != 0;
+  if (graph) {
+    if (!decode_graph_.ready()) {
+      EXL_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+      cudaGraph_t g = nullptr;
+      try {
+        EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
+        EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), 4, cudaMemcpyHostToDevice, s));
+        enqueue_layers(1, decode_splits_, k_split_len);
+        enqueue_head(0, 1);
+      } catch (...) {
+        (void)cudaStreamEndCapture(s, &g);
+        if (g) (void)cudaGraphDestroy(g);
+        throw;
+      }
+      EXL_CUDA_CHECK(cudaStreamEndCapture(s, &g));
+      decode_graph_.instantiate(g);
+    }
+    decode_graph_.launch(s);
+    stream_->sync();
+    std::memcpy(logits, h_logits_.get(), std::size_t(vocab_) * 4);
+    cache_len_ += 1;
+    return;
+  }
+  run_eager(n, logits_mode, logits);
+}
+
+void CudaBackend::run_eager(int n, int logits_mode, float* logits) {
+  const cudaStream_t s = stream_->get();
+  EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
+  EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), std::size_t(n) * 4, cudaMemcpyHostToDevice, s));
+  const int kv_total = cache_len_ + n;
+  int splits = n == 1 ? (kv_total + k_split_len - 1) / k_split_len : std::min(chunk_splits_, (kv_total + k_split_len - 1) / k_split_len);
+  splits = std::max(1, splits);
+  int split_len = (kv_total + splits - 1) / splits;
+  split_len = (split_len + 63) / 64 * 64;
+  enqueue_layers(n, splits, split_len);
+  if (logits_mode == 0) {
+    stream_->sync();
+    cache_len_ += n;
+    return;
+  }
+  const int rows = logits_mode == 2 ? n : 1;
+  const int first = n - rows;
+  for (int r = 0; r < rows; r += logit_rows_) {
+    const int cnt = std::min(logit_rows_, rows - r);
+    enqueue_head(first + r, cnt);
+    stream_->sync();
+    std::memcpy(logits + std::size_t(r) * vocab_, h_logits_.get(), std::size_t(cnt) * vocab_ * 4);
+  }
+  cache_len_ += n;
+}
+
+void CudaBackend::truncate(int length) {
+  EXL_CUDA_REQUIRE(length >= 0 && length <= cache_len_, "truncate_cache: length " + std::to_string(length) +
+                                                            " outside 0.." + std::to_string(cache_len_));
+  cache_len_ = length;
+}
+
+exl_cuda_memory CudaBackend::memory() const {
+  exl_cuda_memory m{};
+  m.weights_bytes = weight_bytes_;
+  for (const DeviceLayer& l : layers_) m.cache_bytes += l.k_cache.bytes() + l.v_cache.bytes();
+  m.scratch_bytes = alloc_.in_use > m.cache_bytes + weight_bytes_ ? alloc_.in_use - m.cache_bytes - weight_bytes_ : 0;
+  m.allocations = alloc_.allocations;
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) { m.device_free = free_b; m.device_total = total_b; }
+  else (void)cudaGetLastError();
+  return m;
+}
+
+}  // namespace exl::cuda

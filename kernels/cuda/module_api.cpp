@@ -1,0 +1,148 @@
+// The C function table of the exl_cuda module: device queries, the backend's steps, the log
+// sink and the error state. Every entry converts failures into a status (cuda_check.h).
+#include <cstring>
+#include <new>
+
+#include "cuda_backend.h"
+#include "module_api.h"
+#include "test_entries.h"
+
+#ifndef EXL_CUDA_BUILD_ID
+#define EXL_CUDA_BUILD_ID "unknown"
+#endif
+
+namespace exl::cuda {
+namespace {
+
+const char* api_last_error() { return last_error_message(); }
+void api_set_log(exl_cuda_log_fn fn, void* user) { set_log_sink(fn, user); }
+
+int api_device_count(int* count) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(count, "device_count: null");
+    *count = 0;
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaErrorNoDevice) { (void)cudaGetLastError(); return; }
+    if (e != cudaSuccess) throw_cuda(e, "cudaGetDeviceCount", __FILE__, __LINE__);
+    *count = n;
+  });
+}
+
+int api_device_info(int device, exl_cuda_device_info* out) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(out, "device_info: null");
+    cudaDeviceProp p{};
+    EXL_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+    std::memset(out, 0, sizeof(*out));
+    std::strncpy(out->name, p.name, sizeof(out->name) - 1);
+    out->cc_major = p.major;
+    out->cc_minor = p.minor;
+    out->sm_count = p.multiProcessorCount;
+    int clock = 0, width = 0;
+    EXL_CUDA_CHECK(cudaDeviceGetAttribute(&clock, cudaDevAttrMemoryClockRate, device));
+    EXL_CUDA_CHECK(cudaDeviceGetAttribute(&width, cudaDevAttrGlobalMemoryBusWidth, device));
+    out->mem_clock_khz = clock;
+    out->mem_bus_width_bits = width;
+    out->peak_bandwidth_gbs = 2.0 * double(clock) * 1e3 * (width / 8.0) / 1e9;
+    out->smem_per_block_optin = p.sharedMemPerBlockOptin;
+    use_device(device);
+    std::size_t free_b = 0, total_b = 0;
+    EXL_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    out->free_bytes = free_b;
+    out->total_bytes = total_b;
+  });
+}
+
+int api_create(const exl_cuda_options* o, exl_cuda_backend** out) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(o && out, "create: null");
+    *out = nullptr;
+    auto b = std::make_unique<exl_cuda_backend>();
+    b->impl = std::make_unique<CudaBackend>(*o);
+    *out = b.release();
+  });
+}
+
+void api_destroy(exl_cuda_backend* b) {
+  (void)guarded([&] { delete b; });
+}
+
+int api_load(exl_cuda_backend* b, const exl_cuda_model* m, exl_cuda_progress_fn progress, void* user) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b && m, "load: null");
+    b->impl->load(*m, progress, user);
+  });
+}
+
+int api_allocate_cache(exl_cuda_backend* b, int max_seq_len, int cache_type) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b, "allocate_cache: null");
+    if (cache_type != 1) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "the CUDA backend has an fp16 cache only (so far)");
+    b->impl->allocate_cache(max_seq_len);
+  });
+}
+
+int api_forward(exl_cuda_backend* b, const std::int32_t* ids, int n, int mode, float* logits) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b && ids && (mode == 0 || logits), "forward: null");
+    b->impl->forward(ids, n, mode, logits);
+  });
+}
+
+int api_truncate(exl_cuda_backend* b, int length) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b, "truncate_cache: null");
+    b->impl->truncate(length);
+  });
+}
+
+int api_cache_length(exl_cuda_backend* b, int* length) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b && length, "cache_length: null");
+    *length = b->impl->length();
+  });
+}
+
+int api_memory(exl_cuda_backend* b, exl_cuda_memory* out) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b && out, "memory: null");
+    *out = b->impl->memory();
+  });
+}
+
+const exl_cuda_api k_api = {
+    EXL_CUDA_ABI_VERSION,
+    sizeof(exl_cuda_api),
+    EXL_CUDA_BUILD_ID,
+    api_last_error,
+    api_set_log,
+    api_device_count,
+    api_device_info,
+    api_create,
+    api_destroy,
+    api_load,
+    api_allocate_cache,
+    api_forward,
+    api_truncate,
+    api_cache_length,
+    api_memory,
+    test_exl2_matmul,
+    test_exl2_reconstruct,
+    test_rms_norm,
+    test_rope,
+    test_attention,
+    test_silu_mul,
+    test_embedding,
+    test_dense_linear,
+    bench_copy_bandwidth,
+    bench_exl2_matmul,
+    bench_forward,
+};
+
+}  // namespace
+}  // namespace exl::cuda
+
+extern "C" const exl_cuda_api* exl_cuda_get_api(uint32_t abi_version) {
+  return abi_version == EXL_CUDA_ABI_VERSION ? &exl::cuda::k_api : nullptr;
+}

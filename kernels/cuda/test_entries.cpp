@@ -1,0 +1,249 @@
+// Single-kernel entry points on host arrays and timing entries (see test_entries.h). Each call
+// makes its own stream and buffers, runs one kernel family, copies the result back and frees
+// everything (RAII) on every path.
+#include "test_entries.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "cuda_backend.h"
+
+namespace exl::cuda {
+namespace {
+
+template <class T>
+DeviceBuffer to_device(const T* src, std::size_t n, const char* what, cudaStream_t s) {
+  DeviceBuffer b(nullptr, n * sizeof(T), what);
+  if (n) EXL_CUDA_CHECK(cudaMemcpyAsync(b.get(), src, n * sizeof(T), cudaMemcpyHostToDevice, s));
+  return b;
+}
+
+template <class T>
+void to_host(T* dst, const DeviceBuffer& b, std::size_t n, cudaStream_t s) {
+  if (n) EXL_CUDA_CHECK(cudaMemcpyAsync(dst, b.get(), n * sizeof(T), cudaMemcpyDeviceToHost, s));
+  EXL_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+exl_cuda_linear as_linear(const exl_cuda_exl2& w) {
+  exl_cuda_linear l{};
+  l.kind = 1;
+  l.in_features = w.k;
+  l.out_features = w.n;
+  l.exl2 = w;
+  return l;
+}
+
+int sm_count_of(int device) {
+  int n = 0;
+  EXL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+  return n;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(w && x && y && m > 0, "test_exl2_matmul: bad arguments");
+    use_device(device);
+    Stream st;
+    CublasHandle cb;
+    EXL_CUBLAS_CHECK(cublasSetStream(cb.get(), st.get()));
+    DeviceLinear l;
+    upload_linear(as_linear(*w), nullptr, 0, st.get(), l, nullptr);
+    DeviceBuffer dx = to_device(x, std::size_t(m) * w->k, "x", st.get());
+    DeviceBuffer dy(nullptr, std::size_t(m) * w->n * 4, "y");
+    EXL_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0, dy.bytes(), st.get()));
+    DeviceBuffer dq;
+    if (mode == 1) dq.allocate(nullptr, std::size_t(w->k) * w->n_pad * 2, "dq");
+    linear_forward(l, dx.get<__half>(), m, dy.get<float>(), w->n, mode == 1 ? 0 : 1 << 30, sm_count_of(device),
+                   dq.get<__half>(), mode == 1 ? std::size_t(w->k) * w->n_pad : 0, cb.get(), st.get());
+    to_host(y, dy, std::size_t(m) * w->n, st.get());
+  });
+}
+
+int test_exl2_reconstruct(int device, const exl_cuda_exl2* w, uint16_t* out) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(w && out, "test_exl2_reconstruct: bad arguments");
+    use_device(device);
+    Stream st;
+    DeviceLinear l;
+    upload_linear(as_linear(*w), nullptr, 0, st.get(), l, nullptr);
+    const std::size_t n = std::size_t(w->k) * w->n_pad;
+    DeviceBuffer d(nullptr, n * 2, "out");
+    EXL_CUDA_CHECK(cudaMemsetAsync(d.get(), 0xff, d.bytes(), st.get()));  // poison
+    exl2_reconstruct(l.view, d.get<__half>(), st.get());
+    to_host(out, d, n, st.get());
+  });
+}
+
+int test_rms_norm(int device, const float* x, int rows, int dim, const uint16_t* w, float eps, uint16_t* y) {
+  return guarded([&] {
+    use_device(device);
+    Stream st;
+    DeviceBuffer dx = to_device(x, std::size_t(rows) * dim, "x", st.get());
+    DeviceBuffer dw = to_device(w, std::size_t(dim), "w", st.get());
+    DeviceBuffer dy(nullptr, std::size_t(rows) * dim * 2, "y");
+    EXL_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0xff, dy.bytes(), st.get()));
+    rms_norm(dx.get<float>(), rows, dim, dw.get<__half>(), eps, dy.get<__half>(), st.get());
+    to_host(y, dy, std::size_t(rows) * dim, st.get());
+  });
+}
+
+int test_rope(int device, float* x, int tokens, int heads, int head_dim, int past, const float* inv_freq, float mscale,
+              float position_divisor, int style) {
+  return guarded([&] {
+    use_device(device);
+    Stream st;
+    const std::size_t n = std::size_t(tokens) * heads * head_dim;
+    DeviceBuffer dx = to_device(x, n, "x", st.get());
+    DeviceBuffer df = to_device(inv_freq, std::size_t(head_dim / 2), "inv_freq", st.get());
+    DeviceBuffer dp = to_device(&past, 1, "past", st.get());
+    rope_inplace(dx.get<float>(), tokens, heads, head_dim, dp.get<int>(), df.get<float>(), mscale, position_divisor,
+                 style, st.get());
+    to_host(x, dx, n, st.get());
+  });
+}
+
+int test_attention(int device, const uint16_t* q, const uint16_t* k_cache, const uint16_t* v_cache, int t, int past,
+                   int nh, int nkv, int d, float scale, float* out) {
+  return guarded([&] {
+    use_device(device);
+    Stream st;
+    const int ctx = past + t;
+    DeviceBuffer dq = to_device(q, std::size_t(t) * nh * d, "q", st.get());
+    DeviceBuffer dk = to_device(k_cache, std::size_t(ctx) * nkv * d, "k", st.get());
+    DeviceBuffer dv = to_device(v_cache, std::size_t(ctx) * nkv * d, "v", st.get());
+    DeviceBuffer dp = to_device(&past, 1, "past", st.get());
+    // Exercise several splits: 64-key splits up to 16 of them, then longer ones.
+    AttentionShape a{t, nh, nkv, d, scale, 64, 1};
+    a.splits = (ctx + 63) / 64;
+    if (a.splits > 16) { a.split_len = ((ctx + 15) / 16 + 63) / 64 * 64; a.splits = (ctx + a.split_len - 1) / a.split_len; }
+    DeviceBuffer part(nullptr, attention_partial_floats(a) * 4, "partials");
+    DeviceBuffer o(nullptr, std::size_t(t) * nh * d * 4, "out");
+    EXL_CUDA_CHECK(cudaMemsetAsync(o.get(), 0xff, o.bytes(), st.get()));
+    attention(a, dq.get<__half>(), dk.get<__half>(), dv.get<__half>(), dp.get<int>(), part.get<float>(), nullptr,
+              o.get<float>(), st.get());
+    to_host(out, o, std::size_t(t) * nh * d, st.get());
+  });
+}
+
+int test_silu_mul(int device, const float* gate, const float* up, int64_t n, uint16_t* out) {
+  return guarded([&] {
+    use_device(device);
+    Stream st;
+    DeviceBuffer g = to_device(gate, std::size_t(n), "gate", st.get());
+    DeviceBuffer u = to_device(up, std::size_t(n), "up", st.get());
+    DeviceBuffer o(nullptr, std::size_t(n) * 2, "out");
+    silu_mul(g.get<float>(), u.get<float>(), n, o.get<__half>(), st.get());
+    to_host(out, o, std::size_t(n), st.get());
+  });
+}
+
+int test_embedding(int device, const uint16_t* table, int vocab, int dim, const int32_t* ids, int n, float* out) {
+  return guarded([&] {
+    use_device(device);
+    Stream st;
+    for (int i = 0; i < n; ++i) EXL_CUDA_REQUIRE(ids[i] >= 0 && ids[i] < vocab, "test_embedding: id out of range");
+    DeviceBuffer t = to_device(table, std::size_t(vocab) * dim, "table", st.get());
+    DeviceBuffer di = to_device(ids, std::size_t(n), "ids", st.get());
+    DeviceBuffer o(nullptr, std::size_t(n) * dim * 4, "out");
+    embedding(t.get<__half>(), dim, di.get<std::int32_t>(), n, o.get<float>(), st.get());
+    to_host(out, o, std::size_t(n) * dim, st.get());
+  });
+}
+
+int test_dense_linear(int device, const uint16_t* x, int m, int k, const uint16_t* w, int n, float* y) {
+  return guarded([&] {
+    use_device(device);
+    Stream st;
+    CublasHandle cb;
+    EXL_CUBLAS_CHECK(cublasSetStream(cb.get(), st.get()));
+    exl_cuda_linear src{};
+    src.kind = 0; src.in_features = k; src.out_features = n; src.weight = w; src.weight_dtype = EXL_CUDA_F16;
+    DeviceLinear l;
+    upload_linear(src, nullptr, 0, st.get(), l, nullptr);
+    DeviceBuffer dx = to_device(x, std::size_t(m) * k, "x", st.get());
+    DeviceBuffer dy(nullptr, std::size_t(m) * n * 4, "y");
+    EXL_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0, dy.bytes(), st.get()));
+    linear_forward(l, dx.get<__half>(), m, dy.get<float>(), n, 16, sm_count_of(device), nullptr, 0, cb.get(), st.get());
+    to_host(y, dy, std::size_t(m) * n, st.get());
+  });
+}
+
+int bench_copy_bandwidth(int device, uint64_t bytes, double* gbs) {
+  return guarded([&] {
+    use_device(device);
+    Stream st;
+    Event e0, e1;
+    DeviceBuffer a(nullptr, bytes, "copy src"), b(nullptr, bytes, "copy dst");
+    EXL_CUDA_CHECK(cudaMemsetAsync(a.get(), 1, bytes, st.get()));
+    std::vector<double> ms;
+    for (int i = 0; i < 12; ++i) {
+      EXL_CUDA_CHECK(cudaEventRecord(e0.get(), st.get()));
+      EXL_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, st.get()));
+      EXL_CUDA_CHECK(cudaEventRecord(e1.get(), st.get()));
+      EXL_CUDA_CHECK(cudaEventSynchronize(e1.get()));
+      float t = 0;
+      EXL_CUDA_CHECK(cudaEventElapsedTime(&t, e0.get(), e1.get()));
+      if (i >= 2) ms.push_back(t);
+    }
+    *gbs = 2.0 * double(bytes) / (median(ms) * 1e-3) / 1e9;
+  });
+}
+
+int bench_exl2_matmul(int device, const exl_cuda_exl2* w, int m, int mode, int repeats, double* us) {
+  return guarded([&] {
+    use_device(device);
+    Stream st;
+    CublasHandle cb;
+    EXL_CUBLAS_CHECK(cublasSetStream(cb.get(), st.get()));
+    Event e0, e1;
+    DeviceLinear l;
+    upload_linear(as_linear(*w), nullptr, 0, st.get(), l, nullptr);
+    DeviceBuffer dx(nullptr, std::size_t(m) * w->k * 2, "x");
+    fill_random_half(dx.get<__half>(), std::size_t(m) * w->k, 5, -1.0f, 1.0f, st.get());
+    DeviceBuffer dy(nullptr, std::size_t(m) * w->n * 4, "y");
+    DeviceBuffer dq;
+    if (mode == 1) dq.allocate(nullptr, std::size_t(w->k) * w->n_pad * 2, "dq");
+    const int sms = sm_count_of(device);
+    std::vector<double> t;
+    for (int i = 0; i < repeats + 3; ++i) {
+      EXL_CUDA_CHECK(cudaEventRecord(e0.get(), st.get()));
+      linear_forward(l, dx.get<__half>(), m, dy.get<float>(), w->n, mode == 1 ? 0 : 1 << 30, sms, dq.get<__half>(),
+                     mode == 1 ? std::size_t(w->k) * w->n_pad : 0, cb.get(), st.get());
+      EXL_CUDA_CHECK(cudaEventRecord(e1.get(), st.get()));
+      EXL_CUDA_CHECK(cudaEventSynchronize(e1.get()));
+      float ms = 0;
+      EXL_CUDA_CHECK(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
+      if (i >= 3) t.push_back(ms * 1e3);
+    }
+    *us = median(t);
+  });
+}
+
+int bench_forward(exl_cuda_backend* b, int n, int past, int repeats, double* us) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b && us && n > 0 && repeats > 0, "bench_forward: bad arguments");
+    CudaBackend& be = *b->impl;
+    std::vector<std::int32_t> ids(std::size_t(n), 1);
+    std::vector<float> logits(std::size_t(1) << 20);
+    std::vector<double> t;
+    for (int i = 0; i < repeats + 2; ++i) {
+      be.set_length_unchecked(past);
+      const auto t0 = std::chrono::steady_clock::now();
+      be.forward(ids.data(), n, 1, logits.data());
+      const auto t1 = std::chrono::steady_clock::now();
+      if (i >= 2) t.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    }
+    be.set_length_unchecked(0);
+    *us = median(t);
+  });
+}
+
+}  // namespace exl::cuda

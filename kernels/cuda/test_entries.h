@@ -1,0 +1,22 @@
+// Single-kernel entry points on host arrays (GPU tests compare them with kernels/reference)
+// and small timing entries for benchmarks. Signatures as in module_api.h.
+#pragma once
+#include "module_api.h"
+
+namespace exl::cuda {
+
+int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode);
+int test_exl2_reconstruct(int device, const exl_cuda_exl2* w, uint16_t* out);
+int test_rms_norm(int device, const float* x, int rows, int dim, const uint16_t* w, float eps, uint16_t* y);
+int test_rope(int device, float* x, int tokens, int heads, int head_dim, int past, const float* inv_freq, float mscale,
+              float position_divisor, int style);
+int test_attention(int device, const uint16_t* q, const uint16_t* k_cache, const uint16_t* v_cache, int t, int past,
+                   int nh, int nkv, int d, float scale, float* out);
+int test_silu_mul(int device, const float* gate, const float* up, int64_t n, uint16_t* out);
+int test_embedding(int device, const uint16_t* table, int vocab, int dim, const int32_t* ids, int n, float* out);
+int test_dense_linear(int device, const uint16_t* x, int m, int k, const uint16_t* w, int n, float* y);
+int bench_copy_bandwidth(int device, uint64_t bytes, double* gbs);
+int bench_exl2_matmul(int device, const exl_cuda_exl2* w, int m, int mode, int repeats, double* us);
+int bench_forward(exl_cuda_backend* b, int n, int past, int repeats, double* us);
+
+}  // namespace exl::cuda

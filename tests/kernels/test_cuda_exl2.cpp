@@ -1,0 +1,108 @@
+// EXL2 kernels of the CUDA module against kernels/reference: reconstruct bit-exact with
+// exl2_dequant_ref, the fused small-M kernel and reconstruct + cuBLAS against exl2_matmul_ref,
+// on random valid layers (mixed bit widths, partial groups, act-order, padded widths).
+#include <cstring>
+
+#include "compare.h"
+#include "exl/kernels/exl2.h"
+#include "exl2_random.h"
+#include "test_cuda_support.h"
+
+using namespace exl;
+using namespace exl::test;
+
+namespace {
+
+struct LayerCase {
+  int k, n;
+};
+const LayerCase k_cases[] = {{32, 32}, {64, 40}, {128, 96}, {256, 200}, {512, 512}, {1024, 384}, {2048, 1000}, {4096, 4096}};
+
+Exl2RandomLayer layer_for(std::mt19937& rng, const LayerCase& c, std::uint32_t seed) {
+  Exl2RandomLayer L = make_exl2_layer(seed, c.n, random_exl2_regions(rng, c.k));
+  CHECK_MSG(L.ok, L.error);
+  return L;
+}
+
+}  // namespace
+
+EXL_GPU_TEST(cuda_kernels, exl2_reconstruct_bit_exact) {
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 rng(11);
+  for (int rep = 0; rep < 3; ++rep) {
+    for (const LayerCase& c : k_cases) {
+      const Exl2RandomLayer L = layer_for(rng, c, std::uint32_t(rng()));
+      const Exl2Weight w = L.view();
+      std::vector<half_bits> ref(std::size_t(w.k) * w.n_pad), got(ref.size(), 0xffff);
+      exl2_dequant_ref(w, ref.data());
+      const exl_cuda_exl2 cw = to_c(w);
+      CUDA_OK(api.test_exl2_reconstruct(0, &cw, got.data()));
+      std::size_t bad = 0, first = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i)
+        if (ref[i] != got[i] && !bad++) first = i;
+      CHECK_MSG(bad == 0, bad << " of " << ref.size() << " values differ (k " << c.k << ", n " << c.n << "), first at "
+                              << first << ": " << got[first] << " vs " << ref[first]);
+    }
+  }
+}
+
+EXL_GPU_TEST(cuda_kernels, exl2_matmul_fused_and_cublas) {
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 rng(12);
+  for (const LayerCase& c : k_cases) {
+    const Exl2RandomLayer L = layer_for(rng, c, std::uint32_t(rng()));
+    const Exl2Weight w = L.view();
+    const exl_cuda_exl2 cw = to_c(w);
+    for (int m : {1, 2, 3, 4, 5, 8, 13, 16, 17, 40}) {
+      const HalfData x = random_half(rng, std::size_t(m) * w.k, -1.0f, 1.0f);
+      std::vector<float> ref(std::size_t(m) * w.n);
+      exl2_matmul_ref(w, x.f.data(), m, ref.data());
+      for (int mode : {0, 1}) {
+        if (mode == 0 && m > 16) continue;
+        std::vector<float> got(ref.size(), NAN);
+        CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), mode));
+        const Diff d = compare(got.data(), ref.data(), ref.size());
+        // fp32 accumulation in both (fused: exact q - z, products and sums in fp32; cuBLAS:
+        // fp16 weights bit-exact, fp32 compute): only the summation order differs.
+        CHECK_MSG(d.rel_l2 <= 2e-5 && d.max_abs <= 1e-4 * (d.ref_max + 1.0),
+                  "mode " << mode << " k " << c.k << " n " << c.n << " m " << m << ": rel_l2 " << d.rel_l2
+                          << " max_abs " << d.max_abs << " ref_max " << d.ref_max);
+      }
+    }
+  }
+}
+
+EXL_GPU_TEST(cuda_kernels, exl2_every_single_width) {
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 rng(13);
+  for (int bits : {2, 3, 4, 5, 6, 8}) {
+    for (int gs : {32, 64, 128}) {
+      const Exl2RandomLayer L = make_exl2_layer(std::uint32_t(rng()), 136, {{bits, 384, gs}});
+      CHECK_MSG(L.ok, L.error);
+      const Exl2Weight w = L.view();
+      const exl_cuda_exl2 cw = to_c(w);
+      std::vector<half_bits> ref(std::size_t(w.k) * w.n_pad), got(ref.size(), 0xffff);
+      exl2_dequant_ref(w, ref.data());
+      CUDA_OK(api.test_exl2_reconstruct(0, &cw, got.data()));
+      CHECK_MSG(std::memcmp(ref.data(), got.data(), ref.size() * 2) == 0, "reconstruct differs at " << bits << " bits");
+      const HalfData x = random_half(rng, std::size_t(3) * w.k, -2.0f, 2.0f);
+      std::vector<float> yr(std::size_t(3) * w.n), yg(yr.size(), NAN);
+      exl2_matmul_ref(w, x.f.data(), 3, yr.data());
+      CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), 3, yg.data(), 0));
+      const Diff d = compare(yg.data(), yr.data(), yr.size());
+      CHECK_MSG(d.rel_l2 <= 2e-5, bits << " bits, group " << gs << ": rel_l2 " << d.rel_l2);
+    }
+  }
+}
+
+EXL_GPU_TEST(cuda_kernels, exl2_bad_layer_is_an_error) {
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 rng(14);
+  const Exl2RandomLayer L = make_exl2_layer(1, 64, {{4, 128, 64}});
+  exl_cuda_exl2 cw = to_c(L.view());
+  cw.k = 96;  // groups cover 128 rows
+  std::vector<half_bits> out(std::size_t(128) * 64);
+  const int st = api.test_exl2_reconstruct(0, &cw, out.data());
+  CHECK_EQ(st, int(EXL_CUDA_ERR_INVALID));
+  CHECK(std::string(api.last_error()).find("rows") != std::string::npos);
+}

@@ -1,0 +1,50 @@
+// Helpers for the GPU cases: the module's C table (skips the case when unusable), a status
+// check that fails with the module's message, and fp16 random data.
+#pragma once
+#include <random>
+#include <string>
+#include <vector>
+
+#include "exl/cuda.h"
+#include "exl/kernels/half.h"
+#include "exl_test.h"
+#include "module_api.h"
+
+namespace exl::test {
+
+inline const exl_cuda_api& cuda_api() {
+  std::string why;
+  if (!cuda_available(&why)) skip("CUDA unavailable: " + why);
+  return *static_cast<const exl_cuda_api*>(cuda_module_api());
+}
+
+#define CUDA_OK(call)                                                                                 \
+  do {                                                                                                \
+    const int exl_st_ = (call);                                                                       \
+    if (exl_st_ != EXL_CUDA_OK)                                                                       \
+      ::exl::test::fail(__FILE__, __LINE__, std::string(#call) + " -> status " + std::to_string(exl_st_) + \
+                                                ": " + ::exl::test::cuda_api().last_error());          \
+  } while (0)
+
+// Random values rounded to fp16 (as fp16 bits and as the exact floats), never all zero.
+struct HalfData {
+  std::vector<half_bits> h;
+  std::vector<float> f;
+};
+inline HalfData random_half(std::mt19937& rng, std::size_t n, float lo, float hi) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  HalfData d;
+  d.h.resize(n);
+  d.f.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    d.h[i] = float_to_half(u(rng));
+    d.f[i] = half_to_float(d.h[i]);
+  }
+  return d;
+}
+
+inline exl_cuda_exl2 to_c(const Exl2Weight& w) {
+  return exl_cuda_exl2{w.q_weight, w.q_scale, w.q_scale_max, w.q_groups, w.q_perm, w.k, w.n, w.n_pad, w.groups, w.q_rows};
+}
+
+}  // namespace exl::test
