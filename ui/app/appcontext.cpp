@@ -1,0 +1,116 @@
+#include "appcontext.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QQmlEngine>
+#include <QStandardPaths>
+
+#include "services/fakeinferenceservice.h"
+
+AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceService> service,
+                       std::unique_ptr<VramPlanner> planner, bool simulated, QObject *parent)
+    : QObject(parent)
+    , m_options(options)
+    , m_simulated(simulated)
+    , m_service(std::move(service))
+{
+    const QString dataDir = options.dataDir.isEmpty() ? defaultDataDir() : options.dataDir;
+    QDir().mkpath(dataDir);
+    if (!m_store.open(QDir(dataDir).filePath(QStringLiteral("chats.sqlite"))))
+        m_storageError = m_store.lastError();
+
+    m_settings = std::make_unique<SettingsViewModel>(QDir(dataDir).filePath(QStringLiteral("settings.ini")));
+    if (!options.theme.isEmpty())
+        m_settings->setTheme(options.theme);
+    if (!options.language.isEmpty())
+        m_settings->setLanguage(options.language);
+
+    m_chat = std::make_unique<ChatViewModel>(m_service.get(), &m_store);
+    m_chat->setSampling(m_settings->sampling());
+    connect(m_settings.get(), &SettingsViewModel::samplingChanged, this,
+            [this] { m_chat->setSampling(m_settings->sampling()); });
+
+    m_conversations = std::make_unique<ConversationListModel>(&m_store);
+    connect(m_chat.get(), &ChatViewModel::conversationStored, m_conversations.get(), &ConversationListModel::refresh);
+    connect(m_chat.get(), &ChatViewModel::replyFinished, m_conversations.get(), &ConversationListModel::refresh);
+    connect(m_conversations.get(), &ConversationListModel::removed, this, [this](qint64 id) {
+        if (m_chat->conversationId() == id)
+            m_chat->openConversation(0);
+    });
+
+    m_models = std::make_unique<ModelManager>(m_service.get(), std::move(planner));
+    m_telemetry = std::make_unique<TelemetryModel>();
+    connect(m_service.get(), &InferenceService::telemetry, m_telemetry.get(), &TelemetryModel::addSample);
+    connect(m_settings.get(), &SettingsViewModel::languageChanged, this, &AppContext::applyLanguage);
+}
+
+AppContext::~AppContext()
+{
+    // The view models go before the service whose signals they follow.
+    m_chat.reset();
+    m_models.reset();
+    if (!m_translator.isEmpty())
+        QCoreApplication::removeTranslator(&m_translator);
+}
+
+std::unique_ptr<AppContext> AppContext::createDefault(const AppOptions &options)
+{
+    const QString device = options.device.isEmpty() ? QStringLiteral("cuda:0") : options.device;
+    constexpr qint64 kGiB = 1024LL * 1024 * 1024;
+    const bool cpu = device == QLatin1String("cpu");
+    auto planner = std::make_unique<FakeVramPlanner>(cpu ? 64 * kGiB : 24 * kGiB, cpu ? 60e9 : 936e9);
+    return std::make_unique<AppContext>(options, std::make_unique<FakeInferenceService>(device), std::move(planner), true);
+}
+
+QString AppContext::defaultDataDir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+}
+
+QString AppContext::deviceName() const
+{
+    return m_service->deviceName();
+}
+
+bool AppContext::onCpu() const
+{
+    return m_service->onCpu();
+}
+
+QString AppContext::version() const
+{
+    return QCoreApplication::applicationVersion();
+}
+
+void AppContext::attach(QQmlEngine *engine)
+{
+    m_engine = engine;
+    applyLanguage();
+}
+
+void AppContext::applyLanguage()
+{
+    QCoreApplication::removeTranslator(&m_translator);
+    const QString language = m_settings->language();
+    if (language != QLatin1String("en")
+        && m_translator.load(QStringLiteral(":/i18n/exl-studio_%1.qm").arg(language)))
+        QCoreApplication::installTranslator(&m_translator);
+    if (m_engine)
+        m_engine->retranslate();
+}
+
+QCoro::Task<> AppContext::start()
+{
+    QPointer<AppContext> self(this);
+    if (!m_options.modelPath.isEmpty()) {
+        const int index = m_models->indexOfPath(QDir::cleanPath(m_options.modelPath));
+        if (index < 0)
+            co_return;
+        m_models->setCurrentIndex(index);
+        const bool loaded = co_await m_models->loadSelected();
+        if (!self || !loaded)
+            co_return;
+    }
+    if (!m_options.demoPrompt.isEmpty())
+        m_chat->send(m_options.demoPrompt);
+}

@@ -1,0 +1,82 @@
+// Everything the QML scene needs, built once: the chat store, the inference service, the view
+// models, the translator. QML reaches it as the root's `app` property.
+#pragma once
+#include <QObject>
+#include <QPointer>
+#include <QTranslator>
+#include <QtQml/qqmlregistration.h>
+#include <memory>
+#include <qcoro/qcorotask.h>
+
+#include "app/appoptions.h"
+#include "services/vramplanner.h"
+#include "storage/chatstore.h"
+#include "viewmodels/chatviewmodel.h"
+#include "viewmodels/conversationlistmodel.h"
+#include "viewmodels/modelmanager.h"
+#include "viewmodels/settingsviewmodel.h"
+#include "viewmodels/telemetrymodel.h"
+
+class InferenceService;
+class QQmlEngine;
+
+class AppContext : public QObject
+{
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    Q_PROPERTY(ChatViewModel *chat READ chat CONSTANT)
+    Q_PROPERTY(ConversationListModel *conversations READ conversations CONSTANT)
+    Q_PROPERTY(ModelManager *models READ models CONSTANT)
+    Q_PROPERTY(SettingsViewModel *settings READ settings CONSTANT)
+    Q_PROPERTY(TelemetryModel *telemetry READ telemetry CONSTANT)
+    Q_PROPERTY(QString deviceName READ deviceName CONSTANT)
+    Q_PROPERTY(bool onCpu READ onCpu CONSTANT)
+    Q_PROPERTY(bool simulated READ simulated CONSTANT)
+    Q_PROPERTY(QString storageError READ storageError CONSTANT)
+    Q_PROPERTY(QString initialPage READ initialPage CONSTANT)
+    Q_PROPERTY(QString version READ version CONSTANT)
+public:
+    // Uses `service` and `planner` (the fake today; the engine-backed one once wired).
+    AppContext(const AppOptions &options, std::unique_ptr<InferenceService> service,
+               std::unique_ptr<VramPlanner> planner, bool simulated, QObject *parent = nullptr);
+    ~AppContext() override;
+
+    // The app as it ships today: the simulated engine on the requested device.
+    static std::unique_ptr<AppContext> createDefault(const AppOptions &options);
+    static QString defaultDataDir();
+
+    ChatViewModel *chat() const { return m_chat.get(); }
+    ConversationListModel *conversations() const { return m_conversations.get(); }
+    ModelManager *models() const { return m_models.get(); }
+    SettingsViewModel *settings() const { return m_settings.get(); }
+    TelemetryModel *telemetry() const { return m_telemetry.get(); }
+    InferenceService *service() const { return m_service.get(); }
+    QString deviceName() const;
+    bool onCpu() const;
+    bool simulated() const { return m_simulated; }
+    QString storageError() const { return m_storageError; }
+    QString initialPage() const { return m_options.page.isEmpty() ? QStringLiteral("chat") : m_options.page; }
+    QString version() const;
+
+    // Installs the translator on `engine` and follows language changes from then on.
+    void attach(QQmlEngine *engine);
+    // The start-up steps asked for on the command line (load a model, send a prompt).
+    QCoro::Task<> start();
+
+private:
+    void applyLanguage();
+
+    AppOptions m_options;
+    bool m_simulated;
+    QString m_storageError;
+    std::unique_ptr<InferenceService> m_service;
+    ChatStore m_store;
+    std::unique_ptr<SettingsViewModel> m_settings;
+    std::unique_ptr<ChatViewModel> m_chat;
+    std::unique_ptr<ConversationListModel> m_conversations;
+    std::unique_ptr<ModelManager> m_models;
+    std::unique_ptr<TelemetryModel> m_telemetry;
+    QTranslator m_translator;
+    QPointer<QQmlEngine> m_engine;
+};

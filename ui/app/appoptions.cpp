@@ -1,0 +1,54 @@
+#include "appoptions.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+AppOptions parseAppOptions(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QCoreApplication::translate("main", "Chat with local EXL2 models."));
+    parser.addHelpOption();
+    const QCommandLineOption version(QStringLiteral("version"), QCoreApplication::translate("main", "Show the version."));
+    const QCommandLineOption model(QStringLiteral("model"), QCoreApplication::translate("main", "Load the model in DIR at start."), QStringLiteral("DIR"));
+    const QCommandLineOption device(QStringLiteral("device"), QCoreApplication::translate("main", "Run on cpu or cuda[:N]."), QStringLiteral("DEVICE"));
+    const QCommandLineOption lang(QStringLiteral("lang"), QCoreApplication::translate("main", "Interface language: en, nl or de."), QStringLiteral("LANG"));
+    const QCommandLineOption theme(QStringLiteral("theme"), QCoreApplication::translate("main", "Theme: light or dark."), QStringLiteral("THEME"));
+    const QCommandLineOption dataDir(QStringLiteral("data-dir"), QCoreApplication::translate("main", "Keep chats and settings in DIR."), QStringLiteral("DIR"));
+    const QCommandLineOption page(QStringLiteral("page"), QCoreApplication::translate("main", "Open PAGE first: chat, models, telemetry or settings."), QStringLiteral("PAGE"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QCoreApplication::translate("main", "Write a PNG of the window to FILE and quit."), QStringLiteral("FILE"));
+    const QCommandLineOption demoPrompt(QStringLiteral("demo-prompt"), QCoreApplication::translate("main", "Send TEXT as a message at start."), QStringLiteral("TEXT"));
+    const QCommandLineOption quitAfter(QStringLiteral("quit-after"), QCoreApplication::translate("main", "Quit after MS milliseconds."), QStringLiteral("MS"));
+    parser.addOptions({version, model, device, lang, theme, dataDir, page, screenshot, demoPrompt, quitAfter});
+
+    AppOptions out;
+    if (!parser.parse(arguments)) {
+        out.error = parser.errorText();
+        return out;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        out.error = parser.helpText();
+        return out;
+    }
+    out.showVersion = parser.isSet(version);
+    out.modelPath = parser.value(model);
+    out.device = parser.value(device);
+    out.language = parser.value(lang);
+    out.theme = parser.value(theme);
+    out.dataDir = parser.value(dataDir);
+    out.page = parser.value(page);
+    out.screenshotPath = parser.value(screenshot);
+    out.demoPrompt = parser.value(demoPrompt);
+    out.quitAfterMs = parser.value(quitAfter).toInt();
+
+    static const QRegularExpression deviceRe(QStringLiteral("^(cpu|cuda(:\\d+)?)$"));
+    if (!out.device.isEmpty() && !deviceRe.match(out.device).hasMatch())
+        out.error = QCoreApplication::translate("main", "Unknown device '%1': use cpu or cuda[:N].").arg(out.device);
+    if (!out.language.isEmpty() && !QStringList{"en", "nl", "de"}.contains(out.language))
+        out.error = QCoreApplication::translate("main", "Unknown language '%1': use en, nl or de.").arg(out.language);
+    if (!out.theme.isEmpty() && !QStringList{"light", "dark", "system"}.contains(out.theme))
+        out.error = QCoreApplication::translate("main", "Unknown theme '%1': use light or dark.").arg(out.theme);
+    if (!out.page.isEmpty() && !QStringList{"chat", "models", "telemetry", "settings"}.contains(out.page))
+        out.error = QCoreApplication::translate("main", "Unknown page '%1'.").arg(out.page);
+    return out;
+}

@@ -1,0 +1,21 @@
+// Command-line options of exl-studio, for users, scripts and tests.
+#pragma once
+#include <QString>
+#include <QStringList>
+
+struct AppOptions {
+    QString modelPath;       // --model DIR: load at start
+    QString device;          // --device cpu|cuda[:N]; empty: the best available
+    QString language;        // --lang en|nl|de; empty: the saved setting
+    QString theme;           // --theme light|dark; empty: the saved setting
+    QString dataDir;         // --data-dir DIR: chats and settings
+    QString page;            // --page chat|models|telemetry|settings: the page shown first
+    QString screenshotPath;  // --screenshot FILE: write a PNG of the window, then quit
+    QString demoPrompt;      // --demo-prompt TEXT: send a message at start (screenshots)
+    int quitAfterMs = 0;     // --quit-after MS
+    bool showVersion = false;
+    QString error;           // non-empty: the options were invalid
+};
+
+// Parses `arguments` (argv, program name first).
+AppOptions parseAppOptions(const QStringList &arguments);

@@ -1,0 +1,7 @@
+// Runs exl-studio in an existing QApplication: options, the QML scene, the start-up steps,
+// and the --screenshot / --quit-after helpers used by scripts, tests and CI.
+#pragma once
+
+class QApplication;
+
+int runStudio(QApplication &app);

@@ -1,0 +1,102 @@
+// The main window: a tab bar for the four pages, the CPU banner, and the keyboard shortcuts.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+import ExlStudio
+
+ApplicationWindow {
+    id: window
+    required property AppContext app
+
+    width: 1280
+    height: 800
+    visible: true
+    title: qsTr("EXL Studio")
+    font.pointSize: app.settings.fontSize
+
+    Material.theme: app.settings.theme === "dark" ? Material.Dark
+                  : app.settings.theme === "light" ? Material.Light : Material.System
+    Material.accent: Material.Teal
+    Material.primary: Material.BlueGrey
+
+    readonly property var pageNames: ["chat", "models", "telemetry", "settings"]
+
+    function showPage(name) {
+        const index = pageNames.indexOf(name)
+        if (index >= 0)
+            tabs.currentIndex = index
+    }
+
+    Component.onCompleted: showPage(app.initialPage)
+
+    Shortcut { sequence: "Ctrl+N"; onActivated: { window.showPage("chat"); window.app.chat.openConversation(0) } }
+    Shortcut { sequence: "Ctrl+F"; onActivated: { window.showPage("chat"); chatPage.focusSearch() } }
+    Shortcut { sequence: "Ctrl+,"; onActivated: window.showPage("settings") }
+    Shortcut { sequence: "Ctrl+L"; onActivated: { window.showPage("chat"); chatPage.focusInput() } }
+    Shortcut { sequence: "Esc"; enabled: window.app.chat.busy; onActivated: window.app.chat.stop() }
+
+    header: ToolBar {
+        RowLayout {
+            anchors.fill: parent
+            spacing: 8
+            Label {
+                text: qsTr("EXL Studio")
+                font.bold: true
+                font.pointSize: window.font.pointSize + 2
+                Layout.leftMargin: 16
+            }
+            TabBar {
+                id: tabs
+                Layout.fillWidth: true
+                TabButton { text: qsTr("Chat"); Accessible.name: text }
+                TabButton { text: qsTr("Models"); Accessible.name: text }
+                TabButton { text: qsTr("Telemetry"); Accessible.name: text }
+                TabButton { text: qsTr("Settings"); Accessible.name: text }
+            }
+            Label {
+                text: window.app.models.loadedModelName.length > 0
+                      ? qsTr("%1 on %2").arg(window.app.models.loadedModelName).arg(window.app.deviceName)
+                      : qsTr("No model loaded")
+                elide: Text.ElideRight
+                Layout.maximumWidth: 360
+                Layout.rightMargin: 16
+            }
+        }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        Banner {
+            Layout.fillWidth: true
+            visible: window.app.onCpu
+            tone: "warning"
+            text: qsTr("No CUDA device found: running on the CPU backend. Replies will be slow.")
+        }
+        Banner {
+            Layout.fillWidth: true
+            visible: window.app.simulated
+            tone: "info"
+            text: qsTr("Simulated engine: replies, speeds and memory figures are made up until the engine is connected.")
+        }
+        Banner {
+            Layout.fillWidth: true
+            visible: window.app.storageError.length > 0
+            tone: "error"
+            text: qsTr("Chats cannot be saved: %1").arg(window.app.storageError)
+        }
+
+        StackLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            currentIndex: tabs.currentIndex
+
+            ChatPage { id: chatPage; app: window.app }
+            ModelsPage { app: window.app }
+            TelemetryPage { app: window.app }
+            SettingsPage { app: window.app }
+        }
+    }
+}

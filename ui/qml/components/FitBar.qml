@@ -1,0 +1,67 @@
+// The VRAM fit readout: a stacked bar (weights, cache, scratch, free), the verdict, the
+// largest context that fits and the bound decode speed. Disabled without a planner.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+ColumnLayout {
+    id: root
+    property var fit: ({})
+    property bool onCpu: false
+    readonly property bool available: fit.available === true
+    readonly property real total: available ? Math.max(fit.deviceGiB, fit.usedGiB) : 1
+
+    enabled: available
+    spacing: 6
+
+    Rectangle {
+        Layout.fillWidth: true
+        Layout.preferredHeight: 28
+        radius: 4
+        color: "#e0e0e0"
+        clip: true
+        Accessible.role: Accessible.Chart
+        Accessible.name: verdict.text
+        Row {
+            anchors.fill: parent
+            Rectangle { height: parent.height; width: root.available ? parent.width * root.fit.weightsGiB / root.total : 0; color: "#00897b" }
+            Rectangle { height: parent.height; width: root.available ? parent.width * root.fit.cacheGiB / root.total : 0; color: "#5c6bc0" }
+            Rectangle { height: parent.height; width: root.available ? parent.width * root.fit.scratchGiB / root.total : 0; color: "#ffa726" }
+        }
+    }
+    RowLayout {
+        spacing: 14
+        Repeater {
+            model: [
+                { name: qsTr("Weights"), color: "#00897b", key: "weightsGiB" },
+                { name: qsTr("Cache"), color: "#5c6bc0", key: "cacheGiB" },
+                { name: qsTr("Scratch"), color: "#ffa726", key: "scratchGiB" },
+                { name: qsTr("Free"), color: "#e0e0e0", key: "freeGiB" }
+            ]
+            delegate: RowLayout {
+                required property var modelData
+                spacing: 4
+                Rectangle { width: 10; height: 10; radius: 2; color: modelData.color }
+                Label { text: qsTr("%1 %2 GiB").arg(modelData.name).arg(root.available ? root.fit[modelData.key].toFixed(1) : "–") }
+            }
+        }
+    }
+    Label {
+        id: verdict
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        font.bold: true
+        color: !root.available ? Material.foreground : root.fit.fits ? "#2e7d32" : "#c62828"
+        text: !root.available ? qsTr("The memory planner is not available yet.")
+              : root.fit.fits ? qsTr("Fits: %1 of %2 GiB on %3.").arg(root.fit.usedGiB.toFixed(1)).arg(root.fit.deviceGiB.toFixed(0))
+                                .arg(root.onCpu ? qsTr("system memory") : qsTr("the GPU"))
+              : qsTr("Does not fit: needs %1 of %2 GiB.").arg(root.fit.usedGiB.toFixed(1)).arg(root.fit.deviceGiB.toFixed(0))
+    }
+    Label {
+        visible: root.available
+        text: qsTr("Largest context that fits: %1 tokens · bound decode speed %2 tok/s")
+              .arg(root.available ? root.fit.largestContext : 0)
+              .arg(root.available ? root.fit.boundTokensPerSecond.toFixed(0) : 0)
+    }
+}

@@ -1,0 +1,107 @@
+// One message: Markdown text (code blocks in monospace), and its actions: copy, edit (user
+// messages; branches the conversation), regenerate (the last reply).
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+import ExlStudio
+
+Item {
+    id: bubble
+    required property ChatViewModel chat
+    required property int index
+    required property string role
+    required property string text
+    required property bool streaming
+    required property bool stopped
+    required property var stats
+
+    readonly property bool fromUser: role === "user"
+    property bool editing: false
+
+    implicitHeight: card.implicitHeight
+
+    Pane {
+        id: card
+        width: Math.min(bubble.width * 0.85, Math.max(body.implicitWidth, actions.implicitWidth) + 32)
+        anchors.right: bubble.fromUser ? bubble.right : undefined
+        padding: 12
+        Material.elevation: bubble.fromUser ? 0 : 1
+        Material.background: bubble.fromUser ? Material.color(Material.Teal, Material.theme === Material.Dark ? Material.Shade800 : Material.Shade50)
+                                             : undefined
+
+        ColumnLayout {
+            anchors.fill: parent
+            spacing: 6
+
+            TextEdit {
+                id: body
+                visible: !bubble.editing
+                Layout.fillWidth: true
+                Layout.preferredWidth: Math.min(implicitWidth, bubble.width * 0.85 - 32)
+                text: bubble.text + (bubble.streaming ? " ▍" : "")
+                textFormat: TextEdit.MarkdownText
+                wrapMode: TextEdit.Wrap
+                readOnly: true
+                selectByMouse: true
+                color: Material.foreground
+                Accessible.role: Accessible.StaticText
+                Accessible.name: bubble.text
+            }
+            TextArea {
+                id: editor
+                visible: bubble.editing
+                Layout.fillWidth: true
+                Layout.preferredWidth: 480
+                wrapMode: TextArea.Wrap
+                Accessible.name: qsTr("Edit message")
+            }
+            ReplyStats {
+                visible: !bubble.fromUser && !bubble.streaming
+                stats: bubble.stats
+                stopped: bubble.stopped
+            }
+            RowLayout {
+                id: actions
+                spacing: 4
+                visible: !bubble.streaming
+                Button {
+                    flat: true
+                    text: qsTr("Copy")
+                    Accessible.name: qsTr("Copy message")
+                    onClicked: { clipboardHelper.text = bubble.text; clipboardHelper.selectAll(); clipboardHelper.copy() }
+                }
+                Button {
+                    flat: true
+                    visible: bubble.fromUser && !bubble.editing
+                    text: qsTr("Edit")
+                    Accessible.name: qsTr("Edit message")
+                    onClicked: { editor.text = bubble.text; bubble.editing = true; editor.forceActiveFocus() }
+                }
+                Button {
+                    flat: true
+                    visible: bubble.editing
+                    text: qsTr("Send edited")
+                    Accessible.name: text
+                    onClicked: { bubble.editing = false; bubble.chat.editMessage(bubble.index, editor.text) }
+                }
+                Button {
+                    flat: true
+                    visible: bubble.editing
+                    text: qsTr("Cancel")
+                    Accessible.name: text
+                    onClicked: bubble.editing = false
+                }
+                Button {
+                    flat: true
+                    visible: !bubble.fromUser && bubble.index === bubble.chat.rowCount() - 1 && bubble.chat.canRegenerate
+                    text: qsTr("Regenerate")
+                    Accessible.name: text
+                    onClicked: bubble.chat.regenerate()
+                }
+            }
+        }
+    }
+
+    TextEdit { id: clipboardHelper; visible: false }
+}

@@ -1,0 +1,37 @@
+// One model in the list: name, architecture, parameters, bpw, head bits, size, native context.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+ItemDelegate {
+    id: row
+    required property int index
+    required property string name
+    required property string architecture
+    required property real parameters
+    required property real bpw
+    required property real headBits
+    required property real sizeBytes
+    required property int nativeContext
+    required property bool loaded
+    property bool selected: false
+    signal activated()
+
+    highlighted: selected
+    onClicked: activated()
+    Accessible.name: name
+
+    contentItem: ColumnLayout {
+        spacing: 2
+        RowLayout {
+            Label { text: row.name; font.bold: true; Layout.fillWidth: true; elide: Text.ElideRight }
+            Label { visible: row.loaded; text: qsTr("loaded"); color: "#00897b" }
+        }
+        Label {
+            opacity: 0.7
+            text: qsTr("%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context")
+                  .arg(row.architecture).arg((row.parameters / 1e9).toFixed(1)).arg(row.bpw.toFixed(2))
+                  .arg(row.headBits).arg((row.sizeBytes / 1e9).toFixed(1)).arg(Math.round(row.nativeContext / 1024))
+        }
+    }
+}

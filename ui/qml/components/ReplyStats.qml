@@ -1,0 +1,23 @@
+// The statistics line under a reply: tokens, time to first token, prefill and decode speed.
+import QtQuick
+import QtQuick.Controls
+
+Label {
+    property var stats: ({})
+    property bool stopped: false
+
+    opacity: 0.65
+    font.pointSize: Math.max(7, font.pointSize - 2)
+    text: {
+        const parts = []
+        if (stats && stats.generatedTokens !== undefined) {
+            parts.push(qsTr("%n token(s)", "", stats.generatedTokens))
+            parts.push(qsTr("first token %1 ms").arg(Math.round(stats.timeToFirstTokenMs)))
+            parts.push(qsTr("prefill %1 tok/s").arg(Math.round(stats.prefillTokensPerSecond)))
+            parts.push(qsTr("decode %1 tok/s").arg(stats.decodeTokensPerSecond.toFixed(1)))
+        }
+        if (stopped)
+            parts.push(qsTr("stopped"))
+        return parts.join(" · ")
+    }
+}

@@ -1,0 +1,121 @@
+// The models page: the model list on the left; load settings, the VRAM fit and load/unload on
+// the right.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import ExlStudio
+
+Item {
+    id: page
+    required property AppContext app
+    readonly property ModelManager models: app.models
+
+    RowLayout {
+        anchors.fill: parent
+        anchors.margins: 12
+        spacing: 16
+
+        ColumnLayout {
+            Layout.preferredWidth: 520
+            Layout.fillHeight: true
+            Label { text: qsTr("Models"); font.bold: true }
+            ListView {
+                id: list
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                clip: true
+                model: page.models
+                currentIndex: page.models.currentIndex
+                ScrollBar.vertical: ScrollBar {}
+                delegate: ModelRow {
+                    width: list.width
+                    selected: ListView.isCurrentItem
+                    onActivated: page.models.currentIndex = index
+                }
+            }
+        }
+
+        ScrollView {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            contentWidth: availableWidth
+
+            ColumnLayout {
+                width: parent.width
+                spacing: 10
+
+                Label { text: qsTr("Load settings"); font.bold: true }
+                LabeledSlider {
+                    Layout.fillWidth: true
+                    label: qsTr("Bits per weight (what-if)")
+                    from: 2.5; to: 8.0; stepSize: 0.25
+                    value: page.models.bpw
+                    valueText: qsTr("%1 bpw").arg(value.toFixed(2))
+                    onMoved: v => page.models.bpw = v
+                }
+                LabeledSlider {
+                    Layout.fillWidth: true
+                    label: qsTr("Context length")
+                    from: 512; to: page.models.maxContextLength; stepSize: 512
+                    value: page.models.contextLength
+                    valueText: qsTr("%1 tokens").arg(Number(value).toLocaleString(Qt.locale(), "f", 0))
+                    onMoved: v => page.models.contextLength = v
+                }
+                LabeledSlider {
+                    Layout.fillWidth: true
+                    label: qsTr("Cache type")
+                    from: 0; to: page.models.cacheTypeNames.length - 1; stepSize: 1
+                    value: page.models.cacheType
+                    valueText: page.models.cacheTypeNames[value] ?? ""
+                    onMoved: v => page.models.cacheType = v
+                }
+                LabeledSlider {
+                    Layout.fillWidth: true
+                    label: qsTr("Draft tokens")
+                    from: 0; to: 8; stepSize: 1
+                    value: page.models.draftTokens
+                    valueText: value === 0 ? qsTr("off") : String(value)
+                    onMoved: v => page.models.draftTokens = v
+                }
+
+                Label { text: qsTr("Memory fit"); font.bold: true; Layout.topMargin: 8 }
+                FitBar {
+                    Layout.fillWidth: true
+                    fit: page.models.fit
+                    onCpu: page.app.onCpu
+                }
+
+                RowLayout {
+                    Layout.topMargin: 8
+                    spacing: 8
+                    Button {
+                        text: qsTr("Load")
+                        highlighted: true
+                        enabled: !page.models.loading && page.models.currentIndex >= 0
+                        Accessible.name: qsTr("Load the selected model")
+                        onClicked: page.models.load()
+                    }
+                    Button {
+                        text: qsTr("Unload")
+                        enabled: !page.models.loading && page.models.loadedModelName.length > 0
+                        Accessible.name: qsTr("Unload the model")
+                        onClicked: page.models.unload()
+                    }
+                    ProgressBar {
+                        Layout.preferredWidth: 200
+                        visible: page.models.loading
+                        value: page.models.loadProgress
+                        Accessible.name: qsTr("Loading progress")
+                    }
+                }
+                Label {
+                    Layout.fillWidth: true
+                    visible: page.models.loadError.length > 0
+                    text: qsTr("Loading failed: %1").arg(page.models.loadError)
+                    color: "#c62828"
+                    wrapMode: Text.Wrap
+                }
+            }
+        }
+    }
+}

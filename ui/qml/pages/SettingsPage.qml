@@ -1,0 +1,110 @@
+// Settings: sampling (with presets), chunk size, theme, language and font size.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import ExlStudio
+
+ScrollView {
+    id: page
+    required property AppContext app
+    readonly property SettingsViewModel settings: app.settings
+    contentWidth: availableWidth
+
+    ColumnLayout {
+        width: Math.min(page.availableWidth - 24, 720)
+        x: 12
+        spacing: 10
+
+        Label { text: qsTr("Sampling"); font.bold: true; Layout.topMargin: 12 }
+        RowLayout {
+            spacing: 8
+            Label { text: qsTr("Preset") }
+            Button { text: qsTr("Balanced"); Accessible.name: text; onClicked: page.settings.applyPreset("balanced") }
+            Button { text: qsTr("Precise"); Accessible.name: text; onClicked: page.settings.applyPreset("precise") }
+            Button { text: qsTr("Creative"); Accessible.name: text; onClicked: page.settings.applyPreset("creative") }
+        }
+        LabeledSlider {
+            Layout.fillWidth: true
+            label: qsTr("Temperature"); from: 0; to: 2; stepSize: 0.05
+            value: page.settings.temperature; valueText: value.toFixed(2)
+            onMoved: v => page.settings.temperature = v
+        }
+        LabeledSlider {
+            Layout.fillWidth: true
+            label: qsTr("Top-k"); from: 0; to: 200; stepSize: 1
+            value: page.settings.topK; valueText: value === 0 ? qsTr("off") : String(value)
+            onMoved: v => page.settings.topK = v
+        }
+        LabeledSlider {
+            Layout.fillWidth: true
+            label: qsTr("Top-p"); from: 0; to: 1; stepSize: 0.01
+            value: page.settings.topP; valueText: value.toFixed(2)
+            onMoved: v => page.settings.topP = v
+        }
+        LabeledSlider {
+            Layout.fillWidth: true
+            label: qsTr("Min-p"); from: 0; to: 0.5; stepSize: 0.01
+            value: page.settings.minP; valueText: value.toFixed(2)
+            onMoved: v => page.settings.minP = v
+        }
+        LabeledSlider {
+            Layout.fillWidth: true
+            label: qsTr("Repetition penalty"); from: 1; to: 2; stepSize: 0.01
+            value: page.settings.repetitionPenalty; valueText: value.toFixed(2)
+            onMoved: v => page.settings.repetitionPenalty = v
+        }
+        RowLayout {
+            Label { text: qsTr("Seed (-1 for random)"); Layout.fillWidth: true }
+            SpinBox {
+                from: -1; to: 2147483647; editable: true
+                value: page.settings.seed
+                Accessible.name: qsTr("Seed")
+                onValueModified: page.settings.seed = value
+            }
+        }
+
+        Label { text: qsTr("Engine"); font.bold: true; Layout.topMargin: 12 }
+        LabeledSlider {
+            Layout.fillWidth: true
+            label: qsTr("Max chunk size"); from: 64; to: 8192; stepSize: 64
+            value: page.settings.maxChunkSize; valueText: qsTr("%1 tokens").arg(value)
+            onMoved: v => page.settings.maxChunkSize = v
+        }
+
+        Label { text: qsTr("Appearance"); font.bold: true; Layout.topMargin: 12 }
+        RowLayout {
+            Label { text: qsTr("Theme"); Layout.fillWidth: true }
+            ComboBox {
+                id: themeBox
+                textRole: "text"; valueRole: "value"
+                model: [{ value: "system", text: qsTr("System") }, { value: "light", text: qsTr("Light") },
+                        { value: "dark", text: qsTr("Dark") }]
+                Component.onCompleted: currentIndex = indexOfValue(page.settings.theme)
+                onActivated: page.settings.theme = currentValue
+                Accessible.name: qsTr("Theme")
+            }
+        }
+        RowLayout {
+            Label { text: qsTr("Language"); Layout.fillWidth: true }
+            ComboBox {
+                textRole: "text"; valueRole: "value"
+                // Each language is named in itself.
+                model: [{ value: "en", text: "English" }, { value: "nl", text: "Nederlands" }, { value: "de", text: "Deutsch" }]
+                Component.onCompleted: currentIndex = indexOfValue(page.settings.language)
+                onActivated: page.settings.language = currentValue
+                Accessible.name: qsTr("Language")
+            }
+        }
+        LabeledSlider {
+            Layout.fillWidth: true
+            label: qsTr("Font size"); from: 8; to: 24; stepSize: 1
+            value: page.settings.fontSize; valueText: qsTr("%1 pt").arg(value)
+            onMoved: v => page.settings.fontSize = v
+        }
+        Label {
+            Layout.topMargin: 12
+            opacity: 0.6
+            text: qsTr("EXL Studio %1 · chats and settings stay on this computer.").arg(page.app.version)
+        }
+    }
+}

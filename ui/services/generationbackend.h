@@ -1,0 +1,36 @@
+// What the inference worker drives, one step at a time, on the inference thread. The fake
+// (scripted tokens) and the engine-backed implementation both implement it; the worker adds
+// batching, cancellation, statistics and telemetry around it.
+#pragma once
+#include <QString>
+#include <functional>
+#include <optional>
+
+#include "inferencetypes.h"
+
+class GenerationBackend
+{
+public:
+    virtual ~GenerationBackend() = default;
+
+    virtual QString deviceName() const = 0;
+    virtual QList<ModelInfo> availableModels() const = 0;
+
+    // Loads a model; on failure returns LoadResult{ok = false, errorMessage}. `progress` is
+    // called with fractions in [0, 1].
+    virtual LoadResult load(const QString &path, const LoadOptions &options,
+                            const std::function<void(double)> &progress) = 0;
+    virtual void unload() = 0;
+    virtual bool loaded() const = 0;
+
+    // Formats and prefills the conversation; returns the number of prompt tokens.
+    virtual int prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) = 0;
+    // One decode step: the new text (possibly empty for a partial UTF-8 sequence), or nullopt
+    // when the reply is complete.
+    virtual std::optional<QString> decodeStep() = 0;
+
+    // Memory and the bandwidth-bound speed, for telemetry (cheap; called a few times a second).
+    virtual qint64 vramUsedBytes() const = 0;
+    virtual qint64 vramTotalBytes() const = 0;
+    virtual double boundTokensPerSecond() const = 0;
+};

@@ -1,0 +1,92 @@
+// Value types that cross the thread boundary between the inference worker and the GUI.
+// They are plain copyable structs, delivered through queued signals; the worker never sees
+// a Qt model.
+#pragma once
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+
+
+// One turn of a conversation as the inference service sees it.
+struct ChatTurn {
+    QString role;  // "system", "user" or "assistant"
+    QString text;
+};
+
+// Cache element type of the KV cache, as offered by the engine.
+enum class CacheKind { Fp16, Fp8, Q8, Q6, Q4 };
+
+struct LoadOptions {
+    int contextLength = 4096;
+    CacheKind cacheKind = CacheKind::Fp16;
+    int draftTokens = 0;
+    QString draftModelPath;
+};
+
+struct SamplingSettings {
+    double temperature = 0.7;
+    int topK = 40;
+    double topP = 0.9;
+    double minP = 0.05;
+    double repetitionPenalty = 1.05;
+    int seed = -1;  // -1: random
+    int maxNewTokens = 1024;
+};
+
+// What the model list shows about a model folder.
+struct ModelInfo {
+    QString path;
+    QString name;
+    QString architecture;
+    qint64 parameters = 0;
+    double bpw = 0.0;
+    double headBits = 16.0;
+    qint64 sizeBytes = 0;
+    int nativeContext = 0;
+};
+
+// A batch of decoded text for one generation request.
+struct TokenBatch {
+    quint64 requestId = 0;
+    QString text;
+    int tokenCount = 0;
+};
+
+struct GenerationStats {
+    quint64 requestId = 0;
+    int promptTokens = 0;
+    int generatedTokens = 0;
+    double timeToFirstTokenMs = 0.0;
+    double prefillTokensPerSecond = 0.0;
+    double decodeTokensPerSecond = 0.0;
+    bool cancelled = false;
+};
+
+struct TelemetrySample {
+    double timeSeconds = 0.0;             // since the service started
+    double decodeTokensPerSecond = 0.0;   // observed
+    double prefillTokensPerSecond = 0.0;  // observed, 0 outside prefill
+    double boundTokensPerSecond = 0.0;    // bandwidth-bound decode speed for the loaded model
+    qint64 vramUsedBytes = 0;
+    qint64 vramTotalBytes = 0;            // 0 on the CPU backend
+};
+
+struct LoadResult {
+    bool ok = false;
+    ModelInfo info;
+    QString errorMessage;
+};
+
+QString cacheKindName(CacheKind kind);
+
+
+
+Q_DECLARE_METATYPE(ChatTurn)
+Q_DECLARE_METATYPE(LoadOptions)
+Q_DECLARE_METATYPE(SamplingSettings)
+Q_DECLARE_METATYPE(ModelInfo)
+Q_DECLARE_METATYPE(TokenBatch)
+Q_DECLARE_METATYPE(GenerationStats)
+Q_DECLARE_METATYPE(TelemetrySample)
+Q_DECLARE_METATYPE(LoadResult)

@@ -1,0 +1,28 @@
+// Collects decoded text on the inference thread and releases it at most `maxRate` times per
+// second, so the GUI thread receives a bounded number of updates however fast the engine is.
+#pragma once
+#include <QString>
+#include <optional>
+
+struct PendingText {
+    QString text;
+    int tokenCount = 0;
+};
+
+class TokenBatcher
+{
+public:
+    explicit TokenBatcher(int maxRate = 60);
+
+    // Adds one decoded piece at time `nowMs`; returns a batch when one is due.
+    std::optional<PendingText> push(const QString &piece, qint64 nowMs);
+    // Returns whatever is held (end of generation or cancel); nullopt when nothing is held.
+    std::optional<PendingText> flush(qint64 nowMs);
+    void reset();
+    qint64 intervalMs() const { return m_intervalMs; }
+
+private:
+    qint64 m_intervalMs;
+    std::optional<qint64> m_lastFlushMs;
+    PendingText m_pending;
+};

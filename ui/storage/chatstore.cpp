@@ -1,0 +1,299 @@
+#include "chatstore.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QUuid>
+
+#include "migrations.h"
+
+namespace {
+QString statsToJson(const QVariantMap &stats)
+{
+    return stats.isEmpty() ? QString()
+                           : QString::fromUtf8(QJsonDocument(QJsonObject::fromVariantMap(stats)).toJson(QJsonDocument::Compact));
+}
+
+QVariantMap statsFromJson(const QString &json)
+{
+    return json.isEmpty() ? QVariantMap() : QJsonDocument::fromJson(json.toUtf8()).object().toVariantMap();
+}
+
+// Commits on commit(); rolls back when it goes out of scope without one.
+class Transaction
+{
+public:
+    explicit Transaction(QSqlDatabase db) : m_db(db), m_active(m_db.transaction()) {}
+    ~Transaction()
+    {
+        if (m_active)
+            m_db.rollback();
+    }
+    bool active() const { return m_active; }
+    bool commit()
+    {
+        m_active = false;
+        return m_db.commit();
+    }
+
+private:
+    QSqlDatabase m_db;
+    bool m_active;
+};
+}  // namespace
+
+ChatStore::ChatStore()
+    : m_connectionName(QStringLiteral("chatstore-") + QUuid::createUuid().toString(QUuid::WithoutBraces))
+{
+}
+
+ChatStore::~ChatStore()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+        if (db.isOpen())
+            db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connectionName);
+}
+
+bool ChatStore::open(const QString &filePath)
+{
+    QSqlDatabase db = QSqlDatabase::contains(m_connectionName) ? QSqlDatabase::database(m_connectionName, false)
+                                                               : QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
+    db.setDatabaseName(filePath);
+    if (!db.open()) {
+        m_lastError = db.lastError().text();
+        return false;
+    }
+    // WAL: readers never block the writer and a crash mid-write keeps the last commit.
+    return exec(QStringLiteral("PRAGMA journal_mode=WAL")) && exec(QStringLiteral("PRAGMA foreign_keys=ON"))
+        && exec(QStringLiteral("PRAGMA synchronous=NORMAL")) && migrate();
+}
+
+bool ChatStore::isOpen() const
+{
+    return QSqlDatabase::database(m_connectionName, false).isOpen();
+}
+
+int ChatStore::schemaVersion() const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    return q.exec(QStringLiteral("PRAGMA user_version")) && q.next() ? q.value(0).toInt() : -1;
+}
+
+QString ChatStore::integrityCheck() const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    return q.exec(QStringLiteral("PRAGMA integrity_check")) && q.next() ? q.value(0).toString() : q.lastError().text();
+}
+
+bool ChatStore::migrate()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    const int from = schemaVersion();
+    if (from > kSchemaVersion) {
+        m_lastError = QStringLiteral("The chat database was written by a newer version (schema %1).").arg(from);
+        return false;
+    }
+    // One transaction per step: a failed step leaves the database at the previous version.
+    for (int version = from + 1; version <= kSchemaVersion; ++version) {
+        Transaction tx(db);
+        for (const QString &sql : migrationSteps(version)) {
+            if (!exec(sql))
+                return false;
+        }
+        if (!exec(QStringLiteral("PRAGMA user_version = %1").arg(version)) || !tx.commit()) {
+            m_lastError = db.lastError().text();
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ChatStore::exec(const QString &sql)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    if (!q.exec(sql)) {
+        m_lastError = q.lastError().text();
+        return false;
+    }
+    return true;
+}
+
+bool ChatStore::touch(qint64 conversationId)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(QStringLiteral("UPDATE conversations SET updated_at = ? WHERE id = ?"));
+    q.addBindValue(QDateTime::currentMSecsSinceEpoch());
+    q.addBindValue(conversationId);
+    return q.exec();
+}
+
+qint64 ChatStore::createConversation(const QString &title, const QString &systemPrompt)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(QStringLiteral("INSERT INTO conversations (title, system_prompt, created_at, updated_at) VALUES (?, ?, ?, ?)"));
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    q.addBindValue(title);
+    q.addBindValue(systemPrompt);
+    q.addBindValue(now);
+    q.addBindValue(now);
+    if (!q.exec()) {
+        m_lastError = q.lastError().text();
+        return 0;
+    }
+    return q.lastInsertId().toLongLong();
+}
+
+bool ChatStore::renameConversation(qint64 id, const QString &title)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(QStringLiteral("UPDATE conversations SET title = ? WHERE id = ?"));
+    q.addBindValue(title);
+    q.addBindValue(id);
+    return q.exec() && q.numRowsAffected() == 1;
+}
+
+bool ChatStore::setSystemPrompt(qint64 id, const QString &systemPrompt)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(QStringLiteral("UPDATE conversations SET system_prompt = ? WHERE id = ?"));
+    q.addBindValue(systemPrompt);
+    q.addBindValue(id);
+    return q.exec() && q.numRowsAffected() == 1;
+}
+
+bool ChatStore::deleteConversation(qint64 id)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    Transaction tx(db);
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("DELETE FROM messages WHERE conversation_id = ?"));
+    q.addBindValue(id);
+    if (!q.exec())
+        return false;
+    q.prepare(QStringLiteral("DELETE FROM conversations WHERE id = ?"));
+    q.addBindValue(id);
+    return q.exec() && q.numRowsAffected() == 1 && tx.commit();
+}
+
+QList<StoredConversation> ChatStore::conversations(const QString &search) const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    QString sql = QStringLiteral("SELECT id, title, system_prompt, updated_at FROM conversations");
+    if (!search.isEmpty())
+        sql += QStringLiteral(" WHERE title LIKE ?1 ESCAPE '\\' OR id IN "
+                              "(SELECT conversation_id FROM messages WHERE text LIKE ?1 ESCAPE '\\')");
+    q.prepare(sql + QStringLiteral(" ORDER BY updated_at DESC, id DESC"));
+    if (!search.isEmpty()) {
+        QString escaped = search;
+        escaped.replace('\\', QStringLiteral("\\\\")).replace('%', QStringLiteral("\\%")).replace('_', QStringLiteral("\\_"));
+        q.addBindValue('%' + escaped + '%');
+    }
+    QList<StoredConversation> out;
+    if (!q.exec())
+        return out;
+    while (q.next())
+        out.append({q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(),
+                    QDateTime::fromMSecsSinceEpoch(q.value(3).toLongLong())});
+    return out;
+}
+
+StoredConversation ChatStore::conversation(qint64 id) const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(QStringLiteral("SELECT id, title, system_prompt, updated_at FROM conversations WHERE id = ?"));
+    q.addBindValue(id);
+    if (!q.exec() || !q.next())
+        return {};
+    return {q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(),
+            QDateTime::fromMSecsSinceEpoch(q.value(3).toLongLong())};
+}
+
+QList<StoredMessage> ChatStore::messages(qint64 conversationId) const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(QStringLiteral("SELECT id, role, text, stats_json FROM messages WHERE conversation_id = ? ORDER BY position"));
+    q.addBindValue(conversationId);
+    QList<StoredMessage> out;
+    if (!q.exec())
+        return out;
+    while (q.next())
+        out.append({q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(),
+                    statsFromJson(q.value(3).toString())});
+    return out;
+}
+
+qint64 ChatStore::appendMessage(qint64 conversationId, const StoredMessage &message)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    Transaction tx(db);
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("INSERT INTO messages (conversation_id, position, role, text, stats_json) VALUES "
+                             "(?1, (SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?1), ?2, ?3, ?4)"));
+    q.addBindValue(conversationId);
+    q.addBindValue(message.role);
+    q.addBindValue(message.text);
+    q.addBindValue(statsToJson(message.stats));
+    if (!q.exec()) {
+        m_lastError = q.lastError().text();
+        return 0;
+    }
+    const qint64 id = q.lastInsertId().toLongLong();
+    return touch(conversationId) && tx.commit() ? id : 0;
+}
+
+bool ChatStore::updateMessage(qint64 messageId, const QString &text, const QVariantMap &stats)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(QStringLiteral("UPDATE messages SET text = ?, stats_json = ? WHERE id = ?"));
+    q.addBindValue(text);
+    q.addBindValue(statsToJson(stats));
+    q.addBindValue(messageId);
+    if (!q.exec()) {
+        m_lastError = q.lastError().text();
+        return false;
+    }
+    return q.numRowsAffected() == 1;
+}
+
+bool ChatStore::replaceMessages(qint64 conversationId, QList<StoredMessage> &messages)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    Transaction tx(db);
+    if (!tx.active()) {
+        m_lastError = db.lastError().text();
+        return false;
+    }
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("DELETE FROM messages WHERE conversation_id = ?"));
+    q.addBindValue(conversationId);
+    if (!q.exec()) {
+        m_lastError = q.lastError().text();
+        return false;
+    }
+    QList<qint64> ids;
+    q.prepare(QStringLiteral("INSERT INTO messages (conversation_id, position, role, text, stats_json) VALUES (?, ?, ?, ?, ?)"));
+    for (int i = 0; i < messages.size(); ++i) {
+        q.addBindValue(conversationId);
+        q.addBindValue(i);
+        q.addBindValue(messages[i].role);
+        q.addBindValue(messages[i].text);
+        q.addBindValue(statsToJson(messages[i].stats));
+        if (!q.exec()) {
+            m_lastError = q.lastError().text();
+            return false;  // the transaction rolls back: the previous messages stay
+        }
+        ids.append(q.lastInsertId().toLongLong());
+    }
+    if (!touch(conversationId) || !tx.commit()) {
+        m_lastError = db.lastError().text();
+        return false;
+    }
+    for (int i = 0; i < messages.size(); ++i)
+        messages[i].id = ids[i];
+    return true;
+}

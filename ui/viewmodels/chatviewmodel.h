@@ -1,0 +1,86 @@
+// The open conversation: its messages (a list model for the chat view), the streaming
+// assistant reply, and send / stop / regenerate / edit. Owns no thread: tokens arrive as
+// queued batches from the InferenceService and are appended here, on the GUI thread.
+#pragma once
+#include <QAbstractListModel>
+#include <QPointer>
+#include <QtQml/qqmlregistration.h>
+
+#include "services/inferencetypes.h"
+#include "storage/chatstore.h"
+
+class InferenceService;
+class SettingsViewModel;
+
+class ChatViewModel : public QAbstractListModel
+{
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    Q_PROPERTY(bool busy READ busy NOTIFY busyChanged)
+    Q_PROPERTY(qint64 conversationId READ conversationId NOTIFY conversationChanged)
+    Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY conversationChanged)
+    Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
+    Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY canRegenerateChanged)
+public:
+    enum Roles { RoleRole = Qt::UserRole + 1, TextRole, StreamingRole, StoppedRole, StatsRole };
+    Q_ENUM(Roles)
+
+    ChatViewModel(InferenceService *service, ChatStore *store, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    bool busy() const { return m_activeRequest != 0; }
+    qint64 conversationId() const { return m_conversationId; }
+    QString systemPrompt() const { return m_systemPrompt; }
+    void setSystemPrompt(const QString &prompt);
+    QString lastError() const { return m_lastError; }
+    bool canRegenerate() const;
+    void setSampling(const SamplingSettings &settings) { m_sampling = settings; }
+
+    // Opens a stored conversation (0: a new, empty one that is stored on the first send).
+    Q_INVOKABLE void openConversation(qint64 id);
+    Q_INVOKABLE bool send(const QString &text);
+    Q_INVOKABLE void stop();
+    Q_INVOKABLE bool regenerate();
+    // Replaces the user message at `row`, drops everything after it and asks again.
+    Q_INVOKABLE bool editMessage(int row, const QString &text);
+    Q_INVOKABLE QString messageText(int row) const;
+
+Q_SIGNALS:
+    void busyChanged();
+    void conversationChanged();
+    void conversationStored(qint64 id);  // a new conversation got its first message
+    void lastErrorChanged();
+    void canRegenerateChanged();
+    void replyFinished();
+
+private:
+    struct Message {
+        StoredMessage stored;
+        bool streaming = false;
+        bool stopped = false;
+    };
+
+    void startReply();
+    void finishReply(const GenerationStats &stats, bool stopped);
+    void onTokens(const TokenBatch &batch);
+    void onFinished(const GenerationStats &stats);
+    void onError(quint64 requestId, const QString &message);
+    void setError(const QString &message);
+    void setActiveRequest(quint64 id);
+    bool persistAll();
+    QList<ChatTurn> turns() const;
+
+    QPointer<InferenceService> m_service;
+    ChatStore *m_store;
+    QList<Message> m_messages;
+    qint64 m_conversationId = 0;
+    QString m_systemPrompt;
+    QString m_lastError;
+    SamplingSettings m_sampling;
+    quint64 m_activeRequest = 0;
+    int m_batchesSinceSave = 0;
+};

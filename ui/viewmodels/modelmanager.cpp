@@ -1,0 +1,225 @@
+#include "modelmanager.h"
+
+#include <qcoro/qcorosignal.h>
+
+#include "services/inferenceservice.h"
+
+namespace {
+constexpr int kMinContext = 512;
+constexpr int kMaxDraftTokens = 8;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+}  // namespace
+
+ModelManager::ModelManager(InferenceService *service, std::unique_ptr<VramPlanner> planner, QObject *parent)
+    : QAbstractListModel(parent)
+    , m_service(service)
+    , m_planner(std::move(planner))
+    , m_models(service->availableModels())
+{
+    connect(service, &InferenceService::loadProgress, this, [this](double fraction) {
+        m_loadProgress = fraction;
+        Q_EMIT loadProgressChanged();
+    });
+    connect(service, &InferenceService::modelUnloaded, this, [this] {
+        m_loaded.reset();
+        Q_EMIT loadedModelChanged();
+        if (!m_models.isEmpty())
+            Q_EMIT dataChanged(index(0), index(int(m_models.size()) - 1), {LoadedRole});
+    });
+    if (!m_models.isEmpty())
+        setCurrentIndex(0);
+    updateFit();
+}
+
+ModelManager::~ModelManager() = default;
+
+int ModelManager::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_models.size());
+}
+
+QVariant ModelManager::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const ModelInfo &m = m_models.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+    case NameRole: return m.name;
+    case PathRole: return m.path;
+    case ArchitectureRole: return m.architecture;
+    case ParametersRole: return double(m.parameters);
+    case BpwRole: return m.bpw;
+    case HeadBitsRole: return m.headBits;
+    case SizeRole: return double(m.sizeBytes);
+    case NativeContextRole: return m.nativeContext;
+    case LoadedRole: return m_loaded && m_loaded->path == m.path;
+    default: return {};
+    }
+}
+
+QHash<int, QByteArray> ModelManager::roleNames() const
+{
+    return {{NameRole, "name"}, {PathRole, "path"}, {ArchitectureRole, "architecture"},
+            {ParametersRole, "parameters"}, {BpwRole, "bpw"}, {HeadBitsRole, "headBits"},
+            {SizeRole, "sizeBytes"}, {NativeContextRole, "nativeContext"}, {LoadedRole, "loaded"}};
+}
+
+void ModelManager::setCurrentIndex(int index)
+{
+    if (index < -1 || index >= m_models.size() || index == m_currentIndex)
+        return;
+    m_currentIndex = index;
+    if (index >= 0) {
+        m_bpw = m_models.at(index).bpw;
+        m_options.contextLength = std::clamp(m_options.contextLength, kMinContext, maxContextLength());
+    }
+    Q_EMIT currentIndexChanged();
+    Q_EMIT settingsChanged();
+    updateFit();
+}
+
+void ModelManager::setBpw(double bpw)
+{
+    bpw = std::clamp(bpw, 2.0, 8.0);
+    if (qFuzzyCompare(bpw, m_bpw))
+        return;
+    m_bpw = bpw;
+    Q_EMIT settingsChanged();
+    updateFit();
+}
+
+void ModelManager::setContextLength(int tokens)
+{
+    tokens = std::clamp(tokens, kMinContext, maxContextLength());
+    if (tokens == m_options.contextLength)
+        return;
+    m_options.contextLength = tokens;
+    Q_EMIT settingsChanged();
+    updateFit();
+}
+
+int ModelManager::maxContextLength() const
+{
+    const int native = m_currentIndex >= 0 ? m_models.at(m_currentIndex).nativeContext : 0;
+    return native > 0 ? native : 131072;
+}
+
+void ModelManager::setCacheType(int type)
+{
+    if (type < int(CacheKind::Fp16) || type > int(CacheKind::Q4) || type == cacheType())
+        return;
+    m_options.cacheKind = CacheKind(type);
+    Q_EMIT settingsChanged();
+    updateFit();
+}
+
+QStringList ModelManager::cacheTypeNames() const
+{
+    QStringList names;
+    for (int i = int(CacheKind::Fp16); i <= int(CacheKind::Q4); ++i)
+        names.append(cacheKindName(CacheKind(i)));
+    return names;
+}
+
+void ModelManager::setDraftTokens(int count)
+{
+    count = std::clamp(count, 0, kMaxDraftTokens);
+    if (count == m_options.draftTokens)
+        return;
+    m_options.draftTokens = count;
+    Q_EMIT settingsChanged();
+    updateFit();
+}
+
+QString ModelManager::deviceName() const
+{
+    return m_service ? m_service->deviceName() : QString();
+}
+
+bool ModelManager::onCpu() const
+{
+    return m_service && m_service->onCpu();
+}
+
+QCoro::Task<bool> ModelManager::loadSelected()
+{
+    if (m_loading || m_currentIndex < 0 || !m_service)
+        co_return false;
+    QPointer<ModelManager> self(this);
+    QPointer<InferenceService> service = m_service;
+    setLoadError({});
+    setLoading(true);
+    service->loadModel(m_models.at(m_currentIndex).path, m_options);
+    const LoadResult result = co_await qCoro(service.data(), &InferenceService::loadFinished);
+    if (!self)
+        co_return false;  // the page went away while the model was loading
+    setLoading(false);
+    if (!result.ok) {
+        setLoadError(result.errorMessage);
+        co_return false;
+    }
+    m_loaded = result.info;
+    Q_EMIT loadedModelChanged();
+    Q_EMIT dataChanged(index(0), index(int(m_models.size()) - 1), {LoadedRole});
+    co_return true;
+}
+
+void ModelManager::unload()
+{
+    if (m_service && m_loaded)
+        m_service->unloadModel();
+}
+
+int ModelManager::indexOfPath(const QString &path) const
+{
+    for (int i = 0; i < m_models.size(); ++i) {
+        if (m_models.at(i).path == path)
+            return i;
+    }
+    return -1;
+}
+
+void ModelManager::updateFit()
+{
+    QVariantMap fit;
+    VramPlan plan;
+    if (m_currentIndex >= 0)
+        plan = m_planner->plan({m_models.at(m_currentIndex), m_bpw, m_options.contextLength, m_options.cacheKind,
+                                m_options.draftTokens});
+    fit.insert(QStringLiteral("available"), plan.available);
+    if (plan.available) {
+        const qint64 used = plan.weightsBytes + plan.cacheBytes + plan.scratchBytes;
+        fit.insert(QStringLiteral("weightsGiB"), plan.weightsBytes / kGiB);
+        fit.insert(QStringLiteral("cacheGiB"), plan.cacheBytes / kGiB);
+        fit.insert(QStringLiteral("scratchGiB"), plan.scratchBytes / kGiB);
+        fit.insert(QStringLiteral("usedGiB"), used / kGiB);
+        fit.insert(QStringLiteral("deviceGiB"), plan.deviceBytes / kGiB);
+        fit.insert(QStringLiteral("freeGiB"), std::max<qint64>(0, plan.deviceBytes - used) / kGiB);
+        fit.insert(QStringLiteral("fits"), plan.fits);
+        fit.insert(QStringLiteral("largestContext"), plan.largestContextThatFits);
+        fit.insert(QStringLiteral("boundTokensPerSecond"), plan.boundTokensPerSecond);
+    }
+    if (fit != m_fit) {
+        m_fit = fit;
+        Q_EMIT fitChanged();
+    }
+}
+
+void ModelManager::setLoading(bool loading)
+{
+    if (loading == m_loading)
+        return;
+    m_loading = loading;
+    m_loadProgress = 0.0;
+    Q_EMIT loadingChanged();
+    Q_EMIT loadProgressChanged();
+}
+
+void ModelManager::setLoadError(const QString &message)
+{
+    if (message == m_loadError)
+        return;
+    m_loadError = message;
+    Q_EMIT loadErrorChanged();
+}

@@ -1,0 +1,98 @@
+// The models page: the list of model folders, the selection, load/unload with progress and
+// errors, and the load settings (context length, cache type, draft tokens) with the VRAM fit
+// readout from the VramPlanner.
+#pragma once
+#include <QAbstractListModel>
+#include <QPointer>
+#include <QtQml/qqmlregistration.h>
+#include <memory>
+#include <qcoro/qcorotask.h>
+
+#include "services/inferencetypes.h"
+#include "services/vramplanner.h"
+
+class InferenceService;
+
+class ModelManager : public QAbstractListModel
+{
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    Q_PROPERTY(int currentIndex READ currentIndex WRITE setCurrentIndex NOTIFY currentIndexChanged)
+    Q_PROPERTY(double bpw READ bpw WRITE setBpw NOTIFY settingsChanged)
+    Q_PROPERTY(int contextLength READ contextLength WRITE setContextLength NOTIFY settingsChanged)
+    Q_PROPERTY(int maxContextLength READ maxContextLength NOTIFY currentIndexChanged)
+    Q_PROPERTY(int cacheType READ cacheType WRITE setCacheType NOTIFY settingsChanged)
+    Q_PROPERTY(QStringList cacheTypeNames READ cacheTypeNames CONSTANT)
+    Q_PROPERTY(int draftTokens READ draftTokens WRITE setDraftTokens NOTIFY settingsChanged)
+    Q_PROPERTY(QVariantMap fit READ fit NOTIFY fitChanged)
+    Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
+    Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
+    Q_PROPERTY(QString loadedModelName READ loadedModelName NOTIFY loadedModelChanged)
+    Q_PROPERTY(QString loadError READ loadError NOTIFY loadErrorChanged)
+    Q_PROPERTY(QString deviceName READ deviceName CONSTANT)
+    Q_PROPERTY(bool onCpu READ onCpu CONSTANT)
+public:
+    enum Roles { NameRole = Qt::UserRole + 1, PathRole, ArchitectureRole, ParametersRole, BpwRole, HeadBitsRole,
+                 SizeRole, NativeContextRole, LoadedRole };
+
+    ModelManager(InferenceService *service, std::unique_ptr<VramPlanner> planner, QObject *parent = nullptr);
+    ~ModelManager() override;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    int currentIndex() const { return m_currentIndex; }
+    void setCurrentIndex(int index);
+    double bpw() const { return m_bpw; }
+    void setBpw(double bpw);
+    int contextLength() const { return m_options.contextLength; }
+    void setContextLength(int tokens);
+    int maxContextLength() const;
+    int cacheType() const { return int(m_options.cacheKind); }
+    void setCacheType(int type);
+    QStringList cacheTypeNames() const;
+    int draftTokens() const { return m_options.draftTokens; }
+    void setDraftTokens(int count);
+    QVariantMap fit() const { return m_fit; }
+    bool loading() const { return m_loading; }
+    double loadProgress() const { return m_loadProgress; }
+    QString loadedModelName() const { return m_loaded ? m_loaded->name : QString(); }
+    QString loadError() const { return m_loadError; }
+    QString deviceName() const;
+    bool onCpu() const;
+    LoadOptions loadOptions() const { return m_options; }
+
+    // Loads the selected model; the returned task completes when the load has finished.
+    Q_INVOKABLE void load() { loadSelected(); }
+    QCoro::Task<bool> loadSelected();
+    Q_INVOKABLE void unload();
+    Q_INVOKABLE int indexOfPath(const QString &path) const;
+
+Q_SIGNALS:
+    void currentIndexChanged();
+    void settingsChanged();
+    void fitChanged();
+    void loadingChanged();
+    void loadProgressChanged();
+    void loadedModelChanged();
+    void loadErrorChanged();
+
+private:
+    void updateFit();
+    void setLoading(bool loading);
+    void setLoadError(const QString &message);
+
+    QPointer<InferenceService> m_service;
+    std::unique_ptr<VramPlanner> m_planner;
+    QList<ModelInfo> m_models;
+    int m_currentIndex = -1;
+    double m_bpw = 0.0;
+    LoadOptions m_options;
+    QVariantMap m_fit;
+    bool m_loading = false;
+    double m_loadProgress = 0.0;
+    std::optional<ModelInfo> m_loaded;
+    QString m_loadError;
+};

@@ -1,0 +1,176 @@
+#include "settingsviewmodel.h"
+
+namespace {
+const QStringList kThemes{QStringLiteral("light"), QStringLiteral("dark"), QStringLiteral("system")};
+const QStringList kLanguages{QStringLiteral("en"), QStringLiteral("nl"), QStringLiteral("de")};
+
+SamplingSettings preset(const QString &name)
+{
+    SamplingSettings s;
+    if (name == QLatin1String("precise")) {
+        s.temperature = 0.2;
+        s.topK = 20;
+        s.topP = 0.8;
+        s.minP = 0.1;
+    } else if (name == QLatin1String("creative")) {
+        s.temperature = 1.1;
+        s.topK = 100;
+        s.topP = 0.97;
+        s.minP = 0.02;
+        s.repetitionPenalty = 1.0;
+    }
+    return s;
+}
+}  // namespace
+
+SettingsViewModel::SettingsViewModel(const QString &filePath, QObject *parent)
+    : QObject(parent)
+{
+    if (filePath.isEmpty())
+        return;
+    m_settings = std::make_unique<QSettings>(filePath, QSettings::IniFormat);
+    QSettings &s = *m_settings;
+    m_sampling.temperature = std::clamp(s.value("sampling/temperature", m_sampling.temperature).toDouble(), 0.0, 2.0);
+    m_sampling.topK = std::clamp(s.value("sampling/topK", m_sampling.topK).toInt(), 0, 1000);
+    m_sampling.topP = std::clamp(s.value("sampling/topP", m_sampling.topP).toDouble(), 0.0, 1.0);
+    m_sampling.minP = std::clamp(s.value("sampling/minP", m_sampling.minP).toDouble(), 0.0, 1.0);
+    m_sampling.repetitionPenalty = std::clamp(s.value("sampling/repetitionPenalty", m_sampling.repetitionPenalty).toDouble(), 1.0, 2.0);
+    m_sampling.seed = s.value("sampling/seed", m_sampling.seed).toInt();
+    m_maxChunkSize = std::clamp(s.value("engine/maxChunkSize", m_maxChunkSize).toInt(), 64, 8192);
+    const QString theme = s.value("ui/theme", m_theme).toString();
+    m_theme = kThemes.contains(theme) ? theme : m_theme;
+    const QString language = s.value("ui/language", m_language).toString();
+    m_language = kLanguages.contains(language) ? language : m_language;
+    m_fontSize = std::clamp(s.value("ui/fontSize", m_fontSize).toInt(), 8, 24);
+}
+
+void SettingsViewModel::setTemperature(double value)
+{
+    SamplingSettings s = m_sampling;
+    s.temperature = std::clamp(value, 0.0, 2.0);
+    setSampling(s);
+}
+
+void SettingsViewModel::setTopK(int value)
+{
+    SamplingSettings s = m_sampling;
+    s.topK = std::clamp(value, 0, 1000);
+    setSampling(s);
+}
+
+void SettingsViewModel::setTopP(double value)
+{
+    SamplingSettings s = m_sampling;
+    s.topP = std::clamp(value, 0.0, 1.0);
+    setSampling(s);
+}
+
+void SettingsViewModel::setMinP(double value)
+{
+    SamplingSettings s = m_sampling;
+    s.minP = std::clamp(value, 0.0, 1.0);
+    setSampling(s);
+}
+
+void SettingsViewModel::setRepetitionPenalty(double value)
+{
+    SamplingSettings s = m_sampling;
+    s.repetitionPenalty = std::clamp(value, 1.0, 2.0);
+    setSampling(s);
+}
+
+void SettingsViewModel::setSeed(int value)
+{
+    SamplingSettings s = m_sampling;
+    s.seed = std::max(-1, value);
+    setSampling(s);
+}
+
+void SettingsViewModel::setMaxChunkSize(int value)
+{
+    value = std::clamp(value, 64, 8192);
+    if (value == m_maxChunkSize)
+        return;
+    m_maxChunkSize = value;
+    save();
+    Q_EMIT maxChunkSizeChanged();
+}
+
+void SettingsViewModel::setTheme(const QString &theme)
+{
+    if (!kThemes.contains(theme) || theme == m_theme)
+        return;
+    m_theme = theme;
+    save();
+    Q_EMIT themeChanged();
+}
+
+void SettingsViewModel::setLanguage(const QString &language)
+{
+    if (!kLanguages.contains(language) || language == m_language)
+        return;
+    m_language = language;
+    save();
+    Q_EMIT languageChanged();
+}
+
+void SettingsViewModel::setFontSize(int points)
+{
+    points = std::clamp(points, 8, 24);
+    if (points == m_fontSize)
+        return;
+    m_fontSize = points;
+    save();
+    Q_EMIT fontSizeChanged();
+}
+
+QStringList SettingsViewModel::presetNames() const
+{
+    return {QStringLiteral("balanced"), QStringLiteral("precise"), QStringLiteral("creative")};
+}
+
+bool SettingsViewModel::applyPreset(const QString &name)
+{
+    if (!presetNames().contains(name))
+        return false;
+    SamplingSettings s = preset(name);
+    s.seed = m_sampling.seed;
+    s.maxNewTokens = m_sampling.maxNewTokens;
+    setSampling(s);
+    return true;
+}
+
+void SettingsViewModel::resetSampling()
+{
+    setSampling(SamplingSettings{});
+}
+
+void SettingsViewModel::setSampling(const SamplingSettings &sampling)
+{
+    const SamplingSettings &o = m_sampling;
+    if (qFuzzyCompare(o.temperature + 1, sampling.temperature + 1) && o.topK == sampling.topK
+        && qFuzzyCompare(o.topP + 1, sampling.topP + 1) && qFuzzyCompare(o.minP + 1, sampling.minP + 1)
+        && qFuzzyCompare(o.repetitionPenalty, sampling.repetitionPenalty) && o.seed == sampling.seed)
+        return;
+    m_sampling = sampling;
+    save();
+    Q_EMIT samplingChanged();
+}
+
+void SettingsViewModel::save()
+{
+    if (!m_settings)
+        return;
+    QSettings &s = *m_settings;
+    s.setValue("sampling/temperature", m_sampling.temperature);
+    s.setValue("sampling/topK", m_sampling.topK);
+    s.setValue("sampling/topP", m_sampling.topP);
+    s.setValue("sampling/minP", m_sampling.minP);
+    s.setValue("sampling/repetitionPenalty", m_sampling.repetitionPenalty);
+    s.setValue("sampling/seed", m_sampling.seed);
+    s.setValue("engine/maxChunkSize", m_maxChunkSize);
+    s.setValue("ui/theme", m_theme);
+    s.setValue("ui/language", m_language);
+    s.setValue("ui/fontSize", m_fontSize);
+    s.sync();
+}

@@ -1,0 +1,75 @@
+// User settings: sampling, chunk size, theme, language and font size. Stored in
+// settings.ini in the data directory; every change is written at once.
+#pragma once
+#include <QObject>
+#include <QSettings>
+#include <QtQml/qqmlregistration.h>
+#include <memory>
+
+#include "services/inferencetypes.h"
+
+class SettingsViewModel : public QObject
+{
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY samplingChanged)
+    Q_PROPERTY(int topK READ topK WRITE setTopK NOTIFY samplingChanged)
+    Q_PROPERTY(double topP READ topP WRITE setTopP NOTIFY samplingChanged)
+    Q_PROPERTY(double minP READ minP WRITE setMinP NOTIFY samplingChanged)
+    Q_PROPERTY(double repetitionPenalty READ repetitionPenalty WRITE setRepetitionPenalty NOTIFY samplingChanged)
+    Q_PROPERTY(int seed READ seed WRITE setSeed NOTIFY samplingChanged)
+    Q_PROPERTY(int maxChunkSize READ maxChunkSize WRITE setMaxChunkSize NOTIFY maxChunkSizeChanged)
+    Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
+    Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
+    Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY fontSizeChanged)
+    Q_PROPERTY(QStringList presetNames READ presetNames CONSTANT)
+public:
+    // `filePath` empty: settings live in memory only (tests).
+    explicit SettingsViewModel(const QString &filePath = {}, QObject *parent = nullptr);
+
+    SamplingSettings sampling() const { return m_sampling; }
+    double temperature() const { return m_sampling.temperature; }
+    void setTemperature(double value);
+    int topK() const { return m_sampling.topK; }
+    void setTopK(int value);
+    double topP() const { return m_sampling.topP; }
+    void setTopP(double value);
+    double minP() const { return m_sampling.minP; }
+    void setMinP(double value);
+    double repetitionPenalty() const { return m_sampling.repetitionPenalty; }
+    void setRepetitionPenalty(double value);
+    int seed() const { return m_sampling.seed; }
+    void setSeed(int value);
+    int maxChunkSize() const { return m_maxChunkSize; }
+    void setMaxChunkSize(int value);
+    QString theme() const { return m_theme; }
+    void setTheme(const QString &theme);  // "light", "dark" or "system"
+    QString language() const { return m_language; }
+    void setLanguage(const QString &language);  // "en", "nl" or "de"
+    int fontSize() const { return m_fontSize; }
+    void setFontSize(int points);
+    QStringList presetNames() const;
+
+    // Sampling presets: "balanced", "precise", "creative".
+    Q_INVOKABLE bool applyPreset(const QString &name);
+    Q_INVOKABLE void resetSampling();
+
+Q_SIGNALS:
+    void samplingChanged();
+    void maxChunkSizeChanged();
+    void themeChanged();
+    void languageChanged();
+    void fontSizeChanged();
+
+private:
+    void setSampling(const SamplingSettings &sampling);
+    void save();
+
+    std::unique_ptr<QSettings> m_settings;
+    SamplingSettings m_sampling;
+    int m_maxChunkSize = 2048;
+    QString m_theme = QStringLiteral("system");
+    QString m_language = QStringLiteral("en");
+    int m_fontSize = 11;
+};
