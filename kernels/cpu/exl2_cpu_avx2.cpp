@@ -63,40 +63,83 @@ EXL_AVX2 inline __m256 load_scales(const Exl2Weight& w, const Exl2Prep& P, int g
   return _mm256_i32gather_ps(P.scale_tab.data() + g * 16, idx, 4);
 }
 
+#define EXL_INLINE __attribute__((always_inline)) inline
+
+// acc[r][I % NA] += q(row I) * x[r][I] for one 8-column slice of one 32-row chunk; several
+// accumulators per activation row hide the FMA latency.
+template <int B, int M, int NA, int I>
+EXL_AVX2 EXL_INLINE void fma_one(const __m256i* w, const float* x, std::int64_t xs, __m256 (&acc)[M][NA]) {
+  const __m256 f = extract<B, I>(w);
+  acc[0][I % NA] = _mm256_fmadd_ps(f, _mm256_broadcast_ss(x + I), acc[0][I % NA]);
+  if constexpr (M > 1) acc[1][I % NA] = _mm256_fmadd_ps(f, _mm256_broadcast_ss(x + xs + I), acc[1][I % NA]);
+  if constexpr (M > 2) acc[2][I % NA] = _mm256_fmadd_ps(f, _mm256_broadcast_ss(x + 2 * xs + I), acc[2][I % NA]);
+}
+
+template <int B, int M, int NA, int... I>
+EXL_AVX2 EXL_INLINE void fma_chunk(const __m256i* w, const float* x, std::int64_t xs, __m256 (&acc)[M][NA],
+                                   std::integer_sequence<int, I...>) {
+  (fma_one<B, M, NA, I>(w, x, xs, acc), ...);
+}
+
+// sum[r] = sum over the group's rows of q * x[r] for the 8 columns at wp (packed words of the
+// group's first chunk); x points at the group's first row of activation row 0.
+template <int B, int M>
+EXL_AVX2 void group_slice(const std::uint32_t* wp, std::int64_t n_pad, int rows, const float* x, std::int64_t xs,
+                          __m256* sum) {
+  constexpr int NA = M == 1 ? 4 : 2;
+  __m256 acc[M][NA];
+  for (int r = 0; r < M; ++r)
+    for (int a = 0; a < NA; ++a) acc[r][a] = _mm256_setzero_ps();
+  for (int c0 = 0; c0 < rows; c0 += 32, wp += B * n_pad) {
+    __m256i w[B];
+    for (int j = 0; j < B; ++j) w[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + j * n_pad));
+    fma_chunk<B, M, NA>(w, x + c0, xs, acc, std::make_integer_sequence<int, 32>());
+  }
+  for (int r = 0; r < M; ++r) {
+    __m256 t = acc[r][0];
+    for (int a = 1; a < NA; ++a) t = _mm256_add_ps(t, acc[r][a]);
+    sum[r] = t;
+  }
+}
+
+template <int M>
+EXL_AVX2 void group_slice_any(int bits, const std::uint32_t* wp, std::int64_t n_pad, int rows, const float* x,
+                              std::int64_t xs, __m256* sum) {
+  switch (bits) {
+    case 2: group_slice<2, M>(wp, n_pad, rows, x, xs, sum); break;
+    case 3: group_slice<3, M>(wp, n_pad, rows, x, xs, sum); break;
+    case 4: group_slice<4, M>(wp, n_pad, rows, x, xs, sum); break;
+    case 5: group_slice<5, M>(wp, n_pad, rows, x, xs, sum); break;
+    case 6: group_slice<6, M>(wp, n_pad, rows, x, xs, sum); break;
+    case 8: group_slice<8, M>(wp, n_pad, rows, x, xs, sum); break;
+    default:
+      for (int r = 0; r < M; ++r) sum[r] = _mm256_setzero_ps();
+      break;
+  }
+}
+
 template <int M>
 EXL_AVX2 void gemv_rows(const Exl2Weight& w, const Exl2Prep& P, int r0, int n0, float* yt) {
   const int G = int(P.groups.size());
-  __m256 yacc[M][4];
-  for (int r = 0; r < M; ++r)
-    for (int v = 0; v < 4; ++v) yacc[r][v] = _mm256_setzero_ps();
-  alignas(32) __m256 vals[4][32];
+  alignas(32) float yacc[M][k_tile] = {};
   for (int g = 0; g < G; ++g) {
     const Exl2Group& gr = P.groups[g];
-    __m256 ga[M][4];
-    for (int r = 0; r < M; ++r)
-      for (int v = 0; v < 4; ++v) ga[r][v] = _mm256_setzero_ps();
-    for (int c0 = 0; c0 < gr.rows; c0 += 32) {
-      decode_chunk(gr.bits, w.q_weight + std::int64_t(gr.first_qrow + c0 / 32 * gr.bits) * w.n_pad + n0, w.n_pad,
-                   vals);
-      const float* xr = P.xp.data() + std::int64_t(r0) * w.k + gr.first_row + c0;
-      for (int i = 0; i < 32; ++i) {
-        for (int r = 0; r < M; ++r) {
-          const __m256 xb = _mm256_broadcast_ss(xr + std::int64_t(r) * w.k + i);
-          for (int v = 0; v < 4; ++v) ga[r][v] = _mm256_fmadd_ps(vals[v][i], xb, ga[r][v]);
-        }
-      }
-    }
+    const std::uint32_t* wp = w.q_weight + std::int64_t(gr.first_qrow) * w.n_pad + n0;
+    const float* xr = P.xp.data() + std::int64_t(r0) * w.k + gr.first_row;
     const float z = float(1 << (gr.bits - 1));
     for (int v = 0; v < 4; ++v) {
+      __m256 sum[M];
+      group_slice_any<M>(gr.bits, wp + 8 * v, w.n_pad, gr.rows, xr, w.k, sum);
       const __m256 sc = load_scales(w, P, g, n0, v);
       for (int r = 0; r < M; ++r) {
         const __m256 zx = _mm256_set1_ps(z * P.xsum[std::size_t(r0 + r) * G + g]);
-        yacc[r][v] = _mm256_fmadd_ps(sc, _mm256_sub_ps(ga[r][v], zx), yacc[r][v]);
+        float* yp = yacc[r] + 8 * v;
+        _mm256_store_ps(yp, _mm256_fmadd_ps(sc, _mm256_sub_ps(sum[r], zx), _mm256_load_ps(yp)));
       }
     }
   }
   for (int r = 0; r < M; ++r)
-    for (int v = 0; v < 4; ++v) _mm256_storeu_ps(yt + std::int64_t(r0 + r) * k_tile + 8 * v, yacc[r][v]);
+    for (int c = 0; c < k_tile; ++c) yt[std::int64_t(r0 + r) * k_tile + c] = yacc[r][c];
 }
 
 EXL_AVX2 void dequant_block(const Exl2Weight& w, const Exl2Prep& P, int n0, int row0, int rows, float* buf) {

@@ -4,7 +4,7 @@
 // Tolerances: the CPU kernel multiplies integer (q - z) by the activations and applies the fp16
 // scale once per group (like the GPU kernel, spec §2.7), so it does not round each weight to
 // fp16 as the reference's dequantized matrix does. Against the exact product computed here in
-// double from the unrounded (q - z) * scale: relative L2 <= 2e-6, max abs <= 2e-5 * (1 + max).
+// double from the unrounded (q - z) * scale: relative L2 <= 1e-5, max abs <= 2e-5 * (1 + max).
 // Against exl2_matmul_ref (fp16 weight rounding, <= 2^-11 relative per weight): relative L2
 // <= 2e-3.
 #include <cstdint>
@@ -56,7 +56,7 @@ void check_layer(const test::Exl2RandomLayer& L, int m, std::uint32_t seed) {
       CHECK_MSG(dr.ref_max > 0.0, "reference output is all zero");
       CHECK_MSG(dr.rel_l2 <= 2e-3, "vs reference: rel_l2=" << dr.rel_l2);
       const test::Diff d = test::compare(out.data(), exact.data(), out.size());
-      CHECK_MSG(d.rel_l2 <= 2e-6 && d.max_abs <= 2e-5 * (1.0 + d.ref_max),
+      CHECK_MSG(d.rel_l2 <= 1e-5 && d.max_abs <= 2e-5 * (1.0 + d.ref_max),
                 "k=" << w.k << " n=" << w.n << " m=" << m << " simd=" << simd << " threads=" << threads
                      << " rel_l2=" << d.rel_l2 << " max_abs=" << d.max_abs);
     }
