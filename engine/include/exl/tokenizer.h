@@ -48,18 +48,26 @@ class Tokenizer {
 };
 
 // Incremental decoder for streaming: push ids one by one and get the new text; never emits half
-// a UTF-8 character (incomplete sequences are held until completed or flushed).
+// a UTF-8 character (incomplete sequences are held until completed or flushed). The text pushed
+// out, concatenated, equals decode() of all ids. Each push decodes only a short window of recent
+// ids (the last emitted token for context plus those held), so the cost per id is O(1) amortised.
 class StreamDecoder {
  public:
   explicit StreamDecoder(std::shared_ptr<const Tokenizer> tok, bool skip_special = true);
   std::string push(std::int32_t id);
   std::string flush();  // whatever is held, with invalid bytes as U+FFFD
+  // Ids pushed but whose text has not been emitted yet.
+  std::size_t held() const { return ids_.size() - read_; }
 
  private:
+  std::string decode_range(std::size_t begin, std::size_t end) const;
+  void advance(std::size_t new_read);
+
   std::shared_ptr<const Tokenizer> tok_;
   bool skip_special_;
-  std::vector<std::int32_t> ids_;
-  std::size_t emitted_bytes_ = 0;
+  std::vector<std::int32_t> ids_;  // window: ids_[prefix_, read_) emitted context, [read_, end) held
+  std::size_t prefix_ = 0;
+  std::size_t read_ = 0;
 };
 
 }  // namespace exl
