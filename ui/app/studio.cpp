@@ -42,6 +42,7 @@ int runStudio(QApplication &app)
     QQuickStyle::setStyle(QStringLiteral("Material"));
     std::unique_ptr<AppContext> context = AppContext::createDefault(options);
     QQmlApplicationEngine engine;
+    engine.addImportPath(QStringLiteral("qrc:/"));  // the ExlStudio module's qmldir
     context->attach(&engine);
     engine.setInitialProperties({{QStringLiteral("app"), QVariant::fromValue(context.get())}});
     engine.load(QUrl(QStringLiteral("qrc:/ExlStudio/qml/Main.qml")));

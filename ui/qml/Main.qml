@@ -49,6 +49,10 @@ ApplicationWindow {
             TabBar {
                 id: tabs
                 Layout.fillWidth: true
+                // Tabs sit on the tool bar: its colours, not the page's.
+                Material.background: "transparent"
+                Material.foreground: "white"
+                Material.accent: "white"
                 TabButton { text: qsTr("Chat"); Accessible.name: text }
                 TabButton { text: qsTr("Models"); Accessible.name: text }
                 TabButton { text: qsTr("Telemetry"); Accessible.name: text }

@@ -12,13 +12,19 @@
 namespace {
 QString statsToJson(const QVariantMap &stats)
 {
-    return stats.isEmpty() ? QString()
+    return stats.isEmpty() ? QStringLiteral("")
                            : QString::fromUtf8(QJsonDocument(QJsonObject::fromVariantMap(stats)).toJson(QJsonDocument::Compact));
 }
 
 QVariantMap statsFromJson(const QString &json)
 {
     return json.isEmpty() ? QVariantMap() : QJsonDocument::fromJson(json.toUtf8()).object().toVariantMap();
+}
+
+// Qt binds a null QString as SQL NULL; the schema wants empty text instead.
+QString text(const QString &s)
+{
+    return s.isNull() ? QStringLiteral("") : s;
 }
 
 // Commits on commit(); rolls back when it goes out of scope without one.
@@ -137,8 +143,8 @@ qint64 ChatStore::createConversation(const QString &title, const QString &system
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(QStringLiteral("INSERT INTO conversations (title, system_prompt, created_at, updated_at) VALUES (?, ?, ?, ?)"));
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    q.addBindValue(title);
-    q.addBindValue(systemPrompt);
+    q.addBindValue(text(title));
+    q.addBindValue(text(systemPrompt));
     q.addBindValue(now);
     q.addBindValue(now);
     if (!q.exec()) {
@@ -152,7 +158,7 @@ bool ChatStore::renameConversation(qint64 id, const QString &title)
 {
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(QStringLiteral("UPDATE conversations SET title = ? WHERE id = ?"));
-    q.addBindValue(title);
+    q.addBindValue(text(title));
     q.addBindValue(id);
     return q.exec() && q.numRowsAffected() == 1;
 }
@@ -161,7 +167,7 @@ bool ChatStore::setSystemPrompt(qint64 id, const QString &systemPrompt)
 {
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(QStringLiteral("UPDATE conversations SET system_prompt = ? WHERE id = ?"));
-    q.addBindValue(systemPrompt);
+    q.addBindValue(text(systemPrompt));
     q.addBindValue(id);
     return q.exec() && q.numRowsAffected() == 1;
 }
@@ -185,12 +191,13 @@ QList<StoredConversation> ChatStore::conversations(const QString &search) const
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     QString sql = QStringLiteral("SELECT id, title, system_prompt, updated_at FROM conversations");
     if (!search.isEmpty())
-        sql += QStringLiteral(" WHERE title LIKE ?1 ESCAPE '\\' OR id IN "
-                              "(SELECT conversation_id FROM messages WHERE text LIKE ?1 ESCAPE '\\')");
+        sql += QStringLiteral(" WHERE title LIKE ? ESCAPE '\\' OR id IN "
+                              "(SELECT conversation_id FROM messages WHERE text LIKE ? ESCAPE '\\')");
     q.prepare(sql + QStringLiteral(" ORDER BY updated_at DESC, id DESC"));
     if (!search.isEmpty()) {
         QString escaped = search;
         escaped.replace('\\', QStringLiteral("\\\\")).replace('%', QStringLiteral("\\%")).replace('_', QStringLiteral("\\_"));
+        q.addBindValue('%' + escaped + '%');
         q.addBindValue('%' + escaped + '%');
     }
     QList<StoredConversation> out;
@@ -233,10 +240,11 @@ qint64 ChatStore::appendMessage(qint64 conversationId, const StoredMessage &mess
     Transaction tx(db);
     QSqlQuery q(db);
     q.prepare(QStringLiteral("INSERT INTO messages (conversation_id, position, role, text, stats_json) VALUES "
-                             "(?1, (SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?1), ?2, ?3, ?4)"));
+                             "(?, (SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?), ?, ?, ?)"));
     q.addBindValue(conversationId);
-    q.addBindValue(message.role);
-    q.addBindValue(message.text);
+    q.addBindValue(conversationId);
+    q.addBindValue(text(message.role));
+    q.addBindValue(text(message.text));
     q.addBindValue(statsToJson(message.stats));
     if (!q.exec()) {
         m_lastError = q.lastError().text();
@@ -250,7 +258,7 @@ bool ChatStore::updateMessage(qint64 messageId, const QString &text, const QVari
 {
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(QStringLiteral("UPDATE messages SET text = ?, stats_json = ? WHERE id = ?"));
-    q.addBindValue(text);
+    q.addBindValue(::text(text));
     q.addBindValue(statsToJson(stats));
     q.addBindValue(messageId);
     if (!q.exec()) {
@@ -280,8 +288,8 @@ bool ChatStore::replaceMessages(qint64 conversationId, QList<StoredMessage> &mes
     for (int i = 0; i < messages.size(); ++i) {
         q.addBindValue(conversationId);
         q.addBindValue(i);
-        q.addBindValue(messages[i].role);
-        q.addBindValue(messages[i].text);
+        q.addBindValue(text(messages[i].role));
+        q.addBindValue(text(messages[i].text));
         q.addBindValue(statsToJson(messages[i].stats));
         if (!q.exec()) {
             m_lastError = q.lastError().text();

@@ -1,0 +1,200 @@
+// ChatViewModel with the fake service: streaming into the list model, stop, regenerate, edit,
+// errors, and that what is shown is what is stored.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "services/fakeinferenceservice.h"
+#include "viewmodels/chatviewmodel.h"
+
+namespace {
+const QString kModel = QStringLiteral("/models/fake/Qwen2.5-1.5B-Instruct-exl2-8.0bpw");
+}
+
+class ChatViewModelTest : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<ChatStore> m_store;
+
+    std::unique_ptr<FakeInferenceService> loadedService(FakeTiming timing)
+    {
+        auto service = std::make_unique<FakeInferenceService>(QStringLiteral("cuda:0"), timing);
+        QSignalSpy loaded(service.get(), &InferenceService::loadFinished);
+        service->loadModel(kModel, {});
+        if (!loaded.wait(10000))
+            return nullptr;
+        return service;
+    }
+
+    QString text(const ChatViewModel &chat, int row) const
+    {
+        return chat.data(chat.index(row), ChatViewModel::TextRole).toString();
+    }
+
+    // What the store holds must equal what the list shows.
+    void verifyStoredMatchesShown(const ChatViewModel &chat)
+    {
+        const QList<StoredMessage> stored = m_store->messages(chat.conversationId());
+        QCOMPARE(stored.size(), chat.rowCount());
+        for (int row = 0; row < chat.rowCount(); ++row) {
+            QCOMPARE(stored[row].role, chat.data(chat.index(row), ChatViewModel::RoleRole).toString());
+            QCOMPARE(stored[row].text, text(chat, row));
+        }
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        m_store = std::make_unique<ChatStore>();
+        QVERIFY(m_store->open(m_dir.filePath(QStringLiteral("chats-%1.sqlite").arg(QTest::currentTestFunction()))));
+    }
+
+    void cleanup() { m_store.reset(); }
+
+    void sendStreamsAndStores()
+    {
+        auto service = loadedService(FakeTiming{0, 0, 1, 0, 2});
+        QVERIFY(service);
+        ChatViewModel chat(service.get(), m_store.get());
+        QSignalSpy stored(&chat, &ChatViewModel::conversationStored);
+        QSignalSpy finished(&chat, &ChatViewModel::replyFinished);
+        QSignalSpy changed(&chat, &QAbstractItemModel::dataChanged);
+
+        QVERIFY(!chat.send(QStringLiteral("   ")));
+        QVERIFY(chat.send(QStringLiteral("What is EXL2?")));
+        QVERIFY(chat.busy());
+        QCOMPARE(stored.size(), 1);
+        QCOMPARE(chat.rowCount(), 2);
+        QVERIFY(chat.data(chat.index(1), ChatViewModel::StreamingRole).toBool());
+        QVERIFY(!chat.send(QStringLiteral("A second message while busy")));
+
+        QVERIFY(finished.wait(10000));
+        QVERIFY(!chat.busy());
+        QVERIFY(!changed.isEmpty());
+        QVERIFY(text(chat, 1).startsWith(QStringLiteral("Here is a short answer")));
+        QVERIFY(!chat.data(chat.index(1), ChatViewModel::StreamingRole).toBool());
+        const QVariantMap stats = chat.data(chat.index(1), ChatViewModel::StatsRole).toMap();
+        QVERIFY(stats.value(QStringLiteral("generatedTokens")).toInt() > 0);
+        QVERIFY(chat.canRegenerate());
+        verifyStoredMatchesShown(chat);
+        QCOMPARE(m_store->conversation(chat.conversationId()).title, QStringLiteral("What is EXL2?"));
+    }
+
+    void stopKeepsShownTextAndIgnoresLateTokens()
+    {
+        auto service = loadedService(FakeTiming{900, 300, 1, 0, 50});
+        QVERIFY(service);
+        ChatViewModel chat(service.get(), m_store.get());
+        QSignalSpy tokens(service.get(), &InferenceService::tokensArrived);
+        QSignalSpy serviceFinished(service.get(), &InferenceService::generationFinished);
+
+        QVERIFY(chat.send(QStringLiteral("Write a long essay")));
+        QVERIFY(tokens.wait(10000));
+        QTRY_VERIFY(!text(chat, 1).isEmpty());
+        chat.stop();
+        // Stop is immediate: the reply ends with the text shown so far.
+        QVERIFY(!chat.busy());
+        const QString shownAtStop = text(chat, 1);
+        QVERIFY(chat.data(chat.index(1), ChatViewModel::StoppedRole).toBool());
+        verifyStoredMatchesShown(chat);
+
+        // The worker finishes the cancelled request later; its last batches must not land.
+        QVERIFY(serviceFinished.wait(10000));
+        QCoreApplication::processEvents();
+        QCOMPARE(text(chat, 1), shownAtStop);
+        verifyStoredMatchesShown(chat);
+
+        // The conversation continues normally.
+        QSignalSpy finished(&chat, &ChatViewModel::replyFinished);
+        QVERIFY(chat.send(QStringLiteral("Shorter, please")));
+        QCOMPARE(chat.rowCount(), 4);
+        chat.stop();
+        QCOMPARE(finished.size(), 1);
+        verifyStoredMatchesShown(chat);
+    }
+
+    void regenerateReplacesLastReply()
+    {
+        auto service = loadedService(FakeTiming{0, 0, 1, 0, 1});
+        QVERIFY(service);
+        ChatViewModel chat(service.get(), m_store.get());
+        QSignalSpy finished(&chat, &ChatViewModel::replyFinished);
+        QVERIFY(chat.send(QStringLiteral("Hi")));
+        QVERIFY(finished.wait(10000));
+        QVERIFY(chat.regenerate());
+        QCOMPARE(chat.rowCount(), 2);
+        QVERIFY(chat.busy());
+        QVERIFY(text(chat, 1).isEmpty());
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(chat.rowCount(), 2);
+        QVERIFY(!text(chat, 1).isEmpty());
+        verifyStoredMatchesShown(chat);
+    }
+
+    void editBranchesFromUserMessage()
+    {
+        auto service = loadedService(FakeTiming{0, 0, 1, 0, 1});
+        QVERIFY(service);
+        ChatViewModel chat(service.get(), m_store.get());
+        QSignalSpy finished(&chat, &ChatViewModel::replyFinished);
+        QVERIFY(chat.send(QStringLiteral("First question")));
+        QVERIFY(finished.wait(10000));
+        QVERIFY(chat.send(QStringLiteral("Second question")));
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(chat.rowCount(), 4);
+
+        QVERIFY(!chat.editMessage(1, QStringLiteral("Not a user message")));
+        QVERIFY(chat.editMessage(0, QStringLiteral("First question, rephrased")));
+        QCOMPARE(chat.rowCount(), 2);
+        QCOMPARE(text(chat, 0), QStringLiteral("First question, rephrased"));
+        QVERIFY(finished.wait(10000));
+        verifyStoredMatchesShown(chat);
+    }
+
+    void errorWithoutModelRemovesEmptyReply()
+    {
+        FakeInferenceService service(QStringLiteral("cpu"), FakeTiming{0, 0, 1, 0, 1});  // nothing loaded
+        ChatViewModel chat(&service, m_store.get());
+        QSignalSpy errors(&chat, &ChatViewModel::lastErrorChanged);
+        QVERIFY(chat.send(QStringLiteral("Anyone there?")));
+        QVERIFY(errors.wait(10000));
+        QVERIFY(!chat.lastError().isEmpty());
+        QVERIFY(!chat.busy());
+        QCOMPARE(chat.rowCount(), 1);
+        verifyStoredMatchesShown(chat);
+    }
+
+    void reopensStoredConversation()
+    {
+        auto service = loadedService(FakeTiming{0, 0, 1, 0, 1});
+        QVERIFY(service);
+        qint64 id = 0;
+        QString reply;
+        {
+            ChatViewModel chat(service.get(), m_store.get());
+            chat.setSystemPrompt(QStringLiteral("Answer in one line."));
+            QSignalSpy finished(&chat, &ChatViewModel::replyFinished);
+            QVERIFY(chat.send(QStringLiteral("Remember me")));
+            QVERIFY(finished.wait(10000));
+            id = chat.conversationId();
+            reply = text(chat, 1);
+        }
+        ChatViewModel again(service.get(), m_store.get());
+        QCOMPARE(again.rowCount(), 0);
+        again.openConversation(id);
+        QCOMPARE(again.conversationId(), id);
+        QCOMPARE(again.systemPrompt(), QStringLiteral("Answer in one line."));
+        QCOMPARE(again.rowCount(), 2);
+        QCOMPARE(text(again, 0), QStringLiteral("Remember me"));
+        QCOMPARE(text(again, 1), reply);
+        again.openConversation(0);
+        QCOMPARE(again.rowCount(), 0);
+        QCOMPARE(again.conversationId(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(ChatViewModelTest)
+#include "ui_chatviewmodel_test.moc"

@@ -1,0 +1,74 @@
+// SettingsViewModel: values persist across instances, are clamped, and presets apply.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "viewmodels/settingsviewmodel.h"
+
+class SettingsViewModelTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void persists()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("settings.ini"));
+        {
+            SettingsViewModel settings(path);
+            settings.setTemperature(1.3);
+            settings.setTopK(12);
+            settings.setSeed(1234);
+            settings.setTheme(QStringLiteral("dark"));
+            settings.setLanguage(QStringLiteral("de"));
+            settings.setFontSize(14);
+            settings.setMaxChunkSize(512);
+        }
+        SettingsViewModel again(path);
+        QCOMPARE(again.temperature(), 1.3);
+        QCOMPARE(again.topK(), 12);
+        QCOMPARE(again.seed(), 1234);
+        QCOMPARE(again.sampling().seed, 1234);
+        QCOMPARE(again.theme(), QStringLiteral("dark"));
+        QCOMPARE(again.language(), QStringLiteral("de"));
+        QCOMPARE(again.fontSize(), 14);
+        QCOMPARE(again.maxChunkSize(), 512);
+    }
+
+    void clampsAndRejects()
+    {
+        SettingsViewModel settings;
+        QSignalSpy language(&settings, &SettingsViewModel::languageChanged);
+        settings.setTemperature(9.0);
+        QCOMPARE(settings.temperature(), 2.0);
+        settings.setTopP(-1.0);
+        QCOMPARE(settings.topP(), 0.0);
+        settings.setRepetitionPenalty(0.5);
+        QCOMPARE(settings.repetitionPenalty(), 1.0);
+        settings.setFontSize(100);
+        QCOMPARE(settings.fontSize(), 24);
+        settings.setLanguage(QStringLiteral("fr"));
+        QCOMPARE(settings.language(), QStringLiteral("en"));
+        QCOMPARE(language.size(), 0);
+        settings.setTheme(QStringLiteral("purple"));
+        QCOMPARE(settings.theme(), QStringLiteral("system"));
+    }
+
+    void presets()
+    {
+        SettingsViewModel settings;
+        QSignalSpy sampling(&settings, &SettingsViewModel::samplingChanged);
+        settings.setSeed(7);
+        QVERIFY(settings.applyPreset(QStringLiteral("precise")));
+        QVERIFY(settings.temperature() < 0.5);
+        QCOMPARE(settings.seed(), 7);  // a preset keeps the seed
+        QVERIFY(settings.applyPreset(QStringLiteral("creative")));
+        QVERIFY(settings.temperature() > 1.0);
+        QVERIFY(!settings.applyPreset(QStringLiteral("unknown")));
+        settings.resetSampling();
+        QCOMPARE(settings.temperature(), SamplingSettings{}.temperature);
+        QCOMPARE(sampling.size(), 4);
+    }
+};
+
+QTEST_GUILESS_MAIN(SettingsViewModelTest)
+#include "ui_settingsviewmodel_test.moc"
