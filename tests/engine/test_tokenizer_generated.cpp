@@ -37,4 +37,5 @@ void check_generated(const std::string& name) {
 }  // namespace
 
 EXL_TEST(tokenizer, generated_sentencepiece_bpe) { check_generated("spm_bpe"); }
+EXL_TEST(tokenizer, generated_spm_metaspace) { check_generated("spm_metaspace"); }
 EXL_TEST(tokenizer, generated_gpt2_bytelevel) { check_generated("gpt2_bytelevel"); }

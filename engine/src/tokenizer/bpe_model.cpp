@@ -11,6 +11,7 @@ namespace exl::tok {
 namespace {
 constexpr std::size_t kCacheMaxWordBytes = 256;
 constexpr std::size_t kCacheMaxEntries = 200'000;
+constexpr std::string_view kMetaspace = "\xE2\x96\x81";  // U+2581
 
 struct Symbol {
   std::int32_t id;
@@ -63,6 +64,16 @@ BpeModel::BpeModel(const JsonCtx& c, const json& model) {
     char name[8];
     std::snprintf(name, sizeof name, "<0x%02X>", b);
     if (auto it = vocab_.find(std::string_view(name)); it != vocab_.end()) byte_ids_[b] = it->second;
+  }
+
+  // With fuse_unk, a run of unknown characters must not be cut: "▁" itself has to be known.
+  split_at_metaspace_ = continuing_prefix_.empty() && end_suffix_.empty() &&
+                        (!fuse_unk_ || vocab_.count(std::string(kMetaspace)) > 0);
+  for (const auto& [tok, id] : vocab_) {
+    for (std::size_t pos = tok.find(kMetaspace, 1); pos != std::string::npos && split_at_metaspace_;
+         pos = tok.find(kMetaspace, pos + 1))
+      if (pos < 3 || tok.compare(pos - 3, 3, kMetaspace) != 0) split_at_metaspace_ = false;
+    if (!split_at_metaspace_) break;
   }
 
   const json* merges = member(c, model, "merges", p);
@@ -118,6 +129,21 @@ void BpeModel::tokenize(std::string_view word, std::vector<std::int32_t>& out) c
       return;
     }
   }
+  if (split_at_metaspace_ && word.size() > kCacheMaxWordBytes) {
+    std::size_t begin = 0;
+    for (std::size_t pos = word.find(kMetaspace, 1); pos != std::string_view::npos; pos = word.find(kMetaspace, pos + 1)) {
+      if (pos >= 3 && word.compare(pos - 3, 3, kMetaspace) == 0) continue;  // inside a run of "▁"
+      tokenize_piece(word.substr(begin, pos - begin), out);
+      begin = pos;
+    }
+    tokenize_piece(word.substr(begin), out);
+    return;
+  }
+  tokenize_piece(word, out);
+}
+
+void BpeModel::tokenize_piece(std::string_view word, std::vector<std::int32_t>& out) const {
+  if (word.empty()) return;
   const bool cacheable = word.size() <= kCacheMaxWordBytes;
   if (cacheable) {
     std::lock_guard lock(cache_mutex_);

@@ -38,6 +38,7 @@ class BpeModel {
   std::optional<std::int32_t> unk_id() const { return unk_id_; }
 
  private:
+  void tokenize_piece(std::string_view word, std::vector<std::int32_t>& out) const;
   void merge_word(std::string_view word, std::vector<std::int32_t>& out) const;
   std::uint64_t pair_key(std::int32_t a, std::int32_t b) const {
     return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
@@ -50,6 +51,10 @@ class BpeModel {
   std::optional<std::int32_t> unk_id_;
   std::string continuing_prefix_, end_suffix_;
   bool byte_fallback_ = false, fuse_unk_ = false, ignore_merges_ = false;
+  // SentencePiece-style vocabularies keep "▁" only at the start of a piece (or in runs of "▁"),
+  // so no merge crosses the point before a "▁" that follows another character: long words (the
+  // whole text, when there is no pre-tokenizer) are then merged piecewise, with the same result.
+  bool split_at_metaspace_ = false;
   std::int32_t byte_ids_[256];  // <0xNN> ids for byte fallback, -1 if missing
 
   mutable std::mutex cache_mutex_;

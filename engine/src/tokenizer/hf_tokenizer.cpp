@@ -33,14 +33,14 @@ std::uint32_t last_cp(std::string_view s, std::size_t end, std::size_t& begin) {
 }  // namespace
 
 void AddedMatcher::add(const AddedToken* t) {
-  if (t->content.empty()) return;
-  by_first_[static_cast<unsigned char>(t->content[0])].push_back(t);
+  if (t->pattern.empty()) return;
+  by_first_[static_cast<unsigned char>(t->pattern[0])].push_back(t);
   ++count_;
 }
 
 void AddedMatcher::finish() {
   for (auto& v : by_first_)
-    std::stable_sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->content.size() > b->content.size(); });
+    std::stable_sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->pattern.size() > b->pattern.size(); });
 }
 
 std::vector<AddedMatcher::Span> AddedMatcher::split(std::string_view s, bool parse_special) const {
@@ -50,9 +50,9 @@ std::vector<AddedMatcher::Span> AddedMatcher::split(std::string_view s, bool par
     const auto& cands = by_first_[static_cast<unsigned char>(s[pos])];
     const AddedToken* hit = nullptr;
     for (const AddedToken* t : cands)
-      if (s.compare(pos, t->content.size(), t->content) == 0) { hit = t; break; }
+      if (s.compare(pos, t->pattern.size(), t->pattern) == 0) { hit = t; break; }
     if (!hit) { ++pos; continue; }
-    std::size_t start = pos, stop = pos + hit->content.size();
+    std::size_t start = pos, stop = pos + hit->pattern.size();
     pos = stop;
     if (hit->special && !parse_special) continue;  // its text stays plain and is not searched again
     if (hit->single_word) {
@@ -130,13 +130,13 @@ void HfTokenizer::encode_plain(std::string_view text, bool at_start, bool parse_
 }
 
 std::string HfTokenizer::decode(std::span<const std::int32_t> ids, bool skip_special) const {
-  // As HF tokenizers 0.23 does: added tokens contribute their text, and the whole token list goes
+  // As HF tokenizers 0.23 does: added tokens contribute their (normalized) text, and the whole token list goes
   // through the decoder chain (so e.g. Strip only touches the very first token).
   std::vector<std::string> tokens;
   tokens.reserve(ids.size());
   for (std::int32_t id : ids) {
     if (auto it = added_by_id_.find(id); it != added_by_id_.end()) {
-      if (!(skip_special && it->second->special)) tokens.push_back(it->second->content);
+      if (!(skip_special && it->second->special)) tokens.push_back(it->second->pattern);
       continue;
     }
     std::string_view t = model_->id_to_token(id);
@@ -156,7 +156,8 @@ std::string HfTokenizer::decode(std::span<const std::int32_t> ids, bool skip_spe
 }
 
 std::string HfTokenizer::piece(std::int32_t id) const {
-  if (auto it = added_by_id_.find(id); it != added_by_id_.end()) return it->second->content;
+  // A normalized added token reads as its normalized form, as HF's id_to_token gives it.
+  if (auto it = added_by_id_.find(id); it != added_by_id_.end()) return it->second->pattern;
   return std::string(model_->id_to_token(id));
 }
 

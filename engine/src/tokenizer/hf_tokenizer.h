@@ -17,6 +17,7 @@ namespace exl::tok {
 
 struct AddedToken {
   std::string content;
+  std::string pattern;  // text matched in the input: content, or normalizer(content) when normalized
   std::int32_t id = 0;
   bool special = false, lstrip = false, rstrip = false, single_word = false, normalized = false;
 };

@@ -35,6 +35,7 @@ void HfTokenizer::parse_added_tokens(const JsonCtx& c, const json& root) {
     const std::string p = idx_path("added_tokens", i);
     const json& j = want_object(c, (*arr)[i], p);
     auto t = std::make_unique<AddedToken>();
+    // pattern is set once all entries are read; until then it mirrors content.
     t->id = static_cast<std::int32_t>(as_int(c, required(c, j, "id", p), p + ".id", 0, (1 << 24) - 1));
     t->content = as_string(c, required(c, j, "content", p), p + ".content");
     if (t->content.empty()) c.fail(p + ".content", "empty added token");
@@ -43,6 +44,7 @@ void HfTokenizer::parse_added_tokens(const JsonCtx& c, const json& root) {
     t->rstrip = opt_bool(c, j, "rstrip", p, false);
     t->single_word = opt_bool(c, j, "single_word", p, false);
     t->normalized = opt_bool(c, j, "normalized", p, !t->special);
+    t->pattern = t->content;
     vocab_size_ = std::max(vocab_size_, t->id + 1);
     added_by_id_[t->id] = t.get();
     added_by_content_[t->content] = t->id;
@@ -51,7 +53,15 @@ void HfTokenizer::parse_added_tokens(const JsonCtx& c, const json& root) {
   for (const auto& t : added_) {
     // A later entry with the same content or id replaces an earlier one.
     if (added_by_id_[t->id] != t.get() || added_by_content_[t->content] != t->id) continue;
-    (t->normalized && normalizer_ ? normalized_matcher_ : raw_matcher_).add(t.get());
+    t->pattern = t->content;
+    if (t->normalized && normalizer_) {
+      // HF matches a normalized added token by its normalized form (Llama-2's Prepend turns
+      // "<x>" into "▁<x>").
+      normalizer_->apply(t->pattern);
+      normalized_matcher_.add(t.get());
+    } else {
+      raw_matcher_.add(t.get());
+    }
   }
   raw_matcher_.finish();
   normalized_matcher_.finish();

@@ -62,6 +62,13 @@ CASES = [
 ]
 
 
+def long_case():
+    """A few KB of real text with runs of spaces: one long word for SentencePiece-style configs."""
+    with open(os.path.join(FIXTURES, "text", "heldout_tiny.txt"), encoding="utf-8") as f:
+        text = f.read(3000)
+    return text.replace(". ", ".   ") + " \u00e9\u6f22\U0001F600"
+
+
 def byte_tokens():
     return ["<0x%02X>" % b for b in range(256)]
 
@@ -144,7 +151,7 @@ def record(name, tok, config):
     with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
         json.dump(config, f, indent=1, ensure_ascii=False)
     cases = []
-    for text in CASES:
+    for text in CASES + [long_case()]:
         ids = tok.encode(text, add_special_tokens=False).ids
         tok.encode_special_tokens = True
         plain = tok.encode(text, add_special_tokens=False).ids
