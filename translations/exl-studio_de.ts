@@ -1,4 +1,691 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="de">
+<context>
+    <name>ChatInput</name>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="23" />
+        <source>Message (Enter to send, Shift+Enter for a new line)</source>
+        <translation>Nachricht (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="26" />
+        <source>Message</source>
+        <translation>Nachricht</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <source>Stop</source>
+        <translation>Stopp</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <source>Send</source>
+        <translation>Senden</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPage</name>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="35" />
+        <source>System prompt for this conversation (optional)</source>
+        <translation>Systemprompt für diese Unterhaltung (optional)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="38" />
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="61" />
+        <source>Type a message to start.</source>
+        <translation>Geben Sie eine Nachricht ein, um zu beginnen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="62" />
+        <source>Load a model on the Models page, then type a message.</source>
+        <translation>Laden Sie auf der Seite „Modelle“ ein Modell und geben Sie dann eine Nachricht ein.</translation>
+    </message>
+</context>
+<context>
+    <name>ChatViewModel</name>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="107" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="268" />
+        <source>Could not save the conversation: %1</source>
+        <translation>Die Unterhaltung konnte nicht gespeichert werden: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="117" />
+        <source>Could not save the message: %1</source>
+        <translation>Die Nachricht konnte nicht gespeichert werden: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="239" />
+        <source>Could not save the reply: %1</source>
+        <translation>Die Antwort konnte nicht gespeichert werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationSidebar</name>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="23" />
+        <source>New chat</source>
+        <translation>Neuer Chat</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="31" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="32" />
+        <source>Search chats</source>
+        <translation>Chats durchsuchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="55" />
+        <source>Rename…</source>
+        <translation>Umbenennen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="56" />
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
+        <source>No chat matches.</source>
+        <translation>Kein Chat gefunden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
+        <source>No chats yet.</source>
+        <translation>Noch keine Chats.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="72" />
+        <source>Rename chat</source>
+        <translation>Chat umbenennen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="76" />
+        <source>Chat title</source>
+        <translation>Titel des Chats</translation>
+    </message>
+</context>
+<context>
+    <name>FitBar</name>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="37" />
+        <source>Weights</source>
+        <translation>Gewichte</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="38" />
+        <source>Cache</source>
+        <translation>Cache</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="39" />
+        <source>Scratch</source>
+        <translation>Arbeitsspeicher</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="40" />
+        <source>Free</source>
+        <translation>Frei</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="46" />
+        <source>%1 %2 GiB</source>
+        <translation>%1 %2 GiB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="56" />
+        <source>The memory planner is not available yet.</source>
+        <translation>Der Speicherplaner ist noch nicht verfügbar.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="57" />
+        <source>Fits: %1 of %2 GiB on %3.</source>
+        <translation>Passt: %1 von %2 GiB auf %3.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="58" />
+        <source>system memory</source>
+        <translation>dem Systemspeicher</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="58" />
+        <source>the GPU</source>
+        <translation>der GPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="59" />
+        <source>Does not fit: needs %1 of %2 GiB.</source>
+        <translation>Passt nicht: benötigt %1 von %2 GiB.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="63" />
+        <source>Largest context that fits: %1 tokens · bound decode speed %2 tok/s</source>
+        <translation>Größter passender Kontext: %1 Token · begrenzte Dekodiergeschwindigkeit %2 Tok./s</translation>
+    </message>
+</context>
+<context>
+    <name>InferenceWorker</name>
+    <message>
+        <location filename="../ui/services/inferenceworker.cpp" line="59" />
+        <source>No model is loaded.</source>
+        <translation>Es ist kein Modell geladen.</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="15" />
+        <location filename="../ui/qml/Main.qml" line="44" />
+        <source>EXL Studio</source>
+        <translation>EXL Studio</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="56" />
+        <source>Chat</source>
+        <translation>Chat</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="57" />
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="58" />
+        <source>Telemetry</source>
+        <translation>Telemetrie</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="59" />
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="63" />
+        <source>%1 on %2</source>
+        <translation>%1 auf %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="64" />
+        <source>No model loaded</source>
+        <translation>Kein Modell geladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="80" />
+        <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
+        <translation>Kein CUDA-Gerät gefunden: Alles läuft auf der CPU. Antworten werden langsam sein.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="86" />
+        <source>Simulated engine: replies, speeds and memory figures are made up until the engine is connected.</source>
+        <translation>Simulierte Engine: Antworten, Geschwindigkeiten und Speicherwerte sind erfunden, bis die Engine angebunden ist.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="92" />
+        <source>Chats cannot be saved: %1</source>
+        <translation>Chats können nicht gespeichert werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>MessageBubble</name>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="57" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="78" />
+        <source>Edit message</source>
+        <translation>Nachricht bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="70" />
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="71" />
+        <source>Copy message</source>
+        <translation>Nachricht kopieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="77" />
+        <source>Edit</source>
+        <translation>Bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="84" />
+        <source>Send edited</source>
+        <translation>Bearbeitet senden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="91" />
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="98" />
+        <source>Regenerate</source>
+        <translation>Neu generieren</translation>
+    </message>
+</context>
+<context>
+    <name>ModelRow</name>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="28" />
+        <source>loaded</source>
+        <translation>geladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="32" />
+        <source>%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context</source>
+        <translation>%1 · %2 Mrd. Parameter · %3 bpw (Kopf %4) · %5 GB · %6k Kontext</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="43" />
+        <source>Load settings</source>
+        <translation>Ladeeinstellungen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="46" />
+        <source>Bits per weight (what-if)</source>
+        <translation>Bits pro Gewicht (Was-wäre-wenn)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
+        <source>%1 bpw</source>
+        <translation>%1 bpw</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <source>Context length</source>
+        <translation>Kontextlänge</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="57" />
+        <source>%1 tokens</source>
+        <translation>%1 Token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="62" />
+        <source>Cache type</source>
+        <translation>Cache-Typ</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="70" />
+        <source>Draft tokens</source>
+        <translation>Entwurfstoken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="73" />
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="77" />
+        <source>Memory fit</source>
+        <translation>Speicherbedarf</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="88" />
+        <source>Load</source>
+        <translation>Laden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="91" />
+        <source>Load the selected model</source>
+        <translation>Das ausgewählte Modell laden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="95" />
+        <source>Unload</source>
+        <translation>Entladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="97" />
+        <source>Unload the model</source>
+        <translation>Das Modell entladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
+        <source>Loading progress</source>
+        <translation>Ladefortschritt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
+        <source>Loading failed: %1</source>
+        <translation>Laden fehlgeschlagen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="49" />
+        <source>No model found in %1.</source>
+        <translation>Kein Modell in %1 gefunden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="54" />
+        <source>Out of memory on %1 while loading layer 41 of 80.</source>
+        <translation>Kein Speicher mehr auf %1 beim Laden von Schicht 41 von 80.</translation>
+    </message>
+</context>
+<context>
+    <name>ReplyStats</name>
+    <message numerus="yes">
+        <location filename="../ui/qml/components/ReplyStats.qml" line="14" />
+        <source>%n token(s)</source>
+        <translation><numerusform>%n Token</numerusform><numerusform>%n Token</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="15" />
+        <source>first token %1 ms</source>
+        <translation>erstes Token %1 ms</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="16" />
+        <source>prefill %1 tok/s</source>
+        <translation>Prefill %1 Tok./s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="17" />
+        <source>decode %1 tok/s</source>
+        <translation>Dekodieren %1 Tok./s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="20" />
+        <source>stopped</source>
+        <translation>angehalten</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPage</name>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="18" />
+        <source>Sampling</source>
+        <translation>Sampling</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="21" />
+        <source>Preset</source>
+        <translation>Voreinstellung</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="22" />
+        <source>Balanced</source>
+        <translation>Ausgewogen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="23" />
+        <source>Precise</source>
+        <translation>Präzise</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="24" />
+        <source>Creative</source>
+        <translation>Kreativ</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="28" />
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="34" />
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="40" />
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="46" />
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="52" />
+        <source>Repetition penalty</source>
+        <translation>Wiederholungsstrafe</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="57" />
+        <source>Seed (-1 for random)</source>
+        <translation>Seed (-1 für zufällig)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="61" />
+        <source>Seed</source>
+        <translation>Seed</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="66" />
+        <source>Engine</source>
+        <translation>Engine</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="69" />
+        <source>Max chunk size</source>
+        <translation>Maximale Blockgröße</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="70" />
+        <source>%1 tokens</source>
+        <translation>%1 Token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="74" />
+        <source>Appearance</source>
+        <translation>Darstellung</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="76" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
+        <source>Theme</source>
+        <translation>Design</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <source>Light</source>
+        <translation>Hell</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
+        <source>Dark</source>
+        <translation>Dunkel</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="88" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
+        <source>Language</source>
+        <translation>Sprache</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
+        <source>Font size</source>
+        <translation>Schriftgröße</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <source>%1 pt</source>
+        <translation>%1 pt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="107" />
+        <source>EXL Studio %1 · chats and settings stay on this computer.</source>
+        <translation>EXL Studio %1 · Chats und Einstellungen bleiben auf diesem Computer.</translation>
+    </message>
+</context>
+<context>
+    <name>TelemetryPage</name>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="21" />
+        <source>Decode</source>
+        <translation>Dekodieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
+        <source>Prefill</source>
+        <translation>Prefill</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23" />
+        <source>Bandwidth bound</source>
+        <translation>Bandbreitengrenze</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="24" />
+        <source>Of the bound</source>
+        <translation>Der Grenze</translation>
+    </message>
+</context>
+<context>
+    <name>ThroughputChart</name>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="16" />
+        <source>Throughput graph</source>
+        <translation>Durchsatzdiagramm</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="22" />
+        <source>Time (s)</source>
+        <translation>Zeit (s)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="29" />
+        <source>Tokens/s</source>
+        <translation>Token/s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="34" />
+        <source>Observed decode speed</source>
+        <translation>Gemessene Dekodiergeschwindigkeit</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="42" />
+        <source>Bandwidth bound</source>
+        <translation>Bandbreitengrenze</translation>
+    </message>
+</context>
+<context>
+    <name>VramMeter</name>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="14" />
+        <source>Running on the CPU: no VRAM in use.</source>
+        <translation>Läuft auf der CPU: kein VRAM belegt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="15" />
+        <source>VRAM: %1 of %2 GiB in use</source>
+        <translation>VRAM: %1 von %2 GiB belegt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="16" />
+        <source>VRAM: no reading yet</source>
+        <translation>VRAM: noch kein Messwert</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="24" />
+        <source>VRAM in use</source>
+        <translation>Belegter VRAM</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="10" />
+        <source>Chat with local EXL2 models.</source>
+        <translation>Chatten mit lokalen EXL2-Modellen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="12" />
+        <source>Show the version.</source>
+        <translation>Version anzeigen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="13" />
+        <source>Load the model in DIR at start.</source>
+        <translation>Beim Start das Modell in DIR laden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="14" />
+        <source>Run on cpu or cuda[:N].</source>
+        <translation>Auf cpu oder cuda[:N] ausführen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="15" />
+        <source>Interface language: en, nl or de.</source>
+        <translation>Sprache der Oberfläche: en, nl oder de.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="16" />
+        <source>Theme: light or dark.</source>
+        <translation>Design: light oder dark.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="17" />
+        <source>Keep chats and settings in DIR.</source>
+        <translation>Chats und Einstellungen in DIR speichern.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="18" />
+        <source>Open PAGE first: chat, models, telemetry or settings.</source>
+        <translation>Zuerst PAGE öffnen: chat, models, telemetry oder settings.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="19" />
+        <source>Write a PNG of the window to FILE and quit.</source>
+        <translation>Ein PNG des Fensters nach FILE schreiben und beenden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="20" />
+        <source>Send TEXT as a message at start.</source>
+        <translation>Beim Start TEXT als Nachricht senden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="21" />
+        <source>Quit after MS milliseconds.</source>
+        <translation>Nach MS Millisekunden beenden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="46" />
+        <source>Unknown device '%1': use cpu or cuda[:N].</source>
+        <translation>Unbekanntes Gerät '%1': cpu oder cuda[:N] verwenden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="48" />
+        <source>Unknown language '%1': use en, nl or de.</source>
+        <translation>Unbekannte Sprache '%1': en, nl oder de verwenden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="50" />
+        <source>Unknown theme '%1': use light or dark.</source>
+        <translation>Unbekanntes Design '%1': light oder dark verwenden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="52" />
+        <source>Unknown page '%1'.</source>
+        <translation>Unbekannte Seite '%1'.</translation>
+    </message>
+</context>
 </TS>

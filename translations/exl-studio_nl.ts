@@ -1,4 +1,691 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="nl">
+<context>
+    <name>ChatInput</name>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="23" />
+        <source>Message (Enter to send, Shift+Enter for a new line)</source>
+        <translation>Bericht (Enter om te versturen, Shift+Enter voor een nieuwe regel)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="26" />
+        <source>Message</source>
+        <translation>Bericht</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <source>Stop</source>
+        <translation>Stoppen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <source>Send</source>
+        <translation>Versturen</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPage</name>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="35" />
+        <source>System prompt for this conversation (optional)</source>
+        <translation>Systeemprompt voor dit gesprek (optioneel)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="38" />
+        <source>System prompt</source>
+        <translation>Systeemprompt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="61" />
+        <source>Type a message to start.</source>
+        <translation>Typ een bericht om te beginnen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="62" />
+        <source>Load a model on the Models page, then type a message.</source>
+        <translation>Laad een model op de pagina Modellen en typ dan een bericht.</translation>
+    </message>
+</context>
+<context>
+    <name>ChatViewModel</name>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="107" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="268" />
+        <source>Could not save the conversation: %1</source>
+        <translation>Het gesprek kon niet worden opgeslagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="117" />
+        <source>Could not save the message: %1</source>
+        <translation>Het bericht kon niet worden opgeslagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="239" />
+        <source>Could not save the reply: %1</source>
+        <translation>Het antwoord kon niet worden opgeslagen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationSidebar</name>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="23" />
+        <source>New chat</source>
+        <translation>Nieuwe chat</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="31" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="32" />
+        <source>Search chats</source>
+        <translation>Chats doorzoeken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="55" />
+        <source>Rename…</source>
+        <translation>Naam wijzigen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="56" />
+        <source>Delete</source>
+        <translation>Verwijderen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
+        <source>No chat matches.</source>
+        <translation>Geen chat gevonden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
+        <source>No chats yet.</source>
+        <translation>Nog geen chats.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="72" />
+        <source>Rename chat</source>
+        <translation>Chat hernoemen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="76" />
+        <source>Chat title</source>
+        <translation>Titel van de chat</translation>
+    </message>
+</context>
+<context>
+    <name>FitBar</name>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="37" />
+        <source>Weights</source>
+        <translation>Gewichten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="38" />
+        <source>Cache</source>
+        <translation>Cache</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="39" />
+        <source>Scratch</source>
+        <translation>Werkgeheugen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="40" />
+        <source>Free</source>
+        <translation>Vrij</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="46" />
+        <source>%1 %2 GiB</source>
+        <translation>%1 %2 GiB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="56" />
+        <source>The memory planner is not available yet.</source>
+        <translation>De geheugenplanner is nog niet beschikbaar.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="57" />
+        <source>Fits: %1 of %2 GiB on %3.</source>
+        <translation>Past: %1 van %2 GiB op %3.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="58" />
+        <source>system memory</source>
+        <translation>het systeemgeheugen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="58" />
+        <source>the GPU</source>
+        <translation>de GPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="59" />
+        <source>Does not fit: needs %1 of %2 GiB.</source>
+        <translation>Past niet: vraagt %1 van %2 GiB.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="63" />
+        <source>Largest context that fits: %1 tokens · bound decode speed %2 tok/s</source>
+        <translation>Grootste context die past: %1 tokens · begrensde decodeersnelheid %2 tok/s</translation>
+    </message>
+</context>
+<context>
+    <name>InferenceWorker</name>
+    <message>
+        <location filename="../ui/services/inferenceworker.cpp" line="59" />
+        <source>No model is loaded.</source>
+        <translation>Er is geen model geladen.</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="15" />
+        <location filename="../ui/qml/Main.qml" line="44" />
+        <source>EXL Studio</source>
+        <translation>EXL Studio</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="56" />
+        <source>Chat</source>
+        <translation>Chat</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="57" />
+        <source>Models</source>
+        <translation>Modellen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="58" />
+        <source>Telemetry</source>
+        <translation>Telemetrie</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="59" />
+        <source>Settings</source>
+        <translation>Instellingen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="63" />
+        <source>%1 on %2</source>
+        <translation>%1 op %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="64" />
+        <source>No model loaded</source>
+        <translation>Geen model geladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="80" />
+        <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
+        <translation>Geen CUDA-apparaat gevonden: alles draait op de CPU. Antwoorden zullen traag zijn.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="86" />
+        <source>Simulated engine: replies, speeds and memory figures are made up until the engine is connected.</source>
+        <translation>Gesimuleerde engine: antwoorden, snelheden en geheugencijfers zijn verzonnen tot de engine is aangesloten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="92" />
+        <source>Chats cannot be saved: %1</source>
+        <translation>Chats kunnen niet worden opgeslagen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>MessageBubble</name>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="57" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="78" />
+        <source>Edit message</source>
+        <translation>Bericht bewerken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="70" />
+        <source>Copy</source>
+        <translation>Kopiëren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="71" />
+        <source>Copy message</source>
+        <translation>Bericht kopiëren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="77" />
+        <source>Edit</source>
+        <translation>Bewerken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="84" />
+        <source>Send edited</source>
+        <translation>Bewerkt versturen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="91" />
+        <source>Cancel</source>
+        <translation>Annuleren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="98" />
+        <source>Regenerate</source>
+        <translation>Opnieuw genereren</translation>
+    </message>
+</context>
+<context>
+    <name>ModelRow</name>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="28" />
+        <source>loaded</source>
+        <translation>geladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="32" />
+        <source>%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context</source>
+        <translation>%1 · %2 mld. parameters · %3 bpw (kop %4) · %5 GB · %6k context</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
+        <source>Models</source>
+        <translation>Modellen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="43" />
+        <source>Load settings</source>
+        <translation>Laadinstellingen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="46" />
+        <source>Bits per weight (what-if)</source>
+        <translation>Bits per gewicht (wat als)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
+        <source>%1 bpw</source>
+        <translation>%1 bpw</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <source>Context length</source>
+        <translation>Contextlengte</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="57" />
+        <source>%1 tokens</source>
+        <translation>%1 tokens</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="62" />
+        <source>Cache type</source>
+        <translation>Cachetype</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="70" />
+        <source>Draft tokens</source>
+        <translation>Concepttokens</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="73" />
+        <source>off</source>
+        <translation>uit</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="77" />
+        <source>Memory fit</source>
+        <translation>Past het in het geheugen?</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="88" />
+        <source>Load</source>
+        <translation>Laden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="91" />
+        <source>Load the selected model</source>
+        <translation>Het gekozen model laden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="95" />
+        <source>Unload</source>
+        <translation>Ontladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="97" />
+        <source>Unload the model</source>
+        <translation>Het model ontladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
+        <source>Loading progress</source>
+        <translation>Voortgang van het laden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
+        <source>Loading failed: %1</source>
+        <translation>Laden mislukt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="49" />
+        <source>No model found in %1.</source>
+        <translation>Geen model gevonden in %1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="54" />
+        <source>Out of memory on %1 while loading layer 41 of 80.</source>
+        <translation>Geheugen vol op %1 bij het laden van laag 41 van 80.</translation>
+    </message>
+</context>
+<context>
+    <name>ReplyStats</name>
+    <message numerus="yes">
+        <location filename="../ui/qml/components/ReplyStats.qml" line="14" />
+        <source>%n token(s)</source>
+        <translation><numerusform>%n token</numerusform><numerusform>%n tokens</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="15" />
+        <source>first token %1 ms</source>
+        <translation>eerste token %1 ms</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="16" />
+        <source>prefill %1 tok/s</source>
+        <translation>prefill %1 tok/s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="17" />
+        <source>decode %1 tok/s</source>
+        <translation>decoderen %1 tok/s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="20" />
+        <source>stopped</source>
+        <translation>gestopt</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPage</name>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="18" />
+        <source>Sampling</source>
+        <translation>Sampling</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="21" />
+        <source>Preset</source>
+        <translation>Voorinstelling</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="22" />
+        <source>Balanced</source>
+        <translation>Gebalanceerd</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="23" />
+        <source>Precise</source>
+        <translation>Precies</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="24" />
+        <source>Creative</source>
+        <translation>Creatief</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="28" />
+        <source>Temperature</source>
+        <translation>Temperatuur</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="34" />
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
+        <source>off</source>
+        <translation>uit</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="40" />
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="46" />
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="52" />
+        <source>Repetition penalty</source>
+        <translation>Herhalingsstraf</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="57" />
+        <source>Seed (-1 for random)</source>
+        <translation>Seed (-1 voor willekeurig)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="61" />
+        <source>Seed</source>
+        <translation>Seed</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="66" />
+        <source>Engine</source>
+        <translation>Engine</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="69" />
+        <source>Max chunk size</source>
+        <translation>Maximale blokgrootte</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="70" />
+        <source>%1 tokens</source>
+        <translation>%1 tokens</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="74" />
+        <source>Appearance</source>
+        <translation>Weergave</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="76" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
+        <source>Theme</source>
+        <translation>Thema</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <source>System</source>
+        <translation>Systeem</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <source>Light</source>
+        <translation>Licht</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
+        <source>Dark</source>
+        <translation>Donker</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="88" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
+        <source>Language</source>
+        <translation>Taal</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
+        <source>Font size</source>
+        <translation>Lettergrootte</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <source>%1 pt</source>
+        <translation>%1 pt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="107" />
+        <source>EXL Studio %1 · chats and settings stay on this computer.</source>
+        <translation>EXL Studio %1 · chats en instellingen blijven op deze computer.</translation>
+    </message>
+</context>
+<context>
+    <name>TelemetryPage</name>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="21" />
+        <source>Decode</source>
+        <translation>Decoderen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
+        <source>Prefill</source>
+        <translation>Prefill</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23" />
+        <source>Bandwidth bound</source>
+        <translation>Bandbreedtegrens</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="24" />
+        <source>Of the bound</source>
+        <translation>Van de grens</translation>
+    </message>
+</context>
+<context>
+    <name>ThroughputChart</name>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="16" />
+        <source>Throughput graph</source>
+        <translation>Doorvoergrafiek</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="22" />
+        <source>Time (s)</source>
+        <translation>Tijd (s)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="29" />
+        <source>Tokens/s</source>
+        <translation>Tokens/s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="34" />
+        <source>Observed decode speed</source>
+        <translation>Gemeten decodeersnelheid</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="42" />
+        <source>Bandwidth bound</source>
+        <translation>Bandbreedtegrens</translation>
+    </message>
+</context>
+<context>
+    <name>VramMeter</name>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="14" />
+        <source>Running on the CPU: no VRAM in use.</source>
+        <translation>Draait op de CPU: geen VRAM in gebruik.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="15" />
+        <source>VRAM: %1 of %2 GiB in use</source>
+        <translation>VRAM: %1 van %2 GiB in gebruik</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="16" />
+        <source>VRAM: no reading yet</source>
+        <translation>VRAM: nog geen meting</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="24" />
+        <source>VRAM in use</source>
+        <translation>VRAM in gebruik</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="10" />
+        <source>Chat with local EXL2 models.</source>
+        <translation>Chat met lokale EXL2-modellen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="12" />
+        <source>Show the version.</source>
+        <translation>Toon de versie.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="13" />
+        <source>Load the model in DIR at start.</source>
+        <translation>Laad bij het starten het model in DIR.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="14" />
+        <source>Run on cpu or cuda[:N].</source>
+        <translation>Draai op cpu of cuda[:N].</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="15" />
+        <source>Interface language: en, nl or de.</source>
+        <translation>Taal van de interface: en, nl of de.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="16" />
+        <source>Theme: light or dark.</source>
+        <translation>Thema: light of dark.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="17" />
+        <source>Keep chats and settings in DIR.</source>
+        <translation>Bewaar chats en instellingen in DIR.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="18" />
+        <source>Open PAGE first: chat, models, telemetry or settings.</source>
+        <translation>Open eerst PAGE: chat, models, telemetry of settings.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="19" />
+        <source>Write a PNG of the window to FILE and quit.</source>
+        <translation>Schrijf een PNG van het venster naar FILE en sluit af.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="20" />
+        <source>Send TEXT as a message at start.</source>
+        <translation>Verstuur bij het starten TEXT als bericht.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="21" />
+        <source>Quit after MS milliseconds.</source>
+        <translation>Sluit af na MS milliseconden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="46" />
+        <source>Unknown device '%1': use cpu or cuda[:N].</source>
+        <translation>Onbekend apparaat '%1': gebruik cpu of cuda[:N].</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="48" />
+        <source>Unknown language '%1': use en, nl or de.</source>
+        <translation>Onbekende taal '%1': gebruik en, nl of de.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="50" />
+        <source>Unknown theme '%1': use light or dark.</source>
+        <translation>Onbekend thema '%1': gebruik light of dark.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="52" />
+        <source>Unknown page '%1'.</source>
+        <translation>Onbekende pagina '%1'.</translation>
+    </message>
+</context>
 </TS>

@@ -7,7 +7,7 @@ Label {
     property bool stopped: false
 
     opacity: 0.65
-    font.pointSize: Math.max(7, font.pointSize - 2)
+    font.pointSize: Math.max(7, (ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11) - 2)
     text: {
         const parts = []
         if (stats && stats.generatedTokens !== undefined) {

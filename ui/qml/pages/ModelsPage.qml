@@ -35,13 +35,9 @@ Item {
             }
         }
 
-        ScrollView {
-            Layout.fillWidth: true
-            Layout.fillHeight: true
-            contentWidth: availableWidth
-
-            ColumnLayout {
-                width: parent.width
+        ColumnLayout {
+                Layout.fillWidth: true
+                Layout.alignment: Qt.AlignTop
                 spacing: 10
 
                 Label { text: qsTr("Load settings"); font.bold: true }
@@ -115,7 +111,6 @@ Item {
                     color: "#c62828"
                     wrapMode: Text.Wrap
                 }
-            }
         }
     }
 }
