@@ -145,7 +145,7 @@ int cmd_bench(const Args& a) {
   const int repeats = std::max(1, a.get_int("--repeats", 3));
   Session s = open_session(a, pt + gt + 1);
   const int vocab = s.backend->vocab_size();
-  std::vector<std::int32_t> prompt(std::size_t(pt));
+  std::vector<std::int32_t> prompt(static_cast<std::size_t>(pt));
   for (int i = 0; i < pt; ++i) prompt[std::size_t(i)] = std::int32_t((i * 7919 + 13) % vocab);
   GenerateOptions o;
   o.max_new_tokens = gt;
