@@ -22,8 +22,8 @@ VramPlan FakeVramPlanner::plan(const VramPlanRequest &request) const
     out.available = true;
     const double bpw = request.bpw > 0 ? request.bpw : request.model.bpw;
     out.weightsBytes = qint64(request.model.parameters * bpw / 8.0);
-    // Simulated cache: K and V, 1024 values per layer-token for every billion parameters.
-    const double perToken = 2.0 * 1024 * (request.model.parameters / 1e9) * cacheBytesPerElement(request.cacheKind);
+    // Simulated cache: K and V, 4096 values per token for every billion parameters.
+    const double perToken = 2.0 * 4096 * (request.model.parameters / 1e9) * cacheBytesPerElement(request.cacheKind);
     out.cacheBytes = qint64(perToken * request.contextLength);
     out.scratchBytes = 512LL * 1024 * 1024 + request.draftTokens * 64LL * 1024 * 1024;
     out.deviceBytes = m_deviceBytes;

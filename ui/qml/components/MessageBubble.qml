@@ -44,6 +44,7 @@ Item {
                 wrapMode: TextEdit.Wrap
                 readOnly: true
                 selectByMouse: true
+                font.pointSize: ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11
                 color: Material.foreground
                 Accessible.role: Accessible.StaticText
                 Accessible.name: bubble.text
