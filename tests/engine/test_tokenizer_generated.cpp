@@ -1,6 +1,7 @@
 // Reference data generated with the HF `tokenizers` Python package (tests/data/tokenizer,
 // see its README): SentencePiece-style BPE with byte fallback and a GPT-2-style byte-level BPE.
 #include "test_tokenizer_support.h"
+#include "tokenizer/pipeline.h"
 
 using namespace exl::test::tokenizer_support;
 
@@ -39,3 +40,23 @@ void check_generated(const std::string& name) {
 EXL_TEST(tokenizer, generated_sentencepiece_bpe) { check_generated("spm_bpe"); }
 EXL_TEST(tokenizer, generated_spm_metaspace) { check_generated("spm_metaspace"); }
 EXL_TEST(tokenizer, generated_gpt2_bytelevel) { check_generated("gpt2_bytelevel"); }
+
+EXL_TEST(tokenizer, generated_pre_tokenizers) {
+  // Every Split behaviour (with and without invert), Digits, Punctuation, Whitespace(Split),
+  // BertPreTokenizer, ByteLevel, Metaspace prepend schemes and Sequence, against HF
+  // pre_tokenize_str (tests/data/tokenizer/pre_tokenizers.json).
+  auto refs = read_json(data_dir() / "pre_tokenizers.json");
+  exl::tok::JsonCtx ctx{"pre_tokenizers.json"};
+  for (const auto& cfg : refs["configs"]) {
+    auto pre = exl::tok::parse_pre_tokenizer(ctx, cfg["config"], "pre_tokenizer");
+    CHECK(pre != nullptr);
+    for (const auto& c : cfg["cases"]) {
+      std::vector<exl::tok::Piece> pieces{{c["text"].get<std::string>(), true}};
+      pre->apply(pieces);
+      std::vector<std::string> got;
+      for (const auto& p : pieces) got.push_back(p.text);
+      CHECK_MSG(got == c["pieces"].get<std::vector<std::string>>(),
+                cfg["config"].dump() << " on '" << c["text"].get<std::string>() << "': got " << nlohmann::json(got).dump());
+    }
+  }
+}

@@ -116,6 +116,7 @@ class MetaspacePre : public PreTokenizer {
   void apply(std::vector<Piece>& pieces) const override {
     std::vector<Piece> out;
     for (auto& p : pieces) {
+      if (p.text.empty()) continue;  // HF never prepends to an empty string
       std::string t;
       t.reserve(p.text.size() + rep_.size());
       for (char ch : p.text) ch == ' ' ? void(t += rep_) : void(t += ch);

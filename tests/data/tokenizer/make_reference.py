@@ -171,7 +171,46 @@ def record(name, tok, config):
     print(name, "vocab", size, "cases", len(cases))
 
 
+PRE_TOKENIZER_CONFIGS = [
+    {"type": "Split", "pattern": {"String": " "}, "behavior": b, "invert": inv}
+    for b in ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous") for inv in (False, True)
+] + [
+    {"type": "Split", "pattern": {"Regex": "\\s+|[,.]"}, "behavior": b, "invert": False}
+    for b in ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+] + [
+    {"type": "Digits", "individual_digits": True},
+    {"type": "Digits", "individual_digits": False},
+    {"type": "Punctuation", "behavior": "Isolated"},
+    {"type": "Punctuation", "behavior": "Contiguous"},
+    {"type": "Whitespace"},
+    {"type": "WhitespaceSplit"},
+    {"type": "BertPreTokenizer"},
+    {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+    {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+    {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "never", "split": True},
+    {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False},
+    {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, {"type": "Digits", "individual_digits": True}]},
+]
+PRE_TOKENIZER_TEXTS = ["Hello,  world. 12 345 x", "  a1b22c333 ,,.. !? end ", "日本 語、テスト。100円", "", "...", "tab\there\nnew  line"]
+
+
+def record_pre_tokenizers():
+    from tokenizers import Tokenizer as T
+    out = []
+    for cfg in PRE_TOKENIZER_CONFIGS:
+        base = {"version": "1.0", "model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": cfg}
+        pre = T.from_str(json.dumps(base)).pre_tokenizer
+        out.append({"config": cfg, "cases": [{"text": t, "pieces": [p for p, _ in pre.pre_tokenize_str(t)]}
+                                             for t in PRE_TOKENIZER_TEXTS]})
+    with open(os.path.join(HERE, "pre_tokenizers.json"), "w") as f:
+        json.dump({"producer": {"tokenizers": tokenizers.__version__}, "configs": out}, f, indent=1, ensure_ascii=False)
+    print("pre_tokenizers", len(out))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--pre-tokenizers-only":
+        return record_pre_tokenizers()
+    record_pre_tokenizers()
     if not TEXT_FILES:
         sys.exit("no training text under " + FIXTURES + "/text")
     spm_cfg = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "add_bos_token": True,
