@@ -86,9 +86,9 @@ EXL_GPU_TEST(cuda_kernels, silu_mul_and_embedding) {
   std::mt19937 rng(24);
   for (std::int64_t n : {1, 33, 1000, 100000}) {
     const HalfData g = random_half(rng, std::size_t(n), -8.0f, 8.0f), u = random_half(rng, std::size_t(n), -4.0f, 4.0f);
-    std::vector<float> ref(std::size_t(n));
+    std::vector<float> ref(static_cast<std::size_t>(n));
     silu_mul_ref(g.f.data(), u.f.data(), n, ref.data());
-    std::vector<half_bits> got(std::size_t(n), 0xffff);
+    std::vector<half_bits> got(static_cast<std::size_t>(n), half_bits(0xffff));
     CUDA_OK(api.test_silu_mul(0, g.f.data(), u.f.data(), n, got.data()));
     for (std::size_t i = 0; i < ref.size(); ++i)
       CHECK_MSG(std::fabs(half_to_float(got[i]) - ref[i]) <= 1e-3 * std::fabs(ref[i]) + 1e-6, "silu_mul i " << i);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "exl/cuda.h"
+#include "exl/kernels/exl2.h"
 #include "exl/kernels/half.h"
 #include "exl_test.h"
 #include "module_api.h"
