@@ -48,7 +48,7 @@ EXL_TEST(template, for_loops) {
   CHECK_EQ(render("{% for x in xs %}{{ loop.index }}{{ x }}{{ ',' if not loop.last }}{% endfor %}",
                   R"({"xs": ["a", "b", "c"]})"), "1a,2b,3c");
   CHECK_EQ(render("{% for x in xs %}{{ loop.index0 }}{{ loop.revindex }}{{ loop.length }}{{ loop.first }} {% endfor %}",
-                  R"({"xs": [1, 2]})"), "021True 111False ");
+                  R"({"xs": [1, 2]})"), "022True 112False ");
   CHECK_EQ(render("{% for x in [] %}x{% else %}empty{% endfor %}"), "empty");
   CHECK_EQ(render("{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}", R"({"d": {"z": 1, "a": 2}})"), "z=1;a=2;");
   CHECK_EQ(render("{% for k, v in d|items %}{{ k }}={{ v }};{% endfor %}", R"({"d": {"z": 1, "a": 2}})"), "z=1;a=2;");
@@ -58,7 +58,7 @@ EXL_TEST(template, for_loops) {
   CHECK_EQ(render("{% for x in 'ab' %}[{{ x }}]{% endfor %}"), "[a][b]");
   CHECK_EQ(render("{% for x in xs %}{{ loop.previtem }}-{{ loop.nextitem }} {% endfor %}", R"({"xs": [1, 2, 3]})"), "-2 1-3 2- ");
   CHECK_EQ(render("{% for a in [1, 2] %}{% for b in [3, 4] %}{{ a * b }}{{ loop.index }} {% endfor %}{{ loop.index }}|{% endfor %}"),
-           "31 42 1|62 82 2|");
+           "31 42 1|61 82 2|");
 }
 
 EXL_TEST(template, set_scoping_and_namespace) {

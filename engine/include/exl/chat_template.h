@@ -21,7 +21,7 @@ namespace exl {
 class TemplateRaised : public Error {
  public:
   explicit TemplateRaised(const std::string& message)
-      : Error(ErrorKind::invalid_argument, message, {}, "chat_template") {}
+      : Error(ErrorKind::invalid_argument, message) {}
 };
 
 struct ChatTemplateOptions {
