@@ -125,4 +125,7 @@ EXL_TEST(format_bad_input, exl2_bias) {
   CHECK_THROWS_ERROR(load(f), ErrorKind::shape, P + ".bias: shape is [128,2]");
   f.header[P + ".bias"] = {{"dtype", "F32"}, {"shape", {128}}, {"data_offsets", {end, end + 512}}};
   CHECK_THROWS_ERROR(load(f), ErrorKind::shape, P + ".bias: dtype is F32");
+  f.data.append(2, '\0');
+  f.header[P + ".bias"] = {{"dtype", "F16"}, {"shape", {256}}, {"data_offsets", {end + 1, end + 513}}};
+  CHECK_THROWS_ERROR(load(f), ErrorKind::format, P + ".bias: data is not aligned");
 }

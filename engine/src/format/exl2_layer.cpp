@@ -2,6 +2,7 @@
 // validated per spec §2.10) or dense ([out, in] F16/BF16/F32), recognised by tensor names (§3.2).
 #include "exl/exl2_layer.h"
 
+#include <cstdint>
 #include <string>
 
 #include "exl/error.h"
@@ -30,6 +31,12 @@ const TensorInfo& require(const TensorStore& store, const std::string& name, con
 void expect_dtype(const TensorInfo& t, DType want) {
   if (t.dtype != want)
     fail(ErrorKind::shape, t, std::string("dtype is ") + dtype_name(t.dtype) + ", expected " + dtype_name(want));
+}
+
+// The kernels read these arrays in place from the memory map, so each must sit on its element size.
+void expect_aligned(const TensorInfo& t) {
+  if (t.nbytes != 0 && reinterpret_cast<std::uintptr_t>(t.data) % dtype_size(t.dtype) != 0)
+    fail(ErrorKind::format, t, std::string("data is not aligned to its ") + dtype_name(t.dtype) + " element size");
 }
 
 void expect_shape(const TensorInfo& t, const std::vector<std::int64_t>& want) {
@@ -87,6 +94,7 @@ std::unique_ptr<Exl2Tensors> load_exl2(const TensorStore& store, const std::stri
   expect_dtype(q_scale_max, DType::f16);
   expect_dtype(q_groups, DType::i16);
   expect_dtype(q_invperm, DType::i32);
+  for (const TensorInfo* t : {&q_weight, &q_scale, &q_scale_max, &q_groups, &q_invperm}) expect_aligned(*t);
   expect_rank(q_weight, 2);
   expect_rank(q_scale_max, 1);
 
@@ -128,6 +136,7 @@ std::unique_ptr<Exl2Tensors> load_exl2(const TensorStore& store, const std::stri
 
   if (const TensorInfo* bias = store.find(prefix + ".bias")) {
     expect_dtype(*bias, DType::f16);
+    expect_aligned(*bias);
     if (bias->shape != std::vector<std::int64_t>{n_pad} && bias->shape != std::vector<std::int64_t>{n})
       fail(ErrorKind::shape, *bias, "shape is " + shape_text(bias->shape) + ", expected [" + std::to_string(n_pad) + "] or [" + std::to_string(n) + "]");
     t->bias = bias;
@@ -171,12 +180,14 @@ LinearTensors load_linear(const TensorStore& store, const std::string& prefix, i
   if (weight->dtype != DType::f16 && weight->dtype != DType::bf16 && weight->dtype != DType::f32)
     fail(ErrorKind::shape, *weight, std::string("dtype ") + dtype_name(weight->dtype) + " is not F16, BF16 or F32");
   expect_shape(*weight, {out_features, in_features});
+  expect_aligned(*weight);
   out.kind = LinearKind::dense;
   out.weight = weight;
   if (const TensorInfo* bias = store.find(prefix + ".bias")) {
     if (bias->dtype != DType::f16 && bias->dtype != DType::bf16 && bias->dtype != DType::f32)
       fail(ErrorKind::shape, *bias, std::string("dtype ") + dtype_name(bias->dtype) + " is not F16, BF16 or F32");
     expect_shape(*bias, {out_features});
+    expect_aligned(*bias);
     out.bias = bias;
   }
   return out;
