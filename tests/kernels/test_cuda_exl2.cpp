@@ -62,9 +62,12 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_fused_and_cublas) {
         std::vector<float> got(ref.size(), NAN);
         CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), mode));
         const Diff d = compare(got.data(), ref.data(), ref.size());
-        // fp32 accumulation in both (fused: exact q - z, products and sums in fp32; cuBLAS:
-        // fp16 weights bit-exact, fp32 compute): only the summation order differs.
-        CHECK_MSG(d.rel_l2 <= 2e-5 && d.max_abs <= 1e-4 * (d.ref_max + 1.0),
+        // cuBLAS path: bit-exact fp16 weights, fp32 compute: only the summation order differs.
+        // Fused path: exact (q - z) * x summed in fp32, scaled once per 32-row unit, so the
+        // weights are never rounded to fp16 as in the reference (spec §2.7 last paragraph):
+        // about 2^-12 relative per term.
+        const double tol_rel = mode == 1 ? 2e-5 : 5e-4;
+        CHECK_MSG(d.rel_l2 <= tol_rel && d.max_abs <= 10 * tol_rel * (d.ref_max + 1e-3),
                   "mode " << mode << " k " << c.k << " n " << c.n << " m " << m << ": rel_l2 " << d.rel_l2
                           << " max_abs " << d.max_abs << " ref_max " << d.ref_max);
       }
@@ -90,7 +93,7 @@ EXL_GPU_TEST(cuda_kernels, exl2_every_single_width) {
       exl2_matmul_ref(w, x.f.data(), 3, yr.data());
       CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), 3, yg.data(), 0));
       const Diff d = compare(yg.data(), yr.data(), yr.size());
-      CHECK_MSG(d.rel_l2 <= 2e-5, bits << " bits, group " << gs << ": rel_l2 " << d.rel_l2);
+      CHECK_MSG(d.rel_l2 <= 5e-4, bits << " bits, group " << gs << ": rel_l2 " << d.rel_l2);
     }
   }
 }
