@@ -20,6 +20,9 @@ CacheType parse_cache_type(const std::string& s);  // "fp16", "fp32", "fp8", "q8
 struct CacheOptions {
   int max_seq_len = 2048;  // tokens the cache holds
   CacheType type = CacheType::fp16;
+  // Separate key / value widths overriding `type` (0 = from `type`): 4, 8 (Q4/Q8 blocks) or 16.
+  int k_bits = 0;
+  int v_bits = 0;
 };
 
 struct BackendOptions {

@@ -9,6 +9,7 @@
 #include "exl/error.h"
 #include "exl/kernels/attention.h"
 #include "exl/kernels/exl2.h"
+#include "exl/kernels/kv_quant.h"
 #include "exl/kernels/linear.h"
 #include "exl/kernels/ops.h"
 #include "exl/kernels/rope.h"
@@ -91,21 +92,18 @@ class CpuBackend final : public Backend {
 
   void allocate_cache(const CacheOptions& options) override {
     require_model();
-    if (options.type != CacheType::fp32 && options.type != CacheType::fp16)
-      throw Error(ErrorKind::unsupported,
-                  std::string("the CPU backend has no ") + cache_type_name(options.type) + " cache yet (use fp16 or fp32)");
     if (options.max_seq_len <= 0) throw Error(ErrorKind::invalid_argument, "cache length must be positive");
     const ModelConfig& c = model_->config();
-    cache_dtype_ = options.type == CacheType::fp32 ? DType::f32 : DType::f16;
+    k_format_ = kv_format_for(options.type, options.k_bits, "key");
+    v_format_ = kv_format_for(options.type, options.v_bits, "value");
     capacity_ = options.max_seq_len;
-    const std::size_t per_layer =
-        std::size_t(capacity_) * std::size_t(c.num_kv_heads) * std::size_t(c.head_dim) * (cache_dtype_ == DType::f32 ? 4 : 2);
-    k_cache_.assign(std::size_t(c.num_layers), {});
-    v_cache_.assign(std::size_t(c.num_layers), {});
+    const int row = c.num_kv_heads * c.head_dim;
+    k_cache_.clear();
+    v_cache_.clear();
     try {
       for (int i = 0; i < c.num_layers; ++i) {
-        k_cache_[std::size_t(i)].assign(per_layer, std::byte{0});
-        v_cache_[std::size_t(i)].assign(per_layer, std::byte{0});
+        k_cache_.emplace_back(k_format_, capacity_, row);
+        v_cache_.emplace_back(v_format_, capacity_, row);
       }
     } catch (const std::bad_alloc&) {
       k_cache_.clear();
@@ -130,8 +128,8 @@ class CpuBackend final : public Backend {
 
   MemoryStats memory() const override {
     MemoryStats m;
-    for (const auto& k : k_cache_) m.cache_bytes += k.size();
-    for (const auto& v : v_cache_) m.cache_bytes += v.size();
+    for (const auto& k : k_cache_) m.cache_bytes += k.bytes();
+    for (const auto& v : v_cache_) m.cache_bytes += v.bytes();
     if (model_) m.weights_bytes = model_->tensors().total_bytes();
     m.scratch_bytes = scratch_bytes();
     return m;
@@ -153,10 +151,32 @@ class CpuBackend final : public Backend {
   std::vector<CpuLayer> layers_;
   CpuLinear head_;
   RopeTable rope_;
-  DType cache_dtype_ = DType::f16;
+  static KvFormat kv_format_for(CacheType type, int bits, const char* what) {
+    if (bits == 16) return KvFormat::f16;
+    if (bits == 8) return KvFormat::q8;
+    if (bits == 4) return KvFormat::q4;
+    if (bits != 0)
+      throw Error(ErrorKind::invalid_argument, std::string("unsupported ") + what + " cache width " +
+                                                   std::to_string(bits) + " (4, 8 or 16 bits)");
+    switch (type) {
+      case CacheType::fp32: return KvFormat::f32;
+      case CacheType::fp16: return KvFormat::f16;
+      case CacheType::fp8: return KvFormat::fp8;
+      case CacheType::q8: return KvFormat::q8;
+      case CacheType::q6: return std::string(what) == "key" ? KvFormat::q8 : KvFormat::q4;  // K8/V4
+      case CacheType::q4: return KvFormat::q4;
+    }
+    return KvFormat::f16;
+  }
+  // Both stores plain f32/f16: attention reads them in place.
+  bool plain_cache() const {
+    return (k_format_ == KvFormat::f32 || k_format_ == KvFormat::f16) && k_format_ == v_format_;
+  }
+
+  KvFormat k_format_ = KvFormat::f16, v_format_ = KvFormat::f16;
   int capacity_ = 0;
   int cache_len_ = 0;
-  std::vector<std::vector<std::byte>> k_cache_, v_cache_;
+  std::vector<KvStore> k_cache_, v_cache_;
   std::vector<float> x_, a_, q_, k_, v_, att_, g_, u_, t_;
   std::vector<std::int32_t> pos_;
 };
@@ -200,7 +220,8 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   AttentionParams ap;
   ap.tokens = T; ap.past = cache_len_; ap.n_heads = nh; ap.n_kv_heads = nkv; ap.head_dim = d;
   ap.scale = 1.0f / std::sqrt(float(d));
-  ap.cache_dtype = cache_dtype_;
+  ap.cache_dtype = k_format_ == KvFormat::f32 ? DType::f32 : DType::f16;
+  const bool plain = plain_cache();
 
   for (int li = 0; li < c.num_layers; ++li) {
     const LayerTensors& lt = model_->layers()[std::size_t(li)];
@@ -211,9 +232,18 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
     l.v.run(a_.data(), T, v_.data());
     rope_apply_cpu(q_.data(), T, nh, d, pos_.data(), rope_, c.rope.style);
     rope_apply_cpu(k_.data(), T, nkv, d, pos_.data(), rope_, c.rope.style);
-    kv_cache_write_cpu(k_.data(), v_.data(), T, cache_len_, nkv, d, cache_dtype_, k_cache_[std::size_t(li)].data(),
-                       v_cache_[std::size_t(li)].data());
-    attention_cpu(ap, q_.data(), k_cache_[std::size_t(li)].data(), v_cache_[std::size_t(li)].data(), att_.data());
+    KvStore& kc = k_cache_[std::size_t(li)];
+    KvStore& vc = v_cache_[std::size_t(li)];
+    if (plain) {
+      kc.write(k_.data(), T, cache_len_);
+      vc.write(v_.data(), T, cache_len_);
+      attention_cpu(ap, q_.data(), kc.raw(), vc.raw(), att_.data());
+    } else {
+      // Quantized cache: attend to the dequantized prefix and the chunk's own K/V, then store the chunk.
+      attention_kvstore_cpu(ap, q_.data(), kc, vc, k_.data(), v_.data(), att_.data());
+      kc.write(k_.data(), T, cache_len_);
+      vc.write(v_.data(), T, cache_len_);
+    }
     l.o.run(att_.data(), T, t_.data());
     add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
 

@@ -1,0 +1,193 @@
+// ExLlamaV2-compatible KV cache quantization (spec §6.3) in emulated fp16 arithmetic: every
+// add, multiply and division is rounded to fp16 as the CUDA kernels do. Block = 512 elements;
+// warp w owns elements 64w .. 64w+63; lane l owns the pair (64w + 2l, 64w + 2l + 1).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "exl/kernels/kv_quant.h"
+
+namespace exl {
+namespace {
+
+inline float h(float x) { return round_to_half(x); }
+
+// Unnormalised 32-point Walsh-Hadamard butterfly over v[0..31], fp16 rounding per stage.
+void hadamard32(float* v) {
+  for (int i = 1; i < 32; i <<= 1)
+    for (int l = 0; l < 32; ++l)
+      if (!(l & i)) {
+        const float a = v[l], b = v[l | i];
+        v[l] = h(a + b);
+        v[l | i] = h(a - b);
+      }
+}
+
+// Rotates the even and the odd elements of each 64-element warp of a 512-element block.
+void rotate_block(float* x) {
+  float lane[32];
+  for (int w = 0; w < 8; ++w)
+    for (int parity = 0; parity < 2; ++parity) {
+      for (int l = 0; l < 32; ++l) lane[l] = x[64 * w + 2 * l + parity];
+      hadamard32(lane);
+      for (int l = 0; l < 32; ++l) x[64 * w + 2 * l + parity] = lane[l];
+    }
+}
+
+}  // namespace
+
+const char* kv_format_name(KvFormat f) {
+  switch (f) {
+    case KvFormat::f32: return "fp32";
+    case KvFormat::f16: return "fp16";
+    case KvFormat::fp8: return "fp8";
+    case KvFormat::q8: return "q8";
+    case KvFormat::q4: return "q4";
+  }
+  return "?";
+}
+
+double kv_format_bits(KvFormat f) {
+  switch (f) {
+    case KvFormat::f32: return 32;
+    case KvFormat::f16: return 16;
+    case KvFormat::fp8: return 8;
+    case KvFormat::q8: return 8.5;
+    case KvFormat::q4: return 4.5;
+  }
+  return 0;
+}
+
+void kv_quant_block_ref(const half_bits* xh, int bits, std::uint8_t* q, half_bits* scales) {
+  float x[512];
+  for (int i = 0; i < 512; ++i) x[i] = half_to_float(xh[i]);
+  rotate_block(x);
+  const float zero = bits == 4 ? 8.0f : 128.0f;
+  const int qmax = bits == 4 ? 15 : 255;
+  for (int g = 0; g < 16; ++g) {
+    float absmax = 0.0f;
+    for (int i = 0; i < 32; ++i) absmax = std::max(absmax, std::fabs(x[32 * g + i]));
+    scales[g] = float_to_half(absmax * (1.0f / zero));  // fp16(absmax * fp16(1/zero)); 1/zero is exact
+    for (int i = 0; i < 32; ++i) {
+      const int e = 32 * g + i;
+      const float t = h(x[e] / absmax);
+      const float u = h(t * zero + zero);  // one fused multiply-add, a single rounding (exact in fp32)
+      const int v = std::clamp(int(std::nearbyint(u)), 0, qmax);
+      if (bits == 4) {
+        if (e & 1)
+          q[e / 2] = std::uint8_t((q[e / 2] & 0x0f) | (v << 4));
+        else
+          q[e / 2] = std::uint8_t((q[e / 2] & 0xf0) | v);
+      } else {
+        q[e] = std::uint8_t(v);
+      }
+    }
+  }
+}
+
+void kv_dequant_block_ref(const std::uint8_t* q, const half_bits* scales, int bits, half_bits* out) {
+  float x[512];
+  const int zero = bits == 4 ? 8 : 128;
+  for (int e = 0; e < 512; ++e) {
+    const int v = bits == 4 ? ((e & 1) ? q[e / 2] >> 4 : q[e / 2] & 15) : q[e];
+    x[e] = h(float(v - zero) * half_to_float(scales[e / 32]));
+  }
+  rotate_block(x);
+  const float inv32 = 1.0f / 32.0f;
+  for (int e = 0; e < 512; ++e) out[e] = float_to_half(x[e] * inv32);
+}
+
+int kv_q_block(int row_elements) {
+  int q = 1;
+  while ((std::int64_t(q) * row_elements) % 512 != 0) ++q;
+  return q;
+}
+
+KvStore::KvStore(KvFormat format, int capacity, int row_elements) : format_(format), row_(row_elements) {
+  if (format == KvFormat::q8 || format == KvFormat::q4) {
+    const int qb = kv_q_block(row_elements);
+    capacity = (capacity + qb - 1) / qb * qb;
+  }
+  capacity_ = capacity;
+  const std::size_t n = std::size_t(capacity) * std::size_t(row_elements);
+  switch (format) {
+    case KvFormat::f32: data_.assign(n * 4, 0); break;
+    case KvFormat::f16: data_.assign(n * 2, 0); break;
+    case KvFormat::fp8: data_.assign(n, 0); break;
+    case KvFormat::q8: data_.assign(n, 0); scales_.assign(n / 32, 0); break;
+    case KvFormat::q4: data_.assign(n / 2, 0); scales_.assign(n / 32, 0); break;
+  }
+}
+
+void KvStore::write(const float* x, int tokens, int past) {
+  const std::size_t row = std::size_t(row_);
+  const std::size_t first = std::size_t(past) * row, n = std::size_t(tokens) * row;
+  switch (format_) {
+    case KvFormat::f32: std::memcpy(data_.data() + first * 4, x, n * 4); return;
+    case KvFormat::f16: float_to_half_n(x, reinterpret_cast<half_bits*>(data_.data()) + first, n); return;
+    case KvFormat::fp8:
+      for (std::size_t i = 0; i < n; ++i) data_[first + i] = fp8_from_half(float_to_half(x[i]));
+      return;
+    case KvFormat::q8:
+    case KvFormat::q4: break;
+  }
+  const int bits = format_ == KvFormat::q4 ? 4 : 8;
+  const int qb = kv_q_block(row_);
+  const std::size_t t0 = std::size_t(past / qb * qb), t1 = std::size_t((past + tokens + qb - 1) / qb * qb);
+  half_bits block[512];
+  for (std::size_t b = t0 * row / 512; b < t1 * row / 512; ++b) {
+    const std::size_t e0 = b * 512;
+    std::uint8_t* qd = data_.data() + e0 * std::size_t(bits) / 8;
+    half_bits* sc = scales_.data() + e0 / 32;
+    kv_dequant_block_ref(qd, sc, bits, block);  // earlier contents of the block, as ExLlamaV2 re-reads them
+    for (std::size_t i = 0; i < 512; ++i) {
+      const std::size_t e = e0 + i;
+      if (e >= first && e < first + n) block[i] = float_to_half(x[e - first]);
+    }
+    kv_quant_block_ref(block, bits, qd, sc);
+  }
+}
+
+void KvStore::read(int t0, int t1, float* out) const {
+  const std::size_t row = std::size_t(row_);
+  const std::size_t first = std::size_t(t0) * row, n = std::size_t(t1 - t0) * row;
+  switch (format_) {
+    case KvFormat::f32: std::memcpy(out, data_.data() + first * 4, n * 4); return;
+    case KvFormat::f16: half_to_float_n(reinterpret_cast<const half_bits*>(data_.data()) + first, out, n); return;
+    case KvFormat::fp8:
+      for (std::size_t i = 0; i < n; ++i) out[i] = half_to_float(half_from_fp8(data_[first + i]));
+      return;
+    case KvFormat::q8:
+    case KvFormat::q4: break;
+  }
+  const int bits = format_ == KvFormat::q4 ? 4 : 8;
+  half_bits block[512];
+  for (std::size_t b = first / 512; b * 512 < first + n; ++b) {
+    const std::size_t e0 = b * 512;
+    kv_dequant_block_ref(data_.data() + e0 * std::size_t(bits) / 8, scales_.data() + e0 / 32, bits, block);
+    for (std::size_t i = 0; i < 512; ++i) {
+      const std::size_t e = e0 + i;
+      if (e >= first && e < first + n) out[e - first] = half_to_float(block[i]);
+    }
+  }
+}
+
+void attention_kvstore_ref(const AttentionParams& p, const float* q, const KvStore& k, const KvStore& v,
+                           const float* k_new, const float* v_new, float* out) {
+  const std::size_t row = std::size_t(p.n_kv_heads) * std::size_t(p.head_dim);
+  const std::size_t total = std::size_t(p.past + p.tokens);
+  std::vector<float> kc(total * row), vc(total * row);
+  if (p.past > 0) {
+    k.read(0, p.past, kc.data());
+    v.read(0, p.past, vc.data());
+  }
+  for (std::size_t i = 0; i < std::size_t(p.tokens) * row; ++i) {
+    kc[std::size_t(p.past) * row + i] = round_to_half(k_new[i]);
+    vc[std::size_t(p.past) * row + i] = round_to_half(v_new[i]);
+  }
+  AttentionParams a = p;
+  a.cache_dtype = DType::f32;
+  attention_ref(a, q, kc.data(), vc.data(), out);
+}
+
+}  // namespace exl

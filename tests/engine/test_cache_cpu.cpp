@@ -1,0 +1,91 @@
+// Quantized KV caches on the CPU backend against ExLlamaV2's references: the long prompt's
+// last logits after prefilling all but the last token (fp16/q8/q4 caches), and token-by-token
+// perplexity with each cache type.
+#include <cmath>
+
+#include "exl/backend.h"
+#include "exl/generator.h"
+#include "exl/model.h"
+#include "exl/perplexity.h"
+#include "refs.h"
+
+using namespace exl;
+using namespace exl::test;
+
+namespace {
+
+std::unique_ptr<Backend> open_backend(CacheType cache, int ctx) {
+  static std::shared_ptr<const Model> model;
+  if (!model) model = Model::open(fixture("models/exl2/ref-s-4.0bpw"));
+  auto b = make_backend("cpu", {});
+  b->load(model);
+  b->allocate_cache({ctx, cache});
+  return b;
+}
+
+// Prefill ids[0..n-2], then forward the last id alone (how the fixtures' cache references were made).
+std::vector<float> step_last_logits(CacheType cache) {
+  const auto ids = read_json("refs/prompts.json")["long_prompt"]["ids"].get<std::vector<std::int32_t>>();
+  auto b = open_backend(cache, 512);
+  std::vector<float> logits;
+  prefill(*b, std::span<const std::int32_t>(ids.data(), ids.size() - 1), 2048, LogitsWanted::none, logits);
+  b->forward(std::span<const std::int32_t>(&ids.back(), 1), LogitsWanted::last, logits);
+  return logits;
+}
+
+// Token-by-token perplexity over the wiki ids (4 windows of 512, fresh cache per window).
+double token_by_token_ppl(CacheType cache) {
+  const auto ids = read_json("refs/ppl_ids.json")["wiki"].get<std::vector<std::int32_t>>();
+  auto b = open_backend(cache, 512);
+  const std::size_t vocab = std::size_t(b->vocab_size());
+  std::vector<float> logits;
+  double nll = 0;
+  int n = 0;
+  for (std::size_t w = 0; w + 512 <= ids.size(); w += 512) {
+    b->truncate_cache(0);
+    for (std::size_t t = 0; t + 1 < 512; ++t) {
+      b->forward(std::span<const std::int32_t>(&ids[w + t], 1), LogitsWanted::last, logits);
+      nll += token_nll(std::span<const float>(logits.data(), vocab), ids[w + t + 1]);
+      ++n;
+    }
+  }
+  return std::exp(nll / n);
+}
+
+void check_step_last(CacheType cache, const std::string& label, bool full_tolerance) {
+  const auto refs = read_logit_blocks("long_prompt_last_logits_exl2");
+  const LogitBlock& ref = refs.at("ref-s-4.0bpw/" + label);
+  const auto ours = step_last_logits(cache);
+  const double diff = max_abs_diff(ref.row(0), ours), kl = kl_divergence(ref.row(0), ours);
+  if (options().verbose) std::printf("  %s: max |dlogit| %.4f, KL %.2e\n", label.c_str(), diff, kl);
+  CHECK_EQ(top1(ours), top1(ref.row(0)));
+  if (full_tolerance) {
+    CHECK_MSG(diff <= 0.1, label << ": max |dlogit| " << diff);
+    CHECK_MSG(kl <= 1e-4, label << ": KL " << kl);
+  }
+}
+
+}  // namespace
+
+EXL_TEST(cache_cpu, step_last_fp16) { check_step_last(CacheType::fp16, "fp16_cache", true); }
+EXL_TEST(cache_cpu, step_last_q8) { check_step_last(CacheType::q8, "q8_cache", true); }
+EXL_TEST(cache_cpu, step_last_q4) { check_step_last(CacheType::q4, "q4_cache", false); }
+
+EXL_TEST(cache_cpu, token_by_token_perplexity) {
+  const auto refs = read_json("refs/ppl_exl2.json")["results"]["ref-s-4.0bpw"];
+  const double ref_fp16 = refs["wiki_token_by_token_fp16_cache"]["ppl"];
+  const double ref_q8 = refs["wiki_token_by_token_q8_cache"]["ppl"];
+  const double ref_q4 = refs["wiki_token_by_token_q4_cache"]["ppl"];
+  const double fp16 = token_by_token_ppl(CacheType::fp16), q8 = token_by_token_ppl(CacheType::q8),
+               q4 = token_by_token_ppl(CacheType::q4), q6 = token_by_token_ppl(CacheType::q6),
+               fp8 = token_by_token_ppl(CacheType::fp8);
+  if (options().verbose)
+    std::printf("  fp16 %.4f (ref %.4f) q8 %.4f (ref %.4f) q6 %.4f fp8 %.4f q4 %.4f (ref %.4f)\n", fp16, ref_fp16, q8,
+                ref_q8, q6, fp8, q4, ref_q4);
+  CHECK_MSG(std::fabs(fp16 - ref_fp16) / ref_fp16 <= 0.002, "fp16 " << fp16 << " vs " << ref_fp16);
+  CHECK_MSG(q8 <= ref_q8 * 1.005, "q8 " << q8 << " vs reference " << ref_q8);
+  CHECK_MSG(q4 <= ref_q4 * 1.005, "q4 " << q4 << " vs reference " << ref_q4);
+  // FP8 and Q6 lie between the FP16 and Q4 figures.
+  CHECK_MSG(q6 >= fp16 * 0.999 && q6 <= q4, "q6 " << q6);
+  CHECK_MSG(fp8 >= fp16 * 0.999 && fp8 <= q4, "fp8 " << fp8);
+}
