@@ -6,7 +6,17 @@
 
 namespace exl::cli {
 
-const char* const kSessionFlags[] = {"--model", "--device", "--cache", "--ctx", "--max-chunk", "--threads", nullptr};
+const char* const kSessionFlags[] = {"--model", "--device", "--cache", "--cache-k", "--cache-v", "-c8",  "-cq4",
+                                    "-cq6",    "-cq8",     "--ctx",   "--max-chunk", "--threads", nullptr};
+
+// --cache TYPE, or ExLlamaV2's switches -c8 (FP8), -cq4, -cq6, -cq8.
+static CacheType cache_type_from(const Args& a) {
+  if (a.has("-c8")) return CacheType::fp8;
+  if (a.has("-cq4")) return CacheType::q4;
+  if (a.has("-cq6")) return CacheType::q6;
+  if (a.has("-cq8")) return CacheType::q8;
+  return parse_cache_type(a.get_or("--cache", "fp16"));
+}
 
 Session open_session(const Args& a, int min_ctx) {
   Session s;
@@ -19,7 +29,9 @@ Session open_session(const Args& a, int min_ctx) {
   s.backend = make_backend(a.get_or("--device", "auto"), o, &s.device_note);
   s.backend->load(s.model);
   CacheOptions c;
-  c.type = parse_cache_type(a.get_or("--cache", "fp16"));
+  c.type = cache_type_from(a);
+  c.k_bits = a.get_int("--cache-k", 0);
+  c.v_bits = a.get_int("--cache-v", 0);
   c.max_seq_len = a.get_int("--ctx", std::max(min_ctx, std::min(s.model->config().max_position_embeddings, 4096)));
   c.max_seq_len = std::max(c.max_seq_len, min_ctx);
   s.backend->allocate_cache(c);
