@@ -2,10 +2,13 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QQmlEngine>
 #include <QStandardPaths>
 
+#include "services/enginegenerationbackend.h"
 #include "services/fakeinferenceservice.h"
+#include "services/modelscanner.h"
 
 AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceService> service,
                        std::unique_ptr<VramPlanner> planner, bool simulated, QObject *parent)
@@ -15,6 +18,7 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
     , m_service(std::move(service))
 {
     const QString dataDir = options.dataDir.isEmpty() ? defaultDataDir() : options.dataDir;
+    m_dataDir = dataDir;
     QDir().mkpath(dataDir);
     if (!m_store.open(QDir(dataDir).filePath(QStringLiteral("chats.sqlite"))))
         m_storageError = m_store.lastError();
@@ -39,6 +43,15 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
     });
 
     m_models = std::make_unique<ModelManager>(m_service.get(), std::move(planner));
+    m_models->setMaxChunkSize(m_settings->maxChunkSize());
+    connect(m_settings.get(), &SettingsViewModel::maxChunkSizeChanged, this,
+            [this] { m_models->setMaxChunkSize(m_settings->maxChunkSize()); });
+    if (!m_simulated) {
+        m_models->setModelFolders(modelFolders());
+        connect(m_settings.get(), &SettingsViewModel::modelFoldersChanged, this,
+                [this] { m_models->setModelFolders(modelFolders()); });
+        connect(m_models.get(), &ModelManager::folderAdded, m_settings.get(), &SettingsViewModel::addModelFolder);
+    }
     m_telemetry = std::make_unique<TelemetryModel>();
     connect(m_service.get(), &InferenceService::telemetry, m_telemetry.get(), &TelemetryModel::addSample);
     connect(m_settings.get(), &SettingsViewModel::languageChanged, this, &AppContext::applyLanguage);
@@ -54,6 +67,18 @@ AppContext::~AppContext()
 }
 
 std::unique_ptr<AppContext> AppContext::createDefault(const AppOptions &options)
+{
+    if (options.fake)
+        return createSimulated(options);
+    const QString device = options.device.isEmpty() ? QStringLiteral("auto") : options.device;
+    // The VRAM planner (engine/src/plan) plugs in here through an adapter implementing
+    // VramPlanner; until it lands the fit calculator is shown disabled.
+    return std::make_unique<AppContext>(
+        options, std::make_unique<WorkerInferenceService>(std::make_unique<EngineGenerationBackend>(device)),
+        std::make_unique<UnavailableVramPlanner>(), false);
+}
+
+std::unique_ptr<AppContext> AppContext::createSimulated(const AppOptions &options)
 {
     const QString device = options.device.isEmpty() ? QStringLiteral("cuda:0") : options.device;
     constexpr qint64 kGiB = 1024LL * 1024 * 1024;
@@ -75,6 +100,22 @@ QString AppContext::deviceName() const
 bool AppContext::onCpu() const
 {
     return m_service->onCpu();
+}
+
+QString AppContext::deviceNote() const
+{
+    return m_service->deviceNote();
+}
+
+QStringList AppContext::modelFolders() const
+{
+    QStringList folders;
+    const QString dir = m_settings->modelsDirectory();
+    folders.append(dir.isEmpty() ? QDir(m_dataDir).filePath(QStringLiteral("models")) : dir);
+    folders.append(m_settings->modelFolders());
+    folders.append(fixtureModelRoots());
+    folders.removeDuplicates();
+    return folders;
 }
 
 QString AppContext::version() const
@@ -103,9 +144,18 @@ QCoro::Task<> AppContext::start()
 {
     QPointer<AppContext> self(this);
     if (!m_options.modelPath.isEmpty()) {
-        const int index = m_models->indexOfPath(QDir::cleanPath(m_options.modelPath));
-        if (index < 0)
+        int index = m_models->indexOfPath(m_options.modelPath);
+        if (index < 0 && !m_simulated) {
+            // A folder given on the command line is listed for this run (not remembered).
+            QStringList folders = m_models->modelFolders();
+            folders.append(QDir::cleanPath(QFileInfo(m_options.modelPath).absoluteFilePath()));
+            m_models->setModelFolders(folders);
+            index = m_models->indexOfPath(m_options.modelPath);
+        }
+        if (index < 0) {
+            qWarning("exl-studio: no model folder at %s", qPrintable(m_options.modelPath));
             co_return;
+        }
         m_models->setCurrentIndex(index);
         const bool loaded = co_await m_models->loadSelected();
         if (!self || !loaded)

@@ -32,6 +32,7 @@ class AppContext : public QObject
     Q_PROPERTY(TelemetryModel *telemetry READ telemetry CONSTANT)
     Q_PROPERTY(QString deviceName READ deviceName CONSTANT)
     Q_PROPERTY(bool onCpu READ onCpu CONSTANT)
+    Q_PROPERTY(QString deviceNote READ deviceNote CONSTANT)
     Q_PROPERTY(bool simulated READ simulated CONSTANT)
     Q_PROPERTY(QString storageError READ storageError CONSTANT)
     Q_PROPERTY(QString initialPage READ initialPage CONSTANT)
@@ -42,8 +43,13 @@ public:
                std::unique_ptr<VramPlanner> planner, bool simulated, QObject *parent = nullptr);
     ~AppContext() override;
 
-    // The app as it ships today: the simulated engine on the requested device.
+    // The app as it ships: the engine on the requested device (auto: the GPU when the CUDA
+    // module loads, else the CPU); with --fake the simulated engine.
     static std::unique_ptr<AppContext> createDefault(const AppOptions &options);
+    static std::unique_ptr<AppContext> createSimulated(const AppOptions &options);
+    // Model folders listed by default: the models directory (setting, else <data dir>/models),
+    // the folders the user added, and the fixture models of a source checkout.
+    QStringList modelFolders() const;
     static QString defaultDataDir();
 
     ChatViewModel *chat() const { return m_chat.get(); }
@@ -54,6 +60,7 @@ public:
     InferenceService *service() const { return m_service.get(); }
     QString deviceName() const;
     bool onCpu() const;
+    QString deviceNote() const;
     bool simulated() const { return m_simulated; }
     QString storageError() const { return m_storageError; }
     QString initialPage() const { return m_options.page.isEmpty() ? QStringLiteral("chat") : m_options.page; }
@@ -68,6 +75,7 @@ private:
     void applyLanguage();
 
     AppOptions m_options;
+    QString m_dataDir;
     bool m_simulated;
     QString m_storageError;
     std::unique_ptr<InferenceService> m_service;

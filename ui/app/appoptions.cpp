@@ -19,7 +19,8 @@ AppOptions parseAppOptions(const QStringList &arguments)
     const QCommandLineOption screenshot(QStringLiteral("screenshot"), QCoreApplication::translate("main", "Write a PNG of the window to FILE and quit."), QStringLiteral("FILE"));
     const QCommandLineOption demoPrompt(QStringLiteral("demo-prompt"), QCoreApplication::translate("main", "Send TEXT as a message at start."), QStringLiteral("TEXT"));
     const QCommandLineOption quitAfter(QStringLiteral("quit-after"), QCoreApplication::translate("main", "Quit after MS milliseconds."), QStringLiteral("MS"));
-    parser.addOptions({version, model, device, lang, theme, dataDir, page, screenshot, demoPrompt, quitAfter});
+    const QCommandLineOption fake(QStringList{QStringLiteral("fake"), QStringLiteral("simulated")}, QCoreApplication::translate("main", "Use the simulated engine instead of the real one."));
+    parser.addOptions({version, fake, model, device, lang, theme, dataDir, page, screenshot, demoPrompt, quitAfter});
 
     AppOptions out;
     if (!parser.parse(arguments)) {
@@ -31,6 +32,7 @@ AppOptions parseAppOptions(const QStringList &arguments)
         return out;
     }
     out.showVersion = parser.isSet(version);
+    out.fake = parser.isSet(fake);
     out.modelPath = parser.value(model);
     out.device = parser.value(device);
     out.language = parser.value(lang);

@@ -14,6 +14,7 @@ struct AppOptions {
     QString demoPrompt;      // --demo-prompt TEXT: send a message at start (screenshots)
     int quitAfterMs = 0;     // --quit-after MS
     bool showVersion = false;
+    bool fake = false;       // --fake: the simulated engine (demos, tests, screenshots)
     QString error;           // non-empty: the options were invalid
 };
 

@@ -77,13 +77,21 @@ ApplicationWindow {
             Layout.fillWidth: true
             visible: window.app.onCpu
             tone: "warning"
-            text: qsTr("No CUDA device found: running on the CPU backend. Replies will be slow.")
+            text: window.app.deviceNote.length > 0
+                  ? qsTr("Running on the CPU backend (%1). Replies will be slow.").arg(window.app.deviceNote)
+                  : qsTr("No CUDA device found: running on the CPU backend. Replies will be slow.")
+        }
+        Banner {
+            Layout.fillWidth: true
+            visible: window.app.models.loadNotice.length > 0
+            tone: "info"
+            text: window.app.models.loadNotice
         }
         Banner {
             Layout.fillWidth: true
             visible: window.app.simulated
             tone: "info"
-            text: qsTr("Simulated engine: replies, speeds and memory figures are made up until the engine is connected.")
+            text: qsTr("Simulated engine (--fake): replies, speeds and memory figures are made up.")
         }
         Banner {
             Layout.fillWidth: true

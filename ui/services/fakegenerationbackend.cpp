@@ -46,16 +46,16 @@ LoadResult FakeGenerationBackend::load(const QString &path, const LoadOptions &o
     const QList<ModelInfo> models = availableModels();
     const auto it = std::find_if(models.begin(), models.end(), [&](const ModelInfo &m) { return m.path == path; });
     if (it == models.end())
-        return {false, {}, QObject::tr("No model found in %1.").arg(path)};
+        return {false, {}, QObject::tr("No model found in %1.").arg(path), {}};
     for (int i = 1; i <= m_timing.loadSteps; ++i) {
         sleepSeconds(m_timing.loadStepMs / 1000.0);
         progress(double(i) / m_timing.loadSteps);
         if (path == tooLargeModelPath() && i == m_timing.loadSteps / 2)
-            return {false, {}, QObject::tr("Out of memory on %1 while loading layer 41 of 80.").arg(m_deviceName)};
+            return {false, {}, QObject::tr("Out of memory on %1 while loading layer 41 of 80.").arg(m_deviceName), {}};
     }
     m_loaded = *it;
     m_options = options;
-    return {true, *it, {}};
+    return {true, *it, {}, {}};
 }
 
 void FakeGenerationBackend::unload()
@@ -63,7 +63,7 @@ void FakeGenerationBackend::unload()
     m_loaded.reset();
 }
 
-int FakeGenerationBackend::prefill(const QList<ChatTurn> &conversation, const SamplingSettings &)
+PrefillResult FakeGenerationBackend::prefill(const QList<ChatTurn> &conversation, const SamplingSettings &)
 {
     int chars = 0;
     for (const ChatTurn &turn : conversation)
@@ -81,7 +81,7 @@ int FakeGenerationBackend::prefill(const QList<ChatTurn> &conversation, const Sa
     for (auto match = tokenRe.globalMatch(reply); match.hasNext();)
         m_pieces.append(match.next().captured());
     m_next = 0;
-    return promptTokens;
+    return {promptTokens, 0};
 }
 
 std::optional<QString> FakeGenerationBackend::decodeStep()

@@ -25,7 +25,7 @@ public:
                     const std::function<void(double)> &progress) override;
     void unload() override;
     bool loaded() const override { return m_loaded.has_value(); }
-    int prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) override;
+    PrefillResult prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) override;
     std::optional<QString> decodeStep() override;
     qint64 vramUsedBytes() const override;
     qint64 vramTotalBytes() const override;

@@ -14,6 +14,8 @@ public:
     virtual ~GenerationBackend() = default;
 
     virtual QString deviceName() const = 0;
+    // Why the engine runs where it runs (e.g. "no usable GPU: ..."); empty when nothing to say.
+    virtual QString deviceNote() const { return {}; }
     virtual QList<ModelInfo> availableModels() const = 0;
 
     // Loads a model; on failure returns LoadResult{ok = false, errorMessage}. `progress` is
@@ -23,8 +25,9 @@ public:
     virtual void unload() = 0;
     virtual bool loaded() const = 0;
 
-    // Formats and prefills the conversation; returns the number of prompt tokens.
-    virtual int prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) = 0;
+    // Formats and prefills the conversation; returns the prompt size and how much of it came
+    // from the KV cache of the previous turn.
+    virtual PrefillResult prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) = 0;
     // One decode step: the new text (possibly empty for a partial UTF-8 sequence), or nullopt
     // when the reply is complete.
     virtual std::optional<QString> decodeStep() = 0;

@@ -17,6 +17,8 @@ public:
     // "cpu" or "cuda:N": where the engine runs.
     virtual QString deviceName() const = 0;
     bool onCpu() const { return deviceName() == QLatin1String("cpu"); }
+    // Why the engine runs where it runs (e.g. why no GPU is used); may be empty.
+    virtual QString deviceNote() const { return {}; }
 
     // Loads asynchronously; loadFinished() reports the outcome (failures leave no model loaded).
     virtual void loadModel(const QString &path, const LoadOptions &options) = 0;

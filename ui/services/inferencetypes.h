@@ -22,6 +22,7 @@ struct LoadOptions {
     CacheKind cacheKind = CacheKind::Fp16;
     int draftTokens = 0;
     QString draftModelPath;
+    int maxChunkSize = 2048;  // longest prefill chunk
 };
 
 struct SamplingSettings {
@@ -56,6 +57,7 @@ struct TokenBatch {
 struct GenerationStats {
     quint64 requestId = 0;
     int promptTokens = 0;
+    int reusedPromptTokens = 0;  // prompt tokens found in the KV cache (not prefilled again)
     int generatedTokens = 0;
     double timeToFirstTokenMs = 0.0;
     double prefillTokensPerSecond = 0.0;
@@ -76,6 +78,12 @@ struct LoadResult {
     bool ok = false;
     ModelInfo info;
     QString errorMessage;
+    QString notice;  // loaded, with something the user should know (e.g. no chat template)
+};
+
+struct PrefillResult {
+    int promptTokens = 0;
+    int reusedTokens = 0;  // of promptTokens, taken from the KV cache
 };
 
 QString cacheKindName(CacheKind kind);

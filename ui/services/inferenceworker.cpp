@@ -33,7 +33,7 @@ void InferenceWorker::load(const QString &path, const LoadOptions &options)
     try {
         result = m_backend->load(path, options, [this](double f) { Q_EMIT loadProgress(f); });
     } catch (const std::exception &e) {
-        result = LoadResult{false, {}, QString::fromUtf8(e.what())};
+        result = LoadResult{false, {}, QString::fromUtf8(e.what()), {}};
     }
     Q_EMIT loadFinished(result);
     emitTelemetry(0.0, 0.0);
@@ -63,9 +63,11 @@ void InferenceWorker::generate(quint64 requestId, const QList<ChatTurn> &convers
     QElapsedTimer timer;
     timer.start();
     try {
-        stats.promptTokens = m_backend->prefill(conversation, settings);
+        const PrefillResult prefilled = m_backend->prefill(conversation, settings);
+        stats.promptTokens = prefilled.promptTokens;
+        stats.reusedPromptTokens = prefilled.reusedTokens;
         const qint64 prefillNs = timer.nsecsElapsed();
-        stats.prefillTokensPerSecond = rate(stats.promptTokens, prefillNs);
+        stats.prefillTokensPerSecond = rate(prefilled.promptTokens - prefilled.reusedTokens, prefillNs);
         emitTelemetry(0.0, stats.prefillTokensPerSecond);
         // Cancellation is checked between engine steps: the reply ends on a whole token.
         while (!cancelled(requestId) && stats.generatedTokens < settings.maxNewTokens) {

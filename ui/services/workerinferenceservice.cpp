@@ -26,6 +26,7 @@ WorkerInferenceService::WorkerInferenceService(std::unique_ptr<GenerationBackend
     // Read the static facts now: afterwards the backend belongs to the inference thread.
     m_models = backend->availableModels();
     m_deviceName = backend->deviceName();
+    m_deviceNote = backend->deviceNote();
 
     m_worker = new InferenceWorker(std::move(backend));
     m_worker->moveToThread(&m_thread);

@@ -18,6 +18,7 @@ public:
 
     QList<ModelInfo> availableModels() const override { return m_models; }
     QString deviceName() const override { return m_deviceName; }
+    QString deviceNote() const override { return m_deviceNote; }
 
     void loadModel(const QString &path, const LoadOptions &options) override;
     void unloadModel() override;
@@ -29,5 +30,6 @@ private:
     InferenceWorker *m_worker = nullptr;  // lives on m_thread, deleted when it finishes
     QList<ModelInfo> m_models;
     QString m_deviceName;
+    QString m_deviceNote;
     quint64 m_nextRequestId = 0;
 };

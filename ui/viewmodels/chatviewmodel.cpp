@@ -11,6 +11,7 @@ QVariantMap statsMap(const GenerationStats &stats, bool stopped)
     QVariantMap map;
     if (stats.generatedTokens > 0 || stats.promptTokens > 0) {
         map.insert(QStringLiteral("promptTokens"), stats.promptTokens);
+        map.insert(QStringLiteral("reusedPromptTokens"), stats.reusedPromptTokens);
         map.insert(QStringLiteral("generatedTokens"), stats.generatedTokens);
         map.insert(QStringLiteral("timeToFirstTokenMs"), stats.timeToFirstTokenMs);
         map.insert(QStringLiteral("prefillTokensPerSecond"), stats.prefillTokensPerSecond);

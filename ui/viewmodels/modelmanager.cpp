@@ -1,8 +1,12 @@
 #include "modelmanager.h"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QUrl>
 #include <qcoro/qcorosignal.h>
 
 #include "services/inferenceservice.h"
+#include "services/modelscanner.h"
 
 namespace {
 constexpr int kMinContext = 512;
@@ -22,6 +26,7 @@ ModelManager::ModelManager(InferenceService *service, std::unique_ptr<VramPlanne
     });
     connect(service, &InferenceService::modelUnloaded, this, [this] {
         m_loaded.reset();
+        m_loadNotice.clear();
         Q_EMIT loadedModelChanged();
         if (!m_models.isEmpty())
             Q_EMIT dataChanged(index(0), index(int(m_models.size()) - 1), {LoadedRole});
@@ -157,9 +162,16 @@ QCoro::Task<bool> ModelManager::loadSelected()
     setLoading(false);
     if (!result.ok) {
         setLoadError(result.errorMessage);
+        if (m_loaded) {  // a failed load leaves no model loaded
+            m_loaded.reset();
+            m_loadNotice.clear();
+            Q_EMIT loadedModelChanged();
+            Q_EMIT dataChanged(index(0), index(int(m_models.size()) - 1), {LoadedRole});
+        }
         co_return false;
     }
     m_loaded = result.info;
+    m_loadNotice = result.notice;
     Q_EMIT loadedModelChanged();
     Q_EMIT dataChanged(index(0), index(int(m_models.size()) - 1), {LoadedRole});
     co_return true;
@@ -173,11 +185,57 @@ void ModelManager::unload()
 
 int ModelManager::indexOfPath(const QString &path) const
 {
+    const QString clean = QDir::cleanPath(path);
+    const QString absolute = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
     for (int i = 0; i < m_models.size(); ++i) {
-        if (m_models.at(i).path == path)
+        if (m_models.at(i).path == clean || m_models.at(i).path == absolute)
             return i;
     }
     return -1;
+}
+
+void ModelManager::setModelFolders(const QStringList &folders)
+{
+    if (folders == m_folders)
+        return;
+    m_folders = folders;
+    Q_EMIT modelFoldersChanged();
+    refresh();
+}
+
+bool ModelManager::addFolder(const QString &pathOrUrl)
+{
+    const QUrl url(pathOrUrl);
+    const QString path = QDir::cleanPath(QFileInfo(url.isLocalFile() ? url.toLocalFile() : pathOrUrl).absoluteFilePath());
+    if (scanModelFolders({path}).isEmpty())
+        return false;
+    if (!m_folders.contains(path)) {
+        m_folders.append(path);
+        Q_EMIT modelFoldersChanged();
+        refresh();
+    }
+    Q_EMIT folderAdded(path);
+    return true;
+}
+
+void ModelManager::refresh()
+{
+    const QString current = m_currentIndex >= 0 ? m_models.at(m_currentIndex).path : QString();
+    QList<ModelInfo> models = m_service ? m_service->availableModels() : QList<ModelInfo>();
+    for (const ModelInfo &found : scanModelFolders(m_folders)) {
+        if (std::none_of(models.begin(), models.end(), [&](const ModelInfo &m) { return m.path == found.path; }))
+            models.append(found);
+    }
+    beginResetModel();
+    m_models = models;
+    m_currentIndex = -1;
+    endResetModel();
+    const int keep = indexOfPath(current);
+    if (keep >= 0 || !m_models.isEmpty())
+        setCurrentIndex(keep >= 0 ? keep : 0);
+    else
+        Q_EMIT currentIndexChanged();
+    updateFit();
 }
 
 void ModelManager::updateFit()

@@ -30,6 +30,8 @@ class ModelManager : public QAbstractListModel
     Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
     Q_PROPERTY(QString loadedModelName READ loadedModelName NOTIFY loadedModelChanged)
     Q_PROPERTY(QString loadError READ loadError NOTIFY loadErrorChanged)
+    Q_PROPERTY(QString loadNotice READ loadNotice NOTIFY loadedModelChanged)
+    Q_PROPERTY(QStringList modelFolders READ modelFolders NOTIFY modelFoldersChanged)
     Q_PROPERTY(QString deviceName READ deviceName CONSTANT)
     Q_PROPERTY(bool onCpu READ onCpu CONSTANT)
 public:
@@ -60,6 +62,18 @@ public:
     double loadProgress() const { return m_loadProgress; }
     QString loadedModelName() const { return m_loaded ? m_loaded->name : QString(); }
     QString loadError() const { return m_loadError; }
+    QString loadNotice() const { return m_loadNotice; }
+        void setMaxChunkSize(int tokens) { m_options.maxChunkSize = tokens; }
+
+    // Where model folders are found: each folder is listed when it is a model folder itself,
+    // and so is each model folder directly inside it. The service's own models come first.
+    QStringList modelFolders() const { return m_folders; }
+    void setModelFolders(const QStringList &folders);
+    // Adds a folder (a path or a file:// URL, e.g. from a drop or a folder dialog). Returns
+    // false when it holds no model folder; folderAdded() asks for it to be remembered.
+    Q_INVOKABLE bool addFolder(const QString &pathOrUrl);
+    // Looks at the folders again (models added or removed on disk).
+    Q_INVOKABLE void refresh();
     QString deviceName() const;
     bool onCpu() const;
     LoadOptions loadOptions() const { return m_options; }
@@ -78,6 +92,8 @@ Q_SIGNALS:
     void loadProgressChanged();
     void loadedModelChanged();
     void loadErrorChanged();
+    void modelFoldersChanged();
+    void folderAdded(const QString &path);
 
 private:
     void updateFit();
@@ -95,4 +111,6 @@ private:
     double m_loadProgress = 0.0;
     std::optional<ModelInfo> m_loaded;
     QString m_loadError;
+    QString m_loadNotice;
+    QStringList m_folders;
 };

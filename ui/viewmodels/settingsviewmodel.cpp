@@ -1,5 +1,7 @@
 #include "settingsviewmodel.h"
 
+#include <QDir>
+
 namespace {
 const QStringList kThemes{QStringLiteral("light"), QStringLiteral("dark"), QStringLiteral("system")};
 const QStringList kLanguages{QStringLiteral("en"), QStringLiteral("nl"), QStringLiteral("de")};
@@ -42,6 +44,36 @@ SettingsViewModel::SettingsViewModel(const QString &filePath, QObject *parent)
     const QString language = s.value("ui/language", m_language).toString();
     m_language = kLanguages.contains(language) ? language : m_language;
     m_fontSize = std::clamp(s.value("ui/fontSize", m_fontSize).toInt(), 8, 24);
+    m_modelsDirectory = s.value("models/directory").toString();
+    m_modelFolders = s.value("models/folders").toStringList();
+}
+
+void SettingsViewModel::setModelsDirectory(const QString &dir)
+{
+    const QString clean = dir.isEmpty() ? QString() : QDir::cleanPath(dir);
+    if (clean == m_modelsDirectory)
+        return;
+    m_modelsDirectory = clean;
+    save();
+    Q_EMIT modelFoldersChanged();
+}
+
+void SettingsViewModel::addModelFolder(const QString &dir)
+{
+    const QString clean = QDir::cleanPath(dir);
+    if (dir.isEmpty() || m_modelFolders.contains(clean))
+        return;
+    m_modelFolders.append(clean);
+    save();
+    Q_EMIT modelFoldersChanged();
+}
+
+void SettingsViewModel::removeModelFolder(const QString &dir)
+{
+    if (m_modelFolders.removeAll(QDir::cleanPath(dir)) == 0)
+        return;
+    save();
+    Q_EMIT modelFoldersChanged();
 }
 
 void SettingsViewModel::setTemperature(double value)
@@ -172,5 +204,7 @@ void SettingsViewModel::save()
     s.setValue("ui/theme", m_theme);
     s.setValue("ui/language", m_language);
     s.setValue("ui/fontSize", m_fontSize);
+    s.setValue("models/directory", m_modelsDirectory);
+    s.setValue("models/folders", m_modelFolders);
     s.sync();
 }

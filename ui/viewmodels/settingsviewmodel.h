@@ -24,6 +24,8 @@ class SettingsViewModel : public QObject
     Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
     Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY fontSizeChanged)
     Q_PROPERTY(QStringList presetNames READ presetNames CONSTANT)
+    Q_PROPERTY(QString modelsDirectory READ modelsDirectory WRITE setModelsDirectory NOTIFY modelFoldersChanged)
+    Q_PROPERTY(QStringList modelFolders READ modelFolders NOTIFY modelFoldersChanged)
 public:
     // `filePath` empty: settings live in memory only (tests).
     explicit SettingsViewModel(const QString &filePath = {}, QObject *parent = nullptr);
@@ -50,6 +52,13 @@ public:
     int fontSize() const { return m_fontSize; }
     void setFontSize(int points);
     QStringList presetNames() const;
+    // Where model folders are looked for (empty: the default, <data dir>/models), and folders
+    // the user added one by one.
+    QString modelsDirectory() const { return m_modelsDirectory; }
+    void setModelsDirectory(const QString &dir);
+    QStringList modelFolders() const { return m_modelFolders; }
+    Q_INVOKABLE void addModelFolder(const QString &dir);
+    Q_INVOKABLE void removeModelFolder(const QString &dir);
 
     // Sampling presets: "balanced", "precise", "creative".
     Q_INVOKABLE bool applyPreset(const QString &name);
@@ -61,6 +70,7 @@ Q_SIGNALS:
     void themeChanged();
     void languageChanged();
     void fontSizeChanged();
+    void modelFoldersChanged();
 
 private:
     void setSampling(const SamplingSettings &sampling);
@@ -72,4 +82,6 @@ private:
     QString m_theme = QStringLiteral("system");
     QString m_language = QStringLiteral("en");
     int m_fontSize = 11;
+    QString m_modelsDirectory;
+    QStringList m_modelFolders;
 };

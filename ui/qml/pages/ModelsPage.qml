@@ -2,6 +2,7 @@
 // the right.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import ExlStudio
 
@@ -9,6 +10,17 @@ Item {
     id: page
     required property AppContext app
     readonly property ModelManager models: app.models
+
+    // Drop a model folder anywhere on the page to add it.
+    DropArea {
+        anchors.fill: parent
+        enabled: !page.app.simulated
+        onDropped: drop => {
+            for (const url of drop.urls)
+                addError.text = page.models.addFolder(url.toString())
+                    ? "" : qsTr("No model found in %1.").arg(url.toString())
+        }
+    }
 
     RowLayout {
         anchors.fill: parent
@@ -19,6 +31,49 @@ Item {
             Layout.preferredWidth: 520
             Layout.fillHeight: true
             Label { text: qsTr("Models"); font.bold: true }
+            RowLayout {
+                Layout.fillWidth: true
+                visible: !page.app.simulated
+                spacing: 8
+                TextField {
+                    id: modelsDir
+                    Layout.fillWidth: true
+                    text: page.app.settings.modelsDirectory
+                    placeholderText: qsTr("Models folder (default: in the data folder)")
+                    Accessible.name: qsTr("Models folder")
+                    selectByMouse: true
+                    onEditingFinished: page.app.settings.modelsDirectory = text
+                }
+                Button {
+                    text: qsTr("Add folder…")
+                    Accessible.name: qsTr("Add a model folder")
+                    onClicked: folderDialog.open()
+                }
+                Button {
+                    text: qsTr("Rescan")
+                    Accessible.name: qsTr("Look for model folders again")
+                    onClicked: page.models.refresh()
+                }
+            }
+            Label {
+                id: addError
+                Layout.fillWidth: true
+                visible: text.length > 0
+                color: "#c62828"
+                wrapMode: Text.Wrap
+            }
+            FolderDialog {
+                id: folderDialog
+                title: qsTr("Add a model folder")
+                onAccepted: addError.text = page.models.addFolder(selectedFolder.toString())
+                            ? "" : qsTr("No model found in %1.").arg(selectedFolder.toString())
+            }
+            Label {
+                Layout.fillWidth: true
+                visible: list.count === 0
+                wrapMode: Text.Wrap
+                text: qsTr("No models found. Put model folders into the models folder, add a folder, or drop one here.")
+            }
             ListView {
                 id: list
                 Layout.fillWidth: true

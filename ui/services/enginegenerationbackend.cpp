@@ -1,0 +1,297 @@
+#include "enginegenerationbackend.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <algorithm>
+#include <new>
+#include <stdexcept>
+
+#include <exl/backend.h>
+#include <exl/chat_template.h>
+#include <exl/error.h>
+#include <exl/generator.h>
+#include <exl/model.h>
+#include <exl/tokenizer.h>
+
+#include "modelscanner.h"
+
+namespace {
+constexpr std::size_t kPenaltyWindow = 256;  // recent ids the repetition penalty looks at
+
+exl::CacheType cacheType(CacheKind kind)
+{
+    switch (kind) {
+    case CacheKind::Fp16: return exl::CacheType::fp16;
+    case CacheKind::Fp8: return exl::CacheType::fp8;
+    case CacheKind::Q8: return exl::CacheType::q8;
+    case CacheKind::Q6: return exl::CacheType::q6;
+    case CacheKind::Q4: return exl::CacheType::q4;
+    }
+    return exl::CacheType::fp16;
+}
+
+// End-of-turn markers of common chat formats: when the template writes one and the tokenizer
+// has it as a special token, a reply also stops there (models often declare only
+// <|end_of_text|> as EOS while their template closes turns with another token).
+const char *const kEndOfTurnMarkers[] = {"<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>"};
+
+const char *kChatMl =
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+    "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+}  // namespace
+
+EngineGenerationBackend::EngineGenerationBackend(const QString &device, int threads)
+    : m_device(device.isEmpty() ? std::string("auto") : device.toStdString())
+    , m_threads(threads)
+{
+    makeBackend();
+    m_deviceName = QString::fromStdString(m_backend->name());
+}
+
+EngineGenerationBackend::~EngineGenerationBackend() = default;
+
+void EngineGenerationBackend::makeBackend()
+{
+    m_backend.reset();  // free the old weights and cache first
+    exl::BackendOptions options;
+    options.max_chunk_size = m_maxChunk;
+    options.threads = m_threads;
+    std::string note;
+    try {
+        m_backend = exl::make_backend(m_device, options, &note);
+        if (m_device == "cpu")
+            m_deviceNote = tr("the CPU was asked for");
+        else if (const auto open = note.find("(no usable GPU: "); open != std::string::npos)
+            m_deviceNote = QString::fromStdString(note.substr(open + 16, note.size() - open - 17));
+        else
+            m_deviceNote.clear();
+    } catch (const std::exception &e) {
+        // "cuda:N" was asked for and cannot be used: run on the CPU and say why.
+        m_backend = exl::make_cpu_backend(options);
+        m_deviceNote = QString::fromUtf8(e.what());
+    }
+    m_backendDirty = false;
+}
+
+void EngineGenerationBackend::resetState()
+{
+    m_model.reset();
+    m_tokenizer.reset();
+    m_template.reset();
+    m_stopIds.clear();
+    m_cachedIds.clear();
+    m_replyIds.clear();
+    m_logits.clear();
+    m_pending.reset();
+    m_sampler.reset();
+    m_stream.reset();
+    m_finished = true;
+}
+
+LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions &options,
+                                         const std::function<void(double)> &progress)
+{
+    unload();
+    const QString folder = QFileInfo(path).fileName();
+    LoadResult result;
+    try {
+        progress(0.0);
+        if (!QFileInfo(path).isDir())
+            return {false, {}, tr("%1 is not a folder.").arg(path), {}};
+        auto model = exl::Model::open(QFile::encodeName(path).toStdString());
+        if (!model->tokenizer())
+            return {false, {}, tr("%1 has no tokenizer.json, so it cannot chat.").arg(folder), {}};
+        progress(0.1);
+        const int chunk = std::clamp(options.maxChunkSize, 16, 8192);
+        if (m_backendDirty || chunk != m_maxChunk) {
+            m_maxChunk = chunk;
+            makeBackend();
+        }
+        m_backendDirty = true;
+        m_backend->load(model);
+        progress(0.9);
+        m_backend->allocate_cache({std::max(16, options.contextLength), cacheType(options.cacheKind)});
+        progress(1.0);
+
+        m_model = model;
+        m_tokenizer = model->tokenizer();
+        const std::string source = m_tokenizer->chat_template();
+        if (!source.empty()) {
+            try {
+                m_template = std::make_unique<exl::ChatTemplate>(source);
+            } catch (const std::exception &e) {
+                result.notice = tr("The model's chat template cannot be read (%1); using ChatML instead.")
+                                    .arg(QString::fromUtf8(e.what()));
+            }
+        } else {
+            result.notice = tr("The model has no chat template; using ChatML.");
+        }
+        if (!m_template)
+            m_template = std::make_unique<exl::ChatTemplate>(kChatMl);
+        const std::string templateText = source.empty() || result.notice.size() ? kChatMl : source;
+
+        if (auto bos = m_tokenizer->bos_id())
+            m_bosText = m_tokenizer->decode(std::vector<std::int32_t>{*bos}, false);
+        const std::vector<std::int32_t> eos = m_tokenizer->eos_ids();
+        m_eosText = eos.empty() ? std::string() : m_tokenizer->decode(std::vector<std::int32_t>{eos.front()}, false);
+        m_stopIds = eos;
+        for (const char *marker : kEndOfTurnMarkers) {
+            const auto id = m_tokenizer->piece_to_id(marker);
+            if (id && m_tokenizer->is_special(*id) && templateText.find(marker) != std::string::npos
+                && std::find(m_stopIds.begin(), m_stopIds.end(), *id) == m_stopIds.end())
+                m_stopIds.push_back(*id);
+        }
+        result.ok = true;
+        result.info = describeModel(*model, QFileInfo(path).absoluteFilePath());
+        return result;
+    } catch (const exl::Error &e) {
+        const QString what = QString::fromUtf8(e.what());
+        result.errorMessage = e.kind() == exl::ErrorKind::out_of_memory
+            ? tr("Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.")
+                  .arg(folder, what)
+            : tr("Could not load %1: %2").arg(folder, what);
+    } catch (const std::bad_alloc &) {
+        result.errorMessage = tr("Out of memory while loading %1. Try a shorter context, a smaller cache type or a "
+                                 "smaller model.").arg(folder);
+    } catch (const std::exception &e) {
+        result.errorMessage = tr("Could not load %1: %2").arg(folder, QString::fromUtf8(e.what()));
+    }
+    unload();  // give back whatever the failed load allocated
+    return result;
+}
+
+void EngineGenerationBackend::unload()
+{
+    resetState();
+    if (m_backendDirty) {
+        try {
+            makeBackend();
+        } catch (const std::exception &) {
+            // Keep the old backend object; the next load tries again.
+        }
+    }
+}
+
+std::string EngineGenerationBackend::formatPrompt(const QList<ChatTurn> &conversation) const
+{
+    nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+    for (const ChatTurn &turn : conversation)
+        messages.push_back({{"role", turn.role.toStdString()}, {"content", turn.text.toStdString()}});
+    return m_template->render_chat(messages, true,
+                                   m_bosText.empty() ? std::nullopt : std::optional<std::string>(m_bosText),
+                                   m_eosText.empty() ? std::nullopt : std::optional<std::string>(m_eosText));
+}
+
+std::vector<std::int32_t> EngineGenerationBackend::promptIds(const QList<ChatTurn> &conversation) const
+{
+    if (!m_model)
+        throw std::runtime_error(tr("No model is loaded.").toStdString());
+    std::vector<std::int32_t> ids = m_tokenizer->encode(formatPrompt(conversation), true, false);
+    const auto bos = m_tokenizer->bos_id();
+    if (bos && m_tokenizer->add_bos_by_default() && (ids.empty() || ids.front() != *bos))
+        ids.insert(ids.begin(), *bos);
+    return ids;
+}
+
+PrefillResult EngineGenerationBackend::prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings)
+{
+    const std::vector<std::int32_t> ids = promptIds(conversation);
+    m_finished = true;
+    m_pending.reset();
+    m_replyIds.clear();
+    const int capacity = m_backend->cache_capacity();
+    if (ids.empty())
+        throw std::runtime_error(tr("The conversation is empty.").toStdString());
+    if (int(ids.size()) >= capacity)
+        throw std::runtime_error(tr("The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new "
+                                    "chat or load the model with a longer context.")
+                                     .arg(ids.size()).arg(capacity).toStdString());
+
+    // Keep what the cache holds of this prompt; always run at least the last prompt token, whose
+    // logits pick the first reply token.
+    m_cachedIds.resize(std::min<std::size_t>(m_cachedIds.size(), std::size_t(m_backend->cache_length())));
+    std::size_t common = 0;
+    const std::size_t limit = std::min(m_cachedIds.size(), ids.size() - 1);
+    while (common < limit && m_cachedIds[common] == ids[common])
+        ++common;
+    m_backend->truncate_cache(int(common));
+    m_cachedIds.resize(common);
+    exl::prefill(*m_backend, std::span<const std::int32_t>(ids).subspan(common), m_maxChunk,
+                 exl::LogitsWanted::last, m_logits);
+    m_cachedIds = ids;
+
+    exl::SamplerSettings s;
+    s.greedy = settings.temperature <= 0.0;
+    s.temperature = float(settings.temperature);
+    s.top_k = std::max(0, settings.topK);
+    s.top_p = float(settings.topP);
+    s.min_p = float(settings.minP);
+    s.seed = settings.seed >= 0 ? std::uint64_t(settings.seed) : (std::uint64_t(m_entropy()) << 32 | m_entropy());
+    m_sampler = std::make_unique<exl::Sampler>(s);
+    m_repetitionPenalty = s.greedy ? 1.0 : settings.repetitionPenalty;
+    m_stream = std::make_unique<exl::StreamDecoder>(m_tokenizer, true);
+    m_finished = false;
+    return {int(ids.size()), int(common)};
+}
+
+std::int32_t EngineGenerationBackend::sampleNext()
+{
+    const std::size_t vocab = std::size_t(m_backend->vocab_size());
+    std::span<const float> row(m_logits.data(), std::min(vocab, m_logits.size()));
+    if (m_repetitionPenalty <= 1.0)
+        return m_sampler->sample(row);
+    std::vector<float> penalised(row.begin(), row.end());
+    const std::size_t from = m_cachedIds.size() > kPenaltyWindow ? m_cachedIds.size() - kPenaltyWindow : 0;
+    for (std::size_t i = from; i < m_cachedIds.size(); ++i) {
+        const std::size_t id = std::size_t(m_cachedIds[i]);
+        if (id < penalised.size()) {
+            float &l = penalised[id];
+            // Applied once per id however often it occurs (as in transformers).
+            if (std::find(m_cachedIds.begin() + std::ptrdiff_t(from), m_cachedIds.begin() + std::ptrdiff_t(i),
+                          m_cachedIds[i]) == m_cachedIds.begin() + std::ptrdiff_t(i))
+                l = l > 0 ? float(l / m_repetitionPenalty) : float(l * m_repetitionPenalty);
+        }
+    }
+    return m_sampler->sample(penalised);
+}
+
+std::optional<QString> EngineGenerationBackend::decodeStep()
+{
+    if (m_finished || !m_model)
+        return std::nullopt;
+    if (m_pending) {
+        if (m_backend->cache_length() >= m_backend->cache_capacity()) {
+            m_finished = true;  // the context is full
+            const std::string rest = m_stream->flush();
+            return rest.empty() ? std::nullopt : std::optional<QString>(QString::fromStdString(rest));
+        }
+        m_backend->forward(std::span<const std::int32_t>(&*m_pending, 1), exl::LogitsWanted::last, m_logits);
+        m_cachedIds.push_back(*m_pending);
+        m_pending.reset();
+    }
+    const std::int32_t id = sampleNext();
+    if (std::find(m_stopIds.begin(), m_stopIds.end(), id) != m_stopIds.end()) {
+        m_finished = true;
+        const std::string rest = m_stream->flush();
+        return rest.empty() ? std::nullopt : std::optional<QString>(QString::fromStdString(rest));
+    }
+    m_replyIds.push_back(id);
+    m_pending = id;
+    return QString::fromStdString(m_stream->push(id));
+}
+
+qint64 EngineGenerationBackend::vramUsedBytes() const
+{
+    if (!m_backend)
+        return 0;
+    const exl::MemoryStats m = m_backend->memory();
+    if (m.device_total > 0)
+        return qint64(m.device_total - std::min(m.device_free, m.device_total));
+    return qint64(m.weights_bytes + m.cache_bytes + m.scratch_bytes);
+}
+
+qint64 EngineGenerationBackend::vramTotalBytes() const
+{
+    return m_backend ? qint64(m_backend->memory().device_total) : 0;
+}

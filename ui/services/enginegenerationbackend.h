@@ -1,0 +1,89 @@
+// GenerationBackend over the real engine (exl::Model, exl::Backend from make_backend, the
+// model's Jinja chat template, exl::Sampler, exl::StreamDecoder). Lives on the inference
+// thread once the worker owns it; only deviceName(), deviceNote() and availableModels() are
+// read on the GUI thread, at construction.
+//
+// KV cache reuse: the ids in the cache are remembered; a new prompt that shares a prefix with
+// them truncates the cache to that prefix and prefills only the rest. A decode step forwards
+// the previous token before sampling the next, so the cache always holds exactly the ids in
+// m_cachedIds and a cancel between steps leaves both consistent.
+#pragma once
+#include <QCoreApplication>
+#include <QString>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "generationbackend.h"
+
+namespace exl {
+class Backend;
+class ChatTemplate;
+class Model;
+class Sampler;
+class StreamDecoder;
+class Tokenizer;
+}  // namespace exl
+
+class EngineGenerationBackend : public GenerationBackend
+{
+    Q_DECLARE_TR_FUNCTIONS(EngineGenerationBackend)
+public:
+    // `device`: "auto", "cpu", "cuda" or "cuda:N". A CUDA device that cannot be used throws
+    // nothing here: the backend falls back to the CPU and deviceNote() says why.
+    explicit EngineGenerationBackend(const QString &device = QStringLiteral("auto"), int threads = 0);
+    ~EngineGenerationBackend() override;
+
+    QString deviceName() const override { return m_deviceName; }
+    QString deviceNote() const override { return m_deviceNote; }
+    QList<ModelInfo> availableModels() const override { return {}; }  // ModelManager scans folders
+    LoadResult load(const QString &path, const LoadOptions &options,
+                    const std::function<void(double)> &progress) override;
+    void unload() override;
+    bool loaded() const override { return m_model != nullptr; }
+    PrefillResult prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) override;
+    std::optional<QString> decodeStep() override;
+    qint64 vramUsedBytes() const override;
+    qint64 vramTotalBytes() const override;
+    double boundTokensPerSecond() const override { return 0.0; }  // needs the planner (engine/src/plan)
+
+    // The prompt ids of `conversation` as prefill() would build them (tests, diagnostics).
+    std::vector<std::int32_t> promptIds(const QList<ChatTurn> &conversation) const;
+    // The prompt text before tokenization.
+    std::string formatPrompt(const QList<ChatTurn> &conversation) const;
+    // Ids that end a reply: every EOS the model declares plus the template's end-of-turn token.
+    const std::vector<std::int32_t> &stopIds() const { return m_stopIds; }
+    // Ids generated for the current reply so far (excluding a stop id).
+    const std::vector<std::int32_t> &replyIds() const { return m_replyIds; }
+
+private:
+    void makeBackend();
+    void resetState();
+    std::int32_t sampleNext();
+
+    std::string m_device;
+    int m_threads = 0;
+    int m_maxChunk = 2048;
+    QString m_deviceName;
+    QString m_deviceNote;
+    std::unique_ptr<exl::Backend> m_backend;
+    bool m_backendDirty = false;  // weights were loaded into it (a new load starts fresh)
+    std::shared_ptr<const exl::Model> m_model;
+    std::shared_ptr<const exl::Tokenizer> m_tokenizer;
+    std::unique_ptr<exl::ChatTemplate> m_template;  // null: built-in ChatML
+    std::vector<std::int32_t> m_stopIds;
+    std::string m_bosText, m_eosText;
+
+    // Generation state.
+    std::vector<std::int32_t> m_cachedIds;  // exactly the ids in the backend's cache
+    std::vector<std::int32_t> m_replyIds;
+    std::vector<float> m_logits;
+    std::optional<std::int32_t> m_pending;  // sampled, streamed, not yet forwarded
+    std::unique_ptr<exl::Sampler> m_sampler;
+    std::unique_ptr<exl::StreamDecoder> m_stream;
+    double m_repetitionPenalty = 1.0;
+    bool m_finished = true;
+    std::random_device m_entropy;
+};

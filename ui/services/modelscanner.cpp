@@ -1,0 +1,91 @@
+#include "modelscanner.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSet>
+
+#include <exl/model.h>
+#include <exl/model_config.h>
+
+ModelInfo describeModel(const exl::Model &model, const QString &dir)
+{
+    const exl::ModelConfig &config = model.config();
+    const exl::ModelSummary summary = model.summary();
+    ModelInfo info;
+    info.path = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+    info.name = QFileInfo(info.path).fileName();
+    info.architecture = QString::fromStdString(config.model_type);
+    info.parameters = summary.parameters;
+    info.bpw = summary.quantized ? summary.average_bpw : summary.head_bpw;
+    info.headBits = summary.head_bpw;
+    info.sizeBytes = qint64(summary.bytes_on_disk);
+    info.nativeContext = config.max_position_embeddings;
+    return info;
+}
+
+std::optional<ModelInfo> describeModelFolder(const QString &dir)
+{
+    const QString path = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+    if (!QFileInfo::exists(QDir(path).filePath(QStringLiteral("config.json"))))
+        return std::nullopt;
+    try {
+        return describeModel(*exl::Model::open(QFile::encodeName(path).toStdString()), path);
+    } catch (const std::exception &) {
+    }
+    ModelInfo info;
+    info.path = path;
+    info.name = QFileInfo(path).fileName();
+    info.architecture = QStringLiteral("?");
+    try {
+        const exl::ModelConfig config = exl::read_model_config(QFile::encodeName(path).toStdString());
+        info.architecture = QString::fromStdString(config.model_type);
+        info.nativeContext = config.max_position_embeddings;
+        if (config.quantization)
+            info.bpw = config.quantization->bits;
+    } catch (const std::exception &) {
+    }
+    return info;
+}
+
+QList<ModelInfo> scanModelFolders(const QStringList &roots)
+{
+    QList<ModelInfo> out;
+    QSet<QString> seen;
+    auto add = [&](const QString &dir) {
+        const QString path = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+        if (seen.contains(path))
+            return;
+        if (std::optional<ModelInfo> info = describeModelFolder(path)) {
+            seen.insert(path);
+            out.append(*info);
+        }
+    };
+    for (const QString &root : roots) {
+        if (root.isEmpty() || !QFileInfo(root).isDir())
+            continue;
+        add(root);
+        const QStringList children = QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+        for (const QString &child : children)
+            add(QDir(root).filePath(child));
+    }
+    return out;
+}
+
+QStringList fixtureModelRoots()
+{
+    QString fixtures = qEnvironmentVariable("EXL_FIXTURES");
+#ifdef EXL_SOURCE_DIR
+    if (fixtures.isEmpty())
+        fixtures = QStringLiteral(EXL_SOURCE_DIR "/../shared/fixtures");
+#endif
+    QStringList roots;
+    if (fixtures.isEmpty())
+        return roots;
+    for (const char *sub : {"models/exl2", "models/hf"}) {
+        const QString dir = QDir::cleanPath(QDir(fixtures).filePath(QString::fromLatin1(sub)));
+        if (QFileInfo(dir).isDir())
+            roots.append(dir);
+    }
+    return roots;
+}
