@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -57,23 +59,118 @@ int cmd_logits(const Args& a) {
   return 0;
 }
 
+// Splits a comma list; "\," keeps a comma, "\n" / "\t" / "\\" are escapes (for --stop).
+static std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out(1);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size()) {
+      const char n = text[++i];
+      out.back() += n == 'n' ? '\n' : n == 't' ? '\t' : n;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  std::erase_if(out, [](const std::string& x) { return x.empty(); });
+  return out;
+}
+
+static std::int32_t parse_token_id(const std::string& text, const char* flag) {
+  try {
+    std::size_t used = 0;
+    const long v = std::stol(text, &used);
+    if (used == text.size() && v >= 0 && v <= 0x7fffffff) return std::int32_t(v);
+  } catch (const std::exception&) {
+  }
+  throw Error(ErrorKind::invalid_argument, "not a token id: '" + text + "'", "", flag);
+}
+
+// The first of several spellings that was given (ExLlamaV2-style names and the short ones).
+static std::optional<std::string> any_of(const Args& a, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (auto v = a.get(n)) return v;
+  return std::nullopt;
+}
+
+static double number(const Args& a, std::initializer_list<const char*> names, double fallback) {
+  const auto v = any_of(a, names);
+  if (!v) return fallback;
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(*v, &used);
+    if (used == v->size()) return d;
+  } catch (const std::exception&) {
+  }
+  throw Error(ErrorKind::invalid_argument, "not a number: '" + *v + "'", "", *names.begin());
+}
+
 static SamplerSettings sampler_from(const Args& a) {
   SamplerSettings ss;
   ss.greedy = a.has("--greedy") || !(a.has("--temperature") || a.has("--top-k") || a.has("--top-p") ||
-                                     a.has("--min-p") || a.has("--seed"));
+                                     a.has("--min-p") || a.has("--seed") || a.has("--typical"));
   ss.temperature = float(a.get_double("--temperature", 1.0));
   ss.top_k = a.get_int("--top-k", 0);
   ss.top_p = float(a.get_double("--top-p", 1.0));
   ss.min_p = float(a.get_double("--min-p", 0.0));
   ss.seed = std::uint64_t(a.get_int("--seed", 0));
+  ss.typical = float(a.get_double("--typical", 0.0));
+  ss.repetition_penalty = float(number(a, {"--repetition-penalty", "--rep-pen"}, 1.0));
+  ss.frequency_penalty = float(number(a, {"--frequency-penalty", "--freq-pen"}, 0.0));
+  ss.presence_penalty = float(number(a, {"--presence-penalty", "--pres-pen"}, 0.0));
+  ss.penalty_range = int(number(a, {"--penalty-range", "--rep-pen-range"}, -1));
+  if (auto v = any_of(a, {"--ban", "--ban-token"}))
+    for (const auto& id : split_list(*v)) ss.banned_tokens.push_back(parse_token_id(id, "--ban"));
+  if (auto v = a.get("--logit-bias"))
+    for (const auto& item : split_list(*v)) {
+      const auto colon = item.find(':');
+      if (colon == std::string::npos)
+        throw Error(ErrorKind::invalid_argument, "expected ID:BIAS, got '" + item + "'", "", "--logit-bias");
+      float bias = 0;
+      try {
+        bias = std::stof(item.substr(colon + 1));
+      } catch (const std::exception&) {
+        throw Error(ErrorKind::invalid_argument, "bad bias in '" + item + "'", "", "--logit-bias");
+      }
+      ss.logit_bias.emplace_back(parse_token_id(item.substr(0, colon), "--logit-bias"), bias);
+    }
   if (ss.temperature < 0) throw Error(ErrorKind::invalid_argument, "must be >= 0", "", "--temperature");
   if (ss.top_p <= 0 || ss.top_p > 1) throw Error(ErrorKind::invalid_argument, "must be in (0, 1]", "", "--top-p");
+  ss.validate();
   return ss;
 }
 
+// A draft model on the same device as the target, with a cache as long as the target's.
+struct DraftSession {
+  std::shared_ptr<const Model> model;
+  std::unique_ptr<Backend> backend;
+};
+
+static DraftSession open_draft(const Args& a, const Session& s, const std::string& dir) {
+  DraftSession d;
+  d.model = Model::open(dir);
+  if (!d.model->tokenizer() || !s.model->tokenizer())
+    throw Error(ErrorKind::invalid_argument, "draft and target both need a tokenizer.json", dir, "--draft-model");
+  check_draft_vocabulary(*s.model->tokenizer(), *d.model->tokenizer());
+  BackendOptions o;
+  o.max_chunk_size = s.max_chunk;
+  o.threads = a.get_int("--threads", 0);
+  d.backend = make_backend(s.backend->name(), o);
+  d.backend->load(d.model);
+  CacheOptions c;
+  c.type = parse_cache_type(a.get_or("--cache", "fp16"));
+  c.max_seq_len = s.backend->cache_capacity();
+  d.backend->allocate_cache(c);
+  return d;
+}
+
 int cmd_generate(const Args& a) {
-  a.check_known(with_session_flags({"--prompt", "--max-new-tokens", "--ignore-eos", "--greedy", "--temperature",
-                                    "--top-k", "--top-p", "--min-p", "--seed", "--json", "--bos"}));
+  a.check_known(with_session_flags(
+      {"--prompt", "--max-new-tokens", "--ignore-eos", "--greedy", "--temperature", "--top-k", "--top-p", "--min-p",
+       "--seed", "--json", "--bos", "--typical", "--repetition-penalty", "--rep-pen", "--frequency-penalty",
+       "--freq-pen", "--presence-penalty", "--pres-pen", "--penalty-range", "--rep-pen-range", "--logit-bias", "--ban",
+       "--ban-token", "--stop", "--draft-model", "--draft", "--draft-tokens", "--ngram", "--ngram-tokens"}));
   const int n = a.get_int("--max-new-tokens", 128);
   if (n < 0) throw Error(ErrorKind::invalid_argument, "must be >= 0", "", "--max-new-tokens");
   Session s = open_session(a);
@@ -86,19 +183,29 @@ int cmd_generate(const Args& a) {
   o.ignore_eos = a.has("--ignore-eos");
   o.sampler = sampler_from(a);
   o.max_chunk_size = s.max_chunk;
+  if (auto v = a.get("--stop")) o.stop_strings = split_list(*v);
+  DraftSession draft;
+  if (auto dir = any_of(a, {"--draft-model", "--draft"})) {
+    draft = open_draft(a, s, *dir);
+    o.draft = draft.backend.get();
+    o.draft_tokens = a.get_int("--draft-tokens", 4);
+  }
+  if (auto k = any_of(a, {"--ngram", "--ngram-tokens"})) {
+    if (o.draft) throw Error(ErrorKind::invalid_argument, "use either --draft-model or --ngram", "", "--ngram");
+    o.ngram = true;
+    o.draft_tokens = int(number(a, {"--ngram", "--ngram-tokens"}, 4));
+  }
   const bool as_json = a.has("--json");
-  StreamDecoder stream(s.model->tokenizer(), false);
-  auto on_token = [&](std::int32_t id) {
+  auto on_event = [&](const TokenEvent& e) {
     if (as_json) return;
-    const std::string piece = stream.push(id);
-    std::fwrite(piece.data(), 1, piece.size(), stdout);
+    std::fwrite(e.text.data(), 1, e.text.size(), stdout);
     std::fflush(stdout);
   };
   if (!as_json) {
     std::fwrite(prompt.data(), 1, prompt.size(), stdout);
     std::fflush(stdout);
   }
-  const GenerateResult r = generate(*s.backend, &tok, ids, o, on_token);
+  const GenerateResult r = generate_stream(*s.backend, s.model->tokenizer(), ids, o, on_event);
   if (as_json) {
     json j;
     j["ids"] = r.ids;
@@ -107,14 +214,28 @@ int cmd_generate(const Args& a) {
     j["prefill_tokens_per_s"] = r.prefill_tokens_per_s();
     j["decode_tokens_per_s"] = r.decode_tokens_per_s();
     j["device"] = s.backend->name();
+    j["stop_reason"] = stop_reason_name(r.stop);
+    if (o.draft || o.ngram) {
+      j["accepted_draft_tokens"] = r.accepted_draft_tokens;
+      j["rejected_draft_tokens"] = r.rejected_draft_tokens;
+      j["acceptance_rate"] = r.acceptance_rate();
+      j["draft"] = {{"mode", o.ngram ? "ngram" : "model"},
+                    {"draft_tokens", o.draft_tokens},
+                    {"drafted", r.drafted_tokens},
+                    {"accepted", r.accepted_draft_tokens},
+                    {"acceptance_rate", r.acceptance_rate()},
+                    {"tokens_per_pass", r.tokens_per_pass()}};
+      j["accepted"] = r.from_draft;
+    }
     std::printf("%s\n", j.dump().c_str());
   } else {
-    const std::string tail = stream.flush();
-    std::fwrite(tail.data(), 1, tail.size(), stdout);
     std::fprintf(stdout, "\n");
-    std::fprintf(stderr, "[%s] prompt %d tokens, %.1f tokens/s prefill; %zu new tokens, %.1f tokens/s decode\n",
+    std::fprintf(stderr, "[%s] prompt %d tokens, %.1f tokens/s prefill; %zu new tokens, %.1f tokens/s decode (%s)\n",
                  s.backend->name().c_str(), r.prompt_tokens, r.prefill_tokens_per_s(), r.ids.size(),
-                 r.decode_tokens_per_s());
+                 r.decode_tokens_per_s(), stop_reason_name(r.stop));
+    if (o.draft || o.ngram)
+      std::fprintf(stderr, "[draft] %d drafted, %d accepted (%.1f %%), %.2f tokens per target pass\n",
+                   r.drafted_tokens, r.accepted_draft_tokens, 100.0 * r.acceptance_rate(), r.tokens_per_pass());
   }
   return 0;
 }

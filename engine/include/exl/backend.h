@@ -12,6 +12,12 @@
 namespace exl {
 
 class Model;
+class Sampler;
+class Backend;
+
+// Host implementation of Backend::forward_sample (defined with the sampler).
+std::int32_t host_forward_sample(Backend& backend, std::span<const std::int32_t> ids, Sampler& sampler,
+                                 std::span<const std::int32_t> context);
 
 enum class CacheType : std::uint8_t { fp32, fp16, fp8, q8, q6, q4 };
 const char* cache_type_name(CacheType t);
@@ -65,6 +71,18 @@ class Backend {
 
   virtual int vocab_size() const = 0;
   virtual MemoryStats memory() const = 0;
+
+  // Device-sampling extension point: forward(ids) and pick the next id from the last position's
+  // logits with `sampler` (its settings, and its random stream through Sampler::next_uniform(),
+  // one uniform per non-greedy draw), penalties over `context` (prompt + output so far). A backend
+  // that samples on the device overrides this (and samples_on_device) so that only the id leaves
+  // the device; the default copies the logits row and samples on the host. The result must equal
+  // the host sampler's for the same logits and seed, up to floating-point ties.
+  virtual std::int32_t forward_sample(std::span<const std::int32_t> ids, Sampler& sampler,
+                                      std::span<const std::int32_t> context) {
+    return host_forward_sample(*this, ids, sampler, context);
+  }
+  virtual bool samples_on_device() const { return false; }
 };
 
 // The CPU backend (always available).

@@ -1,12 +1,22 @@
-// Chunked prefill and the decode loop over any Backend.
+// Chunked prefill and the entry points of generation (the decode loop is in speculative.cpp).
 #include "exl/generator.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "exl/error.h"
 
 namespace exl {
+
+const char* stop_reason_name(StopReason r) {
+  switch (r) {
+    case StopReason::max_tokens: return "max_new_tokens";
+    case StopReason::eos: return "stop_token";
+    case StopReason::cancelled: return "cancelled";
+    case StopReason::cache_full: return "cache_full";
+    case StopReason::stop_string: return "stop_string";
+  }
+  return "unknown";
+}
 
 void prefill(Backend& backend, std::span<const std::int32_t> ids, int max_chunk, LogitsWanted wanted,
              std::vector<float>& logits) {
@@ -28,53 +38,14 @@ void prefill(Backend& backend, std::span<const std::int32_t> ids, int max_chunk,
 GenerateResult generate(Backend& backend, const Tokenizer* tokenizer, std::span<const std::int32_t> prompt,
                         const GenerateOptions& options, const std::function<void(std::int32_t)>& on_token,
                         std::stop_token stop) {
-  using clock = std::chrono::steady_clock;
-  if (prompt.empty()) throw Error(ErrorKind::invalid_argument, "the prompt is empty (no tokens)");
-  GenerateResult r;
-  r.prompt_tokens = int(prompt.size());
-  backend.truncate_cache(0);
-  if (int(prompt.size()) + options.max_new_tokens > backend.cache_capacity() + 1 &&
-      int(prompt.size()) >= backend.cache_capacity())
-    throw Error(ErrorKind::invalid_argument, "the prompt (" + std::to_string(prompt.size()) +
-                                                 " tokens) does not fit the context of " +
-                                                 std::to_string(backend.cache_capacity()));
-  std::vector<std::int32_t> stops = options.stop_ids;
-  if (tokenizer && !options.ignore_eos)
-    for (std::int32_t e : tokenizer->eos_ids()) stops.push_back(e);
-
-  Sampler sampler(options.sampler);
-  std::vector<float> logits;
-  const auto t0 = clock::now();
-  prefill(backend, prompt, options.max_chunk_size, LogitsWanted::last, logits);
-  const auto t1 = clock::now();
-  r.prefill_seconds = std::chrono::duration<double>(t1 - t0).count();
-
-  const int vocab = backend.vocab_size();
-  auto t_decode = clock::now();
-  for (int i = 0; i < options.max_new_tokens; ++i) {
-    if (stop.stop_requested()) {
-      r.stop = StopReason::cancelled;
-      break;
-    }
-    const std::int32_t id = sampler.sample(std::span<const float>(logits.data(), std::size_t(vocab)));
-    if (std::find(stops.begin(), stops.end(), id) != stops.end()) {
-      r.stop = StopReason::eos;
-      break;
-    }
-    r.ids.push_back(id);
-    if (on_token) on_token(id);
-    if (i + 1 == options.max_new_tokens) break;
-    if (backend.cache_length() >= backend.cache_capacity()) {
-      r.stop = StopReason::cache_full;
-      break;
-    }
-    if (r.decoded_tokens == 0) t_decode = clock::now();
-    backend.forward(std::span<const std::int32_t>(&r.ids.back(), 1), LogitsWanted::last, logits);
-    ++r.decoded_tokens;
-  }
-  if (r.decoded_tokens > 0) r.decode_seconds = std::chrono::duration<double>(clock::now() - t_decode).count();
-  if (tokenizer) r.text = tokenizer->decode(r.ids, false);
-  return r;
+  // Non-owning shared_ptr: the caller keeps the tokenizer alive for the call.
+  std::shared_ptr<const Tokenizer> tok(tokenizer, [](const Tokenizer*) {});
+  if (!tokenizer) tok.reset();
+  TokenCallback cb;
+  if (on_token) cb = [&on_token](const TokenEvent& e) {
+    if (e.id >= 0) on_token(e.id);
+  };
+  return generate_stream(backend, tok, prompt, options, cb, stop);
 }
 
 }  // namespace exl
