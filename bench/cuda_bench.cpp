@@ -155,7 +155,7 @@ bool bench_gemv(double copy_gbs) {
       for (int i = 0; i < s.k; ++i) perm[std::size_t(i)] = (i * 7919) % s.k == 0 && i ? i : i;
       L.lin.exl2.q_weight = qw.data(); L.lin.exl2.q_scale = qs.data(); L.lin.exl2.q_scale_max = qm.data();
       L.lin.exl2.q_perm = perm.data();
-      for (int m : {1, 4, 16}) {
+      for (int m : {1, 4, 8, 16}) {
         double us = 0;
         CHECKED(api->bench_exl2_matmul(0, &L.lin.exl2, m, 0, 50, &us));
         const double gbs = layer_bytes(L.lin) / (us * 1e-6) / 1e9;

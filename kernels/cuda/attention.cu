@@ -8,6 +8,13 @@
 // 64: warps compute q.k (lanes split d), then online softmax per head, then threads own output
 // dimensions and accumulate p.V. Merge kernel grid = (nh, t), d threads.
 // Precision: fp32 scores, softmax and accumulation; fp16 only in the inputs and the output.
+// Decode (t = 1) has its own pair of kernels: grid = (S, nkv) with S fixed at capture time and
+// the split length chosen on the device from the current length (ceil(len / S), a multiple of
+// 16), so every split has work at any context and a captured graph stays valid. 4 warps per
+// split; a key is read by D/16 lanes (16 dims each, two 16-byte loads of K and of V), each lane
+// keeps the online-softmax state of its key slot for the G query heads of the KV head; slots
+// are merged with shuffles, warps through shared memory. The decode merge recomputes the
+// split length the same way.
 // Masking is causal bottom-right: query i (position past + i) sees keys 0 .. past + i. `past`
 // is device memory; splits beyond the current length exit early (graph-friendly).
 #include <cfloat>
@@ -142,6 +149,189 @@ __global__ void attn_merge_kernel(const float* __restrict__ part, const int* pas
   }
 }
 
+__device__ __forceinline__ int decode_split_len(int kv_len, int splits) {
+  const int per = (kv_len + splits - 1) / splits;
+  return max(16, (per + 15) / 16 * 16);
+}
+
+__device__ __forceinline__ void h8_to_f(const uint4& v, float* f) {
+  const __half2* h = reinterpret_cast<const __half2*>(&v);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 t = __half22float2(h[i]);
+    f[2 * i] = t.x;
+    f[2 * i + 1] = t.y;
+  }
+}
+
+template <int D, int G>
+__global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
+                                                          const __half* __restrict__ vc, const int* past, int nh,
+                                                          int nkv, float scale, int splits, float* __restrict__ part) {
+  constexpr int LPK = D / 16;    // lanes per key
+  constexpr int KPW = 32 / LPK;  // key slots per warp
+  __shared__ float s_m[4][G], s_l[4][G];
+  __shared__ float s_acc[4][G][D];
+  const int split = blockIdx.x, kh = blockIdx.y;
+  const int kv_len = *past + 1;
+  const int split_len = decode_split_len(kv_len, splits);
+  const int k0 = split * split_len;
+  const int k1 = min(k0 + split_len, kv_len);
+  if (k0 >= k1) return;  // the merge only reads splits below ceil(len / split_len)
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int slot = lane / LPK, sub = lane % LPK;
+  const int d0 = sub * 16;
+  float qf[G][16];
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    const __half* qr = q + std::size_t(kh * G + h) * D + d0;
+    float t[8];
+    h8_to_f(*reinterpret_cast<const uint4*>(qr), t);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) qf[h][i] = t[i] * scale;
+    h8_to_f(*reinterpret_cast<const uint4*>(qr + 8), t);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) qf[h][8 + i] = t[i] * scale;
+  }
+  float m[G], l[G], acc[G][16];
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    m[h] = -FLT_MAX;
+    l[h] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) acc[h][i] = 0.0f;
+  }
+  const std::size_t row_stride = std::size_t(nkv) * D;
+  const __half* kbase = kc + std::size_t(kh) * D + d0;
+  const __half* vbase = vc + std::size_t(kh) * D + d0;
+  constexpr int U = G >= 8 ? 1 : 2;  // keys per slot per iteration (loads in flight)
+  for (int base = k0 + warp * KPW * U; base < k1; base += 4 * KPW * U) {
+    uint4 kr[U][2], vr[U][2];
+    bool valid[U];
+#pragma unroll
+    for (int uu = 0; uu < U; ++uu) {
+      const int key = base + uu * KPW + slot;
+      valid[uu] = key < k1;
+      const int kk = valid[uu] ? key : k0;
+      const uint4* kp = reinterpret_cast<const uint4*>(kbase + kk * row_stride);
+      const uint4* vp = reinterpret_cast<const uint4*>(vbase + kk * row_stride);
+      kr[uu][0] = kp[0]; kr[uu][1] = kp[1];
+      vr[uu][0] = vp[0]; vr[uu][1] = vp[1];
+    }
+#pragma unroll
+    for (int uu = 0; uu < U; ++uu) {
+      float kf[16];
+      h8_to_f(kr[uu][0], kf);
+      h8_to_f(kr[uu][1], kf + 8);
+      float sc[G];
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+        float d = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 16; ++i) d = fmaf(qf[h][i], kf[i], d);
+#pragma unroll
+        for (int o = LPK / 2; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+        sc[h] = d;
+      }
+      if (!valid[uu]) continue;
+      float vf[16];
+      h8_to_f(vr[uu][0], vf);
+      h8_to_f(vr[uu][1], vf + 8);
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+        const float mn = fmaxf(m[h], sc[h]);
+        const float a = __expf(m[h] - mn), p = __expf(sc[h] - mn);
+        m[h] = mn;
+        l[h] = l[h] * a + p;
+#pragma unroll
+        for (int i = 0; i < 16; ++i) acc[h][i] = fmaf(p, vf[i], acc[h][i] * a);
+      }
+    }
+  }
+  // Merge the key slots of the warp (lanes with the same sub).
+#pragma unroll
+  for (int o = LPK; o < 32; o <<= 1) {
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+      const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
+      const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
+      const float mn = fmaxf(m[h], mo);
+      const float a = __expf(m[h] - mn), b = __expf(mo - mn);
+      l[h] = l[h] * a + lo * b;
+      m[h] = mn;
+#pragma unroll
+      for (int i = 0; i < 16; ++i) {
+        const float ao = __shfl_xor_sync(0xffffffffu, acc[h][i], o);
+        acc[h][i] = acc[h][i] * a + ao * b;
+      }
+    }
+  }
+  if (slot == 0) {
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) s_acc[warp][h][d0 + i] = acc[h][i];
+      if (sub == 0) { s_m[warp][h] = m[h]; s_l[warp][h] = l[h]; }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < G * D; i += 128) {
+    const int h = i / D, e = i - h * D;
+    float mx = -FLT_MAX;
+#pragma unroll
+    for (int wi = 0; wi < 4; ++wi) mx = fmaxf(mx, s_m[wi][h]);
+    float o = 0.0f, lsum = 0.0f;
+#pragma unroll
+    for (int wi = 0; wi < 4; ++wi) {
+      const float f = __expf(s_m[wi][h] - mx);
+      o += s_acc[wi][h][e] * f;
+      lsum += s_l[wi][h] * f;
+    }
+    float* pp = part + (std::size_t(kh * G + h) * splits + split) * (D + 2);
+    pp[e] = o;
+    if (e == 0) { pp[D] = mx; pp[D + 1] = lsum; }
+  }
+}
+
+__global__ void attn_decode_merge_kernel(const float* __restrict__ part, const int* past, int nh, int d, int splits,
+                                         __half* __restrict__ out, float* __restrict__ out32) {
+  const int h = blockIdx.x;
+  const int kv_len = *past + 1;
+  const int split_len = decode_split_len(kv_len, splits);
+  const int ns = min(splits, (kv_len + split_len - 1) / split_len);
+  const float* p = part + std::size_t(h) * splits * (d + 2);
+  __shared__ float wgt[1024];
+  float mx = -FLT_MAX;
+  for (int s = 0; s < ns; ++s) mx = fmaxf(mx, p[s * (d + 2) + d]);
+  float l = 0.0f;
+  for (int s = 0; s < ns; ++s) l += p[s * (d + 2) + d + 1] * __expf(p[s * (d + 2) + d] - mx);
+  for (int s = threadIdx.x; s < ns && s < 1024; s += blockDim.x) wgt[s] = __expf(p[s * (d + 2) + d] - mx);
+  __syncthreads();
+  const float inv = 1.0f / l;
+  for (int e = threadIdx.x; e < d; e += blockDim.x) {
+    float o = 0.0f;
+    for (int s = 0; s < ns; ++s) o += p[s * (d + 2) + e] * (s < 1024 ? wgt[s] : __expf(p[s * (d + 2) + d] - mx));
+    o *= inv;
+    const std::size_t idx = std::size_t(h) * d + e;
+    if (out) out[idx] = __float2half_rn(o);
+    if (out32) out32[idx] = o;
+  }
+}
+
+template <int D>
+void launch_decode(const AttentionShape& a, const __half* q, const __half* k, const __half* v, const int* past,
+                   float* part, cudaStream_t s) {
+  const dim3 grid(a.splits, a.nkv);
+  switch (a.nh / a.nkv) {
+    case 1: attn_decode_kernel<D, 1><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
+    case 2: attn_decode_kernel<D, 2><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
+    case 4: attn_decode_kernel<D, 4><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
+    case 8: attn_decode_kernel<D, 8><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
+    default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must be 1, 2, 4 or 8");
+  }
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 std::size_t attention_partial_floats(const AttentionShape& a) {
@@ -154,6 +344,17 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
   if (a.nkv <= 0 || a.nh % a.nkv != 0 || a.nh / a.nkv > k_max_group)
     throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must divide and be at most 8");
   if (a.split_len % k_tile != 0) throw_status(EXL_CUDA_ERR_INVALID, "attention: split_len must be a multiple of 64");
+  if (a.t == 1 && a.splits >= 1) {
+    switch (a.d) {
+      case 64: launch_decode<64>(a, q, k_cache, v_cache, past, part, s); break;
+      case 128: launch_decode<128>(a, q, k_cache, v_cache, past, part, s); break;
+      case 256: launch_decode<256>(a, q, k_cache, v_cache, past, part, s); break;
+      default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (64, 128, 256 supported)");
+    }
+    attn_decode_merge_kernel<<<a.nh, 128, 0, s>>>(part, past, a.nh, a.d, a.splits, out, out32);
+    EXL_CUDA_CHECK_LAUNCH();
+    return;
+  }
   const dim3 grid(a.splits, a.nkv, a.t);
   switch (a.d) {
     case 64: attn_split_kernel<64><<<grid, 128, 0, s>>>(q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;

@@ -123,13 +123,11 @@ void CudaBackend::allocate_scratch() {
   const std::size_t wide = std::max({std::size_t(hidden_), qd, std::size_t(inter_)});
   x_.allocate(&alloc_, std::size_t(C) * hidden_ * 4, "residual");
   a_.allocate(&alloc_, std::size_t(C) * wide * 2, "activations");
-  q32_.allocate(&alloc_, std::size_t(C) * qd * 4, "q");
-  k32_.allocate(&alloc_, std::size_t(C) * kd * 4, "k");
-  v32_.allocate(&alloc_, std::size_t(C) * kd * 4, "v");
+  // q, k, v (and gate, up) back to back for the current t, so one memset clears them.
+  qkv32_.allocate(&alloc_, std::size_t(C) * (qd + 2 * kd) * 4, "q, k, v");
   qh_.allocate(&alloc_, std::size_t(C) * qd * 2, "q fp16");
   att_.allocate(&alloc_, std::size_t(C) * qd * 2, "attention out");
-  g32_.allocate(&alloc_, std::size_t(C) * inter_ * 4, "gate");
-  u32_.allocate(&alloc_, std::size_t(C) * inter_ * 4, "up");
+  gu32_.allocate(&alloc_, std::size_t(C) * inter_ * 2 * 4, "gate, up");
   logit_rows_ = int(std::max<std::size_t>(1, std::min<std::size_t>(C, (256u << 20) / (std::size_t(vocab_) * 4))));
   logits_.allocate(&alloc_, std::size_t(logit_rows_) * vocab_ * 4, "logits");
   // Reconstruct buffer for the prefill path: the largest non-head layer.
@@ -139,10 +137,11 @@ void CudaBackend::allocate_scratch() {
       if (p->exl2) dq_elems_ = std::max(dq_elems_, std::size_t(p->view.k) * p->view.n_pad);
   if (C <= opt_.gemv_max_rows) dq_elems_ = 0;
   dq_.allocate(&alloc_, dq_elems_ * 2, "dequantised weights");
-  decode_splits_ = (capacity_ + k_split_len - 1) / k_split_len;
+  // Decode attention: about four 4-warp CTAs per multiprocessor over the KV heads.
+  decode_splits_ = std::max(1, std::min((capacity_ + 15) / 16, 4 * sm_count_ / std::max(1, nkv_)));
   const std::size_t budget = 64u << 20;  // bytes of attention partials for a prefill chunk
   chunk_splits_ = int(std::max<std::size_t>(1, std::min<std::size_t>(decode_splits_, budget / (std::size_t(C) * nh_ * (hd_ + 2) * 4))));
-  const std::size_t parts = std::max(std::size_t(decode_splits_) * nh_ * (hd_ + 2),
+  const std::size_t parts = std::max(std::size_t(std::max(decode_splits_, (capacity_ + k_split_len - 1) / k_split_len)) * nh_ * (hd_ + 2),
                                      std::size_t(C) * nh_ * chunk_splits_ * (hd_ + 2));
   part_.allocate(&alloc_, parts * 4, "attention partials");
   step_.allocate(&alloc_, 16, "step");
@@ -164,24 +163,56 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     prepare_output(y, t, l.n, l.n, l.bias.get<float>(), accumulate, s);
     linear_forward(l, in, t, y, l.n, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
   };
+  // Outputs that accumulate (atomics / cuBLAS beta = 1) start from zero or the bias.
+  auto zeroed = [&](const DeviceLinear& l, float* y) {
+    if (l.bias.get()) prepare_output(y, t, l.n, l.n, l.bias.get<float>(), false, s);
+  };
+  const bool fused = t <= opt_.gemv_max_rows;
+  float* q32 = qkv32_.get<float>();
+  float* k32 = q32 + std::size_t(t) * qd;
+  float* v32 = k32 + std::size_t(t) * kd;
+  float* g32 = gu32_.get<float>();
+  float* u32 = g32 + std::size_t(t) * inter_;
   embedding(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, s);
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits};
   for (DeviceLayer& l : layers_) {
     rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
-    lin(l.q, a, q32_.get<float>(), false);
-    lin(l.k, a, k32_.get<float>(), false);
-    lin(l.v, a, v32_.get<float>(), false);
-    rope_qkv_cache(q32_.get<float>(), k32_.get<float>(), v32_.get<float>(), t, nh_, nkv_, hd_, past,
-                   inv_freq_.get<float>(), mscale_, pos_div_, rope_style_, qh_.get<__half>(), l.k_cache.get<__half>(),
-                   l.v_cache.get<__half>(), s);
+    EXL_CUDA_CHECK(cudaMemsetAsync(q32, 0, std::size_t(t) * (qd + 2 * kd) * 4, s));
+    zeroed(l.q, q32); zeroed(l.k, k32); zeroed(l.v, v32);
+    if (fused && l.q.exl2 && l.k.exl2 && l.v.exl2) {
+      const Exl2Device* w[3] = {&l.q.view, &l.k.view, &l.v.view};
+      float* y[3] = {q32, k32, v32};
+      const int ld[3] = {qd, kd, kd};
+      exl2_gemv_multi(w, y, ld, 3, a, t, hidden_, sm_count_, s);
+    } else {
+      linear_forward(l.q, a, t, q32, qd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+      linear_forward(l.k, a, t, k32, kd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+      linear_forward(l.v, a, t, v32, kd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    }
+    rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, inv_freq_.get<float>(), mscale_, pos_div_, rope_style_,
+                   qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), s);
     attention(as, qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
               att_.get<__half>(), nullptr, s);
     lin(l.o, att_.get<__half>(), x, true);
     rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
-    lin(l.gate, a, g32_.get<float>(), false);
-    lin(l.up, a, u32_.get<float>(), false);
-    silu_mul(g32_.get<float>(), u32_.get<float>(), std::int64_t(t) * inter_, a, s);
-    lin(l.down, a, x, true);
+    EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));
+    zeroed(l.gate, g32); zeroed(l.up, u32);
+    if (fused && l.gate.exl2 && l.up.exl2) {
+      const Exl2Device* w[2] = {&l.gate.view, &l.up.view};
+      float* y[2] = {g32, u32};
+      const int ld[2] = {inter_, inter_};
+      exl2_gemv_multi(w, y, ld, 2, a, t, hidden_, sm_count_, s);
+    } else {
+      linear_forward(l.gate, a, t, g32, inter_, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+      linear_forward(l.up, a, t, u32, inter_, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    }
+    if (fused && l.down.exl2) {
+      prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
+      exl2_gemv_silu(l.down.view, g32, u32, t, inter_, x, hidden_, sm_count_, s);  // SiLU * up in the gather
+    } else {
+      silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
+      lin(l.down, a, x, true);
+    }
   }
   (void)qd; (void)kd;
 }
@@ -238,7 +269,7 @@ void CudaBackend::run_eager(int n, int logits_mode, float* logits) {
   EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
   EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), std::size_t(n) * 4, cudaMemcpyHostToDevice, s));
   const int kv_total = cache_len_ + n;
-  int splits = n == 1 ? (kv_total + k_split_len - 1) / k_split_len : std::min(chunk_splits_, (kv_total + k_split_len - 1) / k_split_len);
+  int splits = n == 1 ? decode_splits_ : std::min(chunk_splits_, (kv_total + k_split_len - 1) / k_split_len);
   splits = std::max(1, splits);
   int split_len = (kv_total + splits - 1) / splits;
   split_len = (split_len + 63) / 64 * 64;

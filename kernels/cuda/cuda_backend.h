@@ -76,7 +76,7 @@ class CudaBackend {
   int capacity_ = 0, cache_len_ = 0, chunk_ = 0, logit_rows_ = 0;
   int decode_splits_ = 0, chunk_splits_ = 0;
   std::size_t dq_elems_ = 0;
-  DeviceBuffer x_, a_, q32_, k32_, v32_, qh_, att_, g32_, u32_, logits_, dq_, part_, step_, ids_;
+  DeviceBuffer x_, a_, qkv32_, qh_, att_, gu32_, logits_, dq_, part_, step_, ids_;
   PinnedBuffer h_step_, h_ids_, h_logits_;
   GraphExec decode_graph_;
 };

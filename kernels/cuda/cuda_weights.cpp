@@ -95,17 +95,50 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
     EXL_CUDA_REQUIRE(e.k == out.k && e.n == out.n && e.n_pad % 32 == 0 && e.k % 32 == 0 && e.groups > 0 && e.q_groups,
                      "EXL2 layer shape mismatch");
     const std::vector<int2> units = exl2_units(e.q_groups, e.groups, e.q_rows, e.k);
-    const std::size_t qw = std::size_t(e.q_rows) * e.n_pad * 4, qs = std::size_t(e.groups) * (e.n_pad / 8) * 4;
+    const int tiles = exl2_tiles(e.n_pad);
+    const std::size_t qw = std::size_t(e.q_rows) * tiles * 64 * 4, qs = std::size_t(e.groups) * tiles * 8 * 4;
     out.q_weight.allocate(alloc, qw, "q_weight");
     out.q_scale.allocate(alloc, qs, "q_scale");
     out.q_scale_max.allocate(alloc, std::size_t(e.groups) * 2, "q_scale_max");
     out.perm.allocate(alloc, std::size_t(e.k) * 4, "q_perm");
     out.units.allocate(alloc, units.size() * sizeof(int2), "units");
-    if (e.q_weight) staged_upload(out.q_weight.get(), e.q_weight, qw, s);
-    else if (seed) fill_random_u32(out.q_weight.get<std::uint32_t>(), qw / 4, seed, s);
-    else throw_status(EXL_CUDA_ERR_INVALID, "EXL2 layer without q_weight");
-    if (e.q_scale) staged_upload(out.q_scale.get(), e.q_scale, qs, s);
-    else fill_random_u32(out.q_scale.get<std::uint32_t>(), qs / 4, seed + 1, s);
+    staged_upload(out.units.get(), units.data(), units.size() * sizeof(int2), s);
+    out.view = Exl2Device{out.q_weight.get<std::uint32_t>(), out.q_scale.get<std::uint32_t>(),
+                          out.q_scale_max.get<__half>(), out.perm.get<std::int32_t>(), out.units.get<int2>(),
+                          e.k, e.n, e.n_pad, e.groups, tiles};
+    if (e.q_weight) {
+      // On-disk layout through a temporary device buffer, then repacked on the device.
+      DeviceBuffer orig;
+      orig.allocate(alloc, std::size_t(e.q_rows) * e.n_pad * 4, "q_weight (on-disk layout)");
+      staged_upload(orig.get(), e.q_weight, orig.bytes(), s);
+      exl2_repack(out.view, orig.get<std::uint32_t>(), out.q_weight.get<std::uint32_t>(), s);
+      EXL_CUDA_CHECK(cudaStreamSynchronize(s));
+    } else if (seed) {
+      fill_random_u32(out.q_weight.get<std::uint32_t>(), qw / 4, seed, s);  // every bit pattern is valid
+    } else {
+      throw_status(EXL_CUDA_ERR_INVALID, "EXL2 layer without q_weight");
+    }
+    if (e.q_scale) {
+      // Scale codes regrouped per (group, tile, lane group): nibble j of word g = column
+      // tile * 64 + (j / 2) * 16 + g + 8 * (j % 2).
+      std::vector<std::uint32_t> packed(qs / 4, 0u);
+      const std::size_t row = std::size_t(e.n_pad) / 8;
+      for (int g = 0; g < e.groups; ++g)
+        for (int t = 0; t < tiles; ++t)
+          for (int lg = 0; lg < 8; ++lg) {
+            std::uint32_t word = 0;
+            for (int j = 0; j < 8; ++j) {
+              const int col = t * 64 + (j >> 1) * 16 + lg + 8 * (j & 1);
+              if (col >= e.n_pad) continue;
+              const std::uint32_t code = (e.q_scale[std::size_t(g) * row + col / 8] >> ((col & 7) * 4)) & 15u;
+              word |= code << (4 * j);
+            }
+            packed[(std::size_t(g) * tiles + t) * 8 + lg] = word;
+          }
+      staged_upload(out.q_scale.get(), packed.data(), qs, s);
+    } else {
+      fill_random_u32(out.q_scale.get<std::uint32_t>(), qs / 4, seed + 1, s);
+    }
     if (e.q_scale_max) staged_upload(out.q_scale_max.get(), e.q_scale_max, std::size_t(e.groups) * 2, s);
     else fill_random_half(out.q_scale_max.get<__half>(), std::size_t(e.groups), seed + 2, 0.002f, 0.004f, s);
     if (e.q_perm) {
@@ -117,10 +150,6 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
       std::shuffle(perm.begin(), perm.end(), rng);
       staged_upload(out.perm.get(), perm.data(), perm.size() * 4, s);
     }
-    staged_upload(out.units.get(), units.data(), units.size() * sizeof(int2), s);
-    out.view = Exl2Device{out.q_weight.get<std::uint32_t>(), out.q_scale.get<std::uint32_t>(),
-                          out.q_scale_max.get<__half>(), out.perm.get<std::int32_t>(), out.units.get<int2>(),
-                          e.k, e.n, e.n_pad, e.groups};
     if (bytes) *bytes += qw + qs + std::size_t(e.groups) * 2 + std::size_t(e.k) * 4;
   } else {
     const std::size_t n = std::size_t(out.n) * out.k;
@@ -149,9 +178,7 @@ void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int
   if (l.exl2) {
     const std::size_t need = std::size_t(l.view.k) * l.view.n_pad;
     if (m <= gemv_max_rows || !dq || need > dq_elems) {
-      for (int r = 0; r < m; r += 16)  // row tiles keep the fused kernel's shared memory bounded
-        exl2_gemv(l.view, x + std::size_t(r) * l.k, std::min(16, m - r), l.k, y + std::size_t(r) * ldy, ldy,
-                  sm_count, 0, s);
+      exl2_gemv(l.view, x, m, l.k, y, ldy, sm_count, 0, s);  // row tiles of 8 inside
       return;
     }
     exl2_reconstruct(l.view, dq, s);

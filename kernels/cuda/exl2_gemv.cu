@@ -1,17 +1,32 @@
-// EXL2 quantized matmul for small M (decode, speculative verification): y += x . W with the
-// weights dequantised on the fly from the on-disk packed layout (spec §2.4, §5.2).
+// EXL2 quantized matmul for small M (decode, speculative verification, M <= 8 per launch):
+// y[m, n] += x[m, k] . W, weights dequantised on the fly from the backend's own repacked
+// layout (built at load by exl2_repack below, from the on-disk layout of spec §2.4).
 //
-// Memory layout: q_weight [q_rows, n_pad] uint32, one bitstream per column; stored rows are
-// cut into 32-row "units" (a unit never straddles a group); units[u] gives the unit's first
-// packed row, group and bit width. x fp16 [m, k] in original feature order is gathered
-// through q_perm into shared memory as fp32.
-// Launch shape: 256 threads = 8 warps; a block covers 128 columns (32 lanes x 4 adjacent
-// columns, 16-byte loads per packed row) and `upb` consecutive units of K; warp w takes
-// units w, w+8, ... of the block's range. grid = (n_pad/128, ceil(units/upb), ceil(m/MT)).
-// Warp partials are reduced in shared memory, then one fp32 atomicAdd per (row, column) per
-// block into y (split K: the order of the additions, hence the last bits, varies run to run).
-// Precision: q - z is formed exactly in fp32 (magic-number 2^23 trick), products and the
-// per-unit sums are fp32, each unit's sum is multiplied by the exact fp16 scale in fp32.
+// Repacked layout ("tiles"): columns are cut into 64-column tiles (tiles = ceil(n_pad / 64)),
+// rows into the 32-row units of the on-disk groups. Unit u (bits B, first packed row R = sum of
+// the widths of the units before it) occupies words [R * tiles * 64, (R + B) * tiles * 64);
+// inside it, tile j is 64 * B words = 32 lanes x 2B words, stored in slabs so that every load
+// instruction of a warp reads 512 (or 256) contiguous bytes: slab i < 2B/4 is [lane][4 words],
+// a last half slab (B odd) is [lane][2 words]. Lane l (g = l / 4, t = l % 4) holds the 32
+// value pairs p = mt * 8 + ks * 4 + r that form its A fragments of mma.m16n8k16 (A = W^T):
+// pair p = values at (column mt*16 + g + 8*(r&1), rows ks*16 + 2t + 8*(r>>1) + {0, 1}).
+// A pair sits in one word at the same offset of both 16-bit halves (low half: the even row),
+// so one mask + OR 0x64006400 makes an fp16 pair 1024 + v * 2^o (spec §2.9) and one HFMA2
+// makes v - z exactly. Widths 2, 4, 8 are one plane (16/B pairs per word); 3 = 2 + 1,
+// 5 = 4 + 1, 6 = 4 + 2 are a low plane (2L words) and a high plane (2H words) whose bits are
+// shifted into place and ORed before the HFMA2. Scales: [groups][tiles][8] uint32, word g of
+// a tile holds the 4-bit codes of the lane group's 8 columns (nibble mt*2 + h: column
+// mt*16 + g + 8h).
+//
+// Launch shape: 128 threads = 4 warps per block, one 64-column tile per block and a range of
+// units (split K); warp w takes units w, w+4, ... and loads unit i+4 while computing unit i.
+// x (gathered through q_perm, as fp16) sits in shared memory. Warp partials are reduced in
+// shared memory, then one fp32 atomicAdd per (row, column) per block (the caller initialises
+// y). Several layers that share one input run in one launch (q/k/v, gate/up); the down
+// projection can gather silu(gate) * up (rounded to fp16 as silu_mul does) instead of x.
+// Precision: the products (v - z) * x are exact (tensor cores, fp16 inputs, fp32
+// accumulation); each 32-row unit's fp32 sum is scaled by the exact fp16 scale in fp32.
+// Summation order (and atomics) make the last bits vary run to run.
 #include <algorithm>
 
 #include "cuda_check.h"
@@ -21,146 +36,469 @@
 namespace exl::cuda {
 namespace {
 
-constexpr int k_threads = 256;
+constexpr int k_threads = 128;
 constexpr int k_warps = k_threads / 32;
-constexpr int k_cols = 128;
+constexpr int k_tile_cols = 64;
+constexpr int k_max_jobs = 3;
+
+template <int B> struct Planes {
+  static constexpr int L = B == 3 ? 2 : (B == 5 || B == 6) ? 4 : B;
+  static constexpr int H = B - L;
+};
+
+// ---- layout helpers shared by repack and the kernels ----
+
+// Word offset of lane word w (0 .. 2B-1) inside a unit-tile.
+template <int B>
+__device__ __forceinline__ int slab_offset(int lane, int w) {
+  constexpr int nq = (2 * B) / 4;
+  return w < 4 * nq ? (w >> 2) * 128 + lane * 4 + (w & 3) : nq * 128 + lane * 2 + (w - 4 * nq);
+}
+
+__device__ __forceinline__ int pair_col(int lane, int p) { return (p >> 3) * 16 + (lane >> 2) + 8 * (p & 1); }
+__device__ __forceinline__ int pair_row(int lane, int p) { return ((p >> 2) & 1) * 16 + 2 * (lane & 3) + 8 * ((p >> 1) & 1); }
+
+template <int B>
+__device__ __forceinline__ void load_unit(const std::uint32_t* __restrict__ t, int lane, std::uint32_t (&w)[16]) {
+  constexpr int nq = (2 * B) / 4;
+#pragma unroll
+  for (int i = 0; i < nq; ++i) {
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(t + i * 128 + lane * 4));
+    w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
+  }
+  if constexpr ((2 * B) % 4 != 0) {
+    const uint2 v = __ldg(reinterpret_cast<const uint2*>(t + nq * 128 + lane * 2));
+    w[4 * nq] = v.x; w[4 * nq + 1] = v.y;
+  }
+}
+
+__device__ __forceinline__ void load_any(int bits, const std::uint32_t* t, int lane, std::uint32_t (&w)[16]) {
+  switch (bits) {
+    case 2: load_unit<2>(t, lane, w); break;
+    case 3: load_unit<3>(t, lane, w); break;
+    case 4: load_unit<4>(t, lane, w); break;
+    case 5: load_unit<5>(t, lane, w); break;
+    case 6: load_unit<6>(t, lane, w); break;
+    default: load_unit<8>(t, lane, w); break;
+  }
+}
+
+// fp16 bits of a positive integer below 2048 (exact).
+constexpr std::uint32_t half_int_bits(int v) {
+  int e = 0;
+  while ((2 << e) <= v) ++e;
+  return std::uint32_t(((e + 15) << 10) | ((v << (10 - e)) - 1024));
+}
+
+// Pair p of a lane as fp16 (v - z) for both halves, exact.
+template <int B, int P>
+__device__ __forceinline__ std::uint32_t decode_pair(const std::uint32_t (&w)[16]) {
+  constexpr int L = Planes<B>::L, H = Planes<B>::H;
+  constexpr int PL = 16 / L;
+  constexpr int o = (P % PL) * L;
+  constexpr bool hi8 = o + B > 10;
+  constexpr int op = hi8 ? o - 8 : o;
+  std::uint32_t lw = w[P / PL];
+  if constexpr (hi8) lw >>= 8;
+  std::uint32_t r = (lw & ((((1u << L) - 1u) << op) * 0x10001u)) | 0x64006400u;
+  if constexpr (H > 0) {
+    constexpr int PH = 16 / H;
+    constexpr int ho = (P % PH) * H;
+    constexpr int sh = ho - (L + op);
+    std::uint32_t hv = w[2 * L + P / PH];
+    if constexpr (sh > 0) hv >>= sh;
+    if constexpr (sh < 0) hv <<= -sh;
+    r |= hv & ((((1u << H) - 1u) << (L + op)) * 0x10001u);
+  }
+  // r = 1024 + v * 2^op in both halves: v - z = r * 2^-op - (1024 * 2^-op + z).
+  constexpr std::uint32_t mul = std::uint32_t(15 - op) << 10;                      // 2^-op
+  constexpr std::uint32_t add = 0x8000u | half_int_bits((1024 >> op) + (1 << (B - 1)));  // -(1024 / 2^op + z)
+  std::uint32_t res;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;\n" : "=r"(res) : "r"(r), "r"(mul * 0x10001u), "r"(add * 0x10001u));
+  return res;
+}
+
+__device__ __forceinline__ void mma16816(float (&c)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                         std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
+#if __CUDA_ARCH__ >= 800
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#else
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a0), "r"(a1), "r"(b0));
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a2), "r"(a3), "r"(b1));
+#endif
+}
+
+// One unit-tile: part = W_unit^T . x_unit (fp32), then acc += part * scale (per column).
+template <int B, int KS, int MTI>
+__device__ __forceinline__ void mma_tile(const std::uint32_t (&w)[16], std::uint32_t b0, std::uint32_t b1,
+                                         float (&part)[4][4]) {
+  const std::uint32_t a0 = decode_pair<B, MTI * 8 + KS * 4 + 0>(w);
+  const std::uint32_t a1 = decode_pair<B, MTI * 8 + KS * 4 + 1>(w);
+  const std::uint32_t a2 = decode_pair<B, MTI * 8 + KS * 4 + 2>(w);
+  const std::uint32_t a3 = decode_pair<B, MTI * 8 + KS * 4 + 3>(w);
+  mma16816(part[MTI], a0, a1, a2, a3, b0, b1);
+}
+
+template <int B, int MT, int KS>
+__device__ __forceinline__ void mma_ks(const std::uint32_t (&w)[16], std::uint32_t b0, std::uint32_t b1,
+                                       float (&part)[4][4]) {
+  mma_tile<B, KS, 0>(w, b0, b1, part);
+  mma_tile<B, KS, 1>(w, b0, b1, part);
+  mma_tile<B, KS, 2>(w, b0, b1, part);
+  mma_tile<B, KS, 3>(w, b0, b1, part);
+}
 
 template <int B, int MT>
-__device__ __forceinline__ void gemv_unit(const std::uint32_t* wp, int n_pad, const float* xs, int xs_stride,
-                                          float (&acc)[MT][4], const float (&scale)[4]) {
-  std::uint32_t wv[4][B];
-#pragma unroll
-  for (int i = 0; i < B; ++i) {
-    const uint4 t = __ldg(reinterpret_cast<const uint4*>(wp + std::size_t(i) * n_pad));
-    wv[0][i] = t.x; wv[1][i] = t.y; wv[2][i] = t.z; wv[3][i] = t.w;
+__device__ __forceinline__ void compute_unit(const std::uint32_t (&w)[16], const __half* xs, int xs_stride, int lane,
+                                             float (&acc)[4][4], const float (&scale)[8]) {
+  const int g = lane >> 2, t = lane & 3;
+  std::uint32_t b[4] = {0, 0, 0, 0};
+  if (g < MT) {
+    const __half* xr = xs + g * xs_stride + 2 * t;
+    b[0] = *reinterpret_cast<const std::uint32_t*>(xr);
+    b[1] = *reinterpret_cast<const std::uint32_t*>(xr + 8);
+    b[2] = *reinterpret_cast<const std::uint32_t*>(xr + 16);
+    b[3] = *reinterpret_cast<const std::uint32_t*>(xr + 24);
   }
-  constexpr float bias = 8388608.0f + float(1 << (B - 1));
-  float part[MT][4];
+  float part[4][4];
 #pragma unroll
-  for (int mm = 0; mm < MT; ++mm)
+  for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) part[mm][c] = 0.0f;
+    for (int c = 0; c < 4; ++c) part[mt][c] = 0.0f;
+  mma_ks<B, MT, 0>(w, b[0], b[1], part);
+  mma_ks<B, MT, 1>(w, b[2], b[3], part);
 #pragma unroll
-  for (int r = 0; r < 32; ++r) {
-    float xv[MT];
+  for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
-    for (int mm = 0; mm < MT; ++mm) xv[mm] = xs[mm * xs_stride + r];
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      const float f = __uint_as_float(exl2_value<B>(wv[c], r) | 0x4B000000u) - bias;
-#pragma unroll
-      for (int mm = 0; mm < MT; ++mm) part[mm][c] = fmaf(f, xv[mm], part[mm][c]);
-    }
-  }
-#pragma unroll
-  for (int mm = 0; mm < MT; ++mm)
-#pragma unroll
-    for (int c = 0; c < 4; ++c) acc[mm][c] = fmaf(part[mm][c], scale[c], acc[mm][c]);
+    for (int c = 0; c < 4; ++c) acc[mt][c] = fmaf(part[mt][c], scale[mt * 2 + (c >> 1)], acc[mt][c]);
 }
 
 template <int MT>
-__global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(Exl2Device w, const __half* __restrict__ x, int m,
-                                                              int ldx, float* __restrict__ y, int ldy, int upb) {
-  extern __shared__ float smem[];
-  const int rows_blk = upb * 32;
-  float* xs = smem;                       // [MT][rows_blk]
-  float* red = smem + MT * rows_blk;      // [k_warps][MT][k_cols]
-  const int units = w.k / 32;
-  const int u0 = blockIdx.y * upb;
-  const int u1 = min(units, u0 + upb);
-  const int m0 = blockIdx.z * MT;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int col0 = blockIdx.x * k_cols + lane * 4;
+__device__ __forceinline__ void compute_any(int bits, const std::uint32_t (&w)[16], const __half* xs, int xs_stride,
+                                            int lane, float (&acc)[4][4], const float (&scale)[8]) {
+  switch (bits) {
+    case 2: compute_unit<2, MT>(w, xs, xs_stride, lane, acc, scale); break;
+    case 3: compute_unit<3, MT>(w, xs, xs_stride, lane, acc, scale); break;
+    case 4: compute_unit<4, MT>(w, xs, xs_stride, lane, acc, scale); break;
+    case 5: compute_unit<5, MT>(w, xs, xs_stride, lane, acc, scale); break;
+    case 6: compute_unit<6, MT>(w, xs, xs_stride, lane, acc, scale); break;
+    default: compute_unit<8, MT>(w, xs, xs_stride, lane, acc, scale); break;
+  }
+}
 
-  // Gather the activation slice through the permutation (rows past m are zero).
+struct GemvJob {
+  Exl2Device w;
+  float* y = nullptr;
+  int ldy = 0;
+  int upb = 0;          // units per block
+  int ksplit = 0;       // blocks over K per tile
+  int block_begin = 0;  // first linear block index of this job
+};
+
+struct GemvJobs {
+  GemvJob job[k_max_jobs];
+  int count = 0;
+};
+
+template <int MT, bool SILU>
+__global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, const __half* __restrict__ x,
+                                                              const float* __restrict__ gate,
+                                                              const float* __restrict__ up, int m, int ldx) {
+  extern __shared__ float smem[];
+  int j = 0;
+#pragma unroll
+  for (int i = 1; i < k_max_jobs; ++i)
+    if (i < jobs.count && int(blockIdx.x) >= jobs.job[i].block_begin) j = i;
+  const GemvJob& job = jobs.job[j];
+  const Exl2Device& w = job.w;
+  const int bid = int(blockIdx.x) - job.block_begin;
+  const int tile = bid / job.ksplit;
+  const int kb = bid - tile * job.ksplit;
+  const int units = w.k / 32;
+  const int u0 = kb * job.upb;
+  const int u1 = min(units, u0 + job.upb);
+  const int m0 = blockIdx.y * MT;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int rows_blk = job.upb * 32;
+  __half* xs = reinterpret_cast<__half*>(smem);                       // [MT][rows_blk]
+  float* red = smem + (MT * rows_blk + 1) / 2;                        // [k_warps][MT][64]
+  const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;  // words per packed row
+
+  // Issue the first unit's weight loads before the activation gather.
+  std::uint32_t wa[16], wb[16];
+  int u = u0 + warp;
+  int2 info = make_int2(0, 0);
+  if (u < u1) {
+    info = w.units[u];
+    load_any(info.y & 15, w.q_weight + std::size_t(info.x) * unit_stride + std::size_t(tile) * 64 * (info.y & 15),
+             lane, wa);
+  }
   for (int i = threadIdx.x; i < MT * rows_blk; i += k_threads) {
     const int mm = i / rows_blk, r = i - mm * rows_blk;
     const int row = u0 * 32 + r;
-    float v = 0.0f;
-    if (m0 + mm < m && row < w.k) v = __half2float(x[std::size_t(m0 + mm) * ldx + w.perm[row]]);
+    __half v = __float2half_rn(0.0f);
+    if (m0 + mm < m && row < w.k) {
+      const std::size_t idx = std::size_t(m0 + mm) * ldx + w.perm[row];
+      if constexpr (SILU) {
+        const float gv = gate[idx];
+        v = __float2half_rn(gv / (1.0f + expf(-gv)) * up[idx]);
+      } else {
+        v = x[idx];
+      }
+    }
     xs[i] = v;
   }
   __syncthreads();
 
-  float acc[MT][4];
+  float acc[4][4];
 #pragma unroll
-  for (int mm = 0; mm < MT; ++mm)
+  for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) acc[mm][c] = 0.0f;
+    for (int c = 0; c < 4; ++c) acc[mt][c] = 0.0f;
+  int cached_group = -1;
+  float scale[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) scale[i] = 0.0f;
+  const int g = lane >> 2;
 
-  if (col0 < w.n_pad) {
-    int cached_group = -1;
-    float scale[4] = {0, 0, 0, 0};
-    for (int u = u0 + warp; u < u1; u += k_warps) {
-      const int2 info = w.units[u];
-      const int bits = info.y & 15, group = info.y >> 4;
-      if (group != cached_group) {
-        cached_group = group;
-        const std::uint32_t sw = __ldg(w.q_scale + std::size_t(group) * (w.n_pad / 8) + col0 / 8);
-        const int shift = (col0 & 7) * 4;
-        const __half smax = w.q_scale_max[group];
-#pragma unroll
-        for (int c = 0; c < 4; ++c) scale[c] = exl2_scale(smax, (sw >> (shift + 4 * c)) & 15u);
-      }
-      const std::uint32_t* wp = w.q_weight + std::size_t(info.x) * w.n_pad + col0;
-      const float* xu = xs + (u - u0) * 32;
-      switch (bits) {
-        case 2: gemv_unit<2, MT>(wp, w.n_pad, xu, rows_blk, acc, scale); break;
-        case 3: gemv_unit<3, MT>(wp, w.n_pad, xu, rows_blk, acc, scale); break;
-        case 4: gemv_unit<4, MT>(wp, w.n_pad, xu, rows_blk, acc, scale); break;
-        case 5: gemv_unit<5, MT>(wp, w.n_pad, xu, rows_blk, acc, scale); break;
-        case 6: gemv_unit<6, MT>(wp, w.n_pad, xu, rows_blk, acc, scale); break;
-        default: gemv_unit<8, MT>(wp, w.n_pad, xu, rows_blk, acc, scale); break;
-      }
+  auto step = [&](const std::uint32_t (&cur)[16], std::uint32_t (&nxt)[16]) {
+    const int bits = info.y & 15, group = info.y >> 4;
+    const int uc = u;
+    u += k_warps;
+    int2 ninfo = make_int2(0, 0);
+    if (u < u1) {
+      ninfo = w.units[u];
+      load_any(ninfo.y & 15,
+               w.q_weight + std::size_t(ninfo.x) * unit_stride + std::size_t(tile) * 64 * (ninfo.y & 15), lane, nxt);
     }
+    if (group != cached_group) {
+      cached_group = group;
+      const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(group) * w.tiles + tile) * 8 + g);
+      const __half smax = w.q_scale_max[group];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) scale[i] = exl2_scale(smax, (sw >> (4 * i)) & 15u);
+    }
+    compute_any<MT>(bits, cur, xs + (uc - u0) * 32, rows_blk, lane, acc, scale);
+    info = ninfo;
+  };
+  while (u < u1) {
+    step(wa, wb);
+    if (u >= u1) break;
+    step(wb, wa);
   }
+
+  // c0: (col mt*16+g, row 2t), c1: (.., 2t+1), c2: (col +8, 2t), c3: (col +8, 2t+1)
+  const int t = lane & 3;
 #pragma unroll
-  for (int mm = 0; mm < MT; ++mm)
+  for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) red[(warp * MT + mm) * k_cols + lane * 4 + c] = acc[mm][c];
+    for (int c = 0; c < 4; ++c) {
+      const int mm = 2 * t + (c & 1);
+      if (mm < MT) red[(warp * MT + mm) * k_tile_cols + mt * 16 + g + 8 * (c >> 1)] = acc[mt][c];
+    }
   __syncthreads();
-  for (int i = threadIdx.x; i < MT * k_cols; i += k_threads) {
-    const int mm = i / k_cols, c = i - mm * k_cols;
-    const int col = blockIdx.x * k_cols + c;
+  for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
+    const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
+    const int col = tile * k_tile_cols + c;
     if (m0 + mm >= m || col >= w.n) continue;
     float sum = 0.0f;
 #pragma unroll
-    for (int wi = 0; wi < k_warps; ++wi) sum += red[(wi * MT + mm) * k_cols + c];
-    atomicAdd(y + std::size_t(m0 + mm) * ldy + col, sum);
+    for (int wi = 0; wi < k_warps; ++wi) sum += red[(wi * MT + mm) * k_tile_cols + c];
+    atomicAdd(job.y + std::size_t(m0 + mm) * job.ldy + col, sum);
   }
 }
 
-template <int MT>
-void launch(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count, int upb,
-            cudaStream_t s) {
-  const int units = w.k / 32;
-  const int col_tiles = (w.n_pad + k_cols - 1) / k_cols;
-  const int row_tiles = (m + MT - 1) / MT;
-  // Largest units-per-block whose shared memory fits 48 KB.
-  const int max_upb = std::max(1, (48 * 1024 / 4 - k_warps * MT * k_cols) / (MT * 32));
-  if (upb <= 0) {
-    // Aim for about four blocks per multiprocessor, at least one unit per warp.
-    const long target = 4L * std::max(1, sm_count);
-    const long per_tile = std::max<long>(1, target / (long(col_tiles) * row_tiles));
-    upb = int((units + per_tile - 1) / per_tile);
-    upb = std::max(upb, k_warps);
+// Repack: one warp per (tile, unit); lane l builds its 2B words from the on-disk layout.
+template <int B>
+__device__ void repack_unit(const std::uint32_t* __restrict__ src, int n_pad, int first_row, int tile, int lane,
+                            std::uint32_t* __restrict__ dst) {
+  constexpr int L = Planes<B>::L, H = Planes<B>::H;
+  std::uint32_t out[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) out[i] = 0;
+  auto value = [&](int col, int row) -> std::uint32_t {
+    if (col >= n_pad) return 0u;
+    const int p = row * B, wi = p >> 5, sh = p & 31;
+    const std::uint32_t lo = src[std::size_t(first_row + wi) * n_pad + col];
+    std::uint32_t v = lo >> sh;
+    if (sh + B > 32) v |= src[std::size_t(first_row + wi + 1) * n_pad + col] << (32 - sh);
+    return v & ((1u << B) - 1u);
+  };
+  for (int p = 0; p < 32; ++p) {
+    const int col = tile * k_tile_cols + pair_col(lane, p);
+    const int row = pair_row(lane, p);
+    const std::uint32_t v0 = value(col, row), v1 = value(col, row + 1);
+    constexpr int PL = 16 / L;
+    const int o = (p % PL) * L;
+    const std::uint32_t lmask = (1u << L) - 1u;
+    out[p / PL] |= ((v0 & lmask) << o) | ((v1 & lmask) << (16 + o));
+    if constexpr (H > 0) {
+      constexpr int PH = 16 / H;
+      const int ho = (p % PH) * H;
+      out[2 * L + p / PH] |= ((v0 >> L) << ho) | ((v1 >> L) << (16 + ho));
+    }
   }
-  upb = std::min({upb, max_upb, units});
-  const dim3 grid(col_tiles, (units + upb - 1) / upb, row_tiles);
-  const std::size_t smem = sizeof(float) * std::size_t(MT) * (upb * 32 + k_warps * k_cols);
-  exl2_gemv_kernel<MT><<<grid, k_threads, smem, s>>>(w, x, m, ldx, y, ldy, upb);
+  for (int i = 0; i < 2 * B; ++i) dst[slab_offset<B>(lane, i)] = out[i];
+}
+
+__global__ void exl2_repack_kernel(Exl2Device w, const std::uint32_t* __restrict__ src, std::uint32_t* __restrict__ dst) {
+  const int tile = blockIdx.x, u = blockIdx.y, lane = threadIdx.x;
+  const int2 info = w.units[u];
+  const int bits = info.y & 15;
+  std::uint32_t* d = dst + std::size_t(info.x) * w.tiles * k_tile_cols + std::size_t(tile) * 64 * bits;
+  switch (bits) {
+    case 2: repack_unit<2>(src, w.n_pad, info.x, tile, lane, d); break;
+    case 3: repack_unit<3>(src, w.n_pad, info.x, tile, lane, d); break;
+    case 4: repack_unit<4>(src, w.n_pad, info.x, tile, lane, d); break;
+    case 5: repack_unit<5>(src, w.n_pad, info.x, tile, lane, d); break;
+    case 6: repack_unit<6>(src, w.n_pad, info.x, tile, lane, d); break;
+    default: repack_unit<8>(src, w.n_pad, info.x, tile, lane, d); break;
+  }
+}
+
+// Reconstruct from the repacked layout: one warp per (tile, unit), fp16((v - z) * scale) into
+// out [k, n_pad] at the original row perm[row] (bit-exact with spec §2.7).
+template <int B>
+__device__ void reconstruct_unit(const Exl2Device& w, const std::uint32_t* t, int u, int tile, int lane, float (&scale)[8],
+                                 __half* __restrict__ out) {
+  std::uint32_t wv[16];
+  load_unit<B>(t, lane, wv);
+  std::uint32_t pr[32];
+#define EXL_DP(P) pr[P] = decode_pair<B, P>(wv);
+  EXL_DP(0) EXL_DP(1) EXL_DP(2) EXL_DP(3) EXL_DP(4) EXL_DP(5) EXL_DP(6) EXL_DP(7)
+  EXL_DP(8) EXL_DP(9) EXL_DP(10) EXL_DP(11) EXL_DP(12) EXL_DP(13) EXL_DP(14) EXL_DP(15)
+  EXL_DP(16) EXL_DP(17) EXL_DP(18) EXL_DP(19) EXL_DP(20) EXL_DP(21) EXL_DP(22) EXL_DP(23)
+  EXL_DP(24) EXL_DP(25) EXL_DP(26) EXL_DP(27) EXL_DP(28) EXL_DP(29) EXL_DP(30) EXL_DP(31)
+#undef EXL_DP
+#pragma unroll
+  for (int p = 0; p < 32; ++p) {
+    const int cl = pair_col(lane, p);
+    const int col = tile * k_tile_cols + cl;
+    if (col >= w.n_pad) continue;
+    const int row = u * 32 + pair_row(lane, p);
+    const float s = scale[(p >> 3) * 2 + (p & 1)];
+    const __half2 h = *reinterpret_cast<const __half2*>(&pr[p]);
+    out[std::size_t(w.perm[row]) * w.n_pad + col] = __float2half_rn(__low2float(h) * s);
+    out[std::size_t(w.perm[row + 1]) * w.n_pad + col] = __float2half_rn(__high2float(h) * s);
+  }
+}
+
+__global__ void exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) {
+  const int tile = blockIdx.x, u = blockIdx.y, lane = threadIdx.x;
+  const int2 info = w.units[u];
+  const int bits = info.y & 15, group = info.y >> 4;
+  const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(group) * w.tiles + tile) * 8 + (lane >> 2));
+  float scale[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) scale[i] = exl2_scale(w.q_scale_max[group], (sw >> (4 * i)) & 15u);
+  const std::uint32_t* t = w.q_weight + std::size_t(info.x) * w.tiles * k_tile_cols + std::size_t(tile) * 64 * bits;
+  switch (bits) {
+    case 2: reconstruct_unit<2>(w, t, u, tile, lane, scale, out); break;
+    case 3: reconstruct_unit<3>(w, t, u, tile, lane, scale, out); break;
+    case 4: reconstruct_unit<4>(w, t, u, tile, lane, scale, out); break;
+    case 5: reconstruct_unit<5>(w, t, u, tile, lane, scale, out); break;
+    case 6: reconstruct_unit<6>(w, t, u, tile, lane, scale, out); break;
+    default: reconstruct_unit<8>(w, t, u, tile, lane, scale, out); break;
+  }
+}
+
+int mt_for(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
+
+// Units per block for one layer: about `warps_per_sm` resident warps over the device, at least
+// two units per warp, shared memory of x within 32 KB.
+void plan_job(GemvJob& j, int mt, int sm_count, int upb_force) {
+  const int units = j.w.k / 32;
+  const long warp_units = long(j.w.tiles) * units;
+  const long target_warps = 24L * std::max(1, sm_count);
+  int upw = int((warp_units + target_warps - 1) / target_warps);
+  upw = std::max(upw, 2);
+  int upb = upb_force > 0 ? upb_force : upw * k_warps;
+  const int max_upb = std::max(1, (32 * 1024) / (mt * 32 * 2));
+  upb = std::max(1, std::min({upb, max_upb, units}));
+  j.ksplit = (units + upb - 1) / upb;
+  j.upb = (units + j.ksplit - 1) / j.ksplit;  // even split
+}
+
+template <int MT, bool SILU>
+void launch(GemvJobs& jobs, const __half* x, const float* gate, const float* up, int m, int ldx, cudaStream_t s) {
+  int blocks = 0, max_upb = 0;
+  for (int i = 0; i < jobs.count; ++i) {
+    jobs.job[i].block_begin = blocks;
+    blocks += jobs.job[i].w.tiles * jobs.job[i].ksplit;
+    max_upb = std::max(max_upb, jobs.job[i].upb);
+  }
+  const std::size_t smem = std::size_t(MT) * max_upb * 32 * 2 + 4 + sizeof(float) * k_warps * MT * k_tile_cols;
+  const dim3 grid(blocks, (m + MT - 1) / MT);
+  exl2_gemv_kernel<MT, SILU><<<grid, k_threads, smem, s>>>(jobs, x, gate, up, m, ldx);
   EXL_CUDA_CHECK_LAUNCH();
+}
+
+template <bool SILU>
+void run_jobs(const Exl2Device* const* w, float* const* y, const int* ldy, int count, const __half* x,
+              const float* gate, const float* up, int m, int ldx, int sm_count, int upb_force, cudaStream_t s) {
+  if (m <= 0 || count <= 0) return;
+  if (count > k_max_jobs) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 3 fused layers");
+  for (int r = 0; r < m; r += 8) {
+    const int mr = std::min(8, m - r);
+    const int mt = mt_for(mr);
+    GemvJobs jobs;
+    jobs.count = count;
+    for (int i = 0; i < count; ++i) {
+      if (w[i]->k != w[0]->k) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: fused layers differ in k");
+      jobs.job[i].w = *w[i];
+      jobs.job[i].y = y[i] + std::size_t(r) * ldy[i];
+      jobs.job[i].ldy = ldy[i];
+      plan_job(jobs.job[i], mt, sm_count, upb_force);
+    }
+    const __half* xr = x ? x + std::size_t(r) * ldx : nullptr;
+    const float* gr = gate ? gate + std::size_t(r) * ldx : nullptr;
+    const float* ur = up ? up + std::size_t(r) * ldx : nullptr;
+    switch (mt) {
+      case 1: launch<1, SILU>(jobs, xr, gr, ur, mr, ldx, s); break;
+      case 2: launch<2, SILU>(jobs, xr, gr, ur, mr, ldx, s); break;
+      case 4: launch<4, SILU>(jobs, xr, gr, ur, mr, ldx, s); break;
+      default: launch<8, SILU>(jobs, xr, gr, ur, mr, ldx, s); break;
+    }
+  }
 }
 
 }  // namespace
 
+int exl2_tiles(int n_pad) { return (n_pad + k_tile_cols - 1) / k_tile_cols; }
+
+void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* dst, cudaStream_t s) {
+  const dim3 grid(w.tiles, w.k / 32);
+  exl2_repack_kernel<<<grid, 32, 0, s>>>(w, src, dst);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
+void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s) {
+  const dim3 grid(w.tiles, w.k / 32);
+  exl2_reconstruct_kernel<<<grid, 32, 0, s>>>(w, out);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
                int units_per_block, cudaStream_t s) {
-  if (m <= 0) return;
-  if (m == 1) return launch<1>(w, x, m, ldx, y, ldy, sm_count, units_per_block, s);
-  if (m == 2) return launch<2>(w, x, m, ldx, y, ldy, sm_count, units_per_block, s);
-  if (m <= 4) return launch<4>(w, x, m, ldx, y, ldy, sm_count, units_per_block, s);
-  launch<8>(w, x, m, ldx, y, ldy, sm_count, units_per_block, s);
+  const Exl2Device* wp = &w;
+  run_jobs<false>(&wp, &y, &ldy, 1, x, nullptr, nullptr, m, ldx, sm_count, units_per_block, s);
+}
+
+void exl2_gemv_multi(const Exl2Device* const* w, float* const* y, const int* ldy, int count, const __half* x, int m,
+                     int ldx, int sm_count, cudaStream_t s) {
+  run_jobs<false>(w, y, ldy, count, x, nullptr, nullptr, m, ldx, sm_count, 0, s);
+}
+
+void exl2_gemv_silu(const Exl2Device& w, const float* gate, const float* up, int m, int ld_in, float* y, int ldy,
+                    int sm_count, cudaStream_t s) {
+  const Exl2Device* wp = &w;
+  run_jobs<true>(&wp, &y, &ldy, 1, nullptr, gate, up, m, ld_in, sm_count, 0, s);
 }
 
 }  // namespace exl::cuda

@@ -8,24 +8,34 @@
 
 namespace exl::cuda {
 
-// One EXL2 layer on the device. units[u] describes stored rows 32u .. 32u+31 (one group, one
-// bit width): x = first packed row of the unit, y = group << 4 | bits.
+// One EXL2 layer on the device, in the backend's repacked layout (exl2_gemv.cu explains it).
+// units[u] describes stored rows 32u .. 32u+31 (one group, one bit width): x = first packed
+// row of the unit (sum of the widths before it), y = group << 4 | bits.
 struct Exl2Device {
-  const std::uint32_t* q_weight = nullptr;  // [q_rows, n_pad]
-  const std::uint32_t* q_scale = nullptr;   // [groups, n_pad / 8]
+  const std::uint32_t* q_weight = nullptr;  // repacked [q_rows * tiles * 64]
+  const std::uint32_t* q_scale = nullptr;   // repacked [groups][tiles][8] (4-bit codes)
   const __half* q_scale_max = nullptr;      // [groups]
   const std::int32_t* perm = nullptr;       // [k]
   const int2* units = nullptr;              // [k / 32]
   int k = 0, n = 0, n_pad = 0, groups = 0;
+  int tiles = 0;                            // 64-column tiles: exl2_tiles(n_pad)
 };
 
-// ---- exl2_gemv.cu: y[m, n] += x[m, k] . W for small m (fused dequantisation, split K) ----
+// ---- exl2_gemv.cu: y[m, n] += x[m, k] . W for small m (tensor cores, split K) ----
+int exl2_tiles(int n_pad);
+// On-disk q_weight [q_rows, n_pad] (device memory) -> repacked layout (w.units/tiles set).
+void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* dst, cudaStream_t s);
 // x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], accumulated with atomics (the
 // caller initialises it: zero, bias or the residual). `units_per_block` 0 = automatic.
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
                int units_per_block, cudaStream_t s);
-
-// ---- exl2_reconstruct.cu: out [k, n_pad] fp16 in original row order, bit-exact (spec §2.7) ----
+// Up to 3 layers with the same input (and k) in one launch: y[i] += x . W[i].
+void exl2_gemv_multi(const Exl2Device* const* w, float* const* y, const int* ldy, int count, const __half* x, int m,
+                     int ldx, int sm_count, cudaStream_t s);
+// y += fp16(silu(gate) * up) . W, gate/up fp32 [m, ld_in] (the MLP's down projection).
+void exl2_gemv_silu(const Exl2Device& w, const float* gate, const float* up, int m, int ld_in, float* y, int ldy,
+                    int sm_count, cudaStream_t s);
+// out [k, n_pad] fp16 in original row order, bit-exact (spec §2.7).
 void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s);
 
 // ---- rms_norm.cu: y[r, :] fp16 = x[r, :] fp32 * w / sqrt(mean(x^2) + eps) ----
@@ -46,9 +56,10 @@ void rope_inplace(float* x, int t, int heads, int d, const int* past, const floa
 struct AttentionShape {
   int t = 0, nh = 0, nkv = 0, d = 0;
   float scale = 0.0f;
-  int split_len = 256;  // keys per split (multiple of 64)
-  int splits = 1;       // grid size over keys; splits * split_len >= past + t
+  int split_len = 256;  // keys per split (multiple of 64); t = 1: unused (chosen on the device)
+  int splits = 1;       // grid size over keys; t > 1: splits * split_len >= past + t
 };
+// t = 1 (decode): `splits` CTAs per KV head share the keys of the current length evenly.
 // q fp16 [t, nh, d]; out fp16 [t, nh, d] (or fp32 when out32 != null). part: scratch of
 // attention_partial_floats(shape) floats.
 std::size_t attention_partial_floats(const AttentionShape& a);

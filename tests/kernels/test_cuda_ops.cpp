@@ -61,7 +61,11 @@ EXL_GPU_TEST(cuda_kernels, attention_decode_and_prefill) {
   std::mt19937 rng(23);
   struct Shape { int t, past, nh, nkv, d; };
   const Shape shapes[] = {{1, 0, 4, 1, 64},    {1, 37, 6, 2, 64},   {1, 1000, 32, 8, 128}, {1, 3000, 8, 8, 128},
-                          {7, 0, 6, 2, 64},    {16, 100, 4, 4, 128}, {64, 200, 8, 2, 64},  {33, 5, 16, 2, 256}};
+                          {7, 0, 6, 2, 64},    {16, 100, 4, 4, 128}, {64, 200, 8, 2, 64},  {33, 5, 16, 2, 256},
+                          // decode (split over the keys on the device, any grid) at past 0, 1, 100, 2047, 8000
+                          {1, 0, 32, 8, 128},  {1, 1, 32, 8, 128},  {1, 100, 32, 8, 128}, {1, 2047, 32, 8, 128},
+                          {1, 8000, 32, 8, 128}, {1, 8000, 32, 4, 64}, {1, 2047, 16, 2, 256}, {1, 100, 8, 1, 64},
+                          {1, 8000, 4, 4, 128}, {1, 2047, 64, 8, 128}};
   for (const Shape& s : shapes) {
     const int ctx = s.past + s.t;
     const HalfData q = random_half(rng, std::size_t(s.t) * s.nh * s.d, -1.0f, 1.0f);
