@@ -50,18 +50,18 @@
 <context>
     <name>ChatViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="107" />
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="268" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="108" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="269" />
         <source>Could not save the conversation: %1</source>
         <translation>Die Unterhaltung konnte nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="117" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="118" />
         <source>Could not save the message: %1</source>
         <translation>Die Nachricht konnte nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="239" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="240" />
         <source>Could not save the reply: %1</source>
         <translation>Die Antwort konnte nicht gespeichert werden: %1</translation>
     </message>
@@ -108,6 +108,65 @@
         <location filename="../ui/qml/components/ConversationSidebar.qml" line="76" />
         <source>Chat title</source>
         <translation>Titel des Chats</translation>
+    </message>
+</context>
+<context>
+    <name>EngineGenerationBackend</name>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="64" />
+        <source>the CPU was asked for</source>
+        <translation>die CPU wurde angefordert</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="101" />
+        <source>%1 is not a folder.</source>
+        <translation>%1 ist kein Ordner.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="104" />
+        <source>%1 has no tokenizer.json, so it cannot chat.</source>
+        <translation>%1 hat keine tokenizer.json und kann daher nicht chatten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
+        <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
+        <translation>Die Chatvorlage des Modells ist nicht lesbar (%1); stattdessen wird ChatML verwendet.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="128" />
+        <source>The model has no chat template; using ChatML.</source>
+        <translation>Das Modell hat keine Chatvorlage; ChatML wird verwendet.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="151" />
+        <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
+        <translation>Speicher voll beim Laden von %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="153" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
+        <source>Could not load %1: %2</source>
+        <translation>%1 konnte nicht geladen werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="155" />
+        <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
+        <translation>Speicher voll beim Laden von %1. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="189" />
+        <source>No model is loaded.</source>
+        <translation>Es ist kein Modell geladen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="205" />
+        <source>The conversation is empty.</source>
+        <translation>Die Unterhaltung ist leer.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="207" />
+        <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
+        <translation>Die Unterhaltung (%1 Token) passt nicht in den Kontext von %2 Token. Beginnen Sie einen neuen Chat oder laden Sie das Modell mit längerem Kontext.</translation>
     </message>
 </context>
 <context>
@@ -215,17 +274,22 @@
         <translation>Kein Modell geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="80" />
+        <location filename="../ui/qml/Main.qml" line="81" />
+        <source>Running on the CPU backend (%1). Replies will be slow.</source>
+        <translation>Alles läuft auf der CPU (%1). Antworten werden langsam sein.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="82" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Kein CUDA-Gerät gefunden: Alles läuft auf der CPU. Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="86" />
-        <source>Simulated engine: replies, speeds and memory figures are made up until the engine is connected.</source>
-        <translation>Simulierte Engine: Antworten, Geschwindigkeiten und Speicherwerte sind erfunden, bis die Engine angebunden ist.</translation>
+        <location filename="../ui/qml/Main.qml" line="94" />
+        <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
+        <translation>Simulierte Engine (--fake): Antworten, Geschwindigkeiten und Speicherwerte sind erfunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="92" />
+        <location filename="../ui/qml/Main.qml" line="100" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats können nicht gespeichert werden: %1</translation>
     </message>
@@ -233,38 +297,38 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="57" />
-        <location filename="../ui/qml/components/MessageBubble.qml" line="78" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="58" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="79" />
         <source>Edit message</source>
         <translation>Nachricht bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="70" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="71" />
         <source>Copy</source>
         <translation>Kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="71" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="72" />
         <source>Copy message</source>
         <translation>Nachricht kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="77" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="78" />
         <source>Edit</source>
         <translation>Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="84" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="85" />
         <source>Send edited</source>
         <translation>Bearbeitet senden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="91" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="92" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="98" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="99" />
         <source>Regenerate</source>
         <translation>Neu generieren</translation>
     </message>
@@ -286,81 +350,123 @@
     <name>ModelsPage</name>
     <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="69" />
+        <source>No model found in %1.</source>
+        <translation>Kein Modell in %1 gefunden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="33" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="42" />
+        <source>Models folder (default: in the data folder)</source>
+        <translation>Modellordner (Standard: im Datenordner)</translation>
+    </message>
+    <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="43" />
+        <source>Models folder</source>
+        <translation>Modellordner</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="48" />
+        <source>Add folder…</source>
+        <translation>Ordner hinzufügen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="67" />
+        <source>Add a model folder</source>
+        <translation>Einen Modellordner hinzufügen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
+        <source>Rescan</source>
+        <translation>Neu suchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <source>Look for model folders again</source>
+        <translation>Erneut nach Modellordnern suchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="75" />
+        <source>No models found. Put model folders into the models folder, add a folder, or drop one here.</source>
+        <translation>Keine Modelle gefunden. Legen Sie Modellordner in den Modellordner, fügen Sie einen Ordner hinzu oder ziehen Sie einen hierher.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
         <source>Load settings</source>
         <translation>Ladeeinstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="46" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="101" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits pro Gewicht (Was-wäre-wenn)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="109" />
         <source>Context length</source>
         <translation>Kontextlänge</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="57" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="112" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="62" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="117" />
         <source>Cache type</source>
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="70" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="125" />
         <source>Draft tokens</source>
         <translation>Entwurfstoken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="73" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="128" />
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="77" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="88" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="143" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="91" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="146" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="95" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="97" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="152" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="159" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="165" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>
@@ -668,22 +774,27 @@
         <translation>Nach MS Millisekunden beenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="46" />
+        <location filename="../ui/app/appoptions.cpp" line="22" />
+        <source>Use the simulated engine instead of the real one.</source>
+        <translation>Die simulierte Engine statt der echten verwenden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="48" />
         <source>Unknown device '%1': use cpu or cuda[:N].</source>
         <translation>Unbekanntes Gerät '%1': cpu oder cuda[:N] verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="48" />
+        <location filename="../ui/app/appoptions.cpp" line="50" />
         <source>Unknown language '%1': use en, nl or de.</source>
         <translation>Unbekannte Sprache '%1': en, nl oder de verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="50" />
+        <location filename="../ui/app/appoptions.cpp" line="52" />
         <source>Unknown theme '%1': use light or dark.</source>
         <translation>Unbekanntes Design '%1': light oder dark verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="52" />
+        <location filename="../ui/app/appoptions.cpp" line="54" />
         <source>Unknown page '%1'.</source>
         <translation>Unbekannte Seite '%1'.</translation>
     </message>

@@ -50,18 +50,18 @@
 <context>
     <name>ChatViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="107" />
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="268" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="108" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="269" />
         <source>Could not save the conversation: %1</source>
         <translation>Het gesprek kon niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="117" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="118" />
         <source>Could not save the message: %1</source>
         <translation>Het bericht kon niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="239" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="240" />
         <source>Could not save the reply: %1</source>
         <translation>Het antwoord kon niet worden opgeslagen: %1</translation>
     </message>
@@ -108,6 +108,65 @@
         <location filename="../ui/qml/components/ConversationSidebar.qml" line="76" />
         <source>Chat title</source>
         <translation>Titel van de chat</translation>
+    </message>
+</context>
+<context>
+    <name>EngineGenerationBackend</name>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="64" />
+        <source>the CPU was asked for</source>
+        <translation>de CPU werd gevraagd</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="101" />
+        <source>%1 is not a folder.</source>
+        <translation>%1 is geen map.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="104" />
+        <source>%1 has no tokenizer.json, so it cannot chat.</source>
+        <translation>%1 heeft geen tokenizer.json en kan dus niet chatten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
+        <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
+        <translation>Het chatsjabloon van het model is onleesbaar (%1); ChatML wordt gebruikt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="128" />
+        <source>The model has no chat template; using ChatML.</source>
+        <translation>Het model heeft geen chatsjabloon; ChatML wordt gebruikt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="151" />
+        <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
+        <translation>Geheugen vol bij het laden van %1: %2. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="153" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
+        <source>Could not load %1: %2</source>
+        <translation>%1 kon niet worden geladen: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="155" />
+        <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
+        <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="189" />
+        <source>No model is loaded.</source>
+        <translation>Er is geen model geladen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="205" />
+        <source>The conversation is empty.</source>
+        <translation>Het gesprek is leeg.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="207" />
+        <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
+        <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
 </context>
 <context>
@@ -215,17 +274,22 @@
         <translation>Geen model geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="80" />
+        <location filename="../ui/qml/Main.qml" line="81" />
+        <source>Running on the CPU backend (%1). Replies will be slow.</source>
+        <translation>Alles draait op de CPU (%1). Antwoorden zullen traag zijn.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="82" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Geen CUDA-apparaat gevonden: alles draait op de CPU. Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="86" />
-        <source>Simulated engine: replies, speeds and memory figures are made up until the engine is connected.</source>
-        <translation>Gesimuleerde engine: antwoorden, snelheden en geheugencijfers zijn verzonnen tot de engine is aangesloten.</translation>
+        <location filename="../ui/qml/Main.qml" line="94" />
+        <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
+        <translation>Gesimuleerde engine (--fake): antwoorden, snelheden en geheugencijfers zijn verzonnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="92" />
+        <location filename="../ui/qml/Main.qml" line="100" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats kunnen niet worden opgeslagen: %1</translation>
     </message>
@@ -233,38 +297,38 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="57" />
-        <location filename="../ui/qml/components/MessageBubble.qml" line="78" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="58" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="79" />
         <source>Edit message</source>
         <translation>Bericht bewerken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="70" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="71" />
         <source>Copy</source>
         <translation>Kopiëren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="71" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="72" />
         <source>Copy message</source>
         <translation>Bericht kopiëren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="77" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="78" />
         <source>Edit</source>
         <translation>Bewerken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="84" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="85" />
         <source>Send edited</source>
         <translation>Bewerkt versturen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="91" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="92" />
         <source>Cancel</source>
         <translation>Annuleren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="98" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="99" />
         <source>Regenerate</source>
         <translation>Opnieuw genereren</translation>
     </message>
@@ -286,81 +350,123 @@
     <name>ModelsPage</name>
     <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="69" />
+        <source>No model found in %1.</source>
+        <translation>Geen model gevonden in %1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="33" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="42" />
+        <source>Models folder (default: in the data folder)</source>
+        <translation>Modellenmap (standaard: in de gegevensmap)</translation>
+    </message>
+    <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="43" />
+        <source>Models folder</source>
+        <translation>Modellenmap</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="48" />
+        <source>Add folder…</source>
+        <translation>Map toevoegen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="67" />
+        <source>Add a model folder</source>
+        <translation>Een modelmap toevoegen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
+        <source>Rescan</source>
+        <translation>Opnieuw zoeken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <source>Look for model folders again</source>
+        <translation>Opnieuw naar modelmappen zoeken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="75" />
+        <source>No models found. Put model folders into the models folder, add a folder, or drop one here.</source>
+        <translation>Geen modellen gevonden. Zet modelmappen in de modellenmap, voeg een map toe of sleep er een hierheen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
         <source>Load settings</source>
         <translation>Laadinstellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="46" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="101" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits per gewicht (wat als)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="109" />
         <source>Context length</source>
         <translation>Contextlengte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="57" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="112" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="62" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="117" />
         <source>Cache type</source>
         <translation>Cachetype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="70" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="125" />
         <source>Draft tokens</source>
         <translation>Concepttokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="73" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="128" />
         <source>off</source>
         <translation>uit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="77" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
         <source>Memory fit</source>
         <translation>Past het in het geheugen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="88" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="143" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="91" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="146" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="95" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="97" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="152" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="159" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="165" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>
@@ -668,22 +774,27 @@
         <translation>Sluit af na MS milliseconden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="46" />
+        <location filename="../ui/app/appoptions.cpp" line="22" />
+        <source>Use the simulated engine instead of the real one.</source>
+        <translation>Gebruik de gesimuleerde engine in plaats van de echte.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="48" />
         <source>Unknown device '%1': use cpu or cuda[:N].</source>
         <translation>Onbekend apparaat '%1': gebruik cpu of cuda[:N].</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="48" />
+        <location filename="../ui/app/appoptions.cpp" line="50" />
         <source>Unknown language '%1': use en, nl or de.</source>
         <translation>Onbekende taal '%1': gebruik en, nl of de.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="50" />
+        <location filename="../ui/app/appoptions.cpp" line="52" />
         <source>Unknown theme '%1': use light or dark.</source>
         <translation>Onbekend thema '%1': gebruik light of dark.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="52" />
+        <location filename="../ui/app/appoptions.cpp" line="54" />
         <source>Unknown page '%1'.</source>
         <translation>Onbekende pagina '%1'.</translation>
     </message>

@@ -30,8 +30,9 @@ ItemDelegate {
         Label {
             opacity: 0.7
             text: qsTr("%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context")
-                  .arg(row.architecture).arg((row.parameters / 1e9).toFixed(1)).arg(row.bpw.toFixed(2))
-                  .arg(row.headBits).arg((row.sizeBytes / 1e9).toFixed(1)).arg(Math.round(row.nativeContext / 1024))
+                  .arg(row.architecture).arg((row.parameters / 1e9).toFixed(row.parameters < 1e9 ? 3 : 1)).arg(row.bpw.toFixed(2))
+                  .arg(Number(row.headBits).toFixed(row.headBits % 1 === 0 ? 0 : 1))
+                  .arg((row.sizeBytes / 1e9).toFixed(row.sizeBytes < 1e9 ? 3 : 1)).arg(Math.round(row.nativeContext / 1024))
         }
     }
 }
