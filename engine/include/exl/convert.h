@@ -1,0 +1,157 @@
+// The EXL2 converter (spec §7): calibration, measurement of candidate options per block, the
+// bit-allocation optimizer, GPTQ-style quantization with act-order and damping, and the writer
+// of the output folder. Qt-free; CPU path (the per-layer math sits behind LayerMath so a CUDA
+// implementation can replace it).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exl/kernels/half.h"
+
+namespace exl {
+
+// ---- candidate options (spec §7.3) ----
+
+struct QuantPart {
+  int bits = 4;           // 2, 3, 4, 5, 6, 8
+  double prop = 1.0;      // proportion of the rows
+  int group_size = 128;   // rows per group (32, 64, 128)
+};
+
+// One linear layer's option: parts in descending bit order, 4-bit scale codes.
+struct QuantOption {
+  std::vector<QuantPart> parts;
+  std::string describe() const;  // "0.1:4b_128g/0.9:3b_128g s4" like ExLlamaV2's log
+  bool operator==(const QuantOption&) const = default;
+};
+
+// Groups of one layer in stored order: bit width and rows per group (only the last may be short).
+struct GroupLayout {
+  std::vector<int> bits;
+  std::vector<int> rows;
+  int groups() const { return int(bits.size()); }
+};
+// Throws Error(invalid_argument) if k is not a positive multiple of 32 or the option cannot cover k.
+GroupLayout group_layout(const QuantOption& option, int k);
+
+// Storage bits of one quantized linear layer (spec §7.6), n_pad = round_up(n, 32).
+std::uint64_t linear_total_bits(const GroupLayout& layout, int k, int n, int bias_len = 0);
+std::uint64_t linear_total_bits(const QuantOption& option, int k, int n, int bias_len = 0);
+
+// A block option: one QuantOption per projection name ("q_proj", ... / "gate_proj", ...).
+using BlockOption = std::vector<std::pair<std::string, QuantOption>>;
+const std::vector<BlockOption>& attention_options();  // 19 (spec §7.3)
+const std::vector<BlockOption>& mlp_options();        // 17
+QuantOption head_option(int head_bits);               // 2, 3, 4, 5, 6, 8; throws otherwise
+
+// ---- measurement (spec §1.5, §7.4) ----
+
+struct MeasuredOption {
+  double accuracy = 0.0;         // 1 - mean relative Frobenius error of the block output
+  std::uint64_t total_bits = 0;  // sum over the block's projections
+  BlockOption option;
+};
+struct MeasuredBlock {
+  std::string key;  // "model.layers.0.self_attn" / "model.layers.0.mlp"
+  std::vector<MeasuredOption> options;
+};
+struct Measurement {
+  std::vector<MeasuredBlock> blocks;  // in module order
+};
+std::string measurement_to_json(const Measurement& m);
+// Accepts our files and ExLlamaV2's (entries that are null, e.g. the norm and head, are skipped).
+Measurement measurement_from_json(const std::string& text, const std::string& display_name);
+Measurement read_measurement(const std::filesystem::path& path);
+
+// ---- optimizer (spec §7.8) ----
+
+struct OptimizerResult {
+  std::vector<int> choice;       // option index per block
+  std::uint64_t total_bits = 0;  // sum of the chosen options' bits
+  double max_error = 0.0;
+};
+// Chooses one option per block so that the summed bits stay <= budget_bits while minimising
+// sum(error^eta), eta picked (as ExLlamaV2 does) to minimise the largest per-block error.
+// Deterministic (dynamic programming over a fine bit grid, then exact greedy refinement).
+// Throws Error(invalid_argument) when even the cheapest choice exceeds the budget.
+OptimizerResult optimize_strategy(const Measurement& m, std::uint64_t budget_bits);
+
+// ---- quantizing one linear layer (spec §7.5) ----
+
+// Act-order permutation and the upper Cholesky factor of the damped inverse Hessian, permuted.
+struct PreparedHessian {
+  int k = 0;
+  std::vector<std::int32_t> perm;  // stored row j holds original input feature perm[j]
+  std::vector<float> u;            // [k, k] row-major upper triangular, H^-1 = U^T U
+};
+// `h` is the averaged Hessian [k, k] (H = sum X^T X / rows). Throws Error(internal) naming
+// `what` if damping cannot make it positive definite.
+PreparedHessian prepare_hessian(std::vector<double> h, int k, const std::string& what);
+
+struct QuantizedLinear {
+  int k = 0, n = 0, n_pad = 0;
+  GroupLayout layout;
+  std::vector<std::uint8_t> q;          // [k, n_pad] integers, stored (act-order) rows
+  std::vector<std::uint8_t> codes;      // [groups, n_pad] scale codes 0..15
+  std::vector<half_bits> scale_max;     // [groups]
+  std::vector<std::int32_t> perm;       // [k]
+  std::vector<float> dequant;           // [n, k] HF layout, the runtime's exact fp16 values
+  std::uint64_t total_bits = 0;
+};
+// GPTQ over `w` ([n, k] HF layout, fp32) with error feedback through `h` (spec §7.5).
+// `rtn` disables the error feedback (round to nearest, act-order kept).
+QuantizedLinear gptq_quantize(const float* w, int n, int k, const PreparedHessian& h,
+                              const QuantOption& option, bool rtn = false);
+
+// ---- the whole conversion ----
+
+struct ConvertOptions {
+  std::filesystem::path input_dir;
+  std::filesystem::path output_dir;
+  double bits = 4.125;                          // target decoder bpw
+  int head_bits = 6;
+  std::optional<std::filesystem::path> measurement_in;   // -m: skip measurement
+  std::optional<std::filesystem::path> measurement_out;  // -om: also write it here
+  bool measure_only = false;                    // stop after writing the measurement
+  std::optional<std::filesystem::path> calibration_file;  // --cal (UTF-8 text)
+  int rows = 8;                                 // calibration rows
+  int length = 512;                             // tokens per row
+  std::string device = "cpu";
+  std::uint64_t max_shard_bytes = 8192ull << 20;
+  int threads = 0;                              // 0 = all cores
+};
+
+struct ConvertProgress {
+  std::string stage;    // "calibration", "measure", "optimize", "quantize", "write", "done"
+  int step = 0;         // within the stage
+  int steps = 0;
+  std::string message;  // one human-readable line
+};
+using ConvertProgressFn = std::function<void(const ConvertProgress&)>;
+
+struct ConvertResult {
+  double decoder_bpw = 0.0;  // as counted in §7.6
+  double head_bpw = 0.0;
+  std::uint64_t decoder_bits = 0;
+  std::vector<std::string> strategy;  // per block: key and chosen option's bpw
+  std::vector<std::filesystem::path> files;
+  double calibration_error = 0.0;     // mean relative error of the last block output
+};
+
+// Converts input_dir to EXL2 in output_dir. Throws exl::Error (kind cancelled when `stop` fires;
+// checked between blocks). On any failure nothing in output_dir looks like a finished model:
+// config.json is written last.
+ConvertResult convert_model(const ConvertOptions& options, const ConvertProgressFn& progress = {},
+                            std::stop_token stop = {});
+
+// Built-in calibration text (several domains, written for this project; see data/README.md).
+const std::string& builtin_calibration_text();
+
+}  // namespace exl

@@ -1,0 +1,66 @@
+// Internal pieces of the converter shared by its source files.
+#pragma once
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "block_math.h"
+#include "exl/convert.h"
+#include "exl/model.h"
+#include "exl/safetensors_writer.h"
+
+namespace exl::convert_detail {
+
+// The FP16/BF16/FP32 source model, with its weights widened to fp32 on demand.
+struct Source {
+  std::shared_ptr<const Model> model;
+  BlockShape shape;
+  int layers = 0;
+  int vocab = 0;
+
+  static Source open(const std::filesystem::path& dir);
+  AttentionWeights attention(int layer) const;
+  MlpWeights mlp(int layer) const;
+  std::vector<float> head_weight() const;  // [vocab, hidden] (the embedding when tied)
+  std::vector<float> final_norm() const;
+  // Embedding rows of `ids` ([tokens, hidden] fp32); ids outside the table become 0.
+  std::vector<float> embed(const std::vector<std::int32_t>& ids) const;
+  // Sum over the projections of K * N_pad (the denominator of the decoder bpw, §7.6/§7.8).
+  std::uint64_t decoder_numel() const;
+  // Dimensions of a projection: (k = in, n = out).
+  std::pair<int, int> dims(const std::string& proj) const;
+};
+
+std::vector<float> tensor_to_f32(const TensorInfo& t);
+std::vector<half_bits> tensor_to_f16(const TensorInfo& t);
+
+// rows x length calibration ids cut from `text` (consecutive, no BOS). Throws
+// Error(invalid_argument) when the text has too few tokens.
+std::vector<std::vector<std::int32_t>> calibration_rows(const Tokenizer& tok, const std::string& text, int rows,
+                                                        int length, int vocab);
+
+using Progress = ConvertProgressFn;
+void check_stop(std::stop_token stop);
+
+// Measurement pass (§7.4) over `states` (one [length, hidden] fp32 buffer per row).
+Measurement measure(const Source& src, BlockMath& math, std::vector<std::vector<float>> states,
+                    const Progress& progress, std::stop_token stop);
+
+struct QuantizeOutput {
+  std::vector<TensorData> tensors;  // module order, ready to write
+  std::uint64_t decoder_bits = 0;
+  std::uint64_t head_bits = 0;
+  std::uint64_t head_numel = 0;
+  double last_block_error = 0.0;
+};
+// Quantization pass (§7.9) with one option per block, then the head (§7.7).
+QuantizeOutput quantize(const Source& src, BlockMath& math, std::vector<std::vector<float>> states,
+                        const std::vector<BlockOption>& strategy, int head_bits, const Progress& progress,
+                        std::stop_token stop);
+
+// The on-disk tensors of one quantized linear (packed, §2.1).
+void append_exl2_tensors(const std::string& prefix, const QuantizedLinear& q, const std::vector<float>& bias,
+                         std::vector<TensorData>& out);
+
+}  // namespace exl::convert_detail

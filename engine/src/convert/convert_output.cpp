@@ -1,0 +1,142 @@
+// convert_model: the whole job (calibration -> measurement or -m -> optimizer -> quantization
+// -> output folder). The output folder gets the shards, then the copied tokenizer/generation
+// files, measurement.json, and config.json (with quantization_config) last, each atomically, so
+// an interrupted conversion never leaves a folder that looks finished.
+#include <cmath>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "convert_internal.h"
+#include "exl/error.h"
+#include "exl/kernels/threads.h"
+
+namespace exl {
+namespace fs = std::filesystem;
+using namespace convert_detail;
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw Error(ErrorKind::io, "cannot read file", p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool is_weight_file(const fs::path& p) {
+  const std::string n = p.filename().string();
+  auto ends = [&](const char* s) { return n.size() >= std::strlen(s) && n.ends_with(s); };
+  return ends(".safetensors") || ends(".safetensors.index.json") || ends(".bin") || ends(".pt") ||
+         ends(".pth") || ends(".gguf") || n == "config.json" || n == "measurement.json" || n.starts_with(".");
+}
+
+void check_output_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ErrorKind::io, "cannot create the output folder: " + ec.message(), dir.string());
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (n == "config.json" || e.path().extension() == ".safetensors")
+      throw Error(ErrorKind::invalid_argument, "the output folder already holds a model; use an empty folder",
+                  e.path().string());
+  }
+}
+
+std::string config_with_quantization(const fs::path& in_dir, const ConvertOptions& o, int rows, int length) {
+  const fs::path p = in_dir / "config.json";
+  nlohmann::ordered_json cfg;
+  try {
+    cfg = nlohmann::ordered_json::parse(read_text(p));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::config, std::string("invalid JSON: ") + e.what(), p.string());
+  }
+  cfg["quantization_config"] = {
+      {"quant_method", "exl2"},
+      {"version", "0.2.7"},
+      {"bits", o.bits},
+      {"head_bits", o.head_bits},
+      {"calibration",
+       {{"rows", rows},
+        {"length", length},
+        {"dataset", o.calibration_file ? o.calibration_file->filename().string() : std::string("(default)")}}}};
+  return cfg.dump(4);
+}
+
+}  // namespace
+
+ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& progress, std::stop_token stop) {
+  auto say = [&](const std::string& stage, int step, int steps, const std::string& msg) {
+    if (progress) progress(ConvertProgress{stage, step, steps, msg});
+  };
+  if (o.device != "cpu")
+    throw Error(ErrorKind::unsupported, "convert runs on the CPU for now (--device cpu); the GPU path is not built yet");
+  if (!(o.bits >= 2.0 && o.bits <= 8.5))
+    throw Error(ErrorKind::invalid_argument, "target bpw " + std::to_string(o.bits) + " outside 2.0 .. 8.5");
+  head_option(o.head_bits);  // validates
+  if (o.threads > 0) set_cpu_threads(o.threads);
+
+  const Source src = Source::open(o.input_dir);
+  if (!o.measure_only) check_output_dir(o.output_dir);
+  else if (!o.measurement_out) throw Error(ErrorKind::invalid_argument, "measure-only needs -om FILE");
+  auto math = make_cpu_block_math();
+
+  const std::string text = o.calibration_file ? read_text(*o.calibration_file) : builtin_calibration_text();
+  const auto rows = calibration_rows(*src.model->tokenizer(), text, o.rows, o.length, src.vocab);
+  std::vector<std::vector<float>> states;
+  for (const auto& r : rows) states.push_back(src.embed(r));
+  say("calibration", 1, 1, std::to_string(o.rows) + " rows x " + std::to_string(o.length) + " tokens");
+
+  Measurement m;
+  if (o.measurement_in) {
+    m = read_measurement(*o.measurement_in);
+    if (int(m.blocks.size()) != 2 * src.layers)
+      throw Error(ErrorKind::invalid_argument,
+                  "the measurement lists " + std::to_string(m.blocks.size()) + " blocks, the model has " +
+                      std::to_string(2 * src.layers), o.measurement_in->string());
+    say("measure", 1, 1, "measurement read from " + o.measurement_in->string());
+  } else {
+    m = measure(src, *math, states, progress, stop);
+  }
+  const std::string mjson = measurement_to_json(m);
+  if (o.measurement_out) write_file_atomic(*o.measurement_out, mjson);
+  ConvertResult res;
+  if (o.measure_only) return res;
+
+  const std::uint64_t numel = src.decoder_numel();
+  const std::uint64_t budget = std::uint64_t(std::floor(double(numel) * o.bits));
+  const OptimizerResult opt = optimize_strategy(m, budget);
+  std::vector<BlockOption> strategy;
+  for (std::size_t i = 0; i < m.blocks.size(); ++i) {
+    const MeasuredOption& mo = m.blocks[i].options[std::size_t(opt.choice[i])];
+    strategy.push_back(mo.option);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s: option %d, accuracy %.6f", m.blocks[i].key.c_str(), opt.choice[i], mo.accuracy);
+    res.strategy.push_back(buf);
+  }
+  say("optimize", 1, 1, "decoder " + std::to_string(double(opt.total_bits) / double(numel)) + " bpw planned");
+
+  QuantizeOutput q = quantize(src, *math, std::move(states), strategy, o.head_bits, progress, stop);
+  res.decoder_bits = q.decoder_bits;
+  res.decoder_bpw = double(q.decoder_bits) / double(numel);
+  res.head_bpw = double(q.head_bits) / double(q.head_numel);
+  res.calibration_error = q.last_block_error;
+  check_stop(stop);
+
+  say("write", 0, 1, "writing " + o.output_dir.string());
+  res.files = write_safetensors_shards(o.output_dir, q.tensors, o.max_shard_bytes);
+  for (const auto& e : fs::directory_iterator(o.input_dir)) {
+    if (!e.is_regular_file() || is_weight_file(e.path())) continue;
+    write_file_atomic(o.output_dir / e.path().filename(), read_text(e.path()));
+  }
+  write_file_atomic(o.output_dir / "measurement.json", mjson);
+  write_file_atomic(o.output_dir / "config.json", config_with_quantization(o.input_dir, o, o.rows, o.length));
+  res.files.push_back(o.output_dir / "config.json");
+  say("done", 1, 1, "decoder " + std::to_string(res.decoder_bpw) + " bpw, head " + std::to_string(res.head_bpw) + " bpw");
+  return res;
+}
+
+}  // namespace exl

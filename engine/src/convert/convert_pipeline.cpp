@@ -1,0 +1,223 @@
+// The measurement pass (§7.4) and the quantization pass (§7.9, head §7.7) over calibration
+// states kept in memory, one decoder block at a time.
+#include <cmath>
+#include <map>
+
+#include "convert_internal.h"
+#include "exl/error.h"
+#include "exl/kernels/ops.h"
+
+namespace exl::convert_detail {
+namespace {
+
+constexpr const char* kAttn[] = {"q_proj", "k_proj", "v_proj", "o_proj"};
+constexpr const char* kMlp[] = {"gate_proj", "up_proj", "down_proj"};
+
+using States = std::vector<std::vector<float>>;
+
+std::vector<float>* weight_slot(AttentionWeights& w, const std::string& p) {
+  if (p == "q_proj") return &w.q;
+  if (p == "k_proj") return &w.k;
+  if (p == "v_proj") return &w.v;
+  return &w.o;
+}
+std::vector<float>* weight_slot(MlpWeights& w, const std::string& p) {
+  if (p == "gate_proj") return &w.gate;
+  if (p == "up_proj") return &w.up;
+  return &w.down;
+}
+const std::vector<float>* bias_slot(const AttentionWeights& w, const std::string& p) {
+  if (p == "q_proj") return &w.q_bias;
+  if (p == "k_proj") return &w.k_bias;
+  if (p == "v_proj") return &w.v_bias;
+  return &w.o_bias;
+}
+
+// A decoder block of either kind, so both passes treat attention and MLP alike.
+struct Block {
+  bool attention = true;
+  AttentionWeights aw;
+  MlpWeights mw;
+  std::string key;
+  std::vector<const char*> projs() const {
+    return attention ? std::vector<const char*>(std::begin(kAttn), std::end(kAttn))
+                     : std::vector<const char*>(std::begin(kMlp), std::end(kMlp));
+  }
+  std::vector<float>& weight(const std::string& p) { return attention ? *weight_slot(aw, p) : *weight_slot(mw, p); }
+  std::vector<float> bias(const std::string& p) const { return attention ? *bias_slot(aw, p) : std::vector<float>{}; }
+  // Projections fed by the post-norm input use Hessian A; o_proj / down_proj use Hessian B.
+  static bool uses_b(const std::string& p) { return p == "o_proj" || p == "down_proj"; }
+  void run(BlockMath& m, const BlockShape& s, float* x, int T, BlockTaps taps) const {
+    if (attention) m.attention(s, aw, x, T, taps);
+    else m.mlp(s, mw, x, T, taps);
+  }
+};
+
+Block load_block(const Source& src, int layer, bool attention) {
+  Block b;
+  b.attention = attention;
+  b.key = "model.layers." + std::to_string(layer) + (attention ? ".self_attn" : ".mlp");
+  if (attention) b.aw = src.attention(layer);
+  else b.mw = src.mlp(layer);
+  return b;
+}
+
+struct Hessians {
+  PreparedHessian a, b;
+};
+
+// Runs the FP block over all rows: returns the outputs, and prepares both Hessians.
+States run_reference(const Source& src, BlockMath& math, const Block& blk, const States& in, Hessians& h) {
+  const int T = int(in[0].size()) / src.shape.hidden;
+  const bool attn = blk.attention;
+  const int ka = src.shape.hidden;
+  const int kb = attn ? src.shape.heads * src.shape.head_dim : src.shape.intermediate;
+  std::vector<double> ha(std::size_t(ka) * ka, 0.0), hb(std::size_t(kb) * kb, 0.0);
+  std::vector<float> ta, tb;
+  States out = in;
+  for (auto& x : out) {
+    blk.run(math, src.shape, x.data(), T, {&ta, &tb});
+    math.accumulate_hessian(ta.data(), T, ka, ha);
+    math.accumulate_hessian(tb.data(), T, kb, hb);
+  }
+  for (double& v : ha) v /= double(in.size());
+  for (double& v : hb) v /= double(in.size());
+  h.a = prepare_hessian(std::move(ha), ka, blk.key + (attn ? ".q_proj" : ".up_proj"));
+  h.b = prepare_hessian(std::move(hb), kb, blk.key + (attn ? ".o_proj" : ".down_proj"));
+  return out;
+}
+
+double relative_error(const std::vector<float>& y, const std::vector<float>& ref) {
+  double num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const double a = std::clamp(double(y[i]), -65504.0, 65504.0), b = std::clamp(double(ref[i]), -65504.0, 65504.0);
+    num += (a - b) * (a - b);
+    den += b * b;
+  }
+  return den > 0.0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+// Runs `blk` on every row of `in` (copies) and returns the mean relative error against `ref`.
+double evaluate(const Source& src, BlockMath& math, const Block& blk, const States& in, const States& ref,
+                States* out = nullptr) {
+  const int T = int(in[0].size()) / src.shape.hidden;
+  double sum = 0.0;
+  std::vector<float> y;
+  for (std::size_t r = 0; r < in.size(); ++r) {
+    y = in[r];
+    blk.run(math, src.shape, y.data(), T, {});
+    if (!std::isfinite(y[0])) throw Error(ErrorKind::internal, "NaN/inf in the block output", {}, blk.key);
+    sum += relative_error(y, ref[r]);
+    if (out) (*out)[r] = y;
+  }
+  return sum / double(in.size());
+}
+
+void report(const Progress& p, const std::string& stage, int step, int steps, const std::string& msg) {
+  if (p) p(ConvertProgress{stage, step, steps, msg});
+}
+
+}  // namespace
+
+Measurement measure(const Source& src, BlockMath& math, States states, const Progress& progress,
+                    std::stop_token stop) {
+  Measurement m;
+  const int steps = 2 * src.layers;
+  for (int i = 0; i < steps; ++i) {
+    check_stop(stop);
+    const Block blk = load_block(src, i / 2, i % 2 == 0);
+    Hessians h;
+    const States ref = run_reference(src, math, blk, states, h);
+    const auto& table = blk.attention ? attention_options() : mlp_options();
+    // Quantize every distinct candidate of every projection once.
+    std::map<std::string, QuantizedLinear> cache;
+    Block work = blk;
+    for (const BlockOption& bo : table)
+      for (const auto& [proj, opt] : bo) {
+        const std::string id = proj + " " + opt.describe();
+        if (cache.count(id)) continue;
+        const auto [k, n] = src.dims(proj);
+        cache.emplace(id, math.quantize(work.weight(proj).data(), n, k, Block::uses_b(proj) ? h.b : h.a, opt));
+      }
+    MeasuredBlock mb;
+    mb.key = blk.key;
+    for (const BlockOption& bo : table) {
+      MeasuredOption mo;
+      mo.option = bo;
+      for (const auto& [proj, opt] : bo) {
+        const QuantizedLinear& q = cache.at(proj + " " + opt.describe());
+        work.weight(proj) = q.dequant;
+        mo.total_bits += q.total_bits + 16 * std::uint64_t(blk.bias(proj).empty() ? 0 : q.n_pad);
+      }
+      mo.accuracy = std::max(1e-6, 1.0 - evaluate(src, math, work, states, ref));
+      mb.options.push_back(std::move(mo));
+    }
+    double best = 0.0;
+    for (const auto& o : mb.options) best = std::max(best, o.accuracy);
+    if (best < 0.1) throw Error(ErrorKind::internal, "measurement accuracy below 0.1 for every option", {}, blk.key);
+    report(progress, "measure", i + 1, steps, blk.key + ": best accuracy " + std::to_string(best));
+    m.blocks.push_back(std::move(mb));
+    states = ref;  // measurement feeds the unquantized outputs forward
+  }
+  return m;
+}
+
+QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const std::vector<BlockOption>& strategy,
+                        int head_bits, const Progress& progress, std::stop_token stop) {
+  QuantizeOutput out;
+  const LayerTensors* lt = nullptr;
+  out.tensors.push_back([&] {
+    const TensorInfo& e = src.model->embedding();
+    const auto v = tensor_to_f16(e);
+    return make_tensor("model.embed_tokens.weight", DType::f16, e.shape, v.data(), v.size());
+  }());
+  auto norm_tensor = [&](const std::string& name, const TensorInfo& t) {
+    const auto v = tensor_to_f16(t);
+    out.tensors.push_back(make_tensor(name, DType::f16, t.shape, v.data(), v.size()));
+  };
+  const int steps = 2 * src.layers;
+  for (int i = 0; i < steps; ++i) {
+    check_stop(stop);
+    const int layer = i / 2;
+    lt = &src.model->layers()[std::size_t(layer)];
+    const std::string lp = "model.layers." + std::to_string(layer);
+    Block blk = load_block(src, layer, i % 2 == 0);
+    norm_tensor(lp + (blk.attention ? ".input_layernorm.weight" : ".post_attention_layernorm.weight"),
+                blk.attention ? *lt->input_norm : *lt->post_attention_norm);
+    Hessians h;
+    const States ref = run_reference(src, math, blk, states, h);
+    for (const auto& [proj, opt] : strategy[std::size_t(i)]) {
+      const auto [k, n] = src.dims(proj);
+      QuantizedLinear q = math.quantize(blk.weight(proj).data(), n, k, Block::uses_b(proj) ? h.b : h.a, opt);
+      const std::vector<float> bias = blk.bias(proj);
+      append_exl2_tensors(blk.key + "." + proj, q, bias, out.tensors);
+      out.decoder_bits += q.total_bits + 16 * std::uint64_t(bias.empty() ? 0 : q.n_pad);
+      blk.weight(proj) = std::move(q.dequant);
+    }
+    out.last_block_error = evaluate(src, math, blk, states, ref, &states);
+    report(progress, "quantize", i + 1, steps + 1,
+           blk.key + ": rfn error " + std::to_string(out.last_block_error));
+  }
+  check_stop(stop);
+  // Head: Hessian of the final-norm outputs, fixed option for head_bits.
+  norm_tensor("model.norm.weight", src.model->final_norm());
+  const int H = src.shape.hidden, T = int(states[0].size()) / H;
+  const std::vector<float> fn = src.final_norm();
+  std::vector<double> hh(std::size_t(H) * H, 0.0);
+  std::vector<float> a(std::size_t(T) * H);
+  for (const auto& x : states) {
+    rms_norm_cpu(x.data(), T, H, fn.data(), DType::f32, src.shape.norm_eps, a.data());
+    math.accumulate_hessian(a.data(), T, H, hh);
+  }
+  for (double& v : hh) v /= double(states.size());
+  const PreparedHessian ph = prepare_hessian(std::move(hh), H, "lm_head");
+  const std::vector<float> hw = src.head_weight();
+  QuantizedLinear q = math.quantize(hw.data(), src.vocab, H, ph, head_option(head_bits));
+  append_exl2_tensors("lm_head", q, {}, out.tensors);
+  out.head_bits = q.total_bits;
+  out.head_numel = std::uint64_t(H) * std::uint64_t(q.n_pad);
+  report(progress, "quantize", steps + 1, steps + 1, "lm_head quantized");
+  return out;
+}
+
+}  // namespace exl::convert_detail

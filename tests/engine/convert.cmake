@@ -1,0 +1,10 @@
+# The converter's suites (engine/src/convert): writer, quantizer, bit accounting, optimizer,
+# and end-to-end conversions of the fixture models on the CPU.
+if(NOT TARGET exl_convert)
+  add_subdirectory(${CMAKE_SOURCE_DIR}/engine/src/convert ${CMAKE_BINARY_DIR}/engine/src/convert)
+endif()
+target_link_libraries(exl_testcases PUBLIC exl_convert)
+exl_add_test_suite(convert
+  ${CMAKE_CURRENT_LIST_DIR}/test_convert_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_convert_quant.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_convert_e2e.cpp)

@@ -1,0 +1,165 @@
+// Converter end to end on the CPU: ref-xs (3.6M parameters) to EXL2 with a short calibration,
+// then the result is loaded by exl::Model + the CPU backend and compared with the reference
+// converter's ref-xs-4.0bpw: file/tensor layout, average bpw, held-out perplexity.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "exl/backend.h"
+#include "exl/convert.h"
+#include "exl/error.h"
+#include "exl/model.h"
+#include "exl/perplexity.h"
+#include "exl_test.h"
+
+namespace fs = std::filesystem;
+using namespace exl;
+
+namespace {
+
+fs::path work_dir() {
+  static const fs::path p = [] {
+    const fs::path d = fs::temp_directory_path() / ("exl_test_convert_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return p;
+}
+
+ConvertOptions xs_options(double bits, const std::string& out) {
+  ConvertOptions o;
+  o.input_dir = exl::test::fixture("models/hf/ref-xs");
+  o.output_dir = work_dir() / out;
+  o.bits = bits;
+  o.head_bits = 6;
+  o.rows = 8;      // 8 x 256 tokens of the built-in text: short, CI-sized
+  o.length = 256;
+  return o;
+}
+
+// Converts ref-xs at 4.0 bpw with measurement (once per process); later bitrates reuse it.
+const fs::path& xs_4bpw() {
+  static const fs::path out = [] {
+    ConvertOptions o = xs_options(4.0, "xs-4.0");
+    o.measurement_out = work_dir() / "xs.measurement.json";
+    convert_model(o);
+    return o.output_dir;
+  }();
+  return out;
+}
+
+fs::path xs_with_measurement(double bits) {
+  char name[32];
+  std::snprintf(name, sizeof name, "xs-%.1f", bits);
+  ConvertOptions o = xs_options(bits, name);
+  xs_4bpw();
+  o.measurement_in = work_dir() / "xs.measurement.json";
+  if (!fs::exists(o.output_dir / "config.json")) convert_model(o);
+  return o.output_dir;
+}
+
+double wiki_ppl(const fs::path& dir) {
+  std::ifstream in(exl::test::fixture("refs/ppl_ids.json"));
+  const auto j = nlohmann::json::parse(in);
+  const std::vector<std::int32_t> ids = j.at("wiki").get<std::vector<std::int32_t>>();
+  auto model = Model::open(dir);
+  auto be = make_cpu_backend({});
+  be->load(model);
+  be->allocate_cache({512, CacheType::fp32});
+  return perplexity(*be, std::span<const std::int32_t>(ids.data(), 2048), 512, 512).ppl;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+EXL_TEST(convert, e2e_ref_xs_layout_matches_exllamav2) {
+  const fs::path ours = xs_4bpw();
+  const fs::path ref = exl::test::fixture("models/exl2/ref-xs-4.0bpw");
+  for (const char* f : {"output.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json",
+                        "generation_config.json", "measurement.json"})
+    CHECK_MSG(fs::exists(ours / f), f);
+  const TensorStore a = TensorStore::open_dir(ours), b = TensorStore::open_dir(ref);
+  CHECK(a.names() == b.names());
+  for (const std::string& n : b.names()) {
+    const TensorInfo& x = a.get(n);
+    const TensorInfo& y = b.get(n);
+    CHECK_MSG(x.dtype == y.dtype, n);
+    CHECK_EQ(x.shape.size(), y.shape.size());
+    const bool group_dim = n.ends_with(".q_weight") || n.ends_with(".q_scale") || n.ends_with(".q_scale_max") ||
+                           n.ends_with(".q_groups");
+    // Packed rows and group counts depend on the chosen option; every other extent is fixed.
+    for (std::size_t d = 0; d < y.shape.size(); ++d)
+      if (!(group_dim && d == 0)) CHECK_MSG(x.shape[d] == y.shape[d], n << " dim " << d);
+  }
+  // config.json: the source config plus quantization_config as ExLlamaV2 writes it.
+  const auto ca = read_json(ours / "config.json"), cb = read_json(ref / "config.json");
+  for (const auto& [k, v] : cb.items()) CHECK_MSG(ca.contains(k), k);
+  const auto& q = ca.at("quantization_config");
+  const auto& qr = cb.at("quantization_config");
+  for (const auto& [k, v] : qr.items()) CHECK_MSG(q.contains(k) && q[k].type() == v.type(), k);
+  CHECK_EQ(q["quant_method"].get<std::string>(), std::string("exl2"));
+  CHECK_EQ(q["bits"].get<double>(), 4.0);
+  CHECK_EQ(q["head_bits"].get<int>(), 6);
+  CHECK_EQ(q["calibration"]["rows"].get<int>(), 8);
+  CHECK_EQ(q["calibration"]["length"].get<int>(), 256);
+  CHECK_EQ(q["calibration"]["dataset"].get<std::string>(), std::string("(default)"));
+  // Our measurement reads back, 19 + 17 options per layer.
+  const Measurement m = read_measurement(ours / "measurement.json");
+  CHECK_EQ(m.blocks.size(), 4u);
+  CHECK_EQ(m.blocks[0].options.size(), 19u);
+  CHECK_EQ(m.blocks[1].options.size(), 17u);
+}
+
+EXL_TEST(convert, e2e_ref_xs_bpw_and_perplexity) {
+  const fs::path ours = xs_4bpw();
+  const ModelSummary s = Model::open(ours)->summary();
+  CHECK(s.quantized);
+  std::printf("    ref-xs 4.0 bpw: decoder %.4f bpw, head %.4f bpw\n", s.average_bpw, s.head_bpw);
+  CHECK_NEAR(s.average_bpw, 4.0, 0.1);
+  const double ppl = wiki_ppl(ours);
+  std::printf("    ref-xs 4.0 bpw wiki ppl: ours %.3f, ExLlamaV2 16.082, HF fp16 15.646\n", ppl);
+  // ExLlamaV2 calibrated on 115 x 2048 tokens; we use 8 x 256 of a 15 KB text. Its 4.0 bpw
+  // costs +2.8 % over FP16; we allow our file up to 3 % above ExLlamaV2's (about double the
+  // quantization loss), which still fails for a broken quantizer (RTN-like errors or a wrong
+  // scale land far above).
+  CHECK_MSG(ppl < 16.082 * 1.03, "ppl " << ppl);
+}
+
+EXL_TEST(convert, e2e_ref_xs_more_bits_closer_to_fp16) {
+  const double fp16 = 15.646;
+  const double p3 = wiki_ppl(xs_with_measurement(3.0)), p6 = wiki_ppl(xs_with_measurement(6.0));
+  std::printf("    ref-xs wiki ppl: 3.0 bpw %.3f, 6.0 bpw %.3f (fp16 %.3f)\n", p3, p6, fp16);
+  CHECK_MSG(std::fabs(p6 - fp16) < std::fabs(p3 - fp16), p3 << " vs " << p6);
+  CHECK_MSG(std::fabs(p6 - fp16) < 0.01 * fp16, "6.0 bpw ppl " << p6);
+  CHECK_NEAR(Model::open(xs_with_measurement(3.0))->summary().average_bpw, 3.0, 0.1);
+  CHECK_NEAR(Model::open(xs_with_measurement(6.0))->summary().average_bpw, 6.0, 0.1);
+}
+
+EXL_TEST(convert, e2e_errors_and_cancel) {
+  ConvertOptions o = xs_options(4.0, "cancelled");
+  std::stop_source stop;
+  stop.request_stop();
+  CHECK_THROWS_ERROR(convert_model(o, {}, stop.get_token()), ErrorKind::cancelled, "cancelled");
+  CHECK(!fs::exists(o.output_dir / "config.json"));
+  CHECK(!fs::exists(o.output_dir / "output.safetensors"));
+  ConvertOptions big = xs_options(4.0, "toolong");
+  big.rows = 1000;
+  CHECK_THROWS_ERROR(convert_model(big), ErrorKind::invalid_argument, "not enough calibration text");
+  ConvertOptions low = xs_options(1.5, "low");
+  CHECK_THROWS_ERROR(convert_model(low), ErrorKind::invalid_argument, "bpw");
+  ConvertOptions hb = xs_options(4.0, "hb");
+  hb.head_bits = 7;
+  CHECK_THROWS_ERROR(convert_model(hb), ErrorKind::invalid_argument, "head bits");
+  ConvertOptions again = xs_options(4.0, "xs-4.0");  // folder already holds a model
+  xs_4bpw();
+  CHECK_THROWS_ERROR(convert_model(again), ErrorKind::invalid_argument, "already holds a model");
+}
