@@ -9,8 +9,8 @@
 // dimensions and accumulate p.V. Merge kernel grid = (nh, t), d threads.
 // Precision: fp32 scores, softmax and accumulation; fp16 only in the inputs and the output.
 // Decode (t = 1) has its own pair of kernels: grid = (S, nkv) with S fixed at capture time and
-// the split length chosen on the device from the current length (ceil(len / S), a multiple of
-// 16), so every split has work at any context and a captured graph stays valid. 4 warps per
+// the split length chosen on the device from the current length (ceil(len / S) rounded up to
+// 16, at least 64 keys), so splits share the keys evenly and a captured graph stays valid. 4 warps per
 // split; a key is read by D/16 lanes (16 dims each, two 16-byte loads of K and of V), each lane
 // keeps the online-softmax state of its key slot for the G query heads of the KV head; slots
 // are merged with shuffles, warps through shared memory. The decode merge recomputes the
@@ -151,7 +151,7 @@ __global__ void attn_merge_kernel(const float* __restrict__ part, const int* pas
 
 __device__ __forceinline__ int decode_split_len(int kv_len, int splits) {
   const int per = (kv_len + splits - 1) / splits;
-  return max(16, (per + 15) / 16 * 16);
+  return max(64, (per + 15) / 16 * 16);  // at least 64 keys: short contexts use few splits
 }
 
 __device__ __forceinline__ void h8_to_f(const uint4& v, float* f) {
@@ -168,6 +168,8 @@ template <int D, int G>
 __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                           const __half* __restrict__ vc, const int* past, int nh,
                                                           int nkv, float scale, int splits, float* __restrict__ part) {
+  // G is the power of two at or above the group size g = nh / nkv; heads g .. G-1 are idle.
+  const int gsz = nh / nkv;
   constexpr int LPK = D / 16;    // lanes per key
   constexpr int KPW = 32 / LPK;  // key slots per warp
   __shared__ float s_m[4][G], s_l[4][G];
@@ -184,7 +186,12 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
   float qf[G][16];
 #pragma unroll
   for (int h = 0; h < G; ++h) {
-    const __half* qr = q + std::size_t(kh * G + h) * D + d0;
+    if (h >= gsz) {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) qf[h][i] = 0.0f;
+      continue;
+    }
+    const __half* qr = q + std::size_t(kh * gsz + h) * D + d0;
     float t[8];
     h8_to_f(*reinterpret_cast<const uint4*>(qr), t);
 #pragma unroll
@@ -275,7 +282,7 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < G * D; i += 128) {
+  for (int i = threadIdx.x; i < gsz * D; i += 128) {
     const int h = i / D, e = i - h * D;
     float mx = -FLT_MAX;
 #pragma unroll
@@ -287,7 +294,7 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
       o += s_acc[wi][h][e] * f;
       lsum += s_l[wi][h] * f;
     }
-    float* pp = part + (std::size_t(kh * G + h) * splits + split) * (D + 2);
+    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
     pp[e] = o;
     if (e == 0) { pp[D] = mx; pp[D + 1] = lsum; }
   }
@@ -322,7 +329,8 @@ template <int D>
 void launch_decode(const AttentionShape& a, const __half* q, const __half* k, const __half* v, const int* past,
                    float* part, cudaStream_t s) {
   const dim3 grid(a.splits, a.nkv);
-  switch (a.nh / a.nkv) {
+  const int g = a.nh / a.nkv;
+  switch (g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8) {
     case 1: attn_decode_kernel<D, 1><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
     case 2: attn_decode_kernel<D, 2><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
     case 4: attn_decode_kernel<D, 4><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;

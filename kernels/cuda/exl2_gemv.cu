@@ -19,8 +19,9 @@
 // mt*16 + g + 8h).
 //
 // Launch shape: 128 threads = 4 warps per block, one 64-column tile per block and a range of
-// units (split K); warp w takes units w, w+4, ... and loads unit i+4 while computing unit i.
-// x (gathered through q_perm, as fp16) sits in shared memory. Warp partials are reduced in
+// units (split K); warp w takes units w, w+4, ...; each lane copies its own words of the next
+// three units (and their scale words) with cp.async into a 4-stage ring in shared memory, so
+// about 4 KB per warp are in flight. x (gathered through q_perm, as fp16) sits in shared memory. Warp partials are reduced in
 // shared memory, then one fp32 atomicAdd per (row, column) per block (the caller initialises
 // y). Several layers that share one input run in one launch (q/k/v, gate/up); the down
 // projection can gather silu(gate) * up (rounded to fp16 as silu_mul does) instead of x.
@@ -28,6 +29,7 @@
 // accumulation); each 32-row unit's fp32 sum is scaled by the exact fp16 scale in fp32.
 // Summation order (and atomics) make the last bits vary run to run.
 #include <algorithm>
+#include <cmath>
 
 #include "cuda_check.h"
 #include "exl2_common.cuh"
@@ -206,11 +208,45 @@ struct GemvJobs {
   int count = 0;
 };
 
+__device__ __forceinline__ void cp_async(void* dst, const void* src, int bytes16_8_4) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if (bytes16_8_4 == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+  else if (bytes16_8_4 == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+  else asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+#else
+  if (bytes16_8_4 == 16) *static_cast<uint4*>(dst) = *static_cast<const uint4*>(src);
+  else if (bytes16_8_4 == 8) *static_cast<uint2*>(dst) = *static_cast<const uint2*>(src);
+  else *static_cast<std::uint32_t*>(dst) = *static_cast<const std::uint32_t*>(src);
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+constexpr int k_stages = 4;        // units in flight per warp (cp.async ring)
+constexpr int k_lane_words = 20;   // 16 weight words + the scale word, padded (no bank conflicts)
+constexpr int k_stage_words = 32 * k_lane_words;
+
+template <int MT>
+constexpr std::size_t gemv_smem_bytes(int upb) {
+  return std::size_t(k_warps) * k_stages * k_stage_words * 4 + std::size_t(upb) * 12 +
+         std::size_t(k_warps) * MT * k_tile_cols * 4 + std::size_t(MT) * upb * 32 * 2 + 16;
+}
+
 template <int MT, bool SILU>
 __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, const __half* __restrict__ x,
                                                               const float* __restrict__ gate,
                                                               const float* __restrict__ up, int m, int ldx) {
-  extern __shared__ float smem[];
+  extern __shared__ uint4 smem4[];
   int j = 0;
 #pragma unroll
   for (int i = 1; i < k_max_jobs; ++i)
@@ -226,18 +262,40 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, con
   const int m0 = blockIdx.y * MT;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int rows_blk = job.upb * 32;
-  __half* xs = reinterpret_cast<__half*>(smem);                       // [MT][rows_blk]
-  float* red = smem + (MT * rows_blk + 1) / 2;                        // [k_warps][MT][64]
+  // Shared memory: cp.async ring [warps][stages][32 lanes][20 words], unit table, warp
+  // partials [warps][MT][64], x [MT][rows_blk] fp16.
+  std::uint32_t* ring = reinterpret_cast<std::uint32_t*>(smem4) + warp * k_stages * k_stage_words + lane * k_lane_words;
+  int2* s_info = reinterpret_cast<int2*>(reinterpret_cast<std::uint32_t*>(smem4) + k_warps * k_stages * k_stage_words);
+  float* s_smax = reinterpret_cast<float*>(s_info + job.upb);
+  float* red = s_smax + job.upb;
+  __half* xs = reinterpret_cast<__half*>(red + k_warps * MT * k_tile_cols);
   const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;  // words per packed row
+  const int nw = u1 - (u0 + warp) > 0 ? (u1 - (u0 + warp) + k_warps - 1) / k_warps : 0;  // units of this warp
+  const int g = lane >> 2;
 
-  // Issue the first unit's weight loads before the activation gather.
-  std::uint32_t wa[16], wb[16];
-  int u = u0 + warp;
-  int2 info = make_int2(0, 0);
-  if (u < u1) {
-    info = w.units[u];
-    load_any(info.y & 15, w.q_weight + std::size_t(info.x) * unit_stride + std::size_t(tile) * 64 * (info.y & 15),
-             lane, wa);
+  // Issues the copies of the warp's i-th unit (weights and scale word) into ring slot i % stages.
+  auto issue = [&](int i, int2 info) {
+    if (i < nw) {
+      const int bits = info.y & 15, group = info.y >> 4;
+      const std::uint32_t* src = w.q_weight + std::size_t(info.x) * unit_stride + std::size_t(tile) * 64 * bits;
+      std::uint32_t* dst = ring + (i % k_stages) * k_stage_words;
+      const int nq = (2 * bits) >> 2;
+      for (int q = 0; q < nq; ++q) cp_async(dst + 4 * q, src + q * 128 + lane * 4, 16);
+      if (bits & 1) cp_async(dst + 4 * nq, src + nq * 128 + lane * 2, 8);
+      cp_async(dst + 16, w.q_scale + (std::size_t(group) * w.tiles + tile) * 8 + g, 4);
+    }
+    cp_async_commit();
+  };
+  // The first stages go out before the unit table and the activation gather.
+#pragma unroll
+  for (int i = 0; i < k_stages - 1; ++i) {
+    const int u = u0 + warp + i * k_warps;
+    issue(i, u < u1 ? w.units[u] : make_int2(0, 0));
+  }
+  for (int i = threadIdx.x; i < u1 - u0; i += k_threads) {
+    const int2 info = w.units[u0 + i];
+    s_info[i] = info;
+    s_smax[i] = __half2float(w.q_scale_max[info.y >> 4]);
   }
   for (int i = threadIdx.x; i < MT * rows_blk; i += k_threads) {
     const int mm = i / rows_blk, r = i - mm * rows_blk;
@@ -265,33 +323,31 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, con
   float scale[8];
 #pragma unroll
   for (int i = 0; i < 8; ++i) scale[i] = 0.0f;
-  const int g = lane >> 2;
 
-  auto step = [&](const std::uint32_t (&cur)[16], std::uint32_t (&nxt)[16]) {
+  for (int i = 0; i < nw; ++i) {
+    const int ui = warp + (i + k_stages - 1) * k_warps;  // unit index (block-relative) to issue
+    issue(i + k_stages - 1, ui < u1 - u0 ? s_info[ui] : make_int2(0, 0));
+    cp_async_wait<k_stages - 1>();
+    const int uc = warp + i * k_warps;
+    const int2 info = s_info[uc];
     const int bits = info.y & 15, group = info.y >> 4;
-    const int uc = u;
-    u += k_warps;
-    int2 ninfo = make_int2(0, 0);
-    if (u < u1) {
-      ninfo = w.units[u];
-      load_any(ninfo.y & 15,
-               w.q_weight + std::size_t(ninfo.x) * unit_stride + std::size_t(tile) * 64 * (ninfo.y & 15), lane, nxt);
+    const std::uint32_t* src = ring + (i % k_stages) * k_stage_words;
+    std::uint32_t wv[16];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const uint4 v = *reinterpret_cast<const uint4*>(src + 4 * q);
+      wv[4 * q] = v.x; wv[4 * q + 1] = v.y; wv[4 * q + 2] = v.z; wv[4 * q + 3] = v.w;
     }
     if (group != cached_group) {
       cached_group = group;
-      const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(group) * w.tiles + tile) * 8 + g);
-      const __half smax = w.q_scale_max[group];
+      const std::uint32_t sw = src[16];
+      const __half smax = __float2half_rn(s_smax[uc]);
 #pragma unroll
-      for (int i = 0; i < 8; ++i) scale[i] = exl2_scale(smax, (sw >> (4 * i)) & 15u);
+      for (int q = 0; q < 8; ++q) scale[q] = exl2_scale(smax, (sw >> (4 * q)) & 15u);
     }
-    compute_any<MT>(bits, cur, xs + (uc - u0) * 32, rows_blk, lane, acc, scale);
-    info = ninfo;
-  };
-  while (u < u1) {
-    step(wa, wb);
-    if (u >= u1) break;
-    step(wb, wa);
+    compute_any<MT>(bits, wv, xs + uc * 32, rows_blk, lane, acc, scale);
   }
+  cp_async_wait<0>();
 
   // c0: (col mt*16+g, row 2t), c1: (.., 2t+1), c2: (col +8, 2t), c3: (col +8, 2t+1)
   const int t = lane & 3;
@@ -410,16 +466,12 @@ __global__ void exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) 
 
 int mt_for(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
 
-// Units per block for one layer: about `warps_per_sm` resident warps over the device, at least
-// two units per warp, shared memory of x within 32 KB.
-void plan_job(GemvJob& j, int mt, int sm_count, int upb_force) {
+// Split K of one layer: `ksplit` blocks per tile (chosen for all fused layers together: about
+// four blocks per multiprocessor, one wave), at least as many as keep x within 16 KB.
+void plan_job(GemvJob& j, int mt, int ksplit, int upb_force) {
   const int units = j.w.k / 32;
-  const long warp_units = long(j.w.tiles) * units;
-  const long target_warps = 24L * std::max(1, sm_count);
-  int upw = int((warp_units + target_warps - 1) / target_warps);
-  upw = std::max(upw, 2);
-  int upb = upb_force > 0 ? upb_force : upw * k_warps;
-  const int max_upb = std::max(1, (32 * 1024) / (mt * 32 * 2));
+  const int max_upb = std::max(1, (16 * 1024) / (mt * 32 * 2));
+  int upb = upb_force > 0 ? upb_force : (units + std::max(1, ksplit) - 1) / std::max(1, ksplit);
   upb = std::max(1, std::min({upb, max_upb, units}));
   j.ksplit = (units + upb - 1) / upb;
   j.upb = (units + j.ksplit - 1) / j.ksplit;  // even split
@@ -433,7 +485,13 @@ void launch(GemvJobs& jobs, const __half* x, const float* gate, const float* up,
     blocks += jobs.job[i].w.tiles * jobs.job[i].ksplit;
     max_upb = std::max(max_upb, jobs.job[i].upb);
   }
-  const std::size_t smem = std::size_t(MT) * max_upb * 32 * 2 + 4 + sizeof(float) * k_warps * MT * k_tile_cols;
+  const std::size_t smem = gemv_smem_bytes<MT>(max_upb);
+  static bool configured = false;  // one opt-in per instantiation (above 48 KB)
+  if (!configured) {
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_gemv_kernel<MT, SILU>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(gemv_smem_bytes<MT>(16384 / (MT * 64)))));
+    configured = true;
+  }
   const dim3 grid(blocks, (m + MT - 1) / MT);
   exl2_gemv_kernel<MT, SILU><<<grid, k_threads, smem, s>>>(jobs, x, gate, up, m, ldx);
   EXL_CUDA_CHECK_LAUNCH();
@@ -449,12 +507,15 @@ void run_jobs(const Exl2Device* const* w, float* const* y, const int* ldy, int c
     const int mt = mt_for(mr);
     GemvJobs jobs;
     jobs.count = count;
+    int tiles = 0;
+    for (int i = 0; i < count; ++i) tiles += w[i]->tiles;
+    const int ksplit = std::max(1, int(std::lround(4.0 * std::max(1, sm_count) / std::max(1, tiles))));
     for (int i = 0; i < count; ++i) {
       if (w[i]->k != w[0]->k) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: fused layers differ in k");
       jobs.job[i].w = *w[i];
       jobs.job[i].y = y[i] + std::size_t(r) * ldy[i];
       jobs.job[i].ldy = ldy[i];
-      plan_job(jobs.job[i], mt, sm_count, upb_force);
+      plan_job(jobs.job[i], mt, ksplit, upb_force);
     }
     const __half* xr = x ? x + std::size_t(r) * ldx : nullptr;
     const float* gr = gate ? gate + std::size_t(r) * ldx : nullptr;
