@@ -23,6 +23,9 @@ commands:
   ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
   bench      -m DIR [--prompt-tokens N] [--gen-tokens N] [--json]    prefill/decode speed
   selftest   [--fixtures DIR] [--filter SUITE]        run the built-in test cases (GPU ones too)
+  fit        -m DIR | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
+             [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
+             | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
 
 options of commands that run a model:
   --device cpu|cuda|cuda:N|auto   (default auto: the GPU when usable, else the CPU)
@@ -43,7 +46,8 @@ int main(int argc, char** argv) {
   try {
     using namespace exl::cli;
     const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
-                                            "--list", "--skip-special", "--chat"};
+                                            "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
+                                            "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token"};
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);
@@ -53,6 +57,7 @@ int main(int argc, char** argv) {
     if (cmd == "ppl") return cmd_ppl(a);
     if (cmd == "bench") return cmd_bench(a);
     if (cmd == "selftest") return cmd_selftest(a);
+    if (cmd == "fit") return cmd_fit(a);
     std::fprintf(stderr, "exl: unknown command '%s' (see exl --help)\n", cmd.c_str());
     return 2;
   } catch (const exl::Error& e) {

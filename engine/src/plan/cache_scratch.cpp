@@ -1,0 +1,101 @@
+// KV cache sizes (§6.3, §6.4) and per-device scratch: CudaBackend::allocate_scratch for the
+// engine layout, the §5.5 arena plus RoPE tables and logits for the ExLlamaV2 layout.
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+
+#include "exl/error.h"
+#include "exl/plan.h"
+
+namespace exl::plan {
+
+const char* layout_name(Layout l) { return l == Layout::engine ? "engine" : "exllamav2"; }
+
+Layout parse_layout(const std::string& s) {
+  if (s == "engine") return Layout::engine;
+  if (s == "exllamav2" || s == "exl2" || s == "reference") return Layout::exllamav2;
+  throw Error(ErrorKind::invalid_argument, "layout must be 'engine' or 'exllamav2' (got '" + s + "')", "", "--layout");
+}
+
+CacheSpec parse_cache(const std::string& text) {
+  std::string s;
+  for (char c : text) s += char(std::tolower(static_cast<unsigned char>(c)));
+  CacheSpec c;
+  c.name = s;
+  auto bad = [&] {
+    return Error(ErrorKind::invalid_argument,
+                 "cache type must be fp16, fp32, fp8, q8, q6, q4 or kXvY with X, Y in 4, 6, 8 (got '" + text + "')",
+                 "", "--cache");
+  };
+  if (s == "fp16" || s == "f16") { c.k_bits = c.v_bits = 16; c.name = "fp16"; }
+  else if (s == "fp32" || s == "f32") { c.k_bits = c.v_bits = 32; c.name = "fp32"; }
+  else if (s == "fp8" || s == "8bit") { c.k_bits = c.v_bits = 8; c.fp8 = true; c.name = "fp8"; }
+  else if (s == "q8") { c.k_bits = c.v_bits = 8; }
+  else if (s == "q6") { c.k_bits = 8; c.v_bits = 4; }  // §6.3: "Q6" is 8-bit keys, 4-bit values
+  else if (s == "q4") { c.k_bits = c.v_bits = 4; }
+  else if (s.size() == 4 && s[0] == 'k' && s[2] == 'v' && std::isdigit(static_cast<unsigned char>(s[1])) &&
+           std::isdigit(static_cast<unsigned char>(s[3]))) {
+    c.k_bits = s[1] - '0';
+    c.v_bits = s[3] - '0';
+    auto ok = [](int b) { return b == 4 || b == 6 || b == 8; };
+    if (!ok(c.k_bits) || !ok(c.v_bits)) throw bad();
+  } else {
+    throw bad();
+  }
+  return c;
+}
+
+double cache_bytes_per_token_layer(const ModelConfig& c, const CacheSpec& cache) {
+  const double d = double(c.num_kv_heads) * c.head_dim;
+  if (!cache.quantized()) return d * (cache.k_bits + cache.v_bits) / 8.0;  // fp32, fp16, fp8
+  // Q: packed values plus one fp16 scale per 32 stored elements, for K and for V.
+  return d * (cache.k_bits + cache.v_bits) / 8.0 + 2.0 * (d / 32.0) * 2.0;
+}
+
+std::int64_t cache_tokens(const ModelConfig& c, const CacheSpec& cache, std::int64_t context, Layout layout) {
+  std::int64_t s = std::max<std::int64_t>(context, 1);
+  if (layout == Layout::exllamav2) s = (s + 255) / 256 * 256;  // dynamic generator pages
+  if (cache.quantized()) {
+    const std::int64_t kv_dim = std::int64_t(c.num_kv_heads) * c.head_dim;
+    const std::int64_t q_block = 512 / std::gcd(kv_dim, std::int64_t(512));
+    s = (s + q_block - 1) / q_block * q_block;
+  }
+  return s;
+}
+
+std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int64_t tokens,
+                            std::vector<std::uint64_t>* buffers) {
+  const ModelConfig& c = m.config;
+  const std::uint64_t h = std::uint64_t(c.hidden_size), nh = std::uint64_t(c.num_heads), hd = std::uint64_t(c.head_dim);
+  const std::uint64_t qd = nh * hd, kd = std::uint64_t(c.num_kv_heads) * hd, inter = std::uint64_t(c.intermediate_size);
+  const std::uint64_t vocab = std::uint64_t(c.vocab_size), B = std::uint64_t(std::max(1, o.batch));
+  std::uint64_t max_dq = 0;
+  for (const ModuleBytes& l : m.layers) max_dq = std::max(max_dq, l.max_dq_elems);
+  std::vector<std::uint64_t> b;
+  if (o.layout == Layout::engine) {
+    const std::uint64_t C = std::uint64_t(std::min<std::int64_t>(o.max_chunk, tokens));
+    const std::uint64_t wide = std::max({h, qd, inter});
+    b = {C * h * 4, C * wide * 2, C * qd * 4, C * kd * 4, C * kd * 4, C * qd * 2, C * qd * 2, C * inter * 4, C * inter * 4};
+    const std::uint64_t logit_rows = std::max<std::uint64_t>(1, std::min<std::uint64_t>(C, (256ull << 20) / (vocab * 4)));
+    b.push_back(logit_rows * vocab * 4);
+    b.push_back(C <= 16 ? 0 : max_dq * 2);  // reconstruct buffer for the prefill path
+    const std::uint64_t decode_splits = (std::uint64_t(tokens) + 255) / 256;
+    const std::uint64_t chunk_splits = std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(decode_splits, (64ull << 20) / (C * nh * (hd + 2) * 4)));
+    b.push_back(std::max(decode_splits * nh * (hd + 2), C * nh * chunk_splits * (hd + 2)) * 4);  // attention partials
+    b.push_back(16);     // step
+    b.push_back(C * 4);  // ids
+  } else {
+    const std::uint64_t L = std::uint64_t(std::min<std::int64_t>(o.max_chunk, tokens));
+    const std::uint64_t max_dq_size = 512ull << 20;
+    const std::uint64_t dq = 2 * std::min(max_dq, max_dq_size);
+    const std::uint64_t attn = L * B * std::max(qd, h) * 2 + 128 + dq;
+    const std::uint64_t mlp = L * B * h * 2 + 128 + 2 * (L * B * std::max(h, inter) * 2 + 128) + dq;
+    const std::uint64_t head = 2 * std::min(m.head.max_dq_elems, max_dq_size);
+    b = {std::max({attn, mlp, head})};
+  }
+  if (buffers) *buffers = b;
+  return std::accumulate(b.begin(), b.end(), std::uint64_t(0));
+}
+
+}  // namespace exl::plan

@@ -1,0 +1,255 @@
+// Model shapes for the planner: presets with real dimensions, EXL2 bit counting (§7.3, §7.6), and
+// the bytes each module occupies on the device and reads per decoded token, either exactly from
+// the safetensors headers of a folder or from a config and a target bpw ("what if").
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "exl/error.h"
+#include "exl/plan.h"
+#include "exl/tensor_store.h"
+
+namespace exl::plan {
+namespace {
+
+std::int64_t pad32(std::int64_t n) { return (n + 31) / 32 * 32; }
+
+struct Preset {
+  const char* name;
+  const char* type;
+  int vocab, hidden, layers, heads, kv_heads, head_dim, inter, max_pos;
+  bool tie;
+};
+const Preset kPresets[] = {
+    {"llama3-8b", "llama", 128256, 4096, 32, 32, 8, 128, 14336, 8192, false},
+    {"llama3-70b", "llama", 128256, 8192, 80, 64, 8, 128, 28672, 8192, false},
+    {"llama3.2-1b", "llama", 128256, 2048, 16, 32, 8, 64, 8192, 131072, true},
+    {"mistral-7b", "mistral", 32768, 4096, 32, 32, 8, 128, 14336, 32768, false},
+    {"qwen2.5-7b", "qwen2", 152064, 3584, 28, 28, 4, 128, 18944, 32768, false},
+    {"tinyllama-1.1b", "llama", 32000, 2048, 22, 32, 4, 64, 5632, 2048, false},
+};
+
+// Adds one allocation to a module.
+void add(ModuleBytes& m, std::uint64_t bytes, bool read = true) {
+  if (bytes == 0) return;
+  m.device += bytes;
+  if (read) m.read += bytes;
+  m.buffers.push_back(bytes);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Linear shapes of one decoder layer: (in, out, has_bias).
+struct Lin { std::int64_t k, n; bool bias; };
+std::vector<Lin> layer_linears(const ModelConfig& c) {
+  const std::int64_t h = c.hidden_size, q = std::int64_t(c.num_heads) * c.head_dim,
+                     kv = std::int64_t(c.num_kv_heads) * c.head_dim, i = c.intermediate_size;
+  return {{h, q, c.attention_bias}, {h, kv, c.attention_bias}, {h, kv, c.attention_bias}, {q, h, c.o_bias},
+          {h, i, c.mlp_bias},       {h, i, c.mlp_bias},        {i, h, c.mlp_bias}};
+}
+
+// An EXL2 linear of k x n at `bpw` (overhead included) as the layout places it.
+void add_whatif_linear(ModuleBytes& m, const Lin& l, double bpw, Layout layout, bool is_head) {
+  const std::int64_t np = pad32(l.n);
+  const std::uint64_t disk = std::uint64_t(std::llround(double(l.k) * double(np) * bpw / 8.0));
+  const std::uint64_t groups = std::uint64_t((l.k + 127) / 128);
+  m.params += l.k * l.n;
+  if (!is_head) m.max_dq_elems = std::max<std::uint64_t>(m.max_dq_elems, std::uint64_t(l.k * np));
+  if (layout == Layout::exllamav2) {
+    add(m, disk + (l.bias ? std::uint64_t(l.n) * 2 : 0));
+    return;
+  }
+  // engine: q_groups (4 bytes a group) becomes an 8-byte unit per 32 rows; the int32 permutation
+  // has the size of q_invperm; biases are fp32.
+  const std::uint64_t perm = std::uint64_t(l.k) * 4, units = std::uint64_t(l.k / 32) * 8, smax = groups * 2;
+  const std::uint64_t rest = disk - std::min(disk, perm + groups * 4 + smax);
+  add(m, rest);
+  add(m, smax);
+  add(m, perm);
+  add(m, units);
+  if (l.bias) add(m, std::uint64_t(l.n) * 4);
+}
+
+}  // namespace
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> out;
+  for (const Preset& p : kPresets) out.push_back(p.name);
+  return out;
+}
+
+ModelConfig preset_config(const std::string& name) {
+  for (const Preset& p : kPresets) {
+    if (name != p.name) continue;
+    ModelConfig c;
+    c.architecture = p.type == std::string("qwen2") ? "Qwen2ForCausalLM"
+                     : p.type == std::string("mistral") ? "MistralForCausalLM" : "LlamaForCausalLM";
+    c.model_type = p.type;
+    c.vocab_size = p.vocab; c.hidden_size = p.hidden; c.num_layers = p.layers; c.num_heads = p.heads;
+    c.num_kv_heads = p.kv_heads; c.head_dim = p.head_dim; c.intermediate_size = p.inter;
+    c.max_position_embeddings = p.max_pos; c.tie_word_embeddings = p.tie;
+    c.attention_bias = c.model_type == "qwen2";
+    c.rope.head_dim = p.head_dim;
+    return c;
+  }
+  std::string names;
+  for (const Preset& p : kPresets) names += std::string(names.empty() ? "" : ", ") + p.name;
+  throw Error(ErrorKind::invalid_argument, "unknown preset '" + name + "' (known: " + names + ")", "", "--preset");
+}
+
+std::uint64_t exl2_linear_bits(std::int64_t k, std::int64_t n, const std::vector<QuantPart>& option, bool bias) {
+  if (k <= 0 || n <= 0 || option.empty()) throw Error(ErrorKind::invalid_argument, "EXL2 option: empty shape or option");
+  const std::int64_t np = pad32(n);
+  std::int64_t remaining = k, groups = 0;
+  std::uint64_t bits = 0;
+  for (const QuantPart& p : option) {
+    if (p.group_size <= 0 || p.bits < 2 || p.bits > 8)
+      throw Error(ErrorKind::invalid_argument, "EXL2 option: bits 2..8 and a positive group size");
+    if (remaining <= 0) break;
+    const double want = std::min(double(k) * p.proportion, double(remaining));
+    const std::int64_t g = std::int64_t(std::ceil(want / p.group_size - 1e-9));
+    const std::int64_t rows = std::min<std::int64_t>(g * p.group_size, remaining);
+    bits += std::uint64_t(rows) * np * p.bits;
+    groups += g;
+    remaining -= g * p.group_size;
+  }
+  if (remaining > 0) throw Error(ErrorKind::invalid_argument, "EXL2 option: proportions cover fewer than all rows");
+  bits += std::uint64_t(groups) * (16 + 32) + std::uint64_t(groups) * np * 4 + std::uint64_t(k) * 32;
+  if (bias) bits += std::uint64_t(n) * 16;
+  return bits;
+}
+
+double exl2_linear_bpw(std::int64_t k, std::int64_t n, const std::vector<QuantPart>& option, bool bias) {
+  return double(exl2_linear_bits(k, n, option, bias)) / double(k * pad32(n) + (bias ? n : 0));
+}
+
+std::vector<QuantPart> head_option(int head_bits) {
+  switch (head_bits) {
+    case 2: return {{4, 0.3, 32}, {2, 0.7, 32}};
+    case 3: return {{4, 0.15, 32}, {3, 0.85, 32}};
+    case 4: return {{6, 0.15, 32}, {4, 0.85, 32}};
+    case 5: return {{6, 0.15, 128}, {5, 0.85, 128}};
+    case 6: return {{8, 0.15, 128}, {6, 0.85, 128}};
+    case 8: return {{8, 1.0, 128}};
+    default:
+      throw Error(ErrorKind::invalid_argument, "head bits must be 2, 3, 4, 5, 6 or 8 (got " + std::to_string(head_bits) + ")",
+                  "", "--head-bits");
+  }
+}
+
+ModelShape shape_from_config(const ModelConfig& c, double bpw, int head_bits, Layout layout) {
+  if (c.num_layers <= 0 || c.hidden_size <= 0 || c.num_heads <= 0 || c.num_kv_heads <= 0 || c.head_dim <= 0 ||
+      c.vocab_size <= 0 || c.intermediate_size <= 0)
+    throw Error(ErrorKind::config, "incomplete model shape", c.dir.empty() ? "" : (c.dir / "config.json").string());
+  if (!(bpw >= 2.0 && bpw <= 8.5))
+    throw Error(ErrorKind::invalid_argument, "bpw must be between 2 and 8.5 (got " + std::to_string(bpw) + ")", "", "--bpw");
+  ModelShape s;
+  s.name = c.dir.empty() ? c.model_type : c.dir.filename().string();
+  s.config = c;
+  s.decoder_bpw = bpw;
+  s.head_bits = head_bits;
+  const std::uint64_t norm = std::uint64_t(c.hidden_size) * 2;
+  for (int i = 0; i < c.num_layers; ++i) {
+    ModuleBytes m;
+    add(m, norm);
+    add(m, norm);
+    for (const Lin& l : layer_linears(c)) add_whatif_linear(m, l, bpw, layout, false);
+    s.layers.push_back(std::move(m));
+  }
+  const Lin head{c.hidden_size, c.vocab_size, false};
+  add(s.head, norm);
+  if (head_bits > 0) {
+    const double hb = exl2_linear_bpw(head.k, head.n, head_option(head_bits), false);
+    add_whatif_linear(s.head, head, hb, layout, true);
+    s.head.max_dq_elems = std::uint64_t(head.k * pad32(head.n));
+  } else {
+    add(s.head, std::uint64_t(head.k * head.n) * 2);
+    s.head.params = head.k * head.n;
+  }
+  if (layout == Layout::engine) add(s.head, std::uint64_t(c.head_dim / 2) * 4);  // RoPE inverse frequencies
+  const std::uint64_t emb = std::uint64_t(c.vocab_size) * c.hidden_size * 2;
+  s.embedding.device = emb;
+  s.embedding.read = norm;  // one row per token
+  s.embedding.buffers = {emb};
+  for (const ModuleBytes& m : s.layers) s.linear_params += m.params;
+  s.linear_params += s.head.params;
+  return s;
+}
+
+ModelShape shape_from_folder(const std::filesystem::path& dir, Layout layout) {
+  ModelConfig c = read_model_config(dir);
+  const TensorStore store = TensorStore::open_dir(dir);
+  ModelShape s;
+  s.name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+  s.config = c;
+  s.exact = true;
+  s.layers.resize(std::size_t(c.num_layers));
+  if (c.quantization) { s.decoder_bpw = c.quantization->bits; s.head_bits = c.quantization->head_bits; }
+  const std::string layer_prefix = "model.layers.";
+  std::map<std::string, std::int64_t> linear_k;  // prefix -> in_features from q_invperm
+  auto module_of = [&](const std::string& name) -> ModuleBytes* {
+    if (name.rfind(layer_prefix, 0) == 0) {
+      const std::size_t dot = name.find('.', layer_prefix.size());
+      const int i = std::stoi(name.substr(layer_prefix.size(), dot - layer_prefix.size()));
+      if (i < 0 || i >= c.num_layers)
+        throw Error(ErrorKind::format, "tensor of layer " + std::to_string(i) + " beyond num_hidden_layers",
+                    (dir / "config.json").string(), name);
+      return &s.layers[std::size_t(i)];
+    }
+    if (name == "model.embed_tokens.weight") return &s.embedding;
+    return &s.head;  // lm_head.*, model.norm.weight and anything else outside the layers
+  };
+  bool has_head = false;
+  for (const std::string& name : store.names()) {
+    const TensorInfo& t = store.get(name);
+    s.header_bytes += t.nbytes;
+    ModuleBytes* m = module_of(name);
+    if (name.rfind("lm_head.", 0) == 0) has_head = true;
+    if (m == &s.embedding) {
+      s.embedding_header_bytes = t.nbytes;
+      const std::uint64_t emb = std::uint64_t(t.numel()) * 2;
+      s.embedding.device = emb;
+      s.embedding.read = std::uint64_t(c.hidden_size) * 2;
+      s.embedding.buffers = {emb};
+      continue;
+    }
+    const std::string prefix = name.substr(0, name.rfind('.'));
+    const bool is_head = m == &s.head;
+    if (layout == Layout::exllamav2) {
+      add(*m, t.nbytes);
+    } else if (ends_with(name, ".q_weight") || ends_with(name, ".q_scale") || ends_with(name, ".q_scale_max")) {
+      add(*m, t.nbytes);
+    } else if (ends_with(name, ".q_invperm")) {
+      add(*m, std::uint64_t(t.numel()) * 4);        // int32 q_perm
+      add(*m, std::uint64_t(t.numel() / 32) * 8);   // unit table
+    } else if (ends_with(name, ".q_groups") || ends_with(name, ".q_perm")) {
+      // derived on the host (units, q_perm): not uploaded as stored
+    } else if (ends_with(name, ".bias")) {
+      add(*m, std::uint64_t(t.numel()) * 4);
+    } else {
+      add(*m, std::uint64_t(t.numel()) * 2);        // fp16 norms and dense weights
+    }
+    if (ends_with(name, ".q_invperm")) linear_k[prefix] = t.numel();
+    if (ends_with(name, ".weight") && t.shape.size() == 2) m->params += t.numel();
+    if (ends_with(name, ".q_weight") && t.shape.size() == 2) {
+      const TensorInfo* perm = store.find(prefix + ".q_invperm");
+      const std::int64_t k = perm ? perm->numel() : 0;
+      m->params += k * t.shape[1];
+      if (!is_head) m->max_dq_elems = std::max<std::uint64_t>(m->max_dq_elems, std::uint64_t(k * t.shape[1]));
+      else m->max_dq_elems = std::uint64_t(k * t.shape[1]);
+    }
+  }
+  if (!has_head) {  // tied: the engine uploads the head as its own fp16 copy; ExLlamaV2 reads the embedding
+    const std::uint64_t hb = std::uint64_t(c.vocab_size) * c.hidden_size * 2;
+    add(s.head, hb);
+    s.head.params = std::int64_t(c.vocab_size) * c.hidden_size;
+  }
+  if (layout == Layout::engine) add(s.head, std::uint64_t(c.head_dim / 2) * 4);
+  for (const ModuleBytes& m : s.layers) s.linear_params += m.params;
+  s.linear_params += s.head.params;
+  return s;
+}
+
+}  // namespace exl::plan

@@ -1,0 +1,166 @@
+// The planner's terms against hand-computed values (spec §5.5, §6.4, §7.6, §8.6) and the fixture
+// EXL2 models' weight bytes against an independent sum over their safetensors headers.
+#include <map>
+#include <memory>
+
+#include "exl/error.h"
+#include "exl/plan.h"
+#include "exl/tensor_store.h"
+#include "exl_test.h"
+
+using namespace exl;
+using namespace exl::plan;
+
+namespace {
+
+std::uint64_t sum_device(const ModelShape& s) {
+  std::uint64_t b = s.head.device;
+  for (const ModuleBytes& l : s.layers) b += l.device;
+  return b;
+}
+
+bool ends_with(const std::string& s, const std::string& x) {
+  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+}
+
+const char* kFixtures[] = {"models/exl2/ref-s-3.0bpw", "models/exl2/ref-s-4.0bpw", "models/exl2/ref-s-6.0bpw",
+                           "models/exl2/ref-xs-4.0bpw"};
+
+}  // namespace
+
+EXL_TEST(plan, bpw_worked_example_7_6) {
+  // 4096 x 4096, 100 % 4-bit, groups of 128: 67108864 + 512 + 1024 + 524288 + 131072 bits.
+  CHECK_EQ(exl2_linear_bits(4096, 4096, {{4, 1.0, 128}}, false), std::uint64_t(67765760));
+  CHECK_NEAR(exl2_linear_bpw(4096, 4096, {{4, 1.0, 128}}, false), 4.0392, 5e-5);
+  // Head table of §7.3 (4096 x 128256).
+  CHECK_NEAR(exl2_linear_bpw(4096, 128256, head_option(6), false), 6.344, 5e-4);
+  CHECK_NEAR(exl2_linear_bpw(4096, 128256, head_option(8), false), 8.032, 5e-4);
+  CHECK_NEAR(exl2_linear_bpw(4096, 32000, head_option(4), false), 4.439, 5e-4);
+  CHECK_THROWS_ERROR(head_option(7), ErrorKind::invalid_argument, "head bits");
+}
+
+EXL_TEST(plan, whatif_llama3_8b_weights_8_6) {
+  // §8.6: 6.98 G decoder params at 4.0 bpw, head 6 bits; ExLlamaV2 layout keeps the embedding on the host.
+  const ModelShape s = shape_from_config(preset_config("llama3-8b"), 4.0, 6, Layout::exllamav2);
+  CHECK_EQ(s.layers.size(), std::size_t(32));
+  // per layer: 218103808 weights * 4 / 8 + two fp16 norms of 4096
+  for (const ModuleBytes& l : s.layers) CHECK_EQ(l.device, std::uint64_t(109051904 + 2 * 8192));
+  // head: 15 %·8b/g128 + 85 %·6b/g128 over 4096 x 128256 = 3332736512 bits, plus the final norm
+  CHECK_NEAR(double(s.head.device), 3332736512.0 / 8 + 8192, 2.0);
+  CHECK_EQ(s.embedding.device, std::uint64_t(128256) * 4096 * 2);
+  CHECK_EQ(s.linear_params, std::int64_t(218103808) * 32 + std::int64_t(4096) * 128256);
+}
+
+EXL_TEST(plan, cache_bytes_per_token_6_4) {
+  struct Row { const char* preset; double d; };
+  for (const Row r : {Row{"llama3-8b", 1024}, Row{"mistral-7b", 1024}, Row{"qwen2.5-7b", 512}, Row{"tinyllama-1.1b", 256}}) {
+    const ModelConfig c = preset_config(r.preset);
+    CHECK_EQ(cache_bytes_per_token_layer(c, parse_cache("fp32")), 8 * r.d);
+    CHECK_EQ(cache_bytes_per_token_layer(c, parse_cache("fp16")), 4 * r.d);
+    CHECK_EQ(cache_bytes_per_token_layer(c, parse_cache("fp8")), 2 * r.d);
+    CHECK_EQ(cache_bytes_per_token_layer(c, parse_cache("q8")), 2.125 * r.d);
+    CHECK_EQ(cache_bytes_per_token_layer(c, parse_cache("q6")), 1.625 * r.d);
+    CHECK_EQ(cache_bytes_per_token_layer(c, parse_cache("k8v4")), 1.625 * r.d);
+    CHECK_EQ(cache_bytes_per_token_layer(c, parse_cache("q4")), 1.125 * r.d);
+  }
+  CHECK_THROWS_ERROR(parse_cache("q5"), ErrorKind::invalid_argument, "cache type");
+  CHECK_THROWS_ERROR(parse_cache("k8v5"), ErrorKind::invalid_argument, "cache type");
+  // §6.4 example: Llama-3-8B, 8192 tokens: FP16 1.07 GB; Q4 0.30 GB + 0.034 GB temp pair.
+  PlanOptions o;
+  o.layout = Layout::exllamav2;
+  o.context = 8192;
+  o.gpus = {find_gpu("H200")};
+  const ModelShape s = shape_from_config(preset_config("llama3-8b"), 4.0, 6, o.layout);
+  CHECK_EQ(make_plan(s, o).devices[0].parts.cache, std::uint64_t(1073741824));
+  CHECK_EQ(make_plan(s, o).devices[0].parts.cache_temp, std::uint64_t(0));
+  o.cache = parse_cache("q4");
+  const Plan q4 = make_plan(s, o);
+  CHECK_EQ(q4.devices[0].parts.cache, std::uint64_t(301989888));
+  CHECK_EQ(q4.devices[0].parts.cache_temp, std::uint64_t(33554432));
+  // q_block rounding (§6.3): TinyLlama kv_dim 256 -> q_block 2 tokens; pages of 256 in the ExLlamaV2 layout.
+  CHECK_EQ(cache_tokens(preset_config("tinyllama-1.1b"), parse_cache("q4"), 1001, Layout::engine), std::int64_t(1002));
+  CHECK_EQ(cache_tokens(preset_config("tinyllama-1.1b"), parse_cache("fp16"), 1001, Layout::exllamav2), std::int64_t(1024));
+}
+
+EXL_TEST(plan, scratch_engine_and_exllamav2) {
+  PlanOptions o;
+  o.context = 8192;
+  o.gpus = {find_gpu("RTX 4090")};
+  const ModelShape e = shape_from_config(preset_config("llama3-8b"), 4.0, 6, Layout::engine);
+  // CudaBackend::allocate_scratch with C = 2048 tokens, 8192-token cache.
+  const std::uint64_t expect = 33554432ull + 58720256 + 33554432 + 2 * 8388608 + 2 * 16777216 + 2 * 117440512 +
+                               523ull * 128256 * 4 + 117440512 + 34078720 + 16 + 8192;
+  CHECK_EQ(scratch_bytes(e, o, 8192), expect);
+  // §5.5: dominated by the head's temp_dq 2 * 4096 * 128256.
+  o.layout = Layout::exllamav2;
+  const ModelShape x = shape_from_config(preset_config("llama3-8b"), 4.0, 6, Layout::exllamav2);
+  CHECK_EQ(scratch_bytes(x, o, 8192), std::uint64_t(2) * 4096 * 128256);
+  // Short chunks: no reconstruct buffer in the engine.
+  o.layout = Layout::engine;
+  o.max_chunk = 16;
+  std::vector<std::uint64_t> b;
+  scratch_bytes(e, o, 8192, &b);
+  CHECK_EQ(b.at(10), std::uint64_t(0));
+}
+
+EXL_TEST(plan, fixture_weights_equal_headers) {
+  for (const char* rel : kFixtures) {
+    const auto dir = exl::test::fixture(rel);
+    // Independent: every shard's tensor list.
+    std::uint64_t headers = 0, embedding = 0, engine_delta = 0, head_elems = 0;
+    bool has_head = false;
+    for (const auto& f : std::filesystem::directory_iterator(dir)) {
+      if (f.path().extension() != ".safetensors") continue;
+      const auto file = SafetensorsFile::open(f.path());
+      for (const TensorInfo& t : file->tensors()) {
+        headers += t.nbytes;
+        if (t.name == "model.embed_tokens.weight") { embedding = t.nbytes; head_elems = std::uint64_t(t.numel()); }
+        if (t.name.rfind("lm_head.", 0) == 0) has_head = true;
+        if (ends_with(t.name, ".q_groups") || ends_with(t.name, ".q_perm")) engine_delta -= t.nbytes;
+        if (ends_with(t.name, ".q_invperm")) engine_delta += std::uint64_t(t.numel()) / 32 * 8;
+        if (ends_with(t.name, ".bias")) engine_delta += std::uint64_t(t.numel()) * 4 - t.nbytes;
+        if (ends_with(t.name, ".weight") && t.dtype != DType::f16) engine_delta += std::uint64_t(t.numel()) * 2 - t.nbytes;
+      }
+    }
+    CHECK_MSG(headers > 0 && embedding > 0, rel);
+    const std::uint64_t tied = has_head ? 0 : head_elems * 2;
+    const ModelShape x = shape_from_folder(dir, Layout::exllamav2);
+    CHECK_EQ(x.header_bytes, headers);
+    CHECK_MSG(sum_device(x) == headers - embedding + tied, rel << ": " << sum_device(x) << " vs " << headers - embedding);
+    const ModelShape e = shape_from_folder(dir, Layout::engine);
+    const std::uint64_t inv_freq = std::uint64_t(e.config.head_dim / 2) * 4;
+    CHECK_MSG(sum_device(e) + e.embedding.device == headers + engine_delta + tied + inv_freq,
+              rel << ": " << sum_device(e) + e.embedding.device << " vs " << headers + engine_delta + tied + inv_freq);
+    CHECK(e.exact);
+    CHECK(e.config.quantization.has_value());
+  }
+}
+
+EXL_TEST(plan, throughput_bound_hand_computed) {
+  PlanOptions o;
+  o.layout = Layout::exllamav2;
+  o.context = 8192;
+  GpuSpec g;
+  g.name = "test";
+  g.memory_mib = 81920;
+  g.bandwidth_gbs = 1000;
+  g.fp16_tflops = 100;
+  o.gpus = {g};
+  const ModelShape s = shape_from_config(preset_config("llama3-8b"), 4.0, 6, o.layout);
+  const double weights = 32.0 * (109051904 + 16384) + (3332736512.0 / 8 + 8192) + 8192;  // + one embedding row
+  const Plan p = make_plan(s, o);
+  CHECK_NEAR(double(p.line.front().bytes_per_token), weights, 2.0);
+  CHECK_NEAR(p.decode_bound_empty, 1e12 / weights, 1e-6 * 1e12 / weights);
+  const double full = weights + 32.0 * 8192 * 4096;  // FP16 cache read to position 8192
+  CHECK_NEAR(double(p.bytes_per_token), full, 2.0);
+  CHECK_NEAR(p.decode_bound_tokens_per_s, 1e12 / full, 1e-6 * 1e12 / full);
+  CHECK_EQ(p.line.size(), std::size_t(33));
+  CHECK_EQ(p.line.back().position, std::int64_t(8192));
+  for (std::size_t i = 1; i < p.line.size(); ++i) CHECK(p.line[i].tokens_per_s < p.line[i - 1].tokens_per_s);
+  // prefill: 2 FLOP per linear weight at 100 TFLOPS
+  CHECK_NEAR(p.prefill_bound_tokens_per_s, 100e12 / (2.0 * double(s.linear_params)), 1e-3);
+  CHECK_NEAR(decode_bound(1000, 1000000000, 2), 2000.0, 1e-9);
+  // speculative: a = 0.5, K = 2: (1 - 0.125) / 0.5 = 1.75 tokens per (2 * 1 ms + 10 ms)
+  CHECK_NEAR(speculative_bound(0.010, 0.001, 2, 0.5), 1.75 / 0.012, 1e-9);
+  CHECK_NEAR(speculative_bound(0.010, 0.001, 3, 1.0), 4.0 / 0.013, 1e-9);
+}

@@ -1,0 +1,185 @@
+// The planner's layer split (manual and automatic), the GPU table, the solvers and the JSON schema.
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "exl/error.h"
+#include "exl/plan.h"
+#include "exl_test.h"
+
+using namespace exl;
+using namespace exl::plan;
+
+namespace {
+
+PlanOptions options(std::vector<GpuSpec> gpus, std::int64_t ctx, Layout layout = Layout::engine) {
+  PlanOptions o;
+  o.gpus = std::move(gpus);
+  o.context = ctx;
+  o.layout = layout;
+  return o;
+}
+
+void check_contiguous(const Plan& p, int layers) {
+  int next = 0;
+  bool head_seen = false;
+  for (const DevicePlan& d : p.devices) {
+    if (d.first_layer < 0) continue;
+    CHECK_EQ(d.first_layer, next);
+    CHECK(d.last_layer >= d.first_layer);
+    next = d.last_layer + 1;
+    head_seen = head_seen || d.has_head;
+  }
+  CHECK_EQ(next, layers);
+  CHECK(head_seen);
+}
+
+}  // namespace
+
+EXL_TEST(plan, auto_split_in_order) {
+  const GpuSpec g = find_gpu("RTX 4090");
+  const ModelShape s = shape_from_config(preset_config("llama3-70b"), 4.0, 6, Layout::engine);
+  const Plan one = make_plan(s, options({g}, 8192));
+  CHECK(!one.fits);
+  CHECK_EQ(std::string(verdict_name(one.verdict)), std::string("does not fit"));
+  CHECK_MSG(one.problem.find("does not fit") != std::string::npos, one.problem);
+  const Plan two = make_plan(s, options({g, g}, 8192));
+  CHECK_MSG(two.fits, two.problem);
+  check_contiguous(two, 80);
+  CHECK_EQ(two.devices[0].first_layer, 0);
+  CHECK(two.devices[1].has_head);
+  // GPU 0 was filled first: one more layer would not have fitted under its 192 MiB reserve.
+  const DevicePlan& d0 = two.devices[0];
+  const std::uint64_t next = s.layers[std::size_t(d0.last_layer + 1)].device;
+  CHECK(d0.used_bytes + next > g.total_bytes() - 192 * kMiB);
+  for (const DevicePlan& d : two.devices) {
+    CHECK(d.used_bytes <= d.gpu.total_bytes());
+    CHECK_EQ(d.used_bytes, d.weights_bytes + d.cache_bytes + d.scratch_bytes + d.overhead_bytes + d.parts.draft);
+    CHECK_EQ(d.free_bytes, std::int64_t(d.gpu.total_bytes()) - std::int64_t(d.used_bytes));
+  }
+  // Only GPU 0 holds the embedding; each device holding layers has its own context and workspace.
+  CHECK(two.devices[0].parts.embedding > 0);
+  CHECK_EQ(two.devices[1].parts.embedding, std::uint64_t(0));
+  CHECK(two.devices[1].parts.context > 0 && two.devices[1].parts.cublas == 32 * kMiB);
+}
+
+EXL_TEST(plan, manual_split_fills_each_allowance) {
+  const GpuSpec g = find_gpu("RTX 3090");
+  const ModelShape s = shape_from_config(preset_config("llama3-8b"), 4.0, 6, Layout::exllamav2);
+  PlanOptions o = options({g, g}, 8192, Layout::exllamav2);
+  o.gpu_split_gb = {4, 20};
+  const Plan p = make_plan(s, o);
+  CHECK_MSG(p.fits, p.problem);
+  check_contiguous(p, 32);
+  const DevicePlan& d0 = p.devices[0];
+  CHECK_EQ(d0.budget_bytes, 4 * kGiB);
+  CHECK(d0.used_bytes <= 4 * kGiB);
+  const std::uint64_t cache_layer = 8192ull * 4096;  // fp16, per layer
+  CHECK(d0.used_bytes + s.layers[std::size_t(d0.last_layer + 1)].device + cache_layer > 4 * kGiB);
+  CHECK(p.devices[1].has_head);
+  // An allowance too small for the whole model: a clear error in the plan, not an exception.
+  o.gpu_split_gb = {1.5, 1.5};
+  const Plan small = make_plan(s, o);
+  CHECK(!small.fits);
+  CHECK_MSG(small.problem.find("split allows") != std::string::npos, small.problem);
+  // Allowance bigger than the card: the plan follows the split and says the card is too small.
+  o.gpu_split_gb = {40, 40};
+  const Plan over = make_plan(shape_from_config(preset_config("llama3-70b"), 4.0, 6, Layout::exllamav2), o);
+  CHECK(!over.fits);
+  CHECK_MSG(over.problem.find("needs") != std::string::npos, over.problem);
+  o.gpu_split_gb = {20};
+  CHECK_THROWS_ERROR(make_plan(s, o), ErrorKind::invalid_argument, "gpu split");
+}
+
+EXL_TEST(plan, gpu_table_is_sane) {
+  std::set<std::string> names;
+  for (const GpuSpec& g : builtin_gpus()) {
+    CHECK_MSG(names.insert(g.name).second, "duplicate " << g.name);
+    CHECK_MSG(g.memory_mib >= 4096 && g.memory_mib <= 150000, g.name);
+    CHECK_MSG(g.bandwidth_gbs >= 200 && g.bandwidth_gbs <= 5000, g.name);
+    CHECK_MSG(g.fp16_tflops >= 15 && g.fp16_tflops <= 1000, g.name);
+    CHECK_EQ(find_gpu(g.name).name, g.name);
+  }
+  CHECK(builtin_gpus().size() >= 50);
+  CHECK_EQ(find_gpu("4090").name, std::string("GeForce RTX 4090"));
+  CHECK_EQ(find_gpu("NVIDIA GeForce RTX 4090").name, std::string("GeForce RTX 4090"));
+  CHECK_EQ(find_gpu("rtx4090").bandwidth_gbs, 1008.0);
+  CHECK_EQ(find_gpu("H200").memory_mib, std::uint64_t(143771));
+  CHECK(find_gpu("H100 SXM").bandwidth_gbs > find_gpu("H100 PCIe").bandwidth_gbs);
+  CHECK(find_gpu("A100 80GB").memory_mib == 2 * find_gpu("A100 40GB").memory_mib);
+  CHECK_THROWS_ERROR(find_gpu("Voodoo 5"), ErrorKind::invalid_argument, "unknown GPU");
+  const auto path = std::filesystem::temp_directory_path() / "exl_plan_gpus.json";
+  {
+    std::ofstream f(path);
+    f << R"([{"name": "Lab card", "memory_gb": 12, "bandwidth_gbs": 500}])";
+  }
+  const auto extra = load_gpu_file(path);
+  CHECK_EQ(find_gpu("lab card", extra).memory_mib, std::uint64_t(12288));
+  {
+    std::ofstream f(path);
+    f << R"([{"name": "Lab card", "memory_gb": 12}])";
+  }
+  CHECK_THROWS_ERROR(load_gpu_file(path), ErrorKind::config, "bandwidth_gbs");
+  std::filesystem::remove(path);
+}
+
+EXL_TEST(plan, solvers_are_tight) {
+  const GpuSpec g = find_gpu("RTX 4090");
+  const ModelShape s = shape_from_config(preset_config("llama3-8b"), 4.0, 6, Layout::engine);
+  PlanOptions o = options({g}, 8192);
+  const std::int64_t mc = max_context(s, o);
+  CHECK(mc > 8192 && mc % 256 == 0);
+  o.context = mc;
+  CHECK(make_plan(s, o).fits);
+  o.context = mc + 256;
+  CHECK(!make_plan(s, o).fits);
+  o.context = 8192;
+  const double mb = max_bpw(s, o);
+  CHECK(mb > 4.0 && mb <= 8.0);
+  if (mb < 8.0) {
+    CHECK(make_plan(shape_from_config(s.config, mb, 6, o.layout), o).fits);
+    CHECK(!make_plan(shape_from_config(s.config, mb + 0.01, 6, o.layout), o).fits);
+  }
+  // 70B on one 4090: 4.0 bpw never fits; at 32k context (10 GiB of FP16 cache) not even 2.0 bpw.
+  const ModelShape big = shape_from_config(preset_config("llama3-70b"), 4.0, 6, Layout::engine);
+  CHECK_EQ(max_context(big, o), std::int64_t(0));
+  const double big_bpw = max_bpw(big, o);
+  CHECK(big_bpw >= 2.0 && big_bpw < 3.0);
+  PlanOptions long_ctx = o;
+  long_ctx.context = 32768;
+  CHECK_EQ(max_bpw(big, long_ctx), 0.0);
+  // A Q4 cache holds more context than FP16.
+  PlanOptions q = o;
+  q.cache = parse_cache("q4");
+  CHECK(max_context(s, q) > mc);
+}
+
+EXL_TEST(plan, json_schema_is_stable) {
+  const ModelShape s = shape_from_config(preset_config("qwen2.5-7b"), 4.0, 6, Layout::engine);
+  const ModelShape d = shape_from_config(preset_config("llama3.2-1b"), 4.0, 6, Layout::engine);
+  PlanOptions o = options({find_gpu("RTX 4090")}, 8192);
+  const Plan p = make_plan(s, o, &d);
+  const auto j = nlohmann::json::parse(plan_to_json(s, o, p, 12345, 5.5, &d));
+  CHECK_EQ(j.at("schema").get<std::string>(), std::string("exl.plan/1"));
+  CHECK(j.at("fits").is_boolean());
+  CHECK_EQ(j.at("max_context").get<std::int64_t>(), std::int64_t(12345));
+  CHECK_EQ(j.at("max_bpw").get<double>(), 5.5);
+  for (const char* k : {"bytes_per_token", "decode_bound_tokens_per_s", "prefill_bound_tokens_per_s",
+                        "speculative_tokens_per_s", "margin_bytes"})
+    CHECK_MSG(j.at(k).is_number(), k);
+  CHECK(j.at("devices").is_array() && j.at("devices").size() == 1);
+  for (const char* k : {"total_bytes", "weights_bytes", "cache_bytes", "scratch_bytes", "overhead_bytes", "free_bytes"})
+    CHECK_MSG(j["devices"][0].at(k).is_number_integer(), k);
+  CHECK(j["devices"][0].at("name").is_string());
+  CHECK(j["devices"][0].at("draft_bytes").get<std::uint64_t>() > 0);
+  CHECK_EQ(j.at("throughput").size(), std::size_t(33));
+  CHECK(j["throughput"][0].at("tokens_per_s").get<double>() > j["throughput"][32].at("tokens_per_s").get<double>());
+  // Qwen2 q/k/v biases are fp32 on the device in the engine layout.
+  CHECK(s.layers[0].device > shape_from_config([] {
+          ModelConfig c = preset_config("qwen2.5-7b");
+          c.attention_bias = false;
+          return c;
+        }(), 4.0, 6, Layout::engine).layers[0].device);
+}
