@@ -10,28 +10,20 @@
 namespace exl {
 namespace {
 
-inline float h(float x) { return round_to_half(x); }
-
-// Unnormalised 32-point Walsh-Hadamard butterfly over v[0..31], fp16 rounding per stage.
-void hadamard32(float* v) {
-  for (int i = 1; i < 32; i <<= 1)
-    for (int l = 0; l < 32; ++l)
-      if (!(l & i)) {
-        const float a = v[l], b = v[l | i];
-        v[l] = h(a + b);
-        v[l | i] = h(a - b);
-      }
-}
-
-// Rotates the even and the odd elements of each 64-element warp of a 512-element block.
+// Unnormalised 32-point Walsh-Hadamard butterflies over the even and the odd elements of every
+// 64-element warp of a 512-element block, fp16 rounding after every stage. Lane l of element
+// e = 64w + 2l + parity has its stage-i partner at e ^ (2i).
 void rotate_block(float* x) {
-  float lane[32];
-  for (int w = 0; w < 8; ++w)
-    for (int parity = 0; parity < 2; ++parity) {
-      for (int l = 0; l < 32; ++l) lane[l] = x[64 * w + 2 * l + parity];
-      hadamard32(lane);
-      for (int l = 0; l < 32; ++l) x[64 * w + 2 * l + parity] = lane[l];
+  float y[512];
+  for (int i = 1; i < 32; i <<= 1) {
+    const int stride = 2 * i;
+    for (int e = 0; e < 512; ++e) {
+      const int p = e ^ stride;
+      y[e] = (e & stride) ? x[p] - x[e] : x[e] + x[p];
     }
+    round_to_half_n(y, 512);
+    std::memcpy(x, y, sizeof y);
+  }
 }
 
 }  // namespace
@@ -64,15 +56,20 @@ void kv_quant_block_ref(const half_bits* xh, int bits, std::uint8_t* q, half_bit
   rotate_block(x);
   const float zero = bits == 4 ? 8.0f : 128.0f;
   const int qmax = bits == 4 ? 15 : 255;
+  float u[512];
   for (int g = 0; g < 16; ++g) {
     float absmax = 0.0f;
     for (int i = 0; i < 32; ++i) absmax = std::max(absmax, std::fabs(x[32 * g + i]));
     scales[g] = float_to_half(absmax * (1.0f / zero));  // fp16(absmax * fp16(1/zero)); 1/zero is exact
+    for (int i = 0; i < 32; ++i) u[32 * g + i] = x[32 * g + i] / absmax;  // fp16 division: fp32 divide, round
+  }
+  round_to_half_n(u, 512);
+  for (int e = 0; e < 512; ++e) u[e] = u[e] * zero + zero;  // one fused multiply-add: exact in fp32, one rounding
+  round_to_half_n(u, 512);
+  for (int g = 0; g < 16; ++g) {
     for (int i = 0; i < 32; ++i) {
       const int e = 32 * g + i;
-      const float t = h(x[e] / absmax);
-      const float u = h(t * zero + zero);  // one fused multiply-add, a single rounding (exact in fp32)
-      const int v = std::clamp(int(std::nearbyint(u)), 0, qmax);
+      const int v = std::clamp(int(std::nearbyint(u[e])), 0, qmax);
       if (bits == 4) {
         if (e & 1)
           q[e / 2] = std::uint8_t((q[e / 2] & 0x0f) | (v << 4));
@@ -90,11 +87,12 @@ void kv_dequant_block_ref(const std::uint8_t* q, const half_bits* scales, int bi
   const int zero = bits == 4 ? 8 : 128;
   for (int e = 0; e < 512; ++e) {
     const int v = bits == 4 ? ((e & 1) ? q[e / 2] >> 4 : q[e / 2] & 15) : q[e];
-    x[e] = h(float(v - zero) * half_to_float(scales[e / 32]));
+    x[e] = float(v - zero) * half_to_float(scales[e / 32]);
   }
+  round_to_half_n(x, 512);
   rotate_block(x);
-  const float inv32 = 1.0f / 32.0f;
-  for (int e = 0; e < 512; ++e) out[e] = float_to_half(x[e] * inv32);
+  for (int e = 0; e < 512; ++e) x[e] *= 1.0f / 32.0f;
+  float_to_half_n(x, out, 512);
 }
 
 int kv_q_block(int row_elements) {

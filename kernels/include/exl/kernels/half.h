@@ -82,5 +82,7 @@ inline float round_to_half(float f) { return half_to_float(float_to_half(f)); }
 
 void half_to_float_n(const half_bits* src, float* dst, std::size_t n);
 void float_to_half_n(const float* src, half_bits* dst, std::size_t n);
+// x[i] = round_to_half(x[i]) for n values (F16C when available; identical results).
+void round_to_half_n(float* x, std::size_t n);
 
 }  // namespace exl
