@@ -297,20 +297,49 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, con
     s_info[i] = info;
     s_smax[i] = __half2float(w.q_scale_max[info.y >> 4]);
   }
-  for (int i = threadIdx.x; i < MT * rows_blk; i += k_threads) {
-    const int mm = i / rows_blk, r = i - mm * rows_blk;
-    const int row = u0 * 32 + r;
-    __half v = __float2half_rn(0.0f);
-    if (m0 + mm < m && row < w.k) {
-      const std::size_t idx = std::size_t(m0 + mm) * ldx + w.perm[row];
-      if constexpr (SILU) {
-        const float gv = gate[idx];
-        v = __float2half_rn(gv / (1.0f + expf(-gv)) * up[idx]);
-      } else {
-        v = x[idx];
+  // Activation gather, batched so the perm -> x load chains overlap: a thread takes four
+  // groups of 4 consecutive rows (one int4 of q_perm each), then issues all 16 x loads.
+  const int rows_valid = (u1 - u0) * 32;
+  const std::int32_t* perm = w.perm + u0 * 32;
+  for (int base = threadIdx.x * 4; base < rows_valid; base += k_threads * 16) {
+    int4 pv[4];
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      const int r = base + b * k_threads * 4;
+      pv[b] = r < rows_valid ? __ldg(reinterpret_cast<const int4*>(perm + r)) : make_int4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int mm = 0; mm < MT; ++mm) {
+      const bool row_ok = m0 + mm < m;
+      const std::size_t off = std::size_t(m0 + mm) * ldx;
+      __half v[16];
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        const int r = base + b * k_threads * 4;
+        const int p4[4] = {pv[b].x, pv[b].y, pv[b].z, pv[b].w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          v[b * 4 + e] = __float2half_rn(0.0f);
+          if (row_ok && r < rows_valid) {
+            if constexpr (SILU) {
+              const float gv = __ldg(gate + off + p4[e]);
+              v[b * 4 + e] = __float2half_rn(gv / (1.0f + expf(-gv)) * __ldg(up + off + p4[e]));
+            } else {
+              v[b * 4 + e] = x[off + p4[e]];
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        const int r = base + b * k_threads * 4;
+        if (r < rows_valid) {
+          __half2* d = reinterpret_cast<__half2*>(xs + mm * rows_blk + r);
+          d[0] = __halves2half2(v[b * 4], v[b * 4 + 1]);
+          d[1] = __halves2half2(v[b * 4 + 2], v[b * 4 + 3]);
+        }
       }
     }
-    xs[i] = v;
   }
   __syncthreads();
 
