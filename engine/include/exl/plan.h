@@ -3,7 +3,7 @@
 //
 // Two layouts are modelled:
 //  * engine    - what our CUDA backend (kernels/cuda) allocates: the FP16 embedding on the device,
-//                EXL2 tensors as stored with an int32 permutation and an 8-byte unit table per 32
+//                EXL2 tensors in 64-column tiles with an int32 permutation and an 8-byte unit table per 32
 //                rows instead of q_groups, fp32 biases, fp16 norms, the fp16 KV cache, the scratch
 //                of CudaBackend::allocate_scratch, a 32 MiB cuBLAS workspace and the CUDA context.
 //  * exllamav2 - ExLlamaV2's own estimate (§8.6): header bytes less the embedding (kept in host
@@ -118,6 +118,7 @@ struct PlanOptions {
   CacheSpec cache;
   int batch = 1;
   int max_chunk = 2048;
+  int sm_count = 132;                 // multiprocessors (sizes the engine's decode attention partials)
   std::vector<GpuSpec> gpus;          // at least one
   std::vector<double> gpu_split_gb;   // manual: GiB per device for everything placed there; empty = auto
   std::uint64_t reserve_first = 192 * kMiB;  // automatic split: kept free on GPU 0 ...

@@ -75,14 +75,19 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
   if (o.layout == Layout::engine) {
     const std::uint64_t C = std::uint64_t(std::min<std::int64_t>(o.max_chunk, tokens));
     const std::uint64_t wide = std::max({h, qd, inter});
-    b = {C * h * 4, C * wide * 2, C * qd * 4, C * kd * 4, C * kd * 4, C * qd * 2, C * qd * 2, C * inter * 4, C * inter * 4};
+    // residual, activations, q|k|v, q fp16, attention out, gate|up
+    b = {C * h * 4, C * wide * 2, C * (qd + 2 * kd) * 4, C * qd * 2, C * qd * 2, C * inter * 2 * 4};
     const std::uint64_t logit_rows = std::max<std::uint64_t>(1, std::min<std::uint64_t>(C, (256ull << 20) / (vocab * 4)));
     b.push_back(logit_rows * vocab * 4);
     b.push_back(C <= 16 ? 0 : max_dq * 2);  // reconstruct buffer for the prefill path
-    const std::uint64_t decode_splits = (std::uint64_t(tokens) + 255) / 256;
+    // decode attention: about four CTAs per multiprocessor over the KV heads
+    const std::uint64_t sms = std::uint64_t(std::max(1, o.sm_count)), nkv = std::uint64_t(c.num_kv_heads);
+    const std::uint64_t decode_splits =
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>((std::uint64_t(tokens) + 15) / 16, 4 * sms / nkv));
     const std::uint64_t chunk_splits = std::max<std::uint64_t>(
         1, std::min<std::uint64_t>(decode_splits, (64ull << 20) / (C * nh * (hd + 2) * 4)));
-    b.push_back(std::max(decode_splits * nh * (hd + 2), C * nh * chunk_splits * (hd + 2)) * 4);  // attention partials
+    const std::uint64_t splits = std::max(decode_splits, (std::uint64_t(tokens) + 255) / 256);
+    b.push_back(std::max(splits * nh * (hd + 2), C * nh * chunk_splits * (hd + 2)) * 4);  // attention partials
     b.push_back(16);     // step
     b.push_back(C * 4);  // ids
   } else {

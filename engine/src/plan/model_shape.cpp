@@ -13,6 +13,11 @@ namespace exl::plan {
 namespace {
 
 std::int64_t pad32(std::int64_t n) { return (n + 31) / 32 * 32; }
+// The CUDA backend repacks q_weight and q_scale into 64-column tiles (kernels/cuda exl2_tiles).
+std::uint64_t tile_padded(std::uint64_t bytes, std::int64_t n_pad) {
+  const std::int64_t tiled = (n_pad + 63) / 64 * 64;
+  return n_pad > 0 ? bytes * std::uint64_t(tiled) / std::uint64_t(n_pad) : bytes;
+}
 
 struct Preset {
   const char* name;
@@ -65,7 +70,7 @@ void add_whatif_linear(ModuleBytes& m, const Lin& l, double bpw, Layout layout, 
   // has the size of q_invperm; biases are fp32.
   const std::uint64_t perm = std::uint64_t(l.k) * 4, units = std::uint64_t(l.k / 32) * 8, smax = groups * 2;
   const std::uint64_t rest = disk - std::min(disk, perm + groups * 4 + smax);
-  add(m, rest);
+  add(m, tile_padded(rest, np));
   add(m, smax);
   add(m, perm);
   add(m, units);
@@ -188,7 +193,6 @@ ModelShape shape_from_folder(const std::filesystem::path& dir, Layout layout) {
   s.layers.resize(std::size_t(c.num_layers));
   if (c.quantization) { s.decoder_bpw = c.quantization->bits; s.head_bits = c.quantization->head_bits; }
   const std::string layer_prefix = "model.layers.";
-  std::map<std::string, std::int64_t> linear_k;  // prefix -> in_features from q_invperm
   auto module_of = [&](const std::string& name) -> ModuleBytes* {
     if (name.rfind(layer_prefix, 0) == 0) {
       const std::size_t dot = name.find('.', layer_prefix.size());
@@ -219,7 +223,10 @@ ModelShape shape_from_folder(const std::filesystem::path& dir, Layout layout) {
     const bool is_head = m == &s.head;
     if (layout == Layout::exllamav2) {
       add(*m, t.nbytes);
-    } else if (ends_with(name, ".q_weight") || ends_with(name, ".q_scale") || ends_with(name, ".q_scale_max")) {
+    } else if ((ends_with(name, ".q_weight") || ends_with(name, ".q_scale")) && t.shape.size() == 2) {
+      const std::int64_t cols = ends_with(name, ".q_weight") ? t.shape[1] : t.shape[1] * 8;  // n_pad
+      add(*m, tile_padded(t.nbytes, cols));
+    } else if (ends_with(name, ".q_scale_max")) {
       add(*m, t.nbytes);
     } else if (ends_with(name, ".q_invperm")) {
       add(*m, std::uint64_t(t.numel()) * 4);        // int32 q_perm
@@ -231,7 +238,6 @@ ModelShape shape_from_folder(const std::filesystem::path& dir, Layout layout) {
     } else {
       add(*m, std::uint64_t(t.numel()) * 2);        // fp16 norms and dense weights
     }
-    if (ends_with(name, ".q_invperm")) linear_k[prefix] = t.numel();
     if (ends_with(name, ".weight") && t.shape.size() == 2) m->params += t.numel();
     if (ends_with(name, ".q_weight") && t.shape.size() == 2) {
       const TensorInfo* perm = store.find(prefix + ".q_invperm");
