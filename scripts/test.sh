@@ -3,6 +3,8 @@
 # GPU cases skip here with a message; run them on a GPU machine with `exl selftest`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache keys on paths relative to the checkout, so every clone shares one cache.
+export CCACHE_BASEDIR="$PWD"
 cmake --preset dev
 cmake --build build/dev -j"$(nproc)"
 cd build/dev
