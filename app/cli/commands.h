@@ -13,6 +13,7 @@ int cmd_generate(const Args& a);
 int cmd_ppl(const Args& a);
 int cmd_bench(const Args& a);
 int cmd_selftest(const Args& a);
+int cmd_convert(const Args& a);
 int cmd_fit(const Args& a);
 
 }  // namespace exl::cli

@@ -23,6 +23,8 @@ commands:
   ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
   bench      -m DIR [--prompt-tokens N] [--gen-tokens N] [--json]    prefill/decode speed
   selftest   [--fixtures DIR] [--filter SUITE]        run the built-in test cases (GPU ones too)
+  convert    -i HF_DIR -o OUT_DIR -b BPW [-hb 6] [-m MEAS] [-om MEAS] [--cal FILE] [--rows N]
+             [--length N] [--device cpu]   quantize an FP16 model to EXL2 at a target bpw
   fit        -m DIR | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
              [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
     if (cmd == "ppl") return cmd_ppl(a);
     if (cmd == "bench") return cmd_bench(a);
     if (cmd == "selftest") return cmd_selftest(a);
+    if (cmd == "convert") return cmd_convert(a);
     if (cmd == "fit") return cmd_fit(a);
     std::fprintf(stderr, "exl: unknown command '%s' (see exl --help)\n", cmd.c_str());
     return 2;

@@ -1,0 +1,83 @@
+// exl convert: quantize an HF model (FP16/BF16/FP32 safetensors) to EXL2 at a target bpw, with
+// flags like ExLlamaV2's convert.py. Progress lines go to stderr; Ctrl-C cancels between blocks.
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <stop_token>
+
+#include "commands.h"
+#include "exl/convert.h"
+#include "exl/error.h"
+
+namespace exl::cli {
+namespace {
+
+std::stop_source g_stop;
+extern "C" void on_sigint(int) { g_stop.request_stop(); }
+
+std::string flag(const Args& a, const char* short_name, const char* long_name) {
+  if (auto v = a.get(short_name)) return *v;
+  if (auto v = a.get(long_name)) return *v;
+  return {};
+}
+
+}  // namespace
+
+int cmd_convert(const Args& a) {
+  a.check_known({"-i", "--in_dir", "-o", "--out_dir", "-b", "--bits", "-hb", "--head-bits", "--head_bits", "-m",
+                 "--measurement", "-om", "--output_measurement", "-c", "--cal", "--rows", "-r", "--length", "-l",
+                 "--device", "--threads", "-ss", "--shard_size"});
+  ConvertOptions o;
+  o.input_dir = flag(a, "-i", "--in_dir");
+  if (o.input_dir.empty()) throw Error(ErrorKind::invalid_argument, "convert needs -i HF_DIR");
+  const std::string out = flag(a, "-o", "--out_dir");
+  const std::string om = flag(a, "-om", "--output_measurement");
+  if (!om.empty()) o.measurement_out = om;
+  if (out.empty()) {
+    if (om.empty()) throw Error(ErrorKind::invalid_argument, "convert needs -o OUT_DIR (or -om FILE to only measure)");
+    o.measure_only = true;
+  }
+  o.output_dir = out;
+  const std::string bits = flag(a, "-b", "--bits");
+  if (!bits.empty()) o.bits = a.get_double(a.has("-b") ? "-b" : "--bits", o.bits);
+  const std::string hb = flag(a, "-hb", "--head-bits");
+  if (!hb.empty()) o.head_bits = a.get_int(a.has("-hb") ? "-hb" : "--head-bits", o.head_bits);
+  else if (a.has("--head_bits")) o.head_bits = a.get_int("--head_bits", o.head_bits);
+  const std::string m = flag(a, "-m", "--measurement");
+  if (!m.empty()) o.measurement_in = m;
+  const std::string cal = flag(a, "-c", "--cal");
+  if (!cal.empty()) o.calibration_file = cal;
+  o.rows = a.has("-r") ? a.get_int("-r", o.rows) : a.get_int("--rows", o.rows);
+  o.length = a.has("-l") ? a.get_int("-l", o.length) : a.get_int("--length", o.length);
+  o.device = a.get_or("--device", "cpu");
+  o.threads = a.get_int("--threads", 0);
+  const int shard_mb = a.has("-ss") ? a.get_int("-ss", 8192) : a.get_int("--shard_size", 8192);
+  o.max_shard_bytes = std::uint64_t(std::max(0, shard_mb)) << 20;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto progress = [&](const ConvertProgress& p) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string eta;
+    if (p.steps > 1 && p.step > 0 && p.step < p.steps) {
+      char b[48];
+      std::snprintf(b, sizeof b, ", ETA %.0f s", s / p.step * (p.steps - p.step));
+      eta = b;
+    }
+    std::fprintf(stderr, " -- [%s %d/%d %.1f s%s] %s\n", p.stage.c_str(), p.step, p.steps, s, eta.c_str(),
+                 p.message.c_str());
+  };
+  std::signal(SIGINT, on_sigint);
+  const ConvertResult r = convert_model(o, progress, g_stop.get_token());
+  std::signal(SIGINT, SIG_DFL);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (o.measure_only) {
+    std::printf("measurement written to %s (%.1f s)\n", om.c_str(), secs);
+    return 0;
+  }
+  for (const std::string& s : r.strategy) std::printf("%s\n", s.c_str());
+  std::printf("decoder %.4f bpw, head %.4f bpw, %zu files in %s (%.1f s)\n", r.decoder_bpw, r.head_bpw,
+              r.files.size(), o.output_dir.string().c_str(), secs);
+  return 0;
+}
+
+}  // namespace exl::cli
