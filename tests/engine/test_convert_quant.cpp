@@ -18,7 +18,7 @@ std::vector<float> activations(int t, int k, std::mt19937& rng) {
   std::normal_distribution<float> nd(0, 1);
   std::vector<float> base(std::size_t(t) * 8);
   for (auto& v : base) v = nd(rng);
-  std::vector<float> mix(std::size_t(8) * k), scale(std::size_t(k));
+  std::vector<float> mix(std::size_t(8) * k), scale(static_cast<std::size_t>(k));
   for (auto& v : mix) v = nd(rng);
   for (int i = 0; i < k; ++i) scale[std::size_t(i)] = 0.2f + 3.0f * float(i % 7) / 7.0f;
   std::vector<float> x(std::size_t(t) * k);
@@ -42,7 +42,7 @@ std::vector<double> hessian(const std::vector<float>& x, int t, int k) {
 // tr((W - Q) H (W - Q)^T) for w, q: [n, k].
 double weighted_error(const std::vector<float>& w, const std::vector<float>& q, const std::vector<double>& h, int n, int k) {
   double e = 0.0;
-  std::vector<double> d(std::size_t(k));
+  std::vector<double> d(static_cast<std::size_t>(k));
   for (int c = 0; c < n; ++c) {
     for (int i = 0; i < k; ++i) d[std::size_t(i)] = double(w[std::size_t(c) * k + i]) - q[std::size_t(c) * k + i];
     for (int i = 0; i < k; ++i)

@@ -45,7 +45,7 @@ std::vector<TensorData> sample_tensors() {
 }
 
 void check_same(const TensorInfo& got, const TensorData& want) {
-  CHECK_EQ(got.dtype, want.dtype);
+  CHECK(got.dtype == want.dtype);
   CHECK(got.shape == want.shape);
   CHECK_EQ(got.nbytes, want.bytes.size());
   CHECK(std::memcmp(got.data, want.bytes.data(), want.bytes.size()) == 0);
@@ -144,8 +144,8 @@ EXL_TEST(convert, bits_match_fixture_models) {
       // Our tables list the same options in the same order.
       const auto& table = b.key.ends_with("self_attn") ? attention_options() : mlp_options();
       for (std::size_t p = 0; p < o.option.size(); ++p)
-        CHECK_EQ(group_layout(table[i][p].second, dims(o.option[p].first).first).bits,
-                 group_layout(o.option[p].second, dims(o.option[p].first).first).bits);
+        CHECK(group_layout(table[i][p].second, dims(o.option[p].first).first).bits ==
+              group_layout(o.option[p].second, dims(o.option[p].first).first).bits);
       ++checked;
     }
   }
