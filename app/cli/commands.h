@@ -15,5 +15,7 @@ int cmd_bench(const Args& a);
 int cmd_selftest(const Args& a);
 int cmd_convert(const Args& a);
 int cmd_fit(const Args& a);
+int cmd_import(const Args& a);
+int cmd_serve(const Args& a);
 
 }  // namespace exl::cli

@@ -28,6 +28,9 @@ commands:
   fit        -m DIR | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
              [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
+  serve      -m DIR [--host 127.0.0.1] [--port 5001] [--api-key KEY] [--queue N] [--http-threads N]
+             [--cors ORIGIN] [--model-id ID] [--max-body BYTES]   OpenAI-compatible HTTP server (/v1)
+  import     -i FILE.gguf -o HF_DIR [--dtype fp16|bf16]   GGUF (llama, qwen2) to an HF-style folder
 
 options of commands that run a model:
   --device cpu|cuda|cuda:N|auto   (default auto: the GPU when usable, else the CPU)
@@ -61,6 +64,8 @@ int main(int argc, char** argv) {
     if (cmd == "selftest") return cmd_selftest(a);
     if (cmd == "convert") return cmd_convert(a);
     if (cmd == "fit") return cmd_fit(a);
+    if (cmd == "import") return cmd_import(a);
+    if (cmd == "serve") return cmd_serve(a);
     std::fprintf(stderr, "exl: unknown command '%s' (see exl --help)\n", cmd.c_str());
     return 2;
   } catch (const exl::Error& e) {

@@ -1,0 +1,169 @@
+#include "exl/server/scheduler.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "exl/error.h"
+
+namespace exl::server {
+
+void GenerationJob::pushText(std::string text) {
+  if (text.empty()) return;
+  {
+    std::lock_guard lock(m_mutex);
+    m_pending += text;
+  }
+  m_cv.notify_all();
+}
+
+void GenerationJob::finish(Outcome outcome) {
+  {
+    std::lock_guard lock(m_mutex);
+    m_outcome = std::move(outcome);
+  }
+  m_cv.notify_all();
+}
+
+bool GenerationJob::waitText(std::string& text, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(m_mutex);
+  m_cv.wait_for(lock, timeout, [&] { return !m_pending.empty() || m_outcome.has_value(); });
+  text = std::move(m_pending);
+  m_pending.clear();
+  return m_outcome.has_value();
+}
+
+GenerationJob::Outcome GenerationJob::waitFinished() {
+  std::unique_lock lock(m_mutex);
+  m_cv.wait(lock, [&] { return m_outcome.has_value(); });
+  return *m_outcome;
+}
+
+std::string GenerationJob::takeAll() {
+  std::lock_guard lock(m_mutex);
+  std::string t = std::move(m_pending);
+  m_pending.clear();
+  return t;
+}
+
+std::optional<GenerationJob::Outcome> GenerationJob::outcome() const {
+  std::lock_guard lock(m_mutex);
+  return m_outcome;
+}
+
+Scheduler::Scheduler(std::unique_ptr<Backend> backend, std::shared_ptr<const Tokenizer> tokenizer, int queueCapacity,
+                     int maxChunk)
+    : m_backend(std::move(backend)),
+      m_tokenizer(std::move(tokenizer)),
+      m_queueCapacity(std::max(1, queueCapacity)),
+      m_maxChunk(std::max(1, maxChunk)),
+      m_capacity(m_backend->cache_capacity()) {
+  if (m_tokenizer) m_eos = m_tokenizer->eos_ids();
+  m_backend->truncate_cache(0);
+  m_worker = std::jthread([this](std::stop_token st) { run(st); });
+}
+
+Scheduler::~Scheduler() {
+  m_worker.request_stop();
+  m_cv.notify_all();
+  if (m_worker.joinable()) m_worker.join();
+  std::lock_guard lock(m_mutex);
+  for (auto& job : m_queue) job->finish({"cancelled", "the server is shutting down", 0, 0, 0});
+  m_queue.clear();
+}
+
+bool Scheduler::submit(std::shared_ptr<GenerationJob> job) {
+  {
+    std::lock_guard lock(m_mutex);
+    if (static_cast<int>(m_queue.size()) >= m_queueCapacity) return false;
+    m_queue.push_back(std::move(job));
+  }
+  m_cv.notify_one();
+  return true;
+}
+
+int Scheduler::queued() const {
+  std::lock_guard lock(m_mutex);
+  return static_cast<int>(m_queue.size());
+}
+
+void Scheduler::run(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    std::shared_ptr<GenerationJob> job;
+    {
+      std::unique_lock lock(m_mutex);
+      if (!m_cv.wait(lock, stop, [&] { return !m_queue.empty(); })) return;
+      job = std::move(m_queue.front());
+      m_queue.pop_front();
+    }
+    if (job->stopToken().stop_requested()) {
+      job->finish({"cancelled", {}, 0, 0, 0});
+      continue;
+    }
+    try {
+      execute(*job);
+    } catch (const std::exception& e) {
+      // The cache may be half-written: forget it rather than trust it.
+      m_cachedIds.clear();
+      try { m_backend->truncate_cache(0); } catch (...) {}
+      job->finish({"error", e.what(), 0, 0, 0});
+    }
+  }
+}
+
+void Scheduler::execute(GenerationJob& job) {
+  const auto& s = job.settings();
+  const std::vector<std::int32_t>& prompt = s.promptIds;
+  GenerationJob::Outcome out;
+  out.promptTokens = static_cast<int>(prompt.size());
+  if (prompt.empty()) throw Error(ErrorKind::invalid_argument, "empty prompt");
+  if (static_cast<int>(prompt.size()) >= m_capacity)
+    throw Error(ErrorKind::invalid_argument, "prompt does not fit the context");
+
+  // Prefix reuse: keep the common prefix (at least one prompt token is run for the logits).
+  std::size_t common = 0;
+  const std::size_t limit = std::min(m_cachedIds.size(), prompt.size() - 1);
+  while (common < limit && m_cachedIds[common] == prompt[common]) ++common;
+  m_backend->truncate_cache(static_cast<int>(common));
+  m_cachedIds.resize(common);
+  out.cachedTokens = static_cast<int>(common);
+
+  std::vector<float> logits;
+  prefill(*m_backend, std::span(prompt).subspan(common), m_maxChunk, LogitsWanted::last, logits);
+  m_cachedIds = prompt;
+
+  SamplerSettings ss = s.sampler;
+  if (ss.vocab_limit == 0 && m_tokenizer) ss.vocab_limit = std::min(m_tokenizer->vocab_size(), m_backend->vocab_size());
+  Sampler sampler(ss);
+  TextStream text(m_tokenizer, s.stopStrings, true);
+  std::vector<std::int32_t> context = prompt;
+  const std::stop_token stop = job.stopToken();
+  out.finishReason = "length";
+  const int vocab = m_backend->vocab_size();
+  for (int produced = 0; produced < s.maxTokens; ++produced) {
+    if (stop.stop_requested()) {
+      out.finishReason = "cancelled";
+      break;
+    }
+    const std::int32_t id = sampler.sample(std::span<const float>(logits.data(), vocab), context);
+    if (std::find(m_eos.begin(), m_eos.end(), id) != m_eos.end()) {
+      out.finishReason = "stop";
+      break;
+    }
+    context.push_back(id);
+    ++out.completionTokens;
+    job.pushText(text.push(id));
+    if (text.stopped()) {
+      out.finishReason = "stop";
+      break;
+    }
+    if (produced + 1 >= s.maxTokens) break;
+    if (m_backend->cache_length() + 1 > m_capacity) break;  // "length": the context is full
+    const std::int32_t one[1] = {id};
+    m_backend->forward(one, LogitsWanted::last, logits);
+    m_cachedIds.push_back(id);
+  }
+  if (!text.stopped()) job.pushText(text.flush());
+  job.finish(std::move(out));
+}
+
+}  // namespace exl::server
