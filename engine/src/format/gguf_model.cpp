@@ -1,6 +1,8 @@
 // GGUF -> our Llama-family model: hyperparameters into config.json, tensor names into HF names,
 // llama.cpp's Q/K row permutation undone, and the folder written (fp16/bf16 safetensors).
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -34,6 +36,16 @@ std::int64_t need_int(const GgufFile& f, const std::string& key) {
     throw Error(ErrorKind::format, f.display_name() + ": metadata '" + key + "' is missing or not positive",
                 f.display_name(), key);
   return *v;
+}
+
+// An f32 metadata value as the decimal a person wrote (9.999999747e-06 -> 1e-05).
+std::optional<double> get_clean_number(const GgufFile& f, const std::string& key) {
+  auto v = f.get_number(key);
+  if (!v || f.find(key)->type != GgufValueType::f32) return v;
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), float(*v));
+  *r.ptr = '\0';
+  return std::strtod(buf, nullptr);
 }
 
 const GgufTensor& need_tensor(const GgufFile& f, const std::string& name) {
@@ -76,13 +88,13 @@ GgufImportPlan plan_gguf_import(const GgufFile& f) {
   cfg["num_key_value_heads"] = kv_heads;
   if (head_dim != hidden / heads) cfg["head_dim"] = head_dim;
   cfg["max_position_embeddings"] = f.get_int(a + "context_length").value_or(2048);
-  cfg["rms_norm_eps"] = f.get_number(a + "attention.layer_norm_rms_epsilon").value_or(1e-5);
-  cfg["rope_theta"] = f.get_number(a + "rope.freq_base").value_or(10000.0);
+  cfg["rms_norm_eps"] = get_clean_number(f, a + "attention.layer_norm_rms_epsilon").value_or(1e-5);
+  cfg["rope_theta"] = get_clean_number(f, a + "rope.freq_base").value_or(10000.0);
   if (auto st = f.get_string(a + "rope.scaling.type"); st && *st != "none") {
     json rs;
     rs["rope_type"] = *st;
     rs["type"] = *st;
-    rs["factor"] = f.get_number(a + "rope.scaling.factor").value_or(1.0);
+    rs["factor"] = get_clean_number(f, a + "rope.scaling.factor").value_or(1.0);
     if (auto o = f.get_int(a + "rope.scaling.original_context_length")) rs["original_max_position_embeddings"] = *o;
     cfg["rope_scaling"] = rs;
   }
