@@ -76,10 +76,69 @@ def write(path, version, rng_seed=1234):
     return out
 
 
+def permute(w, n_head):
+    # llama.cpp's convert_hf_to_gguf.py LlamaModel.permute
+    return w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def write_tiny_llama(path, tok_model):
+    """2-layer llama (hidden 16, 4 heads, 2 KV heads) whose q/k rows hold their HF row index, so
+    that the importer's un-permutation is checked exactly; gpt2 or llama (SentencePiece) vocab."""
+    w = gguf.GGUFWriter(str(path), arch="llama")
+    hidden, heads, kv, ffn, layers = 16, 4, 2, 32, 2
+    w.add_block_count(layers)
+    w.add_context_length(256)
+    w.add_embedding_length(hidden)
+    w.add_feed_forward_length(ffn)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv)
+    w.add_rope_freq_base(10000.0)
+    w.add_layer_norm_rms_eps(1e-6)
+    if tok_model == "gpt2":
+        tokens = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"] + [chr(c) for c in range(ord("a"), ord("z") + 1)] + ["Ġ", "Ġa", "ab", "Ġab"]
+        types = [3, 3, 3] + [1] * (len(tokens) - 3)
+        w.add_tokenizer_model("gpt2")
+        w.add_tokenizer_pre("smollm")
+        w.add_token_merges(["Ġ a", "a b", "Ġ ab"])
+    else:
+        tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)] + ["▁", "a", "b", "▁a", "ab", "▁ab"]
+        types = [2, 3, 3] + [6] * 256 + [1] * 6
+        w.add_tokenizer_model("llama")
+        w.add_token_scores([0.0] * 259 + [-1.0, -2.0, -3.0, -4.0, -5.0, -6.0])
+    w.add_token_list(tokens)
+    w.add_token_types(types)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_chat_template("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}")
+    vocab = len(tokens)
+    rng = np.random.default_rng(7)
+    w.add_tensor("token_embd.weight", rng.standard_normal((vocab, hidden)).astype(np.float16))
+    for l in range(layers):
+        g = f"blk.{l}."
+        q = np.repeat(np.arange(hidden, dtype=np.float32)[:, None], hidden, axis=1)
+        k = np.repeat(np.arange(hidden // heads * kv, dtype=np.float32)[:, None], hidden, axis=1)
+        w.add_tensor(g + "attn_q.weight", permute(q, heads))
+        w.add_tensor(g + "attn_k.weight", permute(k, kv))
+        w.add_tensor(g + "attn_v.weight", rng.standard_normal((hidden // heads * kv, hidden)).astype(np.float16))
+        w.add_tensor(g + "attn_output.weight", rng.standard_normal((hidden, hidden)).astype(np.float16))
+        w.add_tensor(g + "attn_norm.weight", np.ones(hidden, dtype=np.float32))
+        w.add_tensor(g + "ffn_norm.weight", np.ones(hidden, dtype=np.float32))
+        w.add_tensor(g + "ffn_gate.weight", rng.standard_normal((ffn, hidden)).astype(np.float16))
+        w.add_tensor(g + "ffn_up.weight", rng.standard_normal((ffn, hidden)).astype(np.float16))
+        w.add_tensor(g + "ffn_down.weight", rng.standard_normal((hidden, ffn)).astype(np.float16))
+    w.add_tensor("output_norm.weight", np.ones(hidden, dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def main():
     out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     ref = write(out_dir / "types.gguf", 3)
     write(out_dir / "types_v2.gguf", 2)
+    write_tiny_llama(out_dir / "tiny_llama_gpt2.gguf", "gpt2")
+    write_tiny_llama(out_dir / "tiny_llama_spm.gguf", "llama")
     for name, v in ref.items():
         (out_dir / f"{name}.f32").write_bytes(v.astype("<f4").tobytes())
 
