@@ -42,19 +42,29 @@ const Tokenizer& require_tokenizer(const Session& s) {
 }  // namespace
 
 int cmd_logits(const Args& a) {
-  a.check_known(with_session_flags({"--ids", "--out"}));
+  a.check_known(with_session_flags({"--ids", "--out", "--step-last"}));
   const auto ids32 = parse_ids(a.require("--ids"));
   if (ids32.empty()) throw Error(ErrorKind::invalid_argument, "no token ids given", "", "--ids");
   const std::string out = a.require("--out");
   Session s = open_session(a, int(ids32.size()));
   std::vector<std::int32_t> ids(ids32.begin(), ids32.end());
   std::vector<float> logits;
-  prefill(*s.backend, ids, s.max_chunk, LogitsWanted::all, logits);
+  std::size_t rows = ids.size();
+  if (a.has("--step-last")) {
+    // Prefill all ids but the last through the cache, then forward the last alone: only its
+    // logits are written (this reads the cache back, so it measures the cache type).
+    prefill(*s.backend, std::span<const std::int32_t>(ids.data(), ids.size() - 1), s.max_chunk, LogitsWanted::none,
+            logits);
+    s.backend->forward(std::span<const std::int32_t>(&ids.back(), 1), LogitsWanted::last, logits);
+    rows = 1;
+  } else {
+    prefill(*s.backend, ids, s.max_chunk, LogitsWanted::all, logits);
+  }
   std::ofstream f(out, std::ios::binary);
   if (!f) throw Error(ErrorKind::io, "cannot write file", out);
   f.write(reinterpret_cast<const char*>(logits.data()), std::streamsize(logits.size() * sizeof(float)));
   if (!f) throw Error(ErrorKind::io, "write failed", out);
-  std::fprintf(stderr, "wrote %zu x %d float32 logits to %s (%s)\n", ids.size(), s.backend->vocab_size(),
+  std::fprintf(stderr, "wrote %zu x %d float32 logits to %s (%s)\n", rows, s.backend->vocab_size(),
                out.c_str(), s.device_note.c_str());
   return 0;
 }
@@ -241,14 +251,14 @@ int cmd_generate(const Args& a) {
 }
 
 int cmd_ppl(const Args& a) {
-  a.check_known(with_session_flags({"--text", "--window", "--tokens", "--json"}));
+  a.check_known(with_session_flags({"--text", "--window", "--tokens", "--json", "--token-by-token"}));
   const int window = a.get_int("--window", 512);
   Session s = open_session(a, window);
   const Tokenizer& tok = require_tokenizer(s);
   auto ids = tok.encode(read_file(a.require("--text")), false, false);
   const int limit = a.get_int("--tokens", 0);
   if (limit > 0 && std::size_t(limit) < ids.size()) ids.resize(std::size_t(limit));
-  const PerplexityResult r = perplexity(*s.backend, ids, window, s.max_chunk);
+  const PerplexityResult r = perplexity(*s.backend, ids, window, s.max_chunk, a.has("--token-by-token"));
   if (a.has("--json")) {
     json j{{"ppl", r.ppl}, {"mean_nll", r.mean_nll}, {"n_predictions", r.n_predictions},
            {"window_mean_nll", r.window_mean_nll}};

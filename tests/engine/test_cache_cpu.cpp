@@ -37,19 +37,7 @@ std::vector<float> step_last_logits(CacheType cache) {
 double token_by_token_ppl(CacheType cache) {
   const auto ids = read_json("refs/ppl_ids.json")["wiki"].get<std::vector<std::int32_t>>();
   auto b = open_backend(cache, 512);
-  const std::size_t vocab = std::size_t(b->vocab_size());
-  std::vector<float> logits;
-  double nll = 0;
-  int n = 0;
-  for (std::size_t w = 0; w + 512 <= ids.size(); w += 512) {
-    b->truncate_cache(0);
-    for (std::size_t t = 0; t + 1 < 512; ++t) {
-      b->forward(std::span<const std::int32_t>(&ids[w + t], 1), LogitsWanted::last, logits);
-      nll += token_nll(std::span<const float>(logits.data(), vocab), ids[w + t + 1]);
-      ++n;
-    }
-  }
-  return std::exp(nll / n);
+  return perplexity(*b, ids, 512, 2048, true).ppl;
 }
 
 void check_step_last(CacheType cache, const std::string& label, bool full_tolerance) {

@@ -18,8 +18,11 @@ struct PerplexityResult {
 };
 
 // Uses floor(ids.size() / window) full windows (a shorter tail window is evaluated too when it
-// has at least 2 tokens). `max_chunk` bounds each forward.
-PerplexityResult perplexity(Backend& backend, std::span<const std::int32_t> ids, int window, int max_chunk);
+// has at least 2 tokens). `max_chunk` bounds each forward. `token_by_token` feeds each token
+// alone through the cache (each forward's logits predict the next id), which is how quantized
+// caches are measured: a single-chunk forward never reads the quantized cache back.
+PerplexityResult perplexity(Backend& backend, std::span<const std::int32_t> ids, int window, int max_chunk,
+                            bool token_by_token = false);
 
 // log-softmax of one logits row at `target` (computed in double).
 double token_nll(std::span<const float> logits, std::int32_t target);
