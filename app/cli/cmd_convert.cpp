@@ -24,13 +24,14 @@ std::string flag(const Args& a, const char* short_name, const char* long_name) {
 }  // namespace
 
 int cmd_convert(const Args& a) {
-  a.check_known({"-i", "--in_dir", "-o", "--out_dir", "-b", "--bits", "-hb", "--head-bits", "--head_bits", "-m",
+  // args.cpp maps -o to --out and -m to --model.
+  a.check_known({"-i", "--in_dir", "--out", "--out_dir", "--model", "-b", "--bits", "-hb", "--head-bits", "--head_bits", "-m",
                  "--measurement", "-om", "--output_measurement", "-c", "--cal", "--rows", "-r", "--length", "-l",
-                 "--device", "--threads", "-ss", "--shard_size"});
+                 "--device", "--threads", "-mr", "--measurement_rows", "-ss", "--shard_size"});
   ConvertOptions o;
   o.input_dir = flag(a, "-i", "--in_dir");
   if (o.input_dir.empty()) throw Error(ErrorKind::invalid_argument, "convert needs -i HF_DIR");
-  const std::string out = flag(a, "-o", "--out_dir");
+  const std::string out = flag(a, "--out", "--out_dir");
   const std::string om = flag(a, "-om", "--output_measurement");
   if (!om.empty()) o.measurement_out = om;
   if (out.empty()) {
@@ -43,12 +44,13 @@ int cmd_convert(const Args& a) {
   const std::string hb = flag(a, "-hb", "--head-bits");
   if (!hb.empty()) o.head_bits = a.get_int(a.has("-hb") ? "-hb" : "--head-bits", o.head_bits);
   else if (a.has("--head_bits")) o.head_bits = a.get_int("--head_bits", o.head_bits);
-  const std::string m = flag(a, "-m", "--measurement");
+  const std::string m = flag(a, "--model", "--measurement");
   if (!m.empty()) o.measurement_in = m;
   const std::string cal = flag(a, "-c", "--cal");
   if (!cal.empty()) o.calibration_file = cal;
   o.rows = a.has("-r") ? a.get_int("-r", o.rows) : a.get_int("--rows", o.rows);
   o.length = a.has("-l") ? a.get_int("-l", o.length) : a.get_int("--length", o.length);
+  o.measure_rows = a.has("-mr") ? a.get_int("-mr", 0) : a.get_int("--measurement_rows", 0);
   o.device = a.get_or("--device", "cpu");
   o.threads = a.get_int("--threads", 0);
   const int shard_mb = a.has("-ss") ? a.get_int("-ss", 8192) : a.get_int("--shard_size", 8192);

@@ -39,6 +39,7 @@ ConvertOptions xs_options(double bits, const std::string& out) {
   o.head_bits = 6;
   o.rows = 8;      // 8 x 256 tokens of the built-in text: short, CI-sized
   o.length = 256;
+  o.measure_rows = 4;  // like ExLlamaV2, measure on fewer rows than the quantization pass uses
   return o;
 }
 

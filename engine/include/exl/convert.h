@@ -123,6 +123,7 @@ struct ConvertOptions {
   std::optional<std::filesystem::path> calibration_file;  // --cal (UTF-8 text)
   int rows = 8;                                 // calibration rows
   int length = 512;                             // tokens per row
+  int measure_rows = 0;                         // rows used by the measurement pass (0 = all rows)
   std::string device = "cpu";
   std::uint64_t max_shard_bytes = 8192ull << 20;
   int threads = 0;                              // 0 = all cores

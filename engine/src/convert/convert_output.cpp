@@ -99,7 +99,9 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
                       std::to_string(2 * src.layers), o.measurement_in->string());
     say("measure", 1, 1, "measurement read from " + o.measurement_in->string());
   } else {
-    m = measure(src, *math, states, progress, stop);
+    std::vector<std::vector<float>> mstates = states;
+    if (o.measure_rows > 0 && o.measure_rows < int(mstates.size())) mstates.resize(std::size_t(o.measure_rows));
+    m = measure(src, *math, std::move(mstates), progress, stop);
   }
   const std::string mjson = measurement_to_json(m);
   if (o.measurement_out) write_file_atomic(*o.measurement_out, mjson);
