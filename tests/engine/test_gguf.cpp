@@ -60,8 +60,10 @@ EXL_TEST(gguf, tensor_shapes_are_reversed_dims) {
   const auto* t = f->find_tensor("t.Q4_K");
   CHECK_EQ(t->dims.size(), std::size_t(2));
   CHECK_EQ(t->dims[0], 512u);
-  CHECK_EQ(t->shape()[0], 3);
-  CHECK_EQ(t->shape()[1], 512);
+  const std::vector<std::int64_t> shape = t->shape();
+  CHECK_EQ(shape.size(), std::size_t(2));
+  CHECK_EQ(shape[0], 3);
+  CHECK_EQ(shape[1], 512);
   CHECK_EQ(t->nbytes, std::size_t(3 * 2 * 144));
   CHECK_EQ(f->alignment(), 32u);
   CHECK_EQ(f->data_offset() % 32, 0u);

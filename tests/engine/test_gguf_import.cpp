@@ -55,8 +55,9 @@ EXL_TEST(gguf_import, gpt2_tokenizer_and_chat_template) {
   CHECK_EQ(tok->piece(ids[2]), std::string("\xC4\xA0" "ab"));
   CHECK_EQ(tok->decode(ids, true), std::string("ab ab"));
   CHECK(tok->is_special(2));
-  CHECK_EQ(tok->eos_ids().size(), std::size_t(1));
-  CHECK_EQ(tok->eos_ids()[0], 2);
+  const std::vector<std::int32_t> eos = tok->eos_ids();
+  CHECK_EQ(eos.size(), std::size_t(1));
+  CHECK_EQ(eos[0], 2);
   CHECK(tok->chat_template().find("<|im_start|>") != std::string::npos);
 }
 

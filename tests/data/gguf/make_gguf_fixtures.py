@@ -99,7 +99,7 @@ def write_tiny_llama(path, tok_model):
         types = [3, 3, 3] + [1] * (len(tokens) - 3)
         w.add_tokenizer_model("gpt2")
         w.add_tokenizer_pre("smollm")
-        w.add_token_merges(["Ġ a", "a b", "Ġ ab"])
+        w.add_token_merges(["a b", "Ġ ab", "Ġ a"])
     else:
         tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)] + ["▁", "a", "b", "▁a", "ab", "▁ab"]
         types = [2, 3, 3] + [6] * 256 + [1] * 6
