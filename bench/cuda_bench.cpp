@@ -156,11 +156,14 @@ bool bench_gemv(double copy_gbs) {
       L.lin.exl2.q_weight = qw.data(); L.lin.exl2.q_scale = qs.data(); L.lin.exl2.q_scale_max = qm.data();
       L.lin.exl2.q_perm = perm.data();
       for (int m : {1, 4, 8, 16}) {
-        double us = 0;
-        CHECKED(api->bench_exl2_matmul(0, &L.lin.exl2, m, 0, 50, &us));
-        const double gbs = layer_bytes(L.lin) / (us * 1e-6) / 1e9;
-        std::printf("gemv k %5d n %6d %s m %2d: %8.2f us  %7.1f GB/s  %5.1f %% of copy\n", s.k, s.n,
-                    mixed ? "mix" : "q4 ", m, us, gbs, 100 * gbs / copy_gbs);
+        for (int mode : {0, 2}) {  // 2: programmatic dependent launch between consecutive launches
+          if (mode == 2 && m > 4) continue;
+          double us = 0;
+          CHECKED(api->bench_exl2_matmul(0, &L.lin.exl2, m, mode, 50, &us));
+          const double gbs = layer_bytes(L.lin) / (us * 1e-6) / 1e9;
+          std::printf("gemv k %5d n %6d %s m %2d%s: %8.2f us  %7.1f GB/s  %5.1f %% of copy\n", s.k, s.n,
+                      mixed ? "mix" : "q4 ", m, mode == 2 ? " pdl" : "    ", us, gbs, 100 * gbs / copy_gbs);
+        }
       }
       double us = 0;
       CHECKED(api->bench_exl2_matmul(0, &L.lin.exl2, 512, 1, 10, &us));

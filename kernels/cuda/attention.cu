@@ -21,6 +21,7 @@
 
 #include "cuda_check.h"
 #include "kernels.h"
+#include "launch.cuh"
 
 namespace exl::cuda {
 namespace {
@@ -33,6 +34,8 @@ __global__ void __launch_bounds__(128) attn_split_kernel(const __half* __restric
                                                          const __half* __restrict__ vc, const int* past, int nh,
                                                          int nkv, float scale, int split_len, int splits,
                                                          float* __restrict__ part) {
+  pdl_trigger();
+  pdl_wait();
   constexpr int EPL = D / 32;       // elements per lane in q.k
   constexpr int DPT = (D + 127) / 128;  // output dims per thread
   __shared__ float qs[k_max_group][D];
@@ -130,6 +133,8 @@ __global__ void __launch_bounds__(128) attn_split_kernel(const __half* __restric
 
 __global__ void attn_merge_kernel(const float* __restrict__ part, const int* past, int nh, int d, int split_len,
                                   int splits, __half* __restrict__ out, float* __restrict__ out32) {
+  pdl_trigger();
+  pdl_wait();
   const int h = blockIdx.x, t = blockIdx.y;
   const int kv_len = *past + t + 1;
   const int ns = min(splits, (kv_len + split_len - 1) / split_len);
@@ -168,6 +173,8 @@ template <int D, int G>
 __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                           const __half* __restrict__ vc, const int* past, int nh,
                                                           int nkv, float scale, int splits, float* __restrict__ part) {
+  pdl_trigger();
+  pdl_wait();
   // G is the power of two at or above the group size g = nh / nkv; heads g .. G-1 are idle.
   const int gsz = nh / nkv;
   constexpr int LPK = D / 16;    // lanes per key
@@ -302,6 +309,8 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
 
 __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const int* past, int nh, int d, int splits,
                                          __half* __restrict__ out, float* __restrict__ out32) {
+  pdl_trigger();
+  pdl_wait();
   const int h = blockIdx.x;
   const int kv_len = *past + 1;
   const int split_len = decode_split_len(kv_len, splits);
@@ -331,10 +340,10 @@ void launch_decode(const AttentionShape& a, const __half* q, const __half* k, co
   const dim3 grid(a.splits, a.nkv);
   const int g = a.nh / a.nkv;
   switch (g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8) {
-    case 1: attn_decode_kernel<D, 1><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
-    case 2: attn_decode_kernel<D, 2><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
-    case 4: attn_decode_kernel<D, 4><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
-    case 8: attn_decode_kernel<D, 8><<<grid, 128, 0, s>>>(q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
+    case 1: launch(attn_decode_kernel<D, 1>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
+    case 2: launch(attn_decode_kernel<D, 2>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
+    case 4: launch(attn_decode_kernel<D, 4>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
+    case 8: launch(attn_decode_kernel<D, 8>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
     default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must be 1, 2, 4 or 8");
   }
   EXL_CUDA_CHECK_LAUNCH();
@@ -359,19 +368,19 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
       case 256: launch_decode<256>(a, q, k_cache, v_cache, past, part, s); break;
       default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (64, 128, 256 supported)");
     }
-    attn_decode_merge_kernel<<<a.nh, 128, 0, s>>>(part, past, a.nh, a.d, a.splits, out, out32);
+    launch(attn_decode_merge_kernel, dim3(a.nh), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32);
     EXL_CUDA_CHECK_LAUNCH();
     return;
   }
   const dim3 grid(a.splits, a.nkv, a.t);
   switch (a.d) {
-    case 64: attn_split_kernel<64><<<grid, 128, 0, s>>>(q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
-    case 128: attn_split_kernel<128><<<grid, 128, 0, s>>>(q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
-    case 256: attn_split_kernel<256><<<grid, 128, 0, s>>>(q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
+    case 64: launch(attn_split_kernel<64>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
+    case 128: launch(attn_split_kernel<128>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
+    case 256: launch(attn_split_kernel<256>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
     default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (64, 128, 256 supported)");
   }
   EXL_CUDA_CHECK_LAUNCH();
-  attn_merge_kernel<<<dim3(a.nh, a.t), a.d < 128 ? a.d : 128, 0, s>>>(part, past, a.nh, a.d, a.split_len, a.splits, out, out32);
+  launch(attn_merge_kernel, dim3(dim3(a.nh, a.t)), dim3(a.d < 128 ? a.d : 128), 0, s, part, past, a.nh, a.d, a.split_len, a.splits, out, out32);
   EXL_CUDA_CHECK_LAUNCH();
 }
 

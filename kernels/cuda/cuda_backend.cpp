@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "exl/kernels/half.h"
+#include "launch.cuh"
 
 namespace exl::cuda {
 namespace {
@@ -46,6 +48,10 @@ void upload_half(DeviceBuffer& dst, Allocator* a, const void* src, int dtype, st
 CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   use_device(o.device);
   EXL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, o.device));
+  int cc_major = 0;
+  EXL_CUDA_CHECK(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, o.device));
+  const char* pdl_env = std::getenv("EXL_CUDA_PDL");
+  set_pdl(cc_major >= 9 && !(pdl_env && std::string(pdl_env) == "0"));
   if (opt_.max_chunk <= 0) opt_.max_chunk = 2048;
   if (opt_.gemv_max_rows <= 0) opt_.gemv_max_rows = 16;
   alloc_.limit = o.vram_limit;
@@ -90,6 +96,11 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
     if (progress) progress(user, std::uint64_t(i + 1), std::uint64_t(nl_ + 1));
   }
   upload_linear(m.head, &alloc_, seed ? seed + 7 : 0, s, head_, &weight_bytes_);
+  fused_ok_ = head_.exl2 && hidden_ % 4 == 0 && hidden_ <= 65536 && inter_ <= 65536 && nh_ * hd_ <= 65536 &&
+              hd_ % 2 == 0 && hd_ <= 512;
+  for (const DeviceLayer& l : layers_)
+    for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) fused_ok_ = fused_ok_ && p->exl2;
+  if (const char* e = std::getenv("EXL_CUDA_FUSED"); e && std::string(e) == "0") fused_ok_ = false;
   if (progress) progress(user, std::uint64_t(nl_ + 1), std::uint64_t(nl_ + 1));
   stream_->sync();
   loaded_ = true;
@@ -144,6 +155,14 @@ void CudaBackend::allocate_scratch() {
   const std::size_t parts = std::max(std::size_t(std::max(decode_splits_, (capacity_ + k_split_len - 1) / k_split_len)) * nh_ * (hd_ + 2),
                                      std::size_t(C) * nh_ * chunk_splits_ * (hd_ + 2));
   part_.allocate(&alloc_, parts * 4, "attention partials");
+  cs_.allocate(&alloc_, std::size_t(C) * (hd_ / 2) * 8, "RoPE table");
+  const std::size_t fr = std::size_t(std::min(C, std::max(1, opt_.gemv_max_rows)));
+  for (int i = 0; i < 2; ++i) {
+    fqkv_[i].reset(); fgu_[i].reset();
+    if (!fused_ok_) continue;
+    fqkv_[i].allocate(&alloc_, fr * (qd + 2 * kd) * 4, "q, k, v (fused path)");
+    fgu_[i].allocate(&alloc_, fr * inter_ * 2 * 4, "gate, up (fused path)");
+  }
   step_.allocate(&alloc_, 16, "step");
   ids_.allocate(&alloc_, std::size_t(C) * 4, "ids");
   h_step_ = PinnedBuffer(16);
@@ -151,7 +170,106 @@ void CudaBackend::allocate_scratch() {
   h_logits_ = PinnedBuffer(std::size_t(logit_rows_) * vocab_ * 4);
 }
 
-// Enqueues the transformer layers for t tokens (ids already in ids_, length in step_).
+// The init regions that clear (or bias-initialise) the accumulators of `layer` for t tokens:
+// q, k, v and gate, up (the fused path's outputs, set layer % 2), or, for layer == num_layers,
+// the head_rows rows of logits.
+int CudaBackend::accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const {
+  int n = 0;
+  auto add = [&](float* dst, const DeviceBuffer& bias, int width, int rows) {
+    out[n].dst = dst;
+    out[n].bias = bias.get<float>();
+    out[n].count = rows * width;
+    out[n].n = width;
+    ++n;
+  };
+  if (layer >= nl_) {
+    if (head_rows > 0) add(logits_.get<float>(), head_.bias, vocab_, head_rows);
+    return n;
+  }
+  const DeviceLayer& l = layers_[std::size_t(layer)];
+  const int qd = nh_ * hd_, kd = nkv_ * hd_;
+  float* q32 = fqkv_[layer % 2].get<float>();
+  float* g32 = fgu_[layer % 2].get<float>();
+  add(q32, l.q.bias, qd, t);
+  add(q32 + std::size_t(t) * qd, l.k.bias, kd, t);
+  add(q32 + std::size_t(t) * (qd + kd), l.v.bias, kd, t);
+  add(g32, l.gate.bias, inter_, t);
+  add(g32 + std::size_t(t) * inter_, l.up.bias, inter_, t);
+  return n;
+}
+
+// The fused form for t <= gemv_max_rows tokens of an all-EXL2 model: 6 or 7 launches per layer,
+// each allowed to start early (PDL, launch.cuh). RMSNorm is folded into the q/k/v and gate/up
+// launches, SiLU * up into the down projection; accumulators alternate between two sets, and
+// each q/k/v launch clears the next layer's set (the last one clears the logits), so no memset
+// or separate norm kernel sits between the matrix launches.
+void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows) {
+  const cudaStream_t s = stream_->get();
+  const int* past = step_.get<int>();
+  const int qd = nh_ * hd_, kd = nkv_ * hd_;
+  float* x = x_.get<float>();
+  GemvInit inits[k_gemv_max_inits];
+  const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
+  embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, inits,
+                 accumulator_inits(0, t, head_rows, inits), s);
+  AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits};
+  for (int li = 0; li < nl_; ++li) {
+    const DeviceLayer& l = layers_[std::size_t(li)];
+    float* q32 = fqkv_[li % 2].get<float>();
+    float* k32 = q32 + std::size_t(t) * qd;
+    float* v32 = k32 + std::size_t(t) * kd;
+    float* g32 = fgu_[li % 2].get<float>();
+    float* u32 = g32 + std::size_t(t) * inter_;
+    GemvCall c;
+    c.m = t;
+    c.sm_count = sm_count_;
+    c.count = 3;
+    c.w[0] = &l.q.view; c.w[1] = &l.k.view; c.w[2] = &l.v.view;
+    c.y[0] = q32; c.y[1] = k32; c.y[2] = v32;
+    c.ldy[0] = qd; c.ldy[1] = kd; c.ldy[2] = kd;
+    c.mode = k_x_norm;
+    c.in.xf = x; c.in.norm_w = l.input_norm.get<__half>(); c.in.eps = eps_; c.in.ldx = hidden_;
+    c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
+    exl2_gemv_run(c, s);
+    rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh_.get<__half>(),
+                   l.k_cache.get<__half>(), l.v_cache.get<__half>(), s);
+    attention(as, qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
+              att_.get<__half>(), nullptr, s);
+    prepare_output(x, t, hidden_, hidden_, l.o.bias.get<float>(), true, s);  // no-op without bias
+    GemvCall o;
+    o.m = t; o.sm_count = sm_count_; o.count = 1;
+    o.w[0] = &l.o.view; o.y[0] = x; o.ldy[0] = hidden_;
+    o.mode = k_x_half; o.in.x = att_.get<__half>(); o.in.ldx = qd;
+    exl2_gemv_run(o, s);
+    GemvCall gu;
+    gu.m = t; gu.sm_count = sm_count_; gu.count = 2;
+    gu.w[0] = &l.gate.view; gu.w[1] = &l.up.view;
+    gu.y[0] = g32; gu.y[1] = u32; gu.ldy[0] = inter_; gu.ldy[1] = inter_;
+    gu.mode = k_x_norm;
+    gu.in.xf = x; gu.in.norm_w = l.post_norm.get<__half>(); gu.in.eps = eps_; gu.in.ldx = hidden_;
+    exl2_gemv_run(gu, s);
+    prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
+    GemvCall d;
+    d.m = t; d.sm_count = sm_count_; d.count = 1;
+    d.w[0] = &l.down.view; d.y[0] = x; d.ldy[0] = hidden_;
+    d.mode = k_x_silu; d.in.xf = g32; d.in.up = u32; d.in.ldx = inter_;
+    exl2_gemv_run(d, s);
+  }
+  if (head_rows <= 0) return;
+  // The logits were cleared by the last layer's q/k/v launch.
+  GemvCall h;
+  h.m = head_rows; h.sm_count = sm_count_; h.count = 1;
+  h.w[0] = &head_.view; h.y[0] = logits_.get<float>(); h.ldy[0] = vocab_;
+  h.mode = k_x_norm;
+  h.in.xf = x + std::size_t(head_row0) * hidden_; h.in.norm_w = final_norm_.get<__half>(); h.in.eps = eps_;
+  h.in.ldx = hidden_;
+  exl2_gemv_run(h, s);
+  EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), logits_.get(), std::size_t(head_rows) * vocab_ * 4,
+                                 cudaMemcpyDeviceToHost, s));
+}
+
+// Enqueues the transformer layers for t tokens (ids already in ids_, length in step_): the
+// general form (any t, dense or EXL2 layers; prefill chunks).
 void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   const cudaStream_t s = stream_->get();
   const int* past = step_.get<int>();
@@ -167,54 +285,34 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   auto zeroed = [&](const DeviceLinear& l, float* y) {
     if (l.bias.get()) prepare_output(y, t, l.n, l.n, l.bias.get<float>(), false, s);
   };
-  const bool fused = t <= opt_.gemv_max_rows;
   float* q32 = qkv32_.get<float>();
   float* k32 = q32 + std::size_t(t) * qd;
   float* v32 = k32 + std::size_t(t) * kd;
   float* g32 = gu32_.get<float>();
   float* u32 = g32 + std::size_t(t) * inter_;
-  embedding(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, s);
+  const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
+  embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, nullptr, 0, s);
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits};
   for (DeviceLayer& l : layers_) {
     rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
     EXL_CUDA_CHECK(cudaMemsetAsync(q32, 0, std::size_t(t) * (qd + 2 * kd) * 4, s));
     zeroed(l.q, q32); zeroed(l.k, k32); zeroed(l.v, v32);
-    if (fused && l.q.exl2 && l.k.exl2 && l.v.exl2) {
-      const Exl2Device* w[3] = {&l.q.view, &l.k.view, &l.v.view};
-      float* y[3] = {q32, k32, v32};
-      const int ld[3] = {qd, kd, kd};
-      exl2_gemv_multi(w, y, ld, 3, a, t, hidden_, sm_count_, s);
-    } else {
-      linear_forward(l.q, a, t, q32, qd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
-      linear_forward(l.k, a, t, k32, kd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
-      linear_forward(l.v, a, t, v32, kd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
-    }
-    rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, inv_freq_.get<float>(), mscale_, pos_div_, rope_style_,
-                   qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), s);
+    linear_forward(l.q, a, t, q32, qd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    linear_forward(l.k, a, t, k32, kd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    linear_forward(l.v, a, t, v32, kd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh_.get<__half>(),
+                   l.k_cache.get<__half>(), l.v_cache.get<__half>(), s);
     attention(as, qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
               att_.get<__half>(), nullptr, s);
     lin(l.o, att_.get<__half>(), x, true);
     rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
     EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));
     zeroed(l.gate, g32); zeroed(l.up, u32);
-    if (fused && l.gate.exl2 && l.up.exl2) {
-      const Exl2Device* w[2] = {&l.gate.view, &l.up.view};
-      float* y[2] = {g32, u32};
-      const int ld[2] = {inter_, inter_};
-      exl2_gemv_multi(w, y, ld, 2, a, t, hidden_, sm_count_, s);
-    } else {
-      linear_forward(l.gate, a, t, g32, inter_, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
-      linear_forward(l.up, a, t, u32, inter_, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
-    }
-    if (fused && l.down.exl2) {
-      prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
-      exl2_gemv_silu(l.down.view, g32, u32, t, inter_, x, hidden_, sm_count_, s);  // SiLU * up in the gather
-    } else {
-      silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
-      lin(l.down, a, x, true);
-    }
+    linear_forward(l.gate, a, t, g32, inter_, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    linear_forward(l.up, a, t, u32, inter_, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
+    lin(l.down, a, x, true);
   }
-  (void)qd; (void)kd;
 }
 
 void CudaBackend::enqueue_head(int row0, int rows) {
@@ -245,8 +343,12 @@ void CudaBackend::forward(const std::int32_t* ids, int n, int logits_mode, float
       try {
         EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
         EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), 4, cudaMemcpyHostToDevice, s));
-        enqueue_layers(1, decode_splits_, k_split_len);
-        enqueue_head(0, 1);
+        if (fused_ok_) {
+          enqueue_fused(1, decode_splits_, k_split_len, 0, 1);
+        } else {
+          enqueue_layers(1, decode_splits_, k_split_len);
+          enqueue_head(0, 1);
+        }
       } catch (...) {
         (void)cudaStreamEndCapture(s, &g);
         if (g) (void)cudaGraphDestroy(g);
@@ -273,13 +375,20 @@ void CudaBackend::run_eager(int n, int logits_mode, float* logits) {
   splits = std::max(1, splits);
   int split_len = (kv_total + splits - 1) / splits;
   split_len = (split_len + 63) / 64 * 64;
+  const int rows = logits_mode == 0 ? 0 : logits_mode == 2 ? n : 1;
+  if (fused_ok_ && n <= opt_.gemv_max_rows && rows <= logit_rows_) {
+    enqueue_fused(n, splits, split_len, n - rows, rows);
+    stream_->sync();
+    if (rows > 0) std::memcpy(logits, h_logits_.get(), std::size_t(rows) * vocab_ * 4);
+    cache_len_ += n;
+    return;
+  }
   enqueue_layers(n, splits, split_len);
   if (logits_mode == 0) {
     stream_->sync();
     cache_len_ += n;
     return;
   }
-  const int rows = logits_mode == 2 ? n : 1;
   const int first = n - rows;
   for (int r = 0; r < rows; r += logit_rows_) {
     const int cnt = std::min(logit_rows_, rows - r);

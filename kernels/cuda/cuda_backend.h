@@ -53,6 +53,8 @@ class CudaBackend {
  private:
   void allocate_scratch();
   void enqueue_layers(int t, int splits, int split_len);
+  void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
+  int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
   void enqueue_head(int row0, int rows);
   void run_eager(int n, int logits_mode, float* logits);
 
@@ -77,6 +79,9 @@ class CudaBackend {
   int decode_splits_ = 0, chunk_splits_ = 0;
   std::size_t dq_elems_ = 0;
   DeviceBuffer x_, a_, qkv32_, qh_, att_, gu32_, logits_, dq_, part_, step_, ids_;
+  DeviceBuffer cs_;                // RoPE table of the step's positions, fp32x2 [chunk, d/2]
+  DeviceBuffer fqkv_[2], fgu_[2];  // the fused path's alternating accumulator sets
+  bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path
   PinnedBuffer h_step_, h_ids_, h_logits_;
   GraphExec decode_graph_;
 };

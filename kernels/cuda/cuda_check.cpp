@@ -1,6 +1,7 @@
 // Error state, log sink and the CUDA/cuBLAS failure translation of the exl_cuda module.
 #include "cuda_check.h"
 
+#include <atomic>
 #include <mutex>
 
 namespace exl::cuda {
@@ -53,4 +54,12 @@ void log_message(int level, const std::string& message) {
   if (g_log_fn) g_log_fn(g_log_user, level, message.c_str());
 }
 
+}  // namespace exl::cuda
+
+namespace exl::cuda {
+namespace {
+std::atomic<bool> g_pdl{false};
+}
+bool pdl_enabled() { return g_pdl.load(std::memory_order_relaxed); }
+void set_pdl(bool on) { g_pdl.store(on, std::memory_order_relaxed); }
 }  // namespace exl::cuda

@@ -1,6 +1,7 @@
-// Element-wise kernels of the forward pass: SiLU-gated product, embedding gather, output
-// initialisation (zero / bias / residual + bias) and device-side random fills for synthetic
-// benchmark models.
+// Element-wise kernels of the forward pass: SiLU-gated product, embedding gather (which, as
+// the step's first kernel, also fills the RoPE table and clears the first layer's
+// accumulators), output initialisation (zero / bias / residual + bias) and device-side random
+// fills for synthetic benchmark models.
 // Memory layout: flat arrays; embedding table fp16 [vocab, dim], out fp32 [n, dim].
 // Launch shape: grid-stride loops, 256 threads per block.
 // Precision: silu(g) * u in fp32, rounded once to fp16; the rest are exact copies/conversions.
@@ -8,14 +9,23 @@
 
 #include "cuda_check.h"
 #include "kernels.h"
+#include "launch.cuh"
+#include "rope_common.cuh"
 
 namespace exl::cuda {
 namespace {
+
+struct GemvInits {
+  GemvInit r[k_gemv_max_inits];
+  int count = 0;
+};
 
 int blocks_for(std::int64_t n) { return int(std::min<std::int64_t>((n + 255) / 256, 65535)); }
 
 __global__ void silu_mul_kernel(const float* __restrict__ g, const float* __restrict__ u, std::int64_t n,
                                 __half* __restrict__ out) {
+  pdl_trigger();
+  pdl_wait();
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
     const float x = g[i];
     out[i] = __float2half_rn(x / (1.0f + expf(-x)) * u[i]);
@@ -23,13 +33,29 @@ __global__ void silu_mul_kernel(const float* __restrict__ g, const float* __rest
 }
 
 __global__ void embedding_kernel(const __half* __restrict__ table, int dim, const std::int32_t* __restrict__ ids,
-                                 float* __restrict__ out) {
-  const __half* row = table + std::size_t(ids[blockIdx.x]) * dim;
-  float* o = out + std::size_t(blockIdx.x) * dim;
-  for (int i = threadIdx.x; i < dim; i += blockDim.x) o[i] = __half2float(row[i]);
+                                 int n, float* __restrict__ out, RopeParams rope, GemvInits inits) {
+  pdl_trigger();
+  pdl_wait();
+  if (int(blockIdx.x) < n) {
+    const __half* row = table + std::size_t(ids[blockIdx.x]) * dim;
+    float* o = out + std::size_t(blockIdx.x) * dim;
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) o[i] = __half2float(row[i]);
+  }
+  const int stride = int(gridDim.x * blockDim.x);
+  const int tid = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (rope.cs) {
+    const int half = rope.d / 2;
+    for (int j = tid; j < n * half; j += stride) rope.cs[j] = rope_cos_sin(*rope.past + j / half, rope, j % half);
+  }
+  for (int r = 0; r < inits.count; ++r) {
+    const GemvInit& in = inits.r[r];
+    for (int i = tid; i < in.count; i += stride) in.dst[i] = in.bias ? in.bias[i % in.n] : 0.0f;
+  }
 }
 
 __global__ void prepare_kernel(float* y, int rows, int n, int ldy, const float* bias, bool accumulate) {
+  pdl_trigger();
+  pdl_wait();
   const std::int64_t total = std::int64_t(rows) * n;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total; i += std::int64_t(gridDim.x) * blockDim.x) {
     const int r = int(i / n), c = int(i - std::int64_t(r) * n);
@@ -58,20 +84,27 @@ __global__ void fill_half_kernel(__half* p, std::size_t n, std::uint64_t seed, f
 
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s) {
   if (n <= 0) return;
-  silu_mul_kernel<<<blocks_for(n), 256, 0, s>>>(gate, up, n, out);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch(silu_mul_kernel, dim3(blocks_for(n)), dim3(256), 0, s, gate, up, n, out);
+}
+
+void embedding_step(const __half* table, int dim, const std::int32_t* ids, int n, float* out, const RopeParams& rope,
+                    const GemvInit* inits, int ninits, cudaStream_t s) {
+  if (n <= 0) return;
+  if (ninits > k_gemv_max_inits) throw_status(EXL_CUDA_ERR_INVALID, "embedding: at most 6 init regions");
+  GemvInits in;
+  in.count = ninits;
+  for (int i = 0; i < ninits; ++i) in.r[i] = inits[i];
+  // The first kernel of a step follows host copies: a plain launch.
+  launch_ex(false, embedding_kernel, dim3(std::max(n, 32)), dim3(256), 0, s, table, dim, ids, n, out, rope, in);
 }
 
 void embedding(const __half* table, int dim, const std::int32_t* ids, int n, float* out, cudaStream_t s) {
-  if (n <= 0) return;
-  embedding_kernel<<<n, 256, 0, s>>>(table, dim, ids, out);
-  EXL_CUDA_CHECK_LAUNCH();
+  embedding_step(table, dim, ids, n, out, RopeParams{}, nullptr, 0, s);
 }
 
 void prepare_output(float* y, int rows, int n, int ldy, const float* bias, bool accumulate, cudaStream_t s) {
   if (rows <= 0 || (accumulate && !bias)) return;
-  prepare_kernel<<<blocks_for(std::int64_t(rows) * n), 256, 0, s>>>(y, rows, n, ldy, bias, accumulate);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch(prepare_kernel, dim3(blocks_for(std::int64_t(rows) * n)), dim3(256), 0, s, y, rows, n, ldy, bias, accumulate);
 }
 
 void fill_random_u32(std::uint32_t* p, std::size_t n, std::uint64_t seed, cudaStream_t s) {

@@ -21,10 +21,15 @@
 // Launch shape: 128 threads = 4 warps per block, one 64-column tile per block and a range of
 // units (split K); warp w takes units w, w+4, ...; each lane copies its own words of the next
 // three units (and their scale words) with cp.async into a 4-stage ring in shared memory, so
-// about 4 KB per warp are in flight. x (gathered through q_perm, as fp16) sits in shared memory. Warp partials are reduced in
-// shared memory, then one fp32 atomicAdd per (row, column) per block (the caller initialises
-// y). Several layers that share one input run in one launch (q/k/v, gate/up); the down
-// projection can gather silu(gate) * up (rounded to fp16 as silu_mul does) instead of x.
+// about 4 KB per warp are in flight. Before griddepcontrol.wait (PDL, launch.cuh) a block
+// issues its first three units, loads the unit table and its rows' permutation (as uint16)
+// into shared memory: all of that overlaps the previous kernel. After the wait it writes the
+// launch's init regions (the next layer's accumulators), then gathers its rows' activations
+// through the permutation into shared memory as fp16: from fp16 x, from the fp32 residual with
+// RMSNorm folded in (each block recomputes the rows' 1/rms), or as silu(gate) * up. Warp
+// partials are reduced in shared memory, then one fp32 atomicAdd per (row, column) per block
+// (an earlier kernel initialised y). Several layers that share one input run in one launch
+// (q/k/v, gate/up).
 // Precision: the products (v - z) * x are exact (tensor cores, fp16 inputs, fp32
 // accumulation); each 32-row unit's fp32 sum is scaled by the exact fp16 scale in fp32.
 // Summation order (and atomics) make the last bits vary run to run.
@@ -34,6 +39,7 @@
 #include "cuda_check.h"
 #include "exl2_common.cuh"
 #include "kernels.h"
+#include "launch.cuh"
 
 namespace exl::cuda {
 namespace {
@@ -41,7 +47,8 @@ namespace {
 constexpr int k_threads = 128;
 constexpr int k_warps = k_threads / 32;
 constexpr int k_tile_cols = 64;
-constexpr int k_max_jobs = 3;
+constexpr int k_max_jobs = k_gemv_max_layers;
+constexpr int k_max_inits = k_gemv_max_inits;
 
 template <int B> struct Planes {
   static constexpr int L = B == 3 ? 2 : (B == 5 || B == 6) ? 4 : B;
@@ -206,6 +213,8 @@ struct GemvJob {
 struct GemvJobs {
   GemvJob job[k_max_jobs];
   int count = 0;
+  GemvInit init[k_max_inits];
+  int inits = 0;
 };
 
 __device__ __forceinline__ void cp_async(void* dst, const void* src, int bytes16_8_4) {
@@ -235,18 +244,37 @@ __device__ __forceinline__ void cp_async_wait() {
 constexpr int k_stages = 4;        // units in flight per warp (cp.async ring)
 constexpr int k_lane_words = 20;   // 16 weight words + the scale word, padded (no bank conflicts)
 constexpr int k_stage_words = 32 * k_lane_words;
+constexpr int k_gather_unroll = 16;  // independent activation loads per thread
+
+// Most units one block takes: its rows' activations (fp16, MT rows) and permutation (uint16) sit
+// in shared memory beside the ring.
+constexpr int max_units_per_block(int mt) { return std::min(128, 16384 / (mt * 64)); }
 
 template <int MT>
 constexpr std::size_t gemv_smem_bytes(int upb) {
-  return std::size_t(k_warps) * k_stages * k_stage_words * 4 + std::size_t(upb) * 12 +
-         std::size_t(k_warps) * MT * k_tile_cols * 4 + std::size_t(MT) * upb * 32 * 2 + 16;
+  return std::size_t(k_warps) * k_stages * k_stage_words * 4   // ring
+         + std::size_t(upb) * 12                                 // unit table + scale maxima
+         + std::size_t(k_warps) * MT * k_tile_cols * 4           // warp partials
+         + std::size_t(upb) * 32 * 2                             // permutation (uint16)
+         + std::size_t(MT) * upb * 32 * 2                        // activations (fp16)
+         + 256;                                                  // row norms
 }
 
-template <int MT, bool SILU>
-__global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, const __half* __restrict__ x,
-                                                              const float* __restrict__ gate,
-                                                              const float* __restrict__ up, int m, int ldx) {
+// Writes the init regions (zero or bias), spread over all blocks of the launch.
+__device__ __forceinline__ void run_inits(const GemvJobs& jobs) {
+  const int nb = int(gridDim.x * gridDim.y);
+  const int b = int(blockIdx.y * gridDim.x + blockIdx.x);
+  for (int r = 0; r < jobs.inits; ++r) {
+    const GemvInit& in = jobs.init[r];
+    for (int i = b * k_threads + int(threadIdx.x); i < in.count; i += nb * k_threads)
+      in.dst[i] = in.bias ? in.bias[i % in.n] : 0.0f;
+  }
+}
+
+template <int MT, int MODE>
+__global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
   extern __shared__ uint4 smem4[];
+  pdl_trigger();
   int j = 0;
 #pragma unroll
   for (int i = 1; i < k_max_jobs; ++i)
@@ -262,13 +290,15 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, con
   const int m0 = blockIdx.y * MT;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int rows_blk = job.upb * 32;
-  // Shared memory: cp.async ring [warps][stages][32 lanes][20 words], unit table, warp
-  // partials [warps][MT][64], x [MT][rows_blk] fp16.
+  // Shared memory: cp.async ring [warps][stages][32 lanes][20 words], unit table, scale maxima,
+  // warp partials [warps][MT][64], permutation [rows_blk] uint16, x [MT][rows_blk] fp16, norms.
   std::uint32_t* ring = reinterpret_cast<std::uint32_t*>(smem4) + warp * k_stages * k_stage_words + lane * k_lane_words;
   int2* s_info = reinterpret_cast<int2*>(reinterpret_cast<std::uint32_t*>(smem4) + k_warps * k_stages * k_stage_words);
   float* s_smax = reinterpret_cast<float*>(s_info + job.upb);
   float* red = s_smax + job.upb;
-  __half* xs = reinterpret_cast<__half*>(red + k_warps * MT * k_tile_cols);
+  std::uint16_t* s_perm = reinterpret_cast<std::uint16_t*>(red + k_warps * MT * k_tile_cols);
+  __half* xs = reinterpret_cast<__half*>(s_perm + rows_blk);
+  float* s_norm = reinterpret_cast<float*>(xs + MT * rows_blk + (MT * rows_blk) % 2);  // [MT] + [warps][MT]
   const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;  // words per packed row
   const int nw = u1 - (u0 + warp) > 0 ? (u1 - (u0 + warp) + k_warps - 1) / k_warps : 0;  // units of this warp
   const int g = lane >> 2;
@@ -286,7 +316,8 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, con
     }
     cp_async_commit();
   };
-  // The first stages go out before the unit table and the activation gather.
+  // Before the wait (the weights, tables and permutation are never written by a kernel): the
+  // first stages of weights go out, the unit table and the permutation land in shared memory.
 #pragma unroll
   for (int i = 0; i < k_stages - 1; ++i) {
     const int u = u0 + warp + i * k_warps;
@@ -297,47 +328,74 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, con
     s_info[i] = info;
     s_smax[i] = __half2float(w.q_scale_max[info.y >> 4]);
   }
-  // Activation gather, batched so the perm -> x load chains overlap: a thread takes four
-  // groups of 4 consecutive rows (one int4 of q_perm each), then issues all 16 x loads.
   const int rows_valid = (u1 - u0) * 32;
-  const std::int32_t* perm = w.perm + u0 * 32;
-  for (int base = threadIdx.x * 4; base < rows_valid; base += k_threads * 16) {
-    int4 pv[4];
-#pragma unroll
-    for (int b = 0; b < 4; ++b) {
-      const int r = base + b * k_threads * 4;
-      pv[b] = r < rows_valid ? __ldg(reinterpret_cast<const int4*>(perm + r)) : make_int4(0, 0, 0, 0);
+  {
+    const int4* perm4 = reinterpret_cast<const int4*>(w.perm + u0 * 32);
+    for (int i = threadIdx.x; i < rows_valid / 4; i += k_threads) {
+      const int4 p = __ldg(perm4 + i);
+      reinterpret_cast<ushort4*>(s_perm)[i] =
+          make_ushort4(std::uint16_t(p.x), std::uint16_t(p.y), std::uint16_t(p.z), std::uint16_t(p.w));
     }
+  }
+  __syncthreads();
+  pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
+  run_inits(jobs);
+
+  if constexpr (MODE == k_x_norm) {
+    // RMSNorm folded in: each block recomputes the rows' 1 / rms from the fp32 residual.
+    float ss[MT];
 #pragma unroll
     for (int mm = 0; mm < MT; ++mm) {
-      const bool row_ok = m0 + mm < m;
-      const std::size_t off = std::size_t(m0 + mm) * ldx;
-      __half v[16];
+      ss[mm] = 0.0f;
+      if (m0 + mm < m) {
+        const float4* xr = reinterpret_cast<const float4*>(in.xf + std::size_t(m0 + mm) * in.ldx);
+        for (int i = threadIdx.x; i < w.k / 4; i += k_threads) {
+          const float4 v = xr[i];
+          ss[mm] = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss[mm]))));
+        }
+      }
 #pragma unroll
-      for (int b = 0; b < 4; ++b) {
-        const int r = base + b * k_threads * 4;
-        const int p4[4] = {pv[b].x, pv[b].y, pv[b].z, pv[b].w};
+      for (int o = 16; o > 0; o >>= 1) ss[mm] += __shfl_xor_sync(0xffffffffu, ss[mm], o);
+      if (lane == 0) s_norm[MT + warp * MT + mm] = ss[mm];
+    }
+    __syncthreads();
+    if (threadIdx.x < MT) {
+      float t = 0.0f;
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          v[b * 4 + e] = __float2half_rn(0.0f);
-          if (row_ok && r < rows_valid) {
-            if constexpr (SILU) {
-              const float gv = __ldg(gate + off + p4[e]);
-              v[b * 4 + e] = __float2half_rn(gv / (1.0f + expf(-gv)) * __ldg(up + off + p4[e]));
-            } else {
-              v[b * 4 + e] = x[off + p4[e]];
-            }
+      for (int wi = 0; wi < k_warps; ++wi) t += s_norm[MT + wi * MT + threadIdx.x];
+      s_norm[threadIdx.x] = rsqrtf(t / float(w.k) + in.eps);
+    }
+    __syncthreads();
+  }
+  // Activation gather through the permutation: k_gather_unroll independent loads per thread.
+#pragma unroll
+  for (int mm = 0; mm < MT; ++mm) {
+    const bool row_ok = m0 + mm < m;
+    const std::size_t off = std::size_t(m0 + mm) * in.ldx;
+    float r = 0.0f;
+    if constexpr (MODE == k_x_norm) r = s_norm[mm];
+    for (int base = threadIdx.x; base < rows_valid; base += k_threads * k_gather_unroll) {
+      __half v[k_gather_unroll];
+#pragma unroll
+      for (int e = 0; e < k_gather_unroll; ++e) {
+        const int row = base + e * k_threads;
+        v[e] = __float2half_rn(0.0f);
+        if (row_ok && row < rows_valid) {
+          const int p = s_perm[row];
+          if constexpr (MODE == k_x_silu) {
+            const float gv = in.xf[off + p];
+            v[e] = __float2half_rn(gv / (1.0f + expf(-gv)) * in.up[off + p]);
+          } else if constexpr (MODE == k_x_norm) {
+            v[e] = __float2half_rn(in.xf[off + p] * r * __half2float(__ldg(in.norm_w + p)));
+          } else {
+            v[e] = in.x[off + p];
           }
         }
       }
 #pragma unroll
-      for (int b = 0; b < 4; ++b) {
-        const int r = base + b * k_threads * 4;
-        if (r < rows_valid) {
-          __half2* d = reinterpret_cast<__half2*>(xs + mm * rows_blk + r);
-          d[0] = __halves2half2(v[b * 4], v[b * 4 + 1]);
-          d[1] = __halves2half2(v[b * 4 + 2], v[b * 4 + 3]);
-        }
+      for (int e = 0; e < k_gather_unroll; ++e) {
+        const int row = base + e * k_threads;
+        if (row < rows_valid) xs[mm * rows_blk + row] = v[e];
       }
     }
   }
@@ -496,18 +554,17 @@ __global__ void exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) 
 int mt_for(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
 
 // Split K of one layer: `ksplit` blocks per tile (chosen for all fused layers together: about
-// four blocks per multiprocessor, one wave), at least as many as keep x within 16 KB.
+// four blocks per multiprocessor, one wave), at least as many as keep a block's rows in shared memory.
 void plan_job(GemvJob& j, int mt, int ksplit, int upb_force) {
   const int units = j.w.k / 32;
-  const int max_upb = std::max(1, (16 * 1024) / (mt * 32 * 2));
   int upb = upb_force > 0 ? upb_force : (units + std::max(1, ksplit) - 1) / std::max(1, ksplit);
-  upb = std::max(1, std::min({upb, max_upb, units}));
+  upb = std::max(1, std::min({upb, max_units_per_block(mt), units}));
   j.ksplit = (units + upb - 1) / upb;
   j.upb = (units + j.ksplit - 1) / j.ksplit;  // even split
 }
 
-template <int MT, bool SILU>
-void launch(GemvJobs& jobs, const __half* x, const float* gate, const float* up, int m, int ldx, cudaStream_t s) {
+template <int MT, int MODE>
+void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
   int blocks = 0, max_upb = 0;
   for (int i = 0; i < jobs.count; ++i) {
     jobs.job[i].block_begin = blocks;
@@ -517,43 +574,51 @@ void launch(GemvJobs& jobs, const __half* x, const float* gate, const float* up,
   const std::size_t smem = gemv_smem_bytes<MT>(max_upb);
   static bool configured = false;  // one opt-in per instantiation (above 48 KB)
   if (!configured) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_gemv_kernel<MT, SILU>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(gemv_smem_bytes<MT>(16384 / (MT * 64)))));
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_gemv_kernel<MT, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(gemv_smem_bytes<MT>(max_units_per_block(MT)))));
     configured = true;
   }
-  const dim3 grid(blocks, (m + MT - 1) / MT);
-  exl2_gemv_kernel<MT, SILU><<<grid, k_threads, smem, s>>>(jobs, x, gate, up, m, ldx);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch(exl2_gemv_kernel<MT, MODE>, dim3(blocks, (m + MT - 1) / MT), dim3(k_threads), smem, s, jobs, in, m);
 }
 
-template <bool SILU>
-void run_jobs(const Exl2Device* const* w, float* const* y, const int* ldy, int count, const __half* x,
-              const float* gate, const float* up, int m, int ldx, int sm_count, int upb_force, cudaStream_t s) {
-  if (m <= 0 || count <= 0) return;
-  if (count > k_max_jobs) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 3 fused layers");
-  for (int r = 0; r < m; r += 8) {
-    const int mr = std::min(8, m - r);
+template <int MODE>
+void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
+  if (c.m <= 0 || c.count <= 0) return;
+  if (c.count > k_max_jobs) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 3 fused layers");
+  if (c.inits > k_max_inits) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 6 init regions");
+  for (int i = 0; i < c.count; ++i) {
+    if (c.w[i]->k != c.w[0]->k) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: fused layers differ in k");
+    if (c.w[i]->k > 65536) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv: more than 65536 input features");
+  }
+  if (MODE == k_x_norm && c.w[0]->k % 4 != 0) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: norm input needs k % 4 == 0");
+  for (int r = 0; r < c.m; r += 8) {
+    const int mr = std::min(8, c.m - r);
     const int mt = mt_for(mr);
     GemvJobs jobs;
-    jobs.count = count;
+    jobs.count = c.count;
     int tiles = 0;
-    for (int i = 0; i < count; ++i) tiles += w[i]->tiles;
-    const int ksplit = std::max(1, int(std::lround(4.0 * std::max(1, sm_count) / std::max(1, tiles))));
-    for (int i = 0; i < count; ++i) {
-      if (w[i]->k != w[0]->k) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: fused layers differ in k");
-      jobs.job[i].w = *w[i];
-      jobs.job[i].y = y[i] + std::size_t(r) * ldy[i];
-      jobs.job[i].ldy = ldy[i];
+    for (int i = 0; i < c.count; ++i) tiles += c.w[i]->tiles;
+    const int ksplit = std::max(1, int(std::lround(4.0 * std::max(1, c.sm_count) / std::max(1, tiles))));
+    for (int i = 0; i < c.count; ++i) {
+      jobs.job[i].w = *c.w[i];
+      jobs.job[i].y = c.y[i] + std::size_t(r) * c.ldy[i];
+      jobs.job[i].ldy = c.ldy[i];
       plan_job(jobs.job[i], mt, ksplit, upb_force);
     }
-    const __half* xr = x ? x + std::size_t(r) * ldx : nullptr;
-    const float* gr = gate ? gate + std::size_t(r) * ldx : nullptr;
-    const float* ur = up ? up + std::size_t(r) * ldx : nullptr;
+    if (r == 0) {  // the init regions go with the first row tile (later ones run after it)
+      jobs.inits = c.inits;
+      for (int i = 0; i < c.inits; ++i) jobs.init[i] = c.init[i];
+    }
+    GemvInput in = c.in;
+    const std::size_t off = std::size_t(r) * in.ldx;
+    if (in.x) in.x += off;
+    if (in.xf) in.xf += off;
+    if (in.up) in.up += off;
     switch (mt) {
-      case 1: launch<1, SILU>(jobs, xr, gr, ur, mr, ldx, s); break;
-      case 2: launch<2, SILU>(jobs, xr, gr, ur, mr, ldx, s); break;
-      case 4: launch<4, SILU>(jobs, xr, gr, ur, mr, ldx, s); break;
-      default: launch<8, SILU>(jobs, xr, gr, ur, mr, ldx, s); break;
+      case 1: launch_mt<1, MODE>(jobs, in, mr, s); break;
+      case 2: launch_mt<2, MODE>(jobs, in, mr, s); break;
+      case 4: launch_mt<4, MODE>(jobs, in, mr, s); break;
+      default: launch_mt<8, MODE>(jobs, in, mr, s); break;
     }
   }
 }
@@ -574,21 +639,38 @@ void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s) {
   EXL_CUDA_CHECK_LAUNCH();
 }
 
+void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block) {
+  switch (c.mode) {
+    case k_x_half: run_jobs<k_x_half>(c, units_per_block, s); break;
+    case k_x_norm: run_jobs<k_x_norm>(c, units_per_block, s); break;
+    case k_x_silu: run_jobs<k_x_silu>(c, units_per_block, s); break;
+    default: throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: unknown input mode");
+  }
+}
+
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
                int units_per_block, cudaStream_t s) {
-  const Exl2Device* wp = &w;
-  run_jobs<false>(&wp, &y, &ldy, 1, x, nullptr, nullptr, m, ldx, sm_count, units_per_block, s);
+  GemvCall c;
+  c.w[0] = &w; c.y[0] = y; c.ldy[0] = ldy; c.count = 1;
+  c.mode = k_x_half; c.in.x = x; c.in.ldx = ldx; c.m = m; c.sm_count = sm_count;
+  exl2_gemv_run(c, s, units_per_block);
 }
 
 void exl2_gemv_multi(const Exl2Device* const* w, float* const* y, const int* ldy, int count, const __half* x, int m,
                      int ldx, int sm_count, cudaStream_t s) {
-  run_jobs<false>(w, y, ldy, count, x, nullptr, nullptr, m, ldx, sm_count, 0, s);
+  GemvCall c;
+  if (count > k_max_jobs) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 3 fused layers");
+  for (int i = 0; i < count; ++i) { c.w[i] = w[i]; c.y[i] = y[i]; c.ldy[i] = ldy[i]; }
+  c.count = count; c.mode = k_x_half; c.in.x = x; c.in.ldx = ldx; c.m = m; c.sm_count = sm_count;
+  exl2_gemv_run(c, s);
 }
 
 void exl2_gemv_silu(const Exl2Device& w, const float* gate, const float* up, int m, int ld_in, float* y, int ldy,
                     int sm_count, cudaStream_t s) {
-  const Exl2Device* wp = &w;
-  run_jobs<true>(&wp, &y, &ldy, 1, nullptr, gate, up, m, ld_in, sm_count, 0, s);
+  GemvCall c;
+  c.w[0] = &w; c.y[0] = y; c.ldy[0] = ldy; c.count = 1;
+  c.mode = k_x_silu; c.in.xf = gate; c.in.up = up; c.in.ldx = ld_in; c.m = m; c.sm_count = sm_count;
+  exl2_gemv_run(c, s);
 }
 
 }  // namespace exl::cuda

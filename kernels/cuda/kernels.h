@@ -25,6 +25,44 @@ struct Exl2Device {
 int exl2_tiles(int n_pad);
 // On-disk q_weight [q_rows, n_pad] (device memory) -> repacked layout (w.units/tiles set).
 void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* dst, cudaStream_t s);
+// The general form: up to 3 layers with the same input in one launch; the input is gathered
+// through each layer's permutation from one of three sources (mode):
+//   k_x_half: x fp16 [m, ldx];
+//   k_x_norm: RMSNorm folded in: fp16(xf[r, i] * w[i] / rms(xf[r, :])), xf the fp32 residual;
+//   k_x_silu: fp16(silu(xf[r, i]) * up[r, i]) (the MLP's down projection).
+// Before the outputs are touched the launch also writes the init regions (zero or a repeated
+// bias): the decode step uses this to clear the next layer's accumulators instead of memsets.
+// With PDL the launch may start before the previous kernel ends (launch.cuh).
+enum GemvMode : int { k_x_half = 0, k_x_norm = 1, k_x_silu = 2 };
+constexpr int k_gemv_max_layers = 3;
+constexpr int k_gemv_max_inits = 6;
+struct GemvInput {
+  const __half* x = nullptr;       // k_x_half
+  const float* xf = nullptr;       // k_x_norm: residual; k_x_silu: gate
+  const float* up = nullptr;       // k_x_silu
+  const __half* norm_w = nullptr;  // k_x_norm
+  float eps = 0.0f;
+  int ldx = 0;
+};
+struct GemvInit {
+  float* dst = nullptr;
+  const float* bias = nullptr;  // dst[i] = bias[i % n], or 0 without bias
+  int count = 0;
+  int n = 1;
+};
+struct GemvCall {
+  const Exl2Device* w[k_gemv_max_layers] = {};
+  float* y[k_gemv_max_layers] = {};
+  int ldy[k_gemv_max_layers] = {};
+  int count = 0;
+  GemvMode mode = k_x_half;
+  GemvInput in;
+  GemvInit init[k_gemv_max_inits];
+  int inits = 0;
+  int m = 0;
+  int sm_count = 0;
+};
+void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block = 0);
 // x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], accumulated with atomics (the
 // caller initialises it: zero, bias or the residual). `units_per_block` 0 = automatic.
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
@@ -42,15 +80,22 @@ void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s);
 void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s);
 
 // ---- rope.cu ----
-// Rotates q (fp32 [t, nh, d]) and k (fp32 [t, nkv, d]) at positions *past + i, writes q as
-// fp16 [t, nh, d], and k, v (v fp32 [t, nkv, d]) as fp16 into the caches [cap, nkv, d] at rows
-// *past + i. `past` is device memory (so a captured graph reads the current length).
-void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d,
-                    const int* past, const float* inv_freq, float mscale, float pos_divisor, int style,
-                    __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s);
-// Test form: rotates x fp32 [t, heads, d] in place at positions past0 + i.
-void rope_inplace(float* x, int t, int heads, int d, const int* past, const float* inv_freq, float mscale,
-                  float pos_divisor, int style, cudaStream_t s);
+// RoPE of the step's positions *past + i (i < t): cs fp32x2 [t, d/2] holds (cos, sin) * mscale.
+struct RopeParams {
+  const float* inv_freq = nullptr;  // [d/2]
+  float mscale = 1.0f, divisor = 1.0f;
+  int d = 0;
+  const int* past = nullptr;        // device memory (a captured graph reads the current length)
+  float2* cs = nullptr;             // the table, [t, d/2]
+};
+void rope_table(const RopeParams& r, int t, cudaStream_t s);
+// Rotates q (fp32 [t, nh, d]) and k (fp32 [t, nkv, d]) with the table, writes q as fp16
+// [t, nh, d], and k, v (v fp32 [t, nkv, d]) as fp16 into the caches [cap, nkv, d] at rows
+// *past + i.
+void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
+                    const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s);
+// Test form: rotates x fp32 [t, heads, d] in place with the table.
+void rope_inplace(float* x, int t, int heads, int d, const int* past, const float2* cs, int style, cudaStream_t s);
 
 // ---- attention.cu: causal GQA attention over an fp16 cache, split over the keys ----
 struct AttentionShape {
@@ -69,6 +114,10 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
 // ---- elementwise.cu ----
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);
 void embedding(const __half* table, int dim, const std::int32_t* ids, int n, float* out, cudaStream_t s);
+// The decode step's first kernel: the embedding rows, the RoPE table of the step's positions
+// (rope.cs, when set) and up to 6 init regions (the first layer's accumulators).
+void embedding_step(const __half* table, int dim, const std::int32_t* ids, int n, float* out, const RopeParams& rope,
+                    const GemvInit* inits, int ninits, cudaStream_t s);
 // y[r, :n] = bias (or 0) when !accumulate; y[r, :n] += bias when accumulate (no-op without bias).
 void prepare_output(float* y, int rows, int n, int ldy, const float* bias, bool accumulate, cudaStream_t s);
 void fill_random_u32(std::uint32_t* p, std::size_t n, std::uint64_t seed, cudaStream_t s);

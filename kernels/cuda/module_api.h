@@ -109,6 +109,10 @@ typedef struct exl_cuda_memory {
 
 typedef struct exl_cuda_backend exl_cuda_backend;
 
+/* The norm weights and eps of test_exl2_matmul's mode 4 (RMSNorm folded into the input gather). */
+static inline float exl_cuda_test_norm_weight(int i) { return 0.5f + 0.125f * (float)(i % 7); }
+#define EXL_CUDA_TEST_NORM_EPS 1e-5f
+
 typedef struct exl_cuda_api {
   uint32_t abi_version;
   uint32_t struct_size;
@@ -131,7 +135,8 @@ typedef struct exl_cuda_api {
   int (*memory)(exl_cuda_backend* b, exl_cuda_memory* out);
 
   /* ---- single-kernel entry points on host arrays (GPU tests and benches) ---- */
-  /* y[m, n] (fp32) = x[m, k] (fp16) . W; mode 0: fused kernel, 1: reconstruct + cuBLAS. */
+  /* y[m, n] (fp32) = x[m, k] (fp16) . W; mode 0: fused kernel, 1: reconstruct + cuBLAS, 2: three
+     fused layers (mean), 3: x = fp16(silu(x)), 4: x = fp16(rmsnorm(x) * exl_cuda_test_norm_weight). */
   int (*test_exl2_matmul)(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode);
   /* out [k, n_pad] fp16 in original row order, bit-exact with spec §2.7. */
   int (*test_exl2_reconstruct)(int device, const exl_cuda_exl2* w, uint16_t* out);

@@ -4,6 +4,7 @@
 // shared memory), products in fp32, one rounding to fp16.
 #include "cuda_check.h"
 #include "kernels.h"
+#include "launch.cuh"
 
 namespace exl::cuda {
 namespace {
@@ -11,6 +12,8 @@ namespace {
 __global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __half* __restrict__ w, float eps,
                                 __half* __restrict__ y) {
   __shared__ float warp_sums[32];
+  pdl_trigger();
+  pdl_wait();
   const float* xr = x + std::size_t(blockIdx.x) * dim;
   __half* yr = y + std::size_t(blockIdx.x) * dim;
   float ss = 0.0f;
@@ -34,8 +37,7 @@ __global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __ha
 
 void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s) {
   if (rows <= 0) return;
-  rms_norm_kernel<<<rows, 256, 0, s>>>(x, dim, w, eps, y);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch(rms_norm_kernel, dim3(rows), dim3(256), 0, s, x, dim, w, eps, y);
 }
 
 }  // namespace exl::cuda

@@ -10,6 +10,7 @@
 
 #include "cuda_backend.h"
 #include "exl/kernels/half.h"
+#include "launch.cuh"
 
 namespace exl::cuda {
 namespace {
@@ -51,10 +52,11 @@ double median(std::vector<double> v) {
 
 // mode 0: fused kernel; 1: reconstruct + cuBLAS; 2: the fused kernel with the layer three times
 // in one launch (q/k/v form), the mean of the three results; 3: the silu-gather form with
-// gate = x (as fp32) and up = 1, i.e. y = fp16(silu(x)) . W.
+// gate = x (as fp32) and up = 1, i.e. y = fp16(silu(x)) . W; 4: the RMSNorm-folded form with
+// residual = x (as fp32), norm weights exl_cuda_test_norm_weight(i), EXL_CUDA_TEST_NORM_EPS.
 int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode) {
   return guarded([&] {
-    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 3, "test_exl2_matmul: bad arguments");
+    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 4, "test_exl2_matmul: bad arguments");
     use_device(device);
     Stream st;
     CublasHandle cb;
@@ -82,6 +84,22 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       DeviceBuffer dg = to_device(g.data(), g.size(), "gate", st.get());
       DeviceBuffer du = to_device(u.data(), u.size(), "up", st.get());
       exl2_gemv_silu(l.view, dg.get<float>(), du.get<float>(), m, w->k, dy.get<float>(), w->n, sms, st.get());
+      to_host(y, dy, mn, st.get());
+      return;
+    }
+    if (mode == 4) {
+      std::vector<float> xf(std::size_t(m) * w->k);
+      std::vector<std::uint16_t> nw(std::size_t(w->k));
+      for (std::size_t i = 0; i < xf.size(); ++i) xf[i] = half_to_float(x[i]);
+      for (int i = 0; i < w->k; ++i) nw[std::size_t(i)] = float_to_half(exl_cuda_test_norm_weight(i));
+      DeviceBuffer dxf = to_device(xf.data(), xf.size(), "residual", st.get());
+      DeviceBuffer dnw = to_device(nw.data(), nw.size(), "norm weight", st.get());
+      GemvCall c;
+      c.w[0] = &l.view; c.y[0] = dy.get<float>(); c.ldy[0] = w->n; c.count = 1;
+      c.mode = k_x_norm;
+      c.in.xf = dxf.get<float>(); c.in.norm_w = dnw.get<__half>(); c.in.eps = EXL_CUDA_TEST_NORM_EPS; c.in.ldx = w->k;
+      c.m = m; c.sm_count = sms;
+      exl2_gemv_run(c, st.get());
       to_host(y, dy, mn, st.get());
       return;
     }
@@ -130,8 +148,10 @@ int test_rope(int device, float* x, int tokens, int heads, int head_dim, int pas
     DeviceBuffer dx = to_device(x, n, "x", st.get());
     DeviceBuffer df = to_device(inv_freq, std::size_t(head_dim / 2), "inv_freq", st.get());
     DeviceBuffer dp = to_device(&past, 1, "past", st.get());
-    rope_inplace(dx.get<float>(), tokens, heads, head_dim, dp.get<int>(), df.get<float>(), mscale, position_divisor,
-                 style, st.get());
+    DeviceBuffer cs(nullptr, std::size_t(tokens) * (head_dim / 2) * 8, "rope table");
+    const RopeParams rp{df.get<float>(), mscale, position_divisor, head_dim, dp.get<int>(), cs.get<float2>()};
+    rope_table(rp, tokens, st.get());
+    rope_inplace(dx.get<float>(), tokens, heads, head_dim, dp.get<int>(), cs.get<float2>(), style, st.get());
     to_host(x, dx, n, st.get());
   });
 }
@@ -234,6 +254,13 @@ int bench_exl2_matmul(int device, const exl_cuda_exl2* w, int m, int mode, int r
     EXL_CUBLAS_CHECK(cublasSetStream(cb.get(), st.get()));
     Event e0, e1;
     const double layer = double(w->q_rows) * w->n_pad * 4;
+    // mode 2: the fused kernel with programmatic dependent launch (consecutive launches overlap
+    // their weight prefetch with the previous launch's tail, as in the decode graph).
+    struct PdlScope {
+      bool saved = pdl_enabled();
+      ~PdlScope() { set_pdl(saved); }
+    } pdl_scope;
+    set_pdl(mode == 2);
     const int copies = mode == 1 ? 1 : std::max(1, std::min(64, int(std::ceil(400e6 / layer))));
     std::vector<DeviceLinear> ls(static_cast<std::size_t>(copies));
     for (DeviceLinear& l : ls) upload_linear(as_linear(*w), nullptr, 0, st.get(), l, nullptr);

@@ -102,6 +102,35 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_silu_gather) {
   }
 }
 
+// The q/k/v and gate/up form of the decode step: RMSNorm folded into the gather (residual fp32,
+// norm weights gathered through the permutation), against rms_norm then exl2_matmul_ref.
+EXL_GPU_TEST(cuda_kernels, exl2_matmul_norm_gather) {
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 rng(16);
+  for (const LayerCase& c : {LayerCase{256, 200}, LayerCase{1024, 384}, LayerCase{2048, 1000}, LayerCase{4096, 4096}}) {
+    const Exl2RandomLayer L = layer_for(rng, c, std::uint32_t(rng()));
+    const Exl2Weight w = L.view();
+    const exl_cuda_exl2 cw = to_c(w);
+    for (int m : {1, 2, 5, 8, 11}) {
+      const HalfData x = random_half(rng, std::size_t(m) * w.k, -4.0f, 4.0f);
+      std::vector<float> xs(x.f.size());
+      for (int r = 0; r < m; ++r) {
+        const float* xr = x.f.data() + std::size_t(r) * w.k;
+        double ss = 0.0;
+        for (int i = 0; i < w.k; ++i) ss += double(xr[i]) * xr[i];
+        const float inv = float(1.0 / std::sqrt(ss / w.k + double(EXL_CUDA_TEST_NORM_EPS)));
+        for (int i = 0; i < w.k; ++i)
+          xs[std::size_t(r) * w.k + i] = half_to_float(float_to_half(xr[i] * inv * exl_cuda_test_norm_weight(i)));
+      }
+      std::vector<float> ref(std::size_t(m) * w.n), got(ref.size(), NAN);
+      exl2_matmul_ref(w, xs.data(), m, ref.data());
+      CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), 4));
+      const Diff d = compare(got.data(), ref.data(), ref.size());
+      CHECK_MSG(d.rel_l2 <= 5e-4, "norm k " << c.k << " n " << c.n << " m " << m << ": rel_l2 " << d.rel_l2);
+    }
+  }
+}
+
 EXL_GPU_TEST(cuda_kernels, exl2_every_single_width) {
   const exl_cuda_api& api = cuda_api();
   std::mt19937 rng(13);

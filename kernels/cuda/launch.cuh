@@ -1,0 +1,59 @@
+// Kernel launches with programmatic dependent launch (PDL, sm_90+): a kernel launched with
+// `launch` may start while the kernel before it in the stream is still running. Every kernel of
+// the module therefore follows one protocol:
+//   - before pdl_wait() it reads only data that no kernel writes (weights, tables, permutations)
+//     and writes only its own shared memory (the EXL2 GEMV streams its first weights there);
+//   - pdl_wait() returns once the previous kernel has completed and its writes are visible;
+//     since every kernel waits before it exits, this orders it after all earlier kernels too;
+//   - pdl_trigger() (called early) lets the next kernel's blocks be scheduled.
+// Without PDL (older GPUs, EXL_CUDA_PDL=0, or set_pdl(false)) both are no-ops and launches are
+// plain stream-ordered launches. Graph capture keeps the programmatic edges.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <utility>
+
+#include "cuda_check.h"
+
+namespace exl::cuda {
+
+// Whether launches carry the PDL attribute (default: on for compute capability 9.0 and newer,
+// decided by the backend at creation).
+bool pdl_enabled();
+void set_pdl(bool on);
+
+// `pdl` false: a plain launch (for a kernel that follows a copy or a host-side step).
+template <class... KArgs, class... Args>
+void launch_ex(bool pdl, void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
+               Args&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl && pdl_enabled() ? 1 : 0;
+  EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
+}
+
+template <class... KArgs, class... Args>
+void launch(void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s, Args&&... args) {
+  launch_ex(true, kernel, grid, block, smem, s, std::forward<Args>(args)...);
+}
+
+}  // namespace exl::cuda
+
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void pdl_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
