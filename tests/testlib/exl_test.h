@@ -88,8 +88,8 @@ std::string describe_pair(const A& a, const B& b) {
 
 #define CHECK_EQ(a, b)                                                                              \
   do {                                                                                              \
-    const auto& exl_a_ = (a);                                                                       \
-    const auto& exl_b_ = (b);                                                                       \
+    const auto exl_a_ = (a); /* copies: (a) may name a member of a temporary */                     \
+    const auto exl_b_ = (b);                                                                        \
     if (!(exl_a_ == exl_b_))                                                                        \
       ::exl::test::fail(__FILE__, __LINE__,                                                         \
                         "CHECK_EQ(" #a ", " #b "): " + ::exl::test::describe_pair(exl_a_, exl_b_)); \
