@@ -5,6 +5,7 @@
 
 namespace exl::cli {
 
+int cmd_version();  // exl --version
 int cmd_inspect(const Args& a);
 int cmd_tokenize(const Args& a);
 int cmd_detokenize(const Args& a);

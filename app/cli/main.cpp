@@ -12,6 +12,7 @@ namespace {
 const char* kUsage = R"(exl - EXL Studio command line
 
 usage: exl COMMAND [options]
+       exl --version                                   version, build and the CUDA setup found
 
 commands:
   inspect    -m DIR [--json]                          model summary: shapes, bit widths, bpw, size
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string cmd = argv[1];
+  if (cmd == "--version" || cmd == "-V" || cmd == "version") return exl::cli::cmd_version();
   try {
     using namespace exl::cli;
     const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",

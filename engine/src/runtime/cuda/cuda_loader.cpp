@@ -1,6 +1,7 @@
 // Opens libexl_cuda.so with dlopen (platform detail kept in this file), checks its ABI version
 // and build id, installs the engine's log sink, and exposes cuda_available().
 #include "cuda_loader.h"
+#include "cuda_libs.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@ namespace fs = std::filesystem;
 struct State {
   const exl_cuda_api* api = nullptr;
   std::string why;
+  std::string path;  // the module found (opened or not)
 };
 
 fs::path executable_dir() {
@@ -58,6 +60,13 @@ State open_module() {
   for (const fs::path& p : candidates) {
     std::error_code ec;
     if (!fs::exists(p, ec)) { tried += " " + p.string(); continue; }
+    st.path = p.lexically_normal().string();
+    // cuBLAS first, from the loader path or the CUDA toolkit's folders: without it the module
+    // cannot open, and dlerror() alone would not say how to get it.
+    if (const cuda_libs::Cublas cublas = cuda_libs::load_cublas(); !cublas.found) {
+      st.why = cublas.problem;
+      return st;
+    }
     void* h = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       st.why = std::string("cannot open ") + p.string() + ": " + dlerror();
@@ -78,6 +87,10 @@ State open_module() {
       return st;
     }
     api->set_log(&log_from_module, nullptr);
+    if (const cuda_libs::Driver driver = cuda_libs::probe_driver(); !driver.problem.empty()) {
+      st.why = driver.problem;
+      return st;
+    }
     int count = 0;
     if (const int s = api->device_count(&count); s != EXL_CUDA_OK) {
       st.why = std::string("CUDA unusable: ") + api->last_error();
@@ -100,6 +113,8 @@ const State& state() {
 }
 
 }  // namespace
+
+std::string module_path() { return state().path; }
 
 const exl_cuda_api* api(std::string* why) {
   const State& s = state();

@@ -10,6 +10,9 @@ namespace exl::cuda_loader {
 // id mismatch, no device).
 const exl_cuda_api* api(std::string* why = nullptr);
 
+// The libexl_cuda.so found (empty when none was), whether or not it could be used.
+std::string module_path();
+
 // Throws exl::Error(device) naming the failed call and the module's message when status != OK.
 void check(int status, const char* call);
 
