@@ -106,6 +106,7 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
     out.view = Exl2Device{out.q_weight.get<std::uint32_t>(), out.q_scale.get<std::uint32_t>(),
                           out.q_scale_max.get<__half>(), out.perm.get<std::int32_t>(), out.units.get<int2>(),
                           e.k, e.n, e.n_pad, e.groups, tiles};
+    for (const int2& u : units) out.view.max_bits = std::max(out.view.max_bits, u.y & 15);
     if (e.q_weight) {
       // On-disk layout through a temporary device buffer, then repacked on the device.
       DeviceBuffer orig;

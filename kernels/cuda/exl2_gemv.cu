@@ -20,8 +20,8 @@
 //
 // Launch shape: 128 threads = 4 warps per block, one 64-column tile per block and a range of
 // units (split K); warp w takes units w, w+4, ...; each lane copies its own words of the next
-// three units (and their scale words) with cp.async into a 4-stage ring in shared memory, so
-// about 4 KB per warp are in flight. Before griddepcontrol.wait (PDL, launch.cuh) a block
+// units (and their scale words) with cp.async into a ring in shared memory (Ring: 7 units in
+// flight per warp for layers of widths <= 4, else 5). Before griddepcontrol.wait (PDL, launch.cuh) a block
 // issues its first three units, loads the unit table and its rows' permutation (as uint16)
 // into shared memory: all of that overlaps the previous kernel. After the wait it writes the
 // launch's init regions (the next layer's accumulators), then gathers its rows' activations
@@ -188,9 +188,17 @@ __device__ __forceinline__ void compute_unit(const std::uint32_t (&w)[16], const
     for (int c = 0; c < 4; ++c) acc[mt][c] = fmaf(part[mt][c], scale[mt * 2 + (c >> 1)], acc[mt][c]);
 }
 
-template <int MT>
+template <int MT, bool NARROW>
 __device__ __forceinline__ void compute_any(int bits, const std::uint32_t (&w)[16], const __half* xs, int xs_stride,
                                             int lane, float (&acc)[4][4], const float (&scale)[8]) {
+  if constexpr (NARROW) {  // units of at most 4 bits (8 words per lane)
+    switch (bits) {
+      case 2: compute_unit<2, MT>(w, xs, xs_stride, lane, acc, scale); break;
+      case 3: compute_unit<3, MT>(w, xs, xs_stride, lane, acc, scale); break;
+      default: compute_unit<4, MT>(w, xs, xs_stride, lane, acc, scale); break;
+    }
+    return;
+  }
   switch (bits) {
     case 2: compute_unit<2, MT>(w, xs, xs_stride, lane, acc, scale); break;
     case 3: compute_unit<3, MT>(w, xs, xs_stride, lane, acc, scale); break;
@@ -241,19 +249,31 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
-constexpr int k_stages = 4;        // units in flight per warp (cp.async ring)
-constexpr int k_lane_words = 20;   // 16 weight words + the scale word, padded (no bank conflicts)
-constexpr int k_stage_words = 32 * k_lane_words;
+// The cp.async ring of a warp: `stages` slots of one unit each (stages - 1 in flight). A lane's
+// slot holds its weight words (8 for widths <= 4, else 16) and the scale word, padded so that
+// the lanes' 16-byte reads are free of bank conflicts. Layers whose units are all <= 4 bits
+// use the narrow ring, which keeps more units in flight in the same shared memory.
+template <bool NARROW>
+struct Ring {
+  static constexpr int lane_words = NARROW ? 12 : 20;
+  static constexpr int scale_word = NARROW ? 8 : 16;
+  static constexpr int weight_quads = NARROW ? 2 : 4;
+  static constexpr int stages = NARROW ? 8 : 6;
+  static constexpr int stage_words = 32 * lane_words;
+  static constexpr int warp_words = stages * stage_words;
+};
 constexpr int k_gather_unroll = 16;  // independent activation loads per thread
 
 // Most units one block takes: its rows' activations (fp16, MT rows) and permutation (uint16) sit
 // in shared memory beside the ring.
 constexpr int max_units_per_block(int mt) { return std::min(128, 16384 / (mt * 64)); }
 
-template <int MT>
+constexpr int pad4(int n) { return (n + 3) & ~3; }
+
+template <int MT, bool NARROW>
 constexpr std::size_t gemv_smem_bytes(int upb) {
-  return std::size_t(k_warps) * k_stages * k_stage_words * 4   // ring
-         + std::size_t(upb) * 12                                 // unit table + scale maxima
+  return std::size_t(k_warps) * Ring<NARROW>::warp_words * 4   // ring
+         + std::size_t(pad4(upb)) * 12                          // unit table + scale maxima
          + std::size_t(k_warps) * MT * k_tile_cols * 4           // warp partials
          + std::size_t(upb) * 32 * 2                             // permutation (uint16)
          + std::size_t(MT) * upb * 32 * 2                        // activations (fp16)
@@ -271,8 +291,9 @@ __device__ __forceinline__ void run_inits(const GemvJobs& jobs) {
   }
 }
 
-template <int MT, int MODE>
+template <int MT, int MODE, bool NARROW>
 __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
+  using R = Ring<NARROW>;
   extern __shared__ uint4 smem4[];
   pdl_trigger();
   int j = 0;
@@ -292,10 +313,10 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, Gem
   const int rows_blk = job.upb * 32;
   // Shared memory: cp.async ring [warps][stages][32 lanes][20 words], unit table, scale maxima,
   // warp partials [warps][MT][64], permutation [rows_blk] uint16, x [MT][rows_blk] fp16, norms.
-  std::uint32_t* ring = reinterpret_cast<std::uint32_t*>(smem4) + warp * k_stages * k_stage_words + lane * k_lane_words;
-  int2* s_info = reinterpret_cast<int2*>(reinterpret_cast<std::uint32_t*>(smem4) + k_warps * k_stages * k_stage_words);
-  float* s_smax = reinterpret_cast<float*>(s_info + job.upb);
-  float* red = s_smax + job.upb;
+  std::uint32_t* ring = reinterpret_cast<std::uint32_t*>(smem4) + warp * R::warp_words + lane * R::lane_words;
+  int2* s_info = reinterpret_cast<int2*>(reinterpret_cast<std::uint32_t*>(smem4) + k_warps * R::warp_words);
+  float* s_smax = reinterpret_cast<float*>(s_info + pad4(job.upb));
+  float* red = s_smax + pad4(job.upb);  // 16-byte aligned from here on
   std::uint16_t* s_perm = reinterpret_cast<std::uint16_t*>(red + k_warps * MT * k_tile_cols);
   __half* xs = reinterpret_cast<__half*>(s_perm + rows_blk);
   float* s_norm = reinterpret_cast<float*>(xs + MT * rows_blk + (MT * rows_blk) % 2);  // [MT] + [warps][MT]
@@ -308,18 +329,18 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, Gem
     if (i < nw) {
       const int bits = info.y & 15, group = info.y >> 4;
       const std::uint32_t* src = w.q_weight + std::size_t(info.x) * unit_stride + std::size_t(tile) * 64 * bits;
-      std::uint32_t* dst = ring + (i % k_stages) * k_stage_words;
+      std::uint32_t* dst = ring + (i % R::stages) * R::stage_words;
       const int nq = (2 * bits) >> 2;
       for (int q = 0; q < nq; ++q) cp_async(dst + 4 * q, src + q * 128 + lane * 4, 16);
       if (bits & 1) cp_async(dst + 4 * nq, src + nq * 128 + lane * 2, 8);
-      cp_async(dst + 16, w.q_scale + (std::size_t(group) * w.tiles + tile) * 8 + g, 4);
+      cp_async(dst + R::scale_word, w.q_scale + (std::size_t(group) * w.tiles + tile) * 8 + g, 4);
     }
     cp_async_commit();
   };
   // Before the wait (the weights, tables and permutation are never written by a kernel): the
   // first stages of weights go out, the unit table and the permutation land in shared memory.
 #pragma unroll
-  for (int i = 0; i < k_stages - 1; ++i) {
+  for (int i = 0; i < R::stages - 1; ++i) {
     const int u = u0 + warp + i * k_warps;
     issue(i, u < u1 ? w.units[u] : make_int2(0, 0));
   }
@@ -367,35 +388,37 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, Gem
     }
     __syncthreads();
   }
-  // Activation gather through the permutation: k_gather_unroll independent loads per thread.
+  // Activation gather through the permutation: all MT rows of k_gather_unroll / MT permuted
+  // rows per thread are loaded before any is stored (independent loads in flight).
+  constexpr int RU = k_gather_unroll / MT > 1 ? k_gather_unroll / MT : 2;
+  for (int base = threadIdx.x; base < rows_valid; base += k_threads * RU) {
+    __half v[MT][RU];
 #pragma unroll
-  for (int mm = 0; mm < MT; ++mm) {
-    const bool row_ok = m0 + mm < m;
-    const std::size_t off = std::size_t(m0 + mm) * in.ldx;
-    float r = 0.0f;
-    if constexpr (MODE == k_x_norm) r = s_norm[mm];
-    for (int base = threadIdx.x; base < rows_valid; base += k_threads * k_gather_unroll) {
-      __half v[k_gather_unroll];
+    for (int e = 0; e < RU; ++e) {
+      const int row = base + e * k_threads;
+      const int p = row < rows_valid ? int(s_perm[row]) : 0;
 #pragma unroll
-      for (int e = 0; e < k_gather_unroll; ++e) {
-        const int row = base + e * k_threads;
-        v[e] = __float2half_rn(0.0f);
-        if (row_ok && row < rows_valid) {
-          const int p = s_perm[row];
+      for (int mm = 0; mm < MT; ++mm) {
+        v[mm][e] = __float2half_rn(0.0f);
+        if (m0 + mm < m && row < rows_valid) {
+          const std::size_t off = std::size_t(m0 + mm) * in.ldx;
           if constexpr (MODE == k_x_silu) {
             const float gv = in.xf[off + p];
-            v[e] = __float2half_rn(gv / (1.0f + expf(-gv)) * in.up[off + p]);
+            v[mm][e] = __float2half_rn(gv / (1.0f + expf(-gv)) * in.up[off + p]);
           } else if constexpr (MODE == k_x_norm) {
-            v[e] = __float2half_rn(in.xf[off + p] * r * __half2float(__ldg(in.norm_w + p)));
+            v[mm][e] = __float2half_rn(in.xf[off + p] * s_norm[mm] * __half2float(__ldg(in.norm_w + p)));
           } else {
-            v[e] = in.x[off + p];
+            v[mm][e] = in.x[off + p];
           }
         }
       }
+    }
 #pragma unroll
-      for (int e = 0; e < k_gather_unroll; ++e) {
-        const int row = base + e * k_threads;
-        if (row < rows_valid) xs[mm * rows_blk + row] = v[e];
+    for (int e = 0; e < RU; ++e) {
+      const int row = base + e * k_threads;
+      if (row < rows_valid) {
+#pragma unroll
+        for (int mm = 0; mm < MT; ++mm) xs[mm * rows_blk + row] = v[mm][e];
       }
     }
   }
@@ -412,27 +435,31 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, Gem
   for (int i = 0; i < 8; ++i) scale[i] = 0.0f;
 
   for (int i = 0; i < nw; ++i) {
-    const int ui = warp + (i + k_stages - 1) * k_warps;  // unit index (block-relative) to issue
-    issue(i + k_stages - 1, ui < u1 - u0 ? s_info[ui] : make_int2(0, 0));
-    cp_async_wait<k_stages - 1>();
+    const int ui = warp + (i + R::stages - 1) * k_warps;  // unit index (block-relative) to issue
+    issue(i + R::stages - 1, ui < u1 - u0 ? s_info[ui] : make_int2(0, 0));
+    cp_async_wait<R::stages - 1>();
     const int uc = warp + i * k_warps;
     const int2 info = s_info[uc];
     const int bits = info.y & 15, group = info.y >> 4;
-    const std::uint32_t* src = ring + (i % k_stages) * k_stage_words;
+    const std::uint32_t* src = ring + (i % R::stages) * R::stage_words;
     std::uint32_t wv[16];
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
-      const uint4 v = *reinterpret_cast<const uint4*>(src + 4 * q);
-      wv[4 * q] = v.x; wv[4 * q + 1] = v.y; wv[4 * q + 2] = v.z; wv[4 * q + 3] = v.w;
+      if (q < R::weight_quads) {
+        const uint4 v = *reinterpret_cast<const uint4*>(src + 4 * q);
+        wv[4 * q] = v.x; wv[4 * q + 1] = v.y; wv[4 * q + 2] = v.z; wv[4 * q + 3] = v.w;
+      } else {
+        wv[4 * q] = wv[4 * q + 1] = wv[4 * q + 2] = wv[4 * q + 3] = 0u;
+      }
     }
     if (group != cached_group) {
       cached_group = group;
-      const std::uint32_t sw = src[16];
+      const std::uint32_t sw = src[R::scale_word];
       const __half smax = __float2half_rn(s_smax[uc]);
 #pragma unroll
       for (int q = 0; q < 8; ++q) scale[q] = exl2_scale(smax, (sw >> (4 * q)) & 15u);
     }
-    compute_any<MT>(bits, wv, xs + uc * 32, rows_blk, lane, acc, scale);
+    compute_any<MT, NARROW>(bits, wv, xs + uc * 32, rows_blk, lane, acc, scale);
   }
   cp_async_wait<0>();
 
@@ -563,22 +590,30 @@ void plan_job(GemvJob& j, int mt, int ksplit, int upb_force) {
   j.upb = (units + j.ksplit - 1) / j.ksplit;  // even split
 }
 
+template <int MT, int MODE, bool NARROW>
+void launch_ring(GemvJobs& jobs, const GemvInput& in, int m, int blocks, int max_upb, cudaStream_t s) {
+  const std::size_t smem = gemv_smem_bytes<MT, NARROW>(max_upb);
+  static bool configured = false;  // one opt-in per instantiation (above 48 KB)
+  if (!configured) {
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_gemv_kernel<MT, MODE, NARROW>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(gemv_smem_bytes<MT, NARROW>(max_units_per_block(MT)))));
+    configured = true;
+  }
+  launch(exl2_gemv_kernel<MT, MODE, NARROW>, dim3(blocks, (m + MT - 1) / MT), dim3(k_threads), smem, s, jobs, in, m);
+}
+
 template <int MT, int MODE>
 void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
-  int blocks = 0, max_upb = 0;
+  int blocks = 0, max_upb = 0, max_bits = 0;
   for (int i = 0; i < jobs.count; ++i) {
     jobs.job[i].block_begin = blocks;
     blocks += jobs.job[i].w.tiles * jobs.job[i].ksplit;
     max_upb = std::max(max_upb, jobs.job[i].upb);
+    max_bits = std::max(max_bits, jobs.job[i].w.max_bits);
   }
-  const std::size_t smem = gemv_smem_bytes<MT>(max_upb);
-  static bool configured = false;  // one opt-in per instantiation (above 48 KB)
-  if (!configured) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_gemv_kernel<MT, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(gemv_smem_bytes<MT>(max_units_per_block(MT)))));
-    configured = true;
-  }
-  launch(exl2_gemv_kernel<MT, MODE>, dim3(blocks, (m + MT - 1) / MT), dim3(k_threads), smem, s, jobs, in, m);
+  if (max_bits <= 4) launch_ring<MT, MODE, true>(jobs, in, m, blocks, max_upb, s);
+  else launch_ring<MT, MODE, false>(jobs, in, m, blocks, max_upb, s);
 }
 
 template <int MODE>

@@ -19,6 +19,7 @@ struct Exl2Device {
   const int2* units = nullptr;              // [k / 32]
   int k = 0, n = 0, n_pad = 0, groups = 0;
   int tiles = 0;                            // 64-column tiles: exl2_tiles(n_pad)
+  int max_bits = 8;                         // widest unit (<= 4: the GEMV's narrow ring)
 };
 
 // ---- exl2_gemv.cu: y[m, n] += x[m, k] . W for small m (tensor cores, split K) ----
