@@ -336,12 +336,17 @@
 <context>
     <name>ModelRow</name>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="28" />
+        <location filename="../ui/qml/components/ModelRow.qml" line="31" />
+        <source>remote · %1</source>
+        <translation>entfernt · %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="32" />
         <source>loaded</source>
         <translation>geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="32" />
+        <location filename="../ui/qml/components/ModelRow.qml" line="42" />
         <source>%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context</source>
         <translation>%1 · %2 Mrd. Parameter · %3 bpw (Kopf %4) · %5 GB · %6k Kontext</translation>
     </message>
@@ -396,77 +401,82 @@
         <translation>Keine Modelle gefunden. Legen Sie Modellordner in den Modellordner, fügen Sie einen Ordner hinzu oder ziehen Sie einen hierher.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
+        <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
+        <translation>Ein entferntes Modell läuft auf seinem Server: Die Ladeeinstellungen und die Speicherpassung unten gelten nicht. „Laden“ wählt es für den Chat aus.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
         <source>Load settings</source>
         <translation>Ladeeinstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="113" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits pro Gewicht (Was-wäre-wenn)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="116" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="109" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="121" />
         <source>Context length</source>
         <translation>Kontextlänge</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="112" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="117" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
         <source>Cache type</source>
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="125" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
         <source>Draft tokens</source>
         <translation>Entwurfstoken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="128" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="144" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="143" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="146" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="162" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="152" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="164" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="159" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="165" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="177" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>
@@ -482,6 +492,232 @@
         <location filename="../ui/services/fakegenerationbackend.cpp" line="54" />
         <source>Out of memory on %1 while loading layer 41 of 80.</source>
         <translation>Kein Speicher mehr auf %1 beim Laden von Schicht 41 von 80.</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteEndpointRules</name>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="40" />
+        <source>Enter the endpoint's address, e.g. https://example.org/v1 or http://192.168.1.20:5001/v1.</source>
+        <translation>Geben Sie die Adresse des Endpunkts ein, z. B. https://example.org/v1 oder http://192.168.1.20:5001/v1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="46" />
+        <source>Start the address with https:// (or http:// for a loopback or private address).</source>
+        <translation>Beginnen Sie die Adresse mit https:// (oder http:// für eine Loopback- oder private Adresse).</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="50" />
+        <source>Only https:// and http:// addresses are supported.</source>
+        <translation>Nur https://- und http://-Adressen werden unterstützt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="54" />
+        <source>Plain HTTP is allowed only for loopback and private network addresses; use https:// for %1.</source>
+        <translation>Unverschlüsseltes HTTP ist nur für Loopback- und private Netzwerkadressen erlaubt; verwenden Sie https:// für %1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="74" />
+        <source>Plain HTTP: messages and the API key travel unencrypted on the local network.</source>
+        <translation>Unverschlüsseltes HTTP: Nachrichten und der API-Schlüssel werden unverschlüsselt im lokalen Netzwerk übertragen.</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteEndpointStore</name>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="129" />
+        <source>No secret storage is available: the API key is kept unencrypted in %1, readable only by you.</source>
+        <translation>Kein Geheimnisspeicher verfügbar: Der API-Schlüssel wird unverschlüsselt in %1 gespeichert, nur für Sie lesbar.</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteEndpointsModel</name>
+    <message>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="45" />
+        <source>Give the endpoint a name.</source>
+        <translation>Geben Sie dem Endpunkt einen Namen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="48" />
+        <source>An endpoint named %1 exists already.</source>
+        <translation>Ein Endpunkt namens %1 existiert bereits.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="57" />
+        <source>The endpoint is used but could not be saved: %1</source>
+        <translation>Der Endpunkt wird verwendet, konnte aber nicht gespeichert werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteEndpointsPanel</name>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="15" />
+        <source>Remote endpoints</source>
+        <translation>Entfernte Endpunkte</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
+        <source>Add remote endpoint…</source>
+        <translation>Entfernten Endpunkt hinzufügen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="18" />
+        <source>Add a remote OpenAI-compatible endpoint</source>
+        <translation>Einen entfernten OpenAI-kompatiblen Endpunkt hinzufügen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="37" />
+        <source> · API key</source>
+        <translation> · API-Schlüssel</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="42" />
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="43" />
+        <source>Remove the endpoint %1</source>
+        <translation>Den Endpunkt %1 entfernen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="60" />
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="64" />
+        <source>e.g. Lab server</source>
+        <translation>z. B. Laborserver</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65" />
+        <source>Endpoint name</source>
+        <translation>Name des Endpunkts</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="67" />
+        <source>Base URL</source>
+        <translation>Basis-URL</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="72" />
+        <source>Endpoint base URL</source>
+        <translation>Basis-URL des Endpunkts</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="75" />
+        <source>API key</source>
+        <translation>API-Schlüssel</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="80" />
+        <source>optional</source>
+        <translation>optional</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81" />
+        <source>API key (optional)</source>
+        <translation>API-Schlüssel (optional)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="101" />
+        <source>Add endpoint</source>
+        <translation>Endpunkt hinzufügen</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteInferenceService</name>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="81" />
+        <source>Remote models run on their server: speeds are measured by this app, and there is no VRAM meter or bandwidth-bound line.</source>
+        <translation>Entfernte Modelle laufen auf ihrem Server: Geschwindigkeiten misst diese App, und es gibt keine VRAM-Anzeige und keine Bandbreitengrenze.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="146" />
+        <source>%1 answered GET /v1/models with something that is not a model list.</source>
+        <translation>%1 hat auf GET /v1/models mit etwas geantwortet, das keine Modellliste ist.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="156" />
+        <source>remote</source>
+        <translation>entfernt</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="202" />
+        <source>The endpoint does not offer the model %1.</source>
+        <translation>Der Endpunkt bietet das Modell %1 nicht an.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="260" />
+        <source>No model is loaded.</source>
+        <translation>Es ist kein Modell geladen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="315" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
+        <source>The connection to %1 was lost before the reply was complete.</source>
+        <translation>Die Verbindung zu %1 ist abgebrochen, bevor die Antwort vollständig war.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="354" />
+        <source>%1 reported an error during the reply: %2</source>
+        <translation>%1 hat während der Antwort einen Fehler gemeldet: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="357" />
+        <source>%1 sent a malformed event, so the reply was stopped: %2</source>
+        <translation>%1 hat ein fehlerhaftes Ereignis gesendet, daher wurde die Antwort gestoppt: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="421" />
+        <source>%1 refused the API key (HTTP %2): %3. Check the key in the endpoint's settings.</source>
+        <translation>%1 hat den API-Schlüssel abgelehnt (HTTP %2): %3. Prüfen Sie den Schlüssel in den Einstellungen des Endpunkts.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="424" />
+        <source>%1 is busy (HTTP 429 Too Many Requests): %2. Try again in a moment.</source>
+        <translation>%1 ist ausgelastet (HTTP 429 Too Many Requests): %2. Versuchen Sie es gleich noch einmal.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="426" />
+        <source>%1 failed with a server error (HTTP %2): %3</source>
+        <translation>%1 ist mit einem Serverfehler gescheitert (HTTP %2): %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="428" />
+        <source>%1 rejected the request (HTTP %2): %3</source>
+        <translation>%1 hat die Anfrage abgelehnt (HTTP %2): %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="431" />
+        <source>Could not connect to %1 (%2): the connection was refused. Is the server running?</source>
+        <translation>Keine Verbindung zu %1 (%2): Die Verbindung wurde abgelehnt. Läuft der Server?</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
+        <source>Could not find the host of %1 (%2).</source>
+        <translation>Der Host von %1 (%2) wurde nicht gefunden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
+        <source>%1 sent nothing for %2 seconds, so the request was stopped.</source>
+        <translation>%1 hat %2 Sekunden lang nichts gesendet, daher wurde die Anfrage gestoppt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="441" />
+        <source>Could not verify the secure connection to %1: %2</source>
+        <translation>Die sichere Verbindung zu %1 konnte nicht überprüft werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="445" />
+        <source>Network error with %1: %2</source>
+        <translation>Netzwerkfehler mit %1: %2</translation>
     </message>
 </context>
 <context>
@@ -646,23 +882,38 @@
     <name>TelemetryPage</name>
     <message>
         <location filename="../ui/qml/pages/TelemetryPage.qml" line="21" />
+        <source>Decode (seen by this app)</source>
+        <translation>Dekodieren (von dieser App gemessen)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
+        <source>Time to first token</source>
+        <translation>Zeit bis zum ersten Token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="24" />
         <source>Decode</source>
         <translation>Dekodieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25" />
         <source>Prefill</source>
         <translation>Prefill</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26" />
         <source>Bandwidth bound</source>
         <translation>Bandbreitengrenze</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="24" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
         <source>Of the bound</source>
         <translation>Der Grenze</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="43" />
+        <source>Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
+        <translation>Entferntes Modell: Die Werte misst diese App über das Netzwerk. Speicher und Bandbreite des Servers sind unbekannt, daher gibt es keine VRAM-Anzeige und keine Bandbreitengrenze.</translation>
     </message>
 </context>
 <context>

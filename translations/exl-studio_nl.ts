@@ -336,12 +336,17 @@
 <context>
     <name>ModelRow</name>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="28" />
+        <location filename="../ui/qml/components/ModelRow.qml" line="31" />
+        <source>remote · %1</source>
+        <translation>extern · %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="32" />
         <source>loaded</source>
         <translation>geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="32" />
+        <location filename="../ui/qml/components/ModelRow.qml" line="42" />
         <source>%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context</source>
         <translation>%1 · %2 mld. parameters · %3 bpw (kop %4) · %5 GB · %6k context</translation>
     </message>
@@ -396,77 +401,82 @@
         <translation>Geen modellen gevonden. Zet modelmappen in de modellenmap, voeg een map toe of sleep er een hierheen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
+        <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
+        <translation>Een extern model draait op zijn server: de laadinstellingen en de geheugenpassing hieronder gelden niet. Laden selecteert het voor de chat.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
         <source>Load settings</source>
         <translation>Laadinstellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="113" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits per gewicht (wat als)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="116" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="109" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="121" />
         <source>Context length</source>
         <translation>Contextlengte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="112" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="117" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
         <source>Cache type</source>
         <translation>Cachetype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="125" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
         <source>Draft tokens</source>
         <translation>Concepttokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="128" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
         <source>off</source>
         <translation>uit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="144" />
         <source>Memory fit</source>
         <translation>Past het in het geheugen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="143" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="146" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="162" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="152" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="164" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="159" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="165" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="177" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>
@@ -482,6 +492,232 @@
         <location filename="../ui/services/fakegenerationbackend.cpp" line="54" />
         <source>Out of memory on %1 while loading layer 41 of 80.</source>
         <translation>Geheugen vol op %1 bij het laden van laag 41 van 80.</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteEndpointRules</name>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="40" />
+        <source>Enter the endpoint's address, e.g. https://example.org/v1 or http://192.168.1.20:5001/v1.</source>
+        <translation>Voer het adres van het eindpunt in, bijv. https://example.org/v1 of http://192.168.1.20:5001/v1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="46" />
+        <source>Start the address with https:// (or http:// for a loopback or private address).</source>
+        <translation>Begin het adres met https:// (of http:// voor een loopback- of privéadres).</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="50" />
+        <source>Only https:// and http:// addresses are supported.</source>
+        <translation>Alleen https://- en http://-adressen worden ondersteund.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="54" />
+        <source>Plain HTTP is allowed only for loopback and private network addresses; use https:// for %1.</source>
+        <translation>Onversleuteld HTTP is alleen toegestaan voor loopback- en privénetwerkadressen; gebruik https:// voor %1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="74" />
+        <source>Plain HTTP: messages and the API key travel unencrypted on the local network.</source>
+        <translation>Onversleuteld HTTP: berichten en de API-sleutel gaan onversleuteld over het lokale netwerk.</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteEndpointStore</name>
+    <message>
+        <location filename="../ui/services/remoteendpoint.cpp" line="129" />
+        <source>No secret storage is available: the API key is kept unencrypted in %1, readable only by you.</source>
+        <translation>Er is geen opslag voor geheimen beschikbaar: de API-sleutel wordt onversleuteld bewaard in %1, alleen leesbaar voor jou.</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteEndpointsModel</name>
+    <message>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="45" />
+        <source>Give the endpoint a name.</source>
+        <translation>Geef het eindpunt een naam.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="48" />
+        <source>An endpoint named %1 exists already.</source>
+        <translation>Er bestaat al een eindpunt met de naam %1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="57" />
+        <source>The endpoint is used but could not be saved: %1</source>
+        <translation>Het eindpunt wordt gebruikt maar kon niet worden opgeslagen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteEndpointsPanel</name>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="15" />
+        <source>Remote endpoints</source>
+        <translation>Externe eindpunten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
+        <source>Cancel</source>
+        <translation>Annuleren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
+        <source>Add remote endpoint…</source>
+        <translation>Extern eindpunt toevoegen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="18" />
+        <source>Add a remote OpenAI-compatible endpoint</source>
+        <translation>Een extern OpenAI-compatibel eindpunt toevoegen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="37" />
+        <source> · API key</source>
+        <translation> · API-sleutel</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="42" />
+        <source>Remove</source>
+        <translation>Verwijderen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="43" />
+        <source>Remove the endpoint %1</source>
+        <translation>Het eindpunt %1 verwijderen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="60" />
+        <source>Name</source>
+        <translation>Naam</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="64" />
+        <source>e.g. Lab server</source>
+        <translation>bijv. Labserver</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65" />
+        <source>Endpoint name</source>
+        <translation>Naam van het eindpunt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="67" />
+        <source>Base URL</source>
+        <translation>Basis-URL</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="72" />
+        <source>Endpoint base URL</source>
+        <translation>Basis-URL van het eindpunt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="75" />
+        <source>API key</source>
+        <translation>API-sleutel</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="80" />
+        <source>optional</source>
+        <translation>optioneel</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81" />
+        <source>API key (optional)</source>
+        <translation>API-sleutel (optioneel)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="101" />
+        <source>Add endpoint</source>
+        <translation>Eindpunt toevoegen</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteInferenceService</name>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="81" />
+        <source>Remote models run on their server: speeds are measured by this app, and there is no VRAM meter or bandwidth-bound line.</source>
+        <translation>Externe modellen draaien op hun server: snelheden worden door deze app gemeten en er is geen VRAM-meter of bandbreedtegrens.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="146" />
+        <source>%1 answered GET /v1/models with something that is not a model list.</source>
+        <translation>%1 antwoordde op GET /v1/models met iets dat geen modellenlijst is.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="156" />
+        <source>remote</source>
+        <translation>extern</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="202" />
+        <source>The endpoint does not offer the model %1.</source>
+        <translation>Het eindpunt biedt het model %1 niet aan.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="260" />
+        <source>No model is loaded.</source>
+        <translation>Er is geen model geladen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="315" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
+        <source>The connection to %1 was lost before the reply was complete.</source>
+        <translation>De verbinding met %1 werd verbroken voordat het antwoord compleet was.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="354" />
+        <source>%1 reported an error during the reply: %2</source>
+        <translation>%1 meldde een fout tijdens het antwoord: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="357" />
+        <source>%1 sent a malformed event, so the reply was stopped: %2</source>
+        <translation>%1 stuurde een ongeldig event, dus het antwoord is gestopt: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="421" />
+        <source>%1 refused the API key (HTTP %2): %3. Check the key in the endpoint's settings.</source>
+        <translation>%1 weigerde de API-sleutel (HTTP %2): %3. Controleer de sleutel in de instellingen van het eindpunt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="424" />
+        <source>%1 is busy (HTTP 429 Too Many Requests): %2. Try again in a moment.</source>
+        <translation>%1 is bezet (HTTP 429 Too Many Requests): %2. Probeer het zo opnieuw.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="426" />
+        <source>%1 failed with a server error (HTTP %2): %3</source>
+        <translation>%1 faalde met een serverfout (HTTP %2): %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="428" />
+        <source>%1 rejected the request (HTTP %2): %3</source>
+        <translation>%1 wees het verzoek af (HTTP %2): %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="431" />
+        <source>Could not connect to %1 (%2): the connection was refused. Is the server running?</source>
+        <translation>Kon geen verbinding maken met %1 (%2): de verbinding werd geweigerd. Draait de server?</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
+        <source>Could not find the host of %1 (%2).</source>
+        <translation>De host van %1 (%2) is niet gevonden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
+        <source>%1 sent nothing for %2 seconds, so the request was stopped.</source>
+        <translation>%1 stuurde %2 seconden lang niets, dus het verzoek is gestopt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="441" />
+        <source>Could not verify the secure connection to %1: %2</source>
+        <translation>Kon de beveiligde verbinding met %1 niet verifiëren: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="445" />
+        <source>Network error with %1: %2</source>
+        <translation>Netwerkfout met %1: %2</translation>
     </message>
 </context>
 <context>
@@ -646,23 +882,38 @@
     <name>TelemetryPage</name>
     <message>
         <location filename="../ui/qml/pages/TelemetryPage.qml" line="21" />
+        <source>Decode (seen by this app)</source>
+        <translation>Decoderen (gezien door deze app)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
+        <source>Time to first token</source>
+        <translation>Tijd tot het eerste token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="24" />
         <source>Decode</source>
         <translation>Decoderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25" />
         <source>Prefill</source>
         <translation>Prefill</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26" />
         <source>Bandwidth bound</source>
         <translation>Bandbreedtegrens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="24" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
         <source>Of the bound</source>
         <translation>Van de grens</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="43" />
+        <source>Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
+        <translation>Extern model: de cijfers worden door deze app via het netwerk gemeten. Het geheugen en de bandbreedte van de server zijn onbekend, dus er is geen VRAM-meter en geen bandbreedtegrens.</translation>
     </message>
 </context>
 <context>

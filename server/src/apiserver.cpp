@@ -9,6 +9,7 @@
 #include "exl/chat_template.h"
 #include "exl/error.h"
 #include "exl/generator.h"
+#include "exl/log.h"
 #include "exl/server/scheduler.h"
 #include "responses.h"
 
@@ -212,8 +213,10 @@ struct ApiServer::Impl {
           if (finished) sink.done();
           return true;
         },
-        [job](bool success) {
-          if (!success) job->cancel();
+        [job, id = ctx.id](bool success) {
+          if (success) return;
+          job->cancel();
+          log_warning("server: " + id + ": client disconnected before the end of the stream; generation stopped");
         });
   }
 

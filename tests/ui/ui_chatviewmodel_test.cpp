@@ -1,10 +1,11 @@
 // ChatViewModel with the fake service: streaming into the list model, stop, regenerate, edit,
-// errors, and that what is shown is what is stored.
+// errors, and that what is shown is what is stored. Built twice: against the local service and
+// against the remote one (ui_chatviewmodel_remote_test, see testservices.h).
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "services/fakeinferenceservice.h"
+#include "testservices.h"
 #include "viewmodels/chatviewmodel.h"
 
 namespace {
@@ -18,9 +19,11 @@ class ChatViewModelTest : public QObject
     QTemporaryDir m_dir;
     std::unique_ptr<ChatStore> m_store;
 
-    std::unique_ptr<FakeInferenceService> loadedService(FakeTiming timing)
+    std::unique_ptr<InferenceService> loadedService(FakeTiming timing)
     {
-        auto service = std::make_unique<FakeInferenceService>(QStringLiteral("cuda:0"), timing);
+        auto service = makeTestService(QStringLiteral("cuda:0"), timing);
+        if (!service)
+            return nullptr;
         QSignalSpy loaded(service.get(), &InferenceService::loadFinished);
         service->loadModel(kModel, {});
         if (!loaded.wait(10000))
@@ -156,8 +159,9 @@ private Q_SLOTS:
 
     void errorWithoutModelRemovesEmptyReply()
     {
-        FakeInferenceService service(QStringLiteral("cpu"), FakeTiming{0, 0, 1, 0, 1});  // nothing loaded
-        ChatViewModel chat(&service, m_store.get());
+        auto service = makeTestService(QStringLiteral("cpu"), FakeTiming{0, 0, 1, 0, 1});  // nothing loaded
+        QVERIFY(service);
+        ChatViewModel chat(service.get(), m_store.get());
         QSignalSpy errors(&chat, &ChatViewModel::lastErrorChanged);
         QVERIFY(chat.send(QStringLiteral("Anyone there?")));
         QVERIFY(errors.wait(10000));

@@ -1,5 +1,6 @@
-// Loads Main.qml offscreen with the fake service: every page instantiates without QML
-// warnings, a message streams into the chat view, and the language switches at run time.
+// Loads Main.qml offscreen with the fake service (beside the remote one, as in the app): every
+// page instantiates without QML warnings, a message streams into the chat view, and the
+// language switches at run time.
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QQuickWindow>
@@ -9,6 +10,7 @@
 #include <QtQml/QQmlExtensionPlugin>
 
 #include "app/appcontext.h"
+#include "services/combinedinferenceservice.h"
 #include "services/fakeinferenceservice.h"
 
 Q_IMPORT_QML_PLUGIN(ExlStudioPlugin)
@@ -44,7 +46,10 @@ private Q_SLOTS:
         options.dataDir = m_dir.path();
         constexpr qint64 kGiB = 1024LL * 1024 * 1024;
         m_context = std::make_unique<AppContext>(
-            options, std::make_unique<FakeInferenceService>(QStringLiteral("cuda:0"), FakeTiming{0, 0, 1, 0, 1}),
+            options,
+            std::make_unique<CombinedInferenceService>(
+                std::make_unique<FakeInferenceService>(QStringLiteral("cuda:0"), FakeTiming{0, 0, 1, 0, 1}),
+                std::make_unique<RemoteInferenceService>()),
             std::make_unique<FakeVramPlanner>(24 * kGiB, 936e9), true);
         m_engine = std::make_unique<QQmlApplicationEngine>();
         m_engine->addImportPath(QStringLiteral("qrc:/"));

@@ -6,6 +6,7 @@
 #include <QQmlEngine>
 #include <QStandardPaths>
 
+#include "services/combinedinferenceservice.h"
 #include "services/enginegenerationbackend.h"
 #include "services/fakeinferenceservice.h"
 #include "services/modelscanner.h"
@@ -42,6 +43,9 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
             m_chat->openConversation(0);
     });
 
+    if (auto *combined = qobject_cast<CombinedInferenceService *>(m_service.get()))
+        m_remotes = std::make_unique<RemoteEndpointsModel>(
+            combined->remote(), QDir(dataDir).filePath(QStringLiteral("remote-endpoints.json")));
     m_models = std::make_unique<ModelManager>(m_service.get(), std::move(planner));
     m_models->setMaxChunkSize(m_settings->maxChunkSize());
     connect(m_settings.get(), &SettingsViewModel::maxChunkSizeChanged, this,
@@ -62,6 +66,7 @@ AppContext::~AppContext()
     // The view models go before the service whose signals they follow.
     m_chat.reset();
     m_models.reset();
+    m_remotes.reset();
     if (!m_translator.isEmpty())
         QCoreApplication::removeTranslator(&m_translator);
 }
@@ -73,9 +78,11 @@ std::unique_ptr<AppContext> AppContext::createDefault(const AppOptions &options)
     const QString device = options.device.isEmpty() ? QStringLiteral("auto") : options.device;
     // The VRAM planner (engine/src/plan) plugs in here through an adapter implementing
     // VramPlanner; until it lands the fit calculator is shown disabled.
-    return std::make_unique<AppContext>(
-        options, std::make_unique<WorkerInferenceService>(std::make_unique<EngineGenerationBackend>(device)),
-        std::make_unique<UnavailableVramPlanner>(), false);
+    auto service = std::make_unique<CombinedInferenceService>(
+        std::make_unique<WorkerInferenceService>(std::make_unique<EngineGenerationBackend>(device)),
+        std::make_unique<RemoteInferenceService>());
+    return std::make_unique<AppContext>(options, std::move(service), std::make_unique<UnavailableVramPlanner>(),
+                                        false);
 }
 
 std::unique_ptr<AppContext> AppContext::createSimulated(const AppOptions &options)
@@ -84,7 +91,9 @@ std::unique_ptr<AppContext> AppContext::createSimulated(const AppOptions &option
     constexpr qint64 kGiB = 1024LL * 1024 * 1024;
     const bool cpu = device == QLatin1String("cpu");
     auto planner = std::make_unique<FakeVramPlanner>(cpu ? 64 * kGiB : 24 * kGiB, cpu ? 60e9 : 936e9);
-    return std::make_unique<AppContext>(options, std::make_unique<FakeInferenceService>(device), std::move(planner), true);
+    auto service = std::make_unique<CombinedInferenceService>(std::make_unique<FakeInferenceService>(device),
+                                                              std::make_unique<RemoteInferenceService>());
+    return std::make_unique<AppContext>(options, std::move(service), std::move(planner), true);
 }
 
 QString AppContext::defaultDataDir()

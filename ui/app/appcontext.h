@@ -14,6 +14,7 @@
 #include "viewmodels/chatviewmodel.h"
 #include "viewmodels/conversationlistmodel.h"
 #include "viewmodels/modelmanager.h"
+#include "viewmodels/remoteendpointsmodel.h"
 #include "viewmodels/settingsviewmodel.h"
 #include "viewmodels/telemetrymodel.h"
 
@@ -28,6 +29,7 @@ class AppContext : public QObject
     Q_PROPERTY(ChatViewModel *chat READ chat CONSTANT)
     Q_PROPERTY(ConversationListModel *conversations READ conversations CONSTANT)
     Q_PROPERTY(ModelManager *models READ models CONSTANT)
+    Q_PROPERTY(RemoteEndpointsModel *remotes READ remotes CONSTANT)
     Q_PROPERTY(SettingsViewModel *settings READ settings CONSTANT)
     Q_PROPERTY(TelemetryModel *telemetry READ telemetry CONSTANT)
     Q_PROPERTY(QString deviceName READ deviceName CONSTANT)
@@ -55,6 +57,8 @@ public:
     ChatViewModel *chat() const { return m_chat.get(); }
     ConversationListModel *conversations() const { return m_conversations.get(); }
     ModelManager *models() const { return m_models.get(); }
+    // The remote endpoints; null when `service` cannot reach remote models.
+    RemoteEndpointsModel *remotes() const { return m_remotes.get(); }
     SettingsViewModel *settings() const { return m_settings.get(); }
     TelemetryModel *telemetry() const { return m_telemetry.get(); }
     InferenceService *service() const { return m_service.get(); }
@@ -84,6 +88,7 @@ private:
     std::unique_ptr<ChatViewModel> m_chat;
     std::unique_ptr<ConversationListModel> m_conversations;
     std::unique_ptr<ModelManager> m_models;
+    std::unique_ptr<RemoteEndpointsModel> m_remotes;
     std::unique_ptr<TelemetryModel> m_telemetry;
     QTranslator m_translator;
     QPointer<QQmlEngine> m_engine;

@@ -38,4 +38,6 @@ Q_SIGNALS:
     void loadFinished(const LoadResult &result);
     void modelLoaded(const ModelInfo &info);
     void modelUnloaded();
+    // availableModels() changed (e.g. a remote endpoint's list arrived).
+    void availableModelsChanged();
 };

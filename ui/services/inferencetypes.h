@@ -45,6 +45,9 @@ struct ModelInfo {
     double headBits = 16.0;
     qint64 sizeBytes = 0;
     int nativeContext = 0;
+    bool remote = false;   // served by a remote endpoint (path: "<base URL>#<model id>")
+    QString endpointName{};  // remote: the endpoint's name
+    QString note{};          // remote: e.g. that the endpoint is reached over plain HTTP
 };
 
 // A batch of decoded text for one generation request.
@@ -72,6 +75,8 @@ struct TelemetrySample {
     double boundTokensPerSecond = 0.0;    // bandwidth-bound decode speed for the loaded model
     qint64 vramUsedBytes = 0;
     qint64 vramTotalBytes = 0;            // 0 on the CPU backend
+    bool remote = false;                  // a remote endpoint: speeds as seen by the client, no VRAM or bound
+    double timeToFirstTokenMs = 0.0;      // remote: of the last reply, as seen by the client
 };
 
 struct LoadResult {

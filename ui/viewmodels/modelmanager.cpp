@@ -24,6 +24,7 @@ ModelManager::ModelManager(InferenceService *service, std::unique_ptr<VramPlanne
         m_loadProgress = fraction;
         Q_EMIT loadProgressChanged();
     });
+    connect(service, &InferenceService::availableModelsChanged, this, &ModelManager::refresh);
     connect(service, &InferenceService::modelUnloaded, this, [this] {
         m_loaded.reset();
         m_loadNotice.clear();
@@ -59,6 +60,9 @@ QVariant ModelManager::data(const QModelIndex &index, int role) const
     case SizeRole: return double(m.sizeBytes);
     case NativeContextRole: return m.nativeContext;
     case LoadedRole: return m_loaded && m_loaded->path == m.path;
+    case RemoteRole: return m.remote;
+    case EndpointRole: return m.endpointName;
+    case NoteRole: return m.note;
     default: return {};
     }
 }
@@ -67,7 +71,8 @@ QHash<int, QByteArray> ModelManager::roleNames() const
 {
     return {{NameRole, "name"}, {PathRole, "path"}, {ArchitectureRole, "architecture"},
             {ParametersRole, "parameters"}, {BpwRole, "bpw"}, {HeadBitsRole, "headBits"},
-            {SizeRole, "sizeBytes"}, {NativeContextRole, "nativeContext"}, {LoadedRole, "loaded"}};
+            {SizeRole, "sizeBytes"}, {NativeContextRole, "nativeContext"}, {LoadedRole, "loaded"},
+            {RemoteRole, "remote"}, {EndpointRole, "endpoint"}, {NoteRole, "note"}};
 }
 
 void ModelManager::setCurrentIndex(int index)
@@ -242,7 +247,7 @@ void ModelManager::updateFit()
 {
     QVariantMap fit;
     VramPlan plan;
-    if (m_currentIndex >= 0)
+    if (m_currentIndex >= 0 && !currentIsRemote())
         plan = m_planner->plan({m_models.at(m_currentIndex), m_bpw, m_options.contextLength, m_options.cacheKind,
                                 m_options.draftTokens});
     fit.insert(QStringLiteral("available"), plan.available);

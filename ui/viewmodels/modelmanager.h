@@ -34,9 +34,10 @@ class ModelManager : public QAbstractListModel
     Q_PROPERTY(QStringList modelFolders READ modelFolders NOTIFY modelFoldersChanged)
     Q_PROPERTY(QString deviceName READ deviceName CONSTANT)
     Q_PROPERTY(bool onCpu READ onCpu CONSTANT)
+    Q_PROPERTY(bool currentIsRemote READ currentIsRemote NOTIFY currentIndexChanged)
 public:
     enum Roles { NameRole = Qt::UserRole + 1, PathRole, ArchitectureRole, ParametersRole, BpwRole, HeadBitsRole,
-                 SizeRole, NativeContextRole, LoadedRole };
+                 SizeRole, NativeContextRole, LoadedRole, RemoteRole, EndpointRole, NoteRole };
 
     ModelManager(InferenceService *service, std::unique_ptr<VramPlanner> planner, QObject *parent = nullptr);
     ~ModelManager() override;
@@ -76,6 +77,8 @@ public:
     Q_INVOKABLE void refresh();
     QString deviceName() const;
     bool onCpu() const;
+    // The selected model is served by a remote endpoint (no load settings, no VRAM fit).
+    bool currentIsRemote() const { return m_currentIndex >= 0 && m_models.at(m_currentIndex).remote; }
     LoadOptions loadOptions() const { return m_options; }
 
     // Loads the selected model; the returned task completes when the load has finished.

@@ -24,6 +24,8 @@ class TelemetryModel : public QObject
     Q_PROPERTY(double windowStart READ windowStart NOTIFY updated)
     Q_PROPERTY(double windowEnd READ windowEnd NOTIFY updated)
     Q_PROPERTY(double peakTokensPerSecond READ peakTokensPerSecond NOTIFY updated)
+    Q_PROPERTY(bool remote READ remote NOTIFY updated)
+    Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY updated)
 public:
     static constexpr double kWindowSeconds = 60.0;
 
@@ -40,6 +42,9 @@ public:
     double windowStart() const;
     double windowEnd() const;
     double peakTokensPerSecond() const;
+    // The figures come from a remote endpoint, as observed by this app: no VRAM, no bound line.
+    bool remote() const { return m_last.remote; }
+    double timeToFirstTokenMs() const { return m_last.timeToFirstTokenMs; }
 
     const QList<QPointF> &observed() const { return m_observed; }
     const QList<QPointF> &bound() const { return m_bound; }

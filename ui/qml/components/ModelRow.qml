@@ -14,6 +14,9 @@ ItemDelegate {
     required property real sizeBytes
     required property int nativeContext
     required property bool loaded
+    required property bool remote
+    required property string endpoint
+    required property string note
     property bool selected: false
     signal activated()
 
@@ -25,9 +28,16 @@ ItemDelegate {
         spacing: 2
         RowLayout {
             Label { text: row.name; font.bold: true; Layout.fillWidth: true; elide: Text.ElideRight }
+            Label { visible: row.remote; text: qsTr("remote · %1").arg(row.endpoint); color: "#3949ab" }
             Label { visible: row.loaded; text: qsTr("loaded"); color: "#00897b" }
         }
         Label {
+            visible: row.remote && row.note.length > 0
+            text: row.note
+            color: "#ef6c00"
+        }
+        Label {
+            visible: !row.remote
             opacity: 0.7
             text: qsTr("%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context")
                   .arg(row.architecture).arg((row.parameters / 1e9).toFixed(row.parameters < 1e9 ? 3 : 1)).arg(row.bpw.toFixed(2))

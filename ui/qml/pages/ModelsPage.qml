@@ -74,6 +74,12 @@ Item {
                 wrapMode: Text.Wrap
                 text: qsTr("No models found. Put model folders into the models folder, add a folder, or drop one here.")
             }
+            Loader {
+                Layout.fillWidth: true
+                active: page.app.remotes !== null
+                visible: active
+                sourceComponent: RemoteEndpointsPanel { endpoints: page.app.remotes }
+            }
             ListView {
                 id: list
                 Layout.fillWidth: true
@@ -95,6 +101,12 @@ Item {
                 Layout.alignment: Qt.AlignTop
                 spacing: 10
 
+                Label {
+                    Layout.fillWidth: true
+                    visible: page.models.currentIsRemote
+                    wrapMode: Text.Wrap
+                    text: qsTr("A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.")
+                }
                 Label { text: qsTr("Load settings"); font.bold: true }
                 LabeledSlider {
                     Layout.fillWidth: true

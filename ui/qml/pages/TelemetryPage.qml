@@ -17,7 +17,10 @@ Item {
         RowLayout {
             spacing: 32
             Repeater {
-                model: [
+                model: page.telemetry.remote ? [
+                    { name: qsTr("Decode (seen by this app)"), value: page.telemetry.decodeTokensPerSecond.toFixed(1) + " tok/s" },
+                    { name: qsTr("Time to first token"), value: page.telemetry.timeToFirstTokenMs.toFixed(0) + " ms" }
+                ] : [
                     { name: qsTr("Decode"), value: page.telemetry.decodeTokensPerSecond.toFixed(1) + " tok/s" },
                     { name: qsTr("Prefill"), value: page.telemetry.prefillTokensPerSecond.toFixed(0) + " tok/s" },
                     { name: qsTr("Bandwidth bound"), value: page.telemetry.boundTokensPerSecond.toFixed(1) + " tok/s" },
@@ -32,6 +35,14 @@ Item {
             }
         }
 
+        Label {
+            Layout.fillWidth: true
+            visible: page.telemetry.remote
+            wrapMode: Text.Wrap
+            opacity: 0.8
+            text: qsTr("Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.")
+        }
+
         ThroughputChart {
             Layout.fillWidth: true
             Layout.fillHeight: true
@@ -41,6 +52,7 @@ Item {
 
         VramMeter {
             Layout.fillWidth: true
+            visible: !page.telemetry.remote
             telemetry: page.telemetry
             onCpu: page.app.onCpu
         }
