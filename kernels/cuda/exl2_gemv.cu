@@ -20,8 +20,8 @@
 //
 // Launch shape: 128 threads = 4 warps per block, one 64-column tile per block and a range of
 // units (split K); warp w takes units w, w+4, ...; each lane copies its own words of the next
-// units (and their scale words) with cp.async into a ring in shared memory (Ring: 7 units in
-// flight per warp for layers of widths <= 4, else 5). Before griddepcontrol.wait (PDL, launch.cuh) a block
+// units (and their scale words) with cp.async into a ring in shared memory (Ring: 5 units in
+// flight per warp for layers of widths <= 4, else 3). Before griddepcontrol.wait (PDL, launch.cuh) a block
 // issues its first three units, loads the unit table and its rows' permutation (as uint16)
 // into shared memory: all of that overlaps the previous kernel. After the wait it writes the
 // launch's init regions (the next layer's accumulators), then gathers its rows' activations
@@ -258,7 +258,7 @@ struct Ring {
   static constexpr int lane_words = NARROW ? 12 : 20;
   static constexpr int scale_word = NARROW ? 8 : 16;
   static constexpr int weight_quads = NARROW ? 2 : 4;
-  static constexpr int stages = NARROW ? 8 : 6;
+  static constexpr int stages = NARROW ? 6 : 4;
   static constexpr int stage_words = 32 * lane_words;
   static constexpr int warp_words = stages * stage_words;
 };
@@ -266,7 +266,7 @@ constexpr int k_gather_unroll = 16;  // independent activation loads per thread
 
 // Most units one block takes: its rows' activations (fp16, MT rows) and permutation (uint16) sit
 // in shared memory beside the ring.
-constexpr int max_units_per_block(int mt) { return std::min(128, 16384 / (mt * 64)); }
+constexpr int max_units_per_block(int mt) { return std::min(64, 16384 / (mt * 64)); }
 
 constexpr int pad4(int n) { return (n + 3) & ~3; }
 
@@ -580,8 +580,8 @@ __global__ void exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) 
 
 int mt_for(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
 
-// Split K of one layer: `ksplit` blocks per tile (chosen for all fused layers together: about
-// four blocks per multiprocessor, one wave), at least as many as keep a block's rows in shared memory.
+// Split K of one layer: `ksplit` blocks per tile (choose_ksplit), at least as many as keep a
+// block's rows in shared memory.
 void plan_job(GemvJob& j, int mt, int ksplit, int upb_force) {
   const int units = j.w.k / 32;
   int upb = upb_force > 0 ? upb_force : (units + std::max(1, ksplit) - 1) / std::max(1, ksplit);
@@ -616,6 +616,42 @@ void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
   else launch_ring<MT, MODE, false>(jobs, in, m, blocks, max_upb, s);
 }
 
+std::size_t smem_bytes_for(int mt, bool narrow, int upb) {
+  switch (mt) {
+    case 1: return narrow ? gemv_smem_bytes<1, true>(upb) : gemv_smem_bytes<1, false>(upb);
+    case 2: return narrow ? gemv_smem_bytes<2, true>(upb) : gemv_smem_bytes<2, false>(upb);
+    case 4: return narrow ? gemv_smem_bytes<4, true>(upb) : gemv_smem_bytes<4, false>(upb);
+    default: return narrow ? gemv_smem_bytes<8, true>(upb) : gemv_smem_bytes<8, false>(upb);
+  }
+}
+
+// Blocks over K per tile for all fused layers together: the split whose grid fills the
+// resident block slots (shared memory decides how many blocks fit on a multiprocessor) in
+// whole waves, preferring fewer splits (fewer atomics and activation gathers).
+int choose_ksplit(const GemvCall& c, int mt, bool narrow, int tiles) {
+  static int smem_per_sm = 0;
+  if (!smem_per_sm) {
+    int dev = 0;
+    EXL_CUDA_CHECK(cudaGetDevice(&dev));
+    EXL_CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+  }
+  const int units = c.w[0]->k / 32;
+  const int ks_min = (units + max_units_per_block(mt) - 1) / max_units_per_block(mt);
+  int best = ks_min;
+  double best_score = -1e9;
+  for (int ks = ks_min; ks <= std::max(ks_min, std::min(units, 32)); ++ks) {
+    const int upb = (units + ks - 1) / ks;
+    const std::size_t smem = smem_bytes_for(mt, narrow, upb) + 1024;  // + the driver's reserve
+    const int per_sm = std::max(1, std::min(16, int(std::size_t(smem_per_sm) / smem)));
+    const double capacity = double(per_sm) * std::max(1, c.sm_count);
+    const double blocks = double(tiles) * ((units + upb - 1) / upb);
+    const double waves = std::ceil(blocks / capacity);
+    const double score = blocks / (waves * capacity) - 0.02 * ks - (blocks < 0.75 * capacity ? 0.5 : 0.0);
+    if (score > best_score + 1e-9) { best_score = score; best = ks; }
+  }
+  return best;
+}
+
 template <int MODE>
 void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
   if (c.m <= 0 || c.count <= 0) return;
@@ -633,7 +669,9 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     jobs.count = c.count;
     int tiles = 0;
     for (int i = 0; i < c.count; ++i) tiles += c.w[i]->tiles;
-    const int ksplit = std::max(1, int(std::lround(4.0 * std::max(1, c.sm_count) / std::max(1, tiles))));
+    bool narrow = true;
+    for (int i = 0; i < c.count; ++i) narrow = narrow && c.w[i]->max_bits <= 4;
+    const int ksplit = choose_ksplit(c, mt, narrow, tiles);
     for (int i = 0; i < c.count; ++i) {
       jobs.job[i].w = *c.w[i];
       jobs.job[i].y = c.y[i] + std::size_t(r) * c.ldy[i];
