@@ -14,8 +14,15 @@ fixtures=${EXL_FIXTURES:-../shared/fixtures}
 model="$fixtures/models/exl2/ref-s-4.0bpw"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
+export QT_QPA_PLATFORM=offscreen  # no display in CI
 work=$(mktemp -d /tmp/exl-pkg.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+installed=0
+cleanup() {
+  # A failed check leaves no package behind.
+  [ $installed = 1 ] && $SUDO apt-get purge -y -q exl-studio >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
 fail() { echo "packaging: FAIL: $*" >&2; exit 1; }
 step() { echo "== packaging: $*"; }
 
@@ -47,6 +54,7 @@ command -v exl >/dev/null && fail "an exl is already on PATH ($(command -v exl))
 find /usr -xdev | sort >"$work/usr-before"
 dpkg-query -W -f '${Package}\n' | sort >"$work/pkgs-before"
 $SUDO apt-get install -y -q "$(readlink -f "$deb")" >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get install"; }
+installed=1
 dpkg -L exl-studio >"$work/files"
 [ "$(command -v exl)" = /usr/bin/exl ] || fail "exl not installed in /usr/bin"
 [ -x /usr/bin/exl-studio ] || fail "exl-studio not installed in /usr/bin"
@@ -130,6 +138,7 @@ grep -qF "$top/lib/exl-studio/libexl_cuda.so" "$work/version-tar" || fail "tarba
 
 step "purge, and nothing left in /usr"
 $SUDO apt-get purge -y -q exl-studio >"$work/apt-purge.log" 2>&1 || { cat "$work/apt-purge.log"; fail "apt-get purge"; }
+installed=0
 find /usr -xdev | sort >"$work/usr-after"
 dpkg-query -W -f '${Package}\n' | sort >"$work/pkgs-after"
 # Files of dependency packages apt installed along with ours stay (they are not ours).
