@@ -2,6 +2,114 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de">
 <context>
+    <name>AboutDialog</name>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="10" />
+        <source>About EXL Studio</source>
+        <translation>Über EXL Studio</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="22" />
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="34" />
+        <source>Chat with local EXL2 models on your GPU, or on the CPU where there is none.</source>
+        <translation>Chatten Sie mit lokalen EXL2-Modellen auf Ihrer GPU oder, wo keine vorhanden ist, auf der CPU.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="46" />
+        <source>Version</source>
+        <translation>Version</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="48" />
+        <source>Git commit</source>
+        <translation>Git-Commit</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="50" />
+        <source>Build type</source>
+        <translation>Build-Typ</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="52" />
+        <source>CUDA architectures</source>
+        <translation>CUDA-Architekturen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="54" />
+        <source>none (built without CUDA)</source>
+        <translation>keine (ohne CUDA gebaut)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="57" />
+        <source>CUDA toolkit</source>
+        <translation>CUDA-Toolkit</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="60" />
+        <source>%1 (runtime built in)</source>
+        <translation>%1 (Laufzeit eingebaut)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="63" />
+        <source>NVIDIA driver</source>
+        <translation>NVIDIA-Treiber</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="67" />
+        <source>not found</source>
+        <translation>nicht gefunden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="68" />
+        <source>%1 (supports CUDA %2)</source>
+        <translation>%1 (unterstützt CUDA %2)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="68" />
+        <source>version unknown</source>
+        <translation>Version unbekannt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="72" />
+        <source>cuBLAS</source>
+        <translation>cuBLAS</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="81" />
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="87" />
+        <source>Backend</source>
+        <translation>Backend</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="90" />
+        <source>CUDA</source>
+        <translation>CUDA</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="91" />
+        <source>CPU: %1</source>
+        <translation>CPU: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="95" />
+        <source>Qt</source>
+        <translation>Qt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="100" />
+        <source>Copy details</source>
+        <translation>Details kopieren</translation>
+    </message>
+</context>
+<context>
     <name>ChatInput</name>
     <message>
         <location filename="../ui/qml/components/ChatInput.qml" line="23" />
@@ -292,6 +400,16 @@
         <location filename="../ui/qml/Main.qml" line="100" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats können nicht gespeichert werden: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="70" />
+        <source>About</source>
+        <translation>Über</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="71" />
+        <source>About EXL Studio</source>
+        <translation>Über EXL Studio</translation>
     </message>
 </context>
 <context>

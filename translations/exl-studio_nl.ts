@@ -2,6 +2,114 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="nl">
 <context>
+    <name>AboutDialog</name>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="10" />
+        <source>About EXL Studio</source>
+        <translation>Over EXL Studio</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="22" />
+        <source>Close</source>
+        <translation>Sluiten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="34" />
+        <source>Chat with local EXL2 models on your GPU, or on the CPU where there is none.</source>
+        <translation>Chat met lokale EXL2-modellen op je GPU, of op de CPU als die er niet is.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="46" />
+        <source>Version</source>
+        <translation>Versie</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="48" />
+        <source>Git commit</source>
+        <translation>Git-commit</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="50" />
+        <source>Build type</source>
+        <translation>Buildtype</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="52" />
+        <source>CUDA architectures</source>
+        <translation>CUDA-architecturen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="54" />
+        <source>none (built without CUDA)</source>
+        <translation>geen (gebouwd zonder CUDA)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="57" />
+        <source>CUDA toolkit</source>
+        <translation>CUDA-toolkit</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="60" />
+        <source>%1 (runtime built in)</source>
+        <translation>%1 (runtime ingebouwd)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="63" />
+        <source>NVIDIA driver</source>
+        <translation>NVIDIA-stuurprogramma</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="67" />
+        <source>not found</source>
+        <translation>niet gevonden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="68" />
+        <source>%1 (supports CUDA %2)</source>
+        <translation>%1 (ondersteunt CUDA %2)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="68" />
+        <source>version unknown</source>
+        <translation>versie onbekend</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="72" />
+        <source>cuBLAS</source>
+        <translation>cuBLAS</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="81" />
+        <source>GPUs</source>
+        <translation>GPU's</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="87" />
+        <source>Backend</source>
+        <translation>Backend</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="90" />
+        <source>CUDA</source>
+        <translation>CUDA</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="91" />
+        <source>CPU: %1</source>
+        <translation>CPU: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="95" />
+        <source>Qt</source>
+        <translation>Qt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="100" />
+        <source>Copy details</source>
+        <translation>Details kopiëren</translation>
+    </message>
+</context>
+<context>
     <name>ChatInput</name>
     <message>
         <location filename="../ui/qml/components/ChatInput.qml" line="23" />
@@ -292,6 +400,16 @@
         <location filename="../ui/qml/Main.qml" line="100" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats kunnen niet worden opgeslagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="70" />
+        <source>About</source>
+        <translation>Over</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/Main.qml" line="71" />
+        <source>About EXL Studio</source>
+        <translation>Over EXL Studio</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "exl/error.h"
 
@@ -27,6 +28,8 @@ Session open_session(const Args& a, int min_ctx) {
   o.max_chunk_size = s.max_chunk;
   o.threads = a.get_int("--threads", 0);
   s.backend = make_backend(a.get_or("--device", "auto"), o, &s.device_note);
+  // Running on the CPU because the GPU is unusable: say why (what is missing, how to get it).
+  if (s.device_note.find("no usable GPU") != std::string::npos) std::fprintf(stderr, "exl: %s\n", s.device_note.c_str());
   s.backend->load(s.model);
   CacheOptions c;
   c.type = cache_type_from(a);

@@ -1,6 +1,8 @@
 // exl-studio: chat with local EXL2 models. The app lives in the exl_ui library.
 #include <QApplication>
+#include <QIcon>
 #include <QtQml/QQmlExtensionPlugin>
+#include <cstring>
 
 #include "app/studio.h"
 
@@ -8,8 +10,15 @@ Q_IMPORT_QML_PLUGIN(ExlStudioPlugin)
 
 int main(int argc, char *argv[])
 {
+    // --version before QApplication: it needs no display.
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--version") == 0)
+            return printVersion();
     QApplication app(argc, argv);  // QApplication: Qt Charts draws through the widgets module
     QApplication::setApplicationName(QStringLiteral("exl-studio"));
     QApplication::setApplicationVersion(QStringLiteral(EXL_STUDIO_VERSION));
+    // The installed desktop entry and icon (packaging/): window managers match the window to them.
+    QApplication::setDesktopFileName(QStringLiteral("org.exlstudio.ExlStudio"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("org.exlstudio.ExlStudio")));
     return runStudio(app);
 }

@@ -7,10 +7,49 @@
 #include <QTimer>
 #include <cstdio>
 
+#ifdef Q_OS_UNIX
+#include <QSocketNotifier>
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
+#endif
+
 #include "app/appcontext.h"
+#include "exl/version.h"
 
 namespace {
 constexpr int kDefaultScreenshotDelayMs = 1500;
+
+#ifdef Q_OS_UNIX
+// SIGTERM / SIGINT / SIGHUP quit through the event loop (the same clean shutdown as closing the
+// window: the worker stops, chats are closed), via a socket pair the handler writes one byte to.
+int g_signalFds[2] = {-1, -1};
+
+void onQuitSignal(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t n = ::write(g_signalFds[0], &byte, 1);
+}
+
+void quitOnSignals(QCoreApplication &app)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFds) != 0)
+        return;
+    auto *notifier = new QSocketNotifier(g_signalFds[1], QSocketNotifier::Read, &app);
+    QObject::connect(notifier, &QSocketNotifier::activated, &app, [notifier] {
+        notifier->setEnabled(false);
+        char byte = 0;
+        [[maybe_unused]] const ssize_t n = ::read(g_signalFds[1], &byte, 1);
+        QCoreApplication::quit();
+    });
+    struct sigaction action = {};
+    action.sa_handler = onQuitSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (const int sig : {SIGTERM, SIGINT, SIGHUP})
+        ::sigaction(sig, &action, nullptr);
+}
+#endif
 
 void scheduleScreenshot(QQmlApplicationEngine &engine, const QString &path, int delayMs)
 {
@@ -27,6 +66,13 @@ void scheduleScreenshot(QQmlApplicationEngine &engine, const QString &path, int 
 }
 }  // namespace
 
+int printVersion()
+{
+    std::fputs(exl::version_report("exl-studio").c_str(), stdout);
+    std::printf("Qt:                  %s\n", qVersion());
+    return 0;
+}
+
 int runStudio(QApplication &app)
 {
     const AppOptions options = parseAppOptions(app.arguments());
@@ -34,10 +80,8 @@ int runStudio(QApplication &app)
         std::fprintf(stderr, "%s\n", qPrintable(options.error));
         return 2;
     }
-    if (options.showVersion) {
-        std::printf("exl-studio %s\n", qPrintable(QCoreApplication::applicationVersion()));
-        return 0;
-    }
+    if (options.showVersion)
+        return printVersion();
 
     QQuickStyle::setStyle(QStringLiteral("Material"));
     std::unique_ptr<AppContext> context = AppContext::createDefault(options);
@@ -50,6 +94,9 @@ int runStudio(QApplication &app)
         return 1;
 
     context->start();
+#ifdef Q_OS_UNIX
+    quitOnSignals(app);
+#endif
     if (!options.screenshotPath.isEmpty())
         scheduleScreenshot(engine, options.screenshotPath,
                            options.quitAfterMs > 0 ? options.quitAfterMs : kDefaultScreenshotDelayMs);

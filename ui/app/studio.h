@@ -5,3 +5,7 @@
 class QApplication;
 
 int runStudio(QApplication &app);
+
+// Prints what `exl-studio --version` shows (build, CUDA setup found, Qt) and returns 0; needs no
+// QApplication (no display).
+int printVersion();

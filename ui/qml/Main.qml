@@ -34,6 +34,7 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+F"; onActivated: { window.showPage("chat"); chatPage.focusSearch() } }
     Shortcut { sequence: "Ctrl+,"; onActivated: window.showPage("settings") }
     Shortcut { sequence: "Ctrl+L"; onActivated: { window.showPage("chat"); chatPage.focusInput() } }
+    Shortcut { sequence: "F1"; onActivated: aboutDialog.open() }
     Shortcut { sequence: "Esc"; enabled: window.app.chat.busy; onActivated: window.app.chat.stop() }
 
     header: ToolBar {
@@ -64,10 +65,18 @@ ApplicationWindow {
                       : qsTr("No model loaded")
                 elide: Text.ElideRight
                 Layout.maximumWidth: 360
-                Layout.rightMargin: 16
+            }
+            ToolButton {
+                text: qsTr("About")
+                Accessible.name: qsTr("About EXL Studio")
+                Material.foreground: "white"
+                Layout.rightMargin: 8
+                onClicked: aboutDialog.open()
             }
         }
     }
+
+    AboutDialog { id: aboutDialog }
 
     ColumnLayout {
         anchors.fill: parent
