@@ -132,9 +132,76 @@ EXL_TEST(template, limits_turn_runaway_templates_into_errors) {
   CHECK_THROWS_ERROR(exl::ChatTemplate(ifs), exl::ErrorKind::format, "nested too deeply");
   CHECK_THROWS_ERROR(render("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"), exl::ErrorKind::format, "recursion");
   CHECK_THROWS_ERROR(render("{{ range(1000000) }}"), exl::ErrorKind::format, "range too big");
-  CHECK_THROWS_ERROR(render("{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}"),
+  exl::ChatTemplateOptions few_steps;  // the default (20M steps) takes tens of seconds to reach
+  few_steps.max_steps = 200000;
+  CHECK_THROWS_ERROR(exl::ChatTemplate("{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
+                                       few_steps)
+                         .render(nlohmann::ordered_json::object()),
                      exl::ErrorKind::format, "too many steps");
   CHECK_THROWS_ERROR(render("{{ 'x' * 100000000000 }}"), exl::ErrorKind::format, "too large");
+}
+
+// Huge inputs: long chains the grammar builds in loops (no parser recursion, but a tree as tall as
+// the chain), values nested by a loop, deep JSON context and deep macro recursion fail with an
+// error instead of overflowing the stack; huge flat templates just render.
+EXL_TEST(template, huge_and_deep_templates_fail_cleanly) {
+  std::string sum = "{{ 1";
+  for (int k = 0; k < 200000; ++k) sum += " + 1";
+  CHECK_THROWS_ERROR(exl::ChatTemplate(sum + " }}"), exl::ErrorKind::format, "nested too deeply");
+  std::string attrs = "{{ x";
+  for (int k = 0; k < 200000; ++k) attrs += ".a";
+  CHECK_THROWS_ERROR(exl::ChatTemplate(attrs + " }}"), exl::ErrorKind::format, "nested too deeply");
+  std::string chain = "{{ x";
+  for (int k = 0; k < 200000; ++k) chain += "|trim";
+  CHECK_THROWS_ERROR(exl::ChatTemplate(chain + " }}"), exl::ErrorKind::format, "nested too deeply");
+  std::string calls = "{{ f";
+  for (int k = 0; k < 200000; ++k) calls += "()";
+  CHECK_THROWS_ERROR(exl::ChatTemplate(calls + " }}"), exl::ErrorKind::format, "nested too deeply");
+  std::string items = "{{ x";
+  for (int k = 0; k < 200000; ++k) items += "[0]";
+  CHECK_THROWS_ERROR(exl::ChatTemplate(items + " }}"), exl::ErrorKind::format, "nested too deeply");
+  std::string conds = "{{ 1";
+  for (int k = 0; k < 200000; ++k) conds += " if 1";
+  CHECK_THROWS_ERROR(exl::ChatTemplate(conds + " }}"), exl::ErrorKind::format, "nested too deeply");
+  std::string nots = "{{ ";
+  for (int k = 0; k < 200000; ++k) nots += "not ";
+  CHECK_THROWS_ERROR(exl::ChatTemplate(nots + "1 }}"), exl::ErrorKind::format, "nested too deeply");
+  std::string lists = std::string(200000, '[') + std::string(200000, ']');
+  CHECK_THROWS_ERROR(exl::ChatTemplate("{{ " + lists + " }}"), exl::ErrorKind::format, "nested too deeply");
+  std::string blocks;
+  for (int k = 0; k < 200000; ++k) blocks += "{% for x in y %}";
+  CHECK_THROWS_ERROR(exl::ChatTemplate(blocks), exl::ErrorKind::format, "nested too deeply");
+
+  // Values nested by a loop, one level per iteration.
+  CHECK_THROWS_ERROR(render("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}"
+                            "{% endfor %}{{ ns.x }}"),
+                     exl::ErrorKind::format, "nested too deeply");
+  CHECK_THROWS_ERROR(render("{% set ns = namespace(x={}) %}{% for i in range(100000) %}{% set ns.x = {'k': ns.x} %}"
+                            "{% endfor %}{{ ns.x|length }}"),
+                     exl::ErrorKind::format, "nested too deeply");
+  // Deep JSON context.
+  nlohmann::ordered_json deep = nlohmann::ordered_json::array();
+  for (int k = 0; k < 5000; ++k) deep = nlohmann::ordered_json::array({deep});
+  CHECK_THROWS_ERROR(exl::ChatTemplate("{{ x }}").render(nlohmann::ordered_json{{"x", deep}}), exl::ErrorKind::format,
+                     "nested too deeply");
+  // Macro recursion whose every level is deep (nested blocks around a tall expression).
+  std::string open, close;
+  for (int k = 0; k < 90; ++k) open += "{% if true %}", close += "{% endif %}";
+  std::string tall = "f(n + 1)";
+  for (int k = 0; k < 300; ++k) tall += "|string";
+  try {
+    render("{% macro f(n) %}" + open + "{{ " + tall + " }}" + close + "{% endmacro %}{{ f(0) }}");
+    CHECK(false);
+  } catch (const exl::Error& e) {
+    CHECK(e.kind() == exl::ErrorKind::format);
+  }
+
+  // Huge but flat: renders.
+  std::string flat;
+  for (int k = 0; k < 50000; ++k) flat += "{% if true %}x{% endif %}{{ 'y' }}";
+  CHECK_EQ(render(flat).size(), size_t(100000));
+  const std::string text(4 << 20, 'a');
+  CHECK_EQ(render(text + "{{ 1 }}").size(), text.size() + 1);
 }
 
 EXL_TEST(template, strftime_now_uses_the_given_clock) {

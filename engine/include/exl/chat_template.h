@@ -20,8 +20,14 @@ namespace exl {
 // shown to the user as is. Kind: invalid_argument (the conversation did not suit the template).
 class TemplateRaised : public Error {
  public:
-  explicit TemplateRaised(const std::string& message)
-      : Error(ErrorKind::invalid_argument, message) {}
+  explicit TemplateRaised(const std::string& message, int line = 0, int column = 0)
+      : Error(ErrorKind::invalid_argument, message), line_(line), column_(column) {}
+  // Where in the template raise_exception was called (1-based; 0 when unknown).
+  int line() const { return line_; }
+  int column() const { return column_; }
+
+ private:
+  int line_ = 0, column_ = 0;
 };
 
 struct ChatTemplateOptions {

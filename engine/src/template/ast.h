@@ -34,6 +34,7 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct Expr {
   ExprKind kind;
   int line = 0, col = 0;
+  int height = 1;  // 1 + the tallest operand's height (set by the parser)
   Value value;
   std::string name;
   bool negated = false;

@@ -30,11 +30,11 @@ std::string ChatTemplate::render(const nlohmann::ordered_json& context) const {
   limits.max_steps = impl_->options.max_steps;
   limits.max_call_depth = impl_->options.max_call_depth;
   tpl::Interpreter in(limits, impl_->options.now);
-  tpl::Value ctx = context.is_object() ? tpl::from_json(context) : tpl::Value::make_dict();
   try {
+    tpl::Value ctx = context.is_object() ? tpl::from_json(context) : tpl::Value::make_dict();
     return in.render(impl_->body, ctx);
   } catch (const tpl::RaisedByTemplate& e) {
-    throw TemplateRaised(e.message);
+    throw TemplateRaised(e.message, in.line, in.col);
   } catch (const tpl::RenderFailure& e) {
     throw Error(ErrorKind::format, "template error at line " + std::to_string(in.line) + ", column " +
                                        std::to_string(in.col) + ": " + e.message,

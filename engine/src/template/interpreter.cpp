@@ -4,6 +4,9 @@
 // attributes set inside a loop are visible after it.
 #include "template/interpreter.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "template/errors.h"
 
 namespace exl::tpl {
@@ -30,6 +33,7 @@ void Interpreter::emit(const std::string& s) {
 }
 
 std::string Interpreter::render(const Body& body, const Value& context) {
+  const StackBudget budget(limits_.max_stack_bytes);
   root_ = std::make_shared<Frame>();
   install_globals(*root_);
   if (context.is_dict())
@@ -78,6 +82,7 @@ std::string Interpreter::capture(const Body& body, std::shared_ptr<Frame> frame)
 
 Flow Interpreter::exec(const Stmt& s) {
   step();
+  check_stack();
   line = s.line;
   col = s.col;
   switch (s.kind) {
@@ -162,11 +167,23 @@ Flow Interpreter::exec_for(const Stmt& s) {
     return Flow::normal;
   }
   const int64_t n = int64_t(items.size());
+  // loop.changed(*values): true on the first call and whenever the values differ from the last
+  // call's (Jinja's LoopContext keeps them across iterations).
+  auto last_changed = std::make_shared<std::optional<List>>();
+  Value changed = Value::callable("changed", [last_changed](Interpreter&, CallArgs& a) -> Value {
+    const Value now = Value::make_list(a.pos);
+    if (*last_changed && equals(Value::make_list(**last_changed), now)) return Value::boolean(false);
+    *last_changed = a.pos;
+    return Value::boolean(true);
+  });
   for (int64_t k = 0; k < n; ++k) {
     step();
     Value loop = Value::make_dict();
     auto& d = *loop.dict;
-    auto put = [&](const char* key, Value v) { d.items.emplace_back(Value::string(key), std::move(v)); };
+    auto put = [&](const char* key, Value v) {
+      d.nest = std::max(d.nest, v.nesting() + 1);
+      d.items.emplace_back(Value::string(key), std::move(v));
+    };
     put("index", Value::integer(k + 1));
     put("index0", Value::integer(k));
     put("revindex", Value::integer(n - k));
@@ -182,6 +199,7 @@ Flow Interpreter::exec_for(const Stmt& s) {
           if (a.pos.empty()) fail("no items for cycling given");
           return a.pos[size_t(k) % a.pos.size()];
         }));
+    put("changed", changed);
     frame_->vars["loop"] = loop;
     assign(*s.target, items[size_t(k)]);
     Flow f = exec_body(s.body);
@@ -269,6 +287,7 @@ Value Interpreter::call(const Value& callee, CallArgs& args) {
 
 Value Interpreter::eval(const Expr& e) {
   step();
+  check_stack();
   line = e.line;
   col = e.col;
   switch (e.kind) {

@@ -17,6 +17,19 @@ struct Limits {
   uint64_t max_steps = 20'000'000;        // evaluated nodes and loop iterations per render
   int max_call_depth = 100;               // nested macro calls
   int64_t max_range = 100000;             // range() length (Jinja's sandbox cap)
+  // Stack the recursive evaluation may use (nested macro calls, deep values); well inside the 1 MiB
+  // of the smallest thread stacks the app runs on. Sanitizers' frames are several times larger.
+#if defined(__SANITIZE_ADDRESS__)
+  size_t max_stack_bytes = size_t(4) << 20;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  size_t max_stack_bytes = size_t(4) << 20;
+#else
+  size_t max_stack_bytes = size_t(640) << 10;
+#endif
+#else
+  size_t max_stack_bytes = size_t(640) << 10;
+#endif
 };
 
 struct Frame {

@@ -9,7 +9,13 @@
 
 namespace exl::tpl {
 
-Value from_json(const nlohmann::ordered_json& j) {
+static Value from_json_at(const nlohmann::ordered_json& j, uint32_t depth);
+
+Value from_json(const nlohmann::ordered_json& j) { return from_json_at(j, 0); }
+
+static Value from_json_at(const nlohmann::ordered_json& j, uint32_t depth) {
+  if (depth > max_value_nesting) fail("JSON input nested too deeply");
+  auto from_json = [depth](const nlohmann::ordered_json& x) { return from_json_at(x, depth + 1); };
   switch (j.type()) {
     case nlohmann::ordered_json::value_t::null: return Value::none();
     case nlohmann::ordered_json::value_t::boolean: return Value::boolean(j.get<bool>());
@@ -26,8 +32,12 @@ Value from_json(const nlohmann::ordered_json& j) {
     }
     case nlohmann::ordered_json::value_t::object: {
       Value d = Value::make_dict();
-      for (auto it = j.begin(); it != j.end(); ++it)
-        d.dict->items.emplace_back(Value::string(it.key()), from_json(it.value()));
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        Value v = from_json(it.value());
+        d.dict->nest = std::max(d.dict->nest, v.nesting() + 1);
+        d.dict->items.emplace_back(Value::string(it.key()), std::move(v));
+      }
+      if (d.dict->nest > max_value_nesting) fail("JSON input nested too deeply");
       return d;
     }
     default: return Value::none();

@@ -1,6 +1,7 @@
 // Python semantics of template values: truthiness, str()/repr(), ==, ordering, float repr.
 #include "template/value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -18,8 +19,18 @@ Value Value::string(std::string x) { Value v; v.kind = Kind::string; v.s = std::
 Value Value::make_list(List items) {
   Value v;
   v.kind = Kind::list;
+  uint32_t inner = 0;
+  for (const auto& x : items) inner = std::max(inner, x.nesting());
+  if (inner + 1 > max_value_nesting) fail("value nested too deeply (more than " + std::to_string(max_value_nesting) + " levels)");
+  v.nest = inner + 1;
   v.list = std::make_shared<List>(std::move(items));
   return v;
+}
+
+uint32_t Value::nesting() const {
+  if (kind == Kind::list) return nest;
+  if (kind == Kind::dict) return dict->nest;
+  return 0;
 }
 Value Value::make_tuple(List items) {
   Value v = make_list(std::move(items));
@@ -76,6 +87,9 @@ const Value* Dict::find(const std::string& key) const {
 }
 
 void Dict::set(const Value& key, Value v) {
+  const uint32_t inner = std::max(key.nesting(), v.nesting());
+  if (inner + 1 > max_value_nesting) fail("value nested too deeply (more than " + std::to_string(max_value_nesting) + " levels)");
+  nest = std::max(nest, inner + 1);
   for (auto& [k, old] : items)
     if (equals(k, key)) { old = std::move(v); return; }
   items.emplace_back(key, std::move(v));
@@ -164,7 +178,33 @@ std::string to_repr(const Value& v) {
   return to_str(v);
 }
 
+namespace {
+thread_local const char* t_stack_base = nullptr;
+thread_local size_t t_stack_bytes = 0;
+}  // namespace
+
+StackBudget::StackBudget(size_t bytes) : saved_base_(t_stack_base), saved_bytes_(t_stack_bytes) {
+  if (!t_stack_base) {  // nested renders (a template rendering inside one) keep the outer budget
+    t_stack_base = static_cast<const char*>(__builtin_frame_address(0));
+    t_stack_bytes = bytes;
+  }
+}
+
+StackBudget::~StackBudget() {
+  t_stack_base = saved_base_;
+  t_stack_bytes = saved_bytes_;
+}
+
+void check_stack() {
+  if (!t_stack_base) return;
+  const char* here = static_cast<const char*>(__builtin_frame_address(0));
+  // The stack grows downwards on every platform the app targets.
+  if (here < t_stack_base && size_t(t_stack_base - here) > t_stack_bytes)
+    fail("template nested too deeply (stack budget of " + std::to_string(t_stack_bytes >> 10) + " KiB used up)");
+}
+
 std::string to_str(const Value& v) {
+  check_stack();
   switch (v.kind) {
     case Kind::undefined: return "";
     case Kind::none: return "None";
@@ -198,6 +238,7 @@ std::string to_str(const Value& v) {
 }
 
 bool equals(const Value& a, const Value& b) {
+  check_stack();
   if (a.is_number() && b.is_number()) {
     if (a.kind != Kind::floating && b.kind != Kind::floating) {
       int64_t x = a.kind == Kind::boolean ? a.b : a.i, y = b.kind == Kind::boolean ? b.b : b.i;
@@ -231,6 +272,7 @@ bool equals(const Value& a, const Value& b) {
 }
 
 int compare(const Value& a, const Value& b) {
+  check_stack();
   if (a.is_number() && b.is_number()) {
     if (a.kind != Kind::floating && b.kind != Kind::floating) {
       int64_t x = a.kind == Kind::boolean ? a.b : a.i, y = b.kind == Kind::boolean ? b.b : b.i;

@@ -32,6 +32,7 @@ struct Value {
   bool b = false;
   bool is_tuple = false;      // lists made from tuples print as (a, b)
   bool is_namespace = false;  // namespace(): attributes only, assignable from {% set ns.x %}
+  uint32_t nest = 0;          // lists: how deeply containers nest inside (dicts keep theirs in Dict)
   int64_t i = 0;
   double f = 0.0;
   std::string s;  // string value; for undefined, the name that was looked up (for messages)
@@ -58,11 +59,18 @@ struct Value {
   bool is_list() const { return kind == Kind::list; }
   bool is_dict() const { return kind == Kind::dict; }
   double as_double() const;
+  // Containers nested inside this value, itself included (0 for scalars).
+  uint32_t nesting() const;
   std::string type_name() const;
 };
 
+// Deepest nesting of lists/dicts a template may build (printing, comparing and freeing values
+// recurse through it): deeper is a render error, as Python's recursion limit would be.
+inline constexpr uint32_t max_value_nesting = 1000;
+
 struct Dict {
   std::vector<std::pair<Value, Value>> items;
+  uint32_t nest = 1;  // as Value::nesting(); grows as items are set
   const Value* find(const Value& key) const;
   const Value* find(const std::string& key) const;
   void set(const Value& key, Value v);
@@ -107,5 +115,22 @@ std::string utf8_encode(const std::u32string& s);
 void utf8_append(std::string& out, char32_t c);
 size_t utf8_length(const std::string& s);
 bool is_py_space(char32_t c);
+
+// Guards the interpreter's recursive functions (evaluation, printing, comparison) against running
+// out of stack: a StackBudget opened at the start of a render records where the stack was; below
+// that, check_stack() fails the render once more than `bytes` are in use. Per thread; no-op when
+// no budget is open.
+class StackBudget {
+ public:
+  explicit StackBudget(size_t bytes);
+  ~StackBudget();
+  StackBudget(const StackBudget&) = delete;
+  StackBudget& operator=(const StackBudget&) = delete;
+
+ private:
+  const char* saved_base_;
+  size_t saved_bytes_;
+};
+void check_stack();
 
 }  // namespace exl::tpl
