@@ -18,5 +18,6 @@ int cmd_convert(const Args& a);
 int cmd_fit(const Args& a);
 int cmd_import(const Args& a);
 int cmd_serve(const Args& a);
+int cmd_template(const Args& a);
 
 }  // namespace exl::cli

@@ -31,6 +31,9 @@ commands:
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
   serve      -m DIR [--host 127.0.0.1] [--port 5001] [--api-key KEY] [--queue N] [--http-threads N]
              [--cors ORIGIN] [--model-id ID] [--max-body BYTES]   OpenAI-compatible HTTP server (/v1)
+  template   (-m DIR | --template FILE) --messages FILE.json [--add-generation-prompt]
+             [--bos-token T] [--eos-token T] [--tools FILE.json] [--vars FILE.json]
+             [--now "YYYY-MM-DD HH:MM:SS"]   render a chat template as transformers does (exact text)
   import     -i FILE.gguf -o HF_DIR [--dtype fp16|bf16]   GGUF (llama, qwen2) to an HF-style folder
 
 options of commands that run a model:
@@ -54,7 +57,8 @@ int main(int argc, char** argv) {
     using namespace exl::cli;
     const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
                                             "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
-                                            "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token"};
+                                            "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
+                                            "--add-generation-prompt"};
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);
@@ -68,6 +72,7 @@ int main(int argc, char** argv) {
     if (cmd == "fit") return cmd_fit(a);
     if (cmd == "import") return cmd_import(a);
     if (cmd == "serve") return cmd_serve(a);
+    if (cmd == "template") return cmd_template(a);
     std::fprintf(stderr, "exl: unknown command '%s' (see exl --help)\n", cmd.c_str());
     return 2;
   } catch (const exl::Error& e) {
