@@ -6,6 +6,10 @@
 #include <chrono>
 #include <random>
 
+#ifndef _WIN32
+#include <sys/socket.h>
+#endif
+
 #include "exl/chat_template.h"
 #include "exl/error.h"
 #include "exl/generator.h"
@@ -75,6 +79,9 @@ struct ApiServer::Impl {
   std::optional<ChatTemplate> chatTemplate;
   std::unique_ptr<Scheduler> scheduler;
   httplib::Server http;
+  // The socket httplib last created for bind(): httplib listens with a backlog of 5, which under a
+  // burst of connections overflows and makes the kernel reset some of them; bind() enlarges it.
+  std::atomic<socket_t> listenSocket{INVALID_SOCKET};
   std::atomic<std::uint64_t> nextId{1};
   std::int64_t created = nowSeconds();
   int vocab = 0;
@@ -221,6 +228,10 @@ struct ApiServer::Impl {
   }
 
   void setup() {
+    http.set_socket_options([this](socket_t sock) {
+      httplib::default_socket_options(sock);
+      listenSocket = sock;
+    });
     http.new_task_queue = [n = std::max(1, options.httpThreads)] { return new httplib::ThreadPool(n); };
     http.set_payload_max_length(options.limits.maxBodyBytes);
     http.set_read_timeout(30, 0);
@@ -297,6 +308,9 @@ int ApiServer::bind() {
   else m_port = m_impl->http.bind_to_port(m_options.host, m_options.port) ? m_options.port : -1;
   if (m_port <= 0)
     throw Error(ErrorKind::io, "cannot listen on " + m_options.host + ":" + std::to_string(m_options.port));
+  // Listening again on a listening socket only changes its backlog (POSIX); the accept queue then
+  // holds a burst of clients (e.g. 200 concurrent streams) instead of 5.
+  if (const auto sock = m_impl->listenSocket.load(); sock != INVALID_SOCKET) ::listen(sock, SOMAXCONN);
   return m_port;
 }
 

@@ -5,7 +5,28 @@
 
 #include "exl/error.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace exl::server {
+
+namespace {
+
+// Gives memory freed by finished requests back to the system. glibc keeps freed blocks in its
+// per-thread arenas, so after a burst of requests (one arena per busy HTTP thread) the process
+// would otherwise stay at its peak size. Elsewhere a no-op.
+void releaseFreedMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+// How long the worker waits after the last request before releasing freed memory (the HTTP threads
+// finish sending and free their buffers in that time).
+constexpr std::chrono::milliseconds kIdleTrimDelay{500};
+
+}  // namespace
 
 void GenerationJob::pushText(std::string text) {
   if (text.empty()) return;
@@ -87,14 +108,24 @@ int Scheduler::queued() const {
 }
 
 void Scheduler::run(std::stop_token stop) {
+  bool busySinceTrim = false;
   while (!stop.stop_requested()) {
     std::shared_ptr<GenerationJob> job;
     {
       std::unique_lock lock(m_mutex);
+      if (busySinceTrim &&
+          !m_cv.wait_for(lock, stop, kIdleTrimDelay, [&] { return !m_queue.empty(); })) {
+        if (stop.stop_requested()) return;
+        lock.unlock();
+        releaseFreedMemory();
+        busySinceTrim = false;
+        continue;
+      }
       if (!m_cv.wait(lock, stop, [&] { return !m_queue.empty(); })) return;
       job = std::move(m_queue.front());
       m_queue.pop_front();
     }
+    busySinceTrim = true;
     if (job->stopToken().stop_requested()) {
       job->finish({"cancelled", {}, 0, 0, 0});
       continue;

@@ -51,6 +51,26 @@ def raw(port, method, path, body=None, headers=None, timeout=60):
     return r.status, data
 
 
+def chat_prompt_tokens(exl, model, messages):
+    """Prompt size of a chat request by our own tools: the model's template rendered by
+    `exl template` (bos/eos as tokenizer_config.json names them), then `exl tokenize --special`."""
+    import tempfile
+    with open(os.path.join(model, "tokenizer_config.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
+    token = lambda v: v.get("content") if isinstance(v, dict) else v
+    with tempfile.TemporaryDirectory() as tmp:
+        mfile, pfile = os.path.join(tmp, "messages.json"), os.path.join(tmp, "prompt.txt")
+        with open(mfile, "w", encoding="utf-8") as f:
+            json.dump(messages, f)
+        args = [exl, "template", "-m", model, "--messages", mfile, "--add-generation-prompt"]
+        for key, flag in (("bos_token", "--bos-token"), ("eos_token", "--eos-token")):
+            if token(cfg.get(key)):
+                args += [flag, token(cfg[key])]
+        with open(pfile, "wb") as f:
+            f.write(subprocess.check_output(args))
+        return len(json.loads(subprocess.check_output([exl, "tokenize", "-m", model, "--special", "--file", pfile])))
+
+
 class Server:
     def __init__(self, exl, model, extra):
         self.port = free_port()
@@ -94,6 +114,9 @@ def functional(exl, model, openai):
         check("chat completion returns text", isinstance(text, str) and len(text) > 0, repr(text))
         check("chat usage counts completion tokens", 0 < chat.usage.completion_tokens <= 24, chat.usage)
         check("chat finish_reason", chat.choices[0].finish_reason in ("stop", "length"), chat.choices[0].finish_reason)
+        expected_prompt = chat_prompt_tokens(exl, model, msgs)
+        check("chat prompt_tokens equal `exl template` + `exl tokenize`", chat.usage.prompt_tokens == expected_prompt,
+              f"{chat.usage.prompt_tokens} vs {expected_prompt}")
 
         parts, usage = [], None
         stream = client.chat.completions.create(model=mid, messages=msgs, max_tokens=24, seed=42, temperature=0.8,
