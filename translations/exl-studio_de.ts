@@ -221,6 +221,11 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" />
+        <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
+        <translation>Ihre Chatvorlage für dieses Modell ist nicht lesbar (%1); stattdessen wird die Vorlage des Modells verwendet.</translation>
+    </message>
+    <message>
         <location filename="../ui/services/enginegenerationbackend.cpp" line="64" />
         <source>the CPU was asked for</source>
         <translation>die CPU wurde angefordert</translation>
@@ -470,7 +475,70 @@
     </message>
 </context>
 <context>
+    <name>ModelManager</name>
+    <message>
+        <location filename="../ui/viewmodels/modelmanager.cpp" />
+        <source>Could not read the chat template file %1.</source>
+        <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
+    </message>
+</context>
+<context>
     <name>ModelsPage</name>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Chat template</source>
+        <translation>Chatvorlage</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Your template below is used for this model (from the next load).</source>
+        <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>The model's own template is used. Paste or load one below to use yours instead.</source>
+        <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
+        <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Jinja chat template for this model (empty: the model's own)</source>
+        <translation>Jinja-Chatvorlage für dieses Modell (leer: die des Modells)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Chat template for this model</source>
+        <translation>Chatvorlage für dieses Modell</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Load from file…</source>
+        <translation>Aus Datei laden…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Use the model's template</source>
+        <translation>Vorlage des Modells verwenden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Choose a chat template file</source>
+        <translation>Chatvorlagendatei auswählen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Jinja templates (*.jinja *.j2 *.txt)</source>
+        <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
     <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
         <location filename="../ui/qml/pages/ModelsPage.qml" line="69" />

@@ -221,6 +221,11 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" />
+        <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
+        <translation>Je chatsjabloon voor dit model is onleesbaar (%1); het eigen sjabloon van het model wordt gebruikt.</translation>
+    </message>
+    <message>
         <location filename="../ui/services/enginegenerationbackend.cpp" line="64" />
         <source>the CPU was asked for</source>
         <translation>de CPU werd gevraagd</translation>
@@ -470,7 +475,70 @@
     </message>
 </context>
 <context>
+    <name>ModelManager</name>
+    <message>
+        <location filename="../ui/viewmodels/modelmanager.cpp" />
+        <source>Could not read the chat template file %1.</source>
+        <translation>Het chatsjabloonbestand %1 kon niet worden gelezen.</translation>
+    </message>
+</context>
+<context>
     <name>ModelsPage</name>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Chat template</source>
+        <translation>Chatsjabloon</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Your template below is used for this model (from the next load).</source>
+        <translation>Je sjabloon hieronder wordt voor dit model gebruikt (vanaf de volgende keer laden).</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>The model's own template is used. Paste or load one below to use yours instead.</source>
+        <translation>Het eigen sjabloon van het model wordt gebruikt. Plak of laad hieronder een sjabloon om het jouwe te gebruiken.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
+        <translation>Het model heeft geen chatsjabloon: het ingebouwde ChatML-formaat wordt gebruikt, tenzij je hieronder een sjabloon opgeeft.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Jinja chat template for this model (empty: the model's own)</source>
+        <translation>Jinja-chatsjabloon voor dit model (leeg: dat van het model zelf)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Chat template for this model</source>
+        <translation>Chatsjabloon voor dit model</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Load from file…</source>
+        <translation>Uit bestand laden…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Use the model's template</source>
+        <translation>Sjabloon van het model gebruiken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Choose a chat template file</source>
+        <translation>Kies een chatsjabloonbestand</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>Jinja templates (*.jinja *.j2 *.txt)</source>
+        <translation>Jinja-sjablonen (*.jinja *.j2 *.txt)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <source>All files (*)</source>
+        <translation>Alle bestanden (*)</translation>
+    </message>
     <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
         <location filename="../ui/qml/pages/ModelsPage.qml" line="69" />

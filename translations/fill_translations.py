@@ -6,6 +6,20 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 T = {  # source: (Dutch, German)
+ # Per-model chat template (ModelsPage, ModelManager, EngineGenerationBackend).
+ 'Chat template': ('Chatsjabloon', 'Chatvorlage'),
+ 'Your template below is used for this model (from the next load).': ('Je sjabloon hieronder wordt voor dit model gebruikt (vanaf de volgende keer laden).', 'Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).'),
+ "The model's own template is used. Paste or load one below to use yours instead.": ('Het eigen sjabloon van het model wordt gebruikt. Plak of laad hieronder een sjabloon om het jouwe te gebruiken.', 'Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.'),
+ 'The model ships no chat template: the built-in ChatML format is used unless you give one below.': ('Het model heeft geen chatsjabloon: het ingebouwde ChatML-formaat wordt gebruikt, tenzij je hieronder een sjabloon opgeeft.', 'Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.'),
+ "Jinja chat template for this model (empty: the model's own)": ('Jinja-chatsjabloon voor dit model (leeg: dat van het model zelf)', 'Jinja-Chatvorlage für dieses Modell (leer: die des Modells)'),
+ 'Chat template for this model': ('Chatsjabloon voor dit model', 'Chatvorlage für dieses Modell'),
+ 'Load from file…': ('Uit bestand laden…', 'Aus Datei laden…'),
+ "Use the model's template": ('Sjabloon van het model gebruiken', 'Vorlage des Modells verwenden'),
+ 'Choose a chat template file': ('Kies een chatsjabloonbestand', 'Chatvorlagendatei auswählen'),
+ 'Jinja templates (*.jinja *.j2 *.txt)': ('Jinja-sjablonen (*.jinja *.j2 *.txt)', 'Jinja-Vorlagen (*.jinja *.j2 *.txt)'),
+ 'All files (*)': ('Alle bestanden (*)', 'Alle Dateien (*)'),
+ "Your chat template for this model cannot be read (%1); using the model's own instead.": ('Je chatsjabloon voor dit model is onleesbaar (%1); het eigen sjabloon van het model wordt gebruikt.', 'Ihre Chatvorlage für dieses Modell ist nicht lesbar (%1); stattdessen wird die Vorlage des Modells verwendet.'),
+ 'Could not read the chat template file %1.': ('Het chatsjabloonbestand %1 kon niet worden gelezen.', 'Die Chatvorlagendatei %1 konnte nicht gelesen werden.'),
  'Message (Enter to send, Shift+Enter for a new line)': ('Bericht (Enter om te versturen, Shift+Enter voor een nieuwe regel)', 'Nachricht (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)'),
  'Message': ('Bericht', 'Nachricht'),
  'Stop': ('Stoppen', 'Stopp'),

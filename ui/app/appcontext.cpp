@@ -50,6 +50,10 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
     m_models->setMaxChunkSize(m_settings->maxChunkSize());
     connect(m_settings.get(), &SettingsViewModel::maxChunkSizeChanged, this,
             [this] { m_models->setMaxChunkSize(m_settings->maxChunkSize()); });
+    // Per-model chat template overrides live in the settings; the models page edits them.
+    m_models->setChatTemplateOverrides(m_settings->chatTemplateOverrides());
+    connect(m_models.get(), &ModelManager::chatTemplateOverrideEdited, m_settings.get(),
+            &SettingsViewModel::setChatTemplateOverride);
     if (!m_simulated) {
         m_models->setModelFolders(modelFolders());
         connect(m_settings.get(), &SettingsViewModel::modelFoldersChanged, this,

@@ -116,20 +116,35 @@ LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions 
 
         m_model = model;
         m_tokenizer = model->tokenizer();
-        const std::string source = m_tokenizer->chat_template();
-        if (!source.empty()) {
+        // The chat template: the user's for this model, else the model's own, else built-in ChatML.
+        std::string templateText;
+        if (!options.chatTemplate.isEmpty()) {
             try {
-                m_template = std::make_unique<exl::ChatTemplate>(source);
+                templateText = options.chatTemplate.toStdString();
+                m_template = std::make_unique<exl::ChatTemplate>(templateText);
             } catch (const std::exception &e) {
-                result.notice = tr("The model's chat template cannot be read (%1); using ChatML instead.")
+                result.notice = tr("Your chat template for this model cannot be read (%1); using the model's own instead.")
                                     .arg(QString::fromUtf8(e.what()));
             }
-        } else {
-            result.notice = tr("The model has no chat template; using ChatML.");
         }
-        if (!m_template)
+        if (!m_template) {
+            const std::string source = m_tokenizer->chat_template();
+            if (!source.empty()) {
+                try {
+                    m_template = std::make_unique<exl::ChatTemplate>(source);
+                    templateText = source;
+                } catch (const std::exception &e) {
+                    result.notice = tr("The model's chat template cannot be read (%1); using ChatML instead.")
+                                        .arg(QString::fromUtf8(e.what()));
+                }
+            } else if (result.notice.isEmpty()) {
+                result.notice = tr("The model has no chat template; using ChatML.");
+            }
+        }
+        if (!m_template) {
             m_template = std::make_unique<exl::ChatTemplate>(kChatMl);
-        const std::string templateText = source.empty() || result.notice.size() ? kChatMl : source;
+            templateText = kChatMl;
+        }
 
         if (auto bos = m_tokenizer->bos_id())
             m_bosText = m_tokenizer->decode(std::vector<std::int32_t>{*bos}, false);

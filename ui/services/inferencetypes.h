@@ -23,6 +23,7 @@ struct LoadOptions {
     int draftTokens = 0;
     QString draftModelPath;
     int maxChunkSize = 2048;  // longest prefill chunk
+    QString chatTemplate;     // the user's chat template for this model; empty: the model's own
 };
 
 struct SamplingSettings {

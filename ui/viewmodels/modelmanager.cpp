@@ -1,7 +1,11 @@
 #include "modelmanager.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QUrl>
 #include <qcoro/qcorosignal.h>
 
@@ -85,6 +89,7 @@ void ModelManager::setCurrentIndex(int index)
         m_options.contextLength = std::clamp(m_options.contextLength, kMinContext, maxContextLength());
     }
     Q_EMIT currentIndexChanged();
+    Q_EMIT chatTemplateChanged();
     Q_EMIT settingsChanged();
     updateFit();
 }
@@ -160,7 +165,7 @@ QCoro::Task<bool> ModelManager::loadSelected()
     QPointer<InferenceService> service = m_service;
     setLoadError({});
     setLoading(true);
-    service->loadModel(m_models.at(m_currentIndex).path, m_options);
+    service->loadModel(m_models.at(m_currentIndex).path, loadOptions());
     const LoadResult result = co_await qCoro(service.data(), &InferenceService::loadFinished);
     if (!self)
         co_return false;  // the page went away while the model was loading
@@ -277,6 +282,67 @@ void ModelManager::setLoading(bool loading)
     m_loadProgress = 0.0;
     Q_EMIT loadingChanged();
     Q_EMIT loadProgressChanged();
+}
+
+LoadOptions ModelManager::loadOptions() const
+{
+    LoadOptions options = m_options;
+    options.chatTemplate = chatTemplateOverride();
+    return options;
+}
+
+QString ModelManager::chatTemplateOverride() const
+{
+    return m_currentIndex >= 0 ? m_chatTemplates.value(m_models.at(m_currentIndex).path) : QString();
+}
+
+void ModelManager::setChatTemplateOverride(const QString &text)
+{
+    if (m_currentIndex < 0 || text == chatTemplateOverride())
+        return;
+    const QString path = m_models.at(m_currentIndex).path;
+    if (text.isEmpty())
+        m_chatTemplates.remove(path);
+    else
+        m_chatTemplates.insert(path, text);
+    Q_EMIT chatTemplateChanged();
+    Q_EMIT chatTemplateOverrideEdited(path, text);
+}
+
+QString ModelManager::modelChatTemplate() const
+{
+    if (m_currentIndex < 0)
+        return {};  // (a remote model has no folder: no file, no template)
+    QFile file(QDir(m_models.at(m_currentIndex).path).filePath(QStringLiteral("tokenizer_config.json")));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QJsonValue tpl = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("chat_template"));
+    if (tpl.isString())
+        return tpl.toString();
+    // A list of named templates: "default", else the first (as the engine picks).
+    const QJsonArray named = tpl.toArray();
+    for (const QJsonValue &entry : named)
+        if (entry.toObject().value(QStringLiteral("name")).toString() == QLatin1String("default"))
+            return entry.toObject().value(QStringLiteral("template")).toString();
+    return named.isEmpty() ? QString() : named.first().toObject().value(QStringLiteral("template")).toString();
+}
+
+bool ModelManager::loadChatTemplateFile(const QString &pathOrUrl)
+{
+    const QUrl url(pathOrUrl);
+    QFile file(url.isLocalFile() ? url.toLocalFile() : pathOrUrl);
+    if (m_currentIndex < 0 || !file.open(QIODevice::ReadOnly)) {
+        setLoadError(tr("Could not read the chat template file %1.").arg(file.fileName()));
+        return false;
+    }
+    setChatTemplateOverride(QString::fromUtf8(file.readAll()));
+    return true;
+}
+
+void ModelManager::setChatTemplateOverrides(const QHash<QString, QString> &overrides)
+{
+    m_chatTemplates = overrides;
+    Q_EMIT chatTemplateChanged();
 }
 
 void ModelManager::setLoadError(const QString &message)

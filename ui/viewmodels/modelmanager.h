@@ -34,6 +34,8 @@ class ModelManager : public QAbstractListModel
     Q_PROPERTY(QStringList modelFolders READ modelFolders NOTIFY modelFoldersChanged)
     Q_PROPERTY(QString deviceName READ deviceName CONSTANT)
     Q_PROPERTY(bool onCpu READ onCpu CONSTANT)
+    Q_PROPERTY(QString chatTemplateOverride READ chatTemplateOverride WRITE setChatTemplateOverride NOTIFY chatTemplateChanged)
+    Q_PROPERTY(QString modelChatTemplate READ modelChatTemplate NOTIFY chatTemplateChanged)
     Q_PROPERTY(bool currentIsRemote READ currentIsRemote NOTIFY currentIndexChanged)
 public:
     enum Roles { NameRole = Qt::UserRole + 1, PathRole, ArchitectureRole, ParametersRole, BpwRole, HeadBitsRole,
@@ -79,7 +81,19 @@ public:
     bool onCpu() const;
     // The selected model is served by a remote endpoint (no load settings, no VRAM fit).
     bool currentIsRemote() const { return m_currentIndex >= 0 && m_models.at(m_currentIndex).remote; }
-    LoadOptions loadOptions() const { return m_options; }
+    // What the next load uses, the selected model's chat template override included.
+    LoadOptions loadOptions() const;
+
+    // The selected model's chat template: the user's override (empty: none, the model's own is
+    // used) and the model's own from tokenizer_config.json (empty: it ships none, and the built-in
+    // ChatML format is the fallback). An override applies from the next load.
+    QString chatTemplateOverride() const;
+    void setChatTemplateOverride(const QString &text);
+    QString modelChatTemplate() const;
+    // Reads a template file (a path or a file:// URL) as the selected model's override.
+    Q_INVOKABLE bool loadChatTemplateFile(const QString &pathOrUrl);
+    // The overrides by model folder path, as the settings keep them.
+    void setChatTemplateOverrides(const QHash<QString, QString> &overrides);
 
     // Loads the selected model; the returned task completes when the load has finished.
     Q_INVOKABLE void load() { loadSelected(); }
@@ -97,6 +111,9 @@ Q_SIGNALS:
     void loadErrorChanged();
     void modelFoldersChanged();
     void folderAdded(const QString &path);
+    void chatTemplateChanged();
+    // The user set (or cleared, with empty text) the override of the model at modelPath.
+    void chatTemplateOverrideEdited(const QString &modelPath, const QString &text);
 
 private:
     void updateFit();
@@ -116,4 +133,5 @@ private:
     QString m_loadError;
     QString m_loadNotice;
     QStringList m_folders;
+    QHash<QString, QString> m_chatTemplates;  // model folder path -> template text
 };

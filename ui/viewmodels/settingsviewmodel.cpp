@@ -46,6 +46,27 @@ SettingsViewModel::SettingsViewModel(const QString &filePath, QObject *parent)
     m_fontSize = std::clamp(s.value("ui/fontSize", m_fontSize).toInt(), 8, 24);
     m_modelsDirectory = s.value("models/directory").toString();
     m_modelFolders = s.value("models/folders").toStringList();
+    const QVariantMap templates = s.value("models/chatTemplates").toMap();
+    for (auto it = templates.cbegin(); it != templates.cend(); ++it)
+        if (!it.value().toString().isEmpty())
+            m_chatTemplates.insert(it.key(), it.value().toString());
+}
+
+QString SettingsViewModel::chatTemplateOverride(const QString &modelPath) const
+{
+    return m_chatTemplates.value(modelPath);
+}
+
+void SettingsViewModel::setChatTemplateOverride(const QString &modelPath, const QString &text)
+{
+    if (modelPath.isEmpty() || m_chatTemplates.value(modelPath) == text)
+        return;
+    if (text.isEmpty())
+        m_chatTemplates.remove(modelPath);
+    else
+        m_chatTemplates.insert(modelPath, text);
+    save();
+    Q_EMIT chatTemplatesChanged();
 }
 
 void SettingsViewModel::setModelsDirectory(const QString &dir)
@@ -206,5 +227,9 @@ void SettingsViewModel::save()
     s.setValue("ui/fontSize", m_fontSize);
     s.setValue("models/directory", m_modelsDirectory);
     s.setValue("models/folders", m_modelFolders);
+    QVariantMap templates;
+    for (auto it = m_chatTemplates.cbegin(); it != m_chatTemplates.cend(); ++it)
+        templates.insert(it.key(), it.value());
+    s.setValue("models/chatTemplates", templates);
     s.sync();
 }

@@ -1,6 +1,8 @@
-// User settings: sampling, chunk size, theme, language and font size. Stored in
+// User settings: sampling, chunk size, theme, language, font size, model folders and per-model
+// chat templates. Stored in
 // settings.ini in the data directory; every change is written at once.
 #pragma once
+#include <QHash>
 #include <QObject>
 #include <QSettings>
 #include <QtQml/qqmlregistration.h>
@@ -59,6 +61,12 @@ public:
     QStringList modelFolders() const { return m_modelFolders; }
     Q_INVOKABLE void addModelFolder(const QString &dir);
     Q_INVOKABLE void removeModelFolder(const QString &dir);
+    // Chat templates the user set per model (model folder path -> template text); a model without
+    // one uses its own template (the built-in ChatML format when it ships none).
+    QHash<QString, QString> chatTemplateOverrides() const { return m_chatTemplates; }
+    Q_INVOKABLE QString chatTemplateOverride(const QString &modelPath) const;
+    // Empty text removes the model's override.
+    Q_INVOKABLE void setChatTemplateOverride(const QString &modelPath, const QString &text);
 
     // Sampling presets: "balanced", "precise", "creative".
     Q_INVOKABLE bool applyPreset(const QString &name);
@@ -71,6 +79,7 @@ Q_SIGNALS:
     void languageChanged();
     void fontSizeChanged();
     void modelFoldersChanged();
+    void chatTemplatesChanged();
 
 private:
     void setSampling(const SamplingSettings &sampling);
@@ -84,4 +93,5 @@ private:
     int m_fontSize = 11;
     QString m_modelsDirectory;
     QStringList m_modelFolders;
+    QHash<QString, QString> m_chatTemplates;
 };

@@ -141,6 +141,57 @@ Item {
                     onMoved: v => page.models.draftTokens = v
                 }
 
+                // The chat template: the model's own unless the user gives one for this model.
+                Label {
+                    text: qsTr("Chat template"); font.bold: true; Layout.topMargin: 8
+                    visible: !page.models.currentIsRemote
+                }
+                Label {
+                    Layout.fillWidth: true
+                    visible: !page.models.currentIsRemote
+                    wrapMode: Text.Wrap
+                    text: page.models.chatTemplateOverride.length > 0
+                          ? qsTr("Your template below is used for this model (from the next load).")
+                          : page.models.modelChatTemplate.length > 0
+                            ? qsTr("The model's own template is used. Paste or load one below to use yours instead.")
+                            : qsTr("The model ships no chat template: the built-in ChatML format is used unless you give one below.")
+                }
+                ScrollView {
+                    Layout.fillWidth: true
+                    Layout.preferredHeight: 120
+                    visible: !page.models.currentIsRemote
+                    TextArea {
+                        id: templateArea
+                        text: page.models.chatTemplateOverride
+                        placeholderText: qsTr("Jinja chat template for this model (empty: the model's own)")
+                        font.family: "monospace"
+                        wrapMode: TextEdit.NoWrap
+                        selectByMouse: true
+                        Accessible.name: qsTr("Chat template for this model")
+                        onEditingFinished: page.models.chatTemplateOverride = text
+                    }
+                }
+                RowLayout {
+                    visible: !page.models.currentIsRemote
+                    spacing: 8
+                    Button {
+                        text: qsTr("Load from file…")
+                        enabled: page.models.currentIndex >= 0
+                        onClicked: templateDialog.open()
+                    }
+                    Button {
+                        text: qsTr("Use the model's template")
+                        enabled: page.models.chatTemplateOverride.length > 0
+                        onClicked: page.models.chatTemplateOverride = ""
+                    }
+                }
+                FileDialog {
+                    id: templateDialog
+                    title: qsTr("Choose a chat template file")
+                    nameFilters: [qsTr("Jinja templates (*.jinja *.j2 *.txt)"), qsTr("All files (*)")]
+                    onAccepted: page.models.loadChatTemplateFile(selectedFile)
+                }
+
                 Label { text: qsTr("Memory fit"); font.bold: true; Layout.topMargin: 8 }
                 FitBar {
                     Layout.fillWidth: true
