@@ -81,17 +81,6 @@ __device__ __forceinline__ void load_unit(const std::uint32_t* __restrict__ t, i
   }
 }
 
-__device__ __forceinline__ void load_any(int bits, const std::uint32_t* t, int lane, std::uint32_t (&w)[16]) {
-  switch (bits) {
-    case 2: load_unit<2>(t, lane, w); break;
-    case 3: load_unit<3>(t, lane, w); break;
-    case 4: load_unit<4>(t, lane, w); break;
-    case 5: load_unit<5>(t, lane, w); break;
-    case 6: load_unit<6>(t, lane, w); break;
-    default: load_unit<8>(t, lane, w); break;
-  }
-}
-
 // fp16 bits of a positive integer below 2048 (exact).
 constexpr std::uint32_t half_int_bits(int v) {
   int e = 0;
