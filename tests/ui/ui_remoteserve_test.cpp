@@ -145,6 +145,8 @@ private Q_SLOTS:
             QSKIP(qPrintable(QStringLiteral("fixture model missing: %1 (set EXL_FIXTURES)").arg(model)));
         }
         QVERIFY(m_dir.isValid());
+        QVERIFY2(QFileInfo(exlBinary()).isExecutable(),
+                 qPrintable(QStringLiteral("no exl binary at %1 (build the exl target)").arg(exlBinary())));
         connect(&m_server, &QProcess::readyReadStandardError, this,
                 [this] { m_serverLog += m_server.readAllStandardError(); });
         m_server.start(exlBinary(), {QStringLiteral("serve"), QStringLiteral("-m"), model, QStringLiteral("--device"),
