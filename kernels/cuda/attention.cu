@@ -100,6 +100,7 @@ __global__ void __launch_bounds__(128) attn_split_kernel(const __half* __restric
       float sum = p0 + p1;
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      __syncwarp();  // every lane has read m_s[hh] before lane 0 replaces it
       if (lane == 0) {
         const float alpha = __expf(m_old - m_new);
         a_s[hh] = alpha;
