@@ -110,3 +110,42 @@ EXL_TEST(template, undefined_semantics) {
   CHECK_THROWS_ERROR(render("{{ nope() }}"), exl::ErrorKind::format, "undefined");
   CHECK_THROWS_ERROR(render("{{ 1 + nope }}"), exl::ErrorKind::format, "undefined");
 }
+
+// Found by review during the 2026-12-02 fuzz run (hand-written inputs, confirmed on the fuzz
+// target: stack overflow and LeakSanitizer reports). Chains that Value::nesting does not count: a
+// bound method holds the list it is bound to ([x.copy] per iteration), and namespaces filled
+// top-down keep their nesting at 2. Freeing them used to recurse once per level and overflow the
+// stack; now they free with constant stack. Reference cycles (a namespace holding itself,
+// loop.changed given `loop`) used to leak (the asan preset's LeakSanitizer reports them).
+EXL_TEST(template, deep_chains_and_cycles_free_cleanly) {
+  CHECK_EQ(render("{%- set st = namespace(a=[1]) -%}{%- for i in range(100000) -%}{%- set st.a = [st.a.copy] -%}"
+                  "{%- endfor -%}ok"),
+           "ok");
+  CHECK_EQ(render("{%- set st = namespace(d={}) -%}{%- for i in range(100000) -%}"
+                  "{%- set st.d = {'k': st.d.items} -%}{%- endfor -%}ok"),
+           "ok");
+  CHECK_EQ(render("{%- set top = namespace() -%}{%- set st = namespace(cur=top) -%}{%- for i in range(100000) -%}"
+                  "{%- set n = namespace() -%}{%- set c = st.cur -%}{%- set c.x = n -%}{%- set st.cur = n -%}"
+                  "{%- endfor -%}ok"),
+           "ok");
+  // A failing render frees the chain too.
+  CHECK_THROWS_ERROR(render("{%- set st = namespace(a=[1]) -%}{%- for i in range(100000) -%}"
+                            "{%- set st.a = [st.a.copy] -%}{%- endfor -%}{{ 'a' - 1 }}"),
+                     exl::ErrorKind::format, "unsupported operand");
+  CHECK_EQ(render("{% set ns = namespace(a=1) %}{% set ns.a = ns %}{% set ns.b = [ns, [ns]] %}{{ ns.a.a.b|length }}"),
+           "2");
+  CHECK_EQ(render("{% for x in [1, 1, 2] %}{{ loop.changed(loop) }}{% endfor %}"), "TrueTrueTrue");
+  CHECK_EQ(render("{% for x in [1, 1, 2] %}{{ loop.changed(x) }}{% endfor %}"), "TrueFalseTrue");
+  // loop.changed keeps its last values only while its loop runs.
+  CHECK_THROWS_ERROR(render("{% set h = namespace(f=none) %}{% for x in [1] %}{% set h.f = loop.changed %}{% endfor %}"
+                            "{{ h.f(1) }}"),
+                     exl::ErrorKind::format, "after its loop ended");
+}
+
+// Found by fuzz_template (2026-12-02): `x.<integer>` (Jinja's x[0] spelling) with an integer past
+// int64 threw std::out_of_range from the parser instead of a template error.
+EXL_TEST(template, attribute_index_out_of_range_is_an_error) {
+  CHECK_THROWS_ERROR(exl::ChatTemplate("{{ x.99999999999999999999 }}"), exl::ErrorKind::format,
+                     "integer literal out of range");
+  CHECK_EQ(render("{{ x.1 }}", R"({"x": [5, 6]})"), "6");
+}

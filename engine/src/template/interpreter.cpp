@@ -27,6 +27,22 @@ std::tm Interpreter::now() const {
   return tm;
 }
 
+Interpreter::~Interpreter() {
+  for (const auto& w : namespaces_)
+    if (auto ns = w.lock()) {
+      auto items = std::move(ns->items);
+      ns->items.clear();
+    }
+}
+
+void Interpreter::track_namespace(const std::shared_ptr<Dict>& ns) {
+  if (namespaces_.size() >= namespaces_compact_at_) {  // drop the freed ones (their memory with them)
+    std::erase_if(namespaces_, [](const std::weak_ptr<Dict>& w) { return w.expired(); });
+    namespaces_compact_at_ = std::max<size_t>(64, 2 * namespaces_.size());
+  }
+  namespaces_.push_back(ns);
+}
+
 void Interpreter::emit(const std::string& s) {
   out_->append(s);
   check_size(out_->size());
@@ -169,8 +185,12 @@ Flow Interpreter::exec_for(const Stmt& s) {
   const int64_t n = int64_t(items.size());
   // loop.changed(*values): true on the first call and whenever the values differ from the last
   // call's (Jinja's LoopContext keeps them across iterations).
+  // The callable holds them weakly: the values may include `loop` itself, which holds the callable.
   auto last_changed = std::make_shared<std::optional<List>>();
-  Value changed = Value::callable("changed", [last_changed](Interpreter&, CallArgs& a) -> Value {
+  std::weak_ptr<std::optional<List>> last_changed_ref = last_changed;
+  Value changed = Value::callable("changed", [last_changed_ref](Interpreter&, CallArgs& a) -> Value {
+    const auto last_changed = last_changed_ref.lock();
+    if (!last_changed) fail("loop.changed() called after its loop ended");
     const Value now = Value::make_list(a.pos);
     if (*last_changed && equals(Value::make_list(**last_changed), now)) return Value::boolean(false);
     *last_changed = a.pos;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "template/ast.h"
 #include "template/value.h"
@@ -42,6 +43,9 @@ enum class Flow { normal, break_, continue_ };
 class Interpreter {
  public:
   Interpreter(const Limits& limits, std::optional<std::tm> now) : limits_(limits), now_(now) {}
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
 
   // Renders `body` with `context` (a dict value) as the template's variables.
   std::string render(const Body& body, const Value& context);
@@ -51,6 +55,10 @@ class Interpreter {
   void step();                      // counts one unit of work against max_steps
   void check_size(size_t bytes);    // a string or output of this size is within max_output
   const Limits& limits() const { return limits_; }
+  // namespace() objects are the only values a template can change after making them, so the only
+  // way to a reference cycle (ns.a = ns, ns.a = [ns]): the interpreter empties them all when it
+  // is done, which frees any such cycle.
+  void track_namespace(const std::shared_ptr<Dict>& ns);
   std::tm now() const;
   // Position of the node being evaluated, for runtime error messages.
   int line = 0, col = 0;
@@ -64,6 +72,8 @@ class Interpreter {
   uint64_t steps_ = 0;
   int call_depth_ = 0;
   const Value* block_value_ = nullptr;
+  std::vector<std::weak_ptr<Dict>> namespaces_;
+  size_t namespaces_compact_at_ = 64;
 
   Flow exec_body(const Body& body);
   Flow exec(const Stmt& s);

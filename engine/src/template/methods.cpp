@@ -203,9 +203,10 @@ void install_globals(Frame& frame) {
     for (const auto& [k, v] : a.kw) d.dict->set(Value::string(k), v);
     return d;
   });
-  frame.vars["namespace"] = Value::callable("namespace", [](Interpreter&, CallArgs& a) -> Value {
+  frame.vars["namespace"] = Value::callable("namespace", [](Interpreter& in, CallArgs& a) -> Value {
     Value d = Value::make_dict();
     d.is_namespace = true;
+    in.track_namespace(d.dict);
     for (const auto& p : a.pos)
       if (p.is_dict()) for (const auto& kv : p.dict->items) d.dict->set(kv.first, kv.second);
     for (const auto& [k, v] : a.kw) d.dict->set(Value::string(k), v);

@@ -246,7 +246,11 @@ ExprPtr Parser::parse_postfix(ExprPtr e) {
         // x.0 is x[0]
         a->kind = ExprKind::item;
         a->args.push_back(std::move(e));
-        a->args.push_back(literal(cur(), Value::integer(std::stoll(next().text))));
+        const Token& t = next();
+        int64_t index = 0;
+        auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), index);
+        if (r.ec != std::errc()) error(t, "integer literal out of range");
+        a->args.push_back(literal(t, Value::integer(index)));
         e = sealed(std::move(a));
         continue;
       } else error(cur(), "expected an attribute name");

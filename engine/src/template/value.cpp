@@ -27,6 +27,86 @@ Value Value::make_list(List items) {
   return v;
 }
 
+namespace {
+// Lists, dicts and callables whose last owner is being freed, waiting to be freed by the loop in
+// Value::release (see value.h).
+struct Graveyard {
+  std::vector<std::shared_ptr<List>> lists;
+  std::vector<std::shared_ptr<Dict>> dicts;
+  std::vector<std::shared_ptr<Callable>> fns;
+  bool draining = false;
+  ~Graveyard();
+};
+thread_local Graveyard t_graveyard;
+thread_local bool t_graveyard_gone = false;  // values freed during thread exit, after t_graveyard
+Graveyard::~Graveyard() { t_graveyard_gone = true; }
+
+template <class T>
+void park(std::shared_ptr<T>& p, std::vector<std::shared_ptr<T>>& pile) noexcept {
+  if (!p) return;
+  if (p.use_count() == 1) {
+    try {
+      pile.push_back(std::move(p));
+      return;
+    } catch (...) {  // out of memory: free it here (recursively) instead
+    }
+  }
+  p.reset();
+}
+
+template <class T>
+bool free_one(std::vector<std::shared_ptr<T>>& pile) noexcept {
+  if (pile.empty()) return false;
+  std::shared_ptr<T> p = std::move(pile.back());
+  pile.pop_back();
+  p.reset();  // its own values park their contents instead of recursing
+  return true;
+}
+}  // namespace
+
+void Value::release() noexcept {
+  if (t_graveyard_gone) {
+    list.reset();
+    dict.reset();
+    fn.reset();
+    return;
+  }
+  Graveyard& g = t_graveyard;
+  park(list, g.lists);
+  park(dict, g.dicts);
+  park(fn, g.fns);
+  if (g.draining) return;
+  g.draining = true;
+  while (free_one(g.lists) || free_one(g.dicts) || free_one(g.fns)) {
+  }
+  g.draining = false;
+  if (g.lists.capacity() > 4096) g.lists = {};
+  if (g.dicts.capacity() > 4096) g.dicts = {};
+  if (g.fns.capacity() > 4096) g.fns = {};
+}
+
+Value& Value::operator=(Value&& o) noexcept {
+  if (this == &o) return *this;
+  Value old(std::move(*this));  // the previous contents are freed through ~Value
+  kind = o.kind;
+  b = o.b;
+  is_tuple = o.is_tuple;
+  is_namespace = o.is_namespace;
+  nest = o.nest;
+  i = o.i;
+  f = o.f;
+  s = std::move(o.s);
+  list = std::move(o.list);
+  dict = std::move(o.dict);
+  fn = std::move(o.fn);
+  return *this;
+}
+
+Value& Value::operator=(const Value& o) {
+  if (this != &o) *this = Value(o);
+  return *this;
+}
+
 uint32_t Value::nesting() const {
   if (kind == Kind::list) return nest;
   if (kind == Kind::dict) return dict->nest;

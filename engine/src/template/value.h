@@ -27,6 +27,11 @@ struct Callable {
   std::function<Value(Interpreter&, CallArgs&)> fn;
 };
 
+// Values own their lists, dicts and callables through shared_ptrs, and a bound method holds the
+// value it is bound to, so a template can build chains far deeper than max_value_nesting counts
+// ([x.copy], namespaces filled top-down). ~Value therefore frees what it solely owns through a
+// per-thread work list instead of recursively: freeing any value takes constant stack. (The
+// move assignment in value.cpp lists every member: keep it in step with them.)
 struct Value {
   Kind kind = Kind::undefined;
   bool b = false;
@@ -41,6 +46,13 @@ struct Value {
   std::shared_ptr<Callable> fn;
 
   Value() = default;
+  Value(const Value&) = default;
+  Value(Value&&) noexcept = default;
+  Value& operator=(const Value& o);
+  Value& operator=(Value&& o) noexcept;
+  ~Value() {
+    if (list || dict || fn) release();
+  }
   static Value undefined(std::string hint = {});
   static Value none();
   static Value boolean(bool v);
@@ -62,6 +74,9 @@ struct Value {
   // Containers nested inside this value, itself included (0 for scalars).
   uint32_t nesting() const;
   std::string type_name() const;
+
+ private:
+  void release() noexcept;
 };
 
 // Deepest nesting of lists/dicts a template may build (printing, comparing and freeing values
