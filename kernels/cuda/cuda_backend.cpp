@@ -223,10 +223,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     GemvCall c;
     c.m = t;
     c.sm_count = sm_count_;
-    c.count = 3;
-    c.w[0] = &l.q.view; c.w[1] = &l.k.view; c.w[2] = &l.v.view;
-    c.y[0] = q32; c.y[1] = k32; c.y[2] = v32;
-    c.ldy[0] = qd; c.ldy[1] = kd; c.ldy[2] = kd;
+    c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
     c.mode = k_x_norm;
     c.in.xf = x; c.in.norm_w = l.input_norm.get<__half>(); c.in.eps = eps_; c.in.ldx = hidden_;
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
@@ -237,29 +234,28 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
               att_.get<__half>(), nullptr, s);
     prepare_output(x, t, hidden_, hidden_, l.o.bias.get<float>(), true, s);  // no-op without bias
     GemvCall o;
-    o.m = t; o.sm_count = sm_count_; o.count = 1;
-    o.w[0] = &l.o.view; o.y[0] = x; o.ldy[0] = hidden_;
+    o.m = t; o.sm_count = sm_count_;
+    o.add(l.o.view, x, hidden_);
     o.mode = k_x_half; o.in.x = att_.get<__half>(); o.in.ldx = qd;
     exl2_gemv_run(o, s);
     GemvCall gu;
-    gu.m = t; gu.sm_count = sm_count_; gu.count = 2;
-    gu.w[0] = &l.gate.view; gu.w[1] = &l.up.view;
-    gu.y[0] = g32; gu.y[1] = u32; gu.ldy[0] = inter_; gu.ldy[1] = inter_;
+    gu.m = t; gu.sm_count = sm_count_;
+    gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
     gu.mode = k_x_norm;
     gu.in.xf = x; gu.in.norm_w = l.post_norm.get<__half>(); gu.in.eps = eps_; gu.in.ldx = hidden_;
     exl2_gemv_run(gu, s);
     prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
     GemvCall d;
-    d.m = t; d.sm_count = sm_count_; d.count = 1;
-    d.w[0] = &l.down.view; d.y[0] = x; d.ldy[0] = hidden_;
+    d.m = t; d.sm_count = sm_count_;
+    d.add(l.down.view, x, hidden_);
     d.mode = k_x_silu; d.in.xf = g32; d.in.up = u32; d.in.ldx = inter_;
     exl2_gemv_run(d, s);
   }
   if (head_rows <= 0) return;
   // The logits were cleared by the last layer's q/k/v launch.
   GemvCall h;
-  h.m = head_rows; h.sm_count = sm_count_; h.count = 1;
-  h.w[0] = &head_.view; h.y[0] = logits_.get<float>(); h.ldy[0] = vocab_;
+  h.m = head_rows; h.sm_count = sm_count_;
+  h.add(head_.view, logits_.get<float>(), vocab_);
   h.mode = k_x_norm;
   h.in.xf = x + std::size_t(head_row0) * hidden_; h.in.norm_w = final_norm_.get<__half>(); h.in.eps = eps_;
   h.in.ldx = hidden_;

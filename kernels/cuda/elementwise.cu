@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "exl2_common.cuh"
 #include "kernels.h"
 #include "launch.cuh"
 #include "rope_common.cuh"
@@ -47,10 +48,7 @@ __global__ void embedding_kernel(const __half* __restrict__ table, int dim, cons
     const int half = rope.d / 2;
     for (int j = tid; j < n * half; j += stride) rope.cs[j] = rope_cos_sin(*rope.past + j / half, rope, j % half);
   }
-  for (int r = 0; r < inits.count; ++r) {
-    const GemvInit& in = inits.r[r];
-    for (int i = tid; i < in.count; i += stride) in.dst[i] = in.bias ? in.bias[i % in.n] : 0.0f;
-  }
+  write_inits(inits.r, inits.count, tid, stride);
 }
 
 __global__ void prepare_kernel(float* y, int rows, int n, int ldy, const float* bias, bool accumulate) {

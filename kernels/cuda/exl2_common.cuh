@@ -1,9 +1,12 @@
 // Device helpers shared by the EXL2 kernels: unit lookup, exact fp16 scales (spec §2.6) and
-// the extraction of value i of a 32-row unit from its `B` packed words (spec §2.4).
+// the extraction of value i of a 32-row unit from its `B` packed words (spec §2.4), and the
+// writer of init regions shared by the GEMV and the embedding kernel.
 #pragma once
 #include <cuda_fp16.h>
 
 #include <cstdint>
+
+#include "kernels.h"
 
 namespace exl::cuda {
 
@@ -23,6 +26,14 @@ __device__ __forceinline__ std::uint32_t exl2_value(const std::uint32_t (&w)[B],
   constexpr std::uint32_t mask = (1u << B) - 1u;
   if (sh + B <= 32) return (w[wi] >> sh) & mask;
   return __funnelshift_r(w[wi], w[wi + 1], sh) & mask;
+}
+
+// Writes init regions (zero or a repeated bias, kernels.h GemvInit), thread `tid` of `stride`.
+__device__ __forceinline__ void write_inits(const GemvInit* regions, int count, int tid, int stride) {
+  for (int r = 0; r < count; ++r) {
+    const GemvInit& in = regions[r];
+    for (int i = tid; i < in.count; i += stride) in.dst[i] = in.bias ? in.bias[i % in.n] : 0.0f;
+  }
 }
 
 }  // namespace exl::cuda

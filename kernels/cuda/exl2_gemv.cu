@@ -269,17 +269,6 @@ constexpr std::size_t gemv_smem_bytes(int upb) {
          + 256;                                                  // row norms
 }
 
-// Writes the init regions (zero or bias), spread over all blocks of the launch.
-__device__ __forceinline__ void run_inits(const GemvJobs& jobs) {
-  const int nb = int(gridDim.x * gridDim.y);
-  const int b = int(blockIdx.y * gridDim.x + blockIdx.x);
-  for (int r = 0; r < jobs.inits; ++r) {
-    const GemvInit& in = jobs.init[r];
-    for (int i = b * k_threads + int(threadIdx.x); i < in.count; i += nb * k_threads)
-      in.dst[i] = in.bias ? in.bias[i % in.n] : 0.0f;
-  }
-}
-
 template <int MT, int MODE, bool NARROW>
 __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
   using R = Ring<NARROW>;
@@ -308,7 +297,7 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, Gem
   float* red = s_smax + pad4(job.upb);  // 16-byte aligned from here on
   std::uint16_t* s_perm = reinterpret_cast<std::uint16_t*>(red + k_warps * MT * k_tile_cols);
   __half* xs = reinterpret_cast<__half*>(s_perm + rows_blk);
-  float* s_norm = reinterpret_cast<float*>(xs + MT * rows_blk + (MT * rows_blk) % 2);  // [MT] + [warps][MT]
+  float* s_norm = reinterpret_cast<float*>(xs + MT * rows_blk);  // [MT] + [warps][MT]
   const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;  // words per packed row
   const int nw = u1 - (u0 + warp) > 0 ? (u1 - (u0 + warp) + k_warps - 1) / k_warps : 0;  // units of this warp
   const int g = lane >> 2;
@@ -349,7 +338,9 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, Gem
   }
   __syncthreads();
   pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
-  run_inits(jobs);
+  // The init regions (zero or bias), spread over all blocks of the launch.
+  write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
+              int(gridDim.x * gridDim.y) * k_threads);
 
   if constexpr (MODE == k_x_norm) {
     // RMSNorm folded in: each block recomputes the rows' 1 / rms from the fp32 residual.
@@ -713,7 +704,7 @@ void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block) {
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
                int units_per_block, cudaStream_t s) {
   GemvCall c;
-  c.w[0] = &w; c.y[0] = y; c.ldy[0] = ldy; c.count = 1;
+  c.add(w, y, ldy);
   c.mode = k_x_half; c.in.x = x; c.in.ldx = ldx; c.m = m; c.sm_count = sm_count;
   exl2_gemv_run(c, s, units_per_block);
 }
@@ -721,16 +712,15 @@ void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, i
 void exl2_gemv_multi(const Exl2Device* const* w, float* const* y, const int* ldy, int count, const __half* x, int m,
                      int ldx, int sm_count, cudaStream_t s) {
   GemvCall c;
-  if (count > k_max_jobs) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 3 fused layers");
-  for (int i = 0; i < count; ++i) { c.w[i] = w[i]; c.y[i] = y[i]; c.ldy[i] = ldy[i]; }
-  c.count = count; c.mode = k_x_half; c.in.x = x; c.in.ldx = ldx; c.m = m; c.sm_count = sm_count;
+  for (int i = 0; i < count; ++i) c.add(*w[i], y[i], ldy[i]);
+  c.mode = k_x_half; c.in.x = x; c.in.ldx = ldx; c.m = m; c.sm_count = sm_count;
   exl2_gemv_run(c, s);
 }
 
 void exl2_gemv_silu(const Exl2Device& w, const float* gate, const float* up, int m, int ld_in, float* y, int ldy,
                     int sm_count, cudaStream_t s) {
   GemvCall c;
-  c.w[0] = &w; c.y[0] = y; c.ldy[0] = ldy; c.count = 1;
+  c.add(w, y, ldy);
   c.mode = k_x_silu; c.in.xf = gate; c.in.up = up; c.in.ldx = ld_in; c.m = m; c.sm_count = sm_count;
   exl2_gemv_run(c, s);
 }

@@ -62,6 +62,12 @@ struct GemvCall {
   int inits = 0;
   int m = 0;
   int sm_count = 0;
+  // Appends a layer: out[m, ld] += input . layer (a fourth one makes the launch refuse the call).
+  GemvCall& add(const Exl2Device& layer, float* out, int ld) {
+    if (count < k_gemv_max_layers) { w[count] = &layer; y[count] = out; ldy[count] = ld; }
+    ++count;
+    return *this;
+  }
 };
 void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block = 0);
 // x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], accumulated with atomics (the
@@ -95,8 +101,8 @@ void rope_table(const RopeParams& r, int t, cudaStream_t s);
 // *past + i.
 void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
                     const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s);
-// Test form: rotates x fp32 [t, heads, d] in place with the table.
-void rope_inplace(float* x, int t, int heads, int d, const int* past, const float2* cs, int style, cudaStream_t s);
+// Test form: rotates x fp32 [t, heads, d] in place with the table (made by rope_table).
+void rope_inplace(float* x, int t, int heads, int d, const float2* cs, int style, cudaStream_t s);
 
 // ---- attention.cu: causal GQA attention over an fp16 cache, split over the keys ----
 struct AttentionShape {

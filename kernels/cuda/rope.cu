@@ -56,13 +56,11 @@ __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __rest
   v_cache[co + 2 * i + 1] = __float2half_rn(v[o + 2 * i + 1]);
 }
 
-__global__ void rope_inplace_kernel(float* x, int heads, int d, const int* past, const float2* __restrict__ cs,
-                                    int style) {
+__global__ void rope_inplace_kernel(float* x, int heads, int d, const float2* __restrict__ cs, int style) {
   pdl_trigger();
   pdl_wait();
   const int t = blockIdx.x;
   const int half = d / 2;
-  (void)past;
   for (int j = threadIdx.x; j < heads * half; j += blockDim.x) {
     const int h = j / half, i = j - h * half;
     const float2 c = cs[t * half + i];
@@ -91,9 +89,9 @@ void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int n
          v_cache);
 }
 
-void rope_inplace(float* x, int t, int heads, int d, const int* past, const float2* cs, int style, cudaStream_t s) {
+void rope_inplace(float* x, int t, int heads, int d, const float2* cs, int style, cudaStream_t s) {
   if (t <= 0) return;
-  launch(rope_inplace_kernel, dim3(t), dim3(128), 0, s, x, heads, d, past, cs, style);
+  launch(rope_inplace_kernel, dim3(t), dim3(128), 0, s, x, heads, d, cs, style);
 }
 
 }  // namespace exl::cuda

@@ -95,7 +95,7 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       DeviceBuffer dxf = to_device(xf.data(), xf.size(), "residual", st.get());
       DeviceBuffer dnw = to_device(nw.data(), nw.size(), "norm weight", st.get());
       GemvCall c;
-      c.w[0] = &l.view; c.y[0] = dy.get<float>(); c.ldy[0] = w->n; c.count = 1;
+      c.add(l.view, dy.get<float>(), w->n);
       c.mode = k_x_norm;
       c.in.xf = dxf.get<float>(); c.in.norm_w = dnw.get<__half>(); c.in.eps = EXL_CUDA_TEST_NORM_EPS; c.in.ldx = w->k;
       c.m = m; c.sm_count = sms;
@@ -151,7 +151,7 @@ int test_rope(int device, float* x, int tokens, int heads, int head_dim, int pas
     DeviceBuffer cs(nullptr, std::size_t(tokens) * (head_dim / 2) * 8, "rope table");
     const RopeParams rp{df.get<float>(), mscale, position_divisor, head_dim, dp.get<int>(), cs.get<float2>()};
     rope_table(rp, tokens, st.get());
-    rope_inplace(dx.get<float>(), tokens, heads, head_dim, dp.get<int>(), cs.get<float2>(), style, st.get());
+    rope_inplace(dx.get<float>(), tokens, heads, head_dim, cs.get<float2>(), style, st.get());
     to_host(x, dx, n, st.get());
   });
 }

@@ -6,6 +6,7 @@
 #include <QTest>
 
 #include "testservices.h"
+#include "chatchecks.h"
 #include "viewmodels/chatviewmodel.h"
 
 namespace {
@@ -31,21 +32,6 @@ class ChatViewModelTest : public QObject
         return service;
     }
 
-    QString text(const ChatViewModel &chat, int row) const
-    {
-        return chat.data(chat.index(row), ChatViewModel::TextRole).toString();
-    }
-
-    // What the store holds must equal what the list shows.
-    void verifyStoredMatchesShown(const ChatViewModel &chat)
-    {
-        const QList<StoredMessage> stored = m_store->messages(chat.conversationId());
-        QCOMPARE(stored.size(), chat.rowCount());
-        for (int row = 0; row < chat.rowCount(); ++row) {
-            QCOMPARE(stored[row].role, chat.data(chat.index(row), ChatViewModel::RoleRole).toString());
-            QCOMPARE(stored[row].text, text(chat, row));
-        }
-    }
 
 private Q_SLOTS:
     void init()
@@ -77,12 +63,12 @@ private Q_SLOTS:
         QVERIFY(finished.wait(10000));
         QVERIFY(!chat.busy());
         QVERIFY(!changed.isEmpty());
-        QVERIFY(text(chat, 1).startsWith(QStringLiteral("Here is a short answer")));
+        QVERIFY(chatText(chat, 1).startsWith(QStringLiteral("Here is a short answer")));
         QVERIFY(!chat.data(chat.index(1), ChatViewModel::StreamingRole).toBool());
         const QVariantMap stats = chat.data(chat.index(1), ChatViewModel::StatsRole).toMap();
         QVERIFY(stats.value(QStringLiteral("generatedTokens")).toInt() > 0);
         QVERIFY(chat.canRegenerate());
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
         QCOMPARE(m_store->conversation(chat.conversationId()).title, QStringLiteral("What is EXL2?"));
     }
 
@@ -96,19 +82,19 @@ private Q_SLOTS:
 
         QVERIFY(chat.send(QStringLiteral("Write a long essay")));
         QVERIFY(tokens.wait(10000));
-        QTRY_VERIFY(!text(chat, 1).isEmpty());
+        QTRY_VERIFY(!chatText(chat, 1).isEmpty());
         chat.stop();
         // Stop is immediate: the reply ends with the text shown so far.
         QVERIFY(!chat.busy());
-        const QString shownAtStop = text(chat, 1);
+        const QString shownAtStop = chatText(chat, 1);
         QVERIFY(chat.data(chat.index(1), ChatViewModel::StoppedRole).toBool());
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
 
         // The worker finishes the cancelled request later; its last batches must not land.
         QVERIFY(serviceFinished.wait(10000));
         QCoreApplication::processEvents();
-        QCOMPARE(text(chat, 1), shownAtStop);
-        verifyStoredMatchesShown(chat);
+        QCOMPARE(chatText(chat, 1), shownAtStop);
+        verifyStoredMatchesShown(*m_store, chat);
 
         // The conversation continues normally.
         QSignalSpy finished(&chat, &ChatViewModel::replyFinished);
@@ -116,7 +102,7 @@ private Q_SLOTS:
         QCOMPARE(chat.rowCount(), 4);
         chat.stop();
         QCOMPARE(finished.size(), 1);
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
     }
 
     void regenerateReplacesLastReply()
@@ -130,11 +116,11 @@ private Q_SLOTS:
         QVERIFY(chat.regenerate());
         QCOMPARE(chat.rowCount(), 2);
         QVERIFY(chat.busy());
-        QVERIFY(text(chat, 1).isEmpty());
+        QVERIFY(chatText(chat, 1).isEmpty());
         QVERIFY(finished.wait(10000));
         QCOMPARE(chat.rowCount(), 2);
-        QVERIFY(!text(chat, 1).isEmpty());
-        verifyStoredMatchesShown(chat);
+        QVERIFY(!chatText(chat, 1).isEmpty());
+        verifyStoredMatchesShown(*m_store, chat);
     }
 
     void editBranchesFromUserMessage()
@@ -152,9 +138,9 @@ private Q_SLOTS:
         QVERIFY(!chat.editMessage(1, QStringLiteral("Not a user message")));
         QVERIFY(chat.editMessage(0, QStringLiteral("First question, rephrased")));
         QCOMPARE(chat.rowCount(), 2);
-        QCOMPARE(text(chat, 0), QStringLiteral("First question, rephrased"));
+        QCOMPARE(chatText(chat, 0), QStringLiteral("First question, rephrased"));
         QVERIFY(finished.wait(10000));
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
     }
 
     void errorWithoutModelRemovesEmptyReply()
@@ -168,7 +154,7 @@ private Q_SLOTS:
         QVERIFY(!chat.lastError().isEmpty());
         QVERIFY(!chat.busy());
         QCOMPARE(chat.rowCount(), 1);
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
     }
 
     void reopensStoredConversation()
@@ -184,7 +170,7 @@ private Q_SLOTS:
             QVERIFY(chat.send(QStringLiteral("Remember me")));
             QVERIFY(finished.wait(10000));
             id = chat.conversationId();
-            reply = text(chat, 1);
+            reply = chatText(chat, 1);
         }
         ChatViewModel again(service.get(), m_store.get());
         QCOMPARE(again.rowCount(), 0);
@@ -192,8 +178,8 @@ private Q_SLOTS:
         QCOMPARE(again.conversationId(), id);
         QCOMPARE(again.systemPrompt(), QStringLiteral("Answer in one line."));
         QCOMPARE(again.rowCount(), 2);
-        QCOMPARE(text(again, 0), QStringLiteral("Remember me"));
-        QCOMPARE(text(again, 1), reply);
+        QCOMPARE(chatText(again, 0), QStringLiteral("Remember me"));
+        QCOMPARE(chatText(again, 1), reply);
         again.openConversation(0);
         QCOMPARE(again.rowCount(), 0);
         QCOMPARE(again.conversationId(), 0);

@@ -11,6 +11,7 @@
 #include "services/combinedinferenceservice.h"
 #include "services/fakeinferenceservice.h"
 #include "services/remoteinferenceservice.h"
+#include "chatchecks.h"
 #include "viewmodels/chatviewmodel.h"
 
 namespace {
@@ -39,20 +40,6 @@ class RemoteFaultsTest : public QObject
         return loaded.wait(10000) && loaded.constFirst().constFirst().value<LoadResult>().ok;
     }
 
-    static QString text(const ChatViewModel &chat, int row)
-    {
-        return chat.data(chat.index(row), ChatViewModel::TextRole).toString();
-    }
-
-    void verifyStoredMatchesShown(const ChatViewModel &chat)
-    {
-        const QList<StoredMessage> stored = m_store->messages(chat.conversationId());
-        QCOMPARE(stored.size(), chat.rowCount());
-        for (int row = 0; row < chat.rowCount(); ++row) {
-            QCOMPARE(stored[row].role, chat.data(chat.index(row), ChatViewModel::RoleRole).toString());
-            QCOMPARE(stored[row].text, text(chat, row));
-        }
-    }
 
     // Sends with the server misbehaving; returns the chat's error message.
     QString sendAndFail(ChatViewModel &chat)
@@ -75,8 +62,8 @@ class RemoteFaultsTest : public QObject
         QVERIFY(finished.wait(10000));
         QVERIFY(chat.lastError().isEmpty());
         QCOMPARE(chat.rowCount(), rows + 2);
-        QCOMPARE(text(chat, rows + 1), m_server->scriptedReply());
-        verifyStoredMatchesShown(chat);
+        QCOMPARE(chatText(chat, rows + 1), m_server->scriptedReply());
+        verifyStoredMatchesShown(*m_store, chat);
     }
 
     // The first kChunksBeforeFault pieces of the scripted reply.
@@ -121,9 +108,9 @@ private Q_SLOTS:
                  qPrintable(message));
         QVERIFY(!chat.busy());
         QCOMPARE(chat.rowCount(), 2);  // the text received so far stays, marked as stopped
-        QCOMPARE(text(chat, 1), partialReply());
+        QCOMPARE(chatText(chat, 1), partialReply());
         QVERIFY(chat.data(chat.index(1), ChatViewModel::StoppedRole).toBool());
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
         verifyRecovers(chat);
     }
 
@@ -135,8 +122,8 @@ private Q_SLOTS:
         QVERIFY2(message.contains(QStringLiteral("malformed event")), qPrintable(message));
         QVERIFY(message.contains(QStringLiteral("oops")));  // shows what came
         QVERIFY(!chat.busy());
-        QCOMPARE(text(chat, 1), partialReply());
-        verifyStoredMatchesShown(chat);
+        QCOMPARE(chatText(chat, 1), partialReply());
+        verifyStoredMatchesShown(*m_store, chat);
         verifyRecovers(chat);
     }
 
@@ -149,7 +136,7 @@ private Q_SLOTS:
                  qPrintable(message));
         QVERIFY(!chat.busy());
         QCOMPARE(chat.rowCount(), 1);  // nothing was generated: the conversation ends on the question
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
         verifyRecovers(chat);
     }
 
@@ -161,7 +148,7 @@ private Q_SLOTS:
         QVERIFY2(message.contains(QStringLiteral("HTTP 500")) && message.contains(QStringLiteral("out of memory")),
                  qPrintable(message));
         QCOMPARE(chat.rowCount(), 1);
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
         verifyRecovers(chat);
     }
 
@@ -173,8 +160,8 @@ private Q_SLOTS:
         const QString message = sendAndFail(chat);
         QVERIFY2(message.contains(QStringLiteral("sent nothing for")), qPrintable(message));
         QVERIFY(!chat.busy());
-        QCOMPARE(text(chat, 1), partialReply());
-        verifyStoredMatchesShown(chat);
+        QCOMPARE(chatText(chat, 1), partialReply());
+        verifyStoredMatchesShown(*m_store, chat);
         QVERIFY(gone.count() == 1 || gone.wait(5000));  // the stalled request was closed
         verifyRecovers(chat);
     }
@@ -188,7 +175,7 @@ private Q_SLOTS:
         QVERIFY2(message.contains(QStringLiteral("refused the API key")) && message.contains(QStringLiteral("401")),
                  qPrintable(message));
         QCOMPARE(chat.rowCount(), 1);
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
         m_service->setEndpoints({{QStringLiteral("Lab server"), QUrl(m_server->baseUrl()), QStringLiteral("right")}});
         verifyRecovers(chat);
     }
@@ -201,7 +188,7 @@ private Q_SLOTS:
         QVERIFY2(message.contains(QStringLiteral("connection was refused")), qPrintable(message));
         QVERIFY(!chat.busy());
         QCOMPARE(chat.rowCount(), 1);
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
     }
 
     // The app's service: local models and the endpoint's models side by side; the loaded one answers.
@@ -231,11 +218,11 @@ private Q_SLOTS:
             const int requestsBefore = m_server->chatRequests();
             QVERIFY(chat.send(QStringLiteral("Which side answers?")));
             QVERIFY(finished.wait(10000));
-            QCOMPARE(text(chat, chat.rowCount() - 1), m_server->scriptedReply());
+            QCOMPARE(chatText(chat, chat.rowCount() - 1), m_server->scriptedReply());
             QCOMPARE(m_server->chatRequests(), requestsBefore + (remote ? 1 : 0));
         }
         QCOMPARE(unloaded.size(), 3);  // each switch unloads the other side's model
-        verifyStoredMatchesShown(chat);
+        verifyStoredMatchesShown(*m_store, chat);
     }
 
     void listErrorIsReported()
