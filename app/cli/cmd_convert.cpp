@@ -27,7 +27,7 @@ int cmd_convert(const Args& a) {
   // args.cpp maps -o to --out and -m to --model.
   a.check_known({"-i", "--in_dir", "--out", "--out_dir", "--model", "-b", "--bits", "-hb", "--head-bits", "--head_bits", "-m",
                  "--measurement", "-om", "--output_measurement", "-c", "--cal", "--rows", "-r", "--length", "-l",
-                 "--device", "--threads", "-mr", "--measurement_rows", "-ss", "--shard_size"});
+                 "--device", "--threads", "-mr", "--measurement_rows", "-ss", "--shard_size", "--fast"});
   ConvertOptions o;
   o.input_dir = flag(a, "-i", "--in_dir");
   if (o.input_dir.empty()) throw Error(ErrorKind::invalid_argument, "convert needs -i HF_DIR");
@@ -48,9 +48,16 @@ int cmd_convert(const Args& a) {
   if (!m.empty()) o.measurement_in = m;
   const std::string cal = flag(a, "-c", "--cal");
   if (!cal.empty()) o.calibration_file = cal;
+  // --fast: a quarter of the calibration (4 rows x 256 tokens, 2 of them for the measurement), for
+  // a first model in minutes on the CPU; explicit --rows/--length/-mr still win.
+  if (a.has("--fast")) {
+    o.rows = 4;
+    o.length = 256;
+    o.measure_rows = 2;
+  }
   o.rows = a.has("-r") ? a.get_int("-r", o.rows) : a.get_int("--rows", o.rows);
   o.length = a.has("-l") ? a.get_int("-l", o.length) : a.get_int("--length", o.length);
-  o.measure_rows = a.has("-mr") ? a.get_int("-mr", 0) : a.get_int("--measurement_rows", 0);
+  o.measure_rows = a.has("-mr") ? a.get_int("-mr", 0) : a.get_int("--measurement_rows", o.measure_rows);
   o.device = a.get_or("--device", "cpu");
   o.threads = a.get_int("--threads", 0);
   const int shard_mb = a.has("-ss") ? a.get_int("-ss", 8192) : a.get_int("--shard_size", 8192);

@@ -11,10 +11,11 @@
 namespace exl::cli {
 
 int cmd_import(const Args& a) {
-  a.check_known({"-i", "--input", "-o", "--output", "--dtype"});
+  // args.cpp maps -o to --out.
+  a.check_known({"-i", "--input", "--out", "--output", "--dtype"});
   auto in = a.get("-i");
   if (!in) in = a.get("--input");
-  auto out = a.get("-o");
+  auto out = a.get("--out");
   if (!out) out = a.get("--output");
   if (!in || !out) throw Error(ErrorKind::invalid_argument, "import needs -i FILE.gguf -o HF_DIR");
   const std::string dt = a.get_or("--dtype", "fp16");

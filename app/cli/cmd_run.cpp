@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "exl/chat_prompt.h"
 #include "exl/error.h"
 #include "exl/generator.h"
 #include "exl/log.h"
@@ -180,14 +181,18 @@ int cmd_generate(const Args& a) {
       {"--prompt", "--max-new-tokens", "--ignore-eos", "--greedy", "--temperature", "--top-k", "--top-p", "--min-p",
        "--seed", "--json", "--bos", "--typical", "--repetition-penalty", "--rep-pen", "--frequency-penalty",
        "--freq-pen", "--presence-penalty", "--pres-pen", "--penalty-range", "--rep-pen-range", "--logit-bias", "--ban",
-       "--ban-token", "--stop", "--draft-model", "--draft", "--draft-tokens", "--ngram", "--ngram-tokens"}));
+       "--ban-token", "--stop", "--draft-model", "--draft", "--draft-tokens", "--ngram", "--ngram-tokens", "--chat", "--system"}));
   const int n = a.get_int("--max-new-tokens", 128);
   if (n < 0) throw Error(ErrorKind::invalid_argument, "must be >= 0", "", "--max-new-tokens");
   Session s = open_session(a);
   const Tokenizer& tok = require_tokenizer(s);
   const std::string prompt = a.require("--prompt");
+  // --chat: the prompt is one user turn (after --system, if given) in the model's chat template.
+  const bool chat = a.has("--chat");
+  if (!chat && a.has("--system")) throw Error(ErrorKind::invalid_argument, "needs --chat", "", "--system");
   const bool bos = a.has("--bos") || tok.add_bos_by_default();
-  const auto ids = tok.encode(prompt, true, bos);
+  const auto ids = chat ? ChatPrompt(s.model->tokenizer()).ids(ChatPrompt::single_turn(prompt, a.get_or("--system", "")))
+                        : tok.encode(prompt, true, bos);
   GenerateOptions o;
   o.max_new_tokens = n;
   o.ignore_eos = a.has("--ignore-eos");
@@ -211,10 +216,11 @@ int cmd_generate(const Args& a) {
     std::fwrite(e.text.data(), 1, e.text.size(), stdout);
     std::fflush(stdout);
   };
-  if (!as_json) {
+  if (!as_json && !chat) {  // a chat reply is shown without the templated prompt
     std::fwrite(prompt.data(), 1, prompt.size(), stdout);
     std::fflush(stdout);
   }
+  if (chat) o.skip_special = true;
   const GenerateResult r = generate_stream(*s.backend, s.model->tokenizer(), ids, o, on_event);
   if (as_json) {
     json j;

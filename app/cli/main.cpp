@@ -20,12 +20,15 @@ commands:
   detokenize -m DIR IDS...                            text of token ids
   logits     -m DIR --ids 1,2,3 --out FILE            fp32 logits at every position [n, vocab]
   generate   -m DIR -p TEXT [-n N] [--ignore-eos] [--greedy | --temperature T --top-k K
-             --top-p P --min-p P --seed S] [--json]   generate a continuation
+             --top-p P --min-p P --seed S] [--chat [--system TEXT]] [--json]
+                                                      generate a continuation (--chat: a reply to
+                                                      the prompt as one user turn, chat template)
   ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
   bench      -m DIR [--prompt-tokens N] [--gen-tokens N] [--json]    prefill/decode speed
   selftest   [--fixtures DIR] [--filter SUITE]        run the built-in test cases (GPU ones too)
-  convert    -i HF_DIR -o OUT_DIR -b BPW [-hb 6] [-m MEAS] [-om MEAS] [--cal FILE] [--rows N]
-             [--length N] [--device cpu]   quantize an FP16 model to EXL2 at a target bpw
+  convert    -i HF_DIR|FILE.gguf -o OUT_DIR -b BPW [-hb 6] [-m MEAS] [-om MEAS] [--cal FILE] [--rows N]
+             [--length N] [--fast] [--device cpu|cuda]   quantize an FP16/BF16/FP32 (or GGUF) model to
+                                                      EXL2 at a target bpw (--fast: less calibration)
   fit        -m DIR | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
              [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
@@ -58,7 +61,7 @@ int main(int argc, char** argv) {
     const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
                                             "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
                                             "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
-                                            "--add-generation-prompt"};
+                                            "--add-generation-prompt", "--fast"};
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #endif
 
-#include "exl/chat_template.h"
+#include "exl/chat_prompt.h"
 #include "exl/error.h"
 #include "exl/generator.h"
 #include "exl/log.h"
@@ -76,7 +76,7 @@ struct ApiServer::Impl {
   const ServerOptions& options;
   std::shared_ptr<const Model> model;
   std::shared_ptr<const Tokenizer> tokenizer;
-  std::optional<ChatTemplate> chatTemplate;
+  std::optional<ChatPrompt> chatPrompt;  // empty: the model has no chat template
   std::unique_ptr<Scheduler> scheduler;
   httplib::Server http;
   // The socket httplib last created for bind(): httplib listens with a backlog of 5, which under a
@@ -90,8 +90,7 @@ struct ApiServer::Impl {
       : options(o), model(std::move(m)), tokenizer(model->tokenizer()) {
     if (!tokenizer) throw Error(ErrorKind::invalid_argument, "the model folder has no tokenizer.json; cannot serve");
     vocab = std::min(tokenizer->vocab_size(), backend->vocab_size());
-    const std::string source = tokenizer->chat_template();
-    if (!source.empty()) chatTemplate.emplace(source);
+    if (!tokenizer->chat_template().empty()) chatPrompt.emplace(tokenizer);
     scheduler = std::make_unique<Scheduler>(std::move(backend), tokenizer, o.queue, o.maxChunk);
     setup();
   }
@@ -111,20 +110,15 @@ struct ApiServer::Impl {
       if (r.hasPromptIds) return r.promptIds;
       return tokenizer->encode(r.prompt, false, tokenizer->add_bos_by_default());
     }
-    if (!chatTemplate)
+    if (!chatPrompt)
       throw RequestError(apiError(400, "invalid_request_error", "the model has no chat template; use /v1/completions",
                                   "no_chat_template"));
-    std::optional<std::string> bos, eos;
-    if (auto id = tokenizer->bos_id()) bos = tokenizer->piece(*id);
-    if (auto ids = tokenizer->eos_ids(); !ids.empty()) eos = tokenizer->piece(ids.front());
-    std::string text;
     try {
-      text = chatTemplate->render_chat(r.messages, true, bos, eos);
+      return chatPrompt->ids(r.messages);
     } catch (const Error& e) {
       throw RequestError(apiError(400, "invalid_request_error", std::string("chat template: ") + e.what(),
                                   "template_error", "messages"));
     }
-    return tokenizer->encode(text, true, false);
   }
 
   GenerationJob::Settings jobSettings(const GenerationRequest& r) const {

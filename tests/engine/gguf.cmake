@@ -9,3 +9,7 @@ set_source_files_properties(${EXL_GGUF_TEST_SOURCES} PROPERTIES
 exl_add_test_suite(gguf ${EXL_GGUF_TEST_SOURCES})
 add_test(NAME gguf_bad COMMAND exl_tests --filter gguf_bad)
 add_test(NAME gguf_import COMMAND exl_tests --filter gguf_import)
+# The default-model command path (import -o, generate --chat, convert of a .gguf) through exl itself.
+# (exl is defined after tests/, so no if(TARGET); the generator expression resolves it.)
+add_test(NAME cli_gguf COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_gguf_check.sh $<TARGET_FILE:exl>
+                               ${CMAKE_SOURCE_DIR}/tests/data/gguf/tiny_llama_spm.gguf)

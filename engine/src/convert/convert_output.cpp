@@ -2,15 +2,18 @@
 // -> output folder). The output folder gets the shards, then the copied tokenizer/generation
 // files, measurement.json, and config.json (with quantization_config) last, each atomically, so
 // an interrupted conversion never leaves a folder that looks finished.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "convert_internal.h"
 #include "exl/error.h"
+#include "exl/gguf.h"
 #include "exl/kernels/threads.h"
 
 namespace exl {
@@ -66,6 +69,28 @@ std::string config_with_quantization(const fs::path& in_dir, const ConvertOption
   return cfg.dump(4);
 }
 
+// A scratch folder removed when it goes out of scope (the import of a .gguf input).
+class ScratchDir {
+ public:
+  explicit ScratchDir(const fs::path& near) {
+    for (int i = 0;; ++i) {
+      path_ = near.parent_path() / (near.filename().string() + ".gguf-import-" + std::to_string(i));
+      if (fs::create_directory(path_)) break;
+      if (i > 1000) throw Error(ErrorKind::io, "cannot create a scratch folder beside the output", path_.string());
+    }
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
 }  // namespace
 
 ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& progress, std::stop_token stop) {
@@ -79,16 +104,34 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   head_option(o.head_bits);  // validates
   if (o.threads > 0) set_cpu_threads(o.threads);
 
-  const Source src = Source::open(o.input_dir);
   if (!o.measure_only) check_output_dir(o.output_dir);
   else if (!o.measurement_out) throw Error(ErrorKind::invalid_argument, "measure-only needs -om FILE");
+  // A .gguf file is imported to FP16 in a scratch folder beside the output first.
+  std::optional<ScratchDir> imported;
+  std::error_code ec;
+  if (o.input_dir.extension() == ".gguf" && fs::is_regular_file(o.input_dir, ec)) {
+    imported.emplace(o.measure_only ? fs::absolute(*o.measurement_out) : fs::absolute(o.output_dir));
+    import_gguf(o.input_dir, imported->path(), ImportDType::f16, [&](std::size_t done, std::size_t total, const std::string&) {
+      if (done == total || done % 32 == 0) say("import", int(done), int(total), "GGUF tensors to FP16");
+    });
+  }
+  const fs::path source_dir = imported ? imported->path() : o.input_dir;
+  const Source src = Source::open(source_dir);
   auto math = make_cpu_block_math();
 
   const std::string text = o.calibration_file ? read_text(*o.calibration_file) : builtin_calibration_text();
-  const auto rows = calibration_rows(*src.model->tokenizer(), text, o.rows, o.length, src.vocab);
+  // The built-in text is a fixed size: a tokenizer with long tokens may give fewer rows than asked
+  // for, so take as many whole rows as it holds. A --cal file that is too short stays an error.
+  int row_count = o.rows;
+  if (!o.calibration_file && o.length > 1) {
+    const std::size_t have = src.model->tokenizer()->encode(text, false, false).size();
+    row_count = std::clamp(int(have / std::size_t(o.length)), 1, std::max(1, o.rows));
+  }
+  const auto rows = calibration_rows(*src.model->tokenizer(), text, row_count, o.length, src.vocab);
   std::vector<std::vector<float>> states;
   for (const auto& r : rows) states.push_back(src.embed(r));
-  say("calibration", 1, 1, std::to_string(o.rows) + " rows x " + std::to_string(o.length) + " tokens");
+  say("calibration", 1, 1, std::to_string(row_count) + " rows x " + std::to_string(o.length) + " tokens" +
+                               (row_count < o.rows ? " (all the built-in text holds)" : ""));
 
   Measurement m;
   if (o.measurement_in) {
@@ -130,12 +173,12 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
 
   say("write", 0, 1, "writing " + o.output_dir.string());
   res.files = write_safetensors_shards(o.output_dir, q.tensors, o.max_shard_bytes);
-  for (const auto& e : fs::directory_iterator(o.input_dir)) {
+  for (const auto& e : fs::directory_iterator(source_dir)) {
     if (!e.is_regular_file() || is_weight_file(e.path())) continue;
     write_file_atomic(o.output_dir / e.path().filename(), read_text(e.path()));
   }
   write_file_atomic(o.output_dir / "measurement.json", mjson);
-  write_file_atomic(o.output_dir / "config.json", config_with_quantization(o.input_dir, o, o.rows, o.length));
+  write_file_atomic(o.output_dir / "config.json", config_with_quantization(source_dir, o, row_count, o.length));
   res.files.push_back(o.output_dir / "config.json");
   say("done", 1, 1, "decoder " + std::to_string(res.decoder_bpw) + " bpw, head " + std::to_string(res.head_bpw) + " bpw");
   return res;
