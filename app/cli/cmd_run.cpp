@@ -1,5 +1,8 @@
 // exl logits / generate / ppl / bench: commands that run a model on a backend.
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -14,6 +17,7 @@
 #include "exl/generator.h"
 #include "exl/log.h"
 #include "exl/perplexity.h"
+#include "exl/synth.h"
 #include "session.h"
 
 namespace exl::cli {
@@ -39,6 +43,33 @@ const Tokenizer& require_tokenizer(const Session& s) {
     throw Error(ErrorKind::io, "the model folder has no tokenizer.json", s.model->config().dir.string());
   return *s.model->tokenizer();
 }
+
+// A synthetic model in a temporary folder, removed when this goes out of scope.
+struct TempSynth {
+  std::filesystem::path dir;
+  void make(const std::string& preset, double bpw, int head_bits, std::uint64_t seed) {
+    char name[128];
+    std::snprintf(name, sizeof name, "exl-bench-%s-%.2f-%ld", preset.c_str(), bpw, long(::getpid()));
+    dir = std::filesystem::temp_directory_path() / name;
+    synth::SynthOptions o;
+    o.preset = preset;
+    o.bpw = bpw;
+    o.head_bits = head_bits;
+    o.seed = seed;
+    o.output_dir = dir;
+    std::fprintf(stderr, "exl bench: writing a synthetic %s at %.2f bpw to %s\n", preset.c_str(), bpw, dir.c_str());
+    try {
+      synth::synth_model(o);
+    } catch (...) {
+      dir.clear();
+      throw;
+    }
+  }
+  ~TempSynth() {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
+};
 
 }  // namespace
 
@@ -277,10 +308,18 @@ int cmd_ppl(const Args& a) {
 }
 
 int cmd_bench(const Args& a) {
-  a.check_known(with_session_flags({"--prompt-tokens", "--gen-tokens", "--json", "--repeats"}));
+  a.check_known(with_session_flags({"--prompt-tokens", "--gen-tokens", "--json", "--repeats", "--synth", "--bpw",
+                                    "--head-bits", "--seed"}));
   const int pt = a.get_int("--prompt-tokens", 512), gt = a.get_int("--gen-tokens", 128);
   const int repeats = std::max(1, a.get_int("--repeats", 3));
-  Session s = open_session(a, pt + gt + 1);
+  // --synth: the random model is written to a temporary folder (removed on exit), not built in
+  // device memory directly: the loader then runs exactly as for a real model.
+  TempSynth synth;
+  if (auto preset = a.get("--synth")) {
+    if (a.has("--model")) throw Error(ErrorKind::invalid_argument, "use either -m DIR or --synth PRESET", "", "--synth");
+    synth.make(*preset, a.get_double("--bpw", 4.0), a.get_int("--head-bits", 6), std::uint64_t(a.get_int("--seed", 1)));
+  }
+  Session s = open_session(a, pt + gt + 1, synth.dir.string());
   const int vocab = s.backend->vocab_size();
   std::vector<std::int32_t> prompt(static_cast<std::size_t>(pt));
   for (int i = 0; i < pt; ++i) prompt[std::size_t(i)] = std::int32_t((i * 7919 + 13) % vocab);

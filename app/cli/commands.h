@@ -17,6 +17,7 @@ int cmd_selftest(const Args& a);
 int cmd_convert(const Args& a);
 int cmd_fit(const Args& a);
 int cmd_import(const Args& a);
+int cmd_synth(const Args& a);
 int cmd_serve(const Args& a);
 int cmd_template(const Args& a);
 

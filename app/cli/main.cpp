@@ -24,7 +24,8 @@ commands:
                                                       generate a continuation (--chat: a reply to
                                                       the prompt as one user turn, chat template)
   ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
-  bench      -m DIR [--prompt-tokens N] [--gen-tokens N] [--json]    prefill/decode speed
+  bench      -m DIR | --synth PRESET [--bpw X] [--prompt-tokens N] [--gen-tokens N] [--repeats N] [--json]
+             prefill/decode speed (--synth: a random model written to a temporary folder, then removed)
   selftest   [--fixtures DIR] [--filter SUITE]        run the built-in test cases (GPU ones too)
   convert    -i HF_DIR|FILE.gguf -o OUT_DIR -b BPW [-hb 6] [-m MEAS] [-om MEAS] [--cal FILE] [--rows N]
              [--length N] [--fast] [--device cpu|cuda]   quantize an FP16/BF16/FP32 (or GGUF) model to
@@ -37,6 +38,8 @@ commands:
   template   (-m DIR | --template FILE) --messages FILE.json [--add-generation-prompt]
              [--bos-token T] [--eos-token T] [--tools FILE.json] [--vars FILE.json]
              [--now "YYYY-MM-DD HH:MM:SS"]   render a chat template as transformers does (exact text)
+  synth      --preset NAME --bpw X [--head-bits 6] [--seed N] [--shard-size MiB] -o DIR | --list
+             an EXL2 model with random weights of a real architecture's shapes (for benchmarks)
   import     -i FILE.gguf -o HF_DIR [--dtype fp16|bf16]   GGUF (llama, qwen2) to an HF-style folder
 
 options of commands that run a model:
@@ -61,7 +64,7 @@ int main(int argc, char** argv) {
     const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
                                             "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
                                             "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
-                                            "--add-generation-prompt", "--fast"};
+                                            "--add-generation-prompt", "--fast", "--quiet"};
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
     if (cmd == "convert") return cmd_convert(a);
     if (cmd == "fit") return cmd_fit(a);
     if (cmd == "import") return cmd_import(a);
+    if (cmd == "synth") return cmd_synth(a);
     if (cmd == "serve") return cmd_serve(a);
     if (cmd == "template") return cmd_template(a);
     std::fprintf(stderr, "exl: unknown command '%s' (see exl --help)\n", cmd.c_str());

@@ -19,9 +19,9 @@ static CacheType cache_type_from(const Args& a) {
   return parse_cache_type(a.get_or("--cache", "fp16"));
 }
 
-Session open_session(const Args& a, int min_ctx) {
+Session open_session(const Args& a, int min_ctx, const std::string& model_dir) {
   Session s;
-  s.model = Model::open(a.require("--model"));
+  s.model = Model::open(model_dir.empty() ? a.require("--model") : model_dir);
   BackendOptions o;
   s.max_chunk = a.get_int("--max-chunk", 2048);
   if (s.max_chunk <= 0) throw Error(ErrorKind::invalid_argument, "must be positive", "", "--max-chunk");

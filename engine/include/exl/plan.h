@@ -84,7 +84,8 @@ struct ModelShape {
 };
 
 // Real shapes of well-known models ("llama3-8b", "llama3-70b", "llama3.2-1b", "mistral-7b",
-// "qwen2.5-7b", "tinyllama-1.1b"). Throws Error(invalid_argument) for unknown names.
+// "qwen2.5-7b", "tinyllama-1.1b"; plus "test-tiny" and "test-tiny-qwen2" for tests), with their
+// RoPE base/scaling and norm epsilon. Throws Error(invalid_argument) listing the names when unknown.
 ModelConfig preset_config(const std::string& name);
 std::vector<std::string> preset_names();
 

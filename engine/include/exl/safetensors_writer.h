@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,48 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
 std::vector<std::filesystem::path> write_safetensors_shards(const std::filesystem::path& dir,
                                                             const std::vector<TensorData>& tensors,
                                                             std::uint64_t max_shard_bytes);
+
+// Splits tensors of `sizes` bytes (module order) into shards as write_safetensors_shards does;
+// returns the tensor indices of each shard. `names`/`dir` only label errors.
+std::vector<std::vector<std::size_t>> plan_safetensors_shards(const std::vector<std::uint64_t>& sizes,
+                                                              std::uint64_t max_shard_bytes,
+                                                              const std::vector<std::string>& names = {},
+                                                              const std::filesystem::path& dir = {});
+
+// A tensor's name, dtype and shape, without its data.
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<std::int64_t> shape;
+  std::uint64_t nbytes() const;
+};
+
+// Writes the same shards as write_safetensors_shards (names, headers, layout) from tensors that
+// arrive one at a time in the planned order, so a model larger than memory can be written: the
+// headers are computed up front from the specs. Files are written in place (not atomically):
+// callers write into a folder that only becomes the model's once complete (`exl synth` writes
+// DIR.partial and renames it). Throws Error(io) naming the file on a failed write (disk full).
+class SafetensorsStreamWriter {
+ public:
+  SafetensorsStreamWriter(std::filesystem::path dir, std::vector<TensorSpec> specs, std::uint64_t max_shard_bytes);
+  ~SafetensorsStreamWriter();
+  SafetensorsStreamWriter(const SafetensorsStreamWriter&) = delete;
+  SafetensorsStreamWriter& operator=(const SafetensorsStreamWriter&) = delete;
+
+  // The next tensor's data; `name` must be the next spec's and `bytes` its size.
+  void write(const std::string& name, const void* data, std::size_t bytes);
+  bool done() const;
+  std::vector<std::filesystem::path> files() const;  // every shard, planned names
+
+ private:
+  struct Shard;
+  std::filesystem::path dir_;
+  std::vector<TensorSpec> specs_;
+  std::vector<Shard> shards_;
+  std::unique_ptr<std::ofstream> out_;
+  std::size_t next_ = 0, shard_ = 0, pos_in_shard_ = 0;
+  std::uint64_t data_pos_ = 0;
+};
 
 // Writes a text file atomically (temporary file + rename). Throws Error(io).
 void write_file_atomic(const std::filesystem::path& path, const std::string& contents);

@@ -69,53 +69,109 @@ void write_file_atomic(const fs::path& path, const std::string& contents) {
   write_atomic(path, [&](std::ofstream& out) { out.write(contents.data(), std::streamsize(contents.size())); });
 }
 
+std::uint64_t TensorSpec::nbytes() const {
+  std::uint64_t n = 1;
+  for (std::int64_t d : shape) n *= std::uint64_t(d);
+  return n * dtype_size(dtype);
+}
+
 namespace {
-void write_tensor_list(const fs::path& path, const std::vector<const TensorData*>& list) {
+
+// The header of one file: names unique, shapes non-negative, data 8-byte aligned in list order.
+// Returns the header text (padded to 8 bytes) and each tensor's offset in the data section.
+std::string header_text(const fs::path& path, const std::vector<const TensorSpec*>& list,
+                        std::vector<std::uint64_t>& offsets, std::uint64_t& total) {
   nlohmann::json header = nlohmann::json::object();
   std::set<std::string> seen;
   std::uint64_t offset = 0;
-  std::vector<std::uint64_t> offsets;
-  for (const TensorData* tp : list) {
-    const TensorData& t = *tp;
-    if (!seen.insert(t.name).second)
-      throw Error(ErrorKind::invalid_argument, "duplicate tensor name", path.string(), t.name);
-    for (std::int64_t d : t.shape)
-      if (d < 0) throw Error(ErrorKind::invalid_argument, "negative dimension", path.string(), t.name);
-    const std::uint64_t expect = std::uint64_t(t.numel()) * dtype_size(t.dtype);
-    if (expect != t.bytes.size())
-      throw Error(ErrorKind::invalid_argument,
-                  "tensor holds " + std::to_string(t.bytes.size()) + " bytes, its shape needs " + std::to_string(expect),
-                  path.string(), t.name);
+  offsets.clear();
+  for (const TensorSpec* t : list) {
+    if (!seen.insert(t->name).second)
+      throw Error(ErrorKind::invalid_argument, "duplicate tensor name", path.string(), t->name);
+    for (std::int64_t d : t->shape)
+      if (d < 0) throw Error(ErrorKind::invalid_argument, "negative dimension", path.string(), t->name);
     offset = align8(offset);
     offsets.push_back(offset);
-    header[t.name] = {{"dtype", dtype_name(t.dtype)},
-                      {"shape", t.shape},
-                      {"data_offsets", {offset, offset + t.bytes.size()}}};
-    offset += t.bytes.size();
+    header[t->name] = {{"dtype", dtype_name(t->dtype)},
+                       {"shape", t->shape},
+                       {"data_offsets", {offset, offset + t->nbytes()}}};
+    offset += t->nbytes();
   }
   header["__metadata__"] = {{"format", "pt"}};
   std::string text = header.dump();  // nlohmann's object keeps keys sorted
   text.resize(align8(text.size()), ' ');
-  const std::uint64_t total = align8(offset);
+  total = align8(offset);
+  return text;
+}
+
+void write_header(std::ostream& out, const std::string& text) {
+  std::uint8_t len[8];
+  for (int i = 0; i < 8; ++i) len[i] = std::uint8_t(std::uint64_t(text.size()) >> (8 * i));
+  out.write(reinterpret_cast<const char*>(len), 8);
+  out.write(text.data(), std::streamsize(text.size()));
+}
+
+const char kZeros[8] = {};
+
+void write_tensor_list(const fs::path& path, const std::vector<const TensorData*>& list) {
+  std::vector<TensorSpec> specs;
+  for (const TensorData* t : list) {
+    const std::uint64_t expect = std::uint64_t(t->numel()) * dtype_size(t->dtype);
+    if (expect != t->bytes.size())
+      throw Error(ErrorKind::invalid_argument,
+                  "tensor holds " + std::to_string(t->bytes.size()) + " bytes, its shape needs " + std::to_string(expect),
+                  path.string(), t->name);
+    specs.push_back({t->name, t->dtype, t->shape});
+  }
+  std::vector<const TensorSpec*> sp;
+  for (const TensorSpec& t : specs) sp.push_back(&t);
+  std::vector<std::uint64_t> offsets;
+  std::uint64_t total = 0;
+  const std::string text = header_text(path, sp, offsets, total);
 
   write_atomic(path, [&](std::ofstream& out) {
-    std::uint8_t len[8];
-    for (int i = 0; i < 8; ++i) len[i] = std::uint8_t(std::uint64_t(text.size()) >> (8 * i));
-    out.write(reinterpret_cast<const char*>(len), 8);
-    out.write(text.data(), std::streamsize(text.size()));
+    write_header(out, text);
     std::uint64_t pos = 0;
-    static const char zeros[8] = {};
     for (std::size_t i = 0; i < list.size(); ++i) {
-      if (offsets[i] > pos) out.write(zeros, std::streamsize(offsets[i] - pos));
+      if (offsets[i] > pos) out.write(kZeros, std::streamsize(offsets[i] - pos));
       const auto& b = list[i]->bytes;
       out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
       pos = offsets[i] + b.size();
       if (!out) throw Error(ErrorKind::io, "write failed (disk full?)", path.string(), list[i]->name);
     }
-    if (total > pos) out.write(zeros, std::streamsize(total - pos));
+    if (total > pos) out.write(kZeros, std::streamsize(total - pos));
   });
 }
+
+std::string shard_name(std::size_t i, std::size_t n) {
+  if (n == 1) return "output.safetensors";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "output-%05zu-of-%05zu.safetensors", i + 1, n);
+  return buf;
+}
+
 }  // namespace
+
+std::vector<std::vector<std::size_t>> plan_safetensors_shards(const std::vector<std::uint64_t>& sizes,
+                                                              std::uint64_t max_shard_bytes,
+                                                              const std::vector<std::string>& names,
+                                                              const fs::path& dir) {
+  std::vector<std::vector<std::size_t>> shards(1);
+  std::uint64_t acc = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::uint64_t sz = sizes[i];
+    if (max_shard_bytes && sz > max_shard_bytes)
+      throw Error(ErrorKind::invalid_argument, "tensor of " + std::to_string(sz) + " bytes exceeds the shard size limit",
+                  dir.string(), i < names.size() ? names[i] : std::string());
+    if (max_shard_bytes && acc + sz > max_shard_bytes && !shards.back().empty()) {
+      shards.emplace_back();
+      acc = 0;
+    }
+    shards.back().push_back(i);
+    acc += align8(sz);
+  }
+  return shards;
+}
 
 void write_safetensors(const fs::path& path, const std::vector<TensorData>& tensors) {
   std::vector<const TensorData*> list;
@@ -125,34 +181,98 @@ void write_safetensors(const fs::path& path, const std::vector<TensorData>& tens
 
 std::vector<fs::path> write_safetensors_shards(const fs::path& dir, const std::vector<TensorData>& tensors,
                                                std::uint64_t max_shard_bytes) {
-  std::vector<std::vector<const TensorData*>> shards(1);
-  std::uint64_t acc = 0;
+  std::vector<std::uint64_t> sizes;
+  std::vector<std::string> names;
   for (const TensorData& t : tensors) {
-    const std::uint64_t sz = t.bytes.size();
-    if (max_shard_bytes && sz > max_shard_bytes)
-      throw Error(ErrorKind::invalid_argument,
-                  "tensor of " + std::to_string(sz) + " bytes exceeds the shard size limit", dir.string(), t.name);
-    if (max_shard_bytes && acc + sz > max_shard_bytes && !shards.back().empty()) {
-      shards.emplace_back();
-      acc = 0;
-    }
-    shards.back().push_back(&t);
-    acc += align8(sz);
+    sizes.push_back(t.bytes.size());
+    names.push_back(t.name);
   }
+  const auto shards = plan_safetensors_shards(sizes, max_shard_bytes, names, dir);
   std::vector<fs::path> written;
-  const std::size_t n = shards.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    std::string name = "output.safetensors";
-    if (n > 1) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "output-%05zu-of-%05zu.safetensors", i + 1, n);
-      name = buf;
-    }
-    const fs::path p = dir / name;
-    write_tensor_list(p, shards[i]);
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    std::vector<const TensorData*> list;
+    for (std::size_t j : shards[i]) list.push_back(&tensors[j]);
+    const fs::path p = dir / shard_name(i, shards.size());
+    write_tensor_list(p, list);
     written.push_back(p);
   }
   return written;
 }
+
+// ---- streaming ----
+
+struct SafetensorsStreamWriter::Shard {
+  fs::path path;
+  std::vector<std::size_t> tensors;      // indices into specs_
+  std::vector<std::uint64_t> offsets;    // data offsets
+  std::uint64_t total = 0;
+  std::string header;
+};
+
+SafetensorsStreamWriter::SafetensorsStreamWriter(fs::path dir, std::vector<TensorSpec> specs,
+                                                 std::uint64_t max_shard_bytes)
+    : dir_(std::move(dir)), specs_(std::move(specs)) {
+  std::vector<std::uint64_t> sizes;
+  std::vector<std::string> names;
+  for (const TensorSpec& t : specs_) {
+    sizes.push_back(t.nbytes());
+    names.push_back(t.name);
+  }
+  const auto plan = plan_safetensors_shards(sizes, max_shard_bytes, names, dir_);
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    Shard s;
+    s.path = dir_ / shard_name(i, plan.size());
+    s.tensors = plan[i];
+    std::vector<const TensorSpec*> list;
+    for (std::size_t j : s.tensors) list.push_back(&specs_[j]);
+    s.header = header_text(s.path, list, s.offsets, s.total);
+    shards_.push_back(std::move(s));
+  }
+}
+
+SafetensorsStreamWriter::~SafetensorsStreamWriter() = default;
+
+std::vector<fs::path> SafetensorsStreamWriter::files() const {
+  std::vector<fs::path> out;
+  for (const Shard& s : shards_) out.push_back(s.path);
+  return out;
+}
+
+void SafetensorsStreamWriter::write(const std::string& name, const void* data, std::size_t bytes) {
+  if (next_ >= specs_.size() || specs_[next_].name != name)
+    throw Error(ErrorKind::internal,
+                "tensors must be written in the planned order (expected " +
+                    (next_ < specs_.size() ? specs_[next_].name : std::string("none")) + ")",
+                dir_.string(), name);
+  if (bytes != specs_[next_].nbytes())
+    throw Error(ErrorKind::invalid_argument,
+                "tensor holds " + std::to_string(bytes) + " bytes, its shape needs " + std::to_string(specs_[next_].nbytes()),
+                dir_.string(), name);
+  Shard& s = shards_[shard_];
+  if (pos_in_shard_ == 0) {
+    out_ = std::make_unique<std::ofstream>(s.path, std::ios::binary | std::ios::trunc);
+    if (!*out_) throw Error(ErrorKind::io, "cannot create file", s.path.string());
+    write_header(*out_, s.header);
+    data_pos_ = 0;
+  }
+  const std::uint64_t off = s.offsets[pos_in_shard_];
+  if (off > data_pos_) out_->write(kZeros, std::streamsize(off - data_pos_));
+  out_->write(static_cast<const char*>(data), std::streamsize(bytes));
+  data_pos_ = off + bytes;
+  if (!*out_) throw Error(ErrorKind::io, "write failed (disk full?)", s.path.string(), name);
+  ++next_;
+  if (++pos_in_shard_ == s.tensors.size()) {
+    if (s.total > data_pos_) out_->write(kZeros, std::streamsize(s.total - data_pos_));
+    out_->flush();
+    if (!*out_) throw Error(ErrorKind::io, "write failed (disk full?)", s.path.string(), name);
+    out_->close();
+    if (!*out_) throw Error(ErrorKind::io, "closing the file failed (disk full?)", s.path.string());
+    out_.reset();
+    ++shard_;
+    pos_in_shard_ = 0;
+  }
+}
+
+bool SafetensorsStreamWriter::done() const { return next_ == specs_.size(); }
 
 }  // namespace exl

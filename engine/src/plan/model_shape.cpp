@@ -19,19 +19,27 @@ std::uint64_t tile_padded(std::uint64_t bytes, std::int64_t n_pad) {
   return n_pad > 0 ? bytes * std::uint64_t(tiled) / std::uint64_t(n_pad) : bytes;
 }
 
+// The one table of real architectures' shapes (the planner's what-if presets, `exl synth`,
+// `exl bench --synth`). theta/eps/rope scaling as in the models' config.json; the test-* presets
+// are tiny shapes for tests (vocab 500 exercises the head's padding to 512 columns).
 struct Preset {
   const char* name;
   const char* type;
   int vocab, hidden, layers, heads, kv_heads, head_dim, inter, max_pos;
   bool tie;
+  double theta;
+  float eps;
+  float llama3_factor;  // > 0: llama3 rope scaling (low 1, high 4, original 8192)
 };
 const Preset kPresets[] = {
-    {"llama3-8b", "llama", 128256, 4096, 32, 32, 8, 128, 14336, 8192, false},
-    {"llama3-70b", "llama", 128256, 8192, 80, 64, 8, 128, 28672, 8192, false},
-    {"llama3.2-1b", "llama", 128256, 2048, 16, 32, 8, 64, 8192, 131072, true},
-    {"mistral-7b", "mistral", 32768, 4096, 32, 32, 8, 128, 14336, 32768, false},
-    {"qwen2.5-7b", "qwen2", 152064, 3584, 28, 28, 4, 128, 18944, 32768, false},
-    {"tinyllama-1.1b", "llama", 32000, 2048, 22, 32, 4, 64, 5632, 2048, false},
+    {"llama3-8b", "llama", 128256, 4096, 32, 32, 8, 128, 14336, 8192, false, 500000.0, 1e-5f, 0},
+    {"llama3-70b", "llama", 128256, 8192, 80, 64, 8, 128, 28672, 8192, false, 500000.0, 1e-5f, 0},
+    {"llama3.2-1b", "llama", 128256, 2048, 16, 32, 8, 64, 8192, 131072, true, 500000.0, 1e-5f, 32.0f},
+    {"mistral-7b", "mistral", 32768, 4096, 32, 32, 8, 128, 14336, 32768, false, 1000000.0, 1e-5f, 0},
+    {"qwen2.5-7b", "qwen2", 152064, 3584, 28, 28, 4, 128, 18944, 32768, false, 1000000.0, 1e-6f, 0},
+    {"tinyllama-1.1b", "llama", 32000, 2048, 22, 32, 4, 64, 5632, 2048, false, 10000.0, 1e-5f, 0},
+    {"test-tiny", "llama", 500, 256, 2, 4, 2, 64, 512, 2048, false, 10000.0, 1e-5f, 0},
+    {"test-tiny-qwen2", "qwen2", 500, 256, 2, 4, 2, 64, 512, 2048, true, 1000000.0, 1e-6f, 0},
 };
 
 // Adds one allocation to a module.
@@ -97,6 +105,15 @@ ModelConfig preset_config(const std::string& name) {
     c.max_position_embeddings = p.max_pos; c.tie_word_embeddings = p.tie;
     c.attention_bias = c.model_type == "qwen2";
     c.rope.head_dim = p.head_dim;
+    c.rope.theta = float(p.theta);
+    c.rms_norm_eps = p.eps;
+    if (p.llama3_factor > 0) {
+      c.rope.scaling = RopeScaling::llama3;
+      c.rope.factor = p.llama3_factor;
+      c.rope.low_freq_factor = 1.0f;
+      c.rope.high_freq_factor = 4.0f;
+      c.rope.original_max_position = 8192;
+    }
     return c;
   }
   std::string names;

@@ -1,0 +1,288 @@
+// synth_model: generates the planned tensors one at a time (columns split over the CPU threads in
+// slices of 128, each slice seeded by its own position, so the bytes do not depend on the thread
+// count), packs each slice with the converter's packer (kernels/reference/exl2_pack.cpp) and
+// streams the tensors through SafetensorsStreamWriter on a writer thread while the next tensor is
+// generated. At most two tensors' data are in memory. The folder is DIR.partial until complete.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <mutex>
+#include <numeric>
+
+#include "exl/error.h"
+#include "exl/kernels/exl2_pack.h"
+#include "exl/kernels/half.h"
+#include "exl/kernels/threads.h"
+#include "exl/plan.h"
+#include "exl/safetensors_writer.h"
+#include "exl/synth.h"
+
+namespace exl::synth {
+namespace fs = std::filesystem;
+
+namespace {
+
+// wyrand: 64 random bits per step, one multiply.
+struct Rng {
+  std::uint64_t s;
+  explicit Rng(std::uint64_t seed) : s(seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull) {}
+  std::uint64_t next() {
+    s += 0xa0761d6478bd642full;
+    const __uint128_t m = __uint128_t(s) * (s ^ 0xe7037ed1a0b428dbull);
+    return std::uint64_t(m >> 64) ^ std::uint64_t(m);
+  }
+  float uniform() { return float(next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
+  std::uint32_t below(std::uint32_t n) { return std::uint32_t((next() >> 32) * n >> 32); }
+};
+
+std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t tensor, std::uint64_t part) {
+  Rng r(seed ^ (tensor * 0x100000001b3ull) ^ (part << 40));
+  r.next();
+  return r.next();
+}
+
+constexpr int kSlice = 128;        // columns per work item (a multiple of 32)
+constexpr int kCodeLo = 7;         // scale codes drawn from 7..15 (s = 8..16)
+
+// E[(s/16)^4] over the drawn codes: the mean squared scale relative to q_scale_max.
+double mean_scale4() {
+  double m = 0;
+  for (int c = kCodeLo; c <= 15; ++c) m += std::pow((c + 1) / 16.0, 4.0);
+  return m / (16 - kCodeLo);
+}
+
+struct Tensors {
+  std::vector<TensorData> list;
+};
+
+void add_f16(Tensors& t, std::string name, std::vector<std::int64_t> shape, std::uint64_t seed, float lo, float hi) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  TensorData d{std::move(name), DType::f16, std::move(shape), {}};
+  d.bytes.resize(std::size_t(n) * 2);
+  auto* out = reinterpret_cast<half_bits*>(d.bytes.data());
+  const std::int64_t chunk = 1 << 16;
+  parallel_for((n + chunk - 1) / chunk, 1, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t c = b; c < e; ++c) {
+      Rng r(stream_seed(seed, 0, std::uint64_t(c)));
+      for (std::int64_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i)
+        out[i] = float_to_half(lo + (hi - lo) * r.uniform());
+    }
+  });
+  t.list.push_back(std::move(d));
+}
+
+// One EXL2 linear: random permutation, scale maxima, codes and values, packed slice by slice.
+void add_linear(Tensors& t, const LinearPlan& lp, std::uint64_t seed) {
+  const int k = lp.k, n = lp.n, n_pad = (n + 31) / 32 * 32, groups = lp.layout.groups();
+  int q_rows = 0;
+  std::vector<int> row_bits(static_cast<std::size_t>(k));
+  for (int g = 0, r0 = 0; g < groups; ++g) {
+    q_rows += lp.layout.rows[g] * lp.layout.bits[g] / 32;
+    for (int i = 0; i < lp.layout.rows[g]; ++i) row_bits[std::size_t(r0 + i)] = lp.layout.bits[g];
+    r0 += lp.layout.rows[g];
+  }
+  Rng r(stream_seed(seed, 1, 0));
+  std::vector<std::int32_t> perm(static_cast<std::size_t>(k));
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int i = k - 1; i > 0; --i) std::swap(perm[std::size_t(i)], perm[r.below(std::uint32_t(i + 1))]);
+  // Weight std about 1/sqrt(k): activations stay O(1) through the layers and the head.
+  const double sigma = 1.0 / std::sqrt(double(k)), e4 = mean_scale4();
+  std::vector<half_bits> smax(static_cast<std::size_t>(groups));
+  for (int g = 0; g < groups; ++g) {
+    const double b = lp.layout.bits[g];
+    const double var_q = (std::pow(4.0, b) - 1.0) / 12.0;
+    smax[std::size_t(g)] = float_to_half(float(sigma / std::sqrt(e4 * var_q) * (0.85 + 0.3 * r.uniform())));
+  }
+
+  TensorData qw{lp.prefix + ".q_weight", DType::i32, {q_rows, n_pad}, {}};
+  TensorData qs{lp.prefix + ".q_scale", DType::i32, {groups, n_pad / 8}, {}};
+  qw.bytes.resize(std::size_t(q_rows) * n_pad * 4);
+  qs.bytes.resize(std::size_t(groups) * (n_pad / 8) * 4);
+  auto* qw_out = reinterpret_cast<std::uint32_t*>(qw.bytes.data());
+  auto* qs_out = reinterpret_cast<std::uint32_t*>(qs.bytes.data());
+  Exl2Packed first;
+  std::string failure;  // parallel_for does not carry exceptions: the first failure, thrown after
+  std::mutex failure_mutex;
+  const int slices = (n_pad + kSlice - 1) / kSlice;
+  parallel_for(slices, 1, [&](std::int64_t sb, std::int64_t se) {
+    std::vector<std::uint8_t> q, codes;
+    for (std::int64_t s = sb; s < se; ++s) {
+      const int c0 = int(s) * kSlice, w = std::min(kSlice, n_pad - c0), real = std::max(0, std::min(w, n - c0));
+      Rng rs(stream_seed(seed, 2, std::uint64_t(s)));
+      q.resize(std::size_t(k) * w);
+      for (int row = 0; row < k; ++row) {
+        const int b = row_bits[std::size_t(row)];
+        const std::uint64_t mask = (std::uint64_t(1) << b) - 1;
+        std::uint8_t* qr = q.data() + std::size_t(row) * w;
+        int c = 0;
+        if (b == 8) {
+          for (; c + 8 <= real; c += 8) {
+            const std::uint64_t x = rs.next();
+            std::memcpy(qr + c, &x, 8);
+          }
+        }
+        for (; c < real;) {
+          std::uint64_t x = rs.next();
+          for (int j = 0; j < 8 && c < real; ++j, ++c, x >>= 8) qr[c] = std::uint8_t(x & mask);
+        }
+        for (; c < w; ++c) qr[c] = std::uint8_t(1u << (b - 1));  // padding columns dequantize to 0
+      }
+      codes.resize(std::size_t(groups) * w);
+      for (int g = 0; g < groups; ++g)
+        for (int c = 0; c < w; ++c) codes[std::size_t(g) * w + c] = std::uint8_t(kCodeLo + rs.below(16 - kCodeLo));
+      Exl2PackInput in;
+      in.k = k;
+      in.n = w;
+      in.group_bits = lp.layout.bits;
+      in.group_rows = lp.layout.rows;
+      in.q = q.data();
+      in.scale_codes = codes.data();
+      in.scale_max = smax.data();
+      in.perm = perm.data();
+      Exl2Packed p;
+      std::string why;
+      if (!exl2_pack(in, p, &why)) {
+        const std::lock_guard lock(failure_mutex);
+        if (failure.empty()) failure = why;
+        return;
+      }
+      for (int row = 0; row < q_rows; ++row)
+        std::memcpy(qw_out + std::size_t(row) * n_pad + c0, p.q_weight.data() + std::size_t(row) * w, std::size_t(w) * 4);
+      for (int g = 0; g < groups; ++g)
+        std::memcpy(qs_out + std::size_t(g) * (n_pad / 8) + c0 / 8, p.q_scale.data() + std::size_t(g) * (w / 8),
+                    std::size_t(w / 8) * 4);
+      if (s == 0) first = std::move(p);
+    }
+  });
+  if (!failure.empty()) throw Error(ErrorKind::internal, "packing failed: " + failure, "", lp.prefix);
+  t.list.push_back(std::move(qw));
+  t.list.push_back(std::move(qs));
+  t.list.push_back(make_tensor(lp.prefix + ".q_scale_max", DType::f16, {groups}, first.q_scale_max.data(), first.q_scale_max.size()));
+  t.list.push_back(make_tensor(lp.prefix + ".q_groups", DType::i16, {2 * groups}, first.q_groups.data(), first.q_groups.size()));
+  t.list.push_back(make_tensor(lp.prefix + ".q_invperm", DType::i32, {k}, first.q_invperm.data(), first.q_invperm.size()));
+  if (lp.bias) {
+    std::vector<half_bits> b(std::size_t(n_pad), 0);
+    for (int i = 0; i < n; ++i) b[std::size_t(i)] = float_to_half(-0.1f + 0.2f * r.uniform());
+    t.list.push_back(make_tensor(lp.prefix + ".bias", DType::f16, {n_pad}, b.data(), b.size()));
+  }
+}
+
+// The work list in module order: each item makes a few tensors.
+struct Item {
+  enum Kind { embedding, norm, linear } kind;
+  std::string name;            // norm / embedding tensor name
+  const LinearPlan* lin = nullptr;
+};
+
+std::vector<TensorSpec> specs_of(const Item& it, const ModelConfig& c) {
+  if (it.kind == Item::embedding)
+    return {{it.name, DType::f16, {c.vocab_size, c.hidden_size}}};
+  if (it.kind == Item::norm) return {{it.name, DType::f16, {c.hidden_size}}};
+  const LinearPlan& lp = *it.lin;
+  const std::int64_t n_pad = (lp.n + 31) / 32 * 32, g = lp.layout.groups();
+  std::int64_t q_rows = 0;
+  for (int i = 0; i < g; ++i) q_rows += lp.layout.rows[i] * lp.layout.bits[i] / 32;
+  std::vector<TensorSpec> s = {{lp.prefix + ".q_weight", DType::i32, {q_rows, n_pad}},
+                               {lp.prefix + ".q_scale", DType::i32, {g, n_pad / 8}},
+                               {lp.prefix + ".q_scale_max", DType::f16, {g}},
+                               {lp.prefix + ".q_groups", DType::i16, {2 * g}},
+                               {lp.prefix + ".q_invperm", DType::i32, {lp.k}}};
+  if (lp.bias) s.push_back({lp.prefix + ".bias", DType::f16, {n_pad}});
+  return s;
+}
+
+void check_output(const fs::path& dir) {
+  std::error_code ec;
+  if (dir.empty()) throw Error(ErrorKind::invalid_argument, "no output folder given", "", "-o");
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw Error(ErrorKind::invalid_argument, "the output path exists and is not a folder", dir.string(), "-o");
+    if (!fs::is_empty(dir, ec))
+      throw Error(ErrorKind::invalid_argument, "the output folder already exists and is not empty", dir.string(), "-o");
+  }
+}
+
+}  // namespace
+
+SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) {
+  const ModelConfig cfg = plan::preset_config(o.preset);  // throws with the list of names
+  const SynthPlan plan = plan_synth(cfg, o.bpw, o.head_bits, o.seed);
+  if (o.threads > 0) set_cpu_threads(o.threads);
+  const fs::path dir = o.output_dir.has_filename() ? o.output_dir : o.output_dir.parent_path();
+  check_output(dir);
+  const fs::path partial = dir.string() + ".partial";
+  std::error_code ec;
+  fs::remove_all(partial, ec);  // a previous interrupted run
+  fs::create_directories(partial, ec);
+  if (ec) throw Error(ErrorKind::io, "cannot create the output folder: " + ec.message(), partial.string());
+
+  std::vector<Item> items;
+  items.push_back({Item::embedding, "model.embed_tokens.weight"});
+  for (int i = 0; i < cfg.num_layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    items.push_back({Item::norm, p + "input_layernorm.weight"});
+    for (int j = 0; j < 4; ++j) items.push_back({Item::linear, "", &plan.decoder[std::size_t(i) * 7 + j]});
+    items.push_back({Item::norm, p + "post_attention_layernorm.weight"});
+    for (int j = 4; j < 7; ++j) items.push_back({Item::linear, "", &plan.decoder[std::size_t(i) * 7 + j]});
+  }
+  items.push_back({Item::norm, "model.norm.weight"});
+  items.push_back({Item::linear, "", &plan.head});
+  std::vector<TensorSpec> specs;
+  for (const Item& it : items)
+    for (TensorSpec& s : specs_of(it, cfg)) specs.push_back(std::move(s));
+  std::uint64_t total = 0;
+  for (const TensorSpec& s : specs) total += s.nbytes();
+
+  SynthResult res;
+  try {
+    SafetensorsStreamWriter writer(partial, specs, o.max_shard_bytes);
+    std::future<void> pending;
+    std::uint64_t done = 0;
+    std::string last;
+    auto finish_pending = [&] {
+      if (pending.valid()) pending.get();
+      if (progress && !last.empty()) progress(SynthProgress{done, total, last});
+    };
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Item& it = items[i];
+      auto t = std::make_shared<Tensors>();
+      const std::uint64_t s = stream_seed(o.seed, 100 + i, 0);
+      if (it.kind == Item::embedding) add_f16(*t, it.name, {cfg.vocab_size, cfg.hidden_size}, s, -0.05f, 0.05f);
+      else if (it.kind == Item::norm) add_f16(*t, it.name, {cfg.hidden_size}, s, 0.9f, 1.1f);
+      else add_linear(*t, *it.lin, s);
+      finish_pending();
+      std::uint64_t bytes = 0;
+      for (const TensorData& d : t->list) bytes += d.bytes.size();
+      pending = std::async(std::launch::async, [&writer, t] {
+        for (const TensorData& d : t->list) writer.write(d.name, d.bytes.data(), d.bytes.size());
+      });
+      done += bytes;
+      last = t->list.back().name;
+    }
+    finish_pending();
+    if (!writer.done()) throw Error(ErrorKind::internal, "not every planned tensor was written", partial.string());
+    res.files = writer.files();
+    write_file_atomic(partial / "tokenizer.json", synth_tokenizer_json(cfg.vocab_size));
+    write_file_atomic(partial / "tokenizer_config.json", synth_tokenizer_config_json(cfg.max_position_embeddings));
+    write_file_atomic(partial / "generation_config.json",
+                      "{\n  \"bos_token_id\": " + std::to_string(synth_bos_id(cfg.vocab_size)) +
+                          ",\n  \"eos_token_id\": " + std::to_string(synth_eos_id(cfg.vocab_size)) + "\n}\n");
+    write_file_atomic(partial / "config.json", synth_config_json(cfg, o.bpw, o.head_bits, o.seed, o.preset));
+    if (fs::exists(dir, ec)) fs::remove(dir, ec);  // an empty folder (checked above)
+    fs::rename(partial, dir, ec);
+    if (ec) throw Error(ErrorKind::io, "cannot rename " + partial.string() + " into place: " + ec.message(), dir.string());
+  } catch (...) {
+    fs::remove_all(partial, ec);
+    throw;
+  }
+  for (auto& f : res.files) f = dir / f.filename();
+  res.dir = dir;
+  res.decoder_bpw = plan.decoder_bpw;
+  res.head_bpw = plan.head_bpw;
+  res.bytes = total;
+  return res;
+}
+
+}  // namespace exl::synth
