@@ -126,3 +126,34 @@ EXL_TEST(gguf_bad, dims_overflow_and_bad_counts) {
 EXL_TEST(gguf_bad, missing_file_is_io_error) {
   CHECK_THROWS_ERROR(exl::GgufFile::open("/nonexistent/x.gguf"), ErrorKind::io, "x.gguf");
 }
+
+// A byte that breaks UTF-8 in a metadata key, a string value and a string array element (the
+// tokenizer's tokens): each is a format error naming the item, found when the header is read,
+// before the import writes the strings into JSON (found by fuzz_gguf, tests/fuzz/RESULTS.md).
+EXL_TEST(gguf_bad, invalid_utf8_strings) {
+  const std::string good = fixture_bytes();
+  std::string b = good;
+  auto pos = b.find("general.architecture");
+  CHECK(pos != std::string::npos);
+  b[pos + 3] = char(0xC0);  // a lead byte that is never valid
+  CHECK_THROWS_ERROR(parse(b), ErrorKind::format, "not valid UTF-8");
+  for (unsigned char bad : {0x80u, 0xEDu, 0xF5u, 0xFFu}) {
+    b = good;
+    b[good.find("llama", pos + 20)] = char(bad);  // the value of general.architecture
+    CHECK_THROWS_ERROR(parse(b), ErrorKind::format, "general.architecture");
+  }
+}
+
+EXL_TEST(gguf_bad, fuzz_regression_invalid_utf8_token) {
+  // The fuzzer's input: a token string with a lone continuation byte used to escape as a
+  // nlohmann::json type_error from the import's tokenizer.json writer.
+  std::ifstream in(std::string(EXL_GGUF_TEST_DATA) + "/fuzz_regressions/invalid_utf8_token.gguf", std::ios::binary);
+  const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(!b.empty());
+  try {
+    const auto f = exl::GgufFile::parse(reinterpret_cast<const std::byte*>(b.data()), b.size(), "crash.gguf");
+    (void)exl::plan_gguf_import(*f);
+  } catch (const exl::Error&) {
+    return;  // the expected outcome: a typed error
+  }
+}

@@ -2,6 +2,7 @@
 // value types, tensor dims, offsets inside the file and aligned, no overlaps).
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <limits>
 
 #include "exl/error.h"
@@ -16,6 +17,28 @@ constexpr std::uint64_t kMaxArray = 64ull << 20;      // elements of one metadat
 constexpr std::uint64_t kMaxCount = 1ull << 24;       // tensors / metadata keys
 constexpr int kMaxDepth = 8;                          // nested arrays
 constexpr std::uint32_t kMaxDims = 4;                 // GGML_MAX_DIMS
+
+// Strict UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF). GGUF strings
+// are UTF-8 by the format's definition; the import writes them into JSON, which needs it too.
+bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned c = p[i];
+    if (c < 0x80) { ++i; continue; }
+    std::size_t len;
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+    else return false;
+    if (n - i < len || p[i + 1] < lo || p[i + 1] > hi) return false;
+    for (std::size_t k = 2; k < len; ++k)
+      if ((p[i + k] & 0xC0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
 
 class Cursor {
  public:
@@ -41,6 +64,7 @@ class Cursor {
     if (len > kMaxString) fail("string length " + std::to_string(len) + " is absurd", item);
     need(len, item);
     std::string s(reinterpret_cast<const char*>(d_ + pos_), std::size_t(len));
+    if (!valid_utf8(s)) fail("string is not valid UTF-8", item);
     pos_ += std::size_t(len);
     return s;
   }
