@@ -21,6 +21,9 @@ commands:
   logits     -m DIR --ids 1,2,3 --out FILE            fp32 logits at every position [n, vocab]
   generate   -m DIR -p TEXT [-n N] [--ignore-eos] [--greedy | --temperature T --top-k K
              --top-p P --min-p P --seed S] [--json]   generate a continuation
+  chat       -m DIR [--system TEXT] [-n N] [sampling flags] [--json]   terminal multi-turn chat with the
+             model's chat template: one user turn per stdin line; shows the tokens reused from the
+             cache and the tokens prefilled per turn
   ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
   bench      -m DIR [--prompt-tokens N] [--gen-tokens N] [--json]    prefill/decode speed
   selftest   [--fixtures DIR] [--filter SUITE]        run the built-in test cases (GPU ones too)
@@ -65,6 +68,7 @@ int main(int argc, char** argv) {
     if (cmd == "detokenize") return cmd_detokenize(a);
     if (cmd == "logits") return cmd_logits(a);
     if (cmd == "generate") return cmd_generate(a);
+    if (cmd == "chat") return cmd_chat(a);
     if (cmd == "ppl") return cmd_ppl(a);
     if (cmd == "bench") return cmd_bench(a);
     if (cmd == "selftest") return cmd_selftest(a);
