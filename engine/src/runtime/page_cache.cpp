@@ -47,10 +47,10 @@ const PageCache::Sequence& PageCache::seq_ref(SeqId seq) const {
 PageCache::SeqId PageCache::create_sequence() {
   for (std::size_t i = 0; i < seqs_.size(); ++i)
     if (!seqs_[i].live) {
-      seqs_[i] = Sequence{true, 0, {}};
+      seqs_[i] = Sequence{true, next_serial_++, 0, {}};
       return SeqId(i);
     }
-  seqs_.push_back(Sequence{true, 0, {}});
+  seqs_.push_back(Sequence{true, next_serial_++, 0, {}});
   return SeqId(seqs_.size() - 1);
 }
 
@@ -114,6 +114,17 @@ void PageCache::unref(int p) {
 }
 
 int PageCache::allocate_page() {
+  const int p = try_allocate_page();
+  if (p < 0) throw full();
+  return p;
+}
+
+Error PageCache::full() const {
+  return Error(ErrorKind::out_of_memory, "the KV cache is full: all " + std::to_string(pages_.size()) + " pages of " +
+                                             std::to_string(page_tokens_) + " tokens are in use");
+}
+
+int PageCache::try_allocate_page() {
   int best = -1;
   for (int p = 0; p < int(pages_.size()); ++p) {
     const Page& pg = pages_[std::size_t(p)];
@@ -124,9 +135,7 @@ int PageCache::allocate_page() {
     }
     if (best < 0 || pg.last_use < pages_[std::size_t(best)].last_use) best = p;
   }
-  if (best < 0)
-    throw Error(ErrorKind::out_of_memory, "the KV cache is full: all " + std::to_string(pages_.size()) + " pages of " +
-                                              std::to_string(page_tokens_) + " tokens are in use");
+  if (best < 0) return -1;
   Page& pg = pages_[std::size_t(best)];
   if (pg.id != 0) {
     ++evictions_;
@@ -200,13 +209,19 @@ void PageCache::reserve(SeqId seq, int n, PageStorage& storage) {
     const int offset = i == first ? s.length % page_tokens_ : 0;
     if (i < int(s.pages.size())) {
       const int p = s.pages[std::size_t(i)];
-      if (int(pages_[std::size_t(p)].tokens.size()) <= offset) continue;  // nothing to overwrite
-      if (pages_[std::size_t(p)].refs == 1) {
+      const Page& held = pages_[std::size_t(p)];
+      if (int(held.tokens.size()) <= offset) continue;  // nothing to overwrite
+      if (held.refs == 1 && held.writer == s.serial) {  // its own rollback
         cut(p, offset);
         continue;
       }
-      // Shared: this sequence continues in a copy of the first `offset` positions.
-      const int np = allocate_page();
+      // Shared, or cached K/V of another request: continue in a copy of the first `offset` positions.
+      const int np = try_allocate_page();
+      if (np < 0) {
+        if (pages_[std::size_t(p)].refs > 1) throw full();
+        cut(p, offset);  // the only user: give up the cached tail rather than fail
+        continue;
+      }
       if (offset > 0) {
         storage.copy_page(np, p);
         ++copies_;
@@ -247,6 +262,7 @@ void PageCache::commit(SeqId seq, std::span<const std::int32_t> ids) {
     const std::size_t n = std::min(ids.size() - done, std::size_t(page_tokens_ - offset));
     pg.tokens.insert(pg.tokens.end(), ids.begin() + std::ptrdiff_t(done), ids.begin() + std::ptrdiff_t(done + n));
     pg.last_use = ++clock_;
+    pg.writer = s.serial;
     if (int(pg.tokens.size()) == page_tokens_) {
       pg.hash = hash_(pg.parent_hash, pg.tokens);
       pg.hashed = true;

@@ -13,9 +13,11 @@
 //    predecessor, for matching the partly filled last page. A match always compares the tokens
 //    and the predecessor's identity, so hash collisions never produce a wrong match.
 //  * A page referenced by more than one sequence is never written: a sequence that must write
-//    into it (after a rollback, or when it reused only part of it) gets a copy first. A page
-//    referenced by one sequence alone is rewritten in place, which drops whatever it held past
-//    the write position (and re-quantizes a partly filled block, as a contiguous cache does).
+//    into it (after a rollback, or when it reused only part of it) gets a copy first. A page the
+//    writing sequence filled itself and alone uses (a speculative rollback) is rewritten in place,
+//    which drops what it held past the write position (and re-quantizes a partly filled block, as
+//    a contiguous cache does). A cached page another request filled is copied too, so its K/V stay
+//    reusable, unless no page is left (the one-page unpaged cache): then it is rewritten.
 //  * Released pages keep their K/V and stay matchable until evicted (least recently used first).
 #pragma once
 #include <cstdint>
@@ -23,6 +25,8 @@
 #include <span>
 #include <unordered_map>
 #include <vector>
+
+#include "exl/error.h"
 
 namespace exl {
 
@@ -99,11 +103,13 @@ class PageCache {
     std::uint64_t parent = 0;       // id of the page before it in the prefix (0: first page)
     std::uint64_t parent_hash = 0;  // chain hash of the prefix before it
     std::uint64_t hash = 0;         // chain hash up to its end (full pages only)
+    std::uint64_t writer = 0;       // serial of the sequence that last committed into it
     bool hashed = false;
     std::vector<std::int32_t> tokens;
   };
   struct Sequence {
     bool live = false;
+    std::uint64_t serial = 0;  // unique over the cache's life (slots are reused)
     int length = 0;
     std::vector<std::int32_t> pages;
   };
@@ -111,6 +117,8 @@ class PageCache {
   Sequence& seq_ref(SeqId seq);
   const Sequence& seq_ref(SeqId seq) const;
   int allocate_page();
+  int try_allocate_page();  // -1 when every page is referenced
+  Error full() const;
   void unindex(int p);
   void cut(int p, int keep);  // drops held ids past `keep` of an unshared page
   void unref(int p);
@@ -124,6 +132,7 @@ class PageCache {
   std::unordered_multimap<std::uint64_t, int> children_;  // predecessor id -> page with content
   std::uint64_t clock_ = 0;
   std::uint64_t next_id_ = 1;
+  std::uint64_t next_serial_ = 1;
   std::uint64_t evictions_ = 0;
   std::uint64_t copies_ = 0;
 };
