@@ -133,8 +133,8 @@ void Scheduler::run(std::stop_token stop) {
     try {
       execute(*job);
     } catch (const std::exception& e) {
-      // The cache may be half-written: forget it rather than trust it.
-      m_cachedIds.clear();
+      // The engine's cache only records K/V that were written completely; start the next
+      // request from an empty sequence all the same (its cached pages stay reusable).
       try { m_backend->truncate_cache(0); } catch (...) {}
       job->finish({"error", e.what(), 0, 0, 0});
     }
@@ -150,17 +150,14 @@ void Scheduler::execute(GenerationJob& job) {
   if (static_cast<int>(prompt.size()) >= m_capacity)
     throw Error(ErrorKind::invalid_argument, "prompt does not fit the context");
 
-  // Prefix reuse: keep the common prefix (at least one prompt token is run for the logits).
-  std::size_t common = 0;
-  const std::size_t limit = std::min(m_cachedIds.size(), prompt.size() - 1);
-  while (common < limit && m_cachedIds[common] == prompt[common]) ++common;
-  m_backend->truncate_cache(static_cast<int>(common));
-  m_cachedIds.resize(common);
-  out.cachedTokens = static_cast<int>(common);
+  // Prefix reuse through the engine's cache (earlier requests' pages, shared system prompts);
+  // at least the last prompt token runs, for the logits.
+  const int cached = m_backend->reuse_prefix(prompt, static_cast<int>(prompt.size()) - 1);
+  out.cachedTokens = cached;
 
   std::vector<float> logits;
-  prefill(*m_backend, std::span(prompt).subspan(common), m_maxChunk, LogitsWanted::last, logits);
-  m_cachedIds = prompt;
+  prefill(*m_backend, std::span(prompt).subspan(static_cast<std::size_t>(cached)), m_maxChunk, LogitsWanted::last,
+          logits);
 
   SamplerSettings ss = s.sampler;
   if (ss.vocab_limit == 0 && m_tokenizer) ss.vocab_limit = std::min(m_tokenizer->vocab_size(), m_backend->vocab_size());
@@ -191,7 +188,6 @@ void Scheduler::execute(GenerationJob& job) {
     if (m_backend->cache_length() + 1 > m_capacity) break;  // "length": the context is full
     const std::int32_t one[1] = {id};
     m_backend->forward(one, LogitsWanted::last, logits);
-    m_cachedIds.push_back(id);
   }
   if (!text.stopped()) job.pushText(text.flush());
   job.finish(std::move(out));
