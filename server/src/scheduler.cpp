@@ -148,7 +148,9 @@ void Scheduler::execute(GenerationJob& job) {
   out.promptTokens = static_cast<int>(prompt.size());
   if (prompt.empty()) throw Error(ErrorKind::invalid_argument, "empty prompt");
   if (static_cast<int>(prompt.size()) >= m_capacity)
-    throw Error(ErrorKind::invalid_argument, "prompt does not fit the context");
+    throw Error(ErrorKind::invalid_argument, "the prompt (" + std::to_string(prompt.size()) +
+                                                 " tokens) does not fit the context of " + std::to_string(m_capacity) +
+                                                 " tokens");
 
   // Prefix reuse through the engine's cache (earlier requests' pages, shared system prompts);
   // at least the last prompt token runs, for the logits.
@@ -156,15 +158,19 @@ void Scheduler::execute(GenerationJob& job) {
   out.cachedTokens = cached;
 
   std::vector<float> logits;
-  prefill(*m_backend, std::span(prompt).subspan(static_cast<std::size_t>(cached)), m_maxChunk, LogitsWanted::last,
-          logits);
+  const auto rest = std::span(prompt).subspan(static_cast<std::size_t>(cached));
+  const std::stop_token stop = job.stopToken();
+  if (prefill(*m_backend, rest, m_maxChunk, LogitsWanted::last, logits, stop) < rest.size()) {
+    out.finishReason = "cancelled";  // between prefill chunks: the cache holds a valid prefix
+    job.finish(std::move(out));
+    return;
+  }
 
   SamplerSettings ss = s.sampler;
   if (ss.vocab_limit == 0 && m_tokenizer) ss.vocab_limit = std::min(m_tokenizer->vocab_size(), m_backend->vocab_size());
   Sampler sampler(ss);
   TextStream text(m_tokenizer, s.stopStrings, true);
   std::vector<std::int32_t> context = prompt;
-  const std::stop_token stop = job.stopToken();
   out.finishReason = "length";
   const int vocab = m_backend->vocab_size();
   for (int produced = 0; produced < s.maxTokens; ++produced) {
