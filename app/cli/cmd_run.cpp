@@ -148,7 +148,12 @@ static double number(const Args& a, std::initializer_list<const char*> names, do
   throw Error(ErrorKind::invalid_argument, "not a number: '" + *v + "'", "", *names.begin());
 }
 
-static SamplerSettings sampler_from(const Args& a) {
+const char* const kSamplerFlags[] = {"--greedy", "--temperature", "--top-k", "--top-p", "--min-p", "--seed",
+                                     "--typical", "--repetition-penalty", "--rep-pen", "--frequency-penalty",
+                                     "--freq-pen", "--presence-penalty", "--pres-pen", "--penalty-range",
+                                     "--rep-pen-range", "--logit-bias", "--ban", "--ban-token", nullptr};
+
+SamplerSettings sampler_from(const Args& a) {
   SamplerSettings ss;
   ss.greedy = a.has("--greedy") || !(a.has("--temperature") || a.has("--top-k") || a.has("--top-p") ||
                                      a.has("--min-p") || a.has("--seed") || a.has("--typical"));
@@ -258,6 +263,8 @@ int cmd_generate(const Args& a) {
     j["ids"] = r.ids;
     j["text"] = r.text;
     j["prompt_tokens"] = r.prompt_tokens;
+    j["cached_tokens"] = r.cached_tokens;
+    j["prefilled_tokens"] = r.prefilled_tokens;
     j["prefill_tokens_per_s"] = r.prefill_tokens_per_s();
     j["decode_tokens_per_s"] = r.decode_tokens_per_s();
     j["device"] = s.backend->name();
@@ -328,6 +335,7 @@ int cmd_bench(const Args& a) {
   o.ignore_eos = true;
   o.sampler.greedy = true;
   o.max_chunk_size = s.max_chunk;
+  o.reuse_cache = false;  // every repeat prefills the whole prompt
   double best_prefill = 0, best_decode = 0;
   for (int r = 0; r < repeats; ++r) {
     const GenerateResult g = generate(*s.backend, nullptr, prompt, o);

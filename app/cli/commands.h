@@ -11,6 +11,7 @@ int cmd_tokenize(const Args& a);
 int cmd_detokenize(const Args& a);
 int cmd_logits(const Args& a);
 int cmd_generate(const Args& a);
+int cmd_chat(const Args& a);
 int cmd_ppl(const Args& a);
 int cmd_bench(const Args& a);
 int cmd_selftest(const Args& a);

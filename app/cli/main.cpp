@@ -23,6 +23,9 @@ commands:
              --top-p P --min-p P --seed S] [--chat [--system TEXT]] [--json]
                                                       generate a continuation (--chat: a reply to
                                                       the prompt as one user turn, chat template)
+  chat       -m DIR [--system TEXT] [-n N] [sampling flags] [--json]   terminal multi-turn chat with the
+             model's chat template: one user turn per stdin line; shows the tokens reused from the
+             cache and the tokens prefilled per turn
   ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
   bench      -m DIR | --synth PRESET [--bpw X] [--prompt-tokens N] [--gen-tokens N] [--repeats N] [--json]
              prefill/decode speed (--synth: a random model written to a temporary folder, then removed)
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
     if (cmd == "detokenize") return cmd_detokenize(a);
     if (cmd == "logits") return cmd_logits(a);
     if (cmd == "generate") return cmd_generate(a);
+    if (cmd == "chat") return cmd_chat(a);
     if (cmd == "ppl") return cmd_ppl(a);
     if (cmd == "bench") return cmd_bench(a);
     if (cmd == "selftest") return cmd_selftest(a);

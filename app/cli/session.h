@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "exl/backend.h"
+#include "exl/generator.h"
 #include "exl/model.h"
 
 namespace exl::cli {
@@ -25,5 +26,11 @@ Session open_session(const Args& a, int min_ctx = 0, const std::string& model_di
 
 // The flags open_session reads (for Args::check_known).
 extern const char* const kSessionFlags[];
+
+// Sampler settings from --greedy, --temperature, --top-k, --top-p, --min-p, --seed, --typical,
+// the penalty flags, --ban and --logit-bias (greedy unless a sampling flag is given).
+SamplerSettings sampler_from(const Args& a);
+// Those flags' names (for Args::check_known).
+extern const char* const kSamplerFlags[];
 
 }  // namespace exl::cli

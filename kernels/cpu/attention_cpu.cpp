@@ -74,7 +74,7 @@ void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache
       scores.resize(std::size_t(last - first + 1));
       float mx = -INFINITY;
       for (int j = first; j <= last; ++j) {
-        const std::int64_t base = (std::int64_t(j) * p.n_kv_heads + kvh) * d;
+        const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
 #if EXL_X86
         const float s = (simd ? dot_avx2(qv, k_cache, f16, base, d) : dot_scalar(qv, k_cache, p.cache_dtype, base, d)) * p.scale;
 #else
@@ -92,7 +92,7 @@ void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache
       float* o = out + pr * d;
       std::fill(o, o + d, 0.0f);
       for (int j = first; j <= last; ++j) {
-        const std::int64_t base = (std::int64_t(j) * p.n_kv_heads + kvh) * d;
+        const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
         const float wgt = scores[j - first] * inv;
 #if EXL_X86
         if (simd) {

@@ -39,8 +39,8 @@ void attention_kvstore_cpu(const AttentionParams& p, const float* q, const KvSto
     // Stage keys/values of tokens [t0, t1): the cached prefix from the stores, the chunk from k_new/v_new.
     const int cached_end = std::min(t1, p.past);
     if (t0 < cached_end) {
-      k.read(t0, cached_end, kt.data());
-      v.read(t0, cached_end, vt.data());
+      kv_read_positions(k, p, t0, cached_end, kt.data());
+      kv_read_positions(v, p, t0, cached_end, vt.data());
     }
     for (int t = std::max(t0, p.past); t < t1; ++t) {
       const std::size_t src = std::size_t(t - p.past) * row, dst = std::size_t(t - t0) * row;

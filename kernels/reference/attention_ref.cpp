@@ -27,7 +27,7 @@ void attention_ref(const AttentionParams& p, const float* q, const void* k_cache
       scores.assign(std::size_t(last - first + 1), 0.0);
       double mx = -INFINITY;
       for (int j = first; j <= last; ++j) {
-        const std::int64_t base = (std::int64_t(j) * p.n_kv_heads + kvh) * d;
+        const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
         double s = 0.0;
         for (int i = 0; i < d; ++i) s += double(qv[i]) * double(detail::load_elem(k_cache, p.cache_dtype, base + i));
         s *= double(p.scale);
@@ -41,7 +41,7 @@ void attention_ref(const AttentionParams& p, const float* q, const void* k_cache
       }
       std::fill(acc.begin(), acc.end(), 0.0);
       for (int j = first; j <= last; ++j) {
-        const std::int64_t base = (std::int64_t(j) * p.n_kv_heads + kvh) * d;
+        const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
         const double wgt = scores[j - first] / denom;
         for (int i = 0; i < d; ++i) acc[i] += wgt * double(detail::load_elem(v_cache, p.cache_dtype, base + i));
       }

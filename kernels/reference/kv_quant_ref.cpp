@@ -170,14 +170,48 @@ void KvStore::read(int t0, int t1, float* out) const {
   }
 }
 
+// A run of positions never crosses a page, so each piece is one contiguous range of rows.
+template <typename F>
+static void for_each_row_run(const AttentionParams& p, int t0, int t1, F&& f) {
+  for (int t = t0; t < t1;) {
+    const int n = p.page_table ? std::min(t1, (t / p.page_tokens + 1) * p.page_tokens) - t : t1 - t;
+    f(int(kv_row(p, t)), n, t - t0);
+    t += n;
+  }
+}
+
+void kv_read_positions(const KvStore& s, const AttentionParams& p, int t0, int t1, float* out) {
+  const std::size_t row = std::size_t(s.row_elements());
+  for_each_row_run(p, t0, t1, [&](int r, int n, int off) { s.read(r, r + n, out + std::size_t(off) * row); });
+}
+
+void kv_write_positions(KvStore& s, const AttentionParams& p, const float* x, int tokens, int past) {
+  const std::size_t row = std::size_t(s.row_elements());
+  for_each_row_run(p, past, past + tokens, [&](int r, int n, int off) { s.write(x + std::size_t(off) * row, n, r); });
+}
+
+void KvStore::copy_rows(int dst, int src, int rows) {
+  if (rows <= 0 || dst == src) return;
+  const std::size_t row = std::size_t(row_);
+  const std::size_t bytes_per_row = format_ == KvFormat::f32   ? row * 4
+                                    : format_ == KvFormat::f16 ? row * 2
+                                    : format_ == KvFormat::q4  ? row / 2
+                                                               : row;
+  std::memmove(data_.data() + std::size_t(dst) * bytes_per_row, data_.data() + std::size_t(src) * bytes_per_row,
+               std::size_t(rows) * bytes_per_row);
+  if (!scales_.empty())
+    std::memmove(scales_.data() + std::size_t(dst) * row / 32, scales_.data() + std::size_t(src) * row / 32,
+                 std::size_t(rows) * row / 32 * sizeof(half_bits));
+}
+
 void attention_kvstore_ref(const AttentionParams& p, const float* q, const KvStore& k, const KvStore& v,
                            const float* k_new, const float* v_new, float* out) {
   const std::size_t row = std::size_t(p.n_kv_heads) * std::size_t(p.head_dim);
   const std::size_t total = std::size_t(p.past + p.tokens);
   std::vector<float> kc(total * row), vc(total * row);
   if (p.past > 0) {
-    k.read(0, p.past, kc.data());
-    v.read(0, p.past, vc.data());
+    kv_read_positions(k, p, 0, p.past, kc.data());
+    kv_read_positions(v, p, 0, p.past, vc.data());
   }
   for (std::size_t i = 0; i < std::size_t(p.tokens) * row; ++i) {
     kc[std::size_t(p.past) * row + i] = round_to_half(k_new[i]);
@@ -185,6 +219,7 @@ void attention_kvstore_ref(const AttentionParams& p, const float* q, const KvSto
   }
   AttentionParams a = p;
   a.cache_dtype = DType::f32;
+  a.page_table = nullptr;  // kc/vc hold the positions in order
   attention_ref(a, q, kc.data(), vc.data(), out);
 }
 

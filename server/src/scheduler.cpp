@@ -133,8 +133,8 @@ void Scheduler::run(std::stop_token stop) {
     try {
       execute(*job);
     } catch (const std::exception& e) {
-      // The cache may be half-written: forget it rather than trust it.
-      m_cachedIds.clear();
+      // The engine's cache only records K/V that were written completely; start the next
+      // request from an empty sequence all the same (its cached pages stay reusable).
       try { m_backend->truncate_cache(0); } catch (...) {}
       job->finish({"error", e.what(), 0, 0, 0});
     }
@@ -148,26 +148,29 @@ void Scheduler::execute(GenerationJob& job) {
   out.promptTokens = static_cast<int>(prompt.size());
   if (prompt.empty()) throw Error(ErrorKind::invalid_argument, "empty prompt");
   if (static_cast<int>(prompt.size()) >= m_capacity)
-    throw Error(ErrorKind::invalid_argument, "prompt does not fit the context");
+    throw Error(ErrorKind::invalid_argument, "the prompt (" + std::to_string(prompt.size()) +
+                                                 " tokens) does not fit the context of " + std::to_string(m_capacity) +
+                                                 " tokens");
 
-  // Prefix reuse: keep the common prefix (at least one prompt token is run for the logits).
-  std::size_t common = 0;
-  const std::size_t limit = std::min(m_cachedIds.size(), prompt.size() - 1);
-  while (common < limit && m_cachedIds[common] == prompt[common]) ++common;
-  m_backend->truncate_cache(static_cast<int>(common));
-  m_cachedIds.resize(common);
-  out.cachedTokens = static_cast<int>(common);
+  // Prefix reuse through the engine's cache (earlier requests' pages, shared system prompts);
+  // at least the last prompt token runs, for the logits.
+  const int cached = m_backend->reuse_prefix(prompt, static_cast<int>(prompt.size()) - 1);
+  out.cachedTokens = cached;
 
   std::vector<float> logits;
-  prefill(*m_backend, std::span(prompt).subspan(common), m_maxChunk, LogitsWanted::last, logits);
-  m_cachedIds = prompt;
+  const auto rest = std::span(prompt).subspan(static_cast<std::size_t>(cached));
+  const std::stop_token stop = job.stopToken();
+  if (prefill(*m_backend, rest, m_maxChunk, LogitsWanted::last, logits, stop) < rest.size()) {
+    out.finishReason = "cancelled";  // between prefill chunks: the cache holds a valid prefix
+    job.finish(std::move(out));
+    return;
+  }
 
   SamplerSettings ss = s.sampler;
   if (ss.vocab_limit == 0 && m_tokenizer) ss.vocab_limit = std::min(m_tokenizer->vocab_size(), m_backend->vocab_size());
   Sampler sampler(ss);
   TextStream text(m_tokenizer, s.stopStrings, true);
   std::vector<std::int32_t> context = prompt;
-  const std::stop_token stop = job.stopToken();
   out.finishReason = "length";
   const int vocab = m_backend->vocab_size();
   for (int produced = 0; produced < s.maxTokens; ++produced) {
@@ -191,7 +194,6 @@ void Scheduler::execute(GenerationJob& job) {
     if (m_backend->cache_length() + 1 > m_capacity) break;  // "length": the context is full
     const std::int32_t one[1] = {id};
     m_backend->forward(one, LogitsWanted::last, logits);
-    m_cachedIds.push_back(id);
   }
   if (!text.stopped()) job.pushText(text.flush());
   job.finish(std::move(out));

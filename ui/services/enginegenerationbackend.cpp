@@ -80,7 +80,7 @@ void EngineGenerationBackend::resetState()
     m_tokenizer.reset();
     m_template.reset();
     m_stopIds.clear();
-    m_cachedIds.clear();
+    m_contextIds.clear();
     m_replyIds.clear();
     m_logits.clear();
     m_pending.reset();
@@ -223,18 +223,13 @@ PrefillResult EngineGenerationBackend::prefill(const QList<ChatTurn> &conversati
                                     "chat or load the model with a longer context.")
                                      .arg(ids.size()).arg(capacity).toStdString());
 
-    // Keep what the cache holds of this prompt; always run at least the last prompt token, whose
-    // logits pick the first reply token.
-    m_cachedIds.resize(std::min<std::size_t>(m_cachedIds.size(), std::size_t(m_backend->cache_length())));
-    std::size_t common = 0;
-    const std::size_t limit = std::min(m_cachedIds.size(), ids.size() - 1);
-    while (common < limit && m_cachedIds[common] == ids[common])
-        ++common;
-    m_backend->truncate_cache(int(common));
-    m_cachedIds.resize(common);
+    // The engine keeps the K/V of the longest cached prefix of this prompt (earlier turns, other
+    // chats' shared prefixes); always run at least the last prompt token, whose logits pick the
+    // first reply token.
+    const std::size_t common = std::size_t(m_backend->reuse_prefix(ids, int(ids.size()) - 1));
+    m_contextIds = ids;
     exl::prefill(*m_backend, std::span<const std::int32_t>(ids).subspan(common), m_maxChunk,
                  exl::LogitsWanted::last, m_logits);
-    m_cachedIds = ids;
 
     exl::SamplerSettings s;
     s.greedy = settings.temperature <= 0.0;
@@ -257,14 +252,14 @@ std::int32_t EngineGenerationBackend::sampleNext()
     if (m_repetitionPenalty <= 1.0)
         return m_sampler->sample(row);
     std::vector<float> penalised(row.begin(), row.end());
-    const std::size_t from = m_cachedIds.size() > kPenaltyWindow ? m_cachedIds.size() - kPenaltyWindow : 0;
-    for (std::size_t i = from; i < m_cachedIds.size(); ++i) {
-        const std::size_t id = std::size_t(m_cachedIds[i]);
+    const std::size_t from = m_contextIds.size() > kPenaltyWindow ? m_contextIds.size() - kPenaltyWindow : 0;
+    for (std::size_t i = from; i < m_contextIds.size(); ++i) {
+        const std::size_t id = std::size_t(m_contextIds[i]);
         if (id < penalised.size()) {
             float &l = penalised[id];
             // Applied once per id however often it occurs (as in transformers).
-            if (std::find(m_cachedIds.begin() + std::ptrdiff_t(from), m_cachedIds.begin() + std::ptrdiff_t(i),
-                          m_cachedIds[i]) == m_cachedIds.begin() + std::ptrdiff_t(i))
+            if (std::find(m_contextIds.begin() + std::ptrdiff_t(from), m_contextIds.begin() + std::ptrdiff_t(i),
+                          m_contextIds[i]) == m_contextIds.begin() + std::ptrdiff_t(i))
                 l = l > 0 ? float(l / m_repetitionPenalty) : float(l * m_repetitionPenalty);
         }
     }
@@ -282,7 +277,7 @@ std::optional<QString> EngineGenerationBackend::decodeStep()
             return rest.empty() ? std::nullopt : std::optional<QString>(QString::fromStdString(rest));
         }
         m_backend->forward(std::span<const std::int32_t>(&*m_pending, 1), exl::LogitsWanted::last, m_logits);
-        m_cachedIds.push_back(*m_pending);
+        m_contextIds.push_back(*m_pending);
         m_pending.reset();
     }
     const std::int32_t id = sampleNext();

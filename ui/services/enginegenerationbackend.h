@@ -3,10 +3,10 @@
 // thread once the worker owns it; only deviceName(), deviceNote() and availableModels() are
 // read on the GUI thread, at construction.
 //
-// KV cache reuse: the ids in the cache are remembered; a new prompt that shares a prefix with
-// them truncates the cache to that prefix and prefills only the rest. A decode step forwards
-// the previous token before sampling the next, so the cache always holds exactly the ids in
-// m_cachedIds and a cancel between steps leaves both consistent.
+// KV cache reuse is the engine's (Backend::reuse_prefix): a new prompt keeps the cached K/V of
+// its longest cached prefix and prefills only the rest. A decode step forwards the previous
+// token before sampling the next, so the cache always holds exactly the ids in m_contextIds and
+// a cancel between steps leaves both consistent.
 #pragma once
 #include <QCoreApplication>
 #include <QString>
@@ -77,7 +77,7 @@ private:
     std::string m_bosText, m_eosText;
 
     // Generation state.
-    std::vector<std::int32_t> m_cachedIds;  // exactly the ids in the backend's cache
+    std::vector<std::int32_t> m_contextIds;  // prompt and forwarded reply ids: the backend's sequence
     std::vector<std::int32_t> m_replyIds;
     std::vector<float> m_logits;
     std::optional<std::int32_t> m_pending;  // sampled, streamed, not yet forwarded

@@ -24,11 +24,18 @@ const char* cache_type_name(CacheType t);
 CacheType parse_cache_type(const std::string& s);  // "fp16", "fp32", "fp8", "q8", "q6", "q4"; throws
 
 struct CacheOptions {
-  int max_seq_len = 2048;  // tokens the cache holds
+  int max_seq_len = 2048;  // the context: tokens one sequence may hold
   CacheType type = CacheType::fp16;
   // Separate key / value widths overriding `type` (0 = from `type`): 4, 8 (Q4/Q8 blocks) or 16.
   int k_bits = 0;
   int v_bits = 0;
+  // Paged cache (spec §6.1, §9.3): K/V in pages of 256 tokens, so the prefixes of earlier
+  // requests stay cached and are reused by reuse_prefix(). false: one contiguous sequence.
+  // Backends without paging ignore it and keep one contiguous sequence.
+  bool paged = true;
+  // Tokens of K/V the paged cache keeps in all (the active sequence and cached prefixes), rounded
+  // up to whole pages; 0 = max_seq_len. Unreferenced pages are evicted least recently used first.
+  int cache_tokens = 0;
 };
 
 struct BackendOptions {
@@ -62,6 +69,18 @@ class Backend {
   virtual int cache_length() const = 0;
   // Forgets positions >= length (rewind after rejected draft tokens or an edited conversation).
   virtual void truncate_cache(int length) = 0;
+  // Prefix reuse: starts a new sequence for `tokens` in the cache, keeping the K/V of its longest
+  // cached prefix of at most `max_reuse` tokens, and returns that length (= cache_length()); the
+  // caller runs forward() on the rest. A paged backend finds the prefix among all cached pages
+  // (earlier requests, shared system prompts; the previous sequence's pages stay cached); a
+  // backend without paging keeps the common prefix of the one sequence it holds. This default
+  // keeps nothing (always correct).
+  virtual int reuse_prefix(std::span<const std::int32_t> tokens, int max_reuse) {
+    (void)tokens;
+    (void)max_reuse;
+    truncate_cache(0);
+    return 0;
+  }
 
   // Runs `ids` (at most BackendOptions::max_chunk_size) at positions cache_length() ...
   // cache_length() + n - 1, appends their keys/values to the cache, and writes fp32 logits:

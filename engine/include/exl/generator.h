@@ -128,7 +128,10 @@ struct GenerateOptions {
   bool ignore_eos = false;             // keep generating past EOS
   std::vector<std::int32_t> stop_ids;  // in addition to the tokenizer's EOS ids
   SamplerSettings sampler;
-  int max_chunk_size = 2048;
+  int max_chunk_size = 2048;  // prefill runs in chunks of at most this many tokens
+  // Prefix reuse: keep the cached K/V of the longest cached prefix of the prompt and prefill only
+  // the rest (Backend::reuse_prefix); false: start from an empty cache.
+  bool reuse_cache = true;
   // Additive fields (issue 5).
   std::vector<std::string> stop_strings;  // need a tokenizer
   bool skip_special = false;              // true: special tokens add no text to the stream
@@ -150,6 +153,8 @@ struct GenerateResult {
   std::vector<bool> from_draft;   // per id: a drafted token the target accepted
   std::string text;               // the streamed text (cut before a stop string)
   int prompt_tokens = 0;
+  int cached_tokens = 0;     // prompt tokens whose K/V were reused from the cache
+  int prefilled_tokens = 0;  // prompt tokens run through the model (prompt - cached; fewer if cancelled)
   double prefill_seconds = 0;
   double decode_seconds = 0;
   int decoded_tokens = 0;          // tokens produced by decode steps (excludes the first, from prefill)
@@ -163,7 +168,7 @@ struct GenerateResult {
     return drafted_tokens > 0 ? double(accepted_draft_tokens) / drafted_tokens : 0.0;
   }
   double tokens_per_pass() const { return target_passes > 0 ? double(decoded_tokens) / target_passes : 0.0; }
-  double prefill_tokens_per_s() const { return prefill_seconds > 0 ? prompt_tokens / prefill_seconds : 0; }
+  double prefill_tokens_per_s() const { return prefill_seconds > 0 ? prefilled_tokens / prefill_seconds : 0; }
   double decode_tokens_per_s() const { return decode_seconds > 0 ? decoded_tokens / decode_seconds : 0; }
 };
 
@@ -179,11 +184,18 @@ using TokenCallback = std::function<void(const TokenEvent&)>;
 
 // Runs `ids` through the backend in chunks of at most `max_chunk`, returning the logits asked
 // for by `wanted` of the last chunk (`all`: every position of every chunk, concatenated).
-void prefill(Backend& backend, std::span<const std::int32_t> ids, int max_chunk, LogitsWanted wanted,
-             std::vector<float>& logits);
+// `stop` is checked between chunks; returns the number of ids run (ids.size() unless stopped,
+// and then the cache holds exactly the chunks that ran).
+std::size_t prefill(Backend& backend, std::span<const std::int32_t> ids, int max_chunk, LogitsWanted wanted,
+                    std::vector<float>& logits, std::stop_token stop = {});
 
-// Generates from a fresh cache (the backend's cache, and the draft's, are reset to length 0 first).
-// `on_token` receives each new id as it is produced; `stop` cancels between steps.
+// Generates a continuation of `prompt` (the whole token sequence: for a chat, every turn so far).
+// The K/V of the longest cached prefix of the prompt are reused (GenerateOptions::reuse_cache;
+// the draft model's cache likewise) and only the rest is prefilled, in chunks of max_chunk_size;
+// GenerateResult reports cached_tokens and prefilled_tokens. A prompt that does not fit the
+// context throws Error(invalid_argument). `on_token` receives each new id as it is produced;
+// `stop` cancels between steps (prefill chunks and decode steps), leaving in the cache a valid
+// prefix of the prompt and the output.
 GenerateResult generate(Backend& backend, const Tokenizer* tokenizer, std::span<const std::int32_t> prompt,
                         const GenerateOptions& options,
                         const std::function<void(std::int32_t)>& on_token = {}, std::stop_token stop = {});

@@ -1,6 +1,9 @@
 // The CPU backend: the Llama forward pass from the fast kernels in kernels/cpu, fp32
 // activations, weights read in place from the memory-mapped files (fp16/bf16 dense or packed
-// EXL2, dequantized on the fly), KV cache in fp32 or fp16.
+// EXL2, dequantized on the fly). The KV cache (fp32, fp16, fp8, q8, q4 stores per layer) is a pool
+// of pages managed by a PageCache: the active sequence's positions reach their rows through its
+// page table, and the pages of earlier sequences stay cached for prefix reuse. The contiguous
+// (unpaged) cache is the same with a single page as long as the context.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -15,6 +18,7 @@
 #include "exl/kernels/rope.h"
 #include "exl/kernels/threads.h"
 #include "exl/model.h"
+#include "page_cache.h"
 
 namespace exl {
 namespace {
@@ -65,7 +69,7 @@ struct CpuLayer {
   CpuLinear q, k, v, o, gate, up, down;
 };
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public Backend, private PageStorage {
  public:
   explicit CpuBackend(const BackendOptions& o) : opts_(o) {
     if (o.threads > 0) set_cpu_threads(o.threads);
@@ -87,7 +91,10 @@ class CpuBackend final : public Backend {
     RopeParams rp = c.rope;
     rp.head_dim = c.head_dim;
     rope_ = rope_table(rp);
-    cache_len_ = 0;
+    k_cache_.clear();
+    v_cache_.clear();
+    pages_.reset();
+    capacity_ = 0;
   }
 
   void allocate_cache(const CacheOptions& options) override {
@@ -96,32 +103,52 @@ class CpuBackend final : public Backend {
     const ModelConfig& c = model_->config();
     k_format_ = kv_format_for(options.type, options.k_bits, "key");
     v_format_ = kv_format_for(options.type, options.v_bits, "value");
-    capacity_ = options.max_seq_len;
     const int row = c.num_kv_heads * c.head_dim;
+    int page_tokens = options.max_seq_len, pages = 1;
+    if (options.paged) {
+      page_tokens = kPageTokens;
+      const bool quantized = k_format_ == KvFormat::q8 || k_format_ == KvFormat::q4 || v_format_ == KvFormat::q8 ||
+                             v_format_ == KvFormat::q4;
+      if (quantized && page_tokens % kv_q_block(row) != 0)
+        throw Error(ErrorKind::unsupported, "a paged quantized cache needs K/V rows whose quantization blocks fit a "
+                                            "page (row of " + std::to_string(row) + " elements); use the unpaged cache");
+      const int tokens = std::max(options.max_seq_len, options.cache_tokens);
+      pages = (tokens + page_tokens - 1) / page_tokens;
+    }
     k_cache_.clear();
     v_cache_.clear();
+    pages_.reset();
+    capacity_ = 0;
     try {
       for (int i = 0; i < c.num_layers; ++i) {
-        k_cache_.emplace_back(k_format_, capacity_, row);
-        v_cache_.emplace_back(v_format_, capacity_, row);
+        k_cache_.emplace_back(k_format_, pages * page_tokens, row);
+        v_cache_.emplace_back(v_format_, pages * page_tokens, row);
       }
     } catch (const std::bad_alloc&) {
       k_cache_.clear();
       v_cache_.clear();
-      capacity_ = 0;
       throw Error(ErrorKind::out_of_memory, "not enough host memory for a KV cache of " +
-                                                std::to_string(options.max_seq_len) + " tokens");
+                                                std::to_string(pages * page_tokens) + " tokens");
     }
-    cache_len_ = 0;
+    pages_ = std::make_unique<PageCache>(pages, page_tokens);
+    seq_ = pages_->create_sequence();
+    capacity_ = options.max_seq_len;
   }
 
   int cache_capacity() const override { return capacity_; }
-  int cache_length() const override { return cache_len_; }
+  int cache_length() const override { return pages_ ? pages_->length(seq_) : 0; }
   void truncate_cache(int length) override {
-    if (length < 0 || length > cache_len_)
-      throw Error(ErrorKind::invalid_argument, "truncate_cache: length " + std::to_string(length) +
-                                                   " outside 0.." + std::to_string(cache_len_));
-    cache_len_ = length;
+    if (!pages_) {
+      if (length != 0) throw Error(ErrorKind::invalid_argument, "truncate_cache before allocate_cache");
+      return;
+    }
+    pages_->truncate(seq_, length);
+  }
+  int reuse_prefix(std::span<const std::int32_t> tokens, int max_reuse) override {
+    if (!pages_) throw Error(ErrorKind::invalid_argument, "reuse_prefix before allocate_cache");
+    pages_->release_sequence(seq_);
+    seq_ = pages_->create_sequence();
+    return pages_->attach_prefix(seq_, tokens, std::min(max_reuse, capacity_));
   }
 
   int vocab_size() const override { return model_ ? model_->config().vocab_size : 0; }
@@ -173,17 +200,25 @@ class CpuBackend final : public Backend {
     return (k_format_ == KvFormat::f32 || k_format_ == KvFormat::f16) && k_format_ == v_format_;
   }
 
+  // PageStorage: copy on write of one page, every layer's K and V.
+  void copy_page(int dst, int src) override {
+    const int n = pages_->page_tokens();
+    for (auto& k : k_cache_) k.copy_rows(dst * n, src * n, n);
+    for (auto& v : v_cache_) v.copy_rows(dst * n, src * n, n);
+  }
+
   KvFormat k_format_ = KvFormat::f16, v_format_ = KvFormat::f16;
-  int capacity_ = 0;
-  int cache_len_ = 0;
-  std::vector<KvStore> k_cache_, v_cache_;
+  int capacity_ = 0;  // context of the active sequence
+  std::vector<KvStore> k_cache_, v_cache_;  // per layer: pages x page_tokens rows
+  std::unique_ptr<PageCache> pages_;
+  PageCache::SeqId seq_ = 0;  // the active sequence
   std::vector<float> x_, a_, q_, k_, v_, att_, g_, u_, t_;
   std::vector<std::int32_t> pos_;
 };
 
 void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) {
   require_model();
-  if (capacity_ == 0) throw Error(ErrorKind::invalid_argument, "forward before allocate_cache");
+  if (!pages_) throw Error(ErrorKind::invalid_argument, "forward before allocate_cache");
   const ModelConfig& c = model_->config();
   const int T = int(ids.size());
   if (T == 0) {
@@ -193,9 +228,10 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   if (T > opts_.max_chunk_size)
     throw Error(ErrorKind::invalid_argument, "chunk of " + std::to_string(T) + " tokens exceeds max_chunk_size " +
                                                  std::to_string(opts_.max_chunk_size));
-  if (cache_len_ + T > capacity_)
+  const int cache_len = pages_->length(seq_);
+  if (cache_len + T > capacity_)
     throw Error(ErrorKind::invalid_argument, "the KV cache holds " + std::to_string(capacity_) + " tokens; " +
-                                                 std::to_string(cache_len_ + T) + " needed");
+                                                 std::to_string(cache_len + T) + " needed");
   for (std::int32_t id : ids)
     if (id < 0 || id >= c.vocab_size)
       throw Error(ErrorKind::invalid_argument, "token id " + std::to_string(id) + " outside the vocabulary (" +
@@ -212,15 +248,21 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   u_.resize(g_.size());
   t_.resize(TH);
   pos_.resize(std::size_t(T));
-  std::iota(pos_.begin(), pos_.end(), cache_len_);
+  std::iota(pos_.begin(), pos_.end(), cache_len);
+  // Pages for the new positions (a shared page is copied first); they hold no K/V for these ids
+  // until commit() below, so an error part-way leaves the sequence as it was.
+  pages_->reserve(seq_, T, *this);
+  const std::span<const std::int32_t> table = pages_->page_table(seq_);
 
   const TensorInfo& emb = model_->embedding();
   embedding_cpu(emb.data, emb.dtype, c.vocab_size, H, ids.data(), T, x_.data());
 
   AttentionParams ap;
-  ap.tokens = T; ap.past = cache_len_; ap.n_heads = nh; ap.n_kv_heads = nkv; ap.head_dim = d;
+  ap.tokens = T; ap.past = cache_len; ap.n_heads = nh; ap.n_kv_heads = nkv; ap.head_dim = d;
   ap.scale = 1.0f / std::sqrt(float(d));
   ap.cache_dtype = k_format_ == KvFormat::f32 ? DType::f32 : DType::f16;
+  ap.page_table = table.data();
+  ap.page_tokens = pages_->page_tokens();
   const bool plain = plain_cache();
 
   for (int li = 0; li < c.num_layers; ++li) {
@@ -235,14 +277,14 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
     KvStore& kc = k_cache_[std::size_t(li)];
     KvStore& vc = v_cache_[std::size_t(li)];
     if (plain) {
-      kc.write(k_.data(), T, cache_len_);
-      vc.write(v_.data(), T, cache_len_);
+      kv_write_positions(kc, ap, k_.data(), T, cache_len);
+      kv_write_positions(vc, ap, v_.data(), T, cache_len);
       attention_cpu(ap, q_.data(), kc.raw(), vc.raw(), att_.data());
     } else {
       // Quantized cache: attend to the dequantized prefix and the chunk's own K/V, then store the chunk.
       attention_kvstore_cpu(ap, q_.data(), kc, vc, k_.data(), v_.data(), att_.data());
-      kc.write(k_.data(), T, cache_len_);
-      vc.write(v_.data(), T, cache_len_);
+      kv_write_positions(kc, ap, k_.data(), T, cache_len);
+      kv_write_positions(vc, ap, v_.data(), T, cache_len);
     }
     l.o.run(att_.data(), T, t_.data());
     add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
@@ -255,7 +297,7 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
     l.down.run(g_.data(), T, t_.data());
     add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
   }
-  cache_len_ += T;
+  pages_->commit(seq_, ids);
 
   if (wanted == LogitsWanted::none) {
     logits.clear();

@@ -18,12 +18,13 @@ const char* stop_reason_name(StopReason r) {
   return "unknown";
 }
 
-void prefill(Backend& backend, std::span<const std::int32_t> ids, int max_chunk, LogitsWanted wanted,
-             std::vector<float>& logits) {
+std::size_t prefill(Backend& backend, std::span<const std::int32_t> ids, int max_chunk, LogitsWanted wanted,
+                    std::vector<float>& logits, std::stop_token stop) {
   if (max_chunk <= 0) throw Error(ErrorKind::invalid_argument, "max_chunk_size must be positive");
   std::vector<float> chunk_logits;
   logits.clear();
   for (std::size_t start = 0; start < ids.size(); start += std::size_t(max_chunk)) {
+    if (stop.stop_requested()) return start;
     const std::size_t n = std::min<std::size_t>(std::size_t(max_chunk), ids.size() - start);
     const bool last = start + n == ids.size();
     const LogitsWanted w = wanted == LogitsWanted::all ? LogitsWanted::all : (last ? wanted : LogitsWanted::none);
@@ -33,6 +34,7 @@ void prefill(Backend& backend, std::span<const std::int32_t> ids, int max_chunk,
     else if (w == LogitsWanted::last)
       logits = chunk_logits;
   }
+  return ids.size();
 }
 
 GenerateResult generate(Backend& backend, const Tokenizer* tokenizer, std::span<const std::int32_t> prompt,

@@ -47,11 +47,14 @@ GenerateResult generate_stream(Backend& target, std::shared_ptr<const Tokenizer>
   check_options(target, tokenizer.get(), prompt, o);
   GenerateResult r;
   r.prompt_tokens = int(prompt.size());
-  target.truncate_cache(0);
+  // The caller decides on truncation; the engine never cuts a prompt silently. One position is
+  // left for the first generated token.
   if (int(prompt.size()) >= target.cache_capacity())
     throw Error(ErrorKind::invalid_argument, "the prompt (" + std::to_string(prompt.size()) +
                                                  " tokens) does not fit the context of " +
-                                                 std::to_string(target.cache_capacity()));
+                                                 std::to_string(target.cache_capacity()) + " tokens");
+  if (o.draft && o.draft->cache_capacity() < target.cache_capacity())
+    throw Error(ErrorKind::invalid_argument, "the draft model's cache is shorter than the target's");
   std::vector<std::int32_t> stop_ids = o.stop_ids;
   if (tokenizer && !o.ignore_eos)
     for (std::int32_t e : tokenizer->eos_ids()) stop_ids.push_back(e);
@@ -78,14 +81,20 @@ GenerateResult generate_stream(Backend& target, std::shared_ptr<const Tokenizer>
 
   const auto t0 = clock_type::now();
   std::vector<float> logits;
-  prefill(target, prompt, o.max_chunk_size, LogitsWanted::last, logits);
-  int draft_len = 0;  // tokens of ctx in the draft's cache
-  if (o.draft) {
-    o.draft->truncate_cache(0);
-    if (o.draft->cache_capacity() < target.cache_capacity())
-      throw Error(ErrorKind::invalid_argument, "the draft model's cache is shorter than the target's");
-  }
+  // Prefix reuse: keep the cached K/V of the longest cached prefix of the prompt; the last prompt
+  // token always runs, its logits pick the first new token.
+  const int max_reuse = int(prompt.size()) - 1;
+  r.cached_tokens = o.reuse_cache ? target.reuse_prefix(prompt, max_reuse) : 0;
+  if (!o.reuse_cache) target.truncate_cache(0);
+  const auto rest = prompt.subspan(std::size_t(r.cached_tokens));
+  r.prefilled_tokens = int(prefill(target, rest, o.max_chunk_size, LogitsWanted::last, logits, stop));
   r.prefill_seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  if (r.prefilled_tokens < int(rest.size())) {  // cancelled between chunks: the cache holds a valid prefix
+    r.stop = StopReason::cancelled;
+    return r;
+  }
+  int draft_len = 0;  // tokens of ctx in the draft's cache
+  if (o.draft) draft_len = o.reuse_cache ? o.draft->reuse_prefix(prompt, max_reuse) : (o.draft->truncate_cache(0), 0);
   const std::size_t vocab = std::size_t(target.vocab_size());
   auto row = [&](std::size_t i) { return std::span<const float>(logits.data() + i * vocab, vocab); };
 

@@ -1,6 +1,9 @@
 // CudaBackend (engine side): implements exl::Backend by describing the Model to the exl_cuda
 // module in plain C structs (pointers into the memory map, dtypes, shapes) and calling its
 // table. The module owns everything on the device; this class owns the module's handle.
+// The module's cache is one contiguous FP16 sequence (no paging yet): prefix reuse keeps the
+// common prefix of that sequence, whose ids this class records (spec §9.3, unpaged fallback).
+#include <algorithm>
 #include <cmath>
 
 #include "cuda_loader.h"
@@ -104,6 +107,7 @@ class CudaBackend final : public Backend {
     if (options.type != CacheType::fp16)
       throw Error(ErrorKind::unsupported,
                   std::string("the CUDA backend has no ") + cache_type_name(options.type) + " cache yet (use fp16)");
+    ids_.clear();
     cuda_loader::check(api_->allocate_cache(handle_, options.max_seq_len, 1), "allocate_cache");
     capacity_ = options.max_seq_len;
   }
@@ -113,14 +117,30 @@ class CudaBackend final : public Backend {
     cuda_loader::check(api_->cache_length(handle_, &n), "cache_length");
     return n;
   }
-  void truncate_cache(int length) override { cuda_loader::check(api_->truncate_cache(handle_, length), "truncate_cache"); }
+  void truncate_cache(int length) override {
+    cuda_loader::check(api_->truncate_cache(handle_, length), "truncate_cache");
+    if (std::size_t(length) < ids_.size()) ids_.resize(std::size_t(length));
+  }
+  int reuse_prefix(std::span<const std::int32_t> tokens, int max_reuse) override {
+    // Only ids this class saw go into the cache; anything else (the module's own steps) is dropped.
+    const std::size_t known = std::min(ids_.size(), std::size_t(std::max(0, cache_length())));
+    const std::size_t limit = std::min({known, tokens.size(), std::size_t(std::max(0, max_reuse))});
+    std::size_t common = 0;
+    while (common < limit && ids_[common] == tokens[common]) ++common;
+    truncate_cache(int(common));
+    ids_.resize(common);
+    return int(common);
+  }
 
   void forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) override {
     if (ids.empty()) { logits.clear(); return; }
     const int mode = wanted == LogitsWanted::none ? 0 : wanted == LogitsWanted::last ? 1 : 2;
     const std::size_t rows = mode == 0 ? 0 : mode == 1 ? 1 : ids.size();
     logits.resize(rows * std::size_t(vocab_size()));
+    const int before = cache_length();
+    if (std::size_t(before) != ids_.size()) ids_.clear();  // out of step: reuse nothing of it
     cuda_loader::check(api_->forward(handle_, ids.data(), int(ids.size()), mode, logits.data()), "forward");
+    if (!ids_.empty() || before == 0) ids_.insert(ids_.end(), ids.begin(), ids.end());
   }
 
   int vocab_size() const override { return model_ ? model_->config().vocab_size : 0; }
@@ -140,6 +160,7 @@ class CudaBackend final : public Backend {
   exl_cuda_backend* handle_ = nullptr;
   std::shared_ptr<const Model> model_;
   int capacity_ = 0;
+  std::vector<std::int32_t> ids_;  // the ids whose K/V the module's cache holds, from position 0
 };
 
 }  // namespace

@@ -60,6 +60,9 @@ class KvStore {
   void write(const float* x, int tokens, int past);
   // Reads tokens [t0, t1) into fp32 rows [t1 - t0, row_elements].
   void read(int t0, int t1, float* out) const;
+  // Copies the stored bytes (and scales) of rows [src, src + rows) to [dst, dst + rows), exactly
+  // (a paged cache's copy on write). For q formats src, dst and rows are multiples of q_block.
+  void copy_rows(int dst, int src, int rows);
 
  private:
   KvFormat format_ = KvFormat::f16;
@@ -69,10 +72,17 @@ class KvStore {
   std::vector<half_bits> scales_;
 };
 
+// Sequence positions [t0, t1) through p's page table (kv_row) into fp32 rows, and the inverse
+// for `tokens` rows starting at position `past`. A page must span whole q_block runs (page_tokens
+// a multiple of kv_q_block) so that a write never re-quantizes a block of another page.
+void kv_read_positions(const KvStore& s, const AttentionParams& p, int t0, int t1, float* out);
+void kv_write_positions(KvStore& s, const AttentionParams& p, const float* x, int tokens, int past);
+
 // Causal GQA attention where keys/values of positions < p.past come from the stores and the
 // current chunk's keys/values (positions past .. past + tokens - 1) from fp32 arrays
 // [tokens, n_kv_heads, head_dim], rounded to fp16 (ExLlamaV2 attends to the chunk's own K/V
-// before they are quantized). q/out as in attention_ref. The reference dequantizes the whole
+// before they are quantized); cached positions are read through p's page table. q/out as in
+// attention_ref. The reference dequantizes the whole
 // prefix; the CPU kernel streams it through a small staging tile with an online softmax.
 void attention_kvstore_ref(const AttentionParams& p, const float* q, const KvStore& k, const KvStore& v,
                            const float* k_new, const float* v_new, float* out);

@@ -88,7 +88,6 @@ class Scheduler {
   int m_queueCapacity;
   int m_maxChunk;
   int m_capacity;
-  std::vector<std::int32_t> m_cachedIds;  // exactly what the backend's cache holds (worker only)
   std::vector<std::int32_t> m_eos;
   mutable std::mutex m_mutex;
   std::condition_variable_any m_cv;
