@@ -12,21 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "exl/chat_template.h"
+#include "exl/chat_prompt.h"
 #include "exl/error.h"
 #include "exl/generator.h"
 #include "session.h"
 
 namespace exl::cli {
 namespace {
-
-// Used when the model ships no chat template (as the app does).
-const char* kChatMl =
-    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
-    "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
-
-// End-of-turn tokens that stop a reply when the template uses them.
-const char* const kEndOfTurn[] = {"<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>", "<|endoftext|>"};
 
 }  // namespace
 
@@ -41,25 +33,15 @@ int cmd_chat(const Args& a) {
   const auto tokenizer = s.model->tokenizer();
   if (!tokenizer)
     throw Error(ErrorKind::io, "the model folder has no tokenizer.json", s.model->config().dir.string());
-  std::string source = tokenizer->chat_template();
-  if (source.empty()) {
-    std::fprintf(stderr, "[chat] the model ships no chat template; using ChatML\n");
-    source = kChatMl;
-  }
-  const ChatTemplate tpl(source);
-  std::optional<std::string> bos_text, eos_text;
-  if (auto bos = tokenizer->bos_id()) bos_text = tokenizer->decode(std::vector<std::int32_t>{*bos}, false);
-  const auto eos = tokenizer->eos_ids();
-  if (!eos.empty()) eos_text = tokenizer->decode(std::vector<std::int32_t>{eos.front()}, false);
+  const ChatPrompt prompt(tokenizer, {}, {.chatml_fallback = true, .ensure_bos = true});
+  if (prompt.uses_fallback()) std::fprintf(stderr, "[chat] the model ships no chat template; using ChatML\n");
 
   GenerateOptions o;
   o.max_new_tokens = max_new;
   o.sampler = sampler_from(a);
   o.max_chunk_size = s.max_chunk;
   o.skip_special = true;
-  for (const char* marker : kEndOfTurn)
-    if (auto id = tokenizer->piece_to_id(marker); id && tokenizer->is_special(*id) && source.find(marker) != std::string::npos)
-      o.stop_ids.push_back(*id);
+  o.stop_ids = prompt.end_of_turn_ids();
   const bool as_json = a.has("--json");
 
   nlohmann::ordered_json messages = nlohmann::ordered_json::array();
@@ -71,9 +53,7 @@ int cmd_chat(const Args& a) {
       continue;
     }
     messages.push_back({{"role", "user"}, {"content", line}});
-    std::vector<std::int32_t> ids = tokenizer->encode(tpl.render_chat(messages, true, bos_text, eos_text), true, false);
-    if (auto bos = tokenizer->bos_id(); bos && tokenizer->add_bos_by_default() && (ids.empty() || ids.front() != *bos))
-      ids.insert(ids.begin(), *bos);
+    const std::vector<std::int32_t> ids = prompt.ids(messages);
     if (int(ids.size()) >= s.backend->cache_capacity()) {
       std::fprintf(stderr, "[chat] the conversation (%zu tokens) no longer fits the context of %d tokens\n",
                    ids.size(), s.backend->cache_capacity());

@@ -227,9 +227,12 @@ int cmd_generate(const Args& a) {
   const bool chat = a.has("--chat");
   if (!chat && a.has("--system")) throw Error(ErrorKind::invalid_argument, "needs --chat", "", "--system");
   const bool bos = a.has("--bos") || tok.add_bos_by_default();
-  const auto ids = chat ? ChatPrompt(s.model->tokenizer()).ids(ChatPrompt::single_turn(prompt, a.get_or("--system", "")))
+  std::optional<ChatPrompt> chat_prompt;
+  if (chat) chat_prompt.emplace(s.model->tokenizer(), std::string(), ChatPromptOptions{.chatml_fallback = true, .ensure_bos = true});
+  const auto ids = chat ? chat_prompt->ids(ChatPrompt::single_turn(prompt, a.get_or("--system", "")))
                         : tok.encode(prompt, true, bos);
   GenerateOptions o;
+  if (chat) o.stop_ids = chat_prompt->end_of_turn_ids();
   o.max_new_tokens = n;
   o.ignore_eos = a.has("--ignore-eos");
   o.sampler = sampler_from(a);

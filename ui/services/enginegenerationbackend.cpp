@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include <exl/backend.h>
-#include <exl/chat_template.h>
+#include <exl/chat_prompt.h>
 #include <exl/error.h>
 #include <exl/generator.h>
 #include <exl/model.h>
@@ -31,14 +31,13 @@ exl::CacheType cacheType(CacheKind kind)
     return exl::CacheType::fp16;
 }
 
-// End-of-turn markers of common chat formats: when the template writes one and the tokenizer
-// has it as a special token, a reply also stops there (models often declare only
-// <|end_of_text|> as EOS while their template closes turns with another token).
-const char *const kEndOfTurnMarkers[] = {"<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>"};
-
-const char *kChatMl =
-    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
-    "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+nlohmann::ordered_json toMessages(const QList<ChatTurn> &conversation)
+{
+    nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+    for (const ChatTurn &turn : conversation)
+        messages.push_back({{"role", turn.role.toStdString()}, {"content", turn.text.toStdString()}});
+    return messages;
+}
 }  // namespace
 
 EngineGenerationBackend::EngineGenerationBackend(const QString &device, int threads)
@@ -78,7 +77,7 @@ void EngineGenerationBackend::resetState()
 {
     m_model.reset();
     m_tokenizer.reset();
-    m_template.reset();
+    m_prompt.reset();
     m_stopIds.clear();
     m_contextIds.clear();
     m_replyIds.clear();
@@ -117,46 +116,30 @@ LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions 
         m_model = model;
         m_tokenizer = model->tokenizer();
         // The chat template: the user's for this model, else the model's own, else built-in ChatML.
-        std::string templateText;
+        const exl::ChatPromptOptions promptOptions{.chatml_fallback = true, .ensure_bos = true};
         if (!options.chatTemplate.isEmpty()) {
             try {
-                templateText = options.chatTemplate.toStdString();
-                m_template = std::make_unique<exl::ChatTemplate>(templateText);
+                m_prompt = std::make_unique<exl::ChatPrompt>(m_tokenizer, options.chatTemplate.toStdString(), promptOptions);
             } catch (const std::exception &e) {
                 result.notice = tr("Your chat template for this model cannot be read (%1); using the model's own instead.")
                                     .arg(QString::fromUtf8(e.what()));
             }
         }
-        if (!m_template) {
-            const std::string source = m_tokenizer->chat_template();
-            if (!source.empty()) {
-                try {
-                    m_template = std::make_unique<exl::ChatTemplate>(source);
-                    templateText = source;
-                } catch (const std::exception &e) {
-                    result.notice = tr("The model's chat template cannot be read (%1); using ChatML instead.")
-                                        .arg(QString::fromUtf8(e.what()));
-                }
-            } else if (result.notice.isEmpty()) {
-                result.notice = tr("The model has no chat template; using ChatML.");
+        if (!m_prompt) {
+            try {
+                m_prompt = std::make_unique<exl::ChatPrompt>(m_tokenizer, std::string(), promptOptions);
+                if (m_prompt->uses_fallback() && result.notice.isEmpty())
+                    result.notice = tr("The model has no chat template; using ChatML.");
+            } catch (const std::exception &e) {
+                result.notice = tr("The model's chat template cannot be read (%1); using ChatML instead.")
+                                    .arg(QString::fromUtf8(e.what()));
+                m_prompt = std::make_unique<exl::ChatPrompt>(m_tokenizer, exl::ChatPrompt::chatml(), promptOptions);
             }
         }
-        if (!m_template) {
-            m_template = std::make_unique<exl::ChatTemplate>(kChatMl);
-            templateText = kChatMl;
-        }
-
-        if (auto bos = m_tokenizer->bos_id())
-            m_bosText = m_tokenizer->decode(std::vector<std::int32_t>{*bos}, false);
-        const std::vector<std::int32_t> eos = m_tokenizer->eos_ids();
-        m_eosText = eos.empty() ? std::string() : m_tokenizer->decode(std::vector<std::int32_t>{eos.front()}, false);
-        m_stopIds = eos;
-        for (const char *marker : kEndOfTurnMarkers) {
-            const auto id = m_tokenizer->piece_to_id(marker);
-            if (id && m_tokenizer->is_special(*id) && templateText.find(marker) != std::string::npos
-                && std::find(m_stopIds.begin(), m_stopIds.end(), *id) == m_stopIds.end())
-                m_stopIds.push_back(*id);
-        }
+        m_stopIds = m_tokenizer->eos_ids();
+        for (std::int32_t id : m_prompt->end_of_turn_ids())
+            if (std::find(m_stopIds.begin(), m_stopIds.end(), id) == m_stopIds.end())
+                m_stopIds.push_back(id);
         result.ok = true;
         result.info = describeModel(*model, QFileInfo(path).absoluteFilePath());
         return result;
@@ -190,23 +173,14 @@ void EngineGenerationBackend::unload()
 
 std::string EngineGenerationBackend::formatPrompt(const QList<ChatTurn> &conversation) const
 {
-    nlohmann::ordered_json messages = nlohmann::ordered_json::array();
-    for (const ChatTurn &turn : conversation)
-        messages.push_back({{"role", turn.role.toStdString()}, {"content", turn.text.toStdString()}});
-    return m_template->render_chat(messages, true,
-                                   m_bosText.empty() ? std::nullopt : std::optional<std::string>(m_bosText),
-                                   m_eosText.empty() ? std::nullopt : std::optional<std::string>(m_eosText));
+    return m_prompt->text(toMessages(conversation));
 }
 
 std::vector<std::int32_t> EngineGenerationBackend::promptIds(const QList<ChatTurn> &conversation) const
 {
     if (!m_model)
         throw std::runtime_error(tr("No model is loaded.").toStdString());
-    std::vector<std::int32_t> ids = m_tokenizer->encode(formatPrompt(conversation), true, false);
-    const auto bos = m_tokenizer->bos_id();
-    if (bos && m_tokenizer->add_bos_by_default() && (ids.empty() || ids.front() != *bos))
-        ids.insert(ids.begin(), *bos);
-    return ids;
+    return m_prompt->ids(toMessages(conversation));
 }
 
 PrefillResult EngineGenerationBackend::prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings)

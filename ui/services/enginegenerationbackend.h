@@ -20,7 +20,7 @@
 
 namespace exl {
 class Backend;
-class ChatTemplate;
+class ChatPrompt;
 class Model;
 class Sampler;
 class StreamDecoder;
@@ -72,9 +72,8 @@ private:
     bool m_backendDirty = false;  // weights were loaded into it (a new load starts fresh)
     std::shared_ptr<const exl::Model> m_model;
     std::shared_ptr<const exl::Tokenizer> m_tokenizer;
-    std::unique_ptr<exl::ChatTemplate> m_template;  // null: built-in ChatML
+    std::unique_ptr<exl::ChatPrompt> m_prompt;  // the conversation as prompt ids (chat template, BOS)
     std::vector<std::int32_t> m_stopIds;
-    std::string m_bosText, m_eosText;
 
     // Generation state.
     std::vector<std::int32_t> m_contextIds;  // prompt and forwarded reply ids: the backend's sequence

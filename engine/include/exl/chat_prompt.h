@@ -16,11 +16,27 @@
 
 namespace exl {
 
+struct ChatPromptOptions {
+  // A model without a chat template gets ChatML (as the app and `exl chat` do) instead of an error.
+  bool chatml_fallback = false;
+  // Put BOS first when the model asks for it by default and the template did not write it.
+  bool ensure_bos = false;
+};
+
 class ChatPrompt {
  public:
   // `template_source` empty: the tokenizer's own chat template. Throws Error(unsupported) when
-  // there is none, Error(format) when the template does not compile.
-  explicit ChatPrompt(std::shared_ptr<const Tokenizer> tokenizer, std::string template_source = {});
+  // there is none (and no fallback is asked for), Error(format) when the template does not compile.
+  explicit ChatPrompt(std::shared_ptr<const Tokenizer> tokenizer, std::string template_source = {},
+                      ChatPromptOptions options = {});
+
+  // The built-in ChatML template.
+  static const char* chatml();
+  const std::string& source() const { return source_; }
+  bool uses_fallback() const { return fallback_; }
+  // Special end-of-turn tokens the template writes (<|im_end|>, <|eot_id|>, ...): a reply stops at
+  // them as at EOS.
+  std::vector<std::int32_t> end_of_turn_ids() const;
 
   // `messages`: [{"role": ..., "content": ...}, ...]. Throws TemplateRaised / Error(format) as
   // ChatTemplate::render_chat does.
@@ -32,6 +48,9 @@ class ChatPrompt {
 
  private:
   std::shared_ptr<const Tokenizer> tokenizer_;
+  ChatPromptOptions options_;
+  bool fallback_ = false;
+  std::string source_;
   ChatTemplate template_;
   std::optional<std::string> bos_, eos_;
 };
