@@ -18,20 +18,23 @@
 // a tile holds the 4-bit codes of the lane group's 8 columns (nibble mt*2 + h: column
 // mt*16 + g + 8h).
 //
-// Launch shape: 128 threads = 4 warps per block, one 64-column tile per block and a range of
-// units (split K); warp w takes units w, w+4, ...; each lane copies its own words of the next
-// units (and their scale words) with cp.async into a ring in shared memory (Ring: 5 units in
-// flight per warp for layers of widths <= 4, else 3). Before griddepcontrol.wait (PDL, launch.cuh) a block
-// issues its first three units, loads the unit table and its rows' permutation (as uint16)
-// into shared memory: all of that overlaps the previous kernel. After the wait it writes the
-// launch's init regions (the next layer's accumulators), then gathers its rows' activations
-// through the permutation into shared memory as fp16: from fp16 x, from the fp32 residual with
-// RMSNorm folded in (each block recomputes the rows' 1/rms), or as silu(gate) * up. Warp
-// partials are reduced in shared memory, then one fp32 atomicAdd per (row, column) per block
-// (an earlier kernel initialised y). Several layers that share one input run in one launch
-// (q/k/v, gate/up).
+// Launch shape: 256 threads = 8 warps per block, one 64-column tile per block and a range of
+// units (split K, choose_ksplit); warp w takes a contiguous share of the block's units, so widths
+// and groups come in runs. Each run of one width B goes through a loop specialised for B
+// (run_units: no per-unit width switch, unit addresses a fixed stride apart): each lane copies
+// its own words of the next units with cp.async into the warp's ring in shared memory (24/B
+// units of 6 KB for MT <= 2), the mma of a whole group accumulate before the group's scales
+// (decoded once per block into shared memory as fp16) are applied. Before griddepcontrol.wait
+// (PDL, launch.cuh) a block asks L2 for all its units (prefetch), loads the unit table, decodes
+// the scales and loads its rows' permutation (as uint16): all of that overlaps the previous
+// kernel. After the wait it writes the launch's init regions (the next layer's accumulators),
+// then gathers its rows' activations through the permutation into shared memory as fp16: from
+// fp16 x, from the fp32 residual with RMSNorm folded in (each block recomputes the rows' 1/rms),
+// or as silu(gate) * up. Warp partials are summed in shared memory, then one fp32 atomicAdd per
+// (row, column) per block (an earlier kernel initialised y). Several layers that share one
+// input run in one launch (q/k/v, gate/up).
 // Precision: the products (v - z) * x are exact (tensor cores, fp16 inputs, fp32
-// accumulation); each 32-row unit's fp32 sum is scaled by the exact fp16 scale in fp32.
+// accumulation); each group's fp32 sum is scaled by the exact fp16 scale in fp32.
 // Summation order (and atomics) make the last bits vary run to run.
 #include <algorithm>
 #include <cmath>
@@ -181,39 +184,66 @@ struct GemvJobs {
   int inits = 0;
 };
 
-// 16-byte / 8-byte loads of weights that are read once: read-only path, not kept in L1.
-__device__ __forceinline__ uint4 ld_stream4(const std::uint32_t* p) {
-  uint4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  return v;
-}
-__device__ __forceinline__ uint2 ld_stream2(const std::uint32_t* p) {
-  uint2 v;
-  asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "l"(p));
-  return v;
-}
 __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p)); }
 
-// A lane's 2B words of the unit-tile at t (slabs of 16 bytes, then 8 bytes for odd B).
+// cp.async (sm_80+; a plain copy before): 16 or 8 bytes, global -> shared, L1 bypassed for 16.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+#else
+  *static_cast<uint4*>(dst) = __ldg(static_cast<const uint4*>(src));
+#endif
+}
+__device__ __forceinline__ void cp_async8(void* dst, const void* src) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+#else
+  *static_cast<uint2*>(dst) = __ldg(static_cast<const uint2*>(src));
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+// A lane's share of one unit-tile (slabs of 16 bytes, then 8 bytes for odd B): from the
+// weights into a ring slot of the same layout (so a lane reads back only what it copied).
 template <int B>
-__device__ __forceinline__ void load_unit_stream(const std::uint32_t* __restrict__ t, int lane, std::uint32_t (&w)[16]) {
+__device__ __forceinline__ void copy_unit(std::uint32_t* slot, const std::uint32_t* __restrict__ t, int lane) {
+  constexpr int nq = (2 * B) / 4;
+#pragma unroll
+  for (int i = 0; i < nq; ++i) cp_async16(slot + i * 128 + lane * 4, t + i * 128 + lane * 4);
+  if constexpr ((2 * B) % 4 != 0) cp_async8(slot + nq * 128 + lane * 2, t + nq * 128 + lane * 2);
+}
+template <int B>
+__device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, std::uint32_t (&w)[16]) {
   constexpr int nq = (2 * B) / 4;
 #pragma unroll
   for (int i = 0; i < nq; ++i) {
-    const uint4 v = ld_stream4(t + i * 128 + lane * 4);
+    const uint4 v = *reinterpret_cast<const uint4*>(slot + i * 128 + lane * 4);
     w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
   }
   if constexpr ((2 * B) % 4 != 0) {
-    const uint2 v = ld_stream2(t + nq * 128 + lane * 2);
+    const uint2 v = *reinterpret_cast<const uint2*>(slot + nq * 128 + lane * 2);
     w[4 * nq] = v.x; w[4 * nq + 1] = v.y;
   }
+#pragma unroll
+  for (int j = 2 * B; j < 16; ++j) w[j] = 0u;
 }
 
-// Units a warp keeps in flight in registers (2 to 4: the registers cap it; the block has asked
-// L2 for all its units before, so these loads mostly hit L2).
-template <int B> struct Depth {
-  static constexpr int D = B <= 2 ? 4 : B == 3 ? 3 : 2;
+// Each warp's cp.async ring in shared memory: 6 KB (4 KB for MT >= 4, whose activations take
+// more room), i.e. 24 / B (16 / B) units of B bits, less one, in flight.
+template <int MT> struct RingOf {
+  static constexpr int words = MT <= 2 ? 1536 : 1024;
 };
 
 // Adds a finished group's partial sums, scaled per column (sc: the group's 64 fp16 scales),
@@ -237,45 +267,46 @@ __device__ __forceinline__ void flush_group(float (&part)[4][4], const __half* s
 }
 
 // A run of n consecutive units of one width B (their unit-tiles `stride` words apart, the
-// first at wp): a register ring of Depth<B> units in flight; the mma accumulate a whole group
-// (units of one group share their scales) before it is scaled into the warp's partials red_w.
-// info, xs: the run's first unit in the block's tables; s_scale [group - g0][64]: the block's
-// scales.
-template <int B, int MT>
+// first at wp), streamed through the warp's cp.async ring (RW words); the mma accumulate a whole
+// group (units of one group share their scales) before it is scaled into the warp's partials
+// red_w. info, xs: the run's first unit in the block's tables; s_scale [group - g0][64]: the
+// block's scales.
+template <int B, int MT, int RW>
 __device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, std::size_t stride, int n,
                                           const int2* info, const __half* s_scale, int g0, const __half* xs,
-                                          int xs_stride, int lane, float* red_w) {
-  constexpr int D = Depth<B>::D;
-  std::uint32_t buf[D][16];
+                                          int xs_stride, int lane, float* red_w, std::uint32_t* ring) {
+  constexpr int D = RW / (64 * B);  // ring slots
+  static_assert(D >= 2, "ring too small");
 #pragma unroll
-  for (int d = 0; d < D; ++d) {
-#pragma unroll
-    for (int j = 2 * B; j < 16; ++j) buf[d][j] = 0u;  // unused words (constant-folded)
-    if (d < n) load_unit_stream<B>(wp + d * stride, lane, buf[d]);
+  for (int d = 0; d < D - 1; ++d) {
+    if (d < n) copy_unit<B>(ring + d * 64 * B, wp + d * stride, lane);
+    cp_async_commit();
   }
-  const std::uint32_t* next = wp + D * stride;
+  const std::uint32_t* next = wp + (D - 1) * stride;
+  int fill = D - 1, use = 0;  // slots
   float part[4][4];
 #pragma unroll
   for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
     for (int c = 0; c < 4; ++c) part[mt][c] = 0.0f;
   int cur = info[0].y >> 4;  // the current group
-  for (int i0 = 0; i0 < n; i0 += D) {
-#pragma unroll
-    for (int d = 0; d < D; ++d) {
-      const int i = i0 + d;
-      if (i < n) {
-        const int grp = info[i].y >> 4;
-        if (grp != cur) {
-          flush_group<MT>(part, s_scale + (cur - g0) * k_tile_cols, lane, red_w);
-          cur = grp;
-        }
-        mma_unit<B, MT>(buf[d], xs + i * 32, xs_stride, lane, part);
-        if (i + D < n) load_unit_stream<B>(next, lane, buf[d]);  // refill the slot just used
-        next += stride;
-      }
+  for (int i = 0; i < n; ++i) {
+    if (i + D - 1 < n) copy_unit<B>(ring + fill * 64 * B, next, lane);
+    cp_async_commit();
+    next += stride;
+    fill = fill + 1 == D ? 0 : fill + 1;
+    cp_async_wait<D - 1>();  // unit i has landed (this lane's part, which is all it reads)
+    std::uint32_t w[16];
+    read_unit<B>(ring + use * 64 * B, lane, w);
+    use = use + 1 == D ? 0 : use + 1;
+    const int grp = info[i].y >> 4;
+    if (grp != cur) {
+      flush_group<MT>(part, s_scale + (cur - g0) * k_tile_cols, lane, red_w);
+      cur = grp;
     }
+    mma_unit<B, MT>(w, xs + i * 32, xs_stride, lane, part);
   }
+  cp_async_wait<0>();
   flush_group<MT>(part, s_scale + (cur - g0) * k_tile_cols, lane, red_w);
 }
 
@@ -289,7 +320,8 @@ constexpr int pad4(int n) { return (n + 3) & ~3; }
 
 template <int MT>
 constexpr std::size_t gemv_smem_bytes(int upb) {
-  return std::size_t(pad4(upb)) * (8 + 128)                    // unit table, scales (fp16, per group)
+  return std::size_t(k_warps) * RingOf<MT>::words * 4          // cp.async rings
+         + std::size_t(pad4(upb)) * (8 + 128)                  // unit table, scales (fp16, per group)
          + std::size_t(k_warps) * MT * k_tile_cols * 4           // warp partials
          + std::size_t(upb) * 32 * 2                             // permutation (uint16)
          + std::size_t(MT) * upb * 32 * 2                        // activations (fp16)
@@ -318,7 +350,8 @@ __global__ void __launch_bounds__(k_threads, 2) exl2_gemv_kernel(GemvJobs jobs, 
   const int rows_blk = job.upb * 32;
   // Shared memory: unit table, scales [groups of the block][64] fp16, warp partials
   // [warps][MT][64], permutation [rows_blk] uint16, x [MT][rows_blk] fp16, norms.
-  int2* s_info = reinterpret_cast<int2*>(smem4);
+  std::uint32_t* ring = reinterpret_cast<std::uint32_t*>(smem4) + warp * RingOf<MT>::words;
+  int2* s_info = reinterpret_cast<int2*>(reinterpret_cast<std::uint32_t*>(smem4) + k_warps * RingOf<MT>::words);
   __half* s_scale = reinterpret_cast<__half*>(s_info + pad4(job.upb));
   float* red = reinterpret_cast<float*>(s_scale + pad4(job.upb) * k_tile_cols);  // 16-byte aligned from here on
   std::uint16_t* s_perm = reinterpret_cast<std::uint16_t*>(red + k_warps * MT * k_tile_cols);
@@ -433,7 +466,8 @@ __global__ void __launch_bounds__(k_threads, 2) exl2_gemv_kernel(GemvJobs jobs, 
     while (e < wb && (s_info[e].y & 15) == bits) ++e;
     const std::uint32_t* wp = w.q_weight + std::size_t(s_info[i].x) * unit_stride + std::size_t(tile) * 64 * bits;
     const std::size_t stride = std::size_t(bits) * unit_stride;
-#define EXL_RUN(B) run_units<B, MT>(wp, stride, e - i, s_info + i, s_scale, g0, xs + i * 32, rows_blk, lane, red_w)
+#define EXL_RUN(B) \
+  run_units<B, MT, RingOf<MT>::words>(wp, stride, e - i, s_info + i, s_scale, g0, xs + i * 32, rows_blk, lane, red_w, ring)
     switch (bits) {
       case 2: EXL_RUN(2); break;
       case 3: EXL_RUN(3); break;
@@ -598,9 +632,11 @@ int blocks_by_registers(int mt) {
   return cached[mt];
 }
 
-// Blocks over K per tile for all fused layers together: the split whose grid fills the
-// resident block slots (registers and shared memory decide how many blocks fit on a
-// multiprocessor) in whole waves, preferring fewer splits (fewer atomics and activation gathers).
+// Blocks over K per tile for all fused layers together. A block costs a fixed part (prologue,
+// gather, reduction: about k_block_overhead units of a warp) plus its warps' units; the split
+// with the fewest waves (resident block slots: registers and shared memory) times block cost
+// wins, the smaller split on ties (fewer atomics and activation gathers).
+constexpr double k_block_overhead = 3.0;
 int choose_ksplit(const GemvCall& c, int mt, int tiles) {
   static int smem_per_sm = 0;
   if (!smem_per_sm) {
@@ -612,7 +648,7 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
   const int units = c.w[0]->k / 32;
   const int ks_min = (units + max_units_per_block(mt) - 1) / max_units_per_block(mt);
   int best = ks_min;
-  double best_score = -1e9;
+  double best_cost = 1e30;
   for (int ks = ks_min; ks <= std::max(ks_min, std::min(units, 32)); ++ks) {
     const int upb = (units + ks - 1) / ks;
     std::size_t smem = 0;
@@ -627,8 +663,8 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
     const double capacity = double(per_sm) * std::max(1, c.sm_count);
     const double blocks = double(tiles) * ((units + upb - 1) / upb);
     const double waves = std::ceil(blocks / capacity);
-    const double score = blocks / (waves * capacity) - 0.02 * ks - (blocks < 0.75 * capacity ? 0.5 : 0.0);
-    if (score > best_score + 1e-9) { best_score = score; best = ks; }
+    const double cost = waves * (k_block_overhead + std::ceil(double(upb) / k_warps));
+    if (cost < best_cost - 1e-9) { best_cost = cost; best = ks; }
   }
   return best;
 }
