@@ -22,8 +22,8 @@
 // units (split K, choose_ksplit); warp w takes a contiguous share of the block's units, so widths
 // and groups come in runs. Each run of one width B goes through a loop specialised for B
 // (run_units: no per-unit width switch, unit addresses a fixed stride apart): each lane copies
-// its own words of the next units with cp.async into the warp's ring in shared memory (24/B
-// units of 6 KB for MT <= 2), the mma of a whole group accumulate before the group's scales
+// its own words of the next units with cp.async into the warp's ring in shared memory (5 KB,
+// 20/B units of B bits for MT <= 2), the mma of a whole group accumulate before the group's scales
 // (decoded once per block into shared memory as fp16) are applied. Before griddepcontrol.wait
 // (PDL, launch.cuh) a block asks L2 for all its units (prefetch), loads the unit table, decodes
 // the scales and loads its rows' permutation (as uint16): all of that overlaps the previous
@@ -240,17 +240,18 @@ __device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, s
   for (int j = 2 * B; j < 16; ++j) w[j] = 0u;
 }
 
-// Each warp's cp.async ring in shared memory: 6 KB (4 KB for MT >= 4, whose activations take
-// more room), i.e. 24 / B (16 / B) units of B bits, less one, in flight.
+// Each warp's cp.async ring in shared memory: 5 KB (4 KB for MT >= 4, whose activations take
+// more room), i.e. 20 / B (16 / B) units of B bits, less one, in flight. With 80 registers
+// (launch bounds) three blocks of 8 warps fit on a multiprocessor (H100/H200: 228 KB).
 template <int MT> struct RingOf {
-  static constexpr int words = MT <= 2 ? 1536 : 1024;
+  static constexpr int words = MT <= 2 ? 1280 : 1024;
 };
 
 // Adds a finished group's partial sums, scaled per column (sc: the group's 64 fp16 scales),
 // into the warp's partials in shared memory (red_w [MT][64]; each (row, column) belongs to one
-// lane) and clears them.
+// lane).
 template <int MT>
-__device__ __forceinline__ void flush_group(float (&part)[4][4], const __half* sc, int lane, float* red_w) {
+__device__ __forceinline__ void flush_group(const float (&part)[4][4], const __half* sc, int lane, float* red_w) {
   const int g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int mt = 0; mt < 4; ++mt)
@@ -262,7 +263,6 @@ __device__ __forceinline__ void flush_group(float (&part)[4][4], const __half* s
         float* r = red_w + mm * k_tile_cols + col;
         *r = fmaf(part[mt][c], __half2float(sc[col]), *r);
       }
-      part[mt][c] = 0.0f;
     }
 }
 
@@ -284,37 +284,37 @@ __device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, 
   }
   const std::uint32_t* next = wp + (D - 1) * stride;
   int fill = D - 1, use = 0;  // slots
-  float part[4][4];
-#pragma unroll
-  for (int mt = 0; mt < 4; ++mt)
-#pragma unroll
-    for (int c = 0; c < 4; ++c) part[mt][c] = 0.0f;
-  int cur = info[0].y >> 4;  // the current group
-  for (int i = 0; i < n; ++i) {
-    if (i + D - 1 < n) copy_unit<B>(ring + fill * 64 * B, next, lane);
-    cp_async_commit();
-    next += stride;
-    fill = fill + 1 == D ? 0 : fill + 1;
-    cp_async_wait<D - 1>();  // unit i has landed (this lane's part, which is all it reads)
-    std::uint32_t w[16];
-    read_unit<B>(ring + use * 64 * B, lane, w);
-    use = use + 1 == D ? 0 : use + 1;
+  for (int i = 0; i < n;) {
+    // One group (units of one group share their scales): its mma accumulate in part.
     const int grp = info[i].y >> 4;
-    if (grp != cur) {
-      flush_group<MT>(part, s_scale + (cur - g0) * k_tile_cols, lane, red_w);
-      cur = grp;
+    int e = i + 1;
+    while (e < n && (info[e].y >> 4) == grp) ++e;
+    float part[4][4];
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) part[mt][c] = 0.0f;
+    for (; i < e; ++i) {
+      if (i + D - 1 < n) copy_unit<B>(ring + fill * 64 * B, next, lane);
+      cp_async_commit();
+      next += stride;
+      fill = fill + 1 == D ? 0 : fill + 1;
+      cp_async_wait<D - 1>();  // unit i has landed (this lane's part, which is all it reads)
+      std::uint32_t w[16];
+      read_unit<B>(ring + use * 64 * B, lane, w);
+      use = use + 1 == D ? 0 : use + 1;
+      mma_unit<B, MT>(w, xs + i * 32, xs_stride, lane, part);
     }
-    mma_unit<B, MT>(w, xs + i * 32, xs_stride, lane, part);
+    flush_group<MT>(part, s_scale + (grp - g0) * k_tile_cols, lane, red_w);
   }
   cp_async_wait<0>();
-  flush_group<MT>(part, s_scale + (cur - g0) * k_tile_cols, lane, red_w);
 }
 
 constexpr int k_gather_unroll = 4;  // independent activation loads per thread
 
 // Most units one block takes: its rows' activations (fp16, MT rows) and permutation (uint16) sit
 // in shared memory.
-constexpr int max_units_per_block(int mt) { return std::min(128, 16384 / (mt * 32)); }
+constexpr int max_units_per_block(int mt) { return std::min(120, 16384 / (mt * 32)); }
 
 constexpr int pad4(int n) { return (n + 3) & ~3; }
 
@@ -329,7 +329,7 @@ constexpr std::size_t gemv_smem_bytes(int upb) {
 }
 
 template <int MT, int MODE>
-__global__ void __launch_bounds__(k_threads, 2) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
+__global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
   extern __shared__ uint4 smem4[];
   pdl_trigger();
   int j = 0;
