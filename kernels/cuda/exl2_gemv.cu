@@ -587,12 +587,35 @@ __global__ void exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) 
 
 int mt_for(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
 
+std::size_t smem_bytes_for(int mt, int upb) {
+  switch (mt) {
+    case 1: return gemv_smem_bytes<1>(upb);
+    case 2: return gemv_smem_bytes<2>(upb);
+    case 4: return gemv_smem_bytes<4>(upb);
+    default: return gemv_smem_bytes<8>(upb);
+  }
+}
+
+// Most units per block that the device's per-block shared memory allows (64 KB on sm_75, where
+// the largest blocks of the H100/H200 would not fit).
+int upb_limit(int mt) {
+  static int optin = 0;
+  if (!optin) {
+    int dev = 0;
+    EXL_CUDA_CHECK(cudaGetDevice(&dev));
+    EXL_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  }
+  int u = max_units_per_block(mt);
+  while (u > 1 && smem_bytes_for(mt, u) > std::size_t(optin)) --u;
+  return u;
+}
+
 // Split K of one layer: `ksplit` blocks per tile (choose_ksplit), at least as many as keep a
 // block's rows in shared memory.
 void plan_job(GemvJob& j, int mt, int ksplit, int upb_force) {
   const int units = j.w.k / 32;
   int upb = upb_force > 0 ? upb_force : (units + std::max(1, ksplit) - 1) / std::max(1, ksplit);
-  upb = std::max(1, std::min({upb, max_units_per_block(mt), units}));
+  upb = std::max(1, std::min({upb, upb_limit(mt), units}));
   j.ksplit = (units + upb - 1) / upb;
   j.upb = (units + j.ksplit - 1) / j.ksplit;  // even split
 }
@@ -609,7 +632,7 @@ void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
   static bool configured = false;  // one opt-in per instantiation (above 48 KB)
   if (!configured) {
     EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_gemv_kernel<MT, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(gemv_smem_bytes<MT>(max_units_per_block(MT)))));
+                                        int(gemv_smem_bytes<MT>(upb_limit(MT)))));
     configured = true;
   }
   launch(exl2_gemv_kernel<MT, MODE>, dim3(blocks, (m + MT - 1) / MT), dim3(k_threads), smem, s, jobs, in, m);
@@ -646,19 +669,12 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
   }
   const int by_regs = blocks_by_registers(mt);
   const int units = c.w[0]->k / 32;
-  const int ks_min = (units + max_units_per_block(mt) - 1) / max_units_per_block(mt);
+  const int ks_min = (units + upb_limit(mt) - 1) / upb_limit(mt);
   int best = ks_min;
   double best_cost = 1e30;
   for (int ks = ks_min; ks <= std::max(ks_min, std::min(units, 32)); ++ks) {
     const int upb = (units + ks - 1) / ks;
-    std::size_t smem = 0;
-    switch (mt) {
-      case 1: smem = gemv_smem_bytes<1>(upb); break;
-      case 2: smem = gemv_smem_bytes<2>(upb); break;
-      case 4: smem = gemv_smem_bytes<4>(upb); break;
-      default: smem = gemv_smem_bytes<8>(upb); break;
-    }
-    smem += 1024;  // the driver's reserve
+    const std::size_t smem = smem_bytes_for(mt, upb) + 1024;  // + the driver's reserve
     const int per_sm = std::max(1, std::min(by_regs, int(std::size_t(smem_per_sm) / smem)));
     const double capacity = double(per_sm) * std::max(1, c.sm_count);
     const double blocks = double(tiles) * ((units + upb - 1) / upb);
