@@ -1,7 +1,8 @@
 // exl_cuda_bench: measures the CUDA module on synthetic EXL2 models built directly in GPU
 // memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
-// Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]
+// Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
+// = gemv, models, llama3-8b (its decode at context 0 alone, e.g. under ncu) or all (default).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -195,6 +196,7 @@ int main(int argc, char** argv) {
   if (sel == "all" || sel == "gemv") ok &= bench_gemv(copy);
   const Preset tiny{"tinyllama-1.1b", 32000, 2048, 22, 32, 4, 64, 5632};
   const Preset l8b{"llama3-8b", 128256, 4096, 32, 32, 8, 128, 14336};
+  if (sel == "llama3-8b") ok &= bench_model(l8b, false, copy, {0}, 0);  // one model, for a profiler
   if (sel == "all" || sel == "models") {
     ok &= bench_model(tiny, false, copy, {0, 2048}, 512);
     ok &= bench_model(l8b, false, copy, {0, 2048}, 2048);

@@ -18,20 +18,23 @@
 // a tile holds the 4-bit codes of the lane group's 8 columns (nibble mt*2 + h: column
 // mt*16 + g + 8h).
 //
-// Launch shape: 128 threads = 4 warps per block, one 64-column tile per block and a range of
-// units (split K); warp w takes units w, w+4, ...; each lane copies its own words of the next
-// units (and their scale words) with cp.async into a ring in shared memory (Ring: 5 units in
-// flight per warp for layers of widths <= 4, else 3). Before griddepcontrol.wait (PDL, launch.cuh) a block
-// issues its first three units, loads the unit table and its rows' permutation (as uint16)
-// into shared memory: all of that overlaps the previous kernel. After the wait it writes the
-// launch's init regions (the next layer's accumulators), then gathers its rows' activations
-// through the permutation into shared memory as fp16: from fp16 x, from the fp32 residual with
-// RMSNorm folded in (each block recomputes the rows' 1/rms), or as silu(gate) * up. Warp
-// partials are reduced in shared memory, then one fp32 atomicAdd per (row, column) per block
-// (an earlier kernel initialised y). Several layers that share one input run in one launch
-// (q/k/v, gate/up).
+// Launch shape: 256 threads = 8 warps per block, one 64-column tile per block and a range of
+// units (split K, choose_ksplit); warp w takes a contiguous share of the block's units, so widths
+// and groups come in runs. Each run of one width B goes through a loop specialised for B
+// (run_units: no per-unit width switch, unit addresses a fixed stride apart): each lane copies
+// its own words of the next units with cp.async into the warp's ring in shared memory (5 KB,
+// 20/B units of B bits for MT <= 2), the mma of a whole group accumulate before the group's scales
+// (decoded once per block into shared memory as fp16) are applied. Before griddepcontrol.wait
+// (PDL, launch.cuh) a block asks L2 for all its units (prefetch), loads the unit table, decodes
+// the scales and loads its rows' permutation (as uint16): all of that overlaps the previous
+// kernel. After the wait it writes the launch's init regions (the next layer's accumulators),
+// then gathers its rows' activations through the permutation into shared memory as fp16: from
+// fp16 x, from the fp32 residual with RMSNorm folded in (each block recomputes the rows' 1/rms),
+// or as silu(gate) * up. Warp partials are summed in shared memory, then one fp32 atomicAdd per
+// (row, column) per block (an earlier kernel initialised y). Several layers that share one
+// input run in one launch (q/k/v, gate/up).
 // Precision: the products (v - z) * x are exact (tensor cores, fp16 inputs, fp32
-// accumulation); each 32-row unit's fp32 sum is scaled by the exact fp16 scale in fp32.
+// accumulation); each group's fp32 sum is scaled by the exact fp16 scale in fp32.
 // Summation order (and atomics) make the last bits vary run to run.
 #include <algorithm>
 #include <cmath>
@@ -44,7 +47,7 @@
 namespace exl::cuda {
 namespace {
 
-constexpr int k_threads = 128;
+constexpr int k_threads = 256;
 constexpr int k_warps = k_threads / 32;
 constexpr int k_tile_cols = 64;
 constexpr int k_max_jobs = k_gemv_max_layers;
@@ -132,8 +135,8 @@ __device__ __forceinline__ void mma16816(float (&c)[4], std::uint32_t a0, std::u
 #endif
 }
 
-// One unit-tile: part = W_unit^T . x_unit (fp32), then acc += part * scale (per column).
-template <int B, int KS, int MTI>
+// The B fragments of one unit (rows of x, fp16 pairs) and its 8 mma: part += W_unit^T . x_unit.
+template <int B, int MT, int KS, int MTI>
 __device__ __forceinline__ void mma_tile(const std::uint32_t (&w)[16], std::uint32_t b0, std::uint32_t b1,
                                          float (&part)[4][4]) {
   const std::uint32_t a0 = decode_pair<B, MTI * 8 + KS * 4 + 0>(w);
@@ -143,18 +146,9 @@ __device__ __forceinline__ void mma_tile(const std::uint32_t (&w)[16], std::uint
   mma16816(part[MTI], a0, a1, a2, a3, b0, b1);
 }
 
-template <int B, int MT, int KS>
-__device__ __forceinline__ void mma_ks(const std::uint32_t (&w)[16], std::uint32_t b0, std::uint32_t b1,
-                                       float (&part)[4][4]) {
-  mma_tile<B, KS, 0>(w, b0, b1, part);
-  mma_tile<B, KS, 1>(w, b0, b1, part);
-  mma_tile<B, KS, 2>(w, b0, b1, part);
-  mma_tile<B, KS, 3>(w, b0, b1, part);
-}
-
 template <int B, int MT>
-__device__ __forceinline__ void compute_unit(const std::uint32_t (&w)[16], const __half* xs, int xs_stride, int lane,
-                                             float (&acc)[4][4], const float (&scale)[8]) {
+__device__ __forceinline__ void mma_unit(const std::uint32_t (&w)[16], const __half* xs, int xs_stride, int lane,
+                                         float (&part)[4][4]) {
   const int g = lane >> 2, t = lane & 3;
   std::uint32_t b[4] = {0, 0, 0, 0};
   if (g < MT) {
@@ -164,38 +158,14 @@ __device__ __forceinline__ void compute_unit(const std::uint32_t (&w)[16], const
     b[2] = *reinterpret_cast<const std::uint32_t*>(xr + 16);
     b[3] = *reinterpret_cast<const std::uint32_t*>(xr + 24);
   }
-  float part[4][4];
-#pragma unroll
-  for (int mt = 0; mt < 4; ++mt)
-#pragma unroll
-    for (int c = 0; c < 4; ++c) part[mt][c] = 0.0f;
-  mma_ks<B, MT, 0>(w, b[0], b[1], part);
-  mma_ks<B, MT, 1>(w, b[2], b[3], part);
-#pragma unroll
-  for (int mt = 0; mt < 4; ++mt)
-#pragma unroll
-    for (int c = 0; c < 4; ++c) acc[mt][c] = fmaf(part[mt][c], scale[mt * 2 + (c >> 1)], acc[mt][c]);
-}
-
-template <int MT, bool NARROW>
-__device__ __forceinline__ void compute_any(int bits, const std::uint32_t (&w)[16], const __half* xs, int xs_stride,
-                                            int lane, float (&acc)[4][4], const float (&scale)[8]) {
-  if constexpr (NARROW) {  // units of at most 4 bits (8 words per lane)
-    switch (bits) {
-      case 2: compute_unit<2, MT>(w, xs, xs_stride, lane, acc, scale); break;
-      case 3: compute_unit<3, MT>(w, xs, xs_stride, lane, acc, scale); break;
-      default: compute_unit<4, MT>(w, xs, xs_stride, lane, acc, scale); break;
-    }
-    return;
-  }
-  switch (bits) {
-    case 2: compute_unit<2, MT>(w, xs, xs_stride, lane, acc, scale); break;
-    case 3: compute_unit<3, MT>(w, xs, xs_stride, lane, acc, scale); break;
-    case 4: compute_unit<4, MT>(w, xs, xs_stride, lane, acc, scale); break;
-    case 5: compute_unit<5, MT>(w, xs, xs_stride, lane, acc, scale); break;
-    case 6: compute_unit<6, MT>(w, xs, xs_stride, lane, acc, scale); break;
-    default: compute_unit<8, MT>(w, xs, xs_stride, lane, acc, scale); break;
-  }
+  mma_tile<B, MT, 0, 0>(w, b[0], b[1], part);
+  mma_tile<B, MT, 0, 1>(w, b[0], b[1], part);
+  mma_tile<B, MT, 0, 2>(w, b[0], b[1], part);
+  mma_tile<B, MT, 0, 3>(w, b[0], b[1], part);
+  mma_tile<B, MT, 1, 0>(w, b[2], b[3], part);
+  mma_tile<B, MT, 1, 1>(w, b[2], b[3], part);
+  mma_tile<B, MT, 1, 2>(w, b[2], b[3], part);
+  mma_tile<B, MT, 1, 3>(w, b[2], b[3], part);
 }
 
 struct GemvJob {
@@ -214,16 +184,23 @@ struct GemvJobs {
   int inits = 0;
 };
 
-__device__ __forceinline__ void cp_async(void* dst, const void* src, int bytes16_8_4) {
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p)); }
+
+// cp.async (sm_80+; a plain copy before): 16 or 8 bytes, global -> shared, L1 bypassed for 16.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
 #if __CUDA_ARCH__ >= 800
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if (bytes16_8_4 == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
-  else if (bytes16_8_4 == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
-  else asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
 #else
-  if (bytes16_8_4 == 16) *static_cast<uint4*>(dst) = *static_cast<const uint4*>(src);
-  else if (bytes16_8_4 == 8) *static_cast<uint2*>(dst) = *static_cast<const uint2*>(src);
-  else *static_cast<std::uint32_t*>(dst) = *static_cast<const std::uint32_t*>(src);
+  *static_cast<uint4*>(dst) = __ldg(static_cast<const uint4*>(src));
+#endif
+}
+__device__ __forceinline__ void cp_async8(void* dst, const void* src) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+#else
+  *static_cast<uint2*>(dst) = __ldg(static_cast<const uint2*>(src));
 #endif
 }
 __device__ __forceinline__ void cp_async_commit() {
@@ -238,40 +215,121 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
-// The cp.async ring of a warp: `stages` slots of one unit each (stages - 1 in flight). A lane's
-// slot holds its weight words (8 for widths <= 4, else 16) and the scale word, padded so that
-// the lanes' 16-byte reads are free of bank conflicts. Layers whose units are all <= 4 bits
-// use the narrow ring, which keeps more units in flight in the same shared memory.
-template <bool NARROW>
-struct Ring {
-  static constexpr int lane_words = NARROW ? 12 : 20;
-  static constexpr int scale_word = NARROW ? 8 : 16;
-  static constexpr int weight_quads = NARROW ? 2 : 4;
-  static constexpr int stages = NARROW ? 6 : 4;
-  static constexpr int stage_words = 32 * lane_words;
-  static constexpr int warp_words = stages * stage_words;
+// A lane's share of one unit-tile (slabs of 16 bytes, then 8 bytes for odd B): from the
+// weights into a ring slot of the same layout (so a lane reads back only what it copied).
+template <int B>
+__device__ __forceinline__ void copy_unit(std::uint32_t* slot, const std::uint32_t* __restrict__ t, int lane) {
+  constexpr int nq = (2 * B) / 4;
+#pragma unroll
+  for (int i = 0; i < nq; ++i) cp_async16(slot + i * 128 + lane * 4, t + i * 128 + lane * 4);
+  if constexpr ((2 * B) % 4 != 0) cp_async8(slot + nq * 128 + lane * 2, t + nq * 128 + lane * 2);
+}
+template <int B>
+__device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, std::uint32_t (&w)[16]) {
+  constexpr int nq = (2 * B) / 4;
+#pragma unroll
+  for (int i = 0; i < nq; ++i) {
+    const uint4 v = *reinterpret_cast<const uint4*>(slot + i * 128 + lane * 4);
+    w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
+  }
+  if constexpr ((2 * B) % 4 != 0) {
+    const uint2 v = *reinterpret_cast<const uint2*>(slot + nq * 128 + lane * 2);
+    w[4 * nq] = v.x; w[4 * nq + 1] = v.y;
+  }
+#pragma unroll
+  for (int j = 2 * B; j < 16; ++j) w[j] = 0u;
+}
+
+// Each warp's cp.async ring in shared memory: 5 KB (4 KB for MT >= 4, whose activations take
+// more room), i.e. 20 / B (16 / B) units of B bits, less one, in flight. With 80 registers
+// (launch bounds) three blocks of 8 warps fit on a multiprocessor (H100/H200: 228 KB).
+template <int MT> struct RingOf {
+  static constexpr int words = MT <= 2 ? 1280 : 1024;
 };
-constexpr int k_gather_unroll = 16;  // independent activation loads per thread
+
+// Adds a finished group's partial sums, scaled per column (sc: the group's 64 fp16 scales),
+// into the warp's partials in shared memory (red_w [MT][64]; each (row, column) belongs to one
+// lane).
+template <int MT>
+__device__ __forceinline__ void flush_group(const float (&part)[4][4], const __half* sc, int lane, float* red_w) {
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int mm = 2 * t + (c & 1);
+      if (mm < MT) {
+        const int col = mt * 16 + g + 8 * (c >> 1);
+        float* r = red_w + mm * k_tile_cols + col;
+        *r = fmaf(part[mt][c], __half2float(sc[col]), *r);
+      }
+    }
+}
+
+// A run of n consecutive units of one width B (their unit-tiles `stride` words apart, the
+// first at wp), streamed through the warp's cp.async ring (RW words); the mma accumulate a whole
+// group (units of one group share their scales) before it is scaled into the warp's partials
+// red_w. info, xs: the run's first unit in the block's tables; s_scale [group - g0][64]: the
+// block's scales.
+template <int B, int MT, int RW>
+__device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, std::size_t stride, int n,
+                                          const int2* info, const __half* s_scale, int g0, const __half* xs,
+                                          int xs_stride, int lane, float* red_w, std::uint32_t* ring) {
+  constexpr int D = RW / (64 * B);  // ring slots
+  static_assert(D >= 2, "ring too small");
+#pragma unroll
+  for (int d = 0; d < D - 1; ++d) {
+    if (d < n) copy_unit<B>(ring + d * 64 * B, wp + d * stride, lane);
+    cp_async_commit();
+  }
+  const std::uint32_t* next = wp + (D - 1) * stride;
+  int fill = D - 1, use = 0;  // slots
+  for (int i = 0; i < n;) {
+    // One group (units of one group share their scales): its mma accumulate in part.
+    const int grp = info[i].y >> 4;
+    int e = i + 1;
+    while (e < n && (info[e].y >> 4) == grp) ++e;
+    float part[4][4];
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) part[mt][c] = 0.0f;
+    for (; i < e; ++i) {
+      if (i + D - 1 < n) copy_unit<B>(ring + fill * 64 * B, next, lane);
+      cp_async_commit();
+      next += stride;
+      fill = fill + 1 == D ? 0 : fill + 1;
+      cp_async_wait<D - 1>();  // unit i has landed (this lane's part, which is all it reads)
+      std::uint32_t w[16];
+      read_unit<B>(ring + use * 64 * B, lane, w);
+      use = use + 1 == D ? 0 : use + 1;
+      mma_unit<B, MT>(w, xs + i * 32, xs_stride, lane, part);
+    }
+    flush_group<MT>(part, s_scale + (grp - g0) * k_tile_cols, lane, red_w);
+  }
+  cp_async_wait<0>();
+}
+
+constexpr int k_gather_unroll = 4;  // independent activation loads per thread
 
 // Most units one block takes: its rows' activations (fp16, MT rows) and permutation (uint16) sit
-// in shared memory beside the ring.
-constexpr int max_units_per_block(int mt) { return std::min(64, 16384 / (mt * 64)); }
+// in shared memory.
+constexpr int max_units_per_block(int mt) { return std::min(120, 16384 / (mt * 32)); }
 
 constexpr int pad4(int n) { return (n + 3) & ~3; }
 
-template <int MT, bool NARROW>
+template <int MT>
 constexpr std::size_t gemv_smem_bytes(int upb) {
-  return std::size_t(k_warps) * Ring<NARROW>::warp_words * 4   // ring
-         + std::size_t(pad4(upb)) * 12                          // unit table + scale maxima
+  return std::size_t(k_warps) * RingOf<MT>::words * 4          // cp.async rings
+         + std::size_t(pad4(upb)) * (8 + 128)                  // unit table, scales (fp16, per group)
          + std::size_t(k_warps) * MT * k_tile_cols * 4           // warp partials
          + std::size_t(upb) * 32 * 2                             // permutation (uint16)
          + std::size_t(MT) * upb * 32 * 2                        // activations (fp16)
-         + 256;                                                  // row norms
+         + std::size_t(1 + k_warps) * 8 * 4;                     // row norms
 }
 
-template <int MT, int MODE, bool NARROW>
-__global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
-  using R = Ring<NARROW>;
+template <int MT, int MODE>
+__global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
   extern __shared__ uint4 smem4[];
   pdl_trigger();
   int j = 0;
@@ -286,48 +344,43 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, Gem
   const int units = w.k / 32;
   const int u0 = kb * job.upb;
   const int u1 = min(units, u0 + job.upb);
+  const int nb = u1 - u0;
   const int m0 = blockIdx.y * MT;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int rows_blk = job.upb * 32;
-  // Shared memory: cp.async ring [warps][stages][32 lanes][20 words], unit table, scale maxima,
-  // warp partials [warps][MT][64], permutation [rows_blk] uint16, x [MT][rows_blk] fp16, norms.
-  std::uint32_t* ring = reinterpret_cast<std::uint32_t*>(smem4) + warp * R::warp_words + lane * R::lane_words;
-  int2* s_info = reinterpret_cast<int2*>(reinterpret_cast<std::uint32_t*>(smem4) + k_warps * R::warp_words);
-  float* s_smax = reinterpret_cast<float*>(s_info + pad4(job.upb));
-  float* red = s_smax + pad4(job.upb);  // 16-byte aligned from here on
+  // Shared memory: unit table, scales [groups of the block][64] fp16, warp partials
+  // [warps][MT][64], permutation [rows_blk] uint16, x [MT][rows_blk] fp16, norms.
+  std::uint32_t* ring = reinterpret_cast<std::uint32_t*>(smem4) + warp * RingOf<MT>::words;
+  int2* s_info = reinterpret_cast<int2*>(reinterpret_cast<std::uint32_t*>(smem4) + k_warps * RingOf<MT>::words);
+  __half* s_scale = reinterpret_cast<__half*>(s_info + pad4(job.upb));
+  float* red = reinterpret_cast<float*>(s_scale + pad4(job.upb) * k_tile_cols);  // 16-byte aligned from here on
   std::uint16_t* s_perm = reinterpret_cast<std::uint16_t*>(red + k_warps * MT * k_tile_cols);
   __half* xs = reinterpret_cast<__half*>(s_perm + rows_blk);
   float* s_norm = reinterpret_cast<float*>(xs + MT * rows_blk);  // [MT] + [warps][MT]
   const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;  // words per packed row
-  const int nw = u1 - (u0 + warp) > 0 ? (u1 - (u0 + warp) + k_warps - 1) / k_warps : 0;  // units of this warp
-  const int g = lane >> 2;
+  // The warp's units: a contiguous range [wa, wb) of the block's (so groups and widths come in runs).
+  const int wa = nb * warp / k_warps, wb = nb * (warp + 1) / k_warps;
 
-  // Issues the copies of the warp's i-th unit (weights and scale word) into ring slot i % stages.
-  auto issue = [&](int i, int2 info) {
-    if (i < nw) {
-      const int bits = info.y & 15, group = info.y >> 4;
-      const std::uint32_t* src = w.q_weight + std::size_t(info.x) * unit_stride + std::size_t(tile) * 64 * bits;
-      std::uint32_t* dst = ring + (i % R::stages) * R::stage_words;
-      const int nq = (2 * bits) >> 2;
-      for (int q = 0; q < nq; ++q) cp_async(dst + 4 * q, src + q * 128 + lane * 4, 16);
-      if (bits & 1) cp_async(dst + 4 * nq, src + nq * 128 + lane * 2, 8);
-      cp_async(dst + R::scale_word, w.q_scale + (std::size_t(group) * w.tiles + tile) * 8 + g, 4);
-    }
-    cp_async_commit();
-  };
-  // Before the wait (the weights, tables and permutation are never written by a kernel): the
-  // first stages of weights go out, the unit table and the permutation land in shared memory.
-#pragma unroll
-  for (int i = 0; i < R::stages - 1; ++i) {
-    const int u = u0 + warp + i * k_warps;
-    issue(i, u < u1 ? w.units[u] : make_int2(0, 0));
+  // Before the wait (weights, tables and permutation are never written by a kernel): each lane
+  // asks L2 for one of the warp's units, the tables and the permutation land in shared memory.
+  if (lane < wb - wa) {
+    const int2 info = w.units[u0 + wa + lane];
+    const int bits = info.y & 15;
+    const char* p = reinterpret_cast<const char*>(w.q_weight + std::size_t(info.x) * unit_stride +
+                                                  std::size_t(tile) * 64 * bits);
+    for (int l = 0; l < 2 * bits; ++l) prefetch_l2(p + l * 128);
   }
-  for (int i = threadIdx.x; i < u1 - u0; i += k_threads) {
-    const int2 info = w.units[u0 + i];
-    s_info[i] = info;
-    s_smax[i] = __half2float(w.q_scale_max[info.y >> 4]);
+  for (int i = threadIdx.x; i < nb; i += k_threads) s_info[i] = w.units[u0 + i];
+  // The scales of the block's groups (units come in whole, consecutive groups), decoded once.
+  const int g0 = nb > 0 ? w.units[u0].y >> 4 : 0;
+  const int ngr = nb > 0 ? (w.units[u1 - 1].y >> 4) - g0 + 1 : 0;
+  for (int i = threadIdx.x; i < ngr * k_tile_cols; i += k_threads) {
+    const int grp = g0 + i / k_tile_cols, c = i % k_tile_cols;
+    const int r = c & 15;  // column mt*16 + g + 8h: word g, nibble mt*2 + h
+    const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(grp) * w.tiles + tile) * 8 + (r & 7));
+    s_scale[i] = __float2half_rn(exl2_scale(w.q_scale_max[grp], (sw >> (4 * ((c >> 4) * 2 + (r >> 3)))) & 15u));
   }
-  const int rows_valid = (u1 - u0) * 32;
+  const int rows_valid = nb * 32;
   {
     const int4* perm4 = reinterpret_cast<const int4*>(w.perm + u0 * 32);
     for (int i = threadIdx.x; i < rows_valid / 4; i += k_threads) {
@@ -336,6 +389,7 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, Gem
           make_ushort4(std::uint16_t(p.x), std::uint16_t(p.y), std::uint16_t(p.z), std::uint16_t(p.w));
     }
   }
+  for (int i = threadIdx.x; i < k_warps * MT * k_tile_cols; i += k_threads) red[i] = 0.0f;
   __syncthreads();
   pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
   // The init regions (zero or bias), spread over all blocks of the launch.
@@ -404,54 +458,27 @@ __global__ void __launch_bounds__(k_threads) exl2_gemv_kernel(GemvJobs jobs, Gem
   }
   __syncthreads();
 
-  float acc[4][4];
-#pragma unroll
-  for (int mt = 0; mt < 4; ++mt)
-#pragma unroll
-    for (int c = 0; c < 4; ++c) acc[mt][c] = 0.0f;
-  int cached_group = -1;
-  float scale[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) scale[i] = 0.0f;
-
-  for (int i = 0; i < nw; ++i) {
-    const int ui = warp + (i + R::stages - 1) * k_warps;  // unit index (block-relative) to issue
-    issue(i + R::stages - 1, ui < u1 - u0 ? s_info[ui] : make_int2(0, 0));
-    cp_async_wait<R::stages - 1>();
-    const int uc = warp + i * k_warps;
-    const int2 info = s_info[uc];
-    const int bits = info.y & 15, group = info.y >> 4;
-    const std::uint32_t* src = ring + (i % R::stages) * R::stage_words;
-    std::uint32_t wv[16];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      if (q < R::weight_quads) {
-        const uint4 v = *reinterpret_cast<const uint4*>(src + 4 * q);
-        wv[4 * q] = v.x; wv[4 * q + 1] = v.y; wv[4 * q + 2] = v.z; wv[4 * q + 3] = v.w;
-      } else {
-        wv[4 * q] = wv[4 * q + 1] = wv[4 * q + 2] = wv[4 * q + 3] = 0u;
-      }
+  float* red_w = red + warp * MT * k_tile_cols;
+  // The warp's units in runs of one width: one specialised loop per run.
+  for (int i = wa; i < wb;) {
+    const int bits = s_info[i].y & 15;
+    int e = i + 1;
+    while (e < wb && (s_info[e].y & 15) == bits) ++e;
+    const std::uint32_t* wp = w.q_weight + std::size_t(s_info[i].x) * unit_stride + std::size_t(tile) * 64 * bits;
+    const std::size_t stride = std::size_t(bits) * unit_stride;
+#define EXL_RUN(B) \
+  run_units<B, MT, RingOf<MT>::words>(wp, stride, e - i, s_info + i, s_scale, g0, xs + i * 32, rows_blk, lane, red_w, ring)
+    switch (bits) {
+      case 2: EXL_RUN(2); break;
+      case 3: EXL_RUN(3); break;
+      case 4: EXL_RUN(4); break;
+      case 5: EXL_RUN(5); break;
+      case 6: EXL_RUN(6); break;
+      default: EXL_RUN(8); break;
     }
-    if (group != cached_group) {
-      cached_group = group;
-      const std::uint32_t sw = src[R::scale_word];
-      const __half smax = __float2half_rn(s_smax[uc]);
-#pragma unroll
-      for (int q = 0; q < 8; ++q) scale[q] = exl2_scale(smax, (sw >> (4 * q)) & 15u);
-    }
-    compute_any<MT, NARROW>(bits, wv, xs + uc * 32, rows_blk, lane, acc, scale);
+#undef EXL_RUN
+    i = e;
   }
-  cp_async_wait<0>();
-
-  // c0: (col mt*16+g, row 2t), c1: (.., 2t+1), c2: (col +8, 2t), c3: (col +8, 2t+1)
-  const int t = lane & 3;
-#pragma unroll
-  for (int mt = 0; mt < 4; ++mt)
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      const int mm = 2 * t + (c & 1);
-      if (mm < MT) red[(warp * MT + mm) * k_tile_cols + mt * 16 + g + 8 * (c >> 1)] = acc[mt][c];
-    }
   __syncthreads();
   for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
     const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
@@ -560,74 +587,100 @@ __global__ void exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) 
 
 int mt_for(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
 
+std::size_t smem_bytes_for(int mt, int upb) {
+  switch (mt) {
+    case 1: return gemv_smem_bytes<1>(upb);
+    case 2: return gemv_smem_bytes<2>(upb);
+    case 4: return gemv_smem_bytes<4>(upb);
+    default: return gemv_smem_bytes<8>(upb);
+  }
+}
+
+// Most units per block that the device's per-block shared memory allows (64 KB on sm_75, where
+// the largest blocks of the H100/H200 would not fit).
+int upb_limit(int mt) {
+  static int optin = 0;
+  if (!optin) {
+    int dev = 0;
+    EXL_CUDA_CHECK(cudaGetDevice(&dev));
+    EXL_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  }
+  int u = max_units_per_block(mt);
+  while (u > 1 && smem_bytes_for(mt, u) > std::size_t(optin)) --u;
+  return u;
+}
+
 // Split K of one layer: `ksplit` blocks per tile (choose_ksplit), at least as many as keep a
 // block's rows in shared memory.
 void plan_job(GemvJob& j, int mt, int ksplit, int upb_force) {
   const int units = j.w.k / 32;
   int upb = upb_force > 0 ? upb_force : (units + std::max(1, ksplit) - 1) / std::max(1, ksplit);
-  upb = std::max(1, std::min({upb, max_units_per_block(mt), units}));
+  upb = std::max(1, std::min({upb, upb_limit(mt), units}));
   j.ksplit = (units + upb - 1) / upb;
   j.upb = (units + j.ksplit - 1) / j.ksplit;  // even split
 }
 
-template <int MT, int MODE, bool NARROW>
-void launch_ring(GemvJobs& jobs, const GemvInput& in, int m, int blocks, int max_upb, cudaStream_t s) {
-  const std::size_t smem = gemv_smem_bytes<MT, NARROW>(max_upb);
-  static bool configured = false;  // one opt-in per instantiation (above 48 KB)
-  if (!configured) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_gemv_kernel<MT, MODE, NARROW>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(gemv_smem_bytes<MT, NARROW>(max_units_per_block(MT)))));
-    configured = true;
-  }
-  launch(exl2_gemv_kernel<MT, MODE, NARROW>, dim3(blocks, (m + MT - 1) / MT), dim3(k_threads), smem, s, jobs, in, m);
-}
-
 template <int MT, int MODE>
 void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
-  int blocks = 0, max_upb = 0, max_bits = 0;
+  int blocks = 0, max_upb = 0;
   for (int i = 0; i < jobs.count; ++i) {
     jobs.job[i].block_begin = blocks;
     blocks += jobs.job[i].w.tiles * jobs.job[i].ksplit;
     max_upb = std::max(max_upb, jobs.job[i].upb);
-    max_bits = std::max(max_bits, jobs.job[i].w.max_bits);
   }
-  if (max_bits <= 4) launch_ring<MT, MODE, true>(jobs, in, m, blocks, max_upb, s);
-  else launch_ring<MT, MODE, false>(jobs, in, m, blocks, max_upb, s);
+  const std::size_t smem = gemv_smem_bytes<MT>(max_upb);
+  static bool configured = false;  // one opt-in per instantiation (above 48 KB)
+  if (!configured) {
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_gemv_kernel<MT, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(gemv_smem_bytes<MT>(upb_limit(MT)))));
+    configured = true;
+  }
+  launch(exl2_gemv_kernel<MT, MODE>, dim3(blocks, (m + MT - 1) / MT), dim3(k_threads), smem, s, jobs, in, m);
 }
 
-std::size_t smem_bytes_for(int mt, bool narrow, int upb) {
-  switch (mt) {
-    case 1: return narrow ? gemv_smem_bytes<1, true>(upb) : gemv_smem_bytes<1, false>(upb);
-    case 2: return narrow ? gemv_smem_bytes<2, true>(upb) : gemv_smem_bytes<2, false>(upb);
-    case 4: return narrow ? gemv_smem_bytes<4, true>(upb) : gemv_smem_bytes<4, false>(upb);
-    default: return narrow ? gemv_smem_bytes<8, true>(upb) : gemv_smem_bytes<8, false>(upb);
+// Blocks of the kernel (MT rows, k_x_half form) that registers alone let one multiprocessor hold.
+int blocks_by_registers(int mt) {
+  static int cached[9] = {};
+  if (!cached[mt]) {
+    cudaFuncAttributes a{};
+    switch (mt) {
+      case 1: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<1, k_x_half>)); break;
+      case 2: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<2, k_x_half>)); break;
+      case 4: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<4, k_x_half>)); break;
+      default: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<8, k_x_half>)); break;
+    }
+    const int regs = std::max(1, (a.numRegs + 7) / 8 * 8);
+    cached[mt] = std::max(1, std::min(64 / (k_threads / 32), 65536 / (regs * k_threads)));
   }
+  return cached[mt];
 }
 
-// Blocks over K per tile for all fused layers together: the split whose grid fills the
-// resident block slots (shared memory decides how many blocks fit on a multiprocessor) in
-// whole waves, preferring fewer splits (fewer atomics and activation gathers).
-int choose_ksplit(const GemvCall& c, int mt, bool narrow, int tiles) {
+// Blocks over K per tile for all fused layers together. A block costs a fixed part (prologue,
+// gather, reduction: about k_block_overhead units of a warp) plus its warps' units; the split
+// with the fewest waves (resident block slots: registers and shared memory) times block cost
+// wins, the smaller split on ties (fewer atomics and activation gathers).
+constexpr double k_block_overhead = 3.0;
+int choose_ksplit(const GemvCall& c, int mt, int tiles) {
   static int smem_per_sm = 0;
   if (!smem_per_sm) {
     int dev = 0;
     EXL_CUDA_CHECK(cudaGetDevice(&dev));
     EXL_CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
   }
+  const int by_regs = blocks_by_registers(mt);
   const int units = c.w[0]->k / 32;
-  const int ks_min = (units + max_units_per_block(mt) - 1) / max_units_per_block(mt);
+  const int ks_min = (units + upb_limit(mt) - 1) / upb_limit(mt);
   int best = ks_min;
-  double best_score = -1e9;
+  double best_cost = 1e30;
   for (int ks = ks_min; ks <= std::max(ks_min, std::min(units, 32)); ++ks) {
     const int upb = (units + ks - 1) / ks;
-    const std::size_t smem = smem_bytes_for(mt, narrow, upb) + 1024;  // + the driver's reserve
-    const int per_sm = std::max(1, std::min(16, int(std::size_t(smem_per_sm) / smem)));
+    const std::size_t smem = smem_bytes_for(mt, upb) + 1024;  // + the driver's reserve
+    const int per_sm = std::max(1, std::min(by_regs, int(std::size_t(smem_per_sm) / smem)));
     const double capacity = double(per_sm) * std::max(1, c.sm_count);
     const double blocks = double(tiles) * ((units + upb - 1) / upb);
     const double waves = std::ceil(blocks / capacity);
-    const double score = blocks / (waves * capacity) - 0.02 * ks - (blocks < 0.75 * capacity ? 0.5 : 0.0);
-    if (score > best_score + 1e-9) { best_score = score; best = ks; }
+    const double cost = waves * (k_block_overhead + std::ceil(double(upb) / k_warps));
+    if (cost < best_cost - 1e-9) { best_cost = cost; best = ks; }
   }
   return best;
 }
@@ -649,9 +702,7 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     jobs.count = c.count;
     int tiles = 0;
     for (int i = 0; i < c.count; ++i) tiles += c.w[i]->tiles;
-    bool narrow = true;
-    for (int i = 0; i < c.count; ++i) narrow = narrow && c.w[i]->max_bits <= 4;
-    const int ksplit = choose_ksplit(c, mt, narrow, tiles);
+    const int ksplit = choose_ksplit(c, mt, tiles);
     for (int i = 0; i < c.count; ++i) {
       jobs.job[i].w = *c.w[i];
       jobs.job[i].y = c.y[i] + std::size_t(r) * c.ldy[i];
