@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "exl/backend.h"
+#include "exl/error.h"
 
 #ifdef EXL_WITH_TESTCASES
 #include "exl_test.h"
@@ -16,17 +17,31 @@ namespace exl::cli {
 
 int cmd_selftest(const Args& a) {
 #ifdef EXL_WITH_TESTCASES
-  a.check_known({"--fixtures", "--filter", "--list", "--verbose"});
+  a.check_known({"--fixtures", "--filter", "--list", "--verbose", "--device"});
   auto& o = exl::test::options();
   if (auto f = a.get("--fixtures")) o.fixtures = *f;
   o.filter = a.get_or("--filter", "");
   o.verbose = a.has("--verbose");
+  // --device cuda: only the GPU cases, and no GPU is a failure (not a skip); --device cpu: only the
+  // CPU cases; default: all, the GPU cases skipped when no GPU is usable.
+  const std::string device = a.get_or("--device", "auto");
+  if (device == "cuda" || device.rfind("cuda:", 0) == 0) o.cases = exl::test::Options::Cases::gpu_only;
+  else if (device == "cpu") o.cases = exl::test::Options::Cases::cpu_only;
+  else if (device != "auto") throw Error(ErrorKind::invalid_argument, "must be cpu, cuda or auto", "", "--device");
 #ifdef EXL_SELFTEST_CUDA
   std::string why;
   o.gpu_available = cuda_available(&why);
   std::printf("GPU cases: %s\n", o.gpu_available ? "enabled" : ("skipped (" + why + ")").c_str());
+  if (!o.gpu_available && o.cases == exl::test::Options::Cases::gpu_only) {
+    std::fprintf(stderr, "exl selftest --device cuda: no usable GPU (%s)\n", why.c_str());
+    return 1;
+  }
 #else
   std::printf("GPU cases: skipped (this build has no CUDA backend)\n");
+  if (o.cases == exl::test::Options::Cases::gpu_only) {
+    std::fprintf(stderr, "exl selftest --device cuda: this build has no CUDA backend\n");
+    return 1;
+  }
 #endif
   if (a.has("--list")) {
     for (const auto& c : exl::test::registry())

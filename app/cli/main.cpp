@@ -29,7 +29,8 @@ commands:
   ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
   bench      -m DIR | --synth PRESET [--bpw X] [--prompt-tokens N] [--gen-tokens N] [--repeats N] [--json]
              prefill/decode speed (--synth: a random model written to a temporary folder, then removed)
-  selftest   [--fixtures DIR] [--filter SUITE]        run the built-in test cases (GPU ones too)
+  selftest   [--fixtures DIR] [--filter SUITE|PREFIX*] [--device cpu|cuda]   run the built-in test
+             cases (GPU ones too; --device cuda: only those, and no GPU is a failure)
   convert    -i HF_DIR|FILE.gguf -o OUT_DIR -b BPW [-hb 6] [-m MEAS] [-om MEAS] [--cal FILE] [--rows N]
              [--length N] [--fast] [--device cpu|cuda]   quantize an FP16/BF16/FP32 (or GGUF) model to
                                                       EXL2 at a target bpw (--fast: less calibration)

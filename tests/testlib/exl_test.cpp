@@ -87,6 +87,8 @@ int run_all() {
   int passed = 0, failed = 0, skipped = 0;
   for (const auto& c : registry()) {
     if (!matches(c, options().filter)) continue;
+    if (options().cases == Options::Cases::gpu_only && !c.needs_gpu) continue;
+    if (options().cases == Options::Cases::cpu_only && c.needs_gpu) continue;
     const std::string full = c.suite + "." + c.name;
     if (c.needs_gpu && !options().gpu_available) {
       std::printf("SKIP  %s (needs a CUDA GPU; runs through `exl selftest` on a GPU machine)\n", full.c_str());

@@ -27,6 +27,7 @@ struct Options {
   bool gpu_available = false;          // set by `exl selftest` when the CUDA module loaded
   std::string filter;                  // "suite" or "suite.case" or substring; empty = all
   bool verbose = false;
+  enum class Cases { all, gpu_only, cpu_only } cases = Cases::all;  // `exl selftest --device cuda|cpu`
 };
 Options& options();
 
