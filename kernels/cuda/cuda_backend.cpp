@@ -115,6 +115,7 @@ void CudaBackend::allocate_cache(int max_seq_len) {
   EXL_CUDA_REQUIRE(max_seq_len > 0, "cache length must be positive");
   use_device(opt_.device);
   decode_graph_.reset();
+  sample_graph_.reset();
   capacity_ = 0;
   const std::size_t per_layer = std::size_t(max_seq_len) * nkv_ * hd_ * 2;
   for (DeviceLayer& l : layers_) { l.k_cache.reset(); l.v_cache.reset(); }
@@ -168,6 +169,7 @@ void CudaBackend::allocate_scratch() {
   h_step_ = PinnedBuffer(16);
   h_ids_ = PinnedBuffer(std::size_t(C) * 4);
   h_logits_ = PinnedBuffer(std::size_t(logit_rows_) * vocab_ * 4);
+  allocate_sampler();
 }
 
 // The init regions that clear (or bias-initialise) the accumulators of `layer` for t tokens:
@@ -260,8 +262,9 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   h.in.xf = x + std::size_t(head_row0) * hidden_; h.in.norm_w = final_norm_.get<__half>(); h.in.eps = eps_;
   h.in.ldx = hidden_;
   exl2_gemv_run(h, s);
-  EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), logits_.get(), std::size_t(head_rows) * vocab_ * 4,
-                                 cudaMemcpyDeviceToHost, s));
+  if (copy_logits_)
+    EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), logits_.get(), std::size_t(head_rows) * vocab_ * 4,
+                                   cudaMemcpyDeviceToHost, s));
 }
 
 // Enqueues the transformer layers for t tokens (ids already in ids_, length in step_): the
@@ -318,7 +321,22 @@ void CudaBackend::enqueue_head(int row0, int rows) {
   float* y = logits_.get<float>();
   prepare_output(y, rows, vocab_, vocab_, head_.bias.get<float>(), false, s);
   linear_forward(head_, a, rows, y, vocab_, opt_.gemv_max_rows, sm_count_, dq_.get<__half>(), dq_elems_, cublas_->get(), s);
-  EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), y, std::size_t(rows) * vocab_ * 4, cudaMemcpyDeviceToHost, s));
+  if (copy_logits_)
+    EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), y, std::size_t(rows) * vocab_ * 4, cudaMemcpyDeviceToHost, s));
+}
+
+// The one-token decode step as captured in the decode graph: step and id from pinned memory,
+// the layers and the head (logits row 0; copied to h_logits_ when copy_logits_).
+void CudaBackend::enqueue_decode_step() {
+  const cudaStream_t s = stream_->get();
+  EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
+  EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), 4, cudaMemcpyHostToDevice, s));
+  if (fused_ok_) {
+    enqueue_fused(1, decode_splits_, k_split_len, 0, 1);
+  } else {
+    enqueue_layers(1, decode_splits_, k_split_len);
+    enqueue_head(0, 1);
+  }
 }
 
 void CudaBackend::forward(const std::int32_t* ids, int n, int logits_mode, float* logits) {
@@ -337,14 +355,7 @@ void CudaBackend::forward(const std::int32_t* ids, int n, int logits_mode, float
       EXL_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
       cudaGraph_t g = nullptr;
       try {
-        EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
-        EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), 4, cudaMemcpyHostToDevice, s));
-        if (fused_ok_) {
-          enqueue_fused(1, decode_splits_, k_split_len, 0, 1);
-        } else {
-          enqueue_layers(1, decode_splits_, k_split_len);
-          enqueue_head(0, 1);
-        }
+        enqueue_decode_step();
       } catch (...) {
         (void)cudaStreamEndCapture(s, &g);
         if (g) (void)cudaGraphDestroy(g);

@@ -8,6 +8,7 @@
 #include "device_memory.h"
 #include "kernels.h"
 #include "module_api.h"
+#include "sampler.h"
 
 namespace exl::cuda {
 
@@ -43,6 +44,8 @@ class CudaBackend {
   void load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user);
   void allocate_cache(int max_seq_len);
   void forward(const std::int32_t* ids, int n, int logits_mode, float* logits);
+  // forward of n ids and sampling of the last position on the device (cuda_backend_sample.cpp).
+  void forward_sample(const std::int32_t* ids, int n, const exl_cuda_sampler& s, exl_cuda_sample_result* out);
   void truncate(int length);
   int length() const { return cache_len_; }
   exl_cuda_memory memory() const;
@@ -57,6 +60,7 @@ class CudaBackend {
   int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
   void enqueue_head(int row0, int rows);
   void run_eager(int n, int logits_mode, float* logits);
+  void enqueue_decode_step();
 
   exl_cuda_options opt_{};
   int sm_count_ = 0;
@@ -84,6 +88,12 @@ class CudaBackend {
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path
   PinnedBuffer h_step_, h_ids_, h_logits_;
   GraphExec decode_graph_;
+
+  // Device sampling (cuda_backend_sample.cpp).
+  void allocate_sampler();
+  std::unique_ptr<DeviceSampler> sampler_;
+  GraphExec sample_graph_;     // the decode step with the sampler instead of the logits copy
+  bool copy_logits_ = true;    // false while enqueuing a step whose logits stay on the device
 };
 
 }  // namespace exl::cuda

@@ -111,6 +111,14 @@ int api_memory(exl_cuda_backend* b, exl_cuda_memory* out) {
   });
 }
 
+int api_forward_sample(exl_cuda_backend* b, const std::int32_t* ids, int n, const exl_cuda_sampler* smp,
+                       exl_cuda_sample_result* out) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b && ids && smp && out && n > 0, "forward_sample: null");
+    b->impl->forward_sample(ids, n, *smp, out);
+  });
+}
+
 const exl_cuda_api k_api = {
     EXL_CUDA_ABI_VERSION,
     sizeof(exl_cuda_api),
@@ -138,6 +146,8 @@ const exl_cuda_api k_api = {
     bench_copy_bandwidth,
     bench_exl2_matmul,
     bench_forward,
+    api_forward_sample,
+    test_sample,
 };
 
 }  // namespace

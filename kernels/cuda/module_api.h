@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 1u
+#define EXL_CUDA_ABI_VERSION 2u  /* 2: device sampling (forward_sample, test_sample) */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -107,6 +107,39 @@ typedef struct exl_cuda_memory {
   uint64_t allocations;   /* device allocations made so far (must not grow while generating) */
 } exl_cuda_memory;
 
+/* Device sampling (issue 5): the host sampler's settings (exl::SamplerSettings, order of stages in
+ * exl/generator.h) plus the step's inputs, packed by the engine. Lists are host pointers read
+ * during the call. The device applies, on the last position's fp32 logits: penalties (for each
+ * entry: l = l > 0 ? l / rep : l * rep; l -= presence; then `count` times l -= frequency),
+ * banned ids -> -inf, bias (entries sorted by id, stable, so duplicates apply in list order),
+ * ids >= vocab_limit -> -inf, then greedy arg-max or softmax / top-k / top-p / min-p / typical
+ * and the draw with `uniform`. */
+typedef struct exl_cuda_sampler {
+  int greedy;               /* nonzero: arg-max, lowest id on ties (uniform unused) */
+  float temperature;
+  int top_k;                /* 0 = off */
+  float top_p;              /* 1 = off */
+  float min_p;              /* 0 = off */
+  float typical;            /* 0 or 1 = off */
+  float repetition_penalty, frequency_penalty, presence_penalty;
+  int vocab_limit;          /* 0 = no mask */
+  double uniform;           /* the draw's u in [0, 1), from the host's seeded stream */
+  const int32_t* penalty_ids;    /* distinct ids of the penalty window */
+  const int32_t* penalty_counts; /* their occurrences in the window */
+  int num_penalty;
+  const int32_t* banned; int num_banned;
+  const int32_t* bias_ids; const float* bias_values; int num_bias;
+} exl_cuda_sampler;
+
+/* Most entries of banned + bias a step may carry (penalty entries: up to the cache length). */
+#define EXL_CUDA_SAMPLER_MAX_EDITS 65536
+
+typedef struct exl_cuda_sample_result {
+  int32_t id;          /* the chosen token */
+  int32_t candidates;  /* tokens kept after all filters (1 for greedy) */
+  float p;             /* the chosen token's probability in the kept distribution */
+} exl_cuda_sample_result;
+
 typedef struct exl_cuda_backend exl_cuda_backend;
 
 /* The norm weights and eps of test_exl2_matmul's mode 4 (RMSNorm folded into the input gather). */
@@ -162,6 +195,16 @@ typedef struct exl_cuda_api {
   /* Times forward of n tokens (decode when n = 1) on a loaded backend with cache length `past`;
    * median microseconds per call (the cache is truncated back between repeats). */
   int (*bench_forward)(exl_cuda_backend* b, int n, int past, int repeats, double* us);
+
+  /* ---- ABI 2: device sampling ---- */
+  /* forward of n ids (n = 1: the decode step, inside the decode graph) and sampling of the last
+   * position on the device; only `out` comes back. */
+  int (*forward_sample)(exl_cuda_backend* b, const int32_t* ids, int n, const exl_cuda_sampler* s,
+                        exl_cuda_sample_result* out);
+  /* The device sampler on one host row of logits [vocab]; `dist` (optional, [vocab]) receives the
+   * kept, normalised distribution (0 for dropped ids; one-hot for greedy). */
+  int (*test_sample)(int device, const float* logits, int vocab, const exl_cuda_sampler* s,
+                     exl_cuda_sample_result* out, float* dist);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

@@ -286,6 +286,27 @@ int bench_exl2_matmul(int device, const exl_cuda_exl2* w, int m, int mode, int r
   });
 }
 
+// The device sampler on one host row: uploads the logits, runs the same launch as the decode step
+// (with the kept distribution left in the work buffer) and copies the result (and distribution) back.
+int test_sample(int device, const float* logits, int vocab, const exl_cuda_sampler* smp, exl_cuda_sample_result* out,
+                float* dist) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(logits && vocab > 0 && smp && out, "test_sample: bad arguments");
+    use_device(device);
+    Stream st;
+    DeviceSampler sampler(nullptr, vocab, smp->num_penalty);
+    sampler.stage(*smp, dist != nullptr);
+    DeviceBuffer dl = to_device(logits, std::size_t(vocab), "logits", st.get());
+    sampler.enqueue_upload(st.get());
+    sampler.enqueue_sample(dl.get<float>(), st.get());
+    if (dist)
+      EXL_CUDA_CHECK(cudaMemcpyAsync(dist, sampler.dist_device(), std::size_t(vocab) * 4, cudaMemcpyDeviceToHost,
+                                     st.get()));
+    st.sync();
+    *out = sampler.result();
+  });
+}
+
 int bench_forward(exl_cuda_backend* b, int n, int past, int repeats, double* us) {
   return guarded([&] {
     EXL_CUDA_REQUIRE(b && us && n > 0 && repeats > 0, "bench_forward: bad arguments");

@@ -5,10 +5,13 @@
 // common prefix of that sequence, whose ids this class records (spec §9.3, unpaged fallback).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "cuda_loader.h"
+#include "device_sampler_pack.h"
 #include "exl/cuda.h"
 #include "exl/error.h"
+#include "exl/generator.h"
 #include "exl/kernels/rope.h"
 #include "exl/log.h"
 #include "exl/model.h"
@@ -59,6 +62,8 @@ class CudaBackend final : public Backend {
     co.max_chunk = o.max_chunk_size;
     co.cuda_graphs = o.cuda_graphs ? 1 : 0;
     cuda_loader::check(api_->create(&co, &handle_), "create");
+    device_sampling_ = device_sampler_enabled(std::getenv("EXL_CUDA_DEVICE_SAMPLER"));
+    if (!device_sampling_) log(LogLevel::info, "CUDA backend: device sampling off (EXL_CUDA_DEVICE_SAMPLER=0)");
   }
   ~CudaBackend() override {
     if (handle_) api_->destroy(handle_);
@@ -145,6 +150,42 @@ class CudaBackend final : public Backend {
 
   int vocab_size() const override { return model_ ? model_->config().vocab_size : 0; }
 
+  // Decode steps sample on the device: only the chosen id comes back (speculative verification
+  // still reads host logits through forward()). Lists too long for the device buffers fall back
+  // to the host sampler.
+  std::int32_t forward_sample(std::span<const std::int32_t> ids, Sampler& sampler,
+                              std::span<const std::int32_t> context) override {
+    if (!device_sampling_ || ids.empty()) return host_forward_sample(*this, ids, sampler, context);
+    packer_.pack(sampler.settings(), context, vocab_size(), pack_);
+    if (pack_.banned.size() + pack_.bias_ids.size() > EXL_CUDA_SAMPLER_MAX_EDITS ||
+        pack_.penalty_ids.size() > std::size_t(capacity_) + 64)
+      return host_forward_sample(*this, ids, sampler, context);
+    exl_cuda_sampler c{};
+    c.greedy = pack_.greedy ? 1 : 0;
+    c.temperature = pack_.temperature;
+    c.top_k = pack_.top_k; c.top_p = pack_.top_p; c.min_p = pack_.min_p; c.typical = pack_.typical;
+    c.repetition_penalty = pack_.repetition_penalty;
+    c.frequency_penalty = pack_.frequency_penalty;
+    c.presence_penalty = pack_.presence_penalty;
+    c.vocab_limit = pack_.vocab_limit;
+    c.penalty_ids = pack_.penalty_ids.data();
+    c.penalty_counts = pack_.penalty_counts.data();
+    c.num_penalty = int(pack_.penalty_ids.size());
+    c.banned = pack_.banned.data();
+    c.num_banned = int(pack_.banned.size());
+    c.bias_ids = pack_.bias_ids.data();
+    c.bias_values = pack_.bias_values.data();
+    c.num_bias = int(pack_.bias_ids.size());
+    c.uniform = pack_.greedy ? 0.0 : sampler.next_uniform();  // one uniform per draw, as on the host
+    exl_cuda_sample_result r{};
+    const int before = cache_length();
+    if (std::size_t(before) != ids_.size()) ids_.clear();  // as in forward(): the cache's ids for prefix reuse
+    cuda_loader::check(api_->forward_sample(handle_, ids.data(), int(ids.size()), &c, &r), "forward_sample");
+    if (!ids_.empty() || before == 0) ids_.insert(ids_.end(), ids.begin(), ids.end());
+    return r.id;
+  }
+  bool samples_on_device() const override { return device_sampling_; }
+
   MemoryStats memory() const override {
     exl_cuda_memory m{};
     cuda_loader::check(api_->memory(handle_, &m), "memory");
@@ -161,6 +202,9 @@ class CudaBackend final : public Backend {
   std::shared_ptr<const Model> model_;
   int capacity_ = 0;
   std::vector<std::int32_t> ids_;  // the ids whose K/V the module's cache holds, from position 0
+  bool device_sampling_ = true;
+  DeviceSamplerPacker packer_;
+  DeviceSamplerPack pack_;
 };
 
 }  // namespace

@@ -1,0 +1,426 @@
+// Device sampler: the host sampler's stages (exl/generator.h) on one fp32 logits row.
+// Memory layout: logits [vocab] fp32 (edited in place by penalties / bans / bias); work buffers
+// e [vocab] fp32 (unnormalised kept weights, 0 = dropped) and keys [vocab] u32 (typical's keys);
+// blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids, bias ids, bias
+// values (fp32 bits); bias entries sorted by id (stable).
+// Launch shape: ONE block of 1024 threads (the row is small and L2-resident; one block keeps every
+// reduction in a fixed order, so a seed reproduces a generation, and needs no grid-wide sync).
+// Algorithm: sparse edits (penalties, bans, bias); one pass for the masked arg-max and the max
+// finite logit (greedy stops here); e = exp((l - max) / T); top-k and top-p / typical as radix
+// selects over the 32-bit key (bits of e, or of typical's score inverted) with 4 histogram passes
+// of 8 bits (weights: 1 for top-k, fixed-point e * 2^40 for the mass-weighted ones, so integer
+// atomics stay deterministic), ties at the threshold resolved by lowest id (an id-ordered scan),
+// min-p as a threshold on e; the draw as a prefix scan in id order (contiguous chunk per thread).
+// Precision: fp32 logits and weights, fp64 sums, 2^-40 fixed-point histogram masses; results equal
+// the host's up to floating-point ties (a boundary of a cumulative mass, or equal keys).
+#include <cfloat>
+#include <climits>
+#include <cstring>
+#include <string>
+
+#include "launch.cuh"
+#include "sampler.h"
+
+namespace exl::cuda {
+namespace {
+
+constexpr int T = DeviceSampler::k_threads;
+constexpr int k_warps = T / 32;
+constexpr int k_copies = 8;  // privatised histograms (warp w uses copy w % k_copies)
+constexpr unsigned k_full = 0xffffffffu;
+
+struct Shared {
+  unsigned long long hist[k_copies][256];
+  double d[k_warps];
+  unsigned long long u[k_warps];
+  float f[k_warps];
+  int i[k_warps];
+  // broadcasts
+  unsigned prefix, prefix_mask;
+  unsigned long long above, target;
+  int bin_found;
+  int cut;
+  int found_id;
+};
+
+__device__ __forceinline__ unsigned long long fixed_weight(float e) {
+  return __float2ull_rn(e * 1099511627776.0f);  // 2^40; e <= 1
+}
+
+// Block-wide reductions: every thread gets the same bits (commutative butterfly, fixed order).
+template <class V, class Op>
+__device__ V block_reduce(V v, V identity, V* scratch, Op op) {
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(k_full, v, o));
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+  __syncthreads();
+  v = (threadIdx.x & 31) < k_warps ? scratch[threadIdx.x & 31] : identity;
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(k_full, v, o));
+  return v;
+}
+
+struct Add {
+  template <class V> __device__ V operator()(V a, V b) const { return a + b; }
+};
+struct Max {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+  __device__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+struct Min {
+  __device__ int operator()(int a, int b) const { return a < b ? a : b; }
+};
+
+// Exclusive scan over threads in thread order; *total = the sum of all.
+template <class V>
+__device__ V block_exclusive_scan(V v, V* scratch, V* total) {
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  V x = v;
+  for (int o = 1; o < 32; o <<= 1) {
+    const V y = __shfl_up_sync(k_full, x, o);
+    if (lane >= o) x = x + y;
+  }
+  V excl = __shfl_up_sync(k_full, x, 1);
+  if (lane == 0) excl = V(0);
+  __syncthreads();
+  if (lane == 31) scratch[w] = x;
+  __syncthreads();
+  V before = V(0), all = V(0);
+  for (int j = 0; j < k_warps; ++j) {
+    if (j == w) before = all;
+    all = all + scratch[j];
+  }
+  *total = all;
+  return before + excl;
+}
+
+// Arg-max with the host's rule (first index of the largest non-NaN value; index 0 when l[0] is
+// NaN or everything is NaN).
+__device__ void argmax_merge(float& v, int& i, float v2, int i2) {
+  if (isnan(v2)) return;
+  if (i == INT_MAX || v2 > v || (v2 == v && i2 < i)) { v = v2; i = i2; }
+}
+
+// Keeps the best tokens by (key desc, id asc) whose weight (1 each, or fixed-point e) reaches
+// `target` (count) or `frac` of the kept weight (mass); the rest get e = 0.
+__device__ void select_top(float* e, const unsigned* keys, int vocab, bool mass, unsigned long long count_target,
+                           float frac, Shared& sh) {
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  auto key_of = [&](int i, float ei) { return keys ? keys[i] : __float_as_uint(ei); };
+  if (threadIdx.x == 0) {
+    sh.prefix = 0; sh.prefix_mask = 0; sh.above = 0; sh.target = count_target;
+  }
+  for (int pass = 0; pass < 4; ++pass) {
+    const int shift = 24 - 8 * pass;
+    for (int j = threadIdx.x; j < k_copies * 256; j += T) (&sh.hist[0][0])[j] = 0;
+    __syncthreads();
+    const unsigned prefix = sh.prefix, pmask = sh.prefix_mask;
+    unsigned long long* hist = sh.hist[w % k_copies];
+    for (int i = threadIdx.x; i < vocab; i += T) {
+      const float ei = e[i];
+      if (!(ei > 0.0f)) continue;
+      const unsigned k = key_of(i, ei);
+      if ((k & pmask) != prefix) continue;
+      atomicAdd(&hist[(k >> shift) & 255u], mass ? fixed_weight(ei) : 1ull);
+    }
+    __syncthreads();
+    if (w == 0) {
+      // Lane l owns bins 8l .. 8l+7; suffix sums from the top bin down.
+      unsigned long long h[8], s = 0;
+      for (int b = 0; b < 8; ++b) {
+        unsigned long long t = 0;
+        for (int c = 0; c < k_copies; ++c) t += sh.hist[c][lane * 8 + b];
+        h[b] = t;
+        s += t;
+      }
+      unsigned long long incl = s;
+      for (int o = 1; o < 32; o <<= 1) {
+        const unsigned long long y = __shfl_down_sync(k_full, incl, o);
+        if (lane + o < 32) incl += y;
+      }
+      if (pass == 0 && mass) {
+        const unsigned long long total = __shfl_sync(k_full, incl, 0);
+        unsigned long long t = (unsigned long long)ceil(double(frac) * double(total));
+        if (t < 1) t = 1;
+        if (t > total) t = total;
+        if (lane == 0) sh.target = t;
+        __syncwarp();
+      }
+      const unsigned long long target = sh.target, above = sh.above;
+      __syncwarp();  // every lane has read them before one lane updates them
+      const unsigned long long excl = incl - s;
+      if (above + excl < target && target <= above + incl) {
+        unsigned long long acc = above + excl;
+        for (int b = 7; b >= 0; --b) {
+          if (acc + h[b] >= target) {
+            sh.prefix = prefix | (unsigned(lane * 8 + b) << shift);
+            sh.prefix_mask = pmask | (255u << shift);
+            sh.above = acc;
+            break;
+          }
+          acc += h[b];
+        }
+      }
+    }
+    __syncthreads();
+  }
+  // Ties at the threshold key: the lowest ids until the weight reaches the target.
+  const unsigned thr = sh.prefix;
+  const unsigned long long need = sh.target - sh.above;  // > 0
+  const int chunk = (vocab + T - 1) / T;
+  const int lo = min(vocab, int(threadIdx.x) * chunk), hi = min(vocab, lo + chunk);
+  unsigned long long mine = 0;
+  for (int i = lo; i < hi; ++i) {
+    const float ei = e[i];
+    if (ei > 0.0f && key_of(i, ei) == thr) mine += mass ? fixed_weight(ei) : 1ull;
+  }
+  unsigned long long tot = 0;
+  const unsigned long long before = block_exclusive_scan(mine, sh.u, &tot);
+  if (threadIdx.x == 0) sh.cut = vocab - 1;  // fallback: every tie (cannot happen: tot >= need)
+  __syncthreads();
+  if (before < need && need <= before + mine) {
+    unsigned long long acc = before;
+    for (int i = lo; i < hi; ++i) {
+      const float ei = e[i];
+      if (ei > 0.0f && key_of(i, ei) == thr) {
+        acc += mass ? fixed_weight(ei) : 1ull;
+        if (acc >= need) { sh.cut = i; break; }
+      }
+    }
+  }
+  __syncthreads();
+  const int cut = sh.cut;
+  for (int i = threadIdx.x; i < vocab; i += T) {
+    const float ei = e[i];
+    if (!(ei > 0.0f)) continue;
+    const unsigned k = key_of(i, ei);
+    if (k < thr || (k == thr && i > cut)) e[i] = 0.0f;
+  }
+  __syncthreads();
+}
+
+__device__ void finish(const SamplerParams& p, float* e, int vocab, int id, int candidates, float prob,
+                       SamplerResult* out) {
+  if (p.write_dist)
+    for (int i = threadIdx.x; i < vocab; i += T) e[i] = i == id ? 1.0f : 0.0f;
+  if (threadIdx.x == 0) { out->id = id; out->candidates = candidates; out->p = prob; }
+}
+
+__global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
+                                                   float* __restrict__ e, unsigned* __restrict__ keys,
+                                                   SamplerResult* __restrict__ out) {
+  __shared__ Shared sh;
+  pdl_wait();
+  SamplerParams p;
+  memcpy(&p, blob, sizeof(SamplerParams));
+  const int* pen_ids = blob + sampler_header_bytes() / 4;
+  const int* pen_counts = pen_ids + p.num_penalty;
+  const int* banned = pen_counts + p.num_penalty;
+  const int* bias_ids = banned + p.num_banned;
+  const float* bias_vals = reinterpret_cast<const float*>(bias_ids + p.num_bias);
+  const int limit = p.vocab_limit > 0 && p.vocab_limit < vocab ? p.vocab_limit : vocab;
+
+  // 1-3. Penalties (distinct ids), bans, bias (grouped by id, applied in list order). Ids at or
+  // beyond the vocabulary mask are skipped: stage 4 sets them to -inf anyway.
+  for (int j = threadIdx.x; j < p.num_penalty; j += T) {
+    const int id = pen_ids[j];
+    if (id < 0 || id >= limit) continue;
+    float l = logits[id];
+    l = l > 0.0f ? l / p.repetition_penalty : l * p.repetition_penalty;
+    l -= p.presence_penalty;
+    for (int c = pen_counts[j]; c > 0; --c) l -= p.frequency_penalty;
+    logits[id] = l;
+  }
+  __syncthreads();
+  for (int j = threadIdx.x; j < p.num_banned; j += T) {
+    const int id = banned[j];
+    if (id >= 0 && id < limit) logits[id] = -INFINITY;
+  }
+  __syncthreads();
+  for (int j = threadIdx.x; j < p.num_bias; j += T) {
+    const int id = bias_ids[j];
+    if (id < 0 || id >= limit || (j > 0 && bias_ids[j - 1] == id)) continue;
+    float l = logits[id];
+    for (int k = j; k < p.num_bias && bias_ids[k] == id; ++k) l += bias_vals[k];
+    logits[id] = l;
+  }
+  __syncthreads();
+
+  // 4-5. Masked arg-max (greedy) and the largest finite logit.
+  float bv = -INFINITY, mx = -INFINITY;
+  int bi = INT_MAX;
+  for (int i = threadIdx.x; i < vocab; i += T) {
+    const float l = i < limit ? logits[i] : -INFINITY;
+    argmax_merge(bv, bi, l, i);
+    if (isfinite(l)) mx = fmaxf(mx, l);
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const float v2 = __shfl_xor_sync(k_full, bv, o);
+    const int i2 = __shfl_xor_sync(k_full, bi, o);
+    if (i2 != INT_MAX) argmax_merge(bv, bi, v2, i2);
+  }
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) { sh.f[threadIdx.x >> 5] = bv; sh.i[threadIdx.x >> 5] = bi; }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float v = -INFINITY;
+    int id = INT_MAX;
+    for (int w = 0; w < k_warps; ++w)
+      if (sh.i[w] != INT_MAX) argmax_merge(v, id, sh.f[w], sh.i[w]);
+    sh.found_id = id == INT_MAX || isnan(logits[0]) ? 0 : id;
+  }
+  mx = block_reduce(mx, -INFINITY, sh.f, Max());  // syncs, so found_id is visible after it
+  const int best = sh.found_id;
+  if (p.greedy || mx == -INFINITY) {  // the host samples the arg-max when nothing finite is left
+    finish(p, e, vocab, best, 1, 1.0f, out);
+    return;
+  }
+
+  // 6. Softmax weights (unnormalised, max 1): e = exp((l - max) / T); 0 = dropped.
+  const float inv_t = 1.0f / p.temperature;
+  int n_pos = 0;
+  for (int i = threadIdx.x; i < vocab; i += T) {
+    const float l = i < limit ? logits[i] : -INFINITY;
+    const float w = isfinite(l) ? expf((l - mx) * inv_t) : 0.0f;
+    e[i] = w;
+    n_pos += w > 0.0f;
+  }
+  n_pos = block_reduce(n_pos, 0, sh.i, Add());
+
+  // 7. top-k.
+  if (p.top_k > 0 && p.top_k < n_pos) select_top(e, nullptr, vocab, false, (unsigned long long)p.top_k, 0.0f, sh);
+  // 8. top-p: the smallest set of the most likely tokens whose mass reaches top_p.
+  if (p.top_p < 1.0f) select_top(e, nullptr, vocab, true, 0, p.top_p, sh);
+  // 9. min-p: keep e >= min_p * e_max.
+  if (p.min_p > 0.0f) {
+    float emax = 0.0f;
+    for (int i = threadIdx.x; i < vocab; i += T) emax = fmaxf(emax, e[i]);
+    emax = block_reduce(emax, 0.0f, sh.f, Max());
+    const float floor_v = emax * p.min_p;
+    for (int i = threadIdx.x; i < vocab; i += T)
+      if (e[i] > 0.0f && e[i] < floor_v) e[i] = 0.0f;
+    __syncthreads();
+  }
+  // 10. typical: with p = e / Z, |-ln p - H| = |S / Z - ln e| where S = sum e ln e; keys order
+  // by that score ascending (inverted float bits), mass-weighted like top-p.
+  if (p.typical > 0.0f && p.typical < 1.0f) {
+    double z = 0, s = 0;
+    for (int i = threadIdx.x; i < vocab; i += T) {
+      const float ei = e[i];
+      if (ei > 0.0f) { z += double(ei); s += double(ei) * double(logf(ei)); }
+    }
+    z = block_reduce(z, 0.0, sh.d, Add());
+    s = block_reduce(s, 0.0, sh.d, Add());
+    const float m = float(s / z);
+    for (int i = threadIdx.x; i < vocab; i += T) {
+      const float ei = e[i];
+      keys[i] = ei > 0.0f ? ~__float_as_uint(fabsf(m - logf(ei))) : 0u;
+    }
+    __syncthreads();
+    select_top(e, keys, vocab, true, 0, p.typical, sh);
+  }
+
+  // 11. Draw: walk the kept tokens in id order until the cumulative weight exceeds u * total.
+  const int chunk = (vocab + T - 1) / T;
+  const int lo = min(vocab, int(threadIdx.x) * chunk), hi = min(vocab, lo + chunk);
+  double mine = 0;
+  int kept = 0, last = -1;
+  for (int i = lo; i < hi; ++i) {
+    const float ei = e[i];
+    if (ei > 0.0f) { mine += double(ei); ++kept; last = i; }
+  }
+  double total = 0;
+  const double before = block_exclusive_scan(mine, sh.d, &total);
+  kept = block_reduce(kept, 0, sh.i, Add());
+  last = block_reduce(last, -1, sh.i, Max());
+  const double r = p.uniform * total;
+  int found = INT_MAX;
+  if (before <= r) {
+    double cum = before;
+    for (int i = lo; i < hi; ++i) {
+      cum += double(e[i]);
+      if (e[i] > 0.0f && r < cum) { found = i; break; }
+    }
+  }
+  found = block_reduce(found, INT_MAX, sh.i, Min());
+  const int id = found != INT_MAX ? found : (last >= 0 ? last : best);
+  const float prob = total > 0 ? float(double(e[id]) / total) : 1.0f;
+  if (p.write_dist) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < vocab; i += T) e[i] = total > 0 ? float(double(e[i]) / total) : 0.0f;
+  }
+  if (threadIdx.x == 0) { out->id = id; out->candidates = kept; out->p = prob; }
+}
+
+}  // namespace
+
+DeviceSampler::DeviceSampler(Allocator* a, int vocab, int max_penalty) : vocab_(vocab), max_penalty_(max_penalty) {
+  EXL_CUDA_REQUIRE(vocab > 0 && max_penalty >= 0, "device sampler: bad sizes");
+  const std::size_t blob = sampler_header_bytes() + 4 * (2 * std::size_t(max_penalty) + 3 * EXL_CUDA_SAMPLER_MAX_EDITS);
+  blob_.allocate(a, blob, "sampler settings");
+  e_.allocate(a, std::size_t(vocab) * 4, "sampler weights");
+  keys_.allocate(a, std::size_t(vocab) * 4, "sampler keys");
+  result_.allocate(a, sizeof(SamplerResult), "sampler result");
+  h_blob_ = PinnedBuffer(blob);
+  h_result_ = PinnedBuffer(sizeof(SamplerResult));
+}
+
+void DeviceSampler::stage(const exl_cuda_sampler& s, bool write_dist) {
+  EXL_CUDA_REQUIRE(s.num_penalty >= 0 && s.num_penalty <= max_penalty_,
+                   "sampler: " + std::to_string(s.num_penalty) + " penalty entries (at most " +
+                       std::to_string(max_penalty_) + ", the cache length)");
+  EXL_CUDA_REQUIRE(s.num_banned >= 0 && s.num_bias >= 0 && s.num_banned + s.num_bias <= EXL_CUDA_SAMPLER_MAX_EDITS,
+                   "sampler: more than " + std::to_string(EXL_CUDA_SAMPLER_MAX_EDITS) + " banned / bias entries");
+  EXL_CUDA_REQUIRE((s.num_penalty == 0 || (s.penalty_ids && s.penalty_counts)) && (s.num_banned == 0 || s.banned) &&
+                       (s.num_bias == 0 || (s.bias_ids && s.bias_values)),
+                   "sampler: null list");
+  const bool greedy = s.greedy != 0 || s.temperature < 0.01f || s.top_k == 1;
+  EXL_CUDA_REQUIRE(greedy || (s.temperature > 0 && s.temperature < INFINITY), "sampler: bad temperature");
+  EXL_CUDA_REQUIRE(s.top_k >= 0 && s.top_p > 0 && s.top_p <= 1 && s.min_p >= 0 && s.min_p <= 1 && s.typical >= 0 &&
+                       s.typical <= 1 && s.vocab_limit >= 0,
+                   "sampler: setting out of range");
+  EXL_CUDA_REQUIRE(greedy || (s.uniform >= 0 && s.uniform < 1), "sampler: uniform outside [0, 1)");
+  for (int j = 1; j < s.num_bias; ++j)
+    EXL_CUDA_REQUIRE(s.bias_ids[j - 1] <= s.bias_ids[j], "sampler: bias entries must be sorted by id");
+  for (int j = 0; j < s.num_bias; ++j)
+    EXL_CUDA_REQUIRE(s.bias_ids[j] >= 0 && s.bias_ids[j] < vocab_,
+                     "sampler: bias names token " + std::to_string(s.bias_ids[j]) + " beyond the vocabulary");
+  SamplerParams p{};
+  p.uniform = s.uniform;
+  p.temperature = s.temperature; p.top_p = s.top_p; p.min_p = s.min_p; p.typical = s.typical;
+  p.repetition_penalty = s.repetition_penalty; p.frequency_penalty = s.frequency_penalty;
+  p.presence_penalty = s.presence_penalty;
+  p.greedy = greedy ? 1 : 0; p.top_k = s.top_k; p.vocab_limit = s.vocab_limit;
+  p.num_penalty = s.num_penalty; p.num_banned = s.num_banned; p.num_bias = s.num_bias;
+  p.write_dist = write_dist ? 1 : 0;
+  auto* h = h_blob_.get<unsigned char>();
+  std::memcpy(h, &p, sizeof(p));
+  std::size_t off = sampler_header_bytes();
+  auto put = [&](const void* src, int n) {
+    if (n > 0) std::memcpy(h + off, src, std::size_t(n) * 4);
+    off += std::size_t(n) * 4;
+  };
+  put(s.penalty_ids, s.num_penalty);
+  put(s.penalty_counts, s.num_penalty);
+  put(s.banned, s.num_banned);
+  put(s.bias_ids, s.num_bias);
+  put(s.bias_values, s.num_bias);
+  staged_bytes_ = off;
+}
+
+void DeviceSampler::enqueue_upload(cudaStream_t s) const {
+  EXL_CUDA_REQUIRE(staged_bytes_ > 0, "sampler: nothing staged");
+  EXL_CUDA_CHECK(cudaMemcpyAsync(blob_.get(), h_blob_.get(), staged_bytes_, cudaMemcpyHostToDevice, s));
+}
+
+void DeviceSampler::enqueue_sample(float* logits, cudaStream_t s) const {
+  launch_ex(false, sample_kernel, dim3(1), dim3(T), 0, s, logits, vocab_, blob_.get<const int>(), e_.get<float>(),
+            keys_.get<unsigned>(), result_.get<SamplerResult>());
+  EXL_CUDA_CHECK(cudaMemcpyAsync(h_result_.get(), result_.get(), sizeof(SamplerResult), cudaMemcpyDeviceToHost, s));
+}
+
+exl_cuda_sample_result DeviceSampler::result() const {
+  const SamplerResult* r = h_result_.get<SamplerResult>();
+  return exl_cuda_sample_result{r->id, r->candidates, r->p};
+}
+
+}  // namespace exl::cuda

@@ -1,0 +1,61 @@
+// The device sampler (issue 5): every stage of the host sampler (exl/generator.h, SamplerSettings)
+// on one fp32 logits row that is already on the device; only a 12-byte result comes back.
+// One launch with fixed arguments (the settings and lists are read from a device blob that is
+// uploaded before the launch), so it can sit in the decode CUDA graph. All memory is allocated
+// at construction (allocate_cache); staging and launching allocate nothing.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "device_memory.h"
+#include "module_api.h"
+
+namespace exl::cuda {
+
+// The scalar part of the device blob (followed by the lists, see sampler.cu).
+struct SamplerParams {
+  double uniform;
+  float temperature, top_p, min_p, typical;
+  float repetition_penalty, frequency_penalty, presence_penalty;
+  int greedy, top_k, vocab_limit;
+  int num_penalty, num_banned, num_bias;
+  int write_dist;  // 1: leave the kept, normalised distribution in the work buffer (tests)
+  int pad_;
+};
+
+struct SamplerResult {
+  int id;
+  int candidates;
+  float p;
+};
+
+class DeviceSampler {
+ public:
+  // `max_penalty`: most distinct penalty ids per step (the cache length).
+  DeviceSampler(Allocator* a, int vocab, int max_penalty);
+
+  // Checks `s` and packs it into pinned staging (host only; no CUDA call). Throws on bad input.
+  void stage(const exl_cuda_sampler& s, bool write_dist = false);
+  // Enqueues the copy of the staged blob to the device (before the sampling launch or graph).
+  void enqueue_upload(cudaStream_t s) const;
+  // Enqueues the sampler on `logits` ([vocab] fp32 on the device; penalties, bans and bias are
+  // applied in place) and the copy of the result to pinned memory. Fixed arguments: capturable.
+  void enqueue_sample(float* logits, cudaStream_t s) const;
+  // After the stream has synchronised.
+  exl_cuda_sample_result result() const;
+  // The work buffer ([vocab] fp32): the kept distribution after a write_dist launch.
+  const float* dist_device() const { return e_.get<float>(); }
+
+  static constexpr int k_threads = 1024;
+
+ private:
+  int vocab_ = 0, max_penalty_ = 0;
+  std::size_t staged_bytes_ = 0;
+  DeviceBuffer blob_, e_, keys_, result_;
+  PinnedBuffer h_blob_, h_result_;
+};
+
+// Bytes of the blob header (SamplerParams rounded up to 16).
+constexpr std::size_t sampler_header_bytes() { return (sizeof(SamplerParams) + 15) / 16 * 16; }
+
+}  // namespace exl::cuda

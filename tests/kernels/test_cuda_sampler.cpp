@@ -1,0 +1,335 @@
+// The device sampler (kernels/cuda/sampler.cu) against the host Sampler, its oracle: random
+// logits rows (vocab 1000, 32000, 128256; never all zero, some duplicated values for ties) with
+// random settings covering every stage and their combinations; the kept distribution (ids and p)
+// and the drawn id for given uniforms. A mismatch is allowed only at a floating-point tie: a
+// kept-set difference of at most 2 ids in at most 2 % of the rows (a threshold within rounding of
+// a token), or a draw whose u * total lies within 1e-5 of a cumulative boundary. End to end: with
+// the CUDA backend, generate with a fixed seed gives the ids of host sampling on the same backend
+// (EXL_CUDA_DEVICE_SAMPLER=0) and, for plain temperature sampling, of the CPU backend.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "exl/generator.h"
+#include "exl/model.h"
+#include "runtime/cuda/device_sampler_pack.h"
+#include "test_cuda_support.h"
+
+using namespace exl;
+using namespace exl::test;
+
+namespace {
+
+struct Packed {
+  DeviceSamplerPacker packer;
+  DeviceSamplerPack pack;
+  exl_cuda_sampler c{};
+  void build(const SamplerSettings& s, std::span<const std::int32_t> ctx, int vocab, double u) {
+    packer.pack(s, ctx, vocab, pack);
+    c = exl_cuda_sampler{};
+    c.greedy = pack.greedy;
+    c.temperature = pack.temperature;
+    c.top_k = pack.top_k; c.top_p = pack.top_p; c.min_p = pack.min_p; c.typical = pack.typical;
+    c.repetition_penalty = pack.repetition_penalty;
+    c.frequency_penalty = pack.frequency_penalty;
+    c.presence_penalty = pack.presence_penalty;
+    c.vocab_limit = pack.vocab_limit;
+    c.penalty_ids = pack.penalty_ids.data(); c.penalty_counts = pack.penalty_counts.data();
+    c.num_penalty = int(pack.penalty_ids.size());
+    c.banned = pack.banned.data(); c.num_banned = int(pack.banned.size());
+    c.bias_ids = pack.bias_ids.data(); c.bias_values = pack.bias_values.data();
+    c.num_bias = int(pack.bias_ids.size());
+    c.uniform = u;
+  }
+};
+
+std::vector<float> random_row(std::mt19937& g, int vocab) {
+  std::uniform_real_distribution<float> scale(0.5f, 4.0f);
+  std::normal_distribution<float> d(0.0f, scale(g));
+  std::vector<float> l(static_cast<std::size_t>(vocab), 0.0f);
+  for (auto& x : l) x = d(g);
+  // Duplicated values (threshold and arg-max ties), including copies of the maximum.
+  std::uniform_int_distribution<int> id(0, vocab - 1);
+  const float mx = *std::max_element(l.begin(), l.end());
+  for (int i = 0; i < 3; ++i) l[std::size_t(id(g))] = mx;
+  for (int i = 0; i < vocab / 50; ++i) l[std::size_t(id(g))] = l[std::size_t(id(g))];
+  return l;
+}
+
+SamplerSettings random_settings(std::mt19937& g, int vocab, bool greedy) {
+  std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+  auto on = [&](float p) { return u01(g) < p; };
+  std::uniform_int_distribution<int> id(0, vocab - 1);
+  SamplerSettings s;
+  s.greedy = greedy;
+  s.temperature = 0.3f + 1.7f * u01(g);
+  if (on(0.5f)) s.top_k = on(0.2f) ? vocab / 2 : 2 + int(u01(g) * 200);
+  if (on(0.5f)) s.top_p = 0.1f + 0.89f * u01(g);
+  if (on(0.4f)) s.min_p = 0.3f * u01(g);
+  if (on(0.4f)) s.typical = 0.2f + 0.75f * u01(g);
+  if (on(0.5f)) {
+    s.repetition_penalty = 0.8f + 0.7f * u01(g);
+    if (on(0.5f)) s.frequency_penalty = u01(g) - 0.5f;
+    if (on(0.5f)) s.presence_penalty = u01(g) - 0.5f;
+    s.penalty_range = on(0.5f) ? -1 : int(u01(g) * 100);
+  }
+  if (on(0.4f))
+    for (int i = int(u01(g) * 20); i > 0; --i) s.banned_tokens.push_back(id(g));
+  if (on(0.4f)) {
+    for (int i = int(u01(g) * 20); i > 0; --i) s.logit_bias.emplace_back(id(g), 6.0f * u01(g) - 3.0f);
+    if (!s.logit_bias.empty()) s.logit_bias.push_back({s.logit_bias.front().first, 1.5f});  // a duplicate
+  }
+  if (on(0.3f)) s.vocab_limit = vocab - int(u01(g) * vocab * 0.1f);
+  return s;
+}
+
+std::vector<std::int32_t> random_context(std::mt19937& g, int vocab) {
+  std::uniform_int_distribution<int> len(0, 400), id(0, vocab - 1), small(0, 30);
+  std::vector<std::int32_t> c(std::size_t(len(g)));
+  for (auto& x : c) x = g() % 3 == 0 ? small(g) : id(g);  // repeats of a few ids
+  return c;
+}
+
+// The documented draw on a host distribution: first id whose cumulative p exceeds u * total;
+// `slack` receives the distance of u * total from the nearest cumulative boundary.
+std::int32_t host_draw(const std::vector<Candidate>& d, double u, double* slack) {
+  double total = 0;
+  for (const auto& c : d) total += c.p;
+  const double r = u * total;
+  double cum = 0, near = 1e300;
+  std::int32_t got = -1;
+  for (const auto& c : d) {
+    cum += c.p;
+    near = std::min(near, std::fabs(r - cum));
+    if (got < 0 && r < cum) got = c.id;
+  }
+  *slack = total > 0 ? near / total : 0;
+  if (got < 0)
+    for (auto it = d.rbegin(); it != d.rend(); ++it)
+      if (it->p > 0) { got = it->id; break; }
+  return got;
+}
+
+void compare_rows(int vocab, int rows, std::uint32_t seed) {
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 g(seed);
+  int set_mismatch = 0, draw_near = 0, draws = 0;
+  std::vector<Candidate> want;
+  std::vector<float> dist(static_cast<std::size_t>(vocab));
+  Packed pk;
+  for (int row = 0; row < rows; ++row) {
+    const std::vector<float> logits = random_row(g, vocab);
+    const SamplerSettings s = random_settings(g, vocab, row % 5 == 0);
+    const std::vector<std::int32_t> ctx = random_context(g, vocab);
+    Sampler host(s);
+    host.distribution(logits, ctx, want);
+    // Kept distribution (the device edits its copy of the logits in place).
+    pk.build(s, ctx, vocab, 0.5);
+    exl_cuda_sample_result res{};
+    CUDA_OK(api.test_sample(0, logits.data(), vocab, &pk.c, &res, dist.data()));
+    std::vector<std::int32_t> only_host, only_dev;
+    for (const auto& c : want)
+      if (!(dist[std::size_t(c.id)] > 0)) only_host.push_back(c.id);
+    std::size_t dev_kept = 0;
+    for (int i = 0; i < vocab; ++i)
+      if (dist[std::size_t(i)] > 0) ++dev_kept;
+    for (int i = 0, j = 0; i < vocab; ++i) {
+      while (j < int(want.size()) && want[std::size_t(j)].id < i) ++j;
+      if (dist[std::size_t(i)] > 0 && !(j < int(want.size()) && want[std::size_t(j)].id == i)) only_dev.push_back(i);
+    }
+    const std::string what = "vocab " + std::to_string(vocab) + " row " + std::to_string(row) + " (T " +
+                             std::to_string(s.temperature) + " k " + std::to_string(s.top_k) + " p " +
+                             std::to_string(s.top_p) + " min_p " + std::to_string(s.min_p) + " typical " +
+                             std::to_string(s.typical) + " greedy " + std::to_string(s.is_greedy()) + ")";
+    if (s.is_greedy()) {
+      CHECK_MSG(want.size() == 1 && res.id == want[0].id, what << ": greedy " << res.id << " vs " << want[0].id);
+      continue;
+    }
+    if (!only_host.empty() || !only_dev.empty()) {
+      ++set_mismatch;
+      std::printf("  tie at a threshold? %s: %zu ids only on the host, %zu only on the device (kept %zu)\n",
+                  what.c_str(), only_host.size(), only_dev.size(), want.size());
+      CHECK_MSG(only_host.size() + only_dev.size() <= 2, what << ": kept sets differ by more than a tie");
+      continue;
+    }
+    CHECK_MSG(std::size_t(res.candidates) == want.size() && dev_kept == want.size(),
+              what << ": candidates " << res.candidates << " vs " << want.size());
+    for (const auto& c : want) {
+      const float p = dist[std::size_t(c.id)];
+      CHECK_MSG(std::fabs(p - c.p) <= 1e-6f + 1e-4f * c.p, what << ": p[" << c.id << "] " << p << " vs " << c.p);
+    }
+    // Draws: the host sampler's own stream (sample() consumes the same uniform), and fixed u.
+    for (int k = 0; k < 6; ++k) {
+      SamplerSettings ss = s;
+      ss.seed = seed * 131u + std::uint64_t(row) * 7u + std::uint64_t(k);
+      Sampler a(ss), b(ss);
+      double u = a.next_uniform();
+      if (k == 4) u = 0.0;
+      if (k == 5) u = std::nextafter(1.0, 0.0);
+      double slack = 0;
+      const std::int32_t expect = k < 4 ? b.sample(logits, ctx) : host_draw(want, u, &slack);
+      if (k < 4) CHECK_MSG(host_draw(want, u, &slack) == expect, what << ": the test's draw rule differs from the host's");
+      pk.build(s, ctx, vocab, u);
+      CUDA_OK(api.test_sample(0, logits.data(), vocab, &pk.c, &res, nullptr));
+      ++draws;
+      if (res.id != expect) {
+        ++draw_near;
+        CHECK_MSG(slack <= 1e-5, what << ": drew " << res.id << " vs " << expect << " with u " << u << " (slack " << slack << ")");
+      }
+    }
+  }
+  std::printf("  vocab %d: %d rows, %d kept-set ties, %d draws, %d draws at a boundary\n", vocab, rows, set_mismatch,
+              draws, draw_near);
+  CHECK_MSG(set_mismatch <= std::max(2, rows / 50), "too many kept-set differences: " << set_mismatch);
+}
+
+}  // namespace
+
+EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_1000) { compare_rows(1000, 300, 51); }
+EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_32000) { compare_rows(32000, 120, 52); }
+EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_128256) { compare_rows(128256, 60, 53); }
+
+EXL_GPU_TEST(cuda_kernels, sampler_greedy_ties_and_edge_rows) {
+  const exl_cuda_api& api = cuda_api();
+  Packed pk;
+  exl_cuda_sample_result res{};
+  for (int vocab : {1000, 32000, 128256}) {
+    std::vector<float> l(static_cast<std::size_t>(vocab), -1.0f);
+    for (int i = 0; i < vocab; ++i) l[std::size_t(i)] = -1.0f - float(i % 97) * 0.01f;
+    for (int id : {vocab - 1, 7, 3, vocab / 2}) l[std::size_t(id)] = 5.0f;  // the maximum four times
+    SamplerSettings s;
+    s.greedy = true;
+    pk.build(s, {}, vocab, 0);
+    CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, nullptr));
+    CHECK_MSG(res.id == 3, "vocab " << vocab << ": greedy tie gave " << res.id);
+    s.banned_tokens = {3};  // next lowest of the tied ids
+    pk.build(s, {}, vocab, 0);
+    CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, nullptr));
+    CHECK_MSG(res.id == 7, "vocab " << vocab << ": greedy after ban gave " << res.id);
+    // Top-k at a tie: the four tied maxima, k = 2 keeps the lowest ids (3 and 7), equally likely.
+    SamplerSettings k2;
+    k2.top_k = 2;
+    std::vector<float> dist(static_cast<std::size_t>(vocab));
+    pk.build(k2, {}, vocab, 0.75);
+    CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, dist.data()));
+    CHECK_MSG(res.candidates == 2 && dist[3] == 0.5f && dist[7] == 0.5f && res.id == 7,
+              "vocab " << vocab << ": top-k tie kept " << res.candidates << ", drew " << res.id);
+    // Everything masked: the arg-max of what is there (id 0), as the host does; one uniform.
+    SamplerSettings all;
+    all.vocab_limit = 1;
+    all.banned_tokens = {0};
+    Sampler host(all);
+    const std::int32_t want = host.sample(l, {});
+    pk.build(all, {}, vocab, 0.3);
+    CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, nullptr));
+    CHECK_MSG(res.id == want, "vocab " << vocab << ": all masked gave " << res.id << " vs " << want);
+  }
+}
+
+namespace {
+
+struct Loaded {
+  std::shared_ptr<const Model> model;
+  std::unique_ptr<Backend> backend;
+};
+
+Loaded load_on(const std::string& device, const std::string& name) {
+  Loaded l;
+  l.model = Model::open(fixture("models/exl2/" + name));
+  BackendOptions o;
+  l.backend = make_backend(device, o);
+  l.backend->load(l.model);
+  l.backend->allocate_cache({1024, CacheType::fp16});
+  return l;
+}
+
+std::vector<std::int32_t> prompt_for(int vocab) {
+  std::vector<std::int32_t> p;
+  for (int i = 0; i < 24; ++i) p.push_back(std::int32_t((1 + i * 7919) % vocab));
+  return p;
+}
+
+// Ids until the first difference (or the shorter length).
+std::size_t common_prefix(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b) {
+  std::size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return i;
+}
+
+// At position i of `ids` (after `prompt`), the host distribution of `backend`'s logits and the
+// slack of the draw (the step's uniform is the i-th of the seed's stream).
+double draw_slack_at(Backend& backend, const std::vector<std::int32_t>& prompt, const std::vector<std::int32_t>& ids,
+                     std::size_t i, const SamplerSettings& s) {
+  std::vector<std::int32_t> ctx = prompt;
+  ctx.insert(ctx.end(), ids.begin(), ids.begin() + std::ptrdiff_t(i));
+  backend.truncate_cache(0);
+  std::vector<float> logits;
+  prefill(backend, ctx, 512, LogitsWanted::last, logits);
+  Sampler host(s), stream(s);
+  for (std::size_t k = 0; k < i; ++k) (void)stream.next_uniform();
+  std::vector<Candidate> d;
+  host.distribution(logits, ctx, d);
+  double slack = 0;
+  (void)host_draw(d, stream.next_uniform(), &slack);
+  return slack;
+}
+
+}  // namespace
+
+EXL_GPU_TEST(cuda_model, device_sampling_matches_host_sampling) {
+  (void)cuda_api();
+  Loaded dev = load_on("cuda", "ref-s-4.0bpw");
+  CHECK_MSG(dev.backend->samples_on_device() || std::getenv("EXL_CUDA_DEVICE_SAMPLER"),
+            "the CUDA backend should sample on the device");
+  ::setenv("EXL_CUDA_DEVICE_SAMPLER", "0", 1);
+  Loaded hostb = load_on("cuda", "ref-s-4.0bpw");
+  ::unsetenv("EXL_CUDA_DEVICE_SAMPLER");
+  CHECK(!hostb.backend->samples_on_device());
+  Loaded cpu = load_on("cpu", "ref-s-4.0bpw");
+  const std::vector<std::int32_t> prompt = prompt_for(dev.backend->vocab_size());
+
+  struct Config { const char* name; SamplerSettings s; bool vs_cpu; };
+  std::vector<Config> configs;
+  {
+    SamplerSettings s; s.temperature = 0.9f; s.seed = 7;
+    configs.push_back({"temperature", s, true});
+    s.repetition_penalty = 1.15f; s.penalty_range = 64; s.frequency_penalty = 0.05f; s.presence_penalty = 0.1f;
+    s.seed = 8;
+    configs.push_back({"penalties", s, true});
+    SamplerSettings f; f.temperature = 1.1f; f.top_k = 40; f.top_p = 0.92f; f.min_p = 0.02f; f.seed = 9;
+    f.logit_bias = {{5, 1.0f}, {11, -2.0f}}; f.banned_tokens = {13};
+    configs.push_back({"filters", f, false});
+    SamplerSettings t; t.temperature = 1.0f; t.typical = 0.9f; t.seed = 10;
+    configs.push_back({"typical", t, false});
+    SamplerSettings gr; gr.greedy = true;
+    configs.push_back({"greedy", gr, false});  // greedy CUDA vs CPU: the cuda_model greedy cases
+  }
+  for (const Config& cf : configs) {
+    GenerateOptions o;
+    o.max_new_tokens = 48;
+    o.ignore_eos = true;
+    o.sampler = cf.s;
+    const GenerateResult a = generate(*dev.backend, nullptr, prompt, o);
+    const GenerateResult b = generate(*hostb.backend, nullptr, prompt, o);
+    std::size_t same = common_prefix(a.ids, b.ids);
+    std::printf("  %s: device vs host sampling on CUDA: %zu of %zu ids equal\n", cf.name, same, a.ids.size());
+    if (same < a.ids.size() && !cf.s.is_greedy()) {
+      const double slack = draw_slack_at(*hostb.backend, prompt, b.ids, same, cf.s);
+      CHECK_MSG(slack <= 1e-5, cf.name << ": device and host sampling diverge at " << same << " (slack " << slack << ")");
+    } else {
+      CHECK_MSG(same == a.ids.size(), cf.name << ": greedy ids differ at " << same);
+    }
+    if (!cf.vs_cpu) continue;
+    const GenerateResult c = generate(*cpu.backend, nullptr, prompt, o);
+    same = common_prefix(a.ids, c.ids);
+    std::printf("  %s: CUDA device sampling vs CPU: %zu of %zu ids equal\n", cf.name, same, a.ids.size());
+    if (same < a.ids.size()) {
+      // The backends' logits differ within their tolerance (~1e-3): only a near-tie may diverge.
+      const double slack = draw_slack_at(*cpu.backend, prompt, c.ids, same, cf.s);
+      CHECK_MSG(slack <= 5e-3,
+                cf.name << ": CUDA and CPU diverge at " << same << " (slack " << slack << ")");
+    }
+  }
+}
