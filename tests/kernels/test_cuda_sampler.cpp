@@ -316,8 +316,12 @@ EXL_GPU_TEST(cuda_model, device_sampling_matches_host_sampling) {
     std::size_t same = common_prefix(a.ids, b.ids);
     std::printf("  %s: device vs host sampling on CUDA: %zu of %zu ids equal\n", cf.name, same, a.ids.size());
     if (same < a.ids.size() && !cf.s.is_greedy()) {
+      // Two CUDA backends do not produce bit-identical logits: the EXL2 GEMV sums its split-K
+      // partials with fp32 atomics, in whatever order the blocks finish (~1e-4 relative). So the
+      // two streams may part only where the draw lies that close to a cumulative boundary. The
+      // sampler itself is checked on identical logits, with a 1e-5 bound, in cuda_kernels.sampler*.
       const double slack = draw_slack_at(*hostb.backend, prompt, b.ids, same, cf.s);
-      CHECK_MSG(slack <= 1e-5, cf.name << ": device and host sampling diverge at " << same << " (slack " << slack << ")");
+      CHECK_MSG(slack <= 1e-3, cf.name << ": device and host sampling diverge at " << same << " (slack " << slack << ")");
     } else {
       CHECK_MSG(same == a.ids.size(), cf.name << ": greedy ids differ at " << same);
     }
