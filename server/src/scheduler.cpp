@@ -173,12 +173,14 @@ void Scheduler::execute(GenerationJob& job) {
   std::vector<std::int32_t> context = prompt;
   out.finishReason = "length";
   const int vocab = m_backend->vocab_size();
+  // The first id from the prefill's logits; every later one straight from the backend
+  // (forward_sample: a CUDA backend samples on the device, so no logits row crosses to the host).
+  std::int32_t id = sampler.sample(std::span<const float>(logits.data(), vocab), context);
   for (int produced = 0; produced < s.maxTokens; ++produced) {
     if (stop.stop_requested()) {
       out.finishReason = "cancelled";
       break;
     }
-    const std::int32_t id = sampler.sample(std::span<const float>(logits.data(), vocab), context);
     if (std::find(m_eos.begin(), m_eos.end(), id) != m_eos.end()) {
       out.finishReason = "stop";
       break;
@@ -193,7 +195,7 @@ void Scheduler::execute(GenerationJob& job) {
     if (produced + 1 >= s.maxTokens) break;
     if (m_backend->cache_length() + 1 > m_capacity) break;  // "length": the context is full
     const std::int32_t one[1] = {id};
-    m_backend->forward(one, LogitsWanted::last, logits);
+    id = m_backend->forward_sample(one, sampler, context);
   }
   if (!text.stopped()) job.pushText(text.flush());
   job.finish(std::move(out));
