@@ -351,19 +351,7 @@ void CudaBackend::forward(const std::int32_t* ids, int n, int logits_mode, float
   h_step_.get<int>()[0] = cache_len_;
   const bool graph = opt_.cuda_graphs && n == 1 && logits_mode != 0;
   if (graph) {
-    if (!decode_graph_.ready()) {
-      EXL_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-      cudaGraph_t g = nullptr;
-      try {
-        enqueue_decode_step();
-      } catch (...) {
-        (void)cudaStreamEndCapture(s, &g);
-        if (g) (void)cudaGraphDestroy(g);
-        throw;
-      }
-      EXL_CUDA_CHECK(cudaStreamEndCapture(s, &g));
-      decode_graph_.instantiate(g);
-    }
+    if (!decode_graph_.ready()) decode_graph_.capture(s, [&] { enqueue_decode_step(); });
     decode_graph_.launch(s);
     stream_->sync();
     std::memcpy(logits, h_logits_.get(), std::size_t(vocab_) * 4);

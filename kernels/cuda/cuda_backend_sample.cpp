@@ -54,19 +54,7 @@ void CudaBackend::forward_sample(const std::int32_t* ids, int n, const exl_cuda_
   };
   sampler_->enqueue_upload(s);  // before the graph, in stream order
   if (opt_.cuda_graphs) {
-    if (!sample_graph_.ready()) {
-      EXL_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-      cudaGraph_t g = nullptr;
-      try {
-        enqueue_step();
-      } catch (...) {
-        (void)cudaStreamEndCapture(s, &g);
-        if (g) (void)cudaGraphDestroy(g);
-        throw;
-      }
-      EXL_CUDA_CHECK(cudaStreamEndCapture(s, &g));
-      sample_graph_.instantiate(g);
-    }
+    if (!sample_graph_.ready()) sample_graph_.capture(s, [&] { enqueue_step(); });
     sample_graph_.launch(s);
   } else {
     enqueue_step();

@@ -151,6 +151,21 @@ class GraphExec {
     graph_ = g;
     EXL_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
   }
+  // Captures what `body` enqueues on `s` (thread-local capture mode) and instantiates it; a throw
+  // from `body` ends the capture, drops the partial graph and propagates.
+  template <class Body> void capture(cudaStream_t s, Body&& body) {
+    EXL_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    cudaGraph_t g = nullptr;
+    try {
+      body();
+    } catch (...) {
+      (void)cudaStreamEndCapture(s, &g);
+      if (g) (void)cudaGraphDestroy(g);
+      throw;
+    }
+    EXL_CUDA_CHECK(cudaStreamEndCapture(s, &g));
+    instantiate(g);
+  }
   bool ready() const { return exec_ != nullptr; }
   void launch(cudaStream_t s) const { EXL_CUDA_CHECK(cudaGraphLaunch(exec_, s)); }
 
