@@ -15,6 +15,11 @@
 // keeps the online-softmax state of its key slot for the G query heads of the KV head; slots
 // are merged with shuffles, warps through shared memory. The decode merge recomputes the
 // split length the same way.
+// The backend's decode step uses the fused form (attention_decode_step): the split kernel also
+// applies RoPE to q (fp32 in) and, in the split that holds the new key, rotates that key and
+// writes the K/V row (then a barrier, so the block's loads see it); each split takes a ticket
+// after writing its partials, and the last of a KV head merges that head group's splits in
+// split order. That removes the separate RoPE and merge launches from every layer.
 // Masking is causal bottom-right: query i (position past + i) sees keys 0 .. past + i. `past`
 // is device memory; splits beyond the current length exit early (graph-friendly).
 #include <cfloat>
@@ -170,10 +175,59 @@ __device__ __forceinline__ void h8_to_f(const uint4& v, float* f) {
   }
 }
 
-template <int D, int G>
-__global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
-                                                          const __half* __restrict__ vc, const int* past, int nh,
-                                                          int nkv, float scale, int splits, float* __restrict__ part) {
+// Element e of a head's q after RoPE (rope_qkv_cache's pairs and arithmetic), from fp32 x.
+__device__ __forceinline__ float rope_elem(const float* x, int e, int d, int style, const float2* cs) {
+  if (style == 0) {
+    const int half = d / 2;
+    if (e < half) {
+      const float2 c = cs[e];
+      return x[e] * c.x - x[e + half] * c.y;
+    }
+    const float2 c = cs[e - half];
+    return x[e] * c.x + x[e - half] * c.y;
+  }
+  const float2 c = cs[e >> 1];
+  return (e & 1) ? x[e] * c.x + x[e - 1] * c.y : x[e] * c.x - x[e + 1] * c.y;
+}
+
+// The fused decode step's merge: the last split of KV head kh merges its heads' partials in
+// split order (as attn_decode_merge_kernel).
+template <int D>
+__device__ void merge_heads(const float* part, int kh, int gsz, int splits, int ns, __half* out, float* out32) {
+  __shared__ float s_w[256];
+  __shared__ float s_inv;
+  for (int hh = 0; hh < gsz; ++hh) {
+    const int h = kh * gsz + hh;
+    const float* p = part + std::size_t(h) * splits * (D + 2);
+    float mx = -FLT_MAX;
+    for (int s = 0; s < ns; ++s) mx = fmaxf(mx, __ldcg(p + s * (D + 2) + D));
+    for (int s = threadIdx.x; s < ns && s < 256; s += blockDim.x) s_w[s] = __expf(__ldcg(p + s * (D + 2) + D) - mx);
+    if (threadIdx.x == 0) {
+      float l = 0.0f;
+      for (int s = 0; s < ns; ++s) l += __ldcg(p + s * (D + 2) + D + 1) * __expf(__ldcg(p + s * (D + 2) + D) - mx);
+      s_inv = 1.0f / l;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < D; e += blockDim.x) {
+      float o = 0.0f;
+      for (int s = 0; s < ns; ++s)
+        o += __ldcg(p + s * (D + 2) + e) * (s < 256 ? s_w[s] : __expf(__ldcg(p + s * (D + 2) + D) - mx));
+      o *= s_inv;
+      const std::size_t idx = std::size_t(h) * D + e;
+      if (out) out[idx] = __float2half_rn(o);
+      if (out32) out32[idx] = o;
+    }
+    __syncthreads();
+  }
+}
+
+// K and V may be written by this kernel (the fused step's new row), so they are not __restrict__:
+// the loads must see that write.
+template <int D, int G, bool FUSED>
+__global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restrict__ q, const __half* kc,
+                                                          const __half* vc, const int* past, int nh,
+                                                          int nkv, float scale, int splits, float* __restrict__ part,
+                                                          DecodeStepInputs f, __half* out, float* out32) {
   pdl_trigger();
   pdl_wait();
   // G is the power of two at or above the group size g = nh / nkv; heads g .. G-1 are idle.
@@ -191,6 +245,24 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int slot = lane / LPK, sub = lane % LPK;
   const int d0 = sub * 16;
+  if constexpr (FUSED) {
+    if (k1 == kv_len) {  // this split holds the new key: RoPE it and write the K and V rows
+      const std::size_t row = (std::size_t(kv_len - 1) * nkv + kh) * D;
+      __half* kw = const_cast<__half*>(kc) + row;
+      __half* vw = const_cast<__half*>(vc) + row;
+      const float* kr = f.k + std::size_t(kh) * D;
+      const float* vr = f.v + std::size_t(kh) * D;
+      for (int i = threadIdx.x; i < D / 2; i += blockDim.x) {
+        const int a = f.style == 0 ? i : 2 * i, b = f.style == 0 ? i + D / 2 : 2 * i + 1;
+        const float2 c = f.cs[i];
+        const float xa = kr[a], xb = kr[b];
+        kw[a] = __float2half_rn(xa * c.x - xb * c.y);
+        kw[b] = __float2half_rn(xb * c.x + xa * c.y);
+      }
+      for (int i = threadIdx.x; i < D; i += blockDim.x) vw[i] = __float2half_rn(vr[i]);
+      __syncthreads();  // the block's loads below see the new row
+    }
+  }
   float qf[G][16];
 #pragma unroll
   for (int h = 0; h < G; ++h) {
@@ -199,14 +271,20 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
       for (int i = 0; i < 16; ++i) qf[h][i] = 0.0f;
       continue;
     }
-    const __half* qr = q + std::size_t(kh * gsz + h) * D + d0;
-    float t[8];
-    h8_to_f(*reinterpret_cast<const uint4*>(qr), t);
+    if constexpr (FUSED) {
+      const float* qr = f.q + std::size_t(kh * gsz + h) * D;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) qf[h][i] = t[i] * scale;
-    h8_to_f(*reinterpret_cast<const uint4*>(qr + 8), t);
+      for (int i = 0; i < 16; ++i) qf[h][i] = rope_elem(qr, d0 + i, D, f.style, f.cs) * scale;
+    } else {
+      const __half* qr = q + std::size_t(kh * gsz + h) * D + d0;
+      float t[8];
+      h8_to_f(*reinterpret_cast<const uint4*>(qr), t);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) qf[h][8 + i] = t[i] * scale;
+      for (int i = 0; i < 8; ++i) qf[h][i] = t[i] * scale;
+      h8_to_f(*reinterpret_cast<const uint4*>(qr + 8), t);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) qf[h][8 + i] = t[i] * scale;
+    }
   }
   float m[G], l[G], acc[G][16];
 #pragma unroll
@@ -306,6 +384,18 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
     pp[e] = o;
     if (e == 0) { pp[D] = mx; pp[D + 1] = lsum; }
   }
+  if constexpr (FUSED) {
+    __shared__ unsigned s_ticket;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_ticket = atomicAdd(f.counters + kh, 1u);
+    __syncthreads();
+    const int ns = (kv_len + split_len - 1) / split_len;
+    if (s_ticket != unsigned(ns - 1)) return;
+    __threadfence();
+    merge_heads<D>(part, kh, gsz, splits, ns, out, out32);
+    if (threadIdx.x == 0) f.counters[kh] = 0u;  // ready for the next launch (which waits for this one)
+  }
 }
 
 __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const int* past, int nh, int d, int splits,
@@ -335,19 +425,30 @@ __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const i
   }
 }
 
-template <int D>
+template <int D, bool FUSED>
 void launch_decode(const AttentionShape& a, const __half* q, const __half* k, const __half* v, const int* past,
-                   float* part, cudaStream_t s) {
+                   float* part, const DecodeStepInputs& f, __half* out, float* out32, cudaStream_t s) {
   const dim3 grid(a.splits, a.nkv);
   const int g = a.nh / a.nkv;
+#define EXL_DECODE(G)                                                                                              \
+  launch(attn_decode_kernel<D, G, FUSED>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, \
+         part, f, out, out32)
   switch (g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8) {
-    case 1: launch(attn_decode_kernel<D, 1>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
-    case 2: launch(attn_decode_kernel<D, 2>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
-    case 4: launch(attn_decode_kernel<D, 4>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
-    case 8: launch(attn_decode_kernel<D, 8>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, part); break;
+    case 1: EXL_DECODE(1); break;
+    case 2: EXL_DECODE(2); break;
+    case 4: EXL_DECODE(4); break;
+    case 8: EXL_DECODE(8); break;
     default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must be 1, 2, 4 or 8");
   }
+#undef EXL_DECODE
   EXL_CUDA_CHECK_LAUNCH();
+}
+
+void check_shape(const AttentionShape& a) {
+  if (a.nkv <= 0 || a.nh % a.nkv != 0 || a.nh / a.nkv > k_max_group)
+    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must divide and be at most 8");
+  if (a.d != 64 && a.d != 128 && a.d != 256)
+    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (64, 128, 256 supported)");
 }
 
 }  // namespace
@@ -359,21 +460,21 @@ std::size_t attention_partial_floats(const AttentionShape& a) {
 void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache, const int* past,
                float* part, __half* out, float* out32, cudaStream_t s) {
   if (a.t <= 0) return;
-  if (a.nkv <= 0 || a.nh % a.nkv != 0 || a.nh / a.nkv > k_max_group)
-    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must divide and be at most 8");
+  check_shape(a);
   if (a.split_len % k_tile != 0) throw_status(EXL_CUDA_ERR_INVALID, "attention: split_len must be a multiple of 64");
   if (a.t == 1 && a.splits >= 1) {
+    const DecodeStepInputs none;
     switch (a.d) {
-      case 64: launch_decode<64>(a, q, k_cache, v_cache, past, part, s); break;
-      case 128: launch_decode<128>(a, q, k_cache, v_cache, past, part, s); break;
-      case 256: launch_decode<256>(a, q, k_cache, v_cache, past, part, s); break;
-      default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (64, 128, 256 supported)");
+      case 64: launch_decode<64, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
+      case 128: launch_decode<128, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
+      default: launch_decode<256, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
     }
     launch(attn_decode_merge_kernel, dim3(a.nh), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32);
     EXL_CUDA_CHECK_LAUNCH();
     return;
   }
   const dim3 grid(a.splits, a.nkv, a.t);
+  if (a.d != 64 && a.d != 128 && a.d != 256) return;  // (check_shape threw)
   switch (a.d) {
     case 64: launch(attn_split_kernel<64>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
     case 128: launch(attn_split_kernel<128>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
@@ -383,6 +484,19 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
   EXL_CUDA_CHECK_LAUNCH();
   launch(attn_merge_kernel, dim3(dim3(a.nh, a.t)), dim3(a.d < 128 ? a.d : 128), 0, s, part, past, a.nh, a.d, a.split_len, a.splits, out, out32);
   EXL_CUDA_CHECK_LAUNCH();
+}
+
+void attention_decode_step(const AttentionShape& a, const DecodeStepInputs& in, __half* k_cache, __half* v_cache,
+                           const int* past, float* part, __half* out, float* out32, cudaStream_t s) {
+  check_shape(a);
+  if (a.t != 1 || a.splits < 1) throw_status(EXL_CUDA_ERR_INVALID, "attention_decode_step: one token, one split or more");
+  if (!in.q || !in.k || !in.v || !in.cs || !in.counters)
+    throw_status(EXL_CUDA_ERR_INVALID, "attention_decode_step: missing input");
+  switch (a.d) {
+    case 64: launch_decode<64, true>(a, nullptr, k_cache, v_cache, past, part, in, out, out32, s); break;
+    case 128: launch_decode<128, true>(a, nullptr, k_cache, v_cache, past, part, in, out, out32, s); break;
+    default: launch_decode<256, true>(a, nullptr, k_cache, v_cache, past, part, in, out, out32, s); break;
+  }
 }
 
 }  // namespace exl::cuda

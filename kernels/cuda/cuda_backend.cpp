@@ -60,6 +60,16 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   EXL_CUBLAS_CHECK(cublasSetStream(cublas_->get(), stream_->get()));
   cublas_ws_.allocate(&alloc_, 32u << 20, "cuBLAS workspace");
   EXL_CUBLAS_CHECK(cublasSetWorkspace(cublas_->get(), cublas_ws_.get(), cublas_ws_.bytes()));
+  gemv_ws_.allocate(&alloc_, stream_->get());
+  // Switches for the forms not yet confirmed on hardware (exl selftest --device cuda runs them
+  // regardless): the EXL2 GEMV's ordered split-K reduction (seeded runs repeat bit for bit) and
+  // the one-launch decode step (RoPE, cache write, attention and merge).
+  const auto on = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v && std::string(v) == "1";
+  };
+  if (on("EXL_CUDA_DETERMINISTIC")) gemv_view_ = gemv_ws_.view();
+  fused_decode_ = on("EXL_CUDA_FUSED_DECODE");
 }
 
 void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {
@@ -156,6 +166,8 @@ void CudaBackend::allocate_scratch() {
   const std::size_t parts = std::max(std::size_t(std::max(decode_splits_, (capacity_ + k_split_len - 1) / k_split_len)) * nh_ * (hd_ + 2),
                                      std::size_t(C) * nh_ * chunk_splits_ * (hd_ + 2));
   part_.allocate(&alloc_, parts * 4, "attention partials");
+  att_counters_.allocate(&alloc_, std::size_t(nkv_) * 4, "attention split counters");
+  EXL_CUDA_CHECK(cudaMemsetAsync(att_counters_.get(), 0, att_counters_.bytes(), stream_->get()));
   cs_.allocate(&alloc_, std::size_t(C) * (hd_ / 2) * 8, "RoPE table");
   const std::size_t fr = std::size_t(std::min(C, std::max(1, opt_.gemv_max_rows)));
   for (int i = 0; i < 2; ++i) {
@@ -224,31 +236,39 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     float* u32 = g32 + std::size_t(t) * inter_;
     GemvCall c;
     c.m = t;
-    c.sm_count = sm_count_;
+    c.sm_count = sm_count_; c.ws = gemv_view_;
     c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
     c.mode = k_x_norm;
     c.in.xf = x; c.in.norm_w = l.input_norm.get<__half>(); c.in.eps = eps_; c.in.ldx = hidden_;
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     exl2_gemv_run(c, s);
-    rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh_.get<__half>(),
-                   l.k_cache.get<__half>(), l.v_cache.get<__half>(), s);
-    attention(as, qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
-              att_.get<__half>(), nullptr, s);
+    if (t == 1 && fused_decode_) {  // RoPE, the cache write, attention and the split merge in one launch
+      DecodeStepInputs in;
+      in.q = q32; in.k = k32; in.v = v32; in.cs = cs_.get<float2>(); in.style = rope_style_;
+      in.counters = att_counters_.get<unsigned>();
+      attention_decode_step(as, in, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
+                            att_.get<__half>(), nullptr, s);
+    } else {
+      rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh_.get<__half>(),
+                     l.k_cache.get<__half>(), l.v_cache.get<__half>(), s);
+      attention(as, qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
+                att_.get<__half>(), nullptr, s);
+    }
     prepare_output(x, t, hidden_, hidden_, l.o.bias.get<float>(), true, s);  // no-op without bias
     GemvCall o;
-    o.m = t; o.sm_count = sm_count_;
+    o.m = t; o.sm_count = sm_count_; o.ws = gemv_view_;
     o.add(l.o.view, x, hidden_);
     o.mode = k_x_half; o.in.x = att_.get<__half>(); o.in.ldx = qd;
     exl2_gemv_run(o, s);
     GemvCall gu;
-    gu.m = t; gu.sm_count = sm_count_;
+    gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
     gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
     gu.mode = k_x_norm;
     gu.in.xf = x; gu.in.norm_w = l.post_norm.get<__half>(); gu.in.eps = eps_; gu.in.ldx = hidden_;
     exl2_gemv_run(gu, s);
     prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
     GemvCall d;
-    d.m = t; d.sm_count = sm_count_;
+    d.m = t; d.sm_count = sm_count_; d.ws = gemv_view_;
     d.add(l.down.view, x, hidden_);
     d.mode = k_x_silu; d.in.xf = g32; d.in.up = u32; d.in.ldx = inter_;
     exl2_gemv_run(d, s);
@@ -256,7 +276,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   if (head_rows <= 0) return;
   // The logits were cleared by the last layer's q/k/v launch.
   GemvCall h;
-  h.m = head_rows; h.sm_count = sm_count_;
+  h.m = head_rows; h.sm_count = sm_count_; h.ws = gemv_view_;
   h.add(head_.view, logits_.get<float>(), vocab_);
   h.mode = k_x_norm;
   h.in.xf = x + std::size_t(head_row0) * hidden_; h.in.norm_w = final_norm_.get<__half>(); h.in.eps = eps_;
@@ -278,7 +298,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   __half* dq = dq_.get<__half>();
   auto lin = [&](const DeviceLinear& l, const __half* in, float* y, bool accumulate) {
     prepare_output(y, t, l.n, l.n, l.bias.get<float>(), accumulate, s);
-    linear_forward(l, in, t, y, l.n, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    linear_forward(l, in, t, y, l.n, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
   };
   // Outputs that accumulate (atomics / cuBLAS beta = 1) start from zero or the bias.
   auto zeroed = [&](const DeviceLinear& l, float* y) {
@@ -296,9 +316,9 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
     EXL_CUDA_CHECK(cudaMemsetAsync(q32, 0, std::size_t(t) * (qd + 2 * kd) * 4, s));
     zeroed(l.q, q32); zeroed(l.k, k32); zeroed(l.v, v32);
-    linear_forward(l.q, a, t, q32, qd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
-    linear_forward(l.k, a, t, k32, kd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
-    linear_forward(l.v, a, t, v32, kd, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    linear_forward(l.q, a, t, q32, qd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
+    linear_forward(l.k, a, t, k32, kd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
+    linear_forward(l.v, a, t, v32, kd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
     rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh_.get<__half>(),
                    l.k_cache.get<__half>(), l.v_cache.get<__half>(), s);
     attention(as, qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
@@ -307,8 +327,8 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
     EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));
     zeroed(l.gate, g32); zeroed(l.up, u32);
-    linear_forward(l.gate, a, t, g32, inter_, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
-    linear_forward(l.up, a, t, u32, inter_, opt_.gemv_max_rows, sm_count_, dq, dq_elems_, cublas_->get(), s);
+    linear_forward(l.gate, a, t, g32, inter_, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
+    linear_forward(l.up, a, t, u32, inter_, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
     silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
     lin(l.down, a, x, true);
   }
@@ -320,7 +340,7 @@ void CudaBackend::enqueue_head(int row0, int rows) {
   rms_norm(x_.get<float>() + std::size_t(row0) * hidden_, rows, hidden_, final_norm_.get<__half>(), eps_, a, s);
   float* y = logits_.get<float>();
   prepare_output(y, rows, vocab_, vocab_, head_.bias.get<float>(), false, s);
-  linear_forward(head_, a, rows, y, vocab_, opt_.gemv_max_rows, sm_count_, dq_.get<__half>(), dq_elems_, cublas_->get(), s);
+  linear_forward(head_, a, rows, y, vocab_, opt_.gemv_max_rows, sm_count_, gemv_view_, dq_.get<__half>(), dq_elems_, cublas_->get(), s);
   if (copy_logits_)
     EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), y, std::size_t(rows) * vocab_ * 4, cudaMemcpyDeviceToHost, s));
 }

@@ -27,6 +27,20 @@ struct DeviceLayer {
   DeviceBuffer k_cache, v_cache;       // fp16 [capacity, nkv, d]
 };
 
+// The EXL2 GEMV's split-K workspace (kernels.h: GemvWorkspace), counters zeroed.
+class GemvScratch {
+ public:
+  void allocate(Allocator* alloc, cudaStream_t s) {
+    partials_.allocate(alloc, k_gemv_partial_floats * 4, "GEMV split-K partials");
+    counters_.allocate(alloc, std::size_t(k_gemv_counters) * 4, "GEMV split-K counters");
+    EXL_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
+  }
+  GemvWorkspace view() const { return {partials_.get<float>(), counters_.get<unsigned>()}; }
+
+ private:
+  DeviceBuffer partials_, counters_;
+};
+
 // Uploads one linear layer (exl2 or dense) into `out`, through `staging` for dense conversion.
 void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t synthetic_seed, cudaStream_t s,
                    DeviceLinear& out, std::uint64_t* bytes);
@@ -36,7 +50,7 @@ std::vector<int2> exl2_units(const std::int16_t* q_groups, int groups, int q_row
 // y[m, n] (fp32, pre-initialised) += x[m, k] (fp16) . W. Uses the fused kernel for m <=
 // gemv_max_rows, else reconstruct into `dq` (fp16 [k, n_pad]) and cuBLAS.
 void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
-                    __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s);
+                    const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s);
 
 class CudaBackend {
  public:
@@ -68,6 +82,9 @@ class CudaBackend {
   std::unique_ptr<Stream> stream_;
   std::unique_ptr<CublasHandle> cublas_;
   DeviceBuffer cublas_ws_;
+  GemvScratch gemv_ws_;
+  GemvWorkspace gemv_view_;    // what the GEMV launches get: gemv_ws_ with EXL_CUDA_DETERMINISTIC=1, else none
+  bool fused_decode_ = false;  // EXL_CUDA_FUSED_DECODE=1: attention_decode_step for t = 1
 
   // model
   int vocab_ = 0, hidden_ = 0, nl_ = 0, nh_ = 0, nkv_ = 0, hd_ = 0, inter_ = 0, rope_style_ = 0;
@@ -83,6 +100,7 @@ class CudaBackend {
   int decode_splits_ = 0, chunk_splits_ = 0;
   std::size_t dq_elems_ = 0;
   DeviceBuffer x_, a_, qkv32_, qh_, att_, gu32_, logits_, dq_, part_, step_, ids_;
+  DeviceBuffer att_counters_;      // the fused decode step's split tickets [nkv]
   DeviceBuffer cs_;                // RoPE table of the step's positions, fp32x2 [chunk, d/2]
   DeviceBuffer fqkv_[2], fgu_[2];  // the fused path's alternating accumulator sets
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path

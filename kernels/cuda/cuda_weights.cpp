@@ -174,12 +174,12 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
 }
 
 void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
-                    __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s) {
+                    const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s) {
   const float one = 1.0f;
   if (l.exl2) {
     const std::size_t need = std::size_t(l.view.k) * l.view.n_pad;
     if (m <= gemv_max_rows || !dq || need > dq_elems) {
-      exl2_gemv(l.view, x, m, l.k, y, ldy, sm_count, 0, s);  // row tiles of 8 inside
+      exl2_gemv(l.view, x, m, l.k, y, ldy, sm_count, ws, 0, s);  // row tiles of 8 inside
       return;
     }
     exl2_reconstruct(l.view, dq, s);

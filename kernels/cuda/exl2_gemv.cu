@@ -30,12 +30,15 @@
 // kernel. After the wait it writes the launch's init regions (the next layer's accumulators),
 // then gathers its rows' activations through the permutation into shared memory as fp16: from
 // fp16 x, from the fp32 residual with RMSNorm folded in (each block recomputes the rows' 1/rms),
-// or as silu(gate) * up. Warp partials are summed in shared memory, then one fp32 atomicAdd per
-// (row, column) per block (an earlier kernel initialised y). Several layers that share one
-// input run in one launch (q/k/v, gate/up).
+// or as silu(gate) * up. Warp partials are summed in shared memory in warp order; a block that
+// covers all of K adds its sums to y (an earlier kernel initialised it), a block of a split-K
+// tile writes them to its slot of the workspace, and the tile's last block to finish (a ticket
+// counter per tile) adds the slots to y in split order. Several layers that share one input run
+// in one launch (q/k/v, gate/up).
 // Precision: the products (v - z) * x are exact (tensor cores, fp16 inputs, fp32
 // accumulation); each group's fp32 sum is scaled by the exact fp16 scale in fp32.
-// Summation order (and atomics) make the last bits vary run to run.
+// With the workspace the summation order is fixed (no float atomics), so a launch repeats its
+// results bit for bit; without it, split-K partials meet in fp32 atomics and the last bits vary.
 #include <algorithm>
 #include <cmath>
 
@@ -175,6 +178,7 @@ struct GemvJob {
   int upb = 0;          // units per block
   int ksplit = 0;       // blocks over K per tile
   int block_begin = 0;  // first linear block index of this job
+  int tile_begin = 0;   // first split-K counter of this job
 };
 
 struct GemvJobs {
@@ -182,6 +186,7 @@ struct GemvJobs {
   int count = 0;
   GemvInit init[k_max_inits];
   int inits = 0;
+  GemvWorkspace ws;
 };
 
 __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p)); }
@@ -480,15 +485,46 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
     i = e;
   }
   __syncthreads();
+  // The block's sums (warps in order). Without split K they go straight into y; with it, into
+  // the block's slot of the workspace, and the tile's last block to finish adds the slots in
+  // split order: the result does not depend on which block finished first.
+  // Without a workspace (the backend's default until the ordered form is confirmed on hardware,
+  // see kernels.h) the blocks add their sums with fp32 atomics, in whatever order they finish.
+  const int ks = job.ksplit;
+  const bool ordered = jobs.ws.partials != nullptr;
+  float* slots = jobs.ws.partials + std::size_t(blockIdx.x - kb) * (MT * k_tile_cols);
+  for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
+    const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
+    float sum = 0.0f;
+#pragma unroll
+    for (int wi = 0; wi < k_warps; ++wi) sum += red[(wi * MT + mm) * k_tile_cols + c];
+    const int col = tile * k_tile_cols + c;
+    if (!ordered) {
+      if (m0 + mm < m && col < w.n) atomicAdd(job.y + std::size_t(m0 + mm) * job.ldy + col, sum);
+    } else if (ks == 1) {
+      if (m0 + mm < m && col < w.n) job.y[std::size_t(m0 + mm) * job.ldy + col] += sum;
+    } else {
+      __stcg(slots + std::size_t(kb) * (MT * k_tile_cols) + i, sum);
+    }
+  }
+  if (!ordered || ks == 1) return;
+  __shared__ unsigned s_ticket;
+  __threadfence();
+  __syncthreads();
+  unsigned* counter = jobs.ws.counters + job.tile_begin + tile;
+  if (threadIdx.x == 0) s_ticket = atomicAdd(counter, 1u);
+  __syncthreads();
+  if (s_ticket != unsigned(ks - 1)) return;
+  __threadfence();
   for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
     const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
     const int col = tile * k_tile_cols + c;
     if (m0 + mm >= m || col >= w.n) continue;
     float sum = 0.0f;
-#pragma unroll
-    for (int wi = 0; wi < k_warps; ++wi) sum += red[(wi * MT + mm) * k_tile_cols + c];
-    atomicAdd(job.y + std::size_t(m0 + mm) * job.ldy + col, sum);
+    for (int k = 0; k < ks; ++k) sum += __ldcg(slots + std::size_t(k) * (MT * k_tile_cols) + i);
+    job.y[std::size_t(m0 + mm) * job.ldy + col] += sum;
   }
+  if (threadIdx.x == 0) *counter = 0u;  // ready for the next launch (which waits for this one)
 }
 
 // Repack: one warp per (tile, unit); lane l builds its 2B words from the on-disk layout.
@@ -622,11 +658,20 @@ void plan_job(GemvJob& j, int mt, int ksplit, int upb_force) {
 
 template <int MT, int MODE>
 void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
-  int blocks = 0, max_upb = 0;
+  int blocks = 0, max_upb = 0, tiles = 0;
+  bool split = false;
   for (int i = 0; i < jobs.count; ++i) {
     jobs.job[i].block_begin = blocks;
+    jobs.job[i].tile_begin = tiles;
     blocks += jobs.job[i].w.tiles * jobs.job[i].ksplit;
+    tiles += jobs.job[i].w.tiles;
     max_upb = std::max(max_upb, jobs.job[i].upb);
+    split = split || jobs.job[i].ksplit > 1;
+  }
+  if (split && jobs.ws.partials) {
+    if (!jobs.ws.counters) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: workspace without counters");
+    if (std::size_t(blocks) * MT * k_tile_cols > k_gemv_partial_floats || tiles > k_gemv_counters || m > MT)
+      throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: the launch's split-K partials exceed the GEMV workspace");
   }
   const std::size_t smem = gemv_smem_bytes<MT>(max_upb);
   static bool configured = false;  // one opt-in per instantiation (above 48 KB)
@@ -655,6 +700,17 @@ int blocks_by_registers(int mt) {
   return cached[mt];
 }
 
+// The fewest blocks over K per tile that keep a block's rows in shared memory.
+int min_ksplit(int k, int mt) {
+  const int units = k / 32;
+  return (units + upb_limit(mt) - 1) / upb_limit(mt);
+}
+
+// Whether the split-K partials of `tiles` tiles split `ks` ways, mt rows, fit the workspace.
+bool partials_fit(int tiles, int ks, int mt) {
+  return ks == 1 || std::size_t(tiles) * std::size_t(ks) * mt * k_tile_cols <= k_gemv_partial_floats;
+}
+
 // Blocks over K per tile for all fused layers together. A block costs a fixed part (prologue,
 // gather, reduction: about k_block_overhead units of a warp) plus its warps' units; the split
 // with the fewest waves (resident block slots: registers and shared memory) times block cost
@@ -669,11 +725,12 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
   }
   const int by_regs = blocks_by_registers(mt);
   const int units = c.w[0]->k / 32;
-  const int ks_min = (units + upb_limit(mt) - 1) / upb_limit(mt);
+  const int ks_min = min_ksplit(c.w[0]->k, mt);
   int best = ks_min;
   double best_cost = 1e30;
   for (int ks = ks_min; ks <= std::max(ks_min, std::min(units, 32)); ++ks) {
     const int upb = (units + ks - 1) / ks;
+    if (c.ws.partials && ks > ks_min && !partials_fit(tiles, ks, mt)) break;  // the workspace holds no more
     const std::size_t smem = smem_bytes_for(mt, upb) + 1024;  // + the driver's reserve
     const int per_sm = std::max(1, std::min(by_regs, int(std::size_t(smem_per_sm) / smem)));
     const double capacity = double(per_sm) * std::max(1, c.sm_count);
@@ -695,13 +752,20 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     if (c.w[i]->k > 65536) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv: more than 65536 input features");
   }
   if (MODE == k_x_norm && c.w[0]->k % 4 != 0) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: norm input needs k % 4 == 0");
-  for (int r = 0; r < c.m; r += 8) {
-    const int mr = std::min(8, c.m - r);
-    const int mt = mt_for(mr);
+  int tiles = 0;
+  for (int i = 0; i < c.count; ++i) tiles += c.w[i]->tiles;
+  if (tiles > k_gemv_counters) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv: more than 65536 column tiles");
+  for (int r = 0; r < c.m;) {
+    int mt = mt_for(std::min(8, c.m - r));
+    // Fewer rows per launch where the workspace cannot hold the partials of the least split
+    // (a wide head over a long k): the split shrinks with the rows, down to one row.
+    while (c.ws.partials && mt > 1 && !partials_fit(tiles, min_ksplit(c.w[0]->k, mt), mt)) mt /= 2;
+    if (c.ws.partials && !partials_fit(tiles, min_ksplit(c.w[0]->k, mt), mt))
+      throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv: layer too large for the split-K workspace");
+    const int mr = std::min(mt, c.m - r);
     GemvJobs jobs;
     jobs.count = c.count;
-    int tiles = 0;
-    for (int i = 0; i < c.count; ++i) tiles += c.w[i]->tiles;
+    jobs.ws = c.ws;
     const int ksplit = choose_ksplit(c, mt, tiles);
     for (int i = 0; i < c.count; ++i) {
       jobs.job[i].w = *c.w[i];
@@ -724,6 +788,7 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
       case 4: launch_mt<4, MODE>(jobs, in, mr, s); break;
       default: launch_mt<8, MODE>(jobs, in, mr, s); break;
     }
+    r += mr;
   }
 }
 
@@ -753,24 +818,27 @@ void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block) {
 }
 
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
-               int units_per_block, cudaStream_t s) {
+               const GemvWorkspace& ws, int units_per_block, cudaStream_t s) {
   GemvCall c;
+  c.ws = ws;
   c.add(w, y, ldy);
   c.mode = k_x_half; c.in.x = x; c.in.ldx = ldx; c.m = m; c.sm_count = sm_count;
   exl2_gemv_run(c, s, units_per_block);
 }
 
 void exl2_gemv_multi(const Exl2Device* const* w, float* const* y, const int* ldy, int count, const __half* x, int m,
-                     int ldx, int sm_count, cudaStream_t s) {
+                     int ldx, int sm_count, const GemvWorkspace& ws, cudaStream_t s) {
   GemvCall c;
+  c.ws = ws;
   for (int i = 0; i < count; ++i) c.add(*w[i], y[i], ldy[i]);
   c.mode = k_x_half; c.in.x = x; c.in.ldx = ldx; c.m = m; c.sm_count = sm_count;
   exl2_gemv_run(c, s);
 }
 
 void exl2_gemv_silu(const Exl2Device& w, const float* gate, const float* up, int m, int ld_in, float* y, int ldy,
-                    int sm_count, cudaStream_t s) {
+                    int sm_count, const GemvWorkspace& ws, cudaStream_t s) {
   GemvCall c;
+  c.ws = ws;
   c.add(w, y, ldy);
   c.mode = k_x_silu; c.in.xf = gate; c.in.up = up; c.in.ldx = ld_in; c.m = m; c.sm_count = sm_count;
   exl2_gemv_run(c, s);

@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace exl::cuda {
@@ -51,6 +52,19 @@ struct GemvInit {
   int count = 0;
   int n = 1;
 };
+// Split-K partials for a deterministic reduction: each block of a split writes its sums to
+// `partials`, and the last block of a tile to finish (a ticket per tile in `counters`, which
+// that block sets back to zero) adds them to y in split order. Every owner (one per backend,
+// one per test) allocates its own at load: k_gemv_partial_floats floats and k_gemv_counters
+// counters, the counters zeroed (GemvScratch, cuda_backend.h). Without one (null partials) the
+// blocks add into y with fp32 atomics (order-dependent last bits). The backend passes its
+// workspace only with EXL_CUDA_DETERMINISTIC=1 until the ordered form has run on hardware.
+constexpr std::size_t k_gemv_partial_floats = std::size_t(4) << 20;  // 16 MiB
+constexpr int k_gemv_counters = 1 << 16;                             // 256 KiB
+struct GemvWorkspace {
+  float* partials = nullptr;
+  unsigned* counters = nullptr;
+};
 struct GemvCall {
   const Exl2Device* w[k_gemv_max_layers] = {};
   float* y[k_gemv_max_layers] = {};
@@ -62,6 +76,7 @@ struct GemvCall {
   int inits = 0;
   int m = 0;
   int sm_count = 0;
+  GemvWorkspace ws;
   // Appends a layer: out[m, ld] += input . layer (a fourth one makes the launch refuse the call).
   GemvCall& add(const Exl2Device& layer, float* out, int ld) {
     if (count < k_gemv_max_layers) { w[count] = &layer; y[count] = out; ldy[count] = ld; }
@@ -70,16 +85,16 @@ struct GemvCall {
   }
 };
 void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block = 0);
-// x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], accumulated with atomics (the
-// caller initialises it: zero, bias or the residual). `units_per_block` 0 = automatic.
+// x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], added to (the caller initialises it:
+// zero, bias or the residual); with a workspace in a fixed order, so results repeat bit for bit. `units_per_block` 0 = automatic.
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
-               int units_per_block, cudaStream_t s);
+               const GemvWorkspace& ws, int units_per_block, cudaStream_t s);
 // Up to 3 layers with the same input (and k) in one launch: y[i] += x . W[i].
 void exl2_gemv_multi(const Exl2Device* const* w, float* const* y, const int* ldy, int count, const __half* x, int m,
-                     int ldx, int sm_count, cudaStream_t s);
+                     int ldx, int sm_count, const GemvWorkspace& ws, cudaStream_t s);
 // y += fp16(silu(gate) * up) . W, gate/up fp32 [m, ld_in] (the MLP's down projection).
 void exl2_gemv_silu(const Exl2Device& w, const float* gate, const float* up, int m, int ld_in, float* y, int ldy,
-                    int sm_count, cudaStream_t s);
+                    int sm_count, const GemvWorkspace& ws, cudaStream_t s);
 // out [k, n_pad] fp16 in original row order, bit-exact (spec §2.7).
 void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s);
 
@@ -117,6 +132,21 @@ struct AttentionShape {
 std::size_t attention_partial_floats(const AttentionShape& a);
 void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
                const int* past, float* part, __half* out, float* out32, cudaStream_t s);
+// The decode step (t = 1) in one launch: RoPE of q and of the new key (rope_qkv_cache's
+// arithmetic), the K/V cache write at row *past by the split that holds that key, attention
+// over the splits, and the merge done by the last split of each KV head to finish (a ticket in
+// `counters`, which that split sets back to zero; the splits merge in split order, so the result
+// does not depend on which finishes last).
+struct DecodeStepInputs {
+  const float* q = nullptr;       // fp32 [nh, d], before RoPE
+  const float* k = nullptr;       // fp32 [nkv, d], before RoPE
+  const float* v = nullptr;       // fp32 [nkv, d]
+  const float2* cs = nullptr;     // (cos, sin) of the position [d/2] (rope_table)
+  int style = 0;                  // as rope_qkv_cache
+  unsigned* counters = nullptr;   // [nkv], zero
+};
+void attention_decode_step(const AttentionShape& a, const DecodeStepInputs& in, __half* k_cache, __half* v_cache,
+                           const int* past, float* part, __half* out, float* out32, cudaStream_t s);
 
 // ---- elementwise.cu ----
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);

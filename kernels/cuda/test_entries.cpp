@@ -1,6 +1,7 @@
 // Single-kernel entry points on host arrays and timing entries (see test_entries.h). Each call
 // makes its own stream and buffers, runs one kernel family, copies the result back and frees
 // everything (RAII) on every path.
+#include <cstring>
 #include "test_entries.h"
 
 #include <algorithm>
@@ -68,11 +69,13 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
     DeviceBuffer dy(nullptr, mn * 4 * 3, "y");
     EXL_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0, dy.bytes(), st.get()));
     const int sms = sm_count_of(device);
+    GemvScratch gws;
+    gws.allocate(nullptr, st.get());
     if (mode == 2) {
       const Exl2Device* ws[3] = {&l.view, &l.view, &l.view};
       float* ys[3] = {dy.get<float>(), dy.get<float>() + mn, dy.get<float>() + 2 * mn};
       const int ld[3] = {w->n, w->n, w->n};
-      exl2_gemv_multi(ws, ys, ld, 3, dx.get<__half>(), m, w->k, sms, st.get());
+      exl2_gemv_multi(ws, ys, ld, 3, dx.get<__half>(), m, w->k, sms, gws.view(), st.get());
       std::vector<float> h(mn * 3);
       to_host(h.data(), dy, mn * 3, st.get());
       for (std::size_t i = 0; i < mn; ++i) y[i] = (h[i] + h[mn + i] + h[2 * mn + i]) / 3.0f;
@@ -83,7 +86,7 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       for (std::size_t i = 0; i < g.size(); ++i) g[i] = half_to_float(x[i]);
       DeviceBuffer dg = to_device(g.data(), g.size(), "gate", st.get());
       DeviceBuffer du = to_device(u.data(), u.size(), "up", st.get());
-      exl2_gemv_silu(l.view, dg.get<float>(), du.get<float>(), m, w->k, dy.get<float>(), w->n, sms, st.get());
+      exl2_gemv_silu(l.view, dg.get<float>(), du.get<float>(), m, w->k, dy.get<float>(), w->n, sms, gws.view(), st.get());
       to_host(y, dy, mn, st.get());
       return;
     }
@@ -98,14 +101,14 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       c.add(l.view, dy.get<float>(), w->n);
       c.mode = k_x_norm;
       c.in.xf = dxf.get<float>(); c.in.norm_w = dnw.get<__half>(); c.in.eps = EXL_CUDA_TEST_NORM_EPS; c.in.ldx = w->k;
-      c.m = m; c.sm_count = sms;
+      c.m = m; c.sm_count = sms; c.ws = gws.view();
       exl2_gemv_run(c, st.get());
       to_host(y, dy, mn, st.get());
       return;
     }
     DeviceBuffer dq;
     if (mode == 1) dq.allocate(nullptr, std::size_t(w->k) * w->n_pad * 2, "dq");
-    linear_forward(l, dx.get<__half>(), m, dy.get<float>(), w->n, mode == 1 ? 0 : 1 << 30, sms,
+    linear_forward(l, dx.get<__half>(), m, dy.get<float>(), w->n, mode == 1 ? 0 : 1 << 30, sms, gws.view(),
                    dq.get<__half>(), mode == 1 ? std::size_t(w->k) * w->n_pad : 0, cb.get(), st.get());
     to_host(y, dy, mn, st.get());
   });
@@ -174,6 +177,57 @@ int test_attention(int device, const uint16_t* q, const uint16_t* k_cache, const
     DeviceBuffer part(nullptr, attention_partial_floats(a) * 4, "partials");
     DeviceBuffer o(nullptr, std::size_t(t) * nh * d * 4, "out");
     EXL_CUDA_CHECK(cudaMemsetAsync(o.get(), 0xff, o.bytes(), st.get()));
+    if (t == 1 && past % 2 == 1) {
+      // Odd lengths take the fused decode step (attention_decode_step): q and the new key go in
+      // as fp32 rotated back by a made-up RoPE angle table (so the step's own RoPE restores
+      // them), the new K/V row of the cache is poisoned first and must be written by the step,
+      // and the splits merge through their tickets (run twice: the tickets reset).
+      const int half = d / 2, style = (past / 2) % 2;
+      std::vector<float2> cs(static_cast<std::size_t>(half));
+      for (int i = 0; i < half; ++i) {
+        const double th = 0.37 * i + 0.01 * past + 0.3;
+        cs[std::size_t(i)] = make_float2(float(std::cos(th)), float(std::sin(th)));
+      }
+      auto unrotate = [&](const uint16_t* x, int heads, std::vector<float>& outv) {
+        outv.assign(std::size_t(heads) * d, 0.0f);
+        for (int h = 0; h < heads; ++h)
+          for (int i = 0; i < half; ++i) {
+            const int ia = style == 0 ? i : 2 * i, ib = style == 0 ? i + half : 2 * i + 1;
+            const double c = cs[std::size_t(i)].x, sn = cs[std::size_t(i)].y;
+            const double xa = half_to_float(x[std::size_t(h) * d + ia]), xb = half_to_float(x[std::size_t(h) * d + ib]);
+            outv[std::size_t(h) * d + ia] = float(xa * c + xb * sn);
+            outv[std::size_t(h) * d + ib] = float(xb * c - xa * sn);
+          }
+      };
+      std::vector<float> q32, k32, v32(std::size_t(nkv) * d);
+      unrotate(q, nh, q32);
+      unrotate(k_cache + std::size_t(past) * nkv * d, nkv, k32);
+      for (std::size_t i = 0; i < v32.size(); ++i) v32[i] = half_to_float(v_cache[std::size_t(past) * nkv * d + i]);
+      DeviceBuffer dq32 = to_device(q32.data(), q32.size(), "q fp32", st.get());
+      DeviceBuffer dk32 = to_device(k32.data(), k32.size(), "k fp32", st.get());
+      DeviceBuffer dv32 = to_device(v32.data(), v32.size(), "v fp32", st.get());
+      DeviceBuffer dcs = to_device(cs.data(), cs.size(), "cos sin", st.get());
+      DeviceBuffer ctr(nullptr, std::size_t(nkv) * 4, "counters");
+      EXL_CUDA_CHECK(cudaMemsetAsync(ctr.get(), 0, ctr.bytes(), st.get()));
+      DecodeStepInputs in;
+      in.q = dq32.get<float>(); in.k = dk32.get<float>(); in.v = dv32.get<float>(); in.cs = dcs.get<float2>();
+      in.style = style; in.counters = ctr.get<unsigned>();
+      const std::size_t row = std::size_t(past) * nkv * d * 2;
+      for (int rep = 0; rep < 2; ++rep) {
+        EXL_CUDA_CHECK(cudaMemsetAsync(dk.get<char>() + row, 0xff, std::size_t(nkv) * d * 2, st.get()));
+        EXL_CUDA_CHECK(cudaMemsetAsync(dv.get<char>() + row, 0xff, std::size_t(nkv) * d * 2, st.get()));
+        attention_decode_step(a, in, dk.get<__half>(), dv.get<__half>(), dp.get<int>(), part.get<float>(), nullptr,
+                              o.get<float>(), st.get());
+      }
+      // The written V row must be the input's exactly (K went through two roundings).
+      std::vector<std::uint16_t> vrow(std::size_t(nkv) * d);
+      EXL_CUDA_CHECK(cudaMemcpyAsync(vrow.data(), dv.get<char>() + row, vrow.size() * 2, cudaMemcpyDeviceToHost, st.get()));
+      st.sync();
+      EXL_CUDA_REQUIRE(std::memcmp(vrow.data(), v_cache + std::size_t(past) * nkv * d, vrow.size() * 2) == 0,
+                       "attention_decode_step: the V row written to the cache differs from the input");
+      to_host(out, o, std::size_t(t) * nh * d, st.get());
+      return;
+    }
     attention(a, dq.get<__half>(), dk.get<__half>(), dv.get<__half>(), dp.get<int>(), part.get<float>(), nullptr,
               o.get<float>(), st.get());
     to_host(out, o, std::size_t(t) * nh * d, st.get());
@@ -218,7 +272,8 @@ int test_dense_linear(int device, const uint16_t* x, int m, int k, const uint16_
     DeviceBuffer dx = to_device(x, std::size_t(m) * k, "x", st.get());
     DeviceBuffer dy(nullptr, std::size_t(m) * n * 4, "y");
     EXL_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0, dy.bytes(), st.get()));
-    linear_forward(l, dx.get<__half>(), m, dy.get<float>(), n, 16, sm_count_of(device), nullptr, 0, cb.get(), st.get());
+    linear_forward(l, dx.get<__half>(), m, dy.get<float>(), n, 16, sm_count_of(device), GemvWorkspace{}, nullptr, 0,
+                   cb.get(), st.get());
     to_host(y, dy, std::size_t(m) * n, st.get());
   });
 }
@@ -271,9 +326,11 @@ int bench_exl2_matmul(int device, const exl_cuda_exl2* w, int m, int mode, int r
     DeviceBuffer dq;
     if (mode == 1) dq.allocate(nullptr, std::size_t(w->k) * w->n_pad * 2, "dq");
     const int sms = sm_count_of(device);
+    GemvScratch gws;
+    gws.allocate(nullptr, st.get());
     auto one = [&](int i) {
       linear_forward(ls[std::size_t(i % copies)], dx.get<__half>(), m, dy.get<float>(), w->n, mode == 1 ? 0 : 1 << 30,
-                     sms, dq.get<__half>(), mode == 1 ? std::size_t(w->k) * w->n_pad : 0, cb.get(), st.get());
+                     sms, gws.view(), dq.get<__half>(), mode == 1 ? std::size_t(w->k) * w->n_pad : 0, cb.get(), st.get());
     };
     for (int i = 0; i < 3; ++i) one(i);
     EXL_CUDA_CHECK(cudaEventRecord(e0.get(), st.get()));

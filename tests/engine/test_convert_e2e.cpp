@@ -152,9 +152,17 @@ EXL_TEST(convert, e2e_errors_and_cancel) {
   CHECK_THROWS_ERROR(convert_model(o, {}, stop.get_token()), ErrorKind::cancelled, "cancelled");
   CHECK(!fs::exists(o.output_dir / "config.json"));
   CHECK(!fs::exists(o.output_dir / "output.safetensors"));
+  // A --cal file too short for the rows asked for is an error (the built-in text instead gives
+  // as many whole rows as it holds).
   ConvertOptions big = xs_options(4.0, "toolong");
-  big.rows = 1000;
+  big.calibration_file = work_dir() / "short-cal.txt";
+  {
+    std::ofstream f(*big.calibration_file);
+    f << "The quick brown fox jumps over the lazy dog. A short calibration text.\n";
+  }
+  big.rows = 4;
   CHECK_THROWS_ERROR(convert_model(big), ErrorKind::invalid_argument, "not enough calibration text");
+  CHECK(!fs::exists(big.output_dir / "config.json"));
   ConvertOptions low = xs_options(1.5, "low");
   CHECK_THROWS_ERROR(convert_model(low), ErrorKind::invalid_argument, "bpw");
   ConvertOptions hb = xs_options(4.0, "hb");

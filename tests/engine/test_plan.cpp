@@ -89,7 +89,8 @@ EXL_TEST(plan, scratch_engine_and_exllamav2) {
   const ModelShape e = shape_from_config(preset_config("llama3-8b"), 4.0, 6, Layout::engine);
   // CudaBackend::allocate_scratch with C = 2048 tokens, 8192-token cache.
   const std::uint64_t expect = 33554432ull + 58720256 + 2048ull * (4096 + 2 * 1024) * 4 + 2 * 16777216 + 2 * 117440512 +
-                               523ull * 128256 * 4 + 117440512 + 34078720 + 16 + 8192;
+                               523ull * 128256 * 4 + 117440512 + 34078720 + 16 + 8192 +
+                               16777216 + 262144 + 8 * 4;  // GEMV split-K workspace, decode split counters
   CHECK_EQ(scratch_bytes(e, o, 8192), expect);
   // §5.5: dominated by the head's temp_dq 2 * 4096 * 128256.
   o.layout = Layout::exllamav2;

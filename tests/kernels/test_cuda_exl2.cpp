@@ -157,6 +157,33 @@ EXL_GPU_TEST(cuda_kernels, exl2_every_single_width) {
   }
 }
 
+// Split K sums its partials in a fixed order (no float atomics): the same launch repeats its
+// result bit for bit, whichever block of a tile finishes last. k = 4096 and 14336 are always split
+// (a block holds at most 120 units' rows); several shapes, row counts and input forms.
+EXL_GPU_TEST(cuda_kernels, exl2_matmul_repeats_bit_for_bit) {
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 rng(15);
+  for (const LayerCase c : {LayerCase{4096, 4096}, LayerCase{14336, 512}, LayerCase{4096, 1000}}) {
+    const Exl2RandomLayer L = layer_for(rng, c, std::uint32_t(rng()));
+    const exl_cuda_exl2 cw = to_c(L.view());
+    for (int m : {1, 3, 8, 13}) {
+      const HalfData x = random_half(rng, std::size_t(m) * c.k, -1.0f, 1.0f);
+      for (int mode : {0, 3, 4}) {
+        std::vector<float> first(std::size_t(m) * c.n, NAN);
+        CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, first.data(), mode));
+        for (int rep = 0; rep < 6; ++rep) {
+          std::vector<float> again(first.size(), NAN);
+          CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, again.data(), mode));
+          std::size_t bad = 0;
+          for (std::size_t i = 0; i < first.size(); ++i) bad += std::memcmp(&first[i], &again[i], 4) != 0;
+          CHECK_MSG(bad == 0, bad << " of " << first.size() << " outputs changed on repeat " << rep << " (k " << c.k
+                                  << ", n " << c.n << ", m " << m << ", mode " << mode << ")");
+        }
+      }
+    }
+  }
+}
+
 EXL_GPU_TEST(cuda_kernels, exl2_bad_layer_is_an_error) {
   const exl_cuda_api& api = cuda_api();
   std::mt19937 rng(14);

@@ -65,7 +65,10 @@ EXL_GPU_TEST(cuda_kernels, attention_decode_and_prefill) {
                           // decode (split over the keys on the device, any grid) at past 0, 1, 100, 2047, 8000
                           {1, 0, 32, 8, 128},  {1, 1, 32, 8, 128},  {1, 100, 32, 8, 128}, {1, 2047, 32, 8, 128},
                           {1, 8000, 32, 8, 128}, {1, 8000, 32, 4, 64}, {1, 2047, 16, 2, 256}, {1, 100, 8, 1, 64},
-                          {1, 8000, 4, 4, 128}, {1, 2047, 64, 8, 128}};
+                          {1, 8000, 4, 4, 128}, {1, 2047, 64, 8, 128},
+                          // odd lengths take the fused decode step (RoPE, cache write, ticket merge)
+                          {1, 8001, 32, 8, 128}, {1, 4097, 32, 4, 64}, {1, 63, 8, 1, 64}, {1, 3, 28, 4, 128},
+                          {1, 30001, 32, 8, 128}};
   for (const Shape& s : shapes) {
     const int ctx = s.past + s.t;
     const HalfData q = random_half(rng, std::size_t(s.t) * s.nh * s.d, -1.0f, 1.0f);

@@ -88,6 +88,8 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
         1, std::min<std::uint64_t>(decode_splits, (64ull << 20) / (C * nh * (hd + 2) * 4)));
     const std::uint64_t splits = std::max(decode_splits, (std::uint64_t(tokens) + 255) / 256);
     b.push_back(std::max(splits * nh * (hd + 2), C * nh * chunk_splits * (hd + 2)) * 4);  // attention partials
+    b.push_back((4ull << 20) * 4 + (1ull << 16) * 4);  // EXL2 GEMV split-K partials and counters
+    b.push_back(nkv * 4);                                // the decode step's split counters
     b.push_back(16);     // step
     b.push_back(C * 4);  // ids
   } else {
