@@ -60,6 +60,7 @@
     </message>
     <message>
         <location filename="../ui/qml/components/AboutDialog.qml" line="67" />
+        <location filename="../ui/qml/components/AboutDialog.qml" line="76" />
         <source>not found</source>
         <translation>nicht gefunden</translation>
     </message>
@@ -221,63 +222,63 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Ihre Chatvorlage für dieses Modell ist nicht lesbar (%1); stattdessen wird die Vorlage des Modells verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="64" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="63" />
         <source>the CPU was asked for</source>
         <translation>die CPU wurde angefordert</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="101" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="100" />
         <source>%1 is not a folder.</source>
         <translation>%1 ist kein Ordner.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="104" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="103" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 hat keine tokenizer.json und kann daher nicht chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="134" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Die Chatvorlage des Modells ist nicht lesbar (%1); stattdessen wird ChatML verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="128" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="132" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Das Modell hat keine Chatvorlage; ChatML wird verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="151" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="149" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="153" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="151" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="156" />
         <source>Could not load %1: %2</source>
         <translation>%1 konnte nicht geladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="155" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="153" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="189" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="182" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="205" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="194" />
         <source>The conversation is empty.</source>
         <translation>Die Unterhaltung ist leer.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="207" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="196" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Die Unterhaltung (%1 Token) passt nicht in den Kontext von %2 Token. Beginnen Sie einen neuen Chat oder laden Sie das Modell mit längerem Kontext.</translation>
     </message>
@@ -311,8 +312,8 @@
     </message>
     <message>
         <location filename="../ui/qml/components/FitBar.qml" line="56" />
-        <source>The memory planner is not available yet.</source>
-        <translation>Der Speicherplaner ist noch nicht verfügbar.</translation>
+        <source>No memory estimate for this model.</source>
+        <translation>Keine Speicherschätzung für dieses Modell.</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/FitBar.qml" line="57" />
@@ -352,57 +353,57 @@
     <name>Main</name>
     <message>
         <location filename="../ui/qml/Main.qml" line="15" />
-        <location filename="../ui/qml/Main.qml" line="44" />
+        <location filename="../ui/qml/Main.qml" line="45" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="56" />
+        <location filename="../ui/qml/Main.qml" line="57" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="57" />
+        <location filename="../ui/qml/Main.qml" line="58" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="58" />
+        <location filename="../ui/qml/Main.qml" line="59" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="59" />
+        <location filename="../ui/qml/Main.qml" line="60" />
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="63" />
+        <location filename="../ui/qml/Main.qml" line="64" />
         <source>%1 on %2</source>
         <translation>%1 auf %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="64" />
+        <location filename="../ui/qml/Main.qml" line="65" />
         <source>No model loaded</source>
         <translation>Kein Modell geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="81" />
+        <location filename="../ui/qml/Main.qml" line="90" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles läuft auf der CPU (%1). Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="82" />
+        <location filename="../ui/qml/Main.qml" line="91" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Kein CUDA-Gerät gefunden: Alles läuft auf der CPU. Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="94" />
+        <location filename="../ui/qml/Main.qml" line="103" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Simulierte Engine (--fake): Antworten, Geschwindigkeiten und Speicherwerte sind erfunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="100" />
+        <location filename="../ui/qml/Main.qml" line="109" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats können nicht gespeichert werden: %1</translation>
     </message>
@@ -457,6 +458,14 @@
     </message>
 </context>
 <context>
+    <name>ModelManager</name>
+    <message>
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="336" />
+        <source>Could not read the chat template file %1.</source>
+        <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
+    </message>
+</context>
+<context>
     <name>ModelRow</name>
     <message>
         <location filename="../ui/qml/components/ModelRow.qml" line="31" />
@@ -475,67 +484,59 @@
     </message>
 </context>
 <context>
-    <name>ModelManager</name>
-    <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" />
-        <source>Could not read the chat template file %1.</source>
-        <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
-    </message>
-</context>
-<context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="146" />
         <source>Chat template</source>
         <translation>Chatvorlage</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="154" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="156" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="166" />
         <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-Chatvorlage für dieses Modell (leer: die des Modells)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="170" />
         <source>Chat template for this model</source>
         <translation>Chatvorlage für dieses Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="178" />
         <source>Load from file…</source>
         <translation>Aus Datei laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
         <source>Use the model's template</source>
         <translation>Vorlage des Modells verwenden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="190" />
         <source>Choose a chat template file</source>
         <translation>Chatvorlagendatei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -632,37 +633,37 @@
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="144" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="206" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="209" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="162" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="213" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="164" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="215" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="177" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="228" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>

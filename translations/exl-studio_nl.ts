@@ -60,6 +60,7 @@
     </message>
     <message>
         <location filename="../ui/qml/components/AboutDialog.qml" line="67" />
+        <location filename="../ui/qml/components/AboutDialog.qml" line="76" />
         <source>not found</source>
         <translation>niet gevonden</translation>
     </message>
@@ -221,63 +222,63 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Je chatsjabloon voor dit model is onleesbaar (%1); het eigen sjabloon van het model wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="64" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="63" />
         <source>the CPU was asked for</source>
         <translation>de CPU werd gevraagd</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="101" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="100" />
         <source>%1 is not a folder.</source>
         <translation>%1 is geen map.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="104" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="103" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 heeft geen tokenizer.json en kan dus niet chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="134" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Het chatsjabloon van het model is onleesbaar (%1); ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="128" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="132" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Het model heeft geen chatsjabloon; ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="151" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="149" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1: %2. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="153" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="151" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="156" />
         <source>Could not load %1: %2</source>
         <translation>%1 kon niet worden geladen: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="155" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="153" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="189" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="182" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="205" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="194" />
         <source>The conversation is empty.</source>
         <translation>Het gesprek is leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="207" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="196" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
@@ -311,8 +312,8 @@
     </message>
     <message>
         <location filename="../ui/qml/components/FitBar.qml" line="56" />
-        <source>The memory planner is not available yet.</source>
-        <translation>De geheugenplanner is nog niet beschikbaar.</translation>
+        <source>No memory estimate for this model.</source>
+        <translation>Geen geheugenschatting voor dit model.</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/FitBar.qml" line="57" />
@@ -352,57 +353,57 @@
     <name>Main</name>
     <message>
         <location filename="../ui/qml/Main.qml" line="15" />
-        <location filename="../ui/qml/Main.qml" line="44" />
+        <location filename="../ui/qml/Main.qml" line="45" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="56" />
+        <location filename="../ui/qml/Main.qml" line="57" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="57" />
+        <location filename="../ui/qml/Main.qml" line="58" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="58" />
+        <location filename="../ui/qml/Main.qml" line="59" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="59" />
+        <location filename="../ui/qml/Main.qml" line="60" />
         <source>Settings</source>
         <translation>Instellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="63" />
+        <location filename="../ui/qml/Main.qml" line="64" />
         <source>%1 on %2</source>
         <translation>%1 op %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="64" />
+        <location filename="../ui/qml/Main.qml" line="65" />
         <source>No model loaded</source>
         <translation>Geen model geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="81" />
+        <location filename="../ui/qml/Main.qml" line="90" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles draait op de CPU (%1). Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="82" />
+        <location filename="../ui/qml/Main.qml" line="91" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Geen CUDA-apparaat gevonden: alles draait op de CPU. Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="94" />
+        <location filename="../ui/qml/Main.qml" line="103" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Gesimuleerde engine (--fake): antwoorden, snelheden en geheugencijfers zijn verzonnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="100" />
+        <location filename="../ui/qml/Main.qml" line="109" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats kunnen niet worden opgeslagen: %1</translation>
     </message>
@@ -457,6 +458,14 @@
     </message>
 </context>
 <context>
+    <name>ModelManager</name>
+    <message>
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="336" />
+        <source>Could not read the chat template file %1.</source>
+        <translation>Het chatsjabloonbestand %1 kon niet worden gelezen.</translation>
+    </message>
+</context>
+<context>
     <name>ModelRow</name>
     <message>
         <location filename="../ui/qml/components/ModelRow.qml" line="31" />
@@ -475,67 +484,59 @@
     </message>
 </context>
 <context>
-    <name>ModelManager</name>
-    <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" />
-        <source>Could not read the chat template file %1.</source>
-        <translation>Het chatsjabloonbestand %1 kon niet worden gelezen.</translation>
-    </message>
-</context>
-<context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="146" />
         <source>Chat template</source>
         <translation>Chatsjabloon</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="154" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Je sjabloon hieronder wordt voor dit model gebruikt (vanaf de volgende keer laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="156" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Het eigen sjabloon van het model wordt gebruikt. Plak of laad hieronder een sjabloon om het jouwe te gebruiken.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Het model heeft geen chatsjabloon: het ingebouwde ChatML-formaat wordt gebruikt, tenzij je hieronder een sjabloon opgeeft.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="166" />
         <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-chatsjabloon voor dit model (leeg: dat van het model zelf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="170" />
         <source>Chat template for this model</source>
         <translation>Chatsjabloon voor dit model</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="178" />
         <source>Load from file…</source>
         <translation>Uit bestand laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
         <source>Use the model's template</source>
         <translation>Sjabloon van het model gebruiken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="190" />
         <source>Choose a chat template file</source>
         <translation>Kies een chatsjabloonbestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-sjablonen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
         <source>All files (*)</source>
         <translation>Alle bestanden (*)</translation>
     </message>
@@ -632,37 +633,37 @@
         <translation>uit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="144" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Memory fit</source>
         <translation>Past het in het geheugen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="206" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="209" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="162" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="213" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="164" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="215" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="177" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="228" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>

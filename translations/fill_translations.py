@@ -44,7 +44,7 @@ T = {  # source: (Dutch, German)
  'Scratch': ('Werkgeheugen', 'Arbeitsspeicher'),
  'Free': ('Vrij', 'Frei'),
  '%1 %2 GiB': ('%1 %2 GiB', '%1 %2 GiB'),
- 'The memory planner is not available yet.': ('De geheugenplanner is nog niet beschikbaar.', 'Der Speicherplaner ist noch nicht verfügbar.'),
+ 'No memory estimate for this model.': ('Geen geheugenschatting voor dit model.', 'Keine Speicherschätzung für dieses Modell.'),
  'Fits: %1 of %2 GiB on %3.': ('Past: %1 van %2 GiB op %3.', 'Passt: %1 von %2 GiB auf %3.'),
  'system memory': ('het systeemgeheugen', 'dem Systemspeicher'),
  'the GPU': ('de GPU', 'der GPU'),

@@ -48,13 +48,9 @@ int cmd_convert(const Args& a) {
   if (!m.empty()) o.measurement_in = m;
   const std::string cal = flag(a, "-c", "--cal");
   if (!cal.empty()) o.calibration_file = cal;
-  // --fast: a quarter of the calibration (4 rows x 256 tokens, 2 of them for the measurement), for
-  // a first model in minutes on the CPU; explicit --rows/--length/-mr still win.
-  if (a.has("--fast")) {
-    o.rows = 4;
-    o.length = 256;
-    o.measure_rows = 2;
-  }
+  // --fast: no measurement pass (the options come from the layer shapes), only the quantization
+  // pass with its Hessian error feedback: a first model in minutes on the CPU.
+  o.fast = a.has("--fast");
   o.rows = a.has("-r") ? a.get_int("-r", o.rows) : a.get_int("--rows", o.rows);
   o.length = a.has("-l") ? a.get_int("-l", o.length) : a.get_int("--length", o.length);
   o.measure_rows = a.has("-mr") ? a.get_int("-mr", 0) : a.get_int("--measurement_rows", o.measure_rows);

@@ -33,7 +33,7 @@ commands:
              cases (GPU ones too; --device cuda: only those, and no GPU is a failure)
   convert    -i HF_DIR|FILE.gguf -o OUT_DIR -b BPW [-hb 6] [-m MEAS] [-om MEAS] [--cal FILE] [--rows N]
              [--length N] [--fast] [--device cpu|cuda]   quantize an FP16/BF16/FP32 (or GGUF) model to
-                                                      EXL2 at a target bpw (--fast: less calibration)
+                                                      EXL2 at a target bpw (--fast: no measurement)
   fit        -m DIR | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
              [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast

@@ -145,6 +145,25 @@ EXL_TEST(convert, e2e_ref_xs_more_bits_closer_to_fp16) {
   CHECK_NEAR(Model::open(xs_with_measurement(6.0))->summary().average_bpw, 6.0, 0.1);
 }
 
+// --fast: no measurement pass; the options come from the layer shapes and still hit the target,
+// the file loads, its perplexity stays near the measured conversion's, and no measurement is
+// written as if one had been made.
+EXL_TEST(convert, e2e_fast_without_measurement) {
+  ConvertOptions o = xs_options(4.0, "xs-fast-4.0");
+  o.fast = true;
+  const ConvertResult r = convert_model(o);
+  CHECK_NEAR(r.decoder_bpw, 4.0, 0.05);
+  CHECK(!fs::exists(o.output_dir / "measurement.json"));
+  CHECK_NEAR(Model::open(o.output_dir)->summary().average_bpw, 4.0, 0.1);
+  const double fast = wiki_ppl(o.output_dir), measured = wiki_ppl(xs_4bpw());
+  std::printf("    ref-xs 4.0 bpw wiki ppl: fast %.3f, measured %.3f (fp16 15.646)\n", fast, measured);
+  CHECK_MSG(fast < measured * 1.05, "fast " << fast << " vs measured " << measured);
+  ConvertOptions om = xs_options(4.0, "xs-fast-om");
+  om.fast = true;
+  om.measurement_out = work_dir() / "fast.measurement.json";
+  CHECK_THROWS_ERROR(convert_model(om), ErrorKind::invalid_argument, "no measurement");
+}
+
 EXL_TEST(convert, e2e_errors_and_cancel) {
   ConvertOptions o = xs_options(4.0, "cancelled");
   std::stop_source stop;

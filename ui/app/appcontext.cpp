@@ -8,6 +8,7 @@
 
 #include "services/combinedinferenceservice.h"
 #include "services/enginegenerationbackend.h"
+#include "services/enginevramplanner.h"
 #include "services/fakeinferenceservice.h"
 #include "services/modelscanner.h"
 
@@ -80,13 +81,11 @@ std::unique_ptr<AppContext> AppContext::createDefault(const AppOptions &options)
     if (options.fake)
         return createSimulated(options);
     const QString device = options.device.isEmpty() ? QStringLiteral("auto") : options.device;
-    // The VRAM planner (engine/src/plan) plugs in here through an adapter implementing
-    // VramPlanner; until it lands the fit calculator is shown disabled.
+    // The fit calculator plans for the device the engine runs on (the engine's planner).
     auto service = std::make_unique<CombinedInferenceService>(
         std::make_unique<WorkerInferenceService>(std::make_unique<EngineGenerationBackend>(device)),
         std::make_unique<RemoteInferenceService>());
-    return std::make_unique<AppContext>(options, std::move(service), std::make_unique<UnavailableVramPlanner>(),
-                                        false);
+    return std::make_unique<AppContext>(options, std::move(service), EngineVramPlanner::forDevice(device), false);
 }
 
 std::unique_ptr<AppContext> AppContext::createSimulated(const AppOptions &options)

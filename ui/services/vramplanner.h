@@ -1,7 +1,6 @@
-// The VRAM fit calculator's source of truth. PLACEHOLDER INTERFACE: the engine's planner
-// (engine/src/plan) will implement it through an adapter; the UI never does this arithmetic
-// itself. Until then the app uses UnavailableVramPlanner (the calculator shows disabled) or,
-// with the simulated engine, FakeVramPlanner.
+// The VRAM fit calculator's source of truth. The app uses EngineVramPlanner (the engine's
+// planner, engine/src/plan); the UI never does this arithmetic itself. The simulated engine
+// uses FakeVramPlanner; UnavailableVramPlanner shows the calculator disabled.
 #pragma once
 #include "inferencetypes.h"
 
@@ -22,6 +21,7 @@ struct VramPlan {
     bool fits = false;
     int largestContextThatFits = 0;
     double boundTokensPerSecond = 0.0;  // bandwidth-bound decode speed
+    QString target;  // the device planned for (a GPU's name; empty: system memory or unknown)
 };
 
 class VramPlanner

@@ -267,6 +267,7 @@ void ModelManager::updateFit()
         fit.insert(QStringLiteral("fits"), plan.fits);
         fit.insert(QStringLiteral("largestContext"), plan.largestContextThatFits);
         fit.insert(QStringLiteral("boundTokensPerSecond"), plan.boundTokensPerSecond);
+        fit.insert(QStringLiteral("target"), plan.target);
     }
     if (fit != m_fit) {
         m_fit = fit;

@@ -124,6 +124,8 @@ struct ConvertOptions {
   int rows = 8;                                 // calibration rows
   int length = 512;                             // tokens per row
   int measure_rows = 0;                         // rows used by the measurement pass (0 = all rows)
+  bool fast = false;                            // no measurement pass: options chosen from the layer
+                                                // shapes (estimated_measurement), then quantization
   std::string device = "cpu";
   std::uint64_t max_shard_bytes = 8192ull << 20;
   int threads = 0;                              // 0 = all cores

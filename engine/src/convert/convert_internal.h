@@ -47,6 +47,11 @@ void check_stop(std::stop_token stop);
 Measurement measure(const Source& src, BlockMath& math, std::vector<std::vector<float>> states,
                     const Progress& progress, std::stop_token stop);
 
+// Without a measurement pass (--fast): every option of every block scored from the layer shapes
+// alone, estimated error = sum over the block's projections of (weights share) x sum over the
+// option's parts of (proportion x 2^-bits), so the optimizer spreads the budget evenly.
+Measurement estimated_measurement(const Source& src);
+
 struct QuantizeOutput {
   std::vector<TensorData> tensors;  // module order, ready to write
   std::uint64_t decoder_bits = 0;

@@ -104,6 +104,8 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   head_option(o.head_bits);  // validates
   if (o.threads > 0) set_cpu_threads(o.threads);
 
+  if (o.fast && !o.measurement_in && (o.measure_only || o.measurement_out))
+    throw Error(ErrorKind::invalid_argument, "fast conversion makes no measurement to write", {}, "--fast");
   if (!o.measure_only) check_output_dir(o.output_dir);
   else if (!o.measurement_out) throw Error(ErrorKind::invalid_argument, "measure-only needs -om FILE");
   // A .gguf file is imported to FP16 in a scratch folder beside the output first.
@@ -141,6 +143,9 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
                   "the measurement lists " + std::to_string(m.blocks.size()) + " blocks, the model has " +
                       std::to_string(2 * src.layers), o.measurement_in->string());
     say("measure", 1, 1, "measurement read from " + o.measurement_in->string());
+  } else if (o.fast) {
+    m = estimated_measurement(src);
+    say("measure", 1, 1, "skipped (fast): options chosen from the layer shapes");
   } else {
     std::vector<std::vector<float>> mstates = states;
     if (o.measure_rows > 0 && o.measure_rows < int(mstates.size())) mstates.resize(std::size_t(o.measure_rows));
@@ -177,7 +182,8 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
     if (!e.is_regular_file() || is_weight_file(e.path())) continue;
     write_file_atomic(o.output_dir / e.path().filename(), read_text(e.path()));
   }
-  write_file_atomic(o.output_dir / "measurement.json", mjson);
+  // (A fast conversion has no measurement: its estimate is not written as if it were one.)
+  if (!o.fast || o.measurement_in) write_file_atomic(o.output_dir / "measurement.json", mjson);
   write_file_atomic(o.output_dir / "config.json", config_with_quantization(source_dir, o, row_count, o.length));
   res.files.push_back(o.output_dir / "config.json");
   say("done", 1, 1, "decoder " + std::to_string(res.decoder_bpw) + " bpw, head " + std::to_string(res.head_bpw) + " bpw");

@@ -162,6 +162,36 @@ Measurement measure(const Source& src, BlockMath& math, States states, const Pro
   return m;
 }
 
+Measurement estimated_measurement(const Source& src) {
+  Measurement m;
+  // Biases are the same in every layer: the first layer's blocks tell.
+  const Block attn0 = load_block(src, 0, true), mlp0 = load_block(src, 0, false);
+  for (int i = 0; i < 2 * src.layers; ++i) {
+    const Block& shape = i % 2 == 0 ? attn0 : mlp0;
+    const auto& table = shape.attention ? attention_options() : mlp_options();
+    MeasuredBlock mb;
+    mb.key = "model.layers." + std::to_string(i / 2) + (shape.attention ? ".self_attn" : ".mlp");
+    for (const BlockOption& bo : table) {
+      MeasuredOption mo;
+      mo.option = bo;
+      double err = 0.0, weights = 0.0;
+      for (const auto& [proj, opt] : bo) {
+        const auto [k, n] = src.dims(proj);
+        const int n_pad = (n + 31) / 32 * 32;
+        mo.total_bits += linear_total_bits(opt, k, n) + 16 * std::uint64_t(shape.bias(proj).empty() ? 0 : n_pad);
+        double e = 0.0;
+        for (const QuantPart& part : opt.parts) e += part.prop * std::ldexp(1.0, -part.bits);
+        err += double(k) * double(n) * e;
+        weights += double(k) * double(n);
+      }
+      mo.accuracy = std::max(1e-6, 1.0 - err / weights);
+      mb.options.push_back(std::move(mo));
+    }
+    m.blocks.push_back(std::move(mb));
+  }
+  return m;
+}
+
 QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const std::vector<BlockOption>& strategy,
                         int head_bits, const Progress& progress, std::stop_token stop) {
   QuantizeOutput out;

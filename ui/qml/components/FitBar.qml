@@ -1,5 +1,5 @@
 // The VRAM fit readout: a stacked bar (weights, cache, scratch, free), the verdict, the
-// largest context that fits and the bound decode speed. Disabled without a planner.
+// largest context that fits and the bound decode speed. Disabled when the planner has no estimate for the model.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -53,9 +53,9 @@ ColumnLayout {
         wrapMode: Text.Wrap
         font.bold: true
         color: !root.available ? Material.foreground : root.fit.fits ? "#2e7d32" : "#c62828"
-        text: !root.available ? qsTr("The memory planner is not available yet.")
+        text: !root.available ? qsTr("No memory estimate for this model.")
               : root.fit.fits ? qsTr("Fits: %1 of %2 GiB on %3.").arg(root.fit.usedGiB.toFixed(1)).arg(root.fit.deviceGiB.toFixed(0))
-                                .arg(root.onCpu ? qsTr("system memory") : qsTr("the GPU"))
+                                .arg(root.onCpu ? qsTr("system memory") : (root.fit.target ? root.fit.target : qsTr("the GPU")))
               : qsTr("Does not fit: needs %1 of %2 GiB.").arg(root.fit.usedGiB.toFixed(1)).arg(root.fit.deviceGiB.toFixed(0))
     }
     Label {

@@ -1,0 +1,141 @@
+#include "enginevramplanner.h"
+
+#include <QFile>
+#include <QRegularExpression>
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <unistd.h>
+
+#include "exl/cuda.h"
+#include "exl/error.h"
+
+namespace {
+
+exl::plan::CacheSpec cacheSpec(CacheKind kind)
+{
+    switch (kind) {
+    case CacheKind::Fp16: return exl::plan::parse_cache("fp16");
+    case CacheKind::Fp8: return exl::plan::parse_cache("fp8");
+    case CacheKind::Q8: return exl::plan::parse_cache("q8");
+    case CacheKind::Q6: return exl::plan::parse_cache("q6");
+    case CacheKind::Q4: return exl::plan::parse_cache("q4");
+    }
+    return exl::plan::parse_cache("fp16");
+}
+
+std::uint64_t systemMemoryBytes()
+{
+    QFile f(QStringLiteral("/proc/meminfo"));
+    if (f.open(QIODevice::ReadOnly)) {
+        const QString text = QString::fromLatin1(f.readAll());
+        const auto m = QRegularExpression(QStringLiteral("MemTotal:\\s+(\\d+) kB")).match(text);
+        if (m.hasMatch())
+            return m.captured(1).toULongLong() * 1024;
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? std::uint64_t(pages) * std::uint64_t(size) : 0;
+}
+
+}  // namespace
+
+EngineVramPlanner::EngineVramPlanner(exl::plan::GpuSpec target, int smCount, bool systemMemory)
+    : m_gpu(std::move(target)), m_smCount(std::max(1, smCount)), m_systemMemory(systemMemory)
+{
+}
+
+std::unique_ptr<EngineVramPlanner> EngineVramPlanner::forDevice(const QString &device)
+{
+    if (device != QLatin1String("cpu")) {
+        int index = 0;
+        if (device.startsWith(QLatin1String("cuda:")))
+            index = device.mid(5).toInt();
+        try {
+            if (exl::cuda_available()) {
+                const auto devices = exl::cuda_devices();
+                if (index >= 0 && index < int(devices.size())) {
+                    const exl::CudaDeviceInfo &d = devices[std::size_t(index)];
+                    exl::plan::GpuSpec g;
+                    try {
+                        g = exl::plan::find_gpu(d.name);  // bandwidth, tensor rate, context size
+                    } catch (const exl::Error &) {
+                        g.name = d.name;
+                        g.bandwidth_gbs = d.peak_bandwidth_gbs;
+                    }
+                    g.name = d.name;
+                    g.memory_mib = d.total_bytes / exl::plan::kMiB;  // what this device really has
+                    if (g.bandwidth_gbs <= 0)
+                        g.bandwidth_gbs = d.peak_bandwidth_gbs;
+                    return std::make_unique<EngineVramPlanner>(g, d.sm_count, false);
+                }
+            }
+        } catch (const std::exception &) {
+            // No usable CUDA: plan for system memory below.
+        }
+    }
+    exl::plan::GpuSpec g;
+    g.name = "CPU (system memory)";
+    g.memory_mib = systemMemoryBytes() / exl::plan::kMiB;
+    g.bandwidth_gbs = kSystemBandwidthGBs;
+    g.fp16_tflops = 1.0;
+    return std::make_unique<EngineVramPlanner>(g, 1, true);
+}
+
+VramPlan EngineVramPlanner::plan(const VramPlanRequest &request) const
+{
+    VramPlan out;
+    if (request.model.remote || request.model.path.isEmpty() || m_gpu.memory_mib == 0)
+        return out;
+    try {
+        std::shared_ptr<const exl::plan::ModelShape> folder;
+        {
+            std::lock_guard lock(m_mutex);
+            folder = m_shapes.value(request.model.path);
+        }
+        if (!folder) {
+            folder = std::make_shared<const exl::plan::ModelShape>(
+                exl::plan::shape_from_folder(request.model.path.toStdString(), exl::plan::Layout::engine));
+            std::lock_guard lock(m_mutex);
+            m_shapes.insert(request.model.path, folder);
+        }
+        // A what-if bit width re-plans the folder's config at that bpw (same head).
+        std::optional<exl::plan::ModelShape> whatIf;
+        // (The slider starts at the model's own bpw as the scanner reports it: that is no what-if.)
+        const bool own = request.bpw <= 0 || std::fabs(request.bpw - request.model.bpw) < 0.005 ||
+                         std::fabs(request.bpw - folder->decoder_bpw) < 0.005;
+        if (!own)
+            whatIf = exl::plan::shape_from_config(folder->config, request.bpw,
+                                                  folder->head_bits > 0 ? folder->head_bits : 6,
+                                                  exl::plan::Layout::engine);
+        const exl::plan::ModelShape &shape = whatIf ? *whatIf : *folder;
+
+        exl::plan::PlanOptions o;
+        o.layout = exl::plan::Layout::engine;
+        o.context = std::max(1, request.contextLength);
+        o.cache = cacheSpec(request.cacheKind);
+        o.gpus = {m_gpu};
+        o.sm_count = m_smCount;
+        o.draft_tokens = std::max(1, request.draftTokens);
+        const exl::plan::Plan p = exl::plan::make_plan(shape, o);
+        if (p.devices.empty())
+            return out;
+        const exl::plan::DevicePlan &d = p.devices.front();
+        out.available = true;
+        out.weightsBytes = qint64(d.weights_bytes);
+        out.cacheBytes = qint64(d.cache_bytes);
+        out.scratchBytes = qint64(d.scratch_bytes + d.overhead_bytes);  // scratch, CUDA context, margins
+        out.deviceBytes = qint64(m_gpu.total_bytes());
+        out.fits = p.fits;
+        std::int64_t largest = exl::plan::max_context(shape, o);
+        if (request.model.nativeContext > 0)
+            largest = std::min<std::int64_t>(largest, request.model.nativeContext);
+        out.largestContextThatFits = int(std::clamp<std::int64_t>(largest, 0, INT32_MAX));
+        out.boundTokensPerSecond = p.decode_bound_tokens_per_s;
+        if (!m_systemMemory)
+            out.target = QString::fromStdString(m_gpu.name);
+    } catch (const std::exception &) {
+        // A folder the planner cannot read (no headers, unknown architecture): no estimate.
+        return {};
+    }
+    return out;
+}
