@@ -170,6 +170,23 @@ private Q_SLOTS:
         QCOMPARE(text, ref.text);
     }
 
+    void boundLineFollowsTheContext()
+    {
+        // The telemetry's bound: measured memory bandwidth over the planner's bytes per token,
+        // which grow with the cached context.
+        EngineGenerationBackend backend(QStringLiteral("cpu"));
+        QCOMPARE(backend.boundTokensPerSecond(), 0.0);  // nothing loaded
+        QVERIFY(backend.load(m_modelDir, LoadOptions{}, [](double) {}).ok);
+        const double empty = backend.boundTokensPerSecond();
+        QVERIFY(empty > 0);
+        const QList<ChatTurn> chat{{QStringLiteral("user"), QStringLiteral("Tell me a story about a small dog.")}};
+        backend.prefill(chat, greedy(8));
+        const double later = backend.boundTokensPerSecond();
+        QVERIFY2(later < empty, qPrintable(QStringLiteral("%1 then %2").arg(empty).arg(later)));
+        backend.unload();
+        QCOMPARE(backend.boundTokensPerSecond(), 0.0);
+    }
+
     void streamedReplyMatchesEngineGenerate()
     {
         const QList<ChatTurn> chat{{QStringLiteral("system"), QStringLiteral("You are a helpful assistant.")},

@@ -116,7 +116,9 @@ bool AppContext::onCpu() const
 
 QString AppContext::deviceNote() const
 {
-    return m_service->deviceNote();
+    // The backend words its note when it is made, before the translator is installed: translate
+    // it here (a note with no translation, e.g. the engine's own message, is shown as it is).
+    return QCoreApplication::translate("EngineGenerationBackend", m_service->deviceNote().toUtf8().constData());
 }
 
 QStringList AppContext::modelFolders() const

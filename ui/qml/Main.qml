@@ -38,6 +38,10 @@ ApplicationWindow {
     Shortcut { sequence: "Esc"; enabled: window.app.chat.busy; onActivated: window.app.chat.stop() }
 
     header: ToolBar {
+        // An explicit bar colour: the style's tool-bar colour is the window background in the
+        // light theme, which left the white tab titles unreadable.
+        background: Rectangle { color: window.Material.theme === Material.Dark ? "#263238" : "#455a64" }
+        Material.foreground: "white"
         RowLayout {
             anchors.fill: parent
             spacing: 8

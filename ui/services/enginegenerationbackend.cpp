@@ -4,14 +4,18 @@
 #include <QFile>
 #include <QFileInfo>
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 
 #include <exl/backend.h>
 #include <exl/chat_prompt.h>
+#include <exl/cuda.h>
 #include <exl/error.h>
 #include <exl/generator.h>
 #include <exl/model.h>
+#include <exl/plan.h>
 #include <exl/tokenizer.h>
 
 #include "modelscanner.h"
@@ -79,6 +83,7 @@ void EngineGenerationBackend::resetState()
     m_tokenizer.reset();
     m_prompt.reset();
     m_stopIds.clear();
+    m_boundBandwidth = 0.0;
     m_contextIds.clear();
     m_replyIds.clear();
     m_logits.clear();
@@ -140,6 +145,7 @@ LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions 
         for (std::int32_t id : m_prompt->end_of_turn_ids())
             if (std::find(m_stopIds.begin(), m_stopIds.end(), id) == m_stopIds.end())
                 m_stopIds.push_back(id);
+        computeBound(path, options);
         result.ok = true;
         result.info = describeModel(*model, QFileInfo(path).absoluteFilePath());
         return result;
@@ -157,6 +163,64 @@ LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions 
     }
     unload();  // give back whatever the failed load allocated
     return result;
+}
+
+namespace {
+// System memory's copy bandwidth (read + write bytes per second), measured once.
+double systemCopyBandwidth()
+{
+    static const double measured = [] {
+        const std::size_t bytes = std::size_t(256) << 20;
+        std::vector<char> a(bytes, 1), b(bytes, 0);
+        double best = 0.0;
+        for (int i = 0; i < 3; ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            std::memcpy(b.data(), a.data(), bytes);
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (s > 0)
+                best = std::max(best, 2.0 * double(bytes) / s);
+            a[i] = b[bytes - 1 - std::size_t(i)];  // keep the copies observable
+        }
+        return best;
+    }();
+    return measured;
+}
+}  // namespace
+
+void EngineGenerationBackend::computeBound(const QString &path, const LoadOptions &options)
+{
+    m_boundBandwidth = m_boundWeightBytes = m_boundCacheBytes = 0.0;
+    try {
+        namespace plan = exl::plan;
+        const plan::ModelShape shape = plan::shape_from_folder(QFile::encodeName(path).toStdString(), plan::Layout::engine);
+        plan::PlanOptions o;
+        o.context = std::max(16, options.contextLength);
+        const char *cache[] = {"fp16", "fp8", "q8", "q6", "q4"};
+        o.cache = plan::parse_cache(cache[std::clamp(int(options.cacheKind), 0, 4)]);
+        const double at0 = double(plan::decode_bytes_per_token(shape, o, 0));
+        const double at1k = double(plan::decode_bytes_per_token(shape, o, 1024));
+        m_boundWeightBytes = at0;
+        m_boundCacheBytes = (at1k - at0) / 1024.0;
+        const std::string name = m_backend->name();
+        if (name.rfind("cuda", 0) == 0) {
+            const int index = name.size() > 5 ? std::atoi(name.c_str() + 5) : 0;
+            const auto devices = exl::cuda_devices();
+            if (index >= 0 && index < int(devices.size()))
+                m_boundBandwidth = devices[std::size_t(index)].peak_bandwidth_gbs * 1e9;
+        } else {
+            m_boundBandwidth = systemCopyBandwidth();
+        }
+    } catch (const std::exception &) {
+        m_boundBandwidth = 0.0;  // no bound line for this model
+    }
+}
+
+double EngineGenerationBackend::boundTokensPerSecond() const
+{
+    if (!m_model || m_boundBandwidth <= 0 || m_boundWeightBytes <= 0)
+        return 0.0;
+    const double length = m_backend ? double(m_backend->cache_length()) : 0.0;
+    return m_boundBandwidth / (m_boundWeightBytes + m_boundCacheBytes * length);
 }
 
 void EngineGenerationBackend::unload()

@@ -47,7 +47,9 @@ public:
     std::optional<QString> decodeStep() override;
     qint64 vramUsedBytes() const override;
     qint64 vramTotalBytes() const override;
-    double boundTokensPerSecond() const override { return 0.0; }  // needs the planner (engine/src/plan)
+    // Bandwidth / bytes read per decoded token at the current length (the engine's planner counts
+    // the bytes; bandwidth: the GPU's peak, or the measured copy bandwidth of system memory).
+    double boundTokensPerSecond() const override;
 
     // The prompt ids of `conversation` as prefill() would build them (tests, diagnostics).
     std::vector<std::int32_t> promptIds(const QList<ChatTurn> &conversation) const;
@@ -60,6 +62,7 @@ public:
 
 private:
     void makeBackend();
+    void computeBound(const QString &path, const LoadOptions &options);
     void resetState();
     std::int32_t sampleNext();
 
@@ -74,6 +77,9 @@ private:
     std::shared_ptr<const exl::Tokenizer> m_tokenizer;
     std::unique_ptr<exl::ChatPrompt> m_prompt;  // the conversation as prompt ids (chat template, BOS)
     std::vector<std::int32_t> m_stopIds;
+    double m_boundBandwidth = 0.0;   // bytes/s
+    double m_boundWeightBytes = 0.0;  // read per token at position 0
+    double m_boundCacheBytes = 0.0;   // more per token of context
 
     // Generation state.
     std::vector<std::int32_t> m_contextIds;  // prompt and forwarded reply ids: the backend's sequence

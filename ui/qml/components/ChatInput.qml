@@ -36,9 +36,8 @@ RowLayout {
             Keys.onEnterPressed: event => handleEnter(event)
         }
     }
-    Button {
+    AccentButton {
         text: root.chat.busy ? qsTr("Stop") : qsTr("Send")
-        highlighted: true
         enabled: root.chat.busy || field.text.trim().length > 0
         Accessible.name: text
         onClicked: root.chat.busy ? root.chat.stop() : root.submit()

@@ -96,10 +96,9 @@ ColumnLayout {
             color: "#ef6c00"
             wrapMode: Text.Wrap
         }
-        Button {
+        AccentButton {
             Layout.columnSpan: 2
             text: qsTr("Add endpoint")
-            highlighted: true
             enabled: nameField.text.length > 0 && urlField.text.length > 0
             onClicked: {
                 addError.text = panel.endpoints.add(nameField.text, urlField.text, keyField.text)

@@ -202,9 +202,8 @@ Item {
                 RowLayout {
                     Layout.topMargin: 8
                     spacing: 8
-                    Button {
+                    AccentButton {
                         text: qsTr("Load")
-                        highlighted: true
                         enabled: !page.models.loading && page.models.currentIndex >= 0
                         Accessible.name: qsTr("Load the selected model")
                         onClicked: page.models.load()
