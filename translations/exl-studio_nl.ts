@@ -222,63 +222,63 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="129" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Je chatsjabloon voor dit model is onleesbaar (%1); het eigen sjabloon van het model wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="63" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="67" />
         <source>the CPU was asked for</source>
         <translation>de CPU werd gevraagd</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="100" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="105" />
         <source>%1 is not a folder.</source>
         <translation>%1 is geen map.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="103" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="108" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 heeft geen tokenizer.json en kan dus niet chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="134" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="139" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Het chatsjabloon van het model is onleesbaar (%1); ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="132" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="137" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Het model heeft geen chatsjabloon; ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="149" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="155" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1: %2. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="151" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="156" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="157" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="162" />
         <source>Could not load %1: %2</source>
         <translation>%1 kon niet worden geladen: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="153" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="159" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="182" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="246" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="194" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="258" />
         <source>The conversation is empty.</source>
         <translation>Het gesprek is leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="196" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="260" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
@@ -353,67 +353,67 @@
     <name>Main</name>
     <message>
         <location filename="../ui/qml/Main.qml" line="15" />
-        <location filename="../ui/qml/Main.qml" line="45" />
+        <location filename="../ui/qml/Main.qml" line="49" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="57" />
+        <location filename="../ui/qml/Main.qml" line="61" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="58" />
+        <location filename="../ui/qml/Main.qml" line="62" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="59" />
+        <location filename="../ui/qml/Main.qml" line="63" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="60" />
+        <location filename="../ui/qml/Main.qml" line="64" />
         <source>Settings</source>
         <translation>Instellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="64" />
+        <location filename="../ui/qml/Main.qml" line="68" />
         <source>%1 on %2</source>
         <translation>%1 op %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="65" />
+        <location filename="../ui/qml/Main.qml" line="69" />
         <source>No model loaded</source>
         <translation>Geen model geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="90" />
+        <location filename="../ui/qml/Main.qml" line="94" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles draait op de CPU (%1). Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="91" />
+        <location filename="../ui/qml/Main.qml" line="95" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Geen CUDA-apparaat gevonden: alles draait op de CPU. Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="103" />
+        <location filename="../ui/qml/Main.qml" line="107" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Gesimuleerde engine (--fake): antwoorden, snelheden en geheugencijfers zijn verzonnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="109" />
+        <location filename="../ui/qml/Main.qml" line="113" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats kunnen niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="70" />
+        <location filename="../ui/qml/Main.qml" line="74" />
         <source>About</source>
         <translation>Over</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="71" />
+        <location filename="../ui/qml/Main.qml" line="75" />
         <source>About EXL Studio</source>
         <translation>Over EXL Studio</translation>
     </message>
@@ -643,27 +643,27 @@
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="209" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="213" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="212" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="215" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="214" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="221" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="228" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="227" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>
@@ -1134,24 +1134,49 @@
 <context>
     <name>VramMeter</name>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="14" />
+        <location filename="../ui/qml/components/VramMeter.qml" line="16" />
         <source>Running on the CPU: no VRAM in use.</source>
         <translation>Draait op de CPU: geen VRAM in gebruik.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="15" />
+        <location filename="../ui/qml/components/VramMeter.qml" line="17" />
         <source>VRAM: %1 of %2 GiB in use</source>
         <translation>VRAM: %1 van %2 GiB in gebruik</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="16" />
+        <location filename="../ui/qml/components/VramMeter.qml" line="18" />
         <source>VRAM: no reading yet</source>
         <translation>VRAM: nog geen meting</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="24" />
+        <location filename="../ui/qml/components/VramMeter.qml" line="28" />
         <source>VRAM in use</source>
         <translation>VRAM in gebruik</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="42" />
+        <source>Weights</source>
+        <translation>Gewichten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="43" />
+        <source>Cache</source>
+        <translation>Cache</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="44" />
+        <source>Other</source>
+        <translation>Overig</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="45" />
+        <source>Free</source>
+        <translation>Vrij</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/VramMeter.qml" line="51" />
+        <source>%1 %2 GiB</source>
+        <translation>%1 %2 GiB</translation>
     </message>
 </context>
 <context>

@@ -44,6 +44,7 @@ T = {  # source: (Dutch, German)
  'Scratch': ('Werkgeheugen', 'Arbeitsspeicher'),
  'Free': ('Vrij', 'Frei'),
  '%1 %2 GiB': ('%1 %2 GiB', '%1 %2 GiB'),
+ 'Other': ('Overig', 'Sonstiges'),
  'No memory estimate for this model.': ('Geen geheugenschatting voor dit model.', 'Keine Speicherschätzung für dieses Modell.'),
  'Fits: %1 of %2 GiB on %3.': ('Past: %1 van %2 GiB op %3.', 'Passt: %1 von %2 GiB auf %3.'),
  'system memory': ('het systeemgeheugen', 'dem Systemspeicher'),

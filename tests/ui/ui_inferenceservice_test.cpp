@@ -130,6 +130,8 @@ private Q_SLOTS:
         QVERIFY(sample.vramTotalBytes > 0);
         QVERIFY(sample.vramUsedBytes > 0);
         QVERIFY(sample.vramUsedBytes < sample.vramTotalBytes);
+        QVERIFY(sample.vramWeightsBytes > 0);  // the fake backend reports the parts
+        QVERIFY(sample.vramWeightsBytes + sample.vramCacheBytes <= sample.vramUsedBytes);
         QVERIFY(sample.boundTokensPerSecond > 0);
     }
 };

@@ -42,6 +42,30 @@ private Q_SLOTS:
         QCOMPARE(updated.size(), 3);
     }
 
+    void vramMeterPartsAddUp()
+    {
+        TelemetryModel model;
+        TelemetrySample s = sample(1.0, 0.0, 0.0, 10 * kGiB, 24 * kGiB);
+        s.vramWeightsBytes = 5 * kGiB;
+        s.vramCacheBytes = 2 * kGiB;
+        model.addSample(s);
+        QCOMPARE(model.vramWeightsGiB(), 5.0);
+        QCOMPARE(model.vramCacheGiB(), 2.0);
+        QCOMPARE(model.vramOtherGiB(), 3.0);
+        QCOMPARE(model.vramFreeGiB(), 14.0);
+        // Parts the backend over-reports never exceed what is in use.
+        s.vramWeightsBytes = 9 * kGiB;
+        s.vramCacheBytes = 4 * kGiB;
+        model.addSample(s);
+        QCOMPARE(model.vramWeightsGiB(), 9.0);
+        QCOMPARE(model.vramCacheGiB(), 1.0);
+        QCOMPARE(model.vramOtherGiB(), 0.0);
+        // The CPU: nothing.
+        model.addSample(sample(2.0, 0.0, 0.0));
+        QVERIFY(!model.hasVram());
+        QCOMPARE(model.vramWeightsGiB() + model.vramCacheGiB() + model.vramOtherGiB() + model.vramFreeGiB(), 0.0);
+    }
+
     void keepsOneMinuteWindow()
     {
         TelemetryModel model;

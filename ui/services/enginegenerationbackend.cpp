@@ -339,6 +339,22 @@ qint64 EngineGenerationBackend::vramUsedBytes() const
     return qint64(m.weights_bytes + m.cache_bytes + m.scratch_bytes);
 }
 
+qint64 EngineGenerationBackend::vramWeightsBytes() const
+{
+    if (!m_backend)
+        return 0;
+    const exl::MemoryStats m = m_backend->memory();
+    return m.device_total > 0 ? qint64(m.weights_bytes) : 0;
+}
+
+qint64 EngineGenerationBackend::vramCacheBytes() const
+{
+    if (!m_backend)
+        return 0;
+    const exl::MemoryStats m = m_backend->memory();
+    return m.device_total > 0 ? qint64(m.cache_bytes) : 0;
+}
+
 qint64 EngineGenerationBackend::vramTotalBytes() const
 {
     return m_backend ? qint64(m_backend->memory().device_total) : 0;

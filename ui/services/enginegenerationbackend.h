@@ -47,6 +47,8 @@ public:
     std::optional<QString> decodeStep() override;
     qint64 vramUsedBytes() const override;
     qint64 vramTotalBytes() const override;
+    qint64 vramWeightsBytes() const override;
+    qint64 vramCacheBytes() const override;
     // Bandwidth / bytes read per decoded token at the current length (the engine's planner counts
     // the bytes; bandwidth: the GPU's peak, or the measured copy bandwidth of system memory).
     double boundTokensPerSecond() const override;

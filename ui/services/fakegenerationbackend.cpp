@@ -101,6 +101,16 @@ qint64 FakeGenerationBackend::vramUsedBytes() const
     return m_loaded->sizeBytes + qint64(m_options.contextLength) * 128 * 1024 + kGiB / 2;
 }
 
+qint64 FakeGenerationBackend::vramWeightsBytes() const
+{
+    return m_deviceName == QLatin1String("cpu") || !m_loaded ? 0 : m_loaded->sizeBytes;
+}
+
+qint64 FakeGenerationBackend::vramCacheBytes() const
+{
+    return m_deviceName == QLatin1String("cpu") || !m_loaded ? 0 : qint64(m_options.contextLength) * 128 * 1024;
+}
+
 qint64 FakeGenerationBackend::vramTotalBytes() const
 {
     return m_deviceName == QLatin1String("cpu") ? 0 : kFakeVram;

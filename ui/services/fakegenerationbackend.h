@@ -29,6 +29,8 @@ public:
     std::optional<QString> decodeStep() override;
     qint64 vramUsedBytes() const override;
     qint64 vramTotalBytes() const override;
+    qint64 vramWeightsBytes() const override;
+    qint64 vramCacheBytes() const override;
     double boundTokensPerSecond() const override;
 
     // A model whose load always fails with an out-of-memory error (for error handling).

@@ -35,5 +35,8 @@ public:
     // Memory and the bandwidth-bound speed, for telemetry (cheap; called a few times a second).
     virtual qint64 vramUsedBytes() const = 0;
     virtual qint64 vramTotalBytes() const = 0;
+    // Of the VRAM in use: the weights and the KV cache (0 where unknown or on the CPU).
+    virtual qint64 vramWeightsBytes() const { return 0; }
+    virtual qint64 vramCacheBytes() const { return 0; }
     virtual double boundTokensPerSecond() const = 0;
 };

@@ -76,6 +76,8 @@ struct TelemetrySample {
     double boundTokensPerSecond = 0.0;    // bandwidth-bound decode speed for the loaded model
     qint64 vramUsedBytes = 0;
     qint64 vramTotalBytes = 0;            // 0 on the CPU backend
+    qint64 vramWeightsBytes = 0;          // of vramUsedBytes: the model's weights ...
+    qint64 vramCacheBytes = 0;            // ... and its KV cache (the rest: scratch, CUDA, others)
     bool remote = false;                  // a remote endpoint: speeds as seen by the client, no VRAM or bound
     double timeToFirstTokenMs = 0.0;      // remote: of the last reply, as seen by the client
 };

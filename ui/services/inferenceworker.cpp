@@ -109,5 +109,7 @@ void InferenceWorker::emitTelemetry(double decodeRate, double prefillRate)
     sample.boundTokensPerSecond = m_backend->boundTokensPerSecond();
     sample.vramUsedBytes = m_backend->vramUsedBytes();
     sample.vramTotalBytes = m_backend->vramTotalBytes();
+    sample.vramWeightsBytes = m_backend->vramWeightsBytes();
+    sample.vramCacheBytes = m_backend->vramCacheBytes();
     Q_EMIT telemetry(sample);
 }

@@ -1,5 +1,7 @@
 #include "telemetrymodel.h"
 
+#include <algorithm>
+
 #include <QtCharts/QXYSeries>
 
 namespace {
@@ -32,6 +34,26 @@ double TelemetryModel::vramUsedGiB() const
 double TelemetryModel::vramTotalGiB() const
 {
     return m_last.vramTotalBytes / kGiB;
+}
+
+double TelemetryModel::vramWeightsGiB() const
+{
+    return std::min(m_last.vramWeightsBytes, m_last.vramUsedBytes) / kGiB;
+}
+
+double TelemetryModel::vramCacheGiB() const
+{
+    return std::clamp<qint64>(m_last.vramCacheBytes, 0, m_last.vramUsedBytes - std::min(m_last.vramWeightsBytes, m_last.vramUsedBytes)) / kGiB;
+}
+
+double TelemetryModel::vramOtherGiB() const
+{
+    return std::max(0.0, vramUsedGiB() - vramWeightsGiB() - vramCacheGiB());
+}
+
+double TelemetryModel::vramFreeGiB() const
+{
+    return std::max<qint64>(0, m_last.vramTotalBytes - m_last.vramUsedBytes) / kGiB;
 }
 
 double TelemetryModel::windowEnd() const

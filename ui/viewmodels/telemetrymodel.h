@@ -21,6 +21,10 @@ class TelemetryModel : public QObject
     Q_PROPERTY(double vramUsedGiB READ vramUsedGiB NOTIFY updated)
     Q_PROPERTY(double vramTotalGiB READ vramTotalGiB NOTIFY updated)
     Q_PROPERTY(bool hasVram READ hasVram NOTIFY updated)
+    Q_PROPERTY(double vramWeightsGiB READ vramWeightsGiB NOTIFY updated)
+    Q_PROPERTY(double vramCacheGiB READ vramCacheGiB NOTIFY updated)
+    Q_PROPERTY(double vramOtherGiB READ vramOtherGiB NOTIFY updated)
+    Q_PROPERTY(double vramFreeGiB READ vramFreeGiB NOTIFY updated)
     Q_PROPERTY(double windowStart READ windowStart NOTIFY updated)
     Q_PROPERTY(double windowEnd READ windowEnd NOTIFY updated)
     Q_PROPERTY(double peakTokensPerSecond READ peakTokensPerSecond NOTIFY updated)
@@ -39,6 +43,12 @@ public:
     double vramUsedGiB() const;
     double vramTotalGiB() const;
     bool hasVram() const { return m_last.vramTotalBytes > 0; }
+    // The meter's parts: weights, KV cache, everything else in use (scratch, the CUDA context,
+    // other processes), free; they add up to the total.
+    double vramWeightsGiB() const;
+    double vramCacheGiB() const;
+    double vramOtherGiB() const;
+    double vramFreeGiB() const;
     double windowStart() const;
     double windowEnd() const;
     double peakTokensPerSecond() const;
