@@ -78,6 +78,7 @@ std::unique_ptr<EngineVramPlanner> EngineVramPlanner::forDevice(const QString &d
     g.memory_mib = systemMemoryBytes() / exl::plan::kMiB;
     g.bandwidth_gbs = kSystemBandwidthGBs;
     g.fp16_tflops = 1.0;
+    g.context_mib = 1;  // no CUDA context in system memory (0 would mean the GPU default)
     return std::make_unique<EngineVramPlanner>(g, 1, true);
 }
 
