@@ -90,7 +90,8 @@ EXL_TEST(plan, scratch_engine_and_exllamav2) {
   // CudaBackend::allocate_scratch with C = 2048 tokens, 8192-token cache.
   const std::uint64_t expect = 33554432ull + 58720256 + 2048ull * (4096 + 2 * 1024) * 4 + 2 * 16777216 + 2 * 117440512 +
                                523ull * 128256 * 4 + 117440512 + 34078720 + 16 + 8192 +
-                               16777216 + 262144 + 8 * 4;  // GEMV split-K workspace, decode split counters
+                               16777216 + 262144 + 8 * 4 +  // GEMV split-K workspace, decode split counters
+                               256 + 8 * (8192 + 64) + 12 * 65536 + 2 * 128256 * 4 + 16;  // device sampler
   CHECK_EQ(scratch_bytes(e, o, 8192), expect);
   // §5.5: dominated by the head's temp_dq 2 * 4096 * 128256.
   o.layout = Layout::exllamav2;

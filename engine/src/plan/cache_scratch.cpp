@@ -90,6 +90,12 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
     b.push_back(std::max(splits * nh * (hd + 2), C * nh * chunk_splits * (hd + 2)) * 4);  // attention partials
     b.push_back((4ull << 20) * 4 + (1ull << 16) * 4);  // EXL2 GEMV split-K partials and counters
     b.push_back(nkv * 4);                                // the decode step's split counters
+    // The device sampler (kernels/cuda/sampler.cu): settings blob (header, penalty window of the
+    // context + 64, 65536 bias/ban edits of 12 bytes), weights and keys per vocabulary entry, result.
+    b.push_back(256 + 8 * (std::uint64_t(tokens) + 64) + 12 * 65536);
+    b.push_back(vocab * 4);
+    b.push_back(vocab * 4);
+    b.push_back(16);
     b.push_back(16);     // step
     b.push_back(C * 4);  // ids
   } else {
