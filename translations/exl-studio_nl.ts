@@ -159,18 +159,18 @@
 <context>
     <name>ChatViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="108" />
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="269" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="110" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="271" />
         <source>Could not save the conversation: %1</source>
         <translation>Het gesprek kon niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="118" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="120" />
         <source>Could not save the message: %1</source>
         <translation>Het bericht kon niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="240" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="242" />
         <source>Could not save the reply: %1</source>
         <translation>Het antwoord kon niet worden opgeslagen: %1</translation>
     </message>
@@ -222,63 +222,63 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="129" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="148" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Je chatsjabloon voor dit model is onleesbaar (%1); het eigen sjabloon van het model wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="67" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="69" />
         <source>the CPU was asked for</source>
         <translation>de CPU werd gevraagd</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="105" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
         <source>%1 is not a folder.</source>
         <translation>%1 is geen map.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="108" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="127" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 heeft geen tokenizer.json en kan dus niet chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="139" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Het chatsjabloon van het model is onleesbaar (%1); ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="137" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="156" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Het model heeft geen chatsjabloon; ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="155" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="174" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1: %2. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="157" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="162" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="176" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="181" />
         <source>Could not load %1: %2</source>
         <translation>%1 kon niet worden geladen: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="159" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="178" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="246" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="265" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="258" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="277" />
         <source>The conversation is empty.</source>
         <translation>Het gesprek is leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="260" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="279" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
@@ -671,12 +671,12 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../ui/services/fakegenerationbackend.cpp" line="49" />
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="51" />
         <source>No model found in %1.</source>
         <translation>Geen model gevonden in %1.</translation>
     </message>
     <message>
-        <location filename="../ui/services/fakegenerationbackend.cpp" line="54" />
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="56" />
         <source>Out of memory on %1 while loading layer 41 of 80.</source>
         <translation>Geheugen vol op %1 bij het laden van laag 41 van 80.</translation>
     </message>
@@ -910,27 +910,32 @@
 <context>
     <name>ReplyStats</name>
     <message numerus="yes">
-        <location filename="../ui/qml/components/ReplyStats.qml" line="14" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="15" />
         <source>%n token(s)</source>
         <translation><numerusform>%n token</numerusform><numerusform>%n tokens</numerusform></translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="15" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="16" />
         <source>first token %1 ms</source>
         <translation>eerste token %1 ms</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="16" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="17" />
         <source>prefill %1 tok/s</source>
         <translation>prefill %1 tok/s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="17" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="18" />
         <source>decode %1 tok/s</source>
         <translation>decoderen %1 tok/s</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/ReplyStats.qml" line="20" />
+        <source>%1 J/token</source>
+        <translation>%1 J/token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="23" />
         <source>stopped</source>
         <translation>gestopt</translation>
     </message>
@@ -1098,7 +1103,12 @@
         <translation>Van de grens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="43" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="29" />
+        <source>GPU power</source>
+        <translation>GPU-vermogen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="44" />
         <source>Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
         <translation>Extern model: de cijfers worden door deze app via het netwerk gemeten. Het geheugen en de bandbreedte van de server zijn onbekend, dus er is geen VRAM-meter en geen bandbreedtegrens.</translation>
     </message>

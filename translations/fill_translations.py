@@ -45,6 +45,8 @@ T = {  # source: (Dutch, German)
  'Free': ('Vrij', 'Frei'),
  '%1 %2 GiB': ('%1 %2 GiB', '%1 %2 GiB'),
  'Other': ('Overig', 'Sonstiges'),
+ '%1 J/token': ('%1 J/token', '%1 J/Token'),
+ 'GPU power': ('GPU-vermogen', 'GPU-Leistung'),
  'No memory estimate for this model.': ('Geen geheugenschatting voor dit model.', 'Keine Speicherschätzung für dieses Modell.'),
  'Fits: %1 of %2 GiB on %3.': ('Past: %1 van %2 GiB op %3.', 'Passt: %1 von %2 GiB auf %3.'),
  'system memory': ('het systeemgeheugen', 'dem Systemspeicher'),

@@ -52,6 +52,8 @@ private Q_SLOTS:
         QCOMPARE(stats.requestId, id);
         QVERIFY(!stats.cancelled);
         QVERIFY(stats.promptTokens > 0);
+        // Energy per token from the (fake, 300 W) board's energy counter over the reply.
+        QVERIFY(stats.joulesPerToken > 0);
         int tokens = 0;
         const QString text = joined(batches, id, &tokens);
         QCOMPARE(tokens, stats.generatedTokens);
@@ -132,6 +134,7 @@ private Q_SLOTS:
         QVERIFY(sample.vramUsedBytes < sample.vramTotalBytes);
         QVERIFY(sample.vramWeightsBytes > 0);  // the fake backend reports the parts
         QVERIFY(sample.vramWeightsBytes + sample.vramCacheBytes <= sample.vramUsedBytes);
+        QCOMPARE(sample.powerWatts, 300.0);  // the fake board
         QVERIFY(sample.boundTokensPerSecond > 0);
     }
 };

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include <exl/cuda.h>
 #include <exl/error.h>
 #include <exl/generator.h>
+#include <exl/gpu_power.h>
 #include <exl/model.h>
 #include <exl/plan.h>
 #include <exl/tokenizer.h>
@@ -75,6 +77,23 @@ void EngineGenerationBackend::makeBackend()
         m_deviceNote = QString::fromUtf8(e.what());
     }
     m_backendDirty = false;
+    m_power.reset();
+    const std::string name = m_backend->name();
+    if (name.rfind("cuda", 0) == 0) {
+        auto power = std::make_unique<exl::GpuPowerMonitor>(name.size() > 5 ? std::atoi(name.c_str() + 5) : 0);
+        if (power->available())
+            m_power = std::move(power);
+    }
+}
+
+double EngineGenerationBackend::powerWatts() const
+{
+    return m_power ? m_power->read().watts : -1.0;
+}
+
+double EngineGenerationBackend::energyJoules() const
+{
+    return m_power ? m_power->read().energy_joules : -1.0;
 }
 
 void EngineGenerationBackend::resetState()

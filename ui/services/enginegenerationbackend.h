@@ -20,6 +20,7 @@
 
 namespace exl {
 class Backend;
+class GpuPowerMonitor;
 class ChatPrompt;
 class Model;
 class Sampler;
@@ -49,6 +50,8 @@ public:
     qint64 vramTotalBytes() const override;
     qint64 vramWeightsBytes() const override;
     qint64 vramCacheBytes() const override;
+    double powerWatts() const override;
+    double energyJoules() const override;
     // Bandwidth / bytes read per decoded token at the current length (the engine's planner counts
     // the bytes; bandwidth: the GPU's peak, or the measured copy bandwidth of system memory).
     double boundTokensPerSecond() const override;
@@ -74,6 +77,7 @@ private:
     QString m_deviceName;
     QString m_deviceNote;
     std::unique_ptr<exl::Backend> m_backend;
+    std::unique_ptr<exl::GpuPowerMonitor> m_power;  // NVML, for a CUDA backend
     bool m_backendDirty = false;  // weights were loaded into it (a new load starts fresh)
     std::shared_ptr<const exl::Model> m_model;
     std::shared_ptr<const exl::Tokenizer> m_tokenizer;

@@ -6,6 +6,7 @@
 namespace {
 constexpr qint64 kGiB = 1024LL * 1024 * 1024;
 constexpr qint64 kFakeVram = 24 * kGiB;           // a 24 GB card
+constexpr double kFakeWatts = 300.0;
 constexpr double kFakeBandwidth = 936e9;          // bytes/s, roughly an RTX 3090
 
 // The canned reply: Markdown with a code block, so the chat view shows both.
@@ -23,6 +24,7 @@ FakeGenerationBackend::FakeGenerationBackend(QString deviceName, FakeTiming timi
     : m_deviceName(std::move(deviceName))
     , m_timing(timing)
 {
+    m_energyClock.start();
 }
 
 QList<ModelInfo> FakeGenerationBackend::availableModels() const
@@ -109,6 +111,17 @@ qint64 FakeGenerationBackend::vramWeightsBytes() const
 qint64 FakeGenerationBackend::vramCacheBytes() const
 {
     return m_deviceName == QLatin1String("cpu") || !m_loaded ? 0 : qint64(m_options.contextLength) * 128 * 1024;
+}
+
+double FakeGenerationBackend::powerWatts() const
+{
+    return m_deviceName == QLatin1String("cpu") || !m_loaded ? -1.0 : kFakeWatts;
+}
+
+double FakeGenerationBackend::energyJoules() const
+{
+    // A made-up board drawing kFakeWatts since the backend was made.
+    return m_deviceName == QLatin1String("cpu") ? -1.0 : kFakeWatts * m_energyClock.nsecsElapsed() / 1e9;
 }
 
 qint64 FakeGenerationBackend::vramTotalBytes() const

@@ -2,6 +2,7 @@
 // lands, by tests and by the screenshots: a fixed model list, load progress, realistic
 // prefill and decode timing, and made-up but plausible memory figures.
 #pragma once
+#include <QElapsedTimer>
 #include <QStringList>
 
 #include "generationbackend.h"
@@ -31,12 +32,15 @@ public:
     qint64 vramTotalBytes() const override;
     qint64 vramWeightsBytes() const override;
     qint64 vramCacheBytes() const override;
+    double powerWatts() const override;
+    double energyJoules() const override;
     double boundTokensPerSecond() const override;
 
     // A model whose load always fails with an out-of-memory error (for error handling).
     static QString tooLargeModelPath() { return QStringLiteral("/models/fake/Llama-3-70B-exl2-8.0bpw"); }
 
 private:
+    QElapsedTimer m_energyClock;
     static void sleepSeconds(double seconds);
 
     QString m_deviceName;

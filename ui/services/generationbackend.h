@@ -38,5 +38,9 @@ public:
     // Of the VRAM in use: the weights and the KV cache (0 where unknown or on the CPU).
     virtual qint64 vramWeightsBytes() const { return 0; }
     virtual qint64 vramCacheBytes() const { return 0; }
+    // GPU board power now (W) and the GPU's energy counter (J); negative where unknown (the CPU,
+    // no NVML).
+    virtual double powerWatts() const { return -1.0; }
+    virtual double energyJoules() const { return -1.0; }
     virtual double boundTokensPerSecond() const = 0;
 };

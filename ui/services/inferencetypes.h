@@ -66,6 +66,7 @@ struct GenerationStats {
     double timeToFirstTokenMs = 0.0;
     double prefillTokensPerSecond = 0.0;
     double decodeTokensPerSecond = 0.0;
+    double joulesPerToken = -1.0;  // GPU energy of the reply (prefill and decode) per generated token; <0: unknown
     bool cancelled = false;
 };
 
@@ -78,6 +79,7 @@ struct TelemetrySample {
     qint64 vramTotalBytes = 0;            // 0 on the CPU backend
     qint64 vramWeightsBytes = 0;          // of vramUsedBytes: the model's weights ...
     qint64 vramCacheBytes = 0;            // ... and its KV cache (the rest: scratch, CUDA, others)
+    double powerWatts = -1.0;             // GPU board power (NVML); <0: unknown
     bool remote = false;                  // a remote endpoint: speeds as seen by the client, no VRAM or bound
     double timeToFirstTokenMs = 0.0;      // remote: of the last reply, as seen by the client
 };

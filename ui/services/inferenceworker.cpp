@@ -62,6 +62,7 @@ void InferenceWorker::generate(quint64 requestId, const QList<ChatTurn> &convers
     TokenBatcher batcher;
     QElapsedTimer timer;
     timer.start();
+    const double energyStart = m_backend->energyJoules();
     try {
         const PrefillResult prefilled = m_backend->prefill(conversation, settings);
         stats.promptTokens = prefilled.promptTokens;
@@ -88,6 +89,9 @@ void InferenceWorker::generate(quint64 requestId, const QList<ChatTurn> &convers
         return;
     }
     stats.cancelled = cancelled(requestId);
+    const double energyEnd = m_backend->energyJoules();
+    if (energyStart >= 0 && energyEnd >= energyStart && stats.generatedTokens > 0)
+        stats.joulesPerToken = (energyEnd - energyStart) / stats.generatedTokens;
     emitBatch(requestId, batcher.flush(m_clock.elapsed()));
     emitTelemetry(stats.decodeTokensPerSecond, 0.0);
     Q_EMIT generationFinished(stats);
@@ -111,5 +115,6 @@ void InferenceWorker::emitTelemetry(double decodeRate, double prefillRate)
     sample.vramTotalBytes = m_backend->vramTotalBytes();
     sample.vramWeightsBytes = m_backend->vramWeightsBytes();
     sample.vramCacheBytes = m_backend->vramCacheBytes();
+    sample.powerWatts = m_backend->powerWatts();
     Q_EMIT telemetry(sample);
 }

@@ -16,6 +16,8 @@ QVariantMap statsMap(const GenerationStats &stats, bool stopped)
         map.insert(QStringLiteral("timeToFirstTokenMs"), stats.timeToFirstTokenMs);
         map.insert(QStringLiteral("prefillTokensPerSecond"), stats.prefillTokensPerSecond);
         map.insert(QStringLiteral("decodeTokensPerSecond"), stats.decodeTokensPerSecond);
+        if (stats.joulesPerToken >= 0)
+            map.insert(QStringLiteral("joulesPerToken"), stats.joulesPerToken);
     }
     if (stopped)
         map.insert(QStringLiteral("stopped"), true);

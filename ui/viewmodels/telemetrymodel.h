@@ -25,6 +25,7 @@ class TelemetryModel : public QObject
     Q_PROPERTY(double vramCacheGiB READ vramCacheGiB NOTIFY updated)
     Q_PROPERTY(double vramOtherGiB READ vramOtherGiB NOTIFY updated)
     Q_PROPERTY(double vramFreeGiB READ vramFreeGiB NOTIFY updated)
+    Q_PROPERTY(double powerWatts READ powerWatts NOTIFY updated)
     Q_PROPERTY(double windowStart READ windowStart NOTIFY updated)
     Q_PROPERTY(double windowEnd READ windowEnd NOTIFY updated)
     Q_PROPERTY(double peakTokensPerSecond READ peakTokensPerSecond NOTIFY updated)
@@ -49,6 +50,7 @@ public:
     double vramCacheGiB() const;
     double vramOtherGiB() const;
     double vramFreeGiB() const;
+    double powerWatts() const { return m_last.powerWatts; }  // <0: no reading (CPU, no NVML)
     double windowStart() const;
     double windowEnd() const;
     double peakTokensPerSecond() const;

@@ -1,4 +1,5 @@
-// The statistics line under a reply: tokens, time to first token, prefill and decode speed.
+// The statistics line under a reply: tokens, time to first token, prefill and decode speed, and
+// the GPU energy per token where NVML reports it.
 import QtQuick
 import QtQuick.Controls
 
@@ -15,6 +16,8 @@ Label {
             parts.push(qsTr("first token %1 ms").arg(Math.round(stats.timeToFirstTokenMs)))
             parts.push(qsTr("prefill %1 tok/s").arg(Math.round(stats.prefillTokensPerSecond)))
             parts.push(qsTr("decode %1 tok/s").arg(stats.decodeTokensPerSecond.toFixed(1)))
+            if (stats.joulesPerToken !== undefined)
+                parts.push(qsTr("%1 J/token").arg(stats.joulesPerToken.toFixed(2)))
         }
         if (stopped)
             parts.push(qsTr("stopped"))

@@ -25,7 +25,8 @@ Item {
                     { name: qsTr("Prefill"), value: page.telemetry.prefillTokensPerSecond.toFixed(0) + " tok/s" },
                     { name: qsTr("Bandwidth bound"), value: page.telemetry.boundTokensPerSecond.toFixed(1) + " tok/s" },
                     { name: qsTr("Of the bound"), value: (page.telemetry.efficiency * 100).toFixed(0) + " %" }
-                ]
+                ].concat(page.telemetry.powerWatts >= 0
+                         ? [{ name: qsTr("GPU power"), value: page.telemetry.powerWatts.toFixed(0) + " W" }] : [])
                 delegate: ColumnLayout {
                     required property var modelData
                     spacing: 0
