@@ -83,6 +83,11 @@ int runStudio(QApplication &app)
     if (options.showVersion)
         return printVersion();
 
+#ifdef Q_OS_UNIX
+    // First, so a SIGTERM during start-up (model scan, QML load) is not lost: the byte waits in
+    // the socket pair until the event loop runs, then quits it cleanly.
+    quitOnSignals(app);
+#endif
     QQuickStyle::setStyle(QStringLiteral("Material"));
     std::unique_ptr<AppContext> context = AppContext::createDefault(options);
     QQmlApplicationEngine engine;
@@ -94,9 +99,6 @@ int runStudio(QApplication &app)
         return 1;
 
     context->start();
-#ifdef Q_OS_UNIX
-    quitOnSignals(app);
-#endif
     if (!options.screenshotPath.isEmpty())
         scheduleScreenshot(engine, options.screenshotPath,
                            options.quitAfterMs > 0 ? options.quitAfterMs : kDefaultScreenshotDelayMs);

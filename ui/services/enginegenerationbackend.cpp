@@ -189,7 +189,7 @@ namespace {
 double systemCopyBandwidth()
 {
     static const double measured = [] {
-        const std::size_t bytes = std::size_t(256) << 20;
+        const std::size_t bytes = std::size_t(64) << 20;  // well past the caches, short to copy
         std::vector<char> a(bytes, 1), b(bytes, 0);
         double best = 0.0;
         for (int i = 0; i < 3; ++i) {
