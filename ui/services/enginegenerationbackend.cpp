@@ -20,9 +20,19 @@
 #include <exl/plan.h>
 #include <exl/tokenizer.h>
 
+#include "enginevramplanner.h"
 #include "modelscanner.h"
 
 namespace {
+// The CUDA device index of a backend named "cuda:N" (or "cuda"), -1 for any other backend.
+int cudaIndex(const exl::Backend &backend)
+{
+    const std::string name = backend.name();
+    if (name.rfind("cuda", 0) != 0)
+        return -1;
+    return name.size() > 5 ? std::atoi(name.c_str() + 5) : 0;
+}
+
 constexpr std::size_t kPenaltyWindow = 256;  // recent ids the repetition penalty looks at
 
 exl::CacheType cacheType(CacheKind kind)
@@ -78,9 +88,8 @@ void EngineGenerationBackend::makeBackend()
     }
     m_backendDirty = false;
     m_power.reset();
-    const std::string name = m_backend->name();
-    if (name.rfind("cuda", 0) == 0) {
-        auto power = std::make_unique<exl::GpuPowerMonitor>(name.size() > 5 ? std::atoi(name.c_str() + 5) : 0);
+    if (const int index = cudaIndex(*m_backend); index >= 0) {
+        auto power = std::make_unique<exl::GpuPowerMonitor>(index);
         if (power->available())
             m_power = std::move(power);
     }
@@ -214,15 +223,12 @@ void EngineGenerationBackend::computeBound(const QString &path, const LoadOption
         const plan::ModelShape shape = plan::shape_from_folder(QFile::encodeName(path).toStdString(), plan::Layout::engine);
         plan::PlanOptions o;
         o.context = std::max(16, options.contextLength);
-        const char *cache[] = {"fp16", "fp8", "q8", "q6", "q4"};
-        o.cache = plan::parse_cache(cache[std::clamp(int(options.cacheKind), 0, 4)]);
+        o.cache = planCacheSpec(options.cacheKind);
         const double at0 = double(plan::decode_bytes_per_token(shape, o, 0));
         const double at1k = double(plan::decode_bytes_per_token(shape, o, 1024));
         m_boundWeightBytes = at0;
         m_boundCacheBytes = (at1k - at0) / 1024.0;
-        const std::string name = m_backend->name();
-        if (name.rfind("cuda", 0) == 0) {
-            const int index = name.size() > 5 ? std::atoi(name.c_str() + 5) : 0;
+        if (const int index = cudaIndex(*m_backend); index >= 0) {
             const auto devices = exl::cuda_devices();
             if (index >= 0 && index < int(devices.size()))
                 m_boundBandwidth = devices[std::size_t(index)].peak_bandwidth_gbs * 1e9;
@@ -348,33 +354,19 @@ std::optional<QString> EngineGenerationBackend::decodeStep()
     return QString::fromStdString(m_stream->push(id));
 }
 
-qint64 EngineGenerationBackend::vramUsedBytes() const
+GenerationBackend::VramUsage EngineGenerationBackend::vram() const
 {
+    VramUsage v;
     if (!m_backend)
-        return 0;
-    const exl::MemoryStats m = m_backend->memory();
-    if (m.device_total > 0)
-        return qint64(m.device_total - std::min(m.device_free, m.device_total));
-    return qint64(m.weights_bytes + m.cache_bytes + m.scratch_bytes);
-}
-
-qint64 EngineGenerationBackend::vramWeightsBytes() const
-{
-    if (!m_backend)
-        return 0;
-    const exl::MemoryStats m = m_backend->memory();
-    return m.device_total > 0 ? qint64(m.weights_bytes) : 0;
-}
-
-qint64 EngineGenerationBackend::vramCacheBytes() const
-{
-    if (!m_backend)
-        return 0;
-    const exl::MemoryStats m = m_backend->memory();
-    return m.device_total > 0 ? qint64(m.cache_bytes) : 0;
-}
-
-qint64 EngineGenerationBackend::vramTotalBytes() const
-{
-    return m_backend ? qint64(m_backend->memory().device_total) : 0;
+        return v;
+    const exl::MemoryStats m = m_backend->memory();  // one device query (cudaMemGetInfo) per call
+    if (m.device_total == 0) {
+        v.used = qint64(m.weights_bytes + m.cache_bytes + m.scratch_bytes);  // the CPU backend's own
+        return v;
+    }
+    v.total = qint64(m.device_total);
+    v.used = qint64(m.device_total - std::min(m.device_free, m.device_total));
+    v.weights = qint64(m.weights_bytes);
+    v.cache = qint64(m.cache_bytes);
+    return v;
 }

@@ -10,9 +10,7 @@
 #include "exl/cuda.h"
 #include "exl/error.h"
 
-namespace {
-
-exl::plan::CacheSpec cacheSpec(CacheKind kind)
+exl::plan::CacheSpec planCacheSpec(CacheKind kind)
 {
     switch (kind) {
     case CacheKind::Fp16: return exl::plan::parse_cache("fp16");
@@ -23,6 +21,8 @@ exl::plan::CacheSpec cacheSpec(CacheKind kind)
     }
     return exl::plan::parse_cache("fp16");
 }
+
+namespace {
 
 std::uint64_t systemMemoryBytes()
 {
@@ -59,8 +59,7 @@ std::unique_ptr<EngineVramPlanner> EngineVramPlanner::forDevice(const QString &d
                     try {
                         g = exl::plan::find_gpu(d.name);  // bandwidth, tensor rate, context size
                     } catch (const exl::Error &) {
-                        g.name = d.name;
-                        g.bandwidth_gbs = d.peak_bandwidth_gbs;
+                        // Not in the table: the driver's figures below.
                     }
                     g.name = d.name;
                     g.memory_mib = d.total_bytes / exl::plan::kMiB;  // what this device really has
@@ -113,7 +112,7 @@ VramPlan EngineVramPlanner::plan(const VramPlanRequest &request) const
         exl::plan::PlanOptions o;
         o.layout = exl::plan::Layout::engine;
         o.context = std::max(1, request.contextLength);
-        o.cache = cacheSpec(request.cacheKind);
+        o.cache = planCacheSpec(request.cacheKind);
         o.gpus = {m_gpu};
         o.sm_count = m_smCount;
         o.draft_tokens = std::max(1, request.draftTokens);

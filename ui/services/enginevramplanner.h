@@ -13,6 +13,9 @@
 #include "exl/plan.h"
 #include "vramplanner.h"
 
+// The planner's cache description of the app's cache choice.
+exl::plan::CacheSpec planCacheSpec(CacheKind kind);
+
 class EngineVramPlanner : public VramPlanner
 {
 public:

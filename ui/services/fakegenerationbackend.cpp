@@ -95,22 +95,19 @@ std::optional<QString> FakeGenerationBackend::decodeStep()
     return m_pieces.at(m_next++);
 }
 
-qint64 FakeGenerationBackend::vramUsedBytes() const
+GenerationBackend::VramUsage FakeGenerationBackend::vram() const
 {
-    if (m_deviceName == QLatin1String("cpu") || !m_loaded)
-        return 0;
-    // Weights plus a cache of 128 KiB per token of context (an 8B model at FP16).
-    return m_loaded->sizeBytes + qint64(m_options.contextLength) * 128 * 1024 + kGiB / 2;
-}
-
-qint64 FakeGenerationBackend::vramWeightsBytes() const
-{
-    return m_deviceName == QLatin1String("cpu") || !m_loaded ? 0 : m_loaded->sizeBytes;
-}
-
-qint64 FakeGenerationBackend::vramCacheBytes() const
-{
-    return m_deviceName == QLatin1String("cpu") || !m_loaded ? 0 : qint64(m_options.contextLength) * 128 * 1024;
+    VramUsage v;
+    if (m_deviceName == QLatin1String("cpu"))
+        return v;
+    v.total = kFakeVram;
+    if (!m_loaded)
+        return v;
+    // Weights plus a cache of 128 KiB per token of context (an 8B model at FP16), half a GiB else.
+    v.weights = m_loaded->sizeBytes;
+    v.cache = qint64(m_options.contextLength) * 128 * 1024;
+    v.used = v.weights + v.cache + kGiB / 2;
+    return v;
 }
 
 double FakeGenerationBackend::powerWatts() const
@@ -122,11 +119,6 @@ double FakeGenerationBackend::energyJoules() const
 {
     // A made-up board drawing kFakeWatts since the backend was made.
     return m_deviceName == QLatin1String("cpu") ? -1.0 : kFakeWatts * m_energyClock.nsecsElapsed() / 1e9;
-}
-
-qint64 FakeGenerationBackend::vramTotalBytes() const
-{
-    return m_deviceName == QLatin1String("cpu") ? 0 : kFakeVram;
 }
 
 double FakeGenerationBackend::boundTokensPerSecond() const

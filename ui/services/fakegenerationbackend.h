@@ -28,10 +28,7 @@ public:
     bool loaded() const override { return m_loaded.has_value(); }
     PrefillResult prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) override;
     std::optional<QString> decodeStep() override;
-    qint64 vramUsedBytes() const override;
-    qint64 vramTotalBytes() const override;
-    qint64 vramWeightsBytes() const override;
-    qint64 vramCacheBytes() const override;
+    VramUsage vram() const override;
     double powerWatts() const override;
     double energyJoules() const override;
     double boundTokensPerSecond() const override;

@@ -33,11 +33,14 @@ public:
     virtual std::optional<QString> decodeStep() = 0;
 
     // Memory and the bandwidth-bound speed, for telemetry (cheap; called a few times a second).
-    virtual qint64 vramUsedBytes() const = 0;
-    virtual qint64 vramTotalBytes() const = 0;
-    // Of the VRAM in use: the weights and the KV cache (0 where unknown or on the CPU).
-    virtual qint64 vramWeightsBytes() const { return 0; }
-    virtual qint64 vramCacheBytes() const { return 0; }
+    // One reading of the device's memory per call.
+    struct VramUsage {
+        qint64 used = 0;
+        qint64 total = 0;    // 0 on the CPU
+        qint64 weights = 0;  // of `used`: the weights and the KV cache (0 where unknown or on the CPU)
+        qint64 cache = 0;
+    };
+    virtual VramUsage vram() const = 0;
     // GPU board power now (W) and the GPU's energy counter (J); negative where unknown (the CPU,
     // no NVML).
     virtual double powerWatts() const { return -1.0; }

@@ -111,10 +111,11 @@ void InferenceWorker::emitTelemetry(double decodeRate, double prefillRate)
     sample.decodeTokensPerSecond = decodeRate;
     sample.prefillTokensPerSecond = prefillRate;
     sample.boundTokensPerSecond = m_backend->boundTokensPerSecond();
-    sample.vramUsedBytes = m_backend->vramUsedBytes();
-    sample.vramTotalBytes = m_backend->vramTotalBytes();
-    sample.vramWeightsBytes = m_backend->vramWeightsBytes();
-    sample.vramCacheBytes = m_backend->vramCacheBytes();
+    const GenerationBackend::VramUsage vram = m_backend->vram();
+    sample.vramUsedBytes = vram.used;
+    sample.vramTotalBytes = vram.total;
+    sample.vramWeightsBytes = vram.weights;
+    sample.vramCacheBytes = vram.cache;
     sample.powerWatts = m_backend->powerWatts();
     Q_EMIT telemetry(sample);
 }
