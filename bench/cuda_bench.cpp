@@ -2,7 +2,9 @@
 // memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
-// = gemv, models, llama3-8b (its decode at context 0 alone, e.g. under ncu) or all (default).
+// = gemv, gemv-quick, models, llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
+// 2048-token prefill alone) or all (default). The first timed forward is a profiler range
+// (ncu --profile-from-start off).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -139,10 +141,14 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
   return ok;
 }
 
-bool bench_gemv(double copy_gbs) {
-  struct Shape { int k, n; } shapes[] = {{4096, 4096}, {4096, 1024}, {4096, 14336}, {14336, 4096}, {2048, 5632}, {4096, 128256}};
-  for (const Shape& s : shapes) {
+// quick: 4-bit layers of the 8B's three main shapes, one row, with and without PDL (for tuning runs).
+bool bench_gemv(double copy_gbs, bool quick = false) {
+  struct Shape { int k, n; };
+  const std::vector<Shape> all = {{4096, 4096}, {4096, 1024}, {4096, 14336}, {14336, 4096}, {2048, 5632}, {4096, 128256}};
+  const std::vector<Shape> few = {{4096, 4096}, {4096, 14336}, {14336, 4096}};
+  for (const Shape& s : quick ? few : all) {
     for (bool mixed : {false, true}) {
+      if (quick && mixed) continue;
       SynthLinear L;
       make_linear(L, s.k, s.n, mixed);
       // Host data for the layer: random packed words (any bits are valid values).
@@ -157,6 +163,7 @@ bool bench_gemv(double copy_gbs) {
       L.lin.exl2.q_weight = qw.data(); L.lin.exl2.q_scale = qs.data(); L.lin.exl2.q_scale_max = qm.data();
       L.lin.exl2.q_perm = perm.data();
       for (int m : {1, 4, 8, 16}) {
+        if (quick && m > 1) continue;
         for (int mode : {0, 2}) {  // 2: programmatic dependent launch between consecutive launches
           if (mode == 2 && m > 4) continue;
           double us = 0;
@@ -166,6 +173,7 @@ bool bench_gemv(double copy_gbs) {
                       mixed ? "mix" : "q4 ", m, mode == 2 ? " pdl" : "    ", us, gbs, 100 * gbs / copy_gbs);
         }
       }
+      if (quick) continue;
       double us = 0;
       CHECKED(api->bench_exl2_matmul(0, &L.lin.exl2, 512, 1, 10, &us));
       std::printf("reconstruct+cublas k %5d n %6d m 512: %8.2f us\n", s.k, s.n, us);
@@ -194,9 +202,11 @@ int main(int argc, char** argv) {
   const std::string sel = what ? what : "all";
   bool ok = true;
   if (sel == "all" || sel == "gemv") ok &= bench_gemv(copy);
+  if (sel == "gemv-quick") ok &= bench_gemv(copy, true);
   const Preset tiny{"tinyllama-1.1b", 32000, 2048, 22, 32, 4, 64, 5632};
   const Preset l8b{"llama3-8b", 128256, 4096, 32, 32, 8, 128, 14336};
   if (sel == "llama3-8b") ok &= bench_model(l8b, false, copy, {0}, 0);  // one model, for a profiler
+  if (sel == "llama3-8b-prefill") ok &= bench_model(l8b, false, copy, {}, 2048);
   if (sel == "all" || sel == "models") {
     ok &= bench_model(tiny, false, copy, {0, 2048}, 512);
     ok &= bench_model(l8b, false, copy, {0, 2048}, 2048);

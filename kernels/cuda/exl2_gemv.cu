@@ -41,6 +41,7 @@
 // results bit for bit; without it, split-K partials meet in fp32 atomics and the last bits vary.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "cuda_check.h"
 #include "exl2_common.cuh"
@@ -187,7 +188,25 @@ struct GemvJobs {
   GemvInit init[k_max_inits];
   int inits = 0;
   GemvWorkspace ws;
+  int skip = 0;  // experiments only (EXL_GEMV_SKIP): stages left out to place time, see gemv_knobs
 };
+
+// Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
+// the units per block; EXL_GEMV_SKIP leaves stages out (1 main loop, 2 activation gather, 4 scale
+// decode, 8 L2 prefetch) so that timing differences place the kernel's time. Results are wrong
+// with any stage left out.
+struct GemvKnobs {
+  int upb = 0, skip = 0;
+};
+const GemvKnobs& gemv_knobs() {
+  static const GemvKnobs k = [] {
+    GemvKnobs r;
+    if (const char* v = std::getenv("EXL_GEMV_UPB")) r.upb = std::atoi(v);
+    if (const char* v = std::getenv("EXL_GEMV_SKIP")) r.skip = std::atoi(v);
+    return r;
+  }();
+  return k;
+}
 
 __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p)); }
 
@@ -368,7 +387,7 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
 
   // Before the wait (weights, tables and permutation are never written by a kernel): each lane
   // asks L2 for one of the warp's units, the tables and the permutation land in shared memory.
-  if (lane < wb - wa) {
+  if (lane < wb - wa && !(jobs.skip & 8)) {
     const int2 info = w.units[u0 + wa + lane];
     const int bits = info.y & 15;
     const char* p = reinterpret_cast<const char*>(w.q_weight + std::size_t(info.x) * unit_stride +
@@ -379,7 +398,7 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
   // The scales of the block's groups (units come in whole, consecutive groups), decoded once.
   const int g0 = nb > 0 ? w.units[u0].y >> 4 : 0;
   const int ngr = nb > 0 ? (w.units[u1 - 1].y >> 4) - g0 + 1 : 0;
-  for (int i = threadIdx.x; i < ngr * k_tile_cols; i += k_threads) {
+  for (int i = threadIdx.x; i < ((jobs.skip & 4) ? 0 : ngr * k_tile_cols); i += k_threads) {
     const int grp = g0 + i / k_tile_cols, c = i % k_tile_cols;
     const int r = c & 15;  // column mt*16 + g + 8h: word g, nibble mt*2 + h
     const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(grp) * w.tiles + tile) * 8 + (r & 7));
@@ -430,7 +449,7 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
   // Activation gather through the permutation: all MT rows of k_gather_unroll / MT permuted
   // rows per thread are loaded before any is stored (independent loads in flight).
   constexpr int RU = k_gather_unroll / MT > 1 ? k_gather_unroll / MT : 2;
-  for (int base = threadIdx.x; base < rows_valid; base += k_threads * RU) {
+  for (int base = threadIdx.x; base < ((jobs.skip & 2) ? 0 : rows_valid); base += k_threads * RU) {
     __half v[MT][RU];
 #pragma unroll
     for (int e = 0; e < RU; ++e) {
@@ -465,7 +484,7 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
 
   float* red_w = red + warp * MT * k_tile_cols;
   // The warp's units in runs of one width: one specialised loop per run.
-  for (int i = wa; i < wb;) {
+  for (int i = wa; i < ((jobs.skip & 1) ? wa : wb);) {
     const int bits = s_info[i].y & 15;
     int e = i + 1;
     while (e < wb && (s_info[e].y & 15) == bits) ++e;
@@ -766,6 +785,8 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     GemvJobs jobs;
     jobs.count = c.count;
     jobs.ws = c.ws;
+    jobs.skip = gemv_knobs().skip;
+    if (upb_force <= 0) upb_force = gemv_knobs().upb;
     const int ksplit = choose_ksplit(c, mt, tiles);
     for (int i = 0; i < c.count; ++i) {
       jobs.job[i].w = *c.w[i];

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# One device call that places decode and prefill time per kernel with Nsight Compute (ncu, hardware
+# counters; the GPU machine's Firecracker runtime has them) on the synthetic llama3-8b of
+# exl_cuda_bench: the profiled range is one forward (bench_forward's first timed one).
+#   usage (on the GPU machine, after bench/gpu-prep.sh here):  bash bench/gpu-profile.sh OUT_DIR
+# Writes decode.csv and prefill.csv (kernel, duration, DRAM bytes, grid) and gemv_detail.txt (the
+# first four GEMV launches of a decode step: speed of light, warp states, occupancy, memory).
+set -u
+out=${1:?usage: bench/gpu-profile.sh OUT_DIR}
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+cd "$here/.gpu/bin" || exit 2
+if ls ../lib/*.xz >/dev/null 2>&1; then unxz -f ../lib/*.xz; fi
+export LD_LIBRARY_PATH=$PWD/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+[ -n "$ncu" ] || { echo "no ncu" | tee "$out/error.txt"; exit 3; }
+metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__grid_size,launch__block_size,launch__registers_per_thread
+common=(--clock-control none --profile-from-start off)
+EXL_BENCH=llama3-8b timeout 200 "$ncu" "${common[@]}" --metrics "$metrics" --csv ./exl_cuda_bench ./libexl_cuda.so \
+  >"$out/decode.csv" 2>"$out/decode.err"
+echo "decode rc $?"
+EXL_BENCH=llama3-8b timeout 150 "$ncu" "${common[@]}" --kernel-name regex:exl2_gemv --launch-count 4 \
+  --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+  --section MemoryWorkloadAnalysis --section SchedulerStats ./exl_cuda_bench ./libexl_cuda.so \
+  >"$out/gemv_detail.txt" 2>&1
+echo "detail rc $?"
+EXL_BENCH=llama3-8b-prefill timeout 200 "$ncu" "${common[@]}" --metrics "$metrics" --csv ./exl_cuda_bench \
+  ./libexl_cuda.so >"$out/prefill.csv" 2>"$out/prefill.err"
+echo "prefill rc $?"
