@@ -20,10 +20,13 @@
 // writes the K/V row (then a barrier, so the block's loads see it); each split takes a ticket
 // after writing its partials, and the last of a KV head merges that head group's splits in
 // split order. That removes the separate RoPE and merge launches from every layer.
+// Chunks of 32 tokens or more with head_dim 64 or 128 take the tensor-core prefill kernel
+// (flash attention, attn_prefill_kernel below: no partials, no merge).
 // Masking is causal bottom-right: query i (position past + i) sees keys 0 .. past + i. `past`
 // is device memory; splits beyond the current length exit early (graph-friendly).
 #include <cfloat>
 
+#include "async_copy.cuh"
 #include "cuda_check.h"
 #include "kernels.h"
 #include "launch.cuh"
@@ -158,6 +161,200 @@ __global__ void attn_merge_kernel(const float* __restrict__ part, const int* pas
     if (out) out[idx] = __float2half_rn(o);
     if (out32) out32[idx] = o;
   }
+}
+
+// ---- prefill on tensor cores (flash attention) ----
+// For chunks of k_prefill_min_t tokens or more, head_dim 64 or 128: grid (ceil(t / 64), nh), 4
+// warps; warp w owns query rows q0 + 16w .. q0 + 16w + 15 of head h. Keys in tiles of 64, K and
+// V tiles double-buffered in shared memory (cp.async; rows padded by 16 bytes so fragment loads
+// are free of bank conflicts). S = Q K^T with mma.m16n8k16 (fp16 in, fp32 out), online softmax
+// in fp32 (base 2, scale folded in), P rounded to fp16 as the A operand of P V (the S
+// accumulator layout is the A fragment layout), V fragments by ldmatrix.trans. The row sums use
+// the rounded P, so the output is an exact convex combination of the V rows with weights
+// within 2^-11 (relative) of the softmax. Tiles no row of a warp can see are skipped; the mask is
+// applied only on tiles that cross a row's limit (key <= past + row).
+constexpr int k_prefill_min_t = 32;
+constexpr int k_pf_rows = 64, k_pf_keys = 64;
+
+template <int D>
+constexpr std::size_t prefill_smem_bytes() {
+  return std::size_t(2) * 2 * k_pf_keys * (D + 8) * sizeof(__half);
+}
+
+template <int D>
+__global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
+                                                           const __half* __restrict__ vc, const int* past_p, int t,
+                                                           int nh, int nkv, float scale_log2,
+                                                           __half* __restrict__ out, float* __restrict__ out32) {
+  constexpr int LD = D + 8;  // shared row stride in halves
+  constexpr int KS = D / 16;  // k-steps of Q K^T
+  constexpr int NT = D / 8;   // n-tiles of the output
+  extern __shared__ uint4 smem_pf[];
+  __half* sk = reinterpret_cast<__half*>(smem_pf);  // [2][keys][LD]
+  __half* sv = sk + 2 * k_pf_keys * LD;             // [2][keys][LD]
+  pdl_trigger();
+  pdl_wait();
+  const int h = blockIdx.y, kh = h / (nh / nkv);
+  const int q0 = blockIdx.x * k_pf_rows;
+  const int past = *past_p;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, tq = lane & 3;
+  const int rows_end = min(t, q0 + k_pf_rows);
+  const int kv_end = past + rows_end;  // keys 0 .. kv_end - 1 are seen by some row of the block
+  const int tiles = (kv_end + k_pf_keys - 1) / k_pf_keys;
+  const int wr0 = q0 + warp * 16;       // the warp's first row
+  const bool warp_rows = wr0 < t;
+  const int warp_limit = past + min(wr0 + 15, t - 1);  // the last key any row of the warp sees
+  const int r0 = wr0 + g, r1 = r0 + 8;
+  const int lim0 = past + min(r0, t - 1), lim1 = past + min(r1, t - 1);
+
+  auto load_tile = [&](int tile, int buf) {
+    const int kb = tile * k_pf_keys;
+    __half* dk = sk + buf * k_pf_keys * LD;
+    __half* dv = sv + buf * k_pf_keys * LD;
+    for (int i = threadIdx.x; i < k_pf_keys * (D / 8); i += 128) {
+      const int row = i / (D / 8), c = (i - row * (D / 8)) * 8;
+      const int key = kb + row;
+      if (key < kv_end) {
+        const std::size_t src = (std::size_t(key) * nkv + kh) * D + c;
+        cp_async16(dk + row * LD + c, kc + src);
+        cp_async16(dv + row * LD + c, vc + src);
+      } else {
+        *reinterpret_cast<uint4*>(dk + row * LD + c) = make_uint4(0, 0, 0, 0);
+        *reinterpret_cast<uint4*>(dv + row * LD + c) = make_uint4(0, 0, 0, 0);
+      }
+    }
+  };
+
+  std::uint32_t qa[KS][4];
+  {
+    auto qword = [&](int r, int dim) -> std::uint32_t {
+      if (r >= t) return 0u;
+      return *reinterpret_cast<const std::uint32_t*>(q + (std::size_t(r) * nh + h) * D + dim);
+    };
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks) {
+      qa[ks][0] = qword(r0, ks * 16 + 2 * tq);
+      qa[ks][1] = qword(r1, ks * 16 + 2 * tq);
+      qa[ks][2] = qword(r0, ks * 16 + 8 + 2 * tq);
+      qa[ks][3] = qword(r1, ks * 16 + 8 + 2 * tq);
+    }
+  }
+  float o[NT][4];
+#pragma unroll
+  for (int n = 0; n < NT; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  float m0 = -FLT_MAX, m1 = -FLT_MAX, l0 = 0.0f, l1 = 0.0f;  // l: this lane's share of the row sums
+
+  load_tile(0, 0);
+  cp_async_commit();
+  for (int j = 0; j < tiles; ++j) {
+    if (j + 1 < tiles) load_tile(j + 1, (j + 1) & 1);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    const int kb = j * k_pf_keys;
+    if (warp_rows && kb <= warp_limit) {
+      const __half* K = sk + (j & 1) * k_pf_keys * LD;
+      const __half* V = sv + (j & 1) * k_pf_keys * LD;
+      float sc[8][4];
+#pragma unroll
+      for (int n = 0; n < 8; ++n) sc[n][0] = sc[n][1] = sc[n][2] = sc[n][3] = 0.0f;
+#pragma unroll
+      for (int ks = 0; ks < KS; ++ks)
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+          const __half* kr = K + (n * 8 + g) * LD + ks * 16 + 2 * tq;
+          mma16816(sc[n], qa[ks][0], qa[ks][1], qa[ks][2], qa[ks][3], *reinterpret_cast<const std::uint32_t*>(kr),
+                   *reinterpret_cast<const std::uint32_t*>(kr + 8));
+        }
+      const bool masked = kb + k_pf_keys - 1 > past + min(wr0, t - 1);
+      float mx0 = -FLT_MAX, mx1 = -FLT_MAX;
+#pragma unroll
+      for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          float v = sc[n][c] * scale_log2;
+          if (masked) {
+            const int key = kb + n * 8 + 2 * tq + (c & 1);
+            if (key > (c < 2 ? lim0 : lim1)) v = -INFINITY;
+          }
+          sc[n][c] = v;
+          if (c < 2) mx0 = fmaxf(mx0, v); else mx1 = fmaxf(mx1, v);
+        }
+#pragma unroll
+      for (int off = 1; off <= 2; off <<= 1) {
+        mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, off));
+        mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, off));
+      }
+      // Key 0 is seen by every row, so after the first tile m is finite for every row.
+      const float mn0 = fmaxf(m0, mx0), mn1 = fmaxf(m1, mx1);
+      const float a0 = exp2f(m0 - mn0), a1 = exp2f(m1 - mn1);
+      m0 = mn0; m1 = mn1;
+      std::uint32_t pa[8][2];  // P as fp16 pairs: [n-tile][row g / row g+8]
+      float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const __half2 p0 = __floats2half2_rn(exp2f(sc[n][0] - mn0), exp2f(sc[n][1] - mn0));
+        const __half2 p1 = __floats2half2_rn(exp2f(sc[n][2] - mn1), exp2f(sc[n][3] - mn1));
+        const float2 f0 = __half22float2(p0), f1 = __half22float2(p1);
+        s0 += f0.x + f0.y;
+        s1 += f1.x + f1.y;
+        pa[n][0] = *reinterpret_cast<const std::uint32_t*>(&p0);
+        pa[n][1] = *reinterpret_cast<const std::uint32_t*>(&p1);
+      }
+      l0 = l0 * a0 + s0;
+      l1 = l1 * a1 + s1;
+#pragma unroll
+      for (int n = 0; n < NT; ++n) {
+        o[n][0] *= a0; o[n][1] *= a0;
+        o[n][2] *= a1; o[n][3] *= a1;
+      }
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+        for (int dn = 0; dn < D / 16; ++dn) {
+          std::uint32_t b[4];
+          ldmatrix_x4_trans(b, V + (kk * 16 + (lane & 15)) * LD + dn * 16 + (lane >> 4) * 8);
+          mma16816(o[2 * dn], pa[2 * kk][0], pa[2 * kk][1], pa[2 * kk + 1][0], pa[2 * kk + 1][1], b[0], b[1]);
+          mma16816(o[2 * dn + 1], pa[2 * kk][0], pa[2 * kk][1], pa[2 * kk + 1][0], pa[2 * kk + 1][1], b[2], b[3]);
+        }
+    }
+    __syncthreads();  // the buffer is refilled by the next iteration's load
+  }
+#pragma unroll
+  for (int off = 1; off <= 2; off <<= 1) {
+    l0 += __shfl_xor_sync(0xffffffffu, l0, off);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, off);
+  }
+  const float inv0 = 1.0f / l0, inv1 = 1.0f / l1;
+#pragma unroll
+  for (int n = 0; n < NT; ++n) {
+    const int dim = n * 8 + 2 * tq;
+    if (r0 < t) {
+      const std::size_t idx = (std::size_t(r0) * nh + h) * D + dim;
+      if (out) *reinterpret_cast<__half2*>(out + idx) = __floats2half2_rn(o[n][0] * inv0, o[n][1] * inv0);
+      if (out32) *reinterpret_cast<float2*>(out32 + idx) = make_float2(o[n][0] * inv0, o[n][1] * inv0);
+    }
+    if (r1 < t) {
+      const std::size_t idx = (std::size_t(r1) * nh + h) * D + dim;
+      if (out) *reinterpret_cast<__half2*>(out + idx) = __floats2half2_rn(o[n][2] * inv1, o[n][3] * inv1);
+      if (out32) *reinterpret_cast<float2*>(out32 + idx) = make_float2(o[n][2] * inv1, o[n][3] * inv1);
+    }
+  }
+}
+
+template <int D>
+void launch_prefill(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
+                    const int* past, __half* out, float* out32, cudaStream_t s) {
+  constexpr std::size_t smem = prefill_smem_bytes<D>();
+  static bool configured = false;
+  if (!configured) {
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_prefill_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    configured = true;
+  }
+  const float scale_log2 = a.scale * 1.4426950408889634f;
+  launch(attn_prefill_kernel<D>, dim3((a.t + k_pf_rows - 1) / k_pf_rows, a.nh), dim3(128), smem, s, q, k_cache,
+         v_cache, past, a.t, a.nh, a.nkv, scale_log2, out, out32);
+  EXL_CUDA_CHECK_LAUNCH();
 }
 
 __device__ __forceinline__ int decode_split_len(int kv_len, int splits) {
@@ -471,6 +668,11 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
     }
     launch(attn_decode_merge_kernel, dim3(a.nh), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32);
     EXL_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  if (a.t >= k_prefill_min_t && (a.d == 64 || a.d == 128)) {  // flash attention on tensor cores
+    if (a.d == 64) launch_prefill<64>(a, q, k_cache, v_cache, past, out, out32, s);
+    else launch_prefill<128>(a, q, k_cache, v_cache, past, out, out32, s);
     return;
   }
   const dim3 grid(a.splits, a.nkv, a.t);

@@ -43,6 +43,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "async_copy.cuh"
 #include "cuda_check.h"
 #include "exl2_common.cuh"
 #include "kernels.h"
@@ -123,22 +124,6 @@ __device__ __forceinline__ std::uint32_t decode_pair(const std::uint32_t (&w)[16
   return res;
 }
 
-__device__ __forceinline__ void mma16816(float (&c)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
-                                         std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
-#if __CUDA_ARCH__ >= 800
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-#else
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a0), "r"(a1), "r"(b0));
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a2), "r"(a3), "r"(b1));
-#endif
-}
-
 // The B fragments of one unit (rows of x, fp16 pairs) and its 8 mma: part += W_unit^T . x_unit.
 template <int B, int MT, int KS, int MTI>
 __device__ __forceinline__ void mma_tile(const std::uint32_t (&w)[16], std::uint32_t b0, std::uint32_t b1,
@@ -209,35 +194,6 @@ const GemvKnobs& gemv_knobs() {
 }
 
 __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p)); }
-
-// cp.async (sm_80+; a plain copy before): 16 or 8 bytes, global -> shared, L1 bypassed for 16.
-__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
-#if __CUDA_ARCH__ >= 800
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
-#else
-  *static_cast<uint4*>(dst) = __ldg(static_cast<const uint4*>(src));
-#endif
-}
-__device__ __forceinline__ void cp_async8(void* dst, const void* src) {
-#if __CUDA_ARCH__ >= 800
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
-#else
-  *static_cast<uint2*>(dst) = __ldg(static_cast<const uint2*>(src));
-#endif
-}
-__device__ __forceinline__ void cp_async_commit() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
 
 // A lane's share of one unit-tile (slabs of 16 bytes, then 8 bytes for odd B): from the
 // weights into a ring slot of the same layout (so a lane reads back only what it copied).

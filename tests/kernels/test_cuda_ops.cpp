@@ -68,7 +68,11 @@ EXL_GPU_TEST(cuda_kernels, attention_decode_and_prefill) {
                           {1, 8000, 4, 4, 128}, {1, 2047, 64, 8, 128},
                           // odd lengths take the fused decode step (RoPE, cache write, ticket merge)
                           {1, 8001, 32, 8, 128}, {1, 4097, 32, 4, 64}, {1, 63, 8, 1, 64}, {1, 3, 28, 4, 128},
-                          {1, 30001, 32, 8, 128}};
+                          {1, 30001, 32, 8, 128},
+                          // 32 tokens or more, head_dim 64/128: flash attention on tensor cores (row
+                          // tiles of 64, key tiles of 64; partial tiles, GQA, long past)
+                          {32, 0, 8, 1, 64}, {100, 0, 32, 8, 128}, {129, 0, 16, 16, 64}, {300, 700, 8, 2, 128},
+                          {512, 37, 4, 1, 128}, {65, 4000, 12, 4, 64}};
   for (const Shape& s : shapes) {
     const int ctx = s.past + s.t;
     const HalfData q = random_half(rng, std::size_t(s.t) * s.nh * s.d, -1.0f, 1.0f);
@@ -82,7 +86,10 @@ EXL_GPU_TEST(cuda_kernels, attention_decode_and_prefill) {
     attention_ref(p, q.f.data(), k.h.data(), v.h.data(), ref.data());
     CUDA_OK(api.test_attention(0, q.h.data(), k.h.data(), v.h.data(), s.t, s.past, s.nh, s.nkv, s.d, p.scale, got.data()));
     const Diff df = compare(got.data(), ref.data(), ref.size());
-    CHECK_MSG(df.max_abs <= 2e-4 && df.rel_l2 <= 1e-4, "t " << s.t << " past " << s.past << " nh " << s.nh << " nkv "
+    // The tensor-core path rounds the softmax weights to fp16 for P.V (relative 2^-11 each).
+    const bool tc = s.t >= 32 && s.d <= 128;
+    const double max_abs = tc ? 1e-3 : 2e-4, max_rel = tc ? 5e-4 : 1e-4;
+    CHECK_MSG(df.max_abs <= max_abs && df.rel_l2 <= max_rel, "t " << s.t << " past " << s.past << " nh " << s.nh << " nkv "
                                                              << s.nkv << " d " << s.d << ": max_abs " << df.max_abs
                                                              << " rel_l2 " << df.rel_l2);
   }
