@@ -550,11 +550,14 @@ __global__ void exl2_repack_kernel(Exl2Device w, const std::uint32_t* __restrict
   }
 }
 
-// Reconstruct from the repacked layout: one warp per (tile, unit), fp16((v - z) * scale) into
-// out [k, n_pad] at the original row perm[row] (bit-exact with spec §2.7).
+// Reconstruct from the repacked layout: 8 warps per block, one (tile, unit) per warp:
+// fp16((v - z) * scale) (bit-exact with spec §2.7) into the warp's 32 x 64 tile in shared memory,
+// then each row goes out as 128 contiguous bytes to out [k, n_pad] at the original row perm[row].
+constexpr int k_rc_warps = 8;
+constexpr int k_rc_ld = k_tile_cols + 8;  // shared row stride (halves)
+
 template <int B>
-__device__ void reconstruct_unit(const Exl2Device& w, const std::uint32_t* t, int u, int tile, int lane, float (&scale)[8],
-                                 __half* __restrict__ out) {
+__device__ void reconstruct_unit(const std::uint32_t* t, int lane, const float (&scale)[8], __half* tile_s) {
   std::uint32_t wv[16];
   load_unit<B>(t, lane, wv);
   std::uint32_t pr[32];
@@ -567,18 +570,19 @@ __device__ void reconstruct_unit(const Exl2Device& w, const std::uint32_t* t, in
 #pragma unroll
   for (int p = 0; p < 32; ++p) {
     const int cl = pair_col(lane, p);
-    const int col = tile * k_tile_cols + cl;
-    if (col >= w.n_pad) continue;
-    const int row = u * 32 + pair_row(lane, p);
+    const int row = pair_row(lane, p);
     const float s = scale[(p >> 3) * 2 + (p & 1)];
     const __half2 h = *reinterpret_cast<const __half2*>(&pr[p]);
-    out[std::size_t(w.perm[row]) * w.n_pad + col] = __float2half_rn(__low2float(h) * s);
-    out[std::size_t(w.perm[row + 1]) * w.n_pad + col] = __float2half_rn(__high2float(h) * s);
+    tile_s[row * k_rc_ld + cl] = __float2half_rn(__low2float(h) * s);
+    tile_s[(row + 1) * k_rc_ld + cl] = __float2half_rn(__high2float(h) * s);
   }
 }
 
-__global__ void exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) {
-  const int tile = blockIdx.x, u = blockIdx.y, lane = threadIdx.x;
+__global__ void __launch_bounds__(k_rc_warps * 32) exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) {
+  __shared__ __align__(16) __half s_tile[k_rc_warps][32 * k_rc_ld];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int tile = blockIdx.x, u = blockIdx.y * k_rc_warps + warp;
+  if (u >= w.k / 32) return;
   const int2 info = w.units[u];
   const int bits = info.y & 15, group = info.y >> 4;
   const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(group) * w.tiles + tile) * 8 + (lane >> 2));
@@ -586,13 +590,22 @@ __global__ void exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) 
 #pragma unroll
   for (int i = 0; i < 8; ++i) scale[i] = exl2_scale(w.q_scale_max[group], (sw >> (4 * i)) & 15u);
   const std::uint32_t* t = w.q_weight + std::size_t(info.x) * w.tiles * k_tile_cols + std::size_t(tile) * 64 * bits;
+  __half* ts = s_tile[warp];
   switch (bits) {
-    case 2: reconstruct_unit<2>(w, t, u, tile, lane, scale, out); break;
-    case 3: reconstruct_unit<3>(w, t, u, tile, lane, scale, out); break;
-    case 4: reconstruct_unit<4>(w, t, u, tile, lane, scale, out); break;
-    case 5: reconstruct_unit<5>(w, t, u, tile, lane, scale, out); break;
-    case 6: reconstruct_unit<6>(w, t, u, tile, lane, scale, out); break;
-    default: reconstruct_unit<8>(w, t, u, tile, lane, scale, out); break;
+    case 2: reconstruct_unit<2>(t, lane, scale, ts); break;
+    case 3: reconstruct_unit<3>(t, lane, scale, ts); break;
+    case 4: reconstruct_unit<4>(t, lane, scale, ts); break;
+    case 5: reconstruct_unit<5>(t, lane, scale, ts); break;
+    case 6: reconstruct_unit<6>(t, lane, scale, ts); break;
+    default: reconstruct_unit<8>(t, lane, scale, ts); break;
+  }
+  __syncwarp();
+  const int col = tile * k_tile_cols + 2 * lane;
+  if (col >= w.n_pad) return;  // a last tile of 32 columns (n_pad is a multiple of 32)
+#pragma unroll 8
+  for (int r = 0; r < 32; ++r) {
+    const __half2 v = *reinterpret_cast<const __half2*>(ts + r * k_rc_ld + 2 * lane);
+    *reinterpret_cast<__half2*>(out + std::size_t(w.perm[u * 32 + r]) * w.n_pad + col) = v;
   }
 }
 
@@ -780,8 +793,8 @@ void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* d
 }
 
 void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s) {
-  const dim3 grid(w.tiles, w.k / 32);
-  exl2_reconstruct_kernel<<<grid, 32, 0, s>>>(w, out);
+  const dim3 grid(w.tiles, (w.k / 32 + k_rc_warps - 1) / k_rc_warps);
+  exl2_reconstruct_kernel<<<grid, k_rc_warps * 32, 0, s>>>(w, out);
   EXL_CUDA_CHECK_LAUNCH();
 }
 
