@@ -222,63 +222,63 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="148" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="180" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Ihre Chatvorlage für dieses Modell ist nicht lesbar (%1); stattdessen wird die Vorlage des Modells verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="69" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="79" />
         <source>the CPU was asked for</source>
         <translation>die CPU wurde angefordert</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="156" />
         <source>%1 is not a folder.</source>
         <translation>%1 ist kein Ordner.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="127" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="159" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 hat keine tokenizer.json und kann daher nicht chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="190" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Die Chatvorlage des Modells ist nicht lesbar (%1); stattdessen wird ChatML verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="156" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="188" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Das Modell hat keine Chatvorlage; ChatML wird verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="174" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="206" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="176" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="181" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="208" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="213" />
         <source>Could not load %1: %2</source>
         <translation>%1 konnte nicht geladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="178" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="210" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="265" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="294" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="277" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="306" />
         <source>The conversation is empty.</source>
         <translation>Die Unterhaltung ist leer.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="279" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="308" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Die Unterhaltung (%1 Token) passt nicht in den Kontext von %2 Token. Beginnen Sie einen neuen Chat oder laden Sie das Modell mit längerem Kontext.</translation>
     </message>
@@ -1071,46 +1071,114 @@
     </message>
 </context>
 <context>
+    <name>TelemetryModel</name>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="104" />
+        <source>Running on the CPU: unpacking the quantized weights takes longer than reading them, so the processor's arithmetic, not its memory bandwidth, sets the speed.</source>
+        <translation>Läuft auf der CPU: Das Entpacken der quantisierten Gewichte dauert länger als ihr Lesen, daher bestimmt die Rechenleistung des Prozessors die Geschwindigkeit, nicht seine Speicherbandbreite.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="108" />
+        <source> (SM clock %1 of %2 MHz)</source>
+        <translation> (SM-Takt %1 von %2 MHz)</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="113" />
+        <source>The GPU is slowed down to stay within its temperature limit%1: check its cooling.</source>
+        <translation>Die GPU wird gedrosselt, um ihre Temperaturgrenze einzuhalten%1: Prüfen Sie die Kühlung.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="115" />
+        <source>The GPU runs at its power limit%1.</source>
+        <translation>Die GPU läuft an ihrer Leistungsgrenze%1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="117" />
+        <source>The GPU's hardware slowdown is active (temperature or power supply)%1.</source>
+        <translation>Die Hardware-Drosselung der GPU ist aktiv (Temperatur oder Stromversorgung)%1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="119" />
+        <source>The GPU's application clocks are set below their maximum%1.</source>
+        <translation>Die Anwendungstakte der GPU sind unter ihr Maximum gesetzt%1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
+        <source>Other processes use the GPU (%1) and share its memory bandwidth.</source>
+        <translation>Andere Prozesse nutzen die GPU (%1) und teilen sich ihre Speicherbandbreite.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="124" />
+        <source>The GPU is idle %1 % of the time: the host does not keep it busy between tokens (host-side stalls).</source>
+        <translation>Die GPU ist %1 % der Zeit untätig: Der Host hält sie zwischen den Tokens nicht beschäftigt (Verzögerungen auf der Host-Seite).</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
+        <source>The model is small: fixed costs per token (kernel launches, synchronisation) outweigh reading its weights.</source>
+        <translation>Das Modell ist klein: Feste Kosten pro Token (Kernel-Starts, Synchronisation) überwiegen das Lesen seiner Gewichte.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="129" />
+        <source>The decode kernels themselves: they reach %1 % of the memory bandwidth on this model's layer shapes.</source>
+        <translation>Die Dekodier-Kernel selbst: Sie erreichen %1 % der Speicherbandbreite bei den Schichtformen dieses Modells.</translation>
+    </message>
+</context>
+<context>
     <name>TelemetryPage</name>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="21" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
         <source>Decode (seen by this app)</source>
         <translation>Dekodieren (von dieser App gemessen)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23" />
         <source>Time to first token</source>
         <translation>Zeit bis zum ersten Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="24" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25" />
         <source>Decode</source>
         <translation>Dekodieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26" />
         <source>Prefill</source>
         <translation>Prefill</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
         <source>Bandwidth bound</source>
         <translation>Bandbreitengrenze</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="28" />
         <source>Of the bound</source>
         <translation>Der Grenze</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="29" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="30" />
         <source>GPU power</source>
         <translation>GPU-Leistung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="44" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="45" />
         <source>Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
         <translation>Entferntes Modell: Die Werte misst diese App über das Netzwerk. Speicher und Bandbreite des Servers sind unbekannt, daher gibt es keine VRAM-Anzeige und keine Bandbreitengrenze.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="59" />
+        <source>Well below the bound. Likely reason: %1</source>
+        <translation>Deutlich unter der Grenze. Wahrscheinlicher Grund: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="64" />
+        <source>Running on the CPU: no VRAM in use.</source>
+        <translation>Läuft auf der CPU: kein VRAM belegt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="64" />
+        <source>VRAM: no reading yet</source>
+        <translation>VRAM: noch kein Messwert</translation>
     </message>
 </context>
 <context>
@@ -1144,19 +1212,14 @@
 <context>
     <name>VramMeter</name>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="16" />
-        <source>Running on the CPU: no VRAM in use.</source>
-        <translation>Läuft auf der CPU: kein VRAM belegt.</translation>
-    </message>
-    <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="17" />
-        <source>VRAM: %1 of %2 GiB in use</source>
-        <translation>VRAM: %1 von %2 GiB belegt</translation>
+        <source>GPU %1 (%2, the engine's): %3 of %4 GiB in use</source>
+        <translation>GPU %1 (%2, die der Engine): %3 von %4 GiB belegt</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="18" />
-        <source>VRAM: no reading yet</source>
-        <translation>VRAM: noch kein Messwert</translation>
+        <source>GPU %1 (%2): %3 of %4 GiB in use</source>
+        <translation>GPU %1 (%2): %3 von %4 GiB belegt</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="28" />
@@ -1164,12 +1227,12 @@
         <translation>Belegter VRAM</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="42" />
+        <location filename="../ui/qml/components/VramMeter.qml" line="41" />
         <source>Weights</source>
         <translation>Gewichte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="43" />
+        <location filename="../ui/qml/components/VramMeter.qml" line="42" />
         <source>Cache</source>
         <translation>Cache</translation>
     </message>

@@ -222,63 +222,63 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="148" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="180" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Je chatsjabloon voor dit model is onleesbaar (%1); het eigen sjabloon van het model wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="69" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="79" />
         <source>the CPU was asked for</source>
         <translation>de CPU werd gevraagd</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="124" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="156" />
         <source>%1 is not a folder.</source>
         <translation>%1 is geen map.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="127" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="159" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 heeft geen tokenizer.json en kan dus niet chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="190" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Het chatsjabloon van het model is onleesbaar (%1); ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="156" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="188" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Het model heeft geen chatsjabloon; ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="174" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="206" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1: %2. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="176" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="181" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="208" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="213" />
         <source>Could not load %1: %2</source>
         <translation>%1 kon niet worden geladen: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="178" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="210" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="265" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="294" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="277" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="306" />
         <source>The conversation is empty.</source>
         <translation>Het gesprek is leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="279" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="308" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
@@ -1071,46 +1071,114 @@
     </message>
 </context>
 <context>
+    <name>TelemetryModel</name>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="104" />
+        <source>Running on the CPU: unpacking the quantized weights takes longer than reading them, so the processor's arithmetic, not its memory bandwidth, sets the speed.</source>
+        <translation>Draait op de CPU: het uitpakken van de gekwantiseerde gewichten duurt langer dan het lezen ervan, dus de rekenkracht van de processor bepaalt de snelheid, niet zijn geheugenbandbreedte.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="108" />
+        <source> (SM clock %1 of %2 MHz)</source>
+        <translation> (SM-klok %1 van %2 MHz)</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="113" />
+        <source>The GPU is slowed down to stay within its temperature limit%1: check its cooling.</source>
+        <translation>De GPU wordt vertraagd om binnen zijn temperatuurgrens te blijven%1: controleer de koeling.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="115" />
+        <source>The GPU runs at its power limit%1.</source>
+        <translation>De GPU draait op zijn vermogenslimiet%1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="117" />
+        <source>The GPU's hardware slowdown is active (temperature or power supply)%1.</source>
+        <translation>De hardwarevertraging van de GPU is actief (temperatuur of voeding)%1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="119" />
+        <source>The GPU's application clocks are set below their maximum%1.</source>
+        <translation>De applicatieklokken van de GPU staan lager dan hun maximum%1.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
+        <source>Other processes use the GPU (%1) and share its memory bandwidth.</source>
+        <translation>Andere processen gebruiken de GPU (%1) en delen zijn geheugenbandbreedte.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="124" />
+        <source>The GPU is idle %1 % of the time: the host does not keep it busy between tokens (host-side stalls).</source>
+        <translation>De GPU is %1 % van de tijd inactief: de host houdt hem tussen tokens niet bezig (vertraging aan de hostkant).</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
+        <source>The model is small: fixed costs per token (kernel launches, synchronisation) outweigh reading its weights.</source>
+        <translation>Het model is klein: vaste kosten per token (kernelstarts, synchronisatie) wegen zwaarder dan het lezen van de gewichten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="129" />
+        <source>The decode kernels themselves: they reach %1 % of the memory bandwidth on this model's layer shapes.</source>
+        <translation>De decodeerkernels zelf: ze halen %1 % van de geheugenbandbreedte bij de laagvormen van dit model.</translation>
+    </message>
+</context>
+<context>
     <name>TelemetryPage</name>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="21" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
         <source>Decode (seen by this app)</source>
         <translation>Decoderen (gezien door deze app)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23" />
         <source>Time to first token</source>
         <translation>Tijd tot het eerste token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="24" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25" />
         <source>Decode</source>
         <translation>Decoderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26" />
         <source>Prefill</source>
         <translation>Prefill</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
         <source>Bandwidth bound</source>
         <translation>Bandbreedtegrens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="28" />
         <source>Of the bound</source>
         <translation>Van de grens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="29" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="30" />
         <source>GPU power</source>
         <translation>GPU-vermogen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="44" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="45" />
         <source>Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
         <translation>Extern model: de cijfers worden door deze app via het netwerk gemeten. Het geheugen en de bandbreedte van de server zijn onbekend, dus er is geen VRAM-meter en geen bandbreedtegrens.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="59" />
+        <source>Well below the bound. Likely reason: %1</source>
+        <translation>Ruim onder de grens. Waarschijnlijke oorzaak: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="64" />
+        <source>Running on the CPU: no VRAM in use.</source>
+        <translation>Draait op de CPU: geen VRAM in gebruik.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="64" />
+        <source>VRAM: no reading yet</source>
+        <translation>VRAM: nog geen meting</translation>
     </message>
 </context>
 <context>
@@ -1144,19 +1212,14 @@
 <context>
     <name>VramMeter</name>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="16" />
-        <source>Running on the CPU: no VRAM in use.</source>
-        <translation>Draait op de CPU: geen VRAM in gebruik.</translation>
-    </message>
-    <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="17" />
-        <source>VRAM: %1 of %2 GiB in use</source>
-        <translation>VRAM: %1 van %2 GiB in gebruik</translation>
+        <source>GPU %1 (%2, the engine's): %3 of %4 GiB in use</source>
+        <translation>GPU %1 (%2, die van de engine): %3 van %4 GiB in gebruik</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="18" />
-        <source>VRAM: no reading yet</source>
-        <translation>VRAM: nog geen meting</translation>
+        <source>GPU %1 (%2): %3 of %4 GiB in use</source>
+        <translation>GPU %1 (%2): %3 van %4 GiB in gebruik</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="28" />
@@ -1164,12 +1227,12 @@
         <translation>VRAM in gebruik</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="42" />
+        <location filename="../ui/qml/components/VramMeter.qml" line="41" />
         <source>Weights</source>
         <translation>Gewichten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="43" />
+        <location filename="../ui/qml/components/VramMeter.qml" line="42" />
         <source>Cache</source>
         <translation>Cache</translation>
     </message>

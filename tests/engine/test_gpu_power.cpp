@@ -16,6 +16,12 @@ EXL_TEST(gpu_power, reading_or_reason) {
     CHECK_EQ(r.watts, 0.0);
     GpuPowerMonitor bad(-1);
     CHECK(!bad.available());
+    // Without a device every state reading is unknown (not zero, which would read as "idle").
+    const GpuStateReading st = bad.state();
+    CHECK_EQ(st.utilization_percent, -1);
+    CHECK_EQ(st.sm_clock_mhz, -1);
+    CHECK(!st.clock_reasons_known);
+    CHECK_EQ(st.other_processes, -1);
     return;
   }
   CHECK(m.why_not().empty());

@@ -38,4 +38,21 @@ EXL_GPU_TEST(cuda_model, gpu_power_reads) {
   GpuPowerMonitor missing(4096);
   CHECK(!missing.available());
   CHECK(!missing.why_not().empty());
+  // The state behind the app's "likely reason" hint, and every GPU's memory for the per-GPU meters.
+  const exl::GpuStateReading st = m.state();
+  std::printf("  utilisation %d %%, SM clock %d of %d MHz, clock reasons %s 0x%llx, other processes %d\n",
+              st.utilization_percent, st.sm_clock_mhz, st.sm_clock_max_mhz, st.clock_reasons_known ? "known" : "unknown",
+              static_cast<unsigned long long>(st.clock_reasons), st.other_processes);
+  CHECK(st.utilization_percent >= 0 && st.utilization_percent <= 100);
+  CHECK(st.sm_clock_mhz > 0 && st.sm_clock_max_mhz >= st.sm_clock_mhz);
+  CHECK(st.clock_reasons_known);
+  CHECK(st.other_processes >= 0);
+  const std::vector<exl::GpuMemoryInfo> gpus = m.devices();
+  CHECK(!gpus.empty());
+  for (const exl::GpuMemoryInfo& g : gpus) {
+    std::printf("  GPU %d %s: %.2f of %.2f GiB used\n", g.index, g.name.c_str(), g.used_bytes / 1073741824.0,
+                g.total_bytes / 1073741824.0);
+    CHECK(!g.name.empty());
+    CHECK(g.total_bytes > 0 && g.used_bytes > 0 && g.used_bytes <= g.total_bytes);
+  }
 }

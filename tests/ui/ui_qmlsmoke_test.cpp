@@ -2,6 +2,7 @@
 // page instantiates without QML warnings, a message streams into the chat view, and the
 // language switches at run time.
 #include <QQmlApplicationEngine>
+#include <QQuickItem>
 #include <QQuickStyle>
 #include <QQuickWindow>
 #include <QSignalSpy>
@@ -22,6 +23,15 @@ void collectWarnings(QtMsgType type, const QMessageLogContext &, const QString &
 {
     if (type != QtDebugMsg && type != QtInfoMsg)
         g_warnings.append(message);
+}
+
+// Items under `root` (visual tree) that have a property `name` (e.g. the VRAM meters' `gpu`).
+int countItemsWith(QQuickItem *root, const char *name)
+{
+    int n = root->property(name).isValid() ? 1 : 0;
+    for (QQuickItem *child : root->childItems())
+        n += countItemsWith(child, name);
+    return n;
 }
 }  // namespace
 
@@ -83,9 +93,13 @@ private Q_SLOTS:
         QVERIFY(finished.wait(10000));
         QCOMPARE(chat->rowCount(), 2);
         QCOMPARE(m_context->conversations()->rowCount(), 1);
-        // Telemetry reached the model behind the graph.
+        // Telemetry reached the model behind the graph, and the telemetry page draws a VRAM meter
+        // per GPU: the simulated engine's card and the second card it reports.
         QVERIFY(m_context->telemetry()->boundTokensPerSecond() > 0);
+        QCOMPARE(m_context->telemetry()->gpus().size(), 2);
+        QVERIFY(QMetaObject::invokeMethod(window(), "showPage", Q_ARG(QVariant, QStringLiteral("telemetry"))));
         QCoreApplication::processEvents();
+        QCOMPARE(countItemsWith(window()->contentItem(), "gpu"), 2);
         QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
     }
 

@@ -1,9 +1,12 @@
-// TelemetryModel: the graph's window, meters, efficiency and the series it fills.
+// TelemetryModel: the graph's window, meters (one per GPU), efficiency, the likely reason for a
+// shortfall, and the series it fills.
 #include <QSignalSpy>
 #include <QTest>
 #include <QtCharts/QLineSeries>
 
 #include "viewmodels/telemetrymodel.h"
+
+#include <exl/gpu_power.h>
 
 namespace {
 TelemetrySample sample(double t, double decode, double bound, qint64 used = 0, qint64 total = 0)
@@ -103,6 +106,99 @@ private Q_SLOTS:
         model.fillSeries(&observed, &bound);
         QCOMPARE(observed.count(), 0);
         QCOMPARE(model.decodeTokensPerSecond(), 0.0);
+    }
+
+    void oneMeterPerGpuEngineFirst()
+    {
+        TelemetryModel model;
+        TelemetrySample s = sample(1.0, 0.0, 0.0, 10 * kGiB, 24 * kGiB);
+        s.vramWeightsBytes = 5 * kGiB;
+        s.vramCacheBytes = 2 * kGiB;
+        s.gpu.index = 1;
+        s.gpu.name = QStringLiteral("RTX 4090");
+        s.gpu.otherGpus = {GpuMemorySample{0, QStringLiteral("RTX 3060"), 3 * kGiB, 12 * kGiB},
+                           GpuMemorySample{2, QStringLiteral("broken"), 0, 0}};  // no total: left out
+        model.addSample(s);
+        const QVariantList gpus = model.gpus();
+        QCOMPARE(gpus.size(), 2);
+        const QVariantMap engine = gpus.at(0).toMap();
+        QCOMPARE(engine.value("index").toInt(), 1);
+        QCOMPARE(engine.value("engine").toBool(), true);
+        QCOMPARE(engine.value("name").toString(), QStringLiteral("RTX 4090"));
+        QCOMPARE(engine.value("weightsGiB").toDouble(), 5.0);
+        QCOMPARE(engine.value("cacheGiB").toDouble(), 2.0);
+        QCOMPARE(engine.value("otherGiB").toDouble(), 3.0);
+        QCOMPARE(engine.value("freeGiB").toDouble(), 14.0);
+        const QVariantMap other = gpus.at(1).toMap();
+        QCOMPARE(other.value("index").toInt(), 0);
+        QCOMPARE(other.value("engine").toBool(), false);
+        QCOMPARE(other.value("weightsGiB").toDouble(), 0.0);
+        QCOMPARE(other.value("otherGiB").toDouble(), 3.0);  // another GPU's use is all "other"
+        QCOMPARE(other.value("freeGiB").toDouble(), 9.0);
+
+        // On the CPU (or remote) no meter for an engine GPU; the machine's GPUs still show.
+        s.cpuBackend = true;
+        s.vramTotalBytes = 0;
+        model.addSample(s);
+        QCOMPARE(model.gpus().size(), 1);
+    }
+
+    void likelyReasonOnlyWhenWellShortOfTheBound()
+    {
+        TelemetrySample s = sample(1.0, 600.0, 1000.0, 10 * kGiB, 24 * kGiB);
+        s.gpu.clockReasonsKnown = true;
+        s.gpu.clockReasons = exl::gpu_clock_reason::power_cap;
+        QVERIFY(TelemetryModel::likelyReason(s).isEmpty());  // 60 % of the bound: no hint
+        s.decodeTokensPerSecond = 0.0;                       // not decoding
+        QVERIFY(TelemetryModel::likelyReason(s).isEmpty());
+        s.decodeTokensPerSecond = 300.0;
+        s.boundTokensPerSecond = 0.0;                        // no bound known
+        QVERIFY(TelemetryModel::likelyReason(s).isEmpty());
+        s.boundTokensPerSecond = 1000.0;
+        s.remote = true;                                     // a remote endpoint: nothing to see
+        QVERIFY(TelemetryModel::likelyReason(s).isEmpty());
+        s.remote = false;
+        QVERIFY(TelemetryModel::likelyReason(s).contains(QStringLiteral("power limit")));
+    }
+
+    void likelyReasonInOrderOfWhatTheAppSees()
+    {
+        namespace why = exl::gpu_clock_reason;
+        TelemetrySample s = sample(1.0, 300.0, 1000.0, 10 * kGiB, 24 * kGiB);
+        s.gpu.smClockMhz = 1200;
+        s.gpu.smClockMaxMhz = 1980;
+        s.gpu.clockReasonsKnown = true;
+        s.gpu.otherProcesses = 2;
+        s.gpu.utilizationPercent = 40;
+        // Clock reasons first (thermal before power), with the clocks.
+        s.gpu.clockReasons = why::hw_thermal | why::power_cap;
+        QString r = TelemetryModel::likelyReason(s);
+        QVERIFY2(r.contains(QStringLiteral("temperature")) && r.contains(QStringLiteral("1200 of 1980 MHz")), qPrintable(r));
+        s.gpu.clockReasons = why::power_cap;
+        QVERIFY(TelemetryModel::likelyReason(s).contains(QStringLiteral("power limit")));
+        s.gpu.clockReasons = why::hw_slowdown;
+        QVERIFY(TelemetryModel::likelyReason(s).contains(QStringLiteral("hardware slowdown")));
+        s.gpu.clockReasons = why::application_clocks;
+        QVERIFY(TelemetryModel::likelyReason(s).contains(QStringLiteral("application clocks")));
+        // An idle GPU is not a reason for being slow.
+        s.gpu.clockReasons = why::idle;
+        r = TelemetryModel::likelyReason(s);
+        QVERIFY2(r.contains(QStringLiteral("Other processes")) && r.contains(QStringLiteral("(2)")), qPrintable(r));
+        s.gpu.otherProcesses = 0;
+        r = TelemetryModel::likelyReason(s);
+        QVERIFY2(r.contains(QStringLiteral("idle 60 %")), qPrintable(r));
+        s.gpu.utilizationPercent = 98;
+        r = TelemetryModel::likelyReason(s);
+        QVERIFY2(r.contains(QStringLiteral("30 %")), qPrintable(r));  // the kernels: 300 of 1000
+        s.boundTokensPerSecond = 7800.0;                                 // a 1B model
+        s.decodeTokensPerSecond = 1000.0;
+        QVERIFY(TelemetryModel::likelyReason(s).contains(QStringLiteral("small")));
+        // Unknown readings (no NVML) fall through to what is left.
+        TelemetrySample bare = sample(1.0, 300.0, 1000.0, 10 * kGiB, 24 * kGiB);
+        QVERIFY(TelemetryModel::likelyReason(bare).contains(QStringLiteral("decode kernels")));
+        bare.cpuBackend = true;
+        bare.vramTotalBytes = 0;
+        QVERIFY(TelemetryModel::likelyReason(bare).contains(QStringLiteral("CPU")));
     }
 };
 

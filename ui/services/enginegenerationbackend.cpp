@@ -100,6 +100,29 @@ double EngineGenerationBackend::powerWatts() const
     return m_power ? m_power->read().watts : -1.0;
 }
 
+GpuStatus EngineGenerationBackend::gpuStatus() const
+{
+    GpuStatus g;
+    if (!m_power)
+        return g;
+    const exl::GpuStateReading st = m_power->state();
+    g.utilizationPercent = st.utilization_percent;
+    g.smClockMhz = st.sm_clock_mhz;
+    g.smClockMaxMhz = st.sm_clock_max_mhz;
+    g.clockReasonsKnown = st.clock_reasons_known;
+    g.clockReasons = st.clock_reasons;
+    g.otherProcesses = st.other_processes;
+    g.index = m_backend ? cudaIndex(*m_backend) : -1;
+    for (const exl::GpuMemoryInfo &d : m_power->devices()) {
+        if (d.index == g.index) {
+            g.name = QString::fromStdString(d.name);
+            continue;
+        }
+        g.otherGpus.append(GpuMemorySample{d.index, QString::fromStdString(d.name), qint64(d.used_bytes), qint64(d.total_bytes)});
+    }
+    return g;
+}
+
 double EngineGenerationBackend::energyJoules() const
 {
     return m_power ? m_power->read().energy_joules : -1.0;

@@ -48,6 +48,7 @@ public:
     std::optional<QString> decodeStep() override;
     VramUsage vram() const override;
     double powerWatts() const override;
+    GpuStatus gpuStatus() const override;
     double energyJoules() const override;
     // Bandwidth / bytes read per decoded token at the current length (the engine's planner counts
     // the bytes; bandwidth: the GPU's peak, or the measured copy bandwidth of system memory).

@@ -115,6 +115,22 @@ double FakeGenerationBackend::powerWatts() const
     return m_deviceName == QLatin1String("cpu") || !m_loaded ? -1.0 : kFakeWatts;
 }
 
+GpuStatus FakeGenerationBackend::gpuStatus() const
+{
+    GpuStatus g;
+    if (m_deviceName == QLatin1String("cpu"))
+        return g;
+    // A busy, unthrottled card alone on its GPU, and a second card holding a display's memory.
+    g.index = 0;
+    g.name = QStringLiteral("Simulated GPU");
+    g.utilizationPercent = m_loaded ? 96 : 0;
+    g.smClockMhz = g.smClockMaxMhz = 1980;
+    g.clockReasonsKnown = true;
+    g.otherProcesses = 0;
+    g.otherGpus.append(GpuMemorySample{1, QStringLiteral("Simulated GPU"), kGiB + kGiB / 4, kFakeVram});
+    return g;
+}
+
 double FakeGenerationBackend::energyJoules() const
 {
     // A made-up board drawing kFakeWatts since the backend was made.

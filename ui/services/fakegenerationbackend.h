@@ -31,6 +31,7 @@ public:
     VramUsage vram() const override;
     double powerWatts() const override;
     double energyJoules() const override;
+    GpuStatus gpuStatus() const override;
     double boundTokensPerSecond() const override;
 
     // A model whose load always fails with an out-of-memory error (for error handling).

@@ -44,6 +44,8 @@ public:
     // GPU board power now (W) and the GPU's energy counter (J); negative where unknown (the CPU,
     // no NVML).
     virtual double powerWatts() const { return -1.0; }
+    // The engine's GPU state and the machine's other GPUs (defaults: nothing known).
+    virtual GpuStatus gpuStatus() const { return {}; }
     virtual double energyJoules() const { return -1.0; }
     virtual double boundTokensPerSecond() const = 0;
 };

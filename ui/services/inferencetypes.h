@@ -70,6 +70,28 @@ struct GenerationStats {
     bool cancelled = false;
 };
 
+// One GPU of the machine other than the engine's (NVML: memory in use by anything).
+struct GpuMemorySample {
+    int index = 0;
+    QString name;
+    qint64 usedBytes = 0;
+    qint64 totalBytes = 0;
+};
+
+// What the app can see of the engine's GPU besides memory, for the hint on why decoding falls
+// short of the bandwidth bound (NVML); -1 / false where unknown.
+struct GpuStatus {
+    int utilizationPercent = -1;    // share of the last sample period in which a kernel ran
+    int smClockMhz = -1;
+    int smClockMaxMhz = -1;
+    bool clockReasonsKnown = false;
+    quint64 clockReasons = 0;       // exl::gpu_clock_reason bits
+    int otherProcesses = -1;        // compute processes on the GPU other than this app
+    QString name;                   // the engine's GPU
+    int index = -1;
+    QList<GpuMemorySample> otherGpus;
+};
+
 struct TelemetrySample {
     double timeSeconds = 0.0;             // since the service started
     double decodeTokensPerSecond = 0.0;   // observed
@@ -82,6 +104,8 @@ struct TelemetrySample {
     double powerWatts = -1.0;             // GPU board power (NVML); <0: unknown
     bool remote = false;                  // a remote endpoint: speeds as seen by the client, no VRAM or bound
     double timeToFirstTokenMs = 0.0;      // remote: of the last reply, as seen by the client
+    bool cpuBackend = false;              // the engine runs on the CPU
+    GpuStatus gpu;                        // the engine's GPU (and the machine's others)
 };
 
 struct LoadResult {

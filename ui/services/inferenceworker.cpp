@@ -117,5 +117,7 @@ void InferenceWorker::emitTelemetry(double decodeRate, double prefillRate)
     sample.vramWeightsBytes = vram.weights;
     sample.vramCacheBytes = vram.cache;
     sample.powerWatts = m_backend->powerWatts();
+    sample.cpuBackend = m_backend->deviceName() == QLatin1String("cpu");
+    sample.gpu = m_backend->gpuStatus();
     Q_EMIT telemetry(sample);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <QtCharts/QXYSeries>
+#include <exl/gpu_power.h>
 
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -54,6 +55,79 @@ double TelemetryModel::vramOtherGiB() const
 double TelemetryModel::vramFreeGiB() const
 {
     return std::max<qint64>(0, m_last.vramTotalBytes - m_last.vramUsedBytes) / kGiB;
+}
+
+QVariantList TelemetryModel::gpus() const
+{
+    QVariantList out;
+    const GpuStatus &g = m_last.gpu;
+    if (!m_last.cpuBackend && !m_last.remote && m_last.vramTotalBytes > 0) {
+        out.append(QVariantMap{
+            {QStringLiteral("index"), g.index},
+            {QStringLiteral("name"), g.name},
+            {QStringLiteral("engine"), true},
+            {QStringLiteral("totalGiB"), vramTotalGiB()},
+            {QStringLiteral("usedGiB"), vramUsedGiB()},
+            {QStringLiteral("weightsGiB"), vramWeightsGiB()},
+            {QStringLiteral("cacheGiB"), vramCacheGiB()},
+            {QStringLiteral("otherGiB"), vramOtherGiB()},
+            {QStringLiteral("freeGiB"), vramFreeGiB()},
+        });
+    }
+    for (const GpuMemorySample &o : g.otherGpus) {
+        if (o.totalBytes <= 0)
+            continue;
+        const qint64 used = std::clamp<qint64>(o.usedBytes, 0, o.totalBytes);
+        out.append(QVariantMap{
+            {QStringLiteral("index"), o.index},
+            {QStringLiteral("name"), o.name},
+            {QStringLiteral("engine"), false},
+            {QStringLiteral("totalGiB"), o.totalBytes / kGiB},
+            {QStringLiteral("usedGiB"), used / kGiB},
+            {QStringLiteral("weightsGiB"), 0.0},
+            {QStringLiteral("cacheGiB"), 0.0},
+            {QStringLiteral("otherGiB"), used / kGiB},
+            {QStringLiteral("freeGiB"), (o.totalBytes - used) / kGiB},
+        });
+    }
+    return out;
+}
+
+QString TelemetryModel::likelyReason(const TelemetrySample &s)
+{
+    if (s.remote || s.decodeTokensPerSecond <= 0 || s.boundTokensPerSecond <= 0)
+        return {};
+    const double fraction = s.decodeTokensPerSecond / s.boundTokensPerSecond;
+    if (fraction >= kShortfall)
+        return {};
+    if (s.cpuBackend)
+        return tr("Running on the CPU: unpacking the quantized weights takes longer than reading them, so the "
+                  "processor's arithmetic, not its memory bandwidth, sets the speed.");
+    const GpuStatus &g = s.gpu;
+    const QString clocks = g.smClockMhz > 0 && g.smClockMaxMhz > 0
+                               ? tr(" (SM clock %1 of %2 MHz)").arg(g.smClockMhz).arg(g.smClockMaxMhz)
+                               : QString();
+    namespace why = exl::gpu_clock_reason;
+    if (g.clockReasonsKnown) {
+        if (g.clockReasons & (why::sw_thermal | why::hw_thermal))
+            return tr("The GPU is slowed down to stay within its temperature limit%1: check its cooling.").arg(clocks);
+        if (g.clockReasons & (why::power_cap | why::hw_power_brake))
+            return tr("The GPU runs at its power limit%1.").arg(clocks);
+        if (g.clockReasons & why::hw_slowdown)
+            return tr("The GPU's hardware slowdown is active (temperature or power supply)%1.").arg(clocks);
+        if (g.clockReasons & why::application_clocks)
+            return tr("The GPU's application clocks are set below their maximum%1.").arg(clocks);
+    }
+    if (g.otherProcesses > 0)
+        return tr("Other processes use the GPU (%1) and share its memory bandwidth.").arg(g.otherProcesses);
+    if (g.utilizationPercent >= 0 && g.utilizationPercent < 70)
+        return tr("The GPU is idle %1 % of the time: the host does not keep it busy between tokens (host-side "
+                  "stalls).").arg(100 - g.utilizationPercent);
+    if (s.boundTokensPerSecond > 2000.0)
+        return tr("The model is small: fixed costs per token (kernel launches, synchronisation) outweigh reading "
+                  "its weights.");
+    return tr("The decode kernels themselves: they reach %1 % of the memory bandwidth on this model's layer shapes.")
+        .arg(qRound(fraction * 100.0));
 }
 
 double TelemetryModel::windowEnd() const

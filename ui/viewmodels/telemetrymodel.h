@@ -1,8 +1,10 @@
 // Live engine figures for the telemetry panel: a window of decode speed samples plotted
-// against the bandwidth-bound line, and the VRAM meter. Fed by InferenceService::telemetry.
+// against the bandwidth-bound line, a VRAM meter per GPU, and, when decoding falls well short of
+// the bound, the likely reason the app can see. Fed by InferenceService::telemetry.
 #pragma once
 #include <QObject>
 #include <QPointF>
+#include <QVariantList>
 #include <QtQml/qqmlregistration.h>
 
 #include "services/inferencetypes.h"
@@ -31,8 +33,12 @@ class TelemetryModel : public QObject
     Q_PROPERTY(double peakTokensPerSecond READ peakTokensPerSecond NOTIFY updated)
     Q_PROPERTY(bool remote READ remote NOTIFY updated)
     Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY updated)
+    Q_PROPERTY(QVariantList gpus READ gpus NOTIFY updated)
+    Q_PROPERTY(QString likelyReason READ likelyReason NOTIFY updated)
 public:
     static constexpr double kWindowSeconds = 60.0;
+    // "Well short of the bound": observed decode speed below this fraction of it.
+    static constexpr double kShortfall = 0.5;
 
     explicit TelemetryModel(QObject *parent = nullptr);
 
@@ -57,6 +63,14 @@ public:
     // The figures come from a remote endpoint, as observed by this app: no VRAM, no bound line.
     bool remote() const { return m_last.remote; }
     double timeToFirstTokenMs() const { return m_last.timeToFirstTokenMs; }
+    // One entry per GPU, the engine's first: index, name, engine (bool), totalGiB, usedGiB and the
+    // meter's parts weightsGiB, cacheGiB, otherGiB, freeGiB (other GPUs: all use is "other").
+    QVariantList gpus() const;
+    QString likelyReason() const { return likelyReason(m_last); }
+    // Why decoding runs below kShortfall of the bound, from what the app can see of the GPU (clock
+    // reasons, other processes, idle time) and of the model; empty when it does not, or when
+    // nothing is decoding or the bound is unknown.
+    static QString likelyReason(const TelemetrySample &sample);
 
     const QList<QPointF> &observed() const { return m_observed; }
     const QList<QPointF> &bound() const { return m_bound; }

@@ -1,6 +1,7 @@
 #include "exl/gpu_power.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 namespace exl {
 namespace {
@@ -12,6 +13,25 @@ using nvml_handle_fn = int (*)(unsigned int, void**);               // nvmlDevic
 using nvml_power_fn = int (*)(void*, unsigned int*);                // nvmlDeviceGetPowerUsage (mW)
 using nvml_energy_fn = int (*)(void*, unsigned long long*);         // nvmlDeviceGetTotalEnergyConsumption (mJ)
 using nvml_error_fn = const char* (*)(int);                         // nvmlErrorString
+using nvml_count_fn = int (*)(unsigned int*);                       // nvmlDeviceGetCount_v2
+using nvml_name_fn = int (*)(void*, char*, unsigned int);           // nvmlDeviceGetName
+struct NvmlMemory { unsigned long long total, free, used; };        // nvmlMemory_t
+using nvml_memory_fn = int (*)(void*, NvmlMemory*);                 // nvmlDeviceGetMemoryInfo
+struct NvmlUtilization { unsigned int gpu, memory; };               // nvmlUtilization_t
+using nvml_util_fn = int (*)(void*, NvmlUtilization*);              // nvmlDeviceGetUtilizationRates
+using nvml_clock_fn = int (*)(void*, int, unsigned int*);           // nvmlDeviceGet(Max)ClockInfo
+using nvml_reasons_fn = int (*)(void*, unsigned long long*);        // nvmlDeviceGetCurrentClocksEventReasons
+struct NvmlProcess { unsigned int pid; unsigned long long used; unsigned int gi, ci; };  // nvmlProcessInfo_t (v2/v3)
+using nvml_procs_fn = int (*)(void*, unsigned int*, NvmlProcess*);  // nvmlDeviceGetComputeRunningProcesses_v3
+constexpr int k_nvml_clock_sm = 1;                                  // NVML_CLOCK_SM
+constexpr int k_nvml_insufficient_size = 7;                         // NVML_ERROR_INSUFFICIENT_SIZE
+
+template <class F>
+F symbol(void* lib, const char* name, const char* fallback = nullptr) {
+  void* p = dlsym(lib, name);
+  if (!p && fallback) p = dlsym(lib, fallback);
+  return reinterpret_cast<F>(p);
+}
 
 }  // namespace
 
@@ -21,6 +41,14 @@ struct GpuPowerMonitor::Impl {
   nvml_shutdown_fn shutdown = nullptr;
   nvml_power_fn power = nullptr;
   nvml_energy_fn energy = nullptr;
+  nvml_handle_fn handle = nullptr;
+  nvml_count_fn count = nullptr;
+  nvml_name_fn name = nullptr;
+  nvml_memory_fn memory = nullptr;
+  nvml_util_fn utilization = nullptr;
+  nvml_clock_fn clock = nullptr, max_clock = nullptr;
+  nvml_reasons_fn reasons = nullptr;
+  nvml_procs_fn processes = nullptr;
   bool initialised = false;
   ~Impl() {
     if (initialised && shutdown) shutdown();
@@ -41,6 +69,17 @@ GpuPowerMonitor::GpuPowerMonitor(int device) : impl_(std::make_unique<Impl>()) {
   m.shutdown = reinterpret_cast<nvml_shutdown_fn>(dlsym(m.lib, "nvmlShutdown"));
   m.power = reinterpret_cast<nvml_power_fn>(dlsym(m.lib, "nvmlDeviceGetPowerUsage"));
   m.energy = reinterpret_cast<nvml_energy_fn>(dlsym(m.lib, "nvmlDeviceGetTotalEnergyConsumption"));
+  m.handle = handle;
+  m.count = symbol<nvml_count_fn>(m.lib, "nvmlDeviceGetCount_v2");
+  m.name = symbol<nvml_name_fn>(m.lib, "nvmlDeviceGetName");
+  m.memory = symbol<nvml_memory_fn>(m.lib, "nvmlDeviceGetMemoryInfo");
+  m.utilization = symbol<nvml_util_fn>(m.lib, "nvmlDeviceGetUtilizationRates");
+  m.clock = symbol<nvml_clock_fn>(m.lib, "nvmlDeviceGetClockInfo");
+  m.max_clock = symbol<nvml_clock_fn>(m.lib, "nvmlDeviceGetMaxClockInfo");
+  m.reasons = symbol<nvml_reasons_fn>(m.lib, "nvmlDeviceGetCurrentClocksEventReasons",
+                                      "nvmlDeviceGetCurrentClocksThrottleReasons");
+  m.processes = symbol<nvml_procs_fn>(m.lib, "nvmlDeviceGetComputeRunningProcesses_v3",
+                                      "nvmlDeviceGetComputeRunningProcesses_v2");
   if (!init || !handle || !m.power) {
     why_ = "NVML lacks the power functions";
     return;
@@ -81,6 +120,59 @@ GpuPowerReading GpuPowerMonitor::read() const {
   unsigned long long mj = 0;
   if (impl_->energy && impl_->energy(impl_->device, &mj) == 0) r.energy_joules = double(mj) / 1000.0;
   return r;
+}
+
+GpuStateReading GpuPowerMonitor::state() const {
+  GpuStateReading r;
+  const Impl& m = *impl_;
+  if (!m.initialised || !m.device) return r;
+  NvmlUtilization u{};
+  if (m.utilization && m.utilization(m.device, &u) == 0) r.utilization_percent = int(u.gpu);
+  unsigned int mhz = 0;
+  if (m.clock && m.clock(m.device, k_nvml_clock_sm, &mhz) == 0) r.sm_clock_mhz = int(mhz);
+  if (m.max_clock && m.max_clock(m.device, k_nvml_clock_sm, &mhz) == 0) r.sm_clock_max_mhz = int(mhz);
+  unsigned long long bits = 0;
+  if (m.reasons && m.reasons(m.device, &bits) == 0) {
+    r.clock_reasons_known = true;
+    r.clock_reasons = bits;
+  }
+  if (m.processes) {
+    std::vector<NvmlProcess> procs(16);
+    unsigned int n = unsigned(procs.size());
+    int st = m.processes(m.device, &n, procs.data());
+    if (st == k_nvml_insufficient_size) {
+      procs.resize(n + 8);
+      n = unsigned(procs.size());
+      st = m.processes(m.device, &n, procs.data());
+    }
+    if (st == 0) {
+      const unsigned int self = unsigned(getpid());
+      r.other_processes = 0;
+      for (unsigned int i = 0; i < n && i < procs.size(); ++i)
+        if (procs[i].pid != self) ++r.other_processes;
+    }
+  }
+  return r;
+}
+
+std::vector<GpuMemoryInfo> GpuPowerMonitor::devices() const {
+  std::vector<GpuMemoryInfo> out;
+  const Impl& m = *impl_;
+  unsigned int n = 0;
+  if (!m.initialised || !m.count || !m.handle || !m.memory || m.count(&n) != 0) return out;
+  for (unsigned int i = 0; i < n; ++i) {
+    void* dev = nullptr;
+    NvmlMemory mem{};
+    if (m.handle(i, &dev) != 0 || m.memory(dev, &mem) != 0) continue;
+    GpuMemoryInfo g;
+    g.index = int(i);
+    char name[96] = {};
+    if (m.name && m.name(dev, name, sizeof name) == 0) g.name = name;
+    g.total_bytes = mem.total;
+    g.used_bytes = mem.used;
+    out.push_back(std::move(g));
+  }
+  return out;
 }
 
 }  // namespace exl

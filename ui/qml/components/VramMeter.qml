@@ -1,5 +1,7 @@
-// VRAM from the engine (not estimated): a stacked bar of the weights, the KV cache, everything
-// else in use (scratch, the CUDA context, other processes) and what is free.
+// One GPU's memory as the driver reports it (not estimated): a stacked bar of the weights, the
+// KV cache, everything else in use (scratch, the CUDA context, other processes) and what is
+// free. `gpu` is an entry of TelemetryModel.gpus (a GPU the engine does not use shows all its
+// use as "other").
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -7,48 +9,46 @@ import ExlStudio
 
 ColumnLayout {
     id: root
-    required property TelemetryModel telemetry
-    property bool onCpu: false
-    readonly property real total: Math.max(0.001, telemetry.vramTotalGiB)
+    required property var gpu
+    readonly property real total: Math.max(0.001, gpu.totalGiB)
     spacing: 4
 
     Label {
-        text: root.onCpu ? qsTr("Running on the CPU: no VRAM in use.")
-              : root.telemetry.hasVram ? qsTr("VRAM: %1 of %2 GiB in use").arg(root.telemetry.vramUsedGiB.toFixed(1)).arg(root.telemetry.vramTotalGiB.toFixed(0))
-              : qsTr("VRAM: no reading yet")
+        text: (root.gpu.engine ? qsTr("GPU %1 (%2, the engine's): %3 of %4 GiB in use")
+                               : qsTr("GPU %1 (%2): %3 of %4 GiB in use"))
+              .arg(root.gpu.index).arg(root.gpu.name).arg(root.gpu.usedGiB.toFixed(1)).arg(root.gpu.totalGiB.toFixed(0))
     }
     Rectangle {
         Layout.fillWidth: true
         implicitHeight: 16
         radius: 3
-        visible: !root.onCpu
         color: "#e0e0e0"
         clip: true
         Accessible.role: Accessible.ProgressBar
         Accessible.name: qsTr("VRAM in use")
         Row {
             anchors.fill: parent
-            Rectangle { height: parent.height; width: parent.width * root.telemetry.vramWeightsGiB / root.total; color: "#00897b" }
-            Rectangle { height: parent.height; width: parent.width * root.telemetry.vramCacheGiB / root.total; color: "#5c6bc0" }
-            Rectangle { height: parent.height; width: parent.width * root.telemetry.vramOtherGiB / root.total; color: "#ffa726" }
+            Rectangle { height: parent.height; width: parent.width * root.gpu.weightsGiB / root.total; color: "#00897b" }
+            Rectangle { height: parent.height; width: parent.width * root.gpu.cacheGiB / root.total; color: "#5c6bc0" }
+            Rectangle { height: parent.height; width: parent.width * root.gpu.otherGiB / root.total; color: "#ffa726" }
         }
     }
     Flow {
         Layout.fillWidth: true
-        visible: !root.onCpu && root.telemetry.hasVram
         spacing: 16
         Repeater {
-            model: [
-                { name: qsTr("Weights"), color: "#00897b", key: "vramWeightsGiB" },
-                { name: qsTr("Cache"), color: "#5c6bc0", key: "vramCacheGiB" },
-                { name: qsTr("Other"), color: "#ffa726", key: "vramOtherGiB" },
-                { name: qsTr("Free"), color: "#e0e0e0", key: "vramFreeGiB" }
-            ]
+            model: (root.gpu.engine ? [
+                { name: qsTr("Weights"), color: "#00897b", key: "weightsGiB" },
+                { name: qsTr("Cache"), color: "#5c6bc0", key: "cacheGiB" }
+            ] : []).concat([
+                { name: qsTr("Other"), color: "#ffa726", key: "otherGiB" },
+                { name: qsTr("Free"), color: "#e0e0e0", key: "freeGiB" }
+            ])
             delegate: RowLayout {
                 required property var modelData
                 spacing: 4
                 Rectangle { width: 10; height: 10; radius: 2; color: modelData.color }
-                Label { text: qsTr("%1 %2 GiB").arg(modelData.name).arg(root.telemetry[modelData.key].toFixed(1)) }
+                Label { text: qsTr("%1 %2 GiB").arg(modelData.name).arg(root.gpu[modelData.key].toFixed(1)) }
             }
         }
     }

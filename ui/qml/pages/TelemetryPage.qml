@@ -1,4 +1,5 @@
-// Live figures: decode speed against the bandwidth bound, the token rate and the VRAM meter.
+// Live figures: decode speed against the bandwidth bound, the token rate, the likely reason when
+// decoding falls well short of the bound, and a VRAM meter per GPU.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -51,11 +52,24 @@ Item {
             dark: page.app.settings.theme === "dark"
         }
 
-        VramMeter {
+        Label {
             Layout.fillWidth: true
-            visible: !page.telemetry.remote
-            telemetry: page.telemetry
-            onCpu: page.app.onCpu
+            visible: page.telemetry.likelyReason !== ""
+            wrapMode: Text.Wrap
+            text: qsTr("Well below the bound. Likely reason: %1").arg(page.telemetry.likelyReason)
+        }
+
+        Label {
+            visible: !page.telemetry.remote && (page.app.onCpu || page.telemetry.gpus.length === 0)
+            text: page.app.onCpu ? qsTr("Running on the CPU: no VRAM in use.") : qsTr("VRAM: no reading yet")
+        }
+        Repeater {
+            model: page.telemetry.remote || page.app.onCpu ? [] : page.telemetry.gpus
+            delegate: VramMeter {
+                required property var modelData
+                Layout.fillWidth: true
+                gpu: modelData
+            }
         }
     }
 }
