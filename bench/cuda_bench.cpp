@@ -104,6 +104,9 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
   m.head = head.lin; m.layers = layers.data(); m.synthetic_seed = 1234;
   exl_cuda_options o{};
   o.device = 0; o.max_chunk = 2048; o.cuda_graphs = 1;
+  // EXL_BENCH_FAST_REDUCE=1: split-K partials in fp32 atomics (exl --nondeterministic).
+  const char* fast = std::getenv("EXL_BENCH_FAST_REDUCE");
+  o.fast_reduce = fast && std::string(fast) == "1" ? 1 : 0;
   exl_cuda_backend* b = nullptr;
   CHECKED(api->create(&o, &b));
   int max_ctx = prompt;

@@ -203,6 +203,7 @@ static DraftSession open_draft(const Args& a, const Session& s, const std::strin
   BackendOptions o;
   o.max_chunk_size = s.max_chunk;
   o.threads = a.get_int("--threads", 0);
+  o.deterministic = !a.has("--nondeterministic");
   d.backend = make_backend(s.backend->name(), o);
   d.backend->load(d.model);
   CacheOptions c;

@@ -48,10 +48,13 @@ commands:
 
 options of commands that run a model:
   --device cpu|cuda|cuda:N|auto   (default auto: the GPU when usable, else the CPU)
-  --cache fp16|fp32               KV cache type (default fp16)
+  --cache fp16|fp32|fp8|q8|q6|q4  KV cache type (default fp16; -c8, -cq8, -cq6, -cq4 alike;
+                                  --cache-k/--cache-v BITS for separate key and value widths)
   --ctx N                         context length (cache size) in tokens
   --max-chunk N                   longest prefill chunk (default 2048)
   --threads N                     CPU threads (default: all cores)
+  --nondeterministic              CUDA: faster decode (about 10 %), but a seed no longer repeats a
+                                  generation bit for bit (partial sums meet in any order)
 )";
 
 }  // namespace
@@ -68,7 +71,7 @@ int main(int argc, char** argv) {
     const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
                                             "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
                                             "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
-                                            "--add-generation-prompt", "--fast", "--quiet"};
+                                            "--add-generation-prompt", "--fast", "--quiet", "--nondeterministic"};
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);

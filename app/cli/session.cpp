@@ -8,7 +8,7 @@
 namespace exl::cli {
 
 const char* const kSessionFlags[] = {"--model", "--device", "--cache", "--cache-k", "--cache-v", "-c8",  "-cq4",
-                                    "-cq6",    "-cq8",     "--ctx",   "--max-chunk", "--threads", nullptr};
+                                    "-cq6",    "-cq8",     "--ctx",   "--max-chunk", "--threads", "--nondeterministic", nullptr};
 
 // --cache TYPE, or ExLlamaV2's switches -c8 (FP8), -cq4, -cq6, -cq8.
 static CacheType cache_type_from(const Args& a) {
@@ -27,6 +27,7 @@ Session open_session(const Args& a, int min_ctx, const std::string& model_dir) {
   if (s.max_chunk <= 0) throw Error(ErrorKind::invalid_argument, "must be positive", "", "--max-chunk");
   o.max_chunk_size = s.max_chunk;
   o.threads = a.get_int("--threads", 0);
+  o.deterministic = !a.has("--nondeterministic");
   s.backend = make_backend(a.get_or("--device", "auto"), o, &s.device_note);
   // Running on the CPU because the GPU is unusable: say why (what is missing, how to get it).
   if (s.device_note.find("no usable GPU") != std::string::npos) std::fprintf(stderr, "exl: %s\n", s.device_note.c_str());

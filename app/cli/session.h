@@ -20,7 +20,7 @@ struct Session {
 
 // Flags: -m/--model DIR, --device cpu|cuda[:N]|auto, --cache fp16|fp32|fp8|q8|q6|q4 (or -c8, -cq4,
 // -cq6, -cq8), --cache-k/--cache-v BITS (4, 8, 16), --ctx N,
-// --max-chunk N, --threads N. `min_ctx` raises the context to what the command needs.
+// --max-chunk N, --threads N, --nondeterministic. `min_ctx` raises the context to what the command needs.
 // `model_dir` (when not empty) replaces -m/--model.
 Session open_session(const Args& a, int min_ctx = 0, const std::string& model_dir = {});
 

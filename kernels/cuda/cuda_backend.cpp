@@ -61,15 +61,13 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   cublas_ws_.allocate(&alloc_, 32u << 20, "cuBLAS workspace");
   EXL_CUBLAS_CHECK(cublasSetWorkspace(cublas_->get(), cublas_ws_.get(), cublas_ws_.bytes()));
   gemv_ws_.allocate(&alloc_, stream_->get());
-  // Switches for the forms not yet confirmed on hardware (exl selftest --device cuda runs them
-  // regardless): the EXL2 GEMV's ordered split-K reduction (seeded runs repeat bit for bit) and
-  // the one-launch decode step (RoPE, cache write, attention and merge).
-  const auto on = [](const char* name) {
-    const char* v = std::getenv(name);
-    return v && std::string(v) == "1";
-  };
-  if (on("EXL_CUDA_DETERMINISTIC")) gemv_view_ = gemv_ws_.view();
-  fused_decode_ = on("EXL_CUDA_FUSED_DECODE");
+  // The EXL2 GEMV's split-K sums in a fixed order (seeded runs repeat bit for bit) unless the
+  // caller chose the faster atomics.
+  if (!opt_.fast_reduce) gemv_view_ = gemv_ws_.view();
+  // The one-launch decode step (RoPE, cache write, attention and merge): selftested, but slower
+  // than the separate launches on the H200 so far (bench/RESULTS.md), so only on request.
+  const char* fused = std::getenv("EXL_CUDA_FUSED_DECODE");
+  fused_decode_ = fused && std::string(fused) == "1";
 }
 
 void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {

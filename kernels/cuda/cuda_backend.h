@@ -83,7 +83,7 @@ class CudaBackend {
   std::unique_ptr<CublasHandle> cublas_;
   DeviceBuffer cublas_ws_;
   GemvScratch gemv_ws_;
-  GemvWorkspace gemv_view_;    // what the GEMV launches get: gemv_ws_ with EXL_CUDA_DETERMINISTIC=1, else none
+  GemvWorkspace gemv_view_;    // what the GEMV launches get: gemv_ws_, or none with options.fast_reduce
   bool fused_decode_ = false;  // EXL_CUDA_FUSED_DECODE=1: attention_decode_step for t = 1
 
   // model

@@ -57,8 +57,8 @@ struct GemvInit {
 // that block sets back to zero) adds them to y in split order. Every owner (one per backend,
 // one per test) allocates its own at load: k_gemv_partial_floats floats and k_gemv_counters
 // counters, the counters zeroed (GemvScratch, cuda_backend.h). Without one (null partials) the
-// blocks add into y with fp32 atomics (order-dependent last bits). The backend passes its
-// workspace only with EXL_CUDA_DETERMINISTIC=1 until the ordered form has run on hardware.
+// blocks add into y with fp32 atomics (order-dependent last bits): the backend does that only
+// with exl_cuda_options.fast_reduce.
 constexpr std::size_t k_gemv_partial_floats = std::size_t(4) << 20;  // 16 MiB
 constexpr int k_gemv_counters = 1 << 16;                             // 256 KiB
 struct GemvWorkspace {

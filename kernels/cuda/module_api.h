@@ -99,6 +99,9 @@ typedef struct exl_cuda_options {
   int cuda_graphs;        /* capture the decode step */
   int gemv_max_rows;      /* EXL2 rows up to this use the fused kernel, above: reconstruct + cuBLAS (0: default) */
   uint64_t vram_limit;    /* bytes this backend may allocate (0: no limit) */
+  int fast_reduce;        /* 1: the EXL2 GEMV's split-K partials meet in fp32 atomics (about 10 % faster
+                             decode, last bits vary from run to run); 0: a fixed order, so a seed
+                             repeats a generation exactly */
 } exl_cuda_options;
 
 typedef struct exl_cuda_memory {

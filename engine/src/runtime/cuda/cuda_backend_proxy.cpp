@@ -61,6 +61,7 @@ class CudaBackend final : public Backend {
     co.device = o.device;
     co.max_chunk = o.max_chunk_size;
     co.cuda_graphs = o.cuda_graphs ? 1 : 0;
+    co.fast_reduce = o.deterministic ? 0 : 1;
     cuda_loader::check(api_->create(&co, &handle_), "create");
     device_sampling_ = device_sampler_enabled(std::getenv("EXL_CUDA_DEVICE_SAMPLER"));
     if (!device_sampling_) log(LogLevel::info, "CUDA backend: device sampling off (EXL_CUDA_DEVICE_SAMPLER=0)");
