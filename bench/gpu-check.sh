@@ -8,11 +8,8 @@
 set -u
 out=${1:?usage: bench/gpu-check.sh OUT_DIR [BENCH]}
 bench=${2:-all}
-here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-cd "$here/.gpu/bin" || exit 2
-if ls ../lib/*.xz >/dev/null 2>&1; then unxz -f ../lib/*.xz; fi
-export LD_LIBRARY_PATH=$PWD/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source "$(dirname "$0")/gpu-env.sh"
 start=$(date +%s)
 say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$out/check.log"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv >"$out/env.txt" 2>&1

@@ -7,12 +7,8 @@
 # first four GEMV launches of a decode step: speed of light, warp states, occupancy, memory).
 set -u
 out=${1:?usage: bench/gpu-profile.sh OUT_DIR}
-here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-cd "$here/.gpu/bin" || exit 2
-if ls ../lib/*.xz >/dev/null 2>&1; then unxz -f ../lib/*.xz; fi
-export LD_LIBRARY_PATH=$PWD/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+source "$(dirname "$0")/gpu-env.sh"
 [ -n "$ncu" ] || { echo "no ncu" | tee "$out/error.txt"; exit 3; }
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__grid_size,launch__block_size,launch__registers_per_thread
 common=(--clock-control none --profile-from-start off)

@@ -6,12 +6,8 @@ set -u
 out=${1:?usage: bench/gpu-source.sh OUT_DIR [REGEX] [SKIP]}
 re=${2:-exl2_gemv}
 skip=${3:-3}
-here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-cd "$here/.gpu/bin" || exit 2
-if ls ../lib/*.xz >/dev/null 2>&1; then unxz -f ../lib/*.xz; fi
-export LD_LIBRARY_PATH=$PWD/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+source "$(dirname "$0")/gpu-env.sh"
 EXL_BENCH=llama3-8b timeout 200 "$ncu" --clock-control none --profile-from-start off --kernel-name "regex:$re" \
   --launch-skip "$skip" --launch-count 1 --set full -o /tmp/src ./exl_cuda_bench ./libexl_cuda.so >"$out/run.log" 2>&1
 echo "profile rc $?"

@@ -5,10 +5,7 @@
 #   SETTING: UPB:SKIP, e.g. 0:0 (defaults) 32:0 0:1
 set -u
 out=${1:?usage: bench/gpu-tune.sh OUT_FILE [UPB:SKIP ...]}; shift
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here/.gpu/bin" || exit 2
-if ls ../lib/*.xz >/dev/null 2>&1; then unxz -f ../lib/*.xz; fi
-export LD_LIBRARY_PATH=$PWD/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source "$(dirname "$0")/gpu-env.sh"
 for s in "${@:-0:0}"; do
   EXL_GEMV_UPB=${s%%:*} EXL_GEMV_SKIP=${s##*:} EXL_BENCH=gemv-quick timeout 60 ./exl_cuda_bench ./libexl_cuda.so 2>&1 |
     grep -E "^gemv|FAIL" | sed "s/^/upb ${s%%:*} skip ${s##*:}: /" | tee -a "$out"

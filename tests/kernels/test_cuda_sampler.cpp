@@ -250,6 +250,25 @@ std::vector<std::int32_t> prompt_for(int vocab) {
   return p;
 }
 
+// Teacher-forced decode on two backends: the prompt in one chunk, then `ids` one at a time; the
+// largest |logit difference| over all steps.
+double teacher_forced_max_diff(Backend& a, Backend& b, const std::vector<std::int32_t>& prompt,
+                               const std::vector<std::int32_t>& ids) {
+  std::vector<float> la, lb;
+  a.truncate_cache(0);
+  b.truncate_cache(0);
+  prefill(a, prompt, 512, LogitsWanted::last, la);
+  prefill(b, prompt, 512, LogitsWanted::last, lb);
+  double worst = 0.0;
+  for (const std::int32_t id : ids) {
+    a.forward(std::span<const std::int32_t>(&id, 1), LogitsWanted::last, la);
+    b.forward(std::span<const std::int32_t>(&id, 1), LogitsWanted::last, lb);
+    CHECK_EQ(la.size(), lb.size());
+    for (std::size_t j = 0; j < la.size() && j < lb.size(); ++j) worst = std::max(worst, double(std::fabs(la[j] - lb[j])));
+  }
+  return worst;
+}
+
 // Ids until the first difference (or the shorter length).
 std::size_t common_prefix(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b) {
   std::size_t i = 0;
@@ -377,19 +396,7 @@ EXL_GPU_TEST(cuda_model, seeded_generation_repeats_exactly) {
   g.ignore_eos = true;
   g.sampler.greedy = true;
   const GenerateResult ref = generate(*c.backend, nullptr, prompt, g);
-  std::vector<float> la, lc;
-  a.backend->truncate_cache(0);
-  c.backend->truncate_cache(0);
-  prefill(*a.backend, prompt, 512, LogitsWanted::last, la);
-  prefill(*c.backend, prompt, 512, LogitsWanted::last, lc);
-  double worst = 0.0;
-  for (std::size_t i = 0; i < ref.ids.size(); ++i) {
-    const std::int32_t id = ref.ids[i];
-    a.backend->forward(std::span<const std::int32_t>(&id, 1), LogitsWanted::last, la);
-    c.backend->forward(std::span<const std::int32_t>(&id, 1), LogitsWanted::last, lc);
-    CHECK_EQ(la.size(), lc.size());
-    for (std::size_t j = 0; j < la.size(); ++j) worst = std::max(worst, double(std::fabs(la[j] - lc[j])));
-  }
+  const double worst = teacher_forced_max_diff(*a.backend, *c.backend, prompt, ref.ids);
   std::printf("  fused vs separate decode launches: max |dlogit| %.5f over %zu steps\n", worst, ref.ids.size());
   CHECK_MSG(worst <= 0.02, "fused decode step logits differ by " << worst);
 }
@@ -410,17 +417,7 @@ EXL_GPU_TEST(cuda_model, fast_reduce_matches_ordered) {
   g.reuse_cache = false;
   const GenerateResult ra = generate(*a.backend, nullptr, prompt, g);
   const GenerateResult rb = generate(*b.backend, nullptr, prompt, g);
-  std::vector<float> la, lb;
-  a.backend->truncate_cache(0);
-  b.backend->truncate_cache(0);
-  prefill(*a.backend, prompt, 512, LogitsWanted::last, la);
-  prefill(*b.backend, prompt, 512, LogitsWanted::last, lb);
-  double worst = 0.0;
-  for (const std::int32_t id : ra.ids) {
-    a.backend->forward(std::span<const std::int32_t>(&id, 1), LogitsWanted::last, la);
-    b.backend->forward(std::span<const std::int32_t>(&id, 1), LogitsWanted::last, lb);
-    for (std::size_t j = 0; j < la.size(); ++j) worst = std::max(worst, double(std::fabs(la[j] - lb[j])));
-  }
+  const double worst = teacher_forced_max_diff(*a.backend, *b.backend, prompt, ra.ids);
   std::printf("  ordered vs atomic split-K: greedy ids equal %zu of %zu, max |dlogit| %.5f\n",
               common_prefix(ra.ids, rb.ids), ra.ids.size(), worst);
   CHECK_MSG(worst <= 0.01, "atomic split-K logits differ by " << worst);
