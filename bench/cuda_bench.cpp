@@ -2,7 +2,7 @@
 // memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
-// = gemv, gemv-quick, models, llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
+// = gemv, gemv-quick, models, verify (speculative verification and draft costs), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
 // 2048-token prefill alone) or all (default). The first timed forward is a profiler range
 // (ncu --profile-from-start off).
 #include <dlfcn.h>
@@ -77,7 +77,10 @@ double layer_bytes(const exl_cuda_linear& l) {
   return double(e.q_rows) * e.n_pad * 4 + double(e.groups) * e.n_pad / 2 + e.k * 4.0;
 }
 
-bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector<int>& contexts, int prompt) {
+// rows: forwards of that many tokens at a 512-token past (a speculative verification pass of
+// rows - 1 drafted tokens), timed after the decode and prefill figures.
+bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector<int>& contexts, int prompt,
+                 const std::vector<int>& rows = {}) {
   std::vector<SynthLinear> lin(std::size_t(p.layers) * 7 + 1);
   std::vector<exl_cuda_layer> layers(std::size_t(p.layers));
   const int qd = p.heads * p.head_dim, kd = p.kv_heads * p.head_dim;
@@ -111,6 +114,7 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
   CHECKED(api->create(&o, &b));
   int max_ctx = prompt;
   for (int c : contexts) max_ctx = std::max(max_ctx, c + 64);
+  if (!rows.empty()) max_ctx = std::max(max_ctx, 512 + 64);
   bool ok = true;
   auto run = [&]() -> bool {
     CHECKED(api->load(b, &m, nullptr, nullptr));
@@ -132,6 +136,11 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
       double us = 0;
       CHECKED(api->bench_forward(b, prompt, 0, 5, &us));
       std::printf("prefill %d tokens: %.1f ms  %.0f tok/s\n", prompt, us / 1e3, prompt / (us * 1e-6));
+    }
+    for (int n : rows) {
+      double us = 0;
+      CHECKED(api->bench_forward(b, n, 512, 20, &us));
+      std::printf("forward %d tokens at past 512: %8.1f us  (verifies %d drafted tokens)\n", n, us, n - 1);
     }
     exl_cuda_memory mem2{};
     CHECKED(api->memory(b, &mem2));
@@ -210,6 +219,11 @@ int main(int argc, char** argv) {
   const Preset l8b{"llama3-8b", 128256, 4096, 32, 32, 8, 128, 14336};
   if (sel == "llama3-8b") ok &= bench_model(l8b, false, copy, {0}, 0);  // one model, for a profiler
   if (sel == "llama3-8b-prefill") ok &= bench_model(l8b, false, copy, {}, 2048);
+  if (sel == "verify") {  // issue #5: the cost of a target pass verifying K drafts, and of K draft steps
+    const Preset l1b{"llama3.2-1b", 128256, 2048, 16, 32, 8, 64, 8192};
+    ok &= bench_model(l8b, false, copy, {512}, 0, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+    ok &= bench_model(l1b, false, copy, {512}, 0);
+  }
   if (sel == "all" || sel == "models") {
     ok &= bench_model(tiny, false, copy, {0, 2048}, 512);
     ok &= bench_model(l8b, false, copy, {0, 2048}, 2048);
