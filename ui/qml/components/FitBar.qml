@@ -25,7 +25,7 @@ ColumnLayout {
         Accessible.name: verdict.text
         Row {
             anchors.fill: parent
-            Rectangle { height: parent.height; width: root.available ? parent.width * root.fit.weightsGiB / root.total : 0; color: "#00897b" }
+            Rectangle { objectName: "weightsBar"; height: parent.height; width: root.available ? parent.width * root.fit.weightsGiB / root.total : 0; color: "#00897b" }
             Rectangle { height: parent.height; width: root.available ? parent.width * root.fit.cacheGiB / root.total : 0; color: "#5c6bc0" }
             Rectangle { height: parent.height; width: root.available ? parent.width * root.fit.scratchGiB / root.total : 0; color: "#ffa726" }
         }
@@ -49,6 +49,7 @@ ColumnLayout {
     }
     Label {
         id: verdict
+        objectName: "verdict"
         Layout.fillWidth: true
         wrapMode: Text.Wrap
         font.bold: true
@@ -59,6 +60,7 @@ ColumnLayout {
               : qsTr("Does not fit: needs %1 of %2 GiB.").arg(root.fit.usedGiB.toFixed(1)).arg(root.fit.deviceGiB.toFixed(0))
     }
     Label {
+        objectName: "largest"
         visible: root.available
         text: qsTr("Largest context that fits: %1 tokens · bound decode speed %2 tok/s")
               .arg(root.available ? root.fit.largestContext : 0)

@@ -14,6 +14,7 @@ ColumnLayout {
     spacing: 4
 
     Label {
+        objectName: "gpuLabel"
         text: (root.gpu.engine ? qsTr("GPU %1 (%2, the engine's): %3 of %4 GiB in use")
                                : qsTr("GPU %1 (%2): %3 of %4 GiB in use"))
               .arg(root.gpu.index).arg(root.gpu.name).arg(root.gpu.usedGiB.toFixed(1)).arg(root.gpu.totalGiB.toFixed(0))
@@ -28,15 +29,16 @@ ColumnLayout {
         Accessible.name: qsTr("VRAM in use")
         Row {
             anchors.fill: parent
-            Rectangle { height: parent.height; width: parent.width * root.gpu.weightsGiB / root.total; color: "#00897b" }
-            Rectangle { height: parent.height; width: parent.width * root.gpu.cacheGiB / root.total; color: "#5c6bc0" }
-            Rectangle { height: parent.height; width: parent.width * root.gpu.otherGiB / root.total; color: "#ffa726" }
+            Rectangle { objectName: "weightsBar"; height: parent.height; width: parent.width * root.gpu.weightsGiB / root.total; color: "#00897b" }
+            Rectangle { objectName: "cacheBar"; height: parent.height; width: parent.width * root.gpu.cacheGiB / root.total; color: "#5c6bc0" }
+            Rectangle { objectName: "otherBar"; height: parent.height; width: parent.width * root.gpu.otherGiB / root.total; color: "#ffa726" }
         }
     }
     Flow {
         Layout.fillWidth: true
         spacing: 16
         Repeater {
+            objectName: "legend"
             model: (root.gpu.engine ? [
                 { name: qsTr("Weights"), color: "#00897b", key: "weightsGiB" },
                 { name: qsTr("Cache"), color: "#5c6bc0", key: "cacheGiB" }

@@ -1,0 +1,55 @@
+// FitBar: the fit calculator's verdict, the largest context and the bar, from a planner estimate.
+import QtQuick
+import QtTest
+import ExlStudio
+
+Item {
+    width: 800
+    height: 200
+
+    Component {
+        id: fitComponent
+        FitBar { width: 800 }
+    }
+
+    TestCase {
+        name: "FitBar"
+        when: windowShown
+
+        function estimate(fits) {
+            return { available: true, fits: fits, deviceGiB: 24, usedGiB: fits ? 6 : 30, weightsGiB: fits ? 4 : 26,
+                     cacheGiB: 1.5, scratchGiB: 0.5, freeGiB: fits ? 18 : 0, largestContext: 65536,
+                     boundTokensPerSecond: 236.4, target: "" }
+        }
+
+        function test_noEstimateDisablesTheBar() {
+            const bar = createTemporaryObject(fitComponent, parent, {})
+            verify(bar)
+            verify(!bar.enabled)
+            compare(findChild(bar, "verdict").text, "No memory estimate for this model.")
+            verify(!findChild(bar, "largest").visible)
+        }
+
+        function test_fits() {
+            const bar = createTemporaryObject(fitComponent, parent, { fit: estimate(true) })
+            verify(bar.enabled)
+            compare(findChild(bar, "verdict").text, "Fits: 6.0 of 24 GiB on the GPU.")
+            compare(findChild(bar, "largest").text, "Largest context that fits: 65536 tokens · bound decode speed 236 tok/s")
+            const weights = findChild(bar, "weightsBar")
+            fuzzyCompare(weights.width, weights.parent.width * 4 / 24, 0.5)
+        }
+
+        function test_onCpuSaysSystemMemory() {
+            const bar = createTemporaryObject(fitComponent, parent, { fit: estimate(true), onCpu: true })
+            compare(findChild(bar, "verdict").text, "Fits: 6.0 of 24 GiB on system memory.")
+        }
+
+        function test_doesNotFit() {
+            const bar = createTemporaryObject(fitComponent, parent, { fit: estimate(false) })
+            compare(findChild(bar, "verdict").text, "Does not fit: needs 30.0 of 24 GiB.")
+            // Over the device: the bar is scaled to what is needed, so it never overflows.
+            const weights = findChild(bar, "weightsBar")
+            fuzzyCompare(weights.width, weights.parent.width * 26 / 30, 0.5)
+        }
+    }
+}
