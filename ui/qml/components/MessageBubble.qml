@@ -26,9 +26,17 @@ Item {
         width: Math.min(bubble.width * 0.85, Math.max(body.implicitWidth, actions.implicitWidth) + 32)
         anchors.right: bubble.fromUser ? bubble.right : undefined
         padding: 12
-        Material.elevation: bubble.fromUser ? 0 : 1
         Material.background: bubble.fromUser ? Material.color(Material.Teal, Material.theme === Material.Dark ? Material.Shade800 : Material.Shade50)
                                              : undefined
+        // A border, not Material elevation: the elevation's shadow is drawn from a layer as large
+        // as the card, rendered again each time a streaming reply grows, and larger than the
+        // largest texture once a reply is a few screens long.
+        background: Rectangle {
+            radius: 2
+            color: card.Material.backgroundColor
+            border.width: bubble.fromUser ? 0 : 1
+            border.color: card.Material.dividerColor
+        }
 
         ColumnLayout {
             anchors.fill: parent
