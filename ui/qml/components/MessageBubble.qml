@@ -17,6 +17,8 @@ Item {
     required property var stats
 
     readonly property bool fromUser: role === "user"
+    readonly property real fontSize: ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11
+    readonly property real maxTextWidth: bubble.width * 0.85 - 32
     property bool editing: false
 
     implicitHeight: card.implicitHeight
@@ -42,20 +44,37 @@ Item {
             anchors.fill: parent
             spacing: 6
 
-            TextEdit {
+            // The text in segments (MarkdownSegmentModel): while a reply streams, each batch
+            // parses and lays out the last segment only, not the whole reply.
+            Column {
                 id: body
                 visible: !bubble.editing
                 Layout.fillWidth: true
-                Layout.preferredWidth: Math.min(implicitWidth, bubble.width * 0.85 - 32)
-                text: bubble.text + (bubble.streaming ? " ▍" : "")
-                textFormat: TextEdit.MarkdownText
-                wrapMode: TextEdit.Wrap
-                readOnly: true
-                selectByMouse: true
-                font.pointSize: ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11
-                color: Material.foreground
+                // The gap Qt's Markdown importer leaves between blocks (2/3 of the point size, in
+                // pixels), which would be lost where one segment ends and the next begins.
+                spacing: Math.floor(Math.round(bubble.fontSize) * 2 / 3)
                 Accessible.role: Accessible.StaticText
                 Accessible.name: bubble.text
+
+                Repeater {
+                    id: segments
+                    model: MarkdownSegmentModel { text: bubble.text }
+                    delegate: TextEdit {
+                        required property string segment
+                        required property bool last
+                        // A text of several segments is long: each takes the full width, and its
+                        // natural width (a second layout pass) is never asked for.
+                        width: segments.count > 1 ? bubble.maxTextWidth : Math.min(implicitWidth, bubble.maxTextWidth)
+                        text: segment + (last && bubble.streaming ? " ▍" : "")
+                        textFormat: TextEdit.MarkdownText
+                        wrapMode: TextEdit.Wrap
+                        readOnly: true
+                        selectByMouse: true
+                        font.pointSize: bubble.fontSize
+                        color: Material.foreground
+                        Accessible.ignored: true
+                    }
+                }
             }
             TextArea {
                 id: editor
