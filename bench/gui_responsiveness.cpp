@@ -10,8 +10,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
-#include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QQmlApplicationEngine>
@@ -28,8 +28,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <ctime>
 #include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "app/appcontext.h"
 #include "services/combinedinferenceservice.h"
@@ -50,6 +54,7 @@ struct BenchOptions {
     double seconds = 20.0;
     double rate = 2000.0;
     int messages = 200;
+    QString screenshotPath;  // a PNG of the window after the first reply, to see what the runs show
     QString error;
 };
 
@@ -66,7 +71,10 @@ BenchOptions parseOptions(const QStringList &arguments)
     const QCommandLineOption messages(QStringLiteral("messages"),
                                       QStringLiteral("Messages in the saved conversation (default 200)."),
                                       QStringLiteral("N"), QStringLiteral("200"));
-    parser.addOptions({seconds, rate, messages});
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Write a PNG of the window to FILE after the first reply."),
+                                        QStringLiteral("FILE"));
+    parser.addOptions({seconds, rate, messages, screenshot});
     BenchOptions out;
     if (!parser.parse(arguments)) {
         out.error = parser.errorText();
@@ -76,6 +84,7 @@ BenchOptions parseOptions(const QStringList &arguments)
         out.error = parser.helpText();
         return out;
     }
+    out.screenshotPath = parser.value(screenshot);
     bool ok = false;
     out.seconds = parser.value(seconds).toDouble(&ok);
     if (!ok || out.seconds <= 0)
@@ -158,74 +167,163 @@ qint64 writeConversation(const QString &databasePath, int messages, QString *err
 
 // ---- Measuring.
 
-double threadCpuSeconds()
+// The GUI thread's clocks: CPU time, and time spent runnable but waiting for a CPU (the
+// scheduler's run delay, /proc/thread-self/schedstat; NaN where the kernel does not keep it).
+class GuiThreadClock
 {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + ts.tv_nsec / 1e9;
-}
+public:
+    // Call on the GUI thread: /proc/thread-self is the thread that opens it.
+    GuiThreadClock() : m_schedstat(::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)) {}
+    ~GuiThreadClock()
+    {
+        if (m_schedstat >= 0)
+            ::close(m_schedstat);
+    }
+    GuiThreadClock(const GuiThreadClock &) = delete;
+    GuiThreadClock &operator=(const GuiThreadClock &) = delete;
 
-double processCpuSeconds()
+    static double cpuMs()
+    {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    }
+    double waitMs() const
+    {
+        char text[128];
+        const ssize_t n = m_schedstat >= 0 ? ::pread(m_schedstat, text, sizeof text - 1, 0) : -1;
+        if (n <= 0)
+            return std::nan("");
+        text[n] = '\0';
+        unsigned long long running = 0, waiting = 0;
+        return std::sscanf(text, "%llu %llu", &running, &waiting) == 2 ? waiting / 1e6 : std::nan("");
+    }
+
+private:
+    int m_schedstat;
+};
+
+double processCpuTimeMs()
 {
     timespec ts{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + ts.tv_nsec / 1e9;
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-// A 1 ms precise timer on the GUI thread that records how late each tick is (interval - 1 ms).
+// The window's frames, counted on whichever thread renders them.
+std::atomic<int> g_frames{0};
+std::atomic<bool> g_renderThreadSeen{false};
+// GUI-thread CPU time in the scene graph's sync and render steps, where the render loop runs them
+// on the GUI thread (the software scene graph offscreen); a threaded loop runs them elsewhere.
+double g_sceneGraphCpuMs = 0;
+
+// GUI-thread CPU time of each token batch's delivery: the chat model's update and what it sets off
+// at once (the bindings, the Markdown of the changed segment parsed and laid out).
+struct BatchMeter {
+    double startCpuMs = 0;
+    std::vector<double> cpuMs;
+};
+BatchMeter g_batches;
+
+const auto kProcessStart = std::chrono::steady_clock::now();
+
+// Where a stretch of the GUI thread's time went.
+struct Span {
+    double wallMs = 0;
+    double cpuMs = 0;      // running
+    double waitMs = 0;     // runnable, waiting for a CPU (other threads and processes)
+    double processCpuMs = 0;
+    double sceneGraphCpuMs = 0;  // of cpuMs: the scene graph's sync and render on the GUI thread
+    int frames = 0;
+
+    static Span now(const GuiThreadClock &clock)
+    {
+        return {std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - kProcessStart).count(),
+                GuiThreadClock::cpuMs(), clock.waitMs(), processCpuTimeMs(), g_sceneGraphCpuMs, g_frames};
+    }
+    Span operator-(const Span &o) const
+    {
+        return {wallMs - o.wallMs, cpuMs - o.cpuMs, waitMs - o.waitMs, processCpuMs - o.processCpuMs,
+                sceneGraphCpuMs - o.sceneGraphCpuMs, frames - o.frames};
+    }
+    Span &operator+=(const Span &o)
+    {
+        wallMs += o.wallMs;
+        cpuMs += o.cpuMs;
+        waitMs += o.waitMs;
+        processCpuMs += o.processCpuMs;
+        sceneGraphCpuMs += o.sceneGraphCpuMs;
+        frames += o.frames;
+        return *this;
+    }
+};
+
+// A 1 ms precise timer on the GUI thread that records how late each tick is (interval - 1 ms)
+// and, for ticks late by more than kTargetP99Ms, where the interval went.
 class LatenessProbe
 {
 public:
-    LatenessProbe()
+    explicit LatenessProbe(const GuiThreadClock &clock) : m_clock(clock)
     {
         m_timer.setTimerType(Qt::PreciseTimer);
         m_timer.setInterval(1);
         QObject::connect(&m_timer, &QTimer::timeout, [this] {
-            const auto now = std::chrono::steady_clock::now();
-            m_samples.push_back(std::chrono::duration<double, std::milli>(now - m_last).count() - 1.0);
+            const Span now = Span::now(m_clock);
+            const Span tick = now - m_last;
+            m_latenessMs.push_back(tick.wallMs - 1.0);
+            if (tick.wallMs - 1.0 > kTargetP99Ms)
+                m_late += tick;
             m_last = now;
         });
     }
     void start()
     {
-        m_samples.clear();
-        m_last = std::chrono::steady_clock::now();
+        m_latenessMs.clear();
+        m_late = {};
+        m_last = Span::now(m_clock);
         m_timer.start();
     }
     void stop() { m_timer.stop(); }
-    std::vector<double> samples() const { return m_samples; }
+    std::vector<double> latenessMs() const { return m_latenessMs; }
+    Span late() const { return m_late; }
 
 private:
+    const GuiThreadClock &m_clock;
     QTimer m_timer;
-    std::vector<double> m_samples;
-    std::chrono::steady_clock::time_point m_last;
+    std::vector<double> m_latenessMs;
+    Span m_late;  // summed over the late ticks
+    Span m_last;
 };
+
+double nearestRank(std::vector<double> values, double q)
+{
+    if (values.empty())
+        return std::nan("");
+    std::sort(values.begin(), values.end());
+    const size_t rank = size_t(std::ceil(q * double(values.size())));
+    return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
+}
 
 struct RunResult {
     QString name;
-    bool timer = false;
-    double wallSeconds = 0;     // of the busy window: first batch to the end of the reply (idle: the run)
-    double guiCpuSeconds = 0;   // GUI thread, same window
-    double processCpuSeconds = 0;
+    Span busy;   // first batch to the end of the reply (idle: the whole run)
     int tokens = 0;
-    int frames = 0;
+    std::vector<double> batchCpuMs;
     std::vector<double> latenessMs;  // first batch to kSettleMs after the end of the reply
+    Span late;   // the ticks late by more than kTargetP99Ms, summed
 
-    double busy() const { return wallSeconds > 0 ? guiCpuSeconds / wallSeconds : 0; }
-    double percentile(double q) const
+    double busyFraction() const { return busy.wallMs > 0 ? busy.cpuMs / busy.wallMs : 0; }
+    // Without the scene graph's sync and render: the GUI thread's share under a threaded render loop.
+    double busyFractionWithoutSceneGraph() const
     {
-        if (latenessMs.empty())
-            return std::nan("");
-        std::vector<double> sorted = latenessMs;
-        std::sort(sorted.begin(), sorted.end());
-        const size_t rank = size_t(std::ceil(q * double(sorted.size())));
-        return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+        return busy.wallMs > 0 ? (busy.cpuMs - busy.sceneGraphCpuMs) / busy.wallMs : 0;
+    }
+    double percentile(double q) const { return nearestRank(latenessMs, q); }
+    int lateTicks() const
+    {
+        return int(std::count_if(latenessMs.begin(), latenessMs.end(), [](double ms) { return ms > kTargetP99Ms; }));
     }
 };
-
-// The window's frames, counted on whichever thread renders them.
-std::atomic<int> g_frames{0};
-std::atomic<bool> g_renderThreadSeen{false};
 
 void waitMs(int ms)
 {
@@ -234,40 +332,30 @@ void waitMs(int ms)
     loop.exec();
 }
 
-RunResult runIdle(LatenessProbe &probe)
+RunResult runIdle(const GuiThreadClock &clock, LatenessProbe &probe)
 {
     RunResult r;
     r.name = QStringLiteral("idle, 1 ms timer");
-    r.timer = true;
-    QElapsedTimer wall;
-    const double cpu0 = threadCpuSeconds();
-    const double proc0 = processCpuSeconds();
-    const int frames0 = g_frames;
-    wall.start();
+    const Span start = Span::now(clock);
     probe.start();
     waitMs(int(kIdleSeconds * 1000));
     probe.stop();
-    r.wallSeconds = wall.nsecsElapsed() / 1e9;
-    r.guiCpuSeconds = threadCpuSeconds() - cpu0;
-    r.processCpuSeconds = processCpuSeconds() - proc0;
-    r.frames = g_frames - frames0;
-    r.latenessMs = probe.samples();
+    r.busy = Span::now(clock) - start;
+    r.latenessMs = probe.latenessMs();
+    r.late = probe.late();
     return r;
 }
 
 // Streams one reply (a new message, or Regenerate of the last reply) and measures it; nullopt
 // with `error` set when the reply does not finish in time.
-std::optional<RunResult> runStreaming(AppContext &context, LatenessProbe *probe, bool regenerate, double timeoutSeconds,
-                                      QString *error)
+std::optional<RunResult> runStreaming(AppContext &context, const GuiThreadClock &clock, LatenessProbe *probe,
+                                      bool regenerate, double timeoutSeconds, QString *error)
 {
     RunResult r;
     r.name = probe ? QStringLiteral("streaming, 1 ms timer") : QStringLiteral("streaming, no timer");
-    r.timer = probe != nullptr;
     ChatViewModel *chat = context.chat();
     QEventLoop loop;
-    QElapsedTimer wall;
-    double cpu0 = 0, proc0 = 0;
-    int frames0 = 0;
+    Span start;
     bool started = false;
     bool finished = false;
     // After ChatViewModel's own handler (connected first): the first batch is already in the view.
@@ -275,10 +363,8 @@ std::optional<RunResult> runStreaming(AppContext &context, LatenessProbe *probe,
                                          [&](const TokenBatch &batch) {
         if (!started) {
             started = true;
-            wall.start();
-            cpu0 = threadCpuSeconds();
-            proc0 = processCpuSeconds();
-            frames0 = g_frames;
+            start = Span::now(clock);
+            g_batches.cpuMs.clear();
             if (probe)
                 probe->start();
         }
@@ -286,10 +372,8 @@ std::optional<RunResult> runStreaming(AppContext &context, LatenessProbe *probe,
     });
     const auto done = QObject::connect(chat, &ChatViewModel::replyFinished, &loop, [&] {
         finished = true;
-        r.wallSeconds = wall.nsecsElapsed() / 1e9;
-        r.guiCpuSeconds = threadCpuSeconds() - cpu0;
-        r.processCpuSeconds = processCpuSeconds() - proc0;
-        r.frames = g_frames - frames0;
+        r.busy = Span::now(clock) - start;
+        r.batchCpuMs = g_batches.cpuMs;
         QTimer::singleShot(kSettleMs, &loop, &QEventLoop::quit);
     });
     QTimer::singleShot(int(timeoutSeconds * 1000), &loop, &QEventLoop::quit);
@@ -300,7 +384,8 @@ std::optional<RunResult> runStreaming(AppContext &context, LatenessProbe *probe,
         loop.exec();
     if (probe) {
         probe->stop();
-        r.latenessMs = probe->samples();
+        r.latenessMs = probe->latenessMs();
+        r.late = probe->late();
     }
     QObject::disconnect(tokens);
     QObject::disconnect(done);
@@ -364,6 +449,13 @@ QString formatMs(double ms)
     return std::isnan(ms) ? QStringLiteral("-") : QString::number(ms, 'f', 2);
 }
 
+// The one-minute load average (other processes compete with the GUI thread for the CPUs).
+QString loadAverage()
+{
+    QFile file(QStringLiteral("/proc/loadavg"));
+    return file.open(QIODevice::ReadOnly) ? QString::fromLatin1(file.readLine()).section(u' ', 0, 0) : QStringLiteral("?");
+}
+
 int fail(const QString &message)
 {
     std::fprintf(stderr, "gui_responsiveness_bench: %s\n", qPrintable(message));
@@ -405,11 +497,16 @@ int main(int argc, char *argv[])
     appOptions.page = QStringLiteral("chat");
     constexpr qint64 kGiB = 1024LL * 1024 * 1024;
     QQuickStyle::setStyle(QStringLiteral("Material"));
-    auto context = std::make_unique<AppContext>(
-        appOptions,
-        std::make_unique<CombinedInferenceService>(std::make_unique<FakeInferenceService>(QStringLiteral("cuda:0"), timing),
-                                                   std::make_unique<RemoteInferenceService>()),
-        std::make_unique<FakeVramPlanner>(24 * kGiB, 936e9), true);
+    auto service = std::make_unique<CombinedInferenceService>(
+        std::make_unique<FakeInferenceService>(QStringLiteral("cuda:0"), timing), std::make_unique<RemoteInferenceService>());
+    // Around the chat's own handler of each batch: one connection before the AppContext makes the
+    // chat, one after.
+    QObject::connect(service.get(), &InferenceService::tokensArrived, [] { g_batches.startCpuMs = GuiThreadClock::cpuMs(); });
+    InferenceService *events = service.get();
+    auto context = std::make_unique<AppContext>(appOptions, std::move(service),
+                                                std::make_unique<FakeVramPlanner>(24 * kGiB, 936e9), true);
+    QObject::connect(events, &InferenceService::tokensArrived,
+                     [] { g_batches.cpuMs.push_back(GuiThreadClock::cpuMs() - g_batches.startCpuMs); });
     if (!context->storageError().isEmpty())
         return fail(QStringLiteral("the app could not open its chats: %1").arg(context->storageError()));
 
@@ -421,10 +518,20 @@ int main(int argc, char *argv[])
     QQuickWindow *window = windowOf(engine);
     if (!window)
         return fail(QStringLiteral("Main.qml did not load"));
-    QObject::connect(window, &QQuickWindow::frameSwapped, window, [guiThread = QThread::currentThread()] {
+    const QThread *guiThread = QThread::currentThread();
+    double syncStartCpuMs = -1;
+    QObject::connect(window, &QQuickWindow::beforeSynchronizing, window, [&] {
+        if (QThread::currentThread() == guiThread)
+            syncStartCpuMs = GuiThreadClock::cpuMs();
+    }, Qt::DirectConnection);
+    QObject::connect(window, &QQuickWindow::frameSwapped, window, [&] {
         ++g_frames;
-        if (QThread::currentThread() != guiThread)
+        if (QThread::currentThread() != guiThread) {
             g_renderThreadSeen = true;
+        } else if (syncStartCpuMs >= 0) {
+            g_sceneGraphCpuMs += GuiThreadClock::cpuMs() - syncStartCpuMs;
+            syncStartCpuMs = -1;
+        }
     }, Qt::DirectConnection);
 
     // Load the simulated model, open the saved conversation in the chat page.
@@ -450,14 +557,18 @@ int main(int argc, char *argv[])
                         .arg(options.messages));
 
     const double timeout = options.seconds * 10 + 60;  // generous: a GUI that falls behind still finishes
-    LatenessProbe probe;
+    const QString loadBefore = loadAverage();
+    const GuiThreadClock clock;
+    LatenessProbe probe(clock);
     std::vector<RunResult> runs;
-    runs.push_back(runIdle(probe));
-    std::optional<RunResult> streaming = runStreaming(*context, &probe, false, timeout, &error);
+    runs.push_back(runIdle(clock, probe));
+    std::optional<RunResult> streaming = runStreaming(*context, clock, &probe, false, timeout, &error);
     if (!streaming)
         return fail(error);
     runs.push_back(*streaming);
-    std::optional<RunResult> plain = runStreaming(*context, nullptr, true, timeout, &error);
+    if (!options.screenshotPath.isEmpty() && !window->grabWindow().save(options.screenshotPath))
+        return fail(QStringLiteral("could not write the screenshot %1").arg(options.screenshotPath));
+    std::optional<RunResult> plain = runStreaming(*context, clock, nullptr, true, timeout, &error);
     if (!plain)
         return fail(error);
     runs.push_back(*plain);
@@ -466,44 +577,70 @@ int main(int argc, char *argv[])
     const RunResult &timed = runs[1];
     const RunResult &untimed = runs[2];
     const double p50 = timed.percentile(0.50), p99 = timed.percentile(0.99), worst = timed.percentile(1.0);
-    const bool passP99 = p99 <= kTargetP99Ms, passMax = worst <= kTargetMaxMs, passBusy = untimed.busy() < kTargetBusy;
+    const bool passP99 = p99 <= kTargetP99Ms, passMax = worst <= kTargetMaxMs;
+    const bool passBusy = untimed.busyFraction() < kTargetBusy;
 
     std::printf("GUI responsiveness: %d saved messages (%d bubbles instantiated), %.0f tokens/s for %.0f s, "
-                "platform %s, %s scene graph, %s render loop\n",
+                "platform %s, %s scene graph, %s render loop, load average %s before, %s after\n",
                 options.messages, bubbles, options.rate, options.seconds, qPrintable(QGuiApplication::platformName()),
-                qPrintable(graphicsApiName(window)), g_renderThreadSeen ? "threaded" : "GUI-thread");
-    std::printf("%-22s %7s %7s %8s %7s %8s %8s %8s %8s %9s\n", "run", "wall s", "tokens", "tokens/s", "frames",
-                "GUI busy", "p50 ms", "p99 ms", "max ms", "proc CPU");
-    for (const RunResult &r : runs)
-        std::printf("%-22s %7.2f %7d %8.0f %7d %7.1f%% %8s %8s %8s %8.1f%%\n", qPrintable(r.name), r.wallSeconds,
-                    r.tokens, r.wallSeconds > 0 ? r.tokens / r.wallSeconds : 0.0, r.frames, 100 * r.busy(),
+                qPrintable(graphicsApiName(window)), g_renderThreadSeen ? "threaded" : "GUI-thread",
+                qPrintable(loadBefore), qPrintable(loadAverage()));
+    std::printf("%-22s %6s %8s %8s %8s %8s %8s %8s %7s %7s %7s %6s\n", "run", "wall s", "tokens/s", "frames/s",
+                "GUI busy", "no SG", "GUI wait", "proc CPU", "p50 ms", "p99 ms", "max ms", "late");
+    for (const RunResult &r : runs) {
+        const double seconds = r.busy.wallMs / 1000;
+        std::printf("%-22s %6.2f %8.0f %8.1f %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7s %7s %7s %6s\n", qPrintable(r.name),
+                    seconds, r.tokens / seconds, r.busy.frames / seconds, 100 * r.busyFraction(),
+                    100 * r.busyFractionWithoutSceneGraph(), 100 * r.busy.waitMs / r.busy.wallMs,
+                    100 * r.busy.processCpuMs / r.busy.wallMs,
                     qPrintable(formatMs(r.percentile(0.5))), qPrintable(formatMs(r.percentile(0.99))),
                     qPrintable(formatMs(r.percentile(1.0))),
-                    r.wallSeconds > 0 ? 100 * r.processCpuSeconds / r.wallSeconds : 0.0);
+                    r.latenessMs.empty() ? "-" : qPrintable(QString::number(r.lateTicks())));
+    }
+    std::printf("(GUI busy: GUI-thread CPU time over wall time; no SG: the same without the scene graph's sync and "
+                "render steps, where they run on the GUI thread; GUI wait: runnable, but no CPU free; late: ticks "
+                "late by more than %.0f ms)\n",
+                kTargetP99Ms);
+    const std::vector<double> &batches = untimed.batchCpuMs;
+    std::printf("token batches (no timer run): %zu, GUI-thread CPU per batch delivered: mean %.2f ms, p99 %.2f ms, "
+                "max %.2f ms\n",
+                batches.size(), batches.empty() ? 0.0 : std::accumulate(batches.begin(), batches.end(), 0.0) / batches.size(),
+                nearestRank(batches, 0.99), nearestRank(batches, 1.0));
+    const Span &late = timed.late;
+    if (late.wallMs > 0)
+        std::printf("ticks late by more than %.0f ms: %d, %.0f ms in all: GUI thread running %.0f%%, waiting for a CPU "
+                    "%.0f%%, neither (blocked, e.g. on the render thread) %.0f%%\n",
+                    kTargetP99Ms, timed.lateTicks(), late.wallMs, 100 * late.cpuMs / late.wallMs,
+                    100 * late.waitMs / late.wallMs, 100 * (late.wallMs - late.cpuMs - late.waitMs) / late.wallMs);
     std::printf("targets: timer lateness p99 %.2f ms <= %.0f ms: %s; max %.2f ms <= %.0f ms: %s; "
                 "GUI busy (no timer) %.1f%% < %.0f%%: %s\n",
                 p99, kTargetP99Ms, passP99 ? "pass" : "FAIL", worst, kTargetMaxMs, passMax ? "pass" : "FAIL",
-                100 * untimed.busy(), 100 * kTargetBusy, passBusy ? "pass" : "FAIL");
+                100 * untimed.busyFraction(), 100 * kTargetBusy, passBusy ? "pass" : "FAIL");
 
+    const auto rate = [](const RunResult &r, double count) { return r.busy.wallMs > 0 ? count * 1000 / r.busy.wallMs : 0; };
     const QJsonObject json{
         {QStringLiteral("bench"), QStringLiteral("gui_responsiveness")},
         {QStringLiteral("platform"), QGuiApplication::platformName()},
         {QStringLiteral("graphics_api"), graphicsApiName(window)},
         {QStringLiteral("render_thread"), bool(g_renderThreadSeen)},
+        {QStringLiteral("load_average"), loadBefore},
         {QStringLiteral("messages"), options.messages},
         {QStringLiteral("bubbles"), bubbles},
         {QStringLiteral("rate"), options.rate},
         {QStringLiteral("seconds"), options.seconds},
         {QStringLiteral("streamed_tokens"), timed.tokens},
-        {QStringLiteral("streamed_tokens_per_s"), timed.tokens / timed.wallSeconds},
-        {QStringLiteral("frames_per_s"), timed.frames / timed.wallSeconds},
+        {QStringLiteral("streamed_tokens_per_s"), rate(timed, timed.tokens)},
+        {QStringLiteral("frames_per_s"), rate(timed, timed.busy.frames)},
         {QStringLiteral("lateness_p50_ms"), p50},
         {QStringLiteral("lateness_p99_ms"), p99},
         {QStringLiteral("lateness_max_ms"), worst},
         {QStringLiteral("timer_ticks"), int(timed.latenessMs.size())},
-        {QStringLiteral("busy_idle_timer_only"), idle.busy()},
-        {QStringLiteral("busy_streaming_with_timer"), timed.busy()},
-        {QStringLiteral("busy_streaming_no_timer"), untimed.busy()},
+        {QStringLiteral("late_ticks"), timed.lateTicks()},
+        {QStringLiteral("busy_idle_timer_only"), idle.busyFraction()},
+        {QStringLiteral("busy_streaming_with_timer"), timed.busyFraction()},
+        {QStringLiteral("busy_streaming_no_timer"), untimed.busyFraction()},
+        {QStringLiteral("busy_without_scene_graph_no_timer"), untimed.busyFractionWithoutSceneGraph()},
+        {QStringLiteral("gui_wait_streaming_no_timer"), untimed.busy.waitMs / untimed.busy.wallMs},
         {QStringLiteral("pass_p99"), passP99},
         {QStringLiteral("pass_max"), passMax},
         {QStringLiteral("pass_busy"), passBusy},
