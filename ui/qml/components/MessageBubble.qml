@@ -44,37 +44,19 @@ Item {
             anchors.fill: parent
             spacing: 6
 
-            // The text in segments (MarkdownSegmentModel): while a reply streams, each batch
-            // parses and lays out the last segment only, not the whole reply.
-            Column {
+            MessageText {
                 id: body
                 visible: !bubble.editing
                 Layout.fillWidth: true
-                // The gap Qt's Markdown importer leaves between blocks (2/3 of the point size, in
-                // pixels), which would be lost where one segment ends and the next begins.
-                spacing: Math.floor(Math.round(bubble.fontSize) * 2 / 3)
+                text: bubble.text
+                streaming: bubble.streaming
+                fontSize: bubble.fontSize
+                maxWidth: bubble.maxTextWidth
+                // The list's visible part in this item's coordinates (it sits at the card's top padding).
+                visibleTop: bubble.ListView.view ? bubble.ListView.view.contentY - bubble.y - card.topPadding : -Infinity
+                visibleBottom: bubble.ListView.view ? visibleTop + bubble.ListView.view.height : Infinity
                 Accessible.role: Accessible.StaticText
                 Accessible.name: bubble.text
-
-                Repeater {
-                    id: segments
-                    model: MarkdownSegmentModel { text: bubble.text }
-                    delegate: TextEdit {
-                        required property string segment
-                        required property bool last
-                        // A text of several segments is long: each takes the full width, and its
-                        // natural width (a second layout pass) is never asked for.
-                        width: segments.count > 1 ? bubble.maxTextWidth : Math.min(implicitWidth, bubble.maxTextWidth)
-                        text: segment + (last && bubble.streaming ? " ▍" : "")
-                        textFormat: TextEdit.MarkdownText
-                        wrapMode: TextEdit.Wrap
-                        readOnly: true
-                        selectByMouse: true
-                        font.pointSize: bubble.fontSize
-                        color: Material.foreground
-                        Accessible.ignored: true
-                    }
-                }
             }
             TextArea {
                 id: editor
