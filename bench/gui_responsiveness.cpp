@@ -258,6 +258,12 @@ struct Span {
     }
 };
 
+// A tick late by more than kTargetP99Ms: when (seconds after the probe started) and where its time went.
+struct LateTick {
+    double atSeconds = 0;
+    Span span;
+};
+
 // A 1 ms precise timer on the GUI thread that records how late each tick is (interval - 1 ms)
 // and, for ticks late by more than kTargetP99Ms, where the interval went.
 class LatenessProbe
@@ -272,26 +278,27 @@ public:
             const Span tick = now - m_last;
             m_latenessMs.push_back(tick.wallMs - 1.0);
             if (tick.wallMs - 1.0 > kTargetP99Ms)
-                m_late += tick;
+                m_late.push_back({(m_last.wallMs - m_start.wallMs) / 1000, tick});
             m_last = now;
         });
     }
     void start()
     {
         m_latenessMs.clear();
-        m_late = {};
-        m_last = Span::now(m_clock);
+        m_late.clear();
+        m_start = m_last = Span::now(m_clock);
         m_timer.start();
     }
     void stop() { m_timer.stop(); }
     std::vector<double> latenessMs() const { return m_latenessMs; }
-    Span late() const { return m_late; }
+    std::vector<LateTick> late() const { return m_late; }
 
 private:
     const GuiThreadClock &m_clock;
     QTimer m_timer;
     std::vector<double> m_latenessMs;
-    Span m_late;  // summed over the late ticks
+    std::vector<LateTick> m_late;
+    Span m_start;
     Span m_last;
 };
 
@@ -310,7 +317,7 @@ struct RunResult {
     int tokens = 0;
     std::vector<double> batchCpuMs;
     std::vector<double> latenessMs;  // first batch to kSettleMs after the end of the reply
-    Span late;   // the ticks late by more than kTargetP99Ms, summed
+    std::vector<LateTick> late;  // the ticks late by more than kTargetP99Ms
 
     double busyFraction() const { return busy.wallMs > 0 ? busy.cpuMs / busy.wallMs : 0; }
     // Without the scene graph's sync and render: the GUI thread's share under a threaded render loop.
@@ -319,10 +326,7 @@ struct RunResult {
         return busy.wallMs > 0 ? (busy.cpuMs - busy.sceneGraphCpuMs) / busy.wallMs : 0;
     }
     double percentile(double q) const { return nearestRank(latenessMs, q); }
-    int lateTicks() const
-    {
-        return int(std::count_if(latenessMs.begin(), latenessMs.end(), [](double ms) { return ms > kTargetP99Ms; }));
-    }
+    int lateTicks() const { return int(late.size()); }
 };
 
 void waitMs(int ms)
@@ -606,12 +610,23 @@ int main(int argc, char *argv[])
                 "max %.2f ms\n",
                 batches.size(), batches.empty() ? 0.0 : std::accumulate(batches.begin(), batches.end(), 0.0) / batches.size(),
                 nearestRank(batches, 0.99), nearestRank(batches, 1.0));
-    const Span &late = timed.late;
-    if (late.wallMs > 0)
+    Span late;
+    for (const LateTick &tick : timed.late)
+        late += tick.span;
+    if (late.wallMs > 0) {
+        const auto share = [](double part, const Span &of) { return 100 * part / of.wallMs; };
         std::printf("ticks late by more than %.0f ms: %d, %.0f ms in all: GUI thread running %.0f%%, waiting for a CPU "
                     "%.0f%%, neither (blocked, e.g. on the render thread) %.0f%%\n",
-                    kTargetP99Ms, timed.lateTicks(), late.wallMs, 100 * late.cpuMs / late.wallMs,
-                    100 * late.waitMs / late.wallMs, 100 * (late.wallMs - late.cpuMs - late.waitMs) / late.wallMs);
+                    kTargetP99Ms, timed.lateTicks(), late.wallMs, share(late.cpuMs, late), share(late.waitMs, late),
+                    share(late.wallMs - late.cpuMs - late.waitMs, late));
+        std::vector<LateTick> worst = timed.late;
+        std::sort(worst.begin(), worst.end(), [](const LateTick &a, const LateTick &b) { return a.span.wallMs > b.span.wallMs; });
+        for (size_t i = 0; i < std::min<size_t>(worst.size(), 3); ++i) {
+            const Span &t = worst[i].span;
+            std::printf("  %.1f ms late at %.2f s: running %.0f%%, waiting %.0f%%, blocked %.0f%%\n", t.wallMs - 1.0,
+                        worst[i].atSeconds, share(t.cpuMs, t), share(t.waitMs, t), share(t.wallMs - t.cpuMs - t.waitMs, t));
+        }
+    }
     std::printf("targets: timer lateness p99 %.2f ms <= %.0f ms: %s; max %.2f ms <= %.0f ms: %s; "
                 "GUI busy (no timer) %.1f%% < %.0f%%: %s\n",
                 p99, kTargetP99Ms, passP99 ? "pass" : "FAIL", worst, kTargetMaxMs, passMax ? "pass" : "FAIL",
