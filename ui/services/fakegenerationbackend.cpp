@@ -18,6 +18,16 @@ const char *kScript =
     "    return bandwidth / model_bytes\n"
     "```\n\n"
     "Decode speed is bound by memory bandwidth: every token reads all the weights once.";
+
+// Word-sized pieces with their leading whitespace, like BPE tokens.
+QStringList splitIntoTokens(const QString &text)
+{
+    static const QRegularExpression tokenRe(QStringLiteral("\\s*\\S+"));
+    QStringList pieces;
+    for (auto match = tokenRe.globalMatch(text); match.hasNext();)
+        pieces.append(match.next().captured());
+    return pieces;
+}
 }  // namespace
 
 FakeGenerationBackend::FakeGenerationBackend(QString deviceName, FakeTiming timing)
@@ -77,12 +87,9 @@ PrefillResult FakeGenerationBackend::prefill(const QList<ChatTurn> &conversation
     QString reply;
     for (int i = 0; i < std::max(1, m_timing.replyRepeats); ++i)
         reply += QString::fromUtf8(kScript) + (i + 1 < m_timing.replyRepeats ? QStringLiteral("\n\n") : QString());
-    // Word-sized pieces with their leading whitespace, like BPE tokens.
-    static const QRegularExpression tokenRe(QStringLiteral("\\s*\\S+"));
-    m_pieces.clear();
-    for (auto match = tokenRe.globalMatch(reply); match.hasNext();)
-        m_pieces.append(match.next().captured());
+    m_pieces = splitIntoTokens(reply);
     m_next = 0;
+    m_decodeClock.start();
     return {promptTokens, 0};
 }
 
@@ -90,9 +97,16 @@ std::optional<QString> FakeGenerationBackend::decodeStep()
 {
     if (m_next >= m_pieces.size())
         return std::nullopt;
+    // Token n is due n / rate seconds after the prefill: a schedule, not a fixed sleep per token,
+    // so the sleeps' overshoot does not add up at high rates (thousands of tokens a second).
     if (m_timing.decodeTokensPerSecond > 0)
-        sleepSeconds(1.0 / m_timing.decodeTokensPerSecond);
+        sleepSeconds((m_next + 1) / m_timing.decodeTokensPerSecond - m_decodeClock.nsecsElapsed() / 1e9);
     return m_pieces.at(m_next++);
+}
+
+int FakeGenerationBackend::scriptTokenCount()
+{
+    return int(splitIntoTokens(QString::fromUtf8(kScript)).size());
 }
 
 GenerationBackend::VramUsage FakeGenerationBackend::vram() const

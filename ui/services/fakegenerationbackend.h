@@ -36,9 +36,12 @@ public:
 
     // A model whose load always fails with an out-of-memory error (for error handling).
     static QString tooLargeModelPath() { return QStringLiteral("/models/fake/Llama-3-70B-exl2-8.0bpw"); }
+    // How many tokens one copy of the scripted reply streams as.
+    static int scriptTokenCount();
 
 private:
     QElapsedTimer m_energyClock;
+    QElapsedTimer m_decodeClock;  // since the end of the prefill: decode steps keep to its schedule
     static void sleepSeconds(double seconds);
 
     QString m_deviceName;

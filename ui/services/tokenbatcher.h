@@ -1,5 +1,8 @@
 // Collects decoded text on the inference thread and releases it at most `maxRate` times per
 // second, so the GUI thread receives a bounded number of updates however fast the engine is.
+// 30 a second by default: each update costs the GUI thread the chat's re-layout and a frame, and
+// at 60 a second a software renderer (a machine or VM without GPU rendering) could no longer
+// keep up (bench/RESULTS.md, GUI responsiveness).
 #pragma once
 #include <QString>
 #include <optional>
@@ -12,7 +15,7 @@ struct PendingText {
 class TokenBatcher
 {
 public:
-    explicit TokenBatcher(int maxRate = 60);
+    explicit TokenBatcher(int maxRate = 30);
 
     // Adds one decoded piece at time `nowMs`; returns a batch when one is due.
     std::optional<PendingText> push(const QString &piece, qint64 nowMs);

@@ -17,6 +17,8 @@ Item {
     required property var stats
 
     readonly property bool fromUser: role === "user"
+    readonly property real fontSize: ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11
+    readonly property real maxTextWidth: bubble.width * 0.85 - 32
     property bool editing: false
 
     implicitHeight: card.implicitHeight
@@ -26,26 +28,33 @@ Item {
         width: Math.min(bubble.width * 0.85, Math.max(body.implicitWidth, actions.implicitWidth) + 32)
         anchors.right: bubble.fromUser ? bubble.right : undefined
         padding: 12
-        Material.elevation: bubble.fromUser ? 0 : 1
         Material.background: bubble.fromUser ? Material.color(Material.Teal, Material.theme === Material.Dark ? Material.Shade800 : Material.Shade50)
                                              : undefined
+        // A border, not Material elevation: the elevation's shadow is drawn from a layer as large
+        // as the card, rendered again each time a streaming reply grows, and larger than the
+        // largest texture once a reply is a few screens long.
+        background: Rectangle {
+            radius: 2
+            color: card.Material.backgroundColor
+            border.width: bubble.fromUser ? 0 : 1
+            border.color: card.Material.dividerColor
+        }
 
         ColumnLayout {
             anchors.fill: parent
             spacing: 6
 
-            TextEdit {
+            MessageText {
                 id: body
                 visible: !bubble.editing
                 Layout.fillWidth: true
-                Layout.preferredWidth: Math.min(implicitWidth, bubble.width * 0.85 - 32)
-                text: bubble.text + (bubble.streaming ? " ▍" : "")
-                textFormat: TextEdit.MarkdownText
-                wrapMode: TextEdit.Wrap
-                readOnly: true
-                selectByMouse: true
-                font.pointSize: ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11
-                color: Material.foreground
+                text: bubble.text
+                streaming: bubble.streaming
+                fontSize: bubble.fontSize
+                maxWidth: bubble.maxTextWidth
+                // The list's visible part in this item's coordinates (it sits at the card's top padding).
+                visibleTop: bubble.ListView.view ? bubble.ListView.view.contentY - bubble.y - card.topPadding : -Infinity
+                visibleBottom: bubble.ListView.view ? visibleTop + bubble.ListView.view.height : Infinity
                 Accessible.role: Accessible.StaticText
                 Accessible.name: bubble.text
             }

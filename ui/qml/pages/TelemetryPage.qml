@@ -45,11 +45,17 @@ Item {
             text: qsTr("Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.")
         }
 
-        ThroughputChart {
+        // The chart exists while the page is shown: Qt Charts draws its whole scene into an image
+        // on the GUI thread at every change, shown or not (four times a second while a reply
+        // streams). It reads the history from the model when it is made.
+        Loader {
             Layout.fillWidth: true
             Layout.fillHeight: true
-            telemetry: page.telemetry
-            dark: page.app.settings.theme === "dark"
+            active: page.visible
+            sourceComponent: ThroughputChart {
+                telemetry: page.telemetry
+                dark: page.app.settings.theme === "dark"
+            }
         }
 
         Label {
