@@ -41,14 +41,18 @@ struct GpuPowerMonitor::Impl {
   nvml_shutdown_fn shutdown = nullptr;
   nvml_power_fn power = nullptr;
   nvml_energy_fn energy = nullptr;
-  nvml_handle_fn handle = nullptr;
-  nvml_count_fn count = nullptr;
-  nvml_name_fn name = nullptr;
   nvml_memory_fn memory = nullptr;
   nvml_util_fn utilization = nullptr;
   nvml_clock_fn clock = nullptr, max_clock = nullptr;
   nvml_reasons_fn reasons = nullptr;
   nvml_procs_fn processes = nullptr;
+  // Every GPU's handle and name, looked up once when NVML starts (they do not change while it runs);
+  // devices() then only reads their memory.
+  struct Known {
+    void* handle = nullptr;
+    GpuMemoryInfo info;
+  };
+  std::vector<Known> known;
   bool initialised = false;
   ~Impl() {
     if (initialised && shutdown) shutdown();
@@ -69,9 +73,8 @@ GpuPowerMonitor::GpuPowerMonitor(int device) : impl_(std::make_unique<Impl>()) {
   m.shutdown = reinterpret_cast<nvml_shutdown_fn>(dlsym(m.lib, "nvmlShutdown"));
   m.power = reinterpret_cast<nvml_power_fn>(dlsym(m.lib, "nvmlDeviceGetPowerUsage"));
   m.energy = reinterpret_cast<nvml_energy_fn>(dlsym(m.lib, "nvmlDeviceGetTotalEnergyConsumption"));
-  m.handle = handle;
-  m.count = symbol<nvml_count_fn>(m.lib, "nvmlDeviceGetCount_v2");
-  m.name = symbol<nvml_name_fn>(m.lib, "nvmlDeviceGetName");
+  const auto count_devices = symbol<nvml_count_fn>(m.lib, "nvmlDeviceGetCount_v2");
+  const auto device_name = symbol<nvml_name_fn>(m.lib, "nvmlDeviceGetName");
   m.memory = symbol<nvml_memory_fn>(m.lib, "nvmlDeviceGetMemoryInfo");
   m.utilization = symbol<nvml_util_fn>(m.lib, "nvmlDeviceGetUtilizationRates");
   m.clock = symbol<nvml_clock_fn>(m.lib, "nvmlDeviceGetClockInfo");
@@ -92,6 +95,17 @@ GpuPowerMonitor::GpuPowerMonitor(int device) : impl_(std::make_unique<Impl>()) {
     return;
   }
   m.initialised = true;
+  unsigned int count = 0;
+  if (count_devices && m.memory && count_devices(&count) == 0) {
+    for (unsigned int i = 0; i < count; ++i) {
+      Impl::Known k;
+      if (handle(i, &k.handle) != 0) continue;
+      k.info.index = int(i);
+      char name[96] = {};
+      if (device_name && device_name(k.handle, name, sizeof name) == 0) k.info.name = name;
+      m.known.push_back(std::move(k));
+    }
+  }
   if (device < 0) {
     why_ = "no GPU index";
     return;
@@ -157,17 +171,10 @@ GpuStateReading GpuPowerMonitor::state() const {
 
 std::vector<GpuMemoryInfo> GpuPowerMonitor::devices() const {
   std::vector<GpuMemoryInfo> out;
-  const Impl& m = *impl_;
-  unsigned int n = 0;
-  if (!m.initialised || !m.count || !m.handle || !m.memory || m.count(&n) != 0) return out;
-  for (unsigned int i = 0; i < n; ++i) {
-    void* dev = nullptr;
+  for (const Impl::Known& k : impl_->known) {
     NvmlMemory mem{};
-    if (m.handle(i, &dev) != 0 || m.memory(dev, &mem) != 0) continue;
-    GpuMemoryInfo g;
-    g.index = int(i);
-    char name[96] = {};
-    if (m.name && m.name(dev, name, sizeof name) == 0) g.name = name;
+    if (impl_->memory(k.handle, &mem) != 0) continue;
+    GpuMemoryInfo g = k.info;
     g.total_bytes = mem.total;
     g.used_bytes = mem.used;
     out.push_back(std::move(g));
