@@ -2,7 +2,7 @@
 // memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
-// = gemv, gemv-quick, models, verify (speculative verification and draft costs), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
+// = gemv, gemv-quick, models, verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
 // 2048-token prefill alone) or all (default). The first timed forward is a profiler range
 // (ncu --profile-from-start off).
 #include <dlfcn.h>
@@ -219,6 +219,7 @@ int main(int argc, char** argv) {
   const Preset l8b{"llama3-8b", 128256, 4096, 32, 32, 8, 128, 14336};
   if (sel == "llama3-8b") ok &= bench_model(l8b, false, copy, {0}, 0);  // one model, for a profiler
   if (sel == "llama3-8b-prefill") ok &= bench_model(l8b, false, copy, {}, 2048);
+  if (sel == "llama3-8b-rows") ok &= bench_model(l8b, false, copy, {}, 0, {2});  // one verify pass, for a profiler
   if (sel == "verify") {  // issue #5: the cost of a target pass verifying K drafts, and of K draft steps
     const Preset l1b{"llama3.2-1b", 128256, 2048, 16, 32, 8, 64, 8192};
     ok &= bench_model(l8b, false, copy, {512}, 0, {1, 2, 3, 4, 5, 6, 7, 8, 9});

@@ -8,7 +8,8 @@
 // 64: warps compute q.k (lanes split d), then online softmax per head, then threads own output
 // dimensions and accumulate p.V. Merge kernel grid = (nh, t), d threads.
 // Precision: fp32 scores, softmax and accumulation; fp16 only in the inputs and the output.
-// Decode (t = 1) has its own pair of kernels: grid = (S, nkv) with S fixed at capture time and
+// Decode (t = 1) and short chunks (t < 32: speculative verification, a prompt's last few tokens)
+// have their own pair of kernels: grid = (S, nkv, t) with S fixed at capture time and
 // the split length chosen on the device from the current length (ceil(len / S) rounded up to
 // 16, at least 64 keys), so splits share the keys evenly and a captured graph stays valid. 4 warps per
 // split; a key is read by D/16 lanes (16 dims each, two 16-byte loads of K and of V), each lane
@@ -433,12 +434,14 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
   constexpr int KPW = 32 / LPK;  // key slots per warp
   __shared__ float s_m[4][G], s_l[4][G];
   __shared__ float s_acc[4][G][D];
-  const int split = blockIdx.x, kh = blockIdx.y;
-  const int kv_len = *past + 1;
+  const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;  // tq: the query token (FUSED: 0)
+  const int kv_len = *past + tq + 1;
   const int split_len = decode_split_len(kv_len, splits);
   const int k0 = split * split_len;
   const int k1 = min(k0 + split_len, kv_len);
   if (k0 >= k1) return;  // the merge only reads splits below ceil(len / split_len)
+  q += std::size_t(tq) * nh * D;
+  part += std::size_t(tq) * nh * splits * (D + 2);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int slot = lane / LPK, sub = lane % LPK;
   const int d0 = sub * 16;
@@ -599,11 +602,11 @@ __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const i
                                          __half* __restrict__ out, float* __restrict__ out32) {
   pdl_trigger();
   pdl_wait();
-  const int h = blockIdx.x;
-  const int kv_len = *past + 1;
+  const int h = blockIdx.x, tq = blockIdx.y;
+  const int kv_len = *past + tq + 1;
   const int split_len = decode_split_len(kv_len, splits);
   const int ns = min(splits, (kv_len + split_len - 1) / split_len);
-  const float* p = part + std::size_t(h) * splits * (d + 2);
+  const float* p = part + (std::size_t(tq) * nh + h) * splits * (d + 2);
   __shared__ float wgt[1024];
   float mx = -FLT_MAX;
   for (int s = 0; s < ns; ++s) mx = fmaxf(mx, p[s * (d + 2) + d]);
@@ -616,7 +619,7 @@ __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const i
     float o = 0.0f;
     for (int s = 0; s < ns; ++s) o += p[s * (d + 2) + e] * (s < 1024 ? wgt[s] : __expf(p[s * (d + 2) + d] - mx));
     o *= inv;
-    const std::size_t idx = std::size_t(h) * d + e;
+    const std::size_t idx = (std::size_t(tq) * nh + h) * d + e;
     if (out) out[idx] = __float2half_rn(o);
     if (out32) out32[idx] = o;
   }
@@ -625,7 +628,7 @@ __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const i
 template <int D, bool FUSED>
 void launch_decode(const AttentionShape& a, const __half* q, const __half* k, const __half* v, const int* past,
                    float* part, const DecodeStepInputs& f, __half* out, float* out32, cudaStream_t s) {
-  const dim3 grid(a.splits, a.nkv);
+  const dim3 grid(a.splits, a.nkv, FUSED ? 1 : a.t);
   const int g = a.nh / a.nkv;
 #define EXL_DECODE(G)                                                                                              \
   launch(attn_decode_kernel<D, G, FUSED>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, \
@@ -659,14 +662,16 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
   if (a.t <= 0) return;
   check_shape(a);
   if (a.split_len % k_tile != 0) throw_status(EXL_CUDA_ERR_INVALID, "attention: split_len must be a multiple of 64");
-  if (a.t == 1 && a.splits >= 1) {
+  // One token, or a short chunk (each query token on its own, its keys split evenly): the
+  // decode kernels. Their work is spread over splits x KV heads x tokens.
+  if (a.t < k_prefill_min_t && a.splits >= 1) {
     const DecodeStepInputs none;
     switch (a.d) {
       case 64: launch_decode<64, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
       case 128: launch_decode<128, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
       default: launch_decode<256, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
     }
-    launch(attn_decode_merge_kernel, dim3(a.nh), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32);
+    launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32);
     EXL_CUDA_CHECK_LAUNCH();
     return;
   }

@@ -16,6 +16,8 @@ namespace exl::cuda {
 namespace {
 
 constexpr int k_split_len = 256;
+// Chunks shorter than this take the decode attention kernels (kernels.h: attention).
+constexpr int k_short_chunk = 32;
 
 template <class T>
 void upload_small(DeviceBuffer& dst, Allocator* a, const std::vector<T>& v, const char* what, cudaStream_t s) {
@@ -76,6 +78,7 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
                        m.layers && m.rope_inv_freq,
                    "load: incomplete model description");
   decode_graph_.reset();
+  chunk_graphs_.clear();
   loaded_ = false;
   layers_.clear();
   vocab_ = m.vocab; hidden_ = m.hidden; nl_ = m.num_layers; nh_ = m.num_heads; nkv_ = m.num_kv_heads;
@@ -123,6 +126,7 @@ void CudaBackend::allocate_cache(int max_seq_len) {
   EXL_CUDA_REQUIRE(max_seq_len > 0, "cache length must be positive");
   use_device(opt_.device);
   decode_graph_.reset();
+  chunk_graphs_.clear();
   sample_graph_.reset();
   capacity_ = 0;
   const std::size_t per_layer = std::size_t(max_seq_len) * nkv_ * hd_ * 2;
@@ -381,21 +385,36 @@ void CudaBackend::forward(const std::int32_t* ids, int n, int logits_mode, float
 
 void CudaBackend::run_eager(int n, int logits_mode, float* logits) {
   const cudaStream_t s = stream_->get();
-  EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
-  EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), std::size_t(n) * 4, cudaMemcpyHostToDevice, s));
   const int kv_total = cache_len_ + n;
-  int splits = n == 1 ? decode_splits_ : std::min(chunk_splits_, (kv_total + k_split_len - 1) / k_split_len);
+  int splits = std::min(chunk_splits_, (kv_total + k_split_len - 1) / k_split_len);
+  if (n < k_short_chunk)  // the decode attention kernels, one query token each: as many splits as the partials hold
+    splits = int(std::min<std::size_t>(decode_splits_, part_.bytes() / 4 / (std::size_t(n) * nh_ * (hd_ + 2))));
   splits = std::max(1, splits);
   int split_len = (kv_total + splits - 1) / splits;
   split_len = (split_len + 63) / 64 * 64;
   const int rows = logits_mode == 0 ? 0 : logits_mode == 2 ? n : 1;
   if (fused_ok_ && n <= opt_.gemv_max_rows && rows <= logit_rows_) {
-    enqueue_fused(n, splits, split_len, n - rows, rows);
+    // Launch shapes depend only on n and the logits form (the length is read on the device), so
+    // with graphs on, each (n, form) is captured once.
+    auto enqueue = [&] {
+      EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
+      EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), std::size_t(n) * 4, cudaMemcpyHostToDevice, s));
+      enqueue_fused(n, splits, split_len, n - rows, rows);
+    };
+    if (opt_.cuda_graphs && n > 1 && n < k_short_chunk) {
+      GraphExec& g = chunk_graphs_[n * 4 + logits_mode];
+      if (!g.ready()) g.capture(s, enqueue);
+      g.launch(s);
+    } else {
+      enqueue();
+    }
     stream_->sync();
     if (rows > 0) std::memcpy(logits, h_logits_.get(), std::size_t(rows) * vocab_ * 4);
     cache_len_ += n;
     return;
   }
+  EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
+  EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), std::size_t(n) * 4, cudaMemcpyHostToDevice, s));
   enqueue_layers(n, splits, split_len);
   if (logits_mode == 0) {
     stream_->sync();

@@ -2,6 +2,7 @@
 // fp16 KV cache, all scratch (allocated at load / allocate_cache, never while generating),
 // one stream, the cuBLAS handle, and the CUDA graph of the decode step.
 #pragma once
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -65,6 +66,7 @@ class CudaBackend {
   exl_cuda_memory memory() const;
   // Benchmarks: pretend the cache holds `past` tokens.
   void set_length_unchecked(int past) { cache_len_ = past; }
+  int vocab() const { return vocab_; }
   cudaStream_t stream() const { return stream_->get(); }
 
  private:
@@ -106,6 +108,9 @@ class CudaBackend {
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path
   PinnedBuffer h_step_, h_ids_, h_logits_;
   GraphExec decode_graph_;
+  // The fused path for 2 .. gemv_max_rows tokens (speculative verification, draft catch-up), one
+  // graph per token count and logits form: key n * 4 + logits_mode.
+  std::map<int, GraphExec> chunk_graphs_;
 
   // Device sampling (cuda_backend_sample.cpp).
   void allocate_sampler();

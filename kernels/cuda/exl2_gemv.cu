@@ -378,17 +378,23 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
 
   if constexpr (MODE == k_x_norm) {
     // RMSNorm folded in: each block recomputes the rows' 1 / rms from the fp32 residual.
+    // All rows' loads of an iteration are issued together (one latency per iteration, not per row).
     float ss[MT];
 #pragma unroll
+    for (int mm = 0; mm < MT; ++mm) ss[mm] = 0.0f;
+    const int mv = min(MT, m - m0);
+    for (int i = threadIdx.x; i < w.k / 4; i += k_threads) {
+      float4 v[MT];
+#pragma unroll
+      for (int mm = 0; mm < MT; ++mm)
+        v[mm] = mm < mv ? reinterpret_cast<const float4*>(in.xf + std::size_t(m0 + mm) * in.ldx)[i]
+                        : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+      for (int mm = 0; mm < MT; ++mm)
+        ss[mm] = fmaf(v[mm].x, v[mm].x, fmaf(v[mm].y, v[mm].y, fmaf(v[mm].z, v[mm].z, fmaf(v[mm].w, v[mm].w, ss[mm]))));
+    }
+#pragma unroll
     for (int mm = 0; mm < MT; ++mm) {
-      ss[mm] = 0.0f;
-      if (m0 + mm < m) {
-        const float4* xr = reinterpret_cast<const float4*>(in.xf + std::size_t(m0 + mm) * in.ldx);
-        for (int i = threadIdx.x; i < w.k / 4; i += k_threads) {
-          const float4 v = xr[i];
-          ss[mm] = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss[mm]))));
-        }
-      }
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) ss[mm] += __shfl_xor_sync(0xffffffffu, ss[mm], o);
       if (lane == 0) s_norm[MT + warp * MT + mm] = ss[mm];
@@ -402,9 +408,9 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
     }
     __syncthreads();
   }
-  // Activation gather through the permutation: all MT rows of k_gather_unroll / MT permuted
-  // rows per thread are loaded before any is stored (independent loads in flight).
-  constexpr int RU = k_gather_unroll / MT > 1 ? k_gather_unroll / MT : 2;
+  // Activation gather through the permutation: all MT rows of RU permuted rows per thread are
+  // loaded before any is stored (independent loads in flight).
+  constexpr int RU = MT <= 2 ? k_gather_unroll : 2;
   for (int base = threadIdx.x; base < ((jobs.skip & 2) ? 0 : rows_valid); base += k_threads * RU) {
     __half v[MT][RU];
 #pragma unroll

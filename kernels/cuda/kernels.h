@@ -123,10 +123,12 @@ void rope_inplace(float* x, int t, int heads, int d, const float2* cs, int style
 struct AttentionShape {
   int t = 0, nh = 0, nkv = 0, d = 0;
   float scale = 0.0f;
-  int split_len = 256;  // keys per split (multiple of 64); t = 1: unused (chosen on the device)
-  int splits = 1;       // grid size over keys; t > 1: splits * split_len >= past + t
+  int split_len = 256;  // keys per split (multiple of 64); t < 32: unused (chosen on the device)
+  int splits = 1;       // grid size over keys; t >= 32: splits * split_len >= past + t
 };
-// t = 1 (decode): `splits` CTAs per KV head share the keys of the current length evenly.
+// t < 32 (decode, speculative verification, short chunks): for each query token, `splits` CTAs
+// per KV head share that token's keys evenly. t >= 32: tensor-core flash attention (head_dim 64,
+// 128) or the general split kernel.
 // q fp16 [t, nh, d]; out fp16 [t, nh, d] (or fp32 when out32 != null). part: scratch of
 // attention_partial_floats(shape) floats.
 std::size_t attention_partial_floats(const AttentionShape& a);

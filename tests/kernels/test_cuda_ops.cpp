@@ -69,6 +69,10 @@ EXL_GPU_TEST(cuda_kernels, attention_decode_and_prefill) {
                           // odd lengths take the fused decode step (RoPE, cache write, ticket merge)
                           {1, 8001, 32, 8, 128}, {1, 4097, 32, 4, 64}, {1, 63, 8, 1, 64}, {1, 3, 28, 4, 128},
                           {1, 30001, 32, 8, 128},
+                          // 2 .. 31 tokens (speculative verification, short chunks): the decode
+                          // kernels, one query token each, any grid
+                          {2, 512, 32, 8, 128}, {9, 3000, 32, 8, 128}, {5, 0, 8, 8, 64}, {31, 200, 16, 2, 256},
+                          {3, 8000, 32, 4, 64}, {17, 1, 28, 4, 128},
                           // 32 tokens or more, head_dim 64/128: flash attention on tensor cores (row
                           // tiles of 64, key tiles of 64; partial tiles, GQA, long past)
                           {32, 0, 8, 1, 64}, {100, 0, 32, 8, 128}, {129, 0, 16, 16, 64}, {300, 700, 8, 2, 128},
