@@ -2,7 +2,7 @@
 // memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
-// = gemv, gemv-quick, models, verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
+// = gemv, gemv-quick, models, verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
 // 2048-token prefill alone) or all (default). The first timed forward is a profiler range
 // (ncu --profile-from-start off).
 #include <dlfcn.h>
@@ -79,8 +79,13 @@ double layer_bytes(const exl_cuda_linear& l) {
 
 // rows: forwards of that many tokens at a 512-token past (a speculative verification pass of
 // rows - 1 drafted tokens), timed after the decode and prefill figures.
+// KV cache formats by name (module_api.h allocate_cache codes) and their bytes per element.
+struct CacheKind { const char* name; int code; double bytes_per_elem; };
+const CacheKind k_caches[] = {{"fp16", 1, 2.0}, {"fp8", 2, 1.0}, {"q8", 3, 1.0625}, {"q6", 3 | 4 << 8, 0.8125},
+                              {"q4", 4, 0.5625}};
+
 bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector<int>& contexts, int prompt,
-                 const std::vector<int>& rows = {}) {
+                 const std::vector<int>& rows = {}, const CacheKind& cache = k_caches[0]) {
   std::vector<SynthLinear> lin(std::size_t(p.layers) * 7 + 1);
   std::vector<exl_cuda_layer> layers(std::size_t(p.layers));
   const int qd = p.heads * p.head_dim, kd = p.kv_heads * p.head_dim;
@@ -118,16 +123,16 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
   bool ok = true;
   auto run = [&]() -> bool {
     CHECKED(api->load(b, &m, nullptr, nullptr));
-    CHECKED(api->allocate_cache(b, max_ctx, 1));
+    CHECKED(api->allocate_cache(b, max_ctx, cache.code));
     exl_cuda_memory mem{};
     CHECKED(api->memory(b, &mem));
-    std::printf("\n== %s %s: weights read per token %.3f GB (module counts %.3f GB), VRAM used %.2f GiB, cache %.2f GiB\n",
-                p.name, mixed ? "4.0bpw mix 5/4/3" : "4-bit g128", bytes / 1e9, mem.weights_bytes / 1e9,
+    std::printf("\n== %s %s, %s cache: weights read per token %.3f GB (module counts %.3f GB), VRAM used %.2f GiB, cache %.2f GiB\n",
+                p.name, mixed ? "4.0bpw mix 5/4/3" : "4-bit g128", cache.name, bytes / 1e9, mem.weights_bytes / 1e9,
                 (mem.device_total - mem.device_free) / 1073741824.0, mem.cache_bytes / 1073741824.0);
     for (int ctx : contexts) {
       double us = 0;
       CHECKED(api->bench_forward(b, 1, ctx, 50, &us));
-      const double kv = 2.0 * p.layers * double(ctx) * kd * 2;
+      const double kv = 2.0 * p.layers * double(ctx) * kd * cache.bytes_per_elem;
       const double bound = copy_gbs * 1e9 / (bytes + kv);
       std::printf("decode ctx %6d: %8.1f us/token  %8.1f tok/s  bound %8.1f tok/s  %5.1f %%\n", ctx, us, 1e6 / us,
                   bound, 100.0 * (1e6 / us) / bound);
@@ -220,6 +225,9 @@ int main(int argc, char** argv) {
   if (sel == "llama3-8b") ok &= bench_model(l8b, false, copy, {0}, 0);  // one model, for a profiler
   if (sel == "llama3-8b-prefill") ok &= bench_model(l8b, false, copy, {}, 2048);
   if (sel == "llama3-8b-rows") ok &= bench_model(l8b, false, copy, {}, 0, {2});  // one verify pass, for a profiler
+  if (sel == "cache") {  // issue #4: decode and prefill with each cache type, up to 32k context
+    for (const CacheKind& c : k_caches) ok &= bench_model(l8b, true, copy, {0, 2048, 32768}, 2048, {}, c);
+  }
   if (sel == "verify") {  // issue #5: the cost of a target pass verifying K drafts, and of K draft steps
     const Preset l1b{"llama3.2-1b", 128256, 2048, 16, 32, 8, 64, 8192};
     ok &= bench_model(l8b, false, copy, {512}, 0, {1, 2, 3, 4, 5, 6, 7, 8, 9});

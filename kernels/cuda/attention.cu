@@ -182,11 +182,54 @@ constexpr std::size_t prefill_smem_bytes() {
   return std::size_t(2) * 2 * k_pf_keys * (D + 8) * sizeof(__half);
 }
 
-template <int D>
+// Eight elements of a K or V row from a quantized store (Q: positions < past) or the chunk's
+// staged fp16 rows, as fp16 (the rotated domain for Q8/Q4: (v - zero) * scale, no rotation).
+// e: the element's flat index within the store's position-major array (a multiple of 8).
+__device__ __forceinline__ uint4 kv_load8(const KvSource& src, int key, int past, std::size_t row, std::size_t col) {
+  if (key >= past && src.stage) return *reinterpret_cast<const uint4*>(src.stage + std::size_t(key - past) * row + col);
+  const std::size_t e = std::size_t(key) * row + col;
+  uint4 r;
+  __half2* h = reinterpret_cast<__half2*>(&r);
+  switch (src.fmt) {
+    case kv_fp8: {
+      const uint2 w = *reinterpret_cast<const uint2*>(static_cast<const std::uint8_t*>(src.data) + e);
+      const std::uint32_t ws[2] = {w.x, w.y};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const std::uint32_t b = ws[i >> 1] >> (16 * (i & 1));
+        h[i] = __halves2half2(__ushort_as_half(std::uint16_t((b & 0xff) << 8)), __ushort_as_half(std::uint16_t(b & 0xff00)));
+      }
+      return r;
+    }
+    case kv_q8: {
+      const uint2 w = *reinterpret_cast<const uint2*>(static_cast<const std::uint8_t*>(src.data) + e);
+      const float sc = __half2float(src.scales[e / 32]);
+      const std::uint32_t ws[2] = {w.x, w.y};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const std::uint32_t b = ws[i >> 1] >> (16 * (i & 1));
+        h[i] = __floats2half2_rn(float(int(b & 0xff) - 128) * sc, float(int((b >> 8) & 0xff) - 128) * sc);
+      }
+      return r;
+    }
+    case kv_q4: {
+      const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(static_cast<const std::uint8_t*>(src.data) + e / 2);
+      const float sc = __half2float(src.scales[e / 32]);
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        h[i] = __floats2half2_rn(float(int((w >> (8 * i)) & 15) - 8) * sc, float(int((w >> (8 * i + 4)) & 15) - 8) * sc);
+      return r;
+    }
+    default: return *reinterpret_cast<const uint4*>(static_cast<const __half*>(src.data) + e);
+  }
+}
+
+template <int D, bool Q = false>
 __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                            const __half* __restrict__ vc, const int* past_p, int t,
                                                            int nh, int nkv, float scale_log2,
-                                                           __half* __restrict__ out, float* __restrict__ out32) {
+                                                           __half* __restrict__ out, float* __restrict__ out32,
+                                                           KvSource kq, KvSource vq) {
   constexpr int LD = D + 8;  // shared row stride in halves
   constexpr int KS = D / 16;  // k-steps of Q K^T
   constexpr int NT = D / 8;   // n-tiles of the output
@@ -215,7 +258,11 @@ __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restr
     for (int i = threadIdx.x; i < k_pf_keys * (D / 8); i += 128) {
       const int row = i / (D / 8), c = (i - row * (D / 8)) * 8;
       const int key = kb + row;
-      if (key < kv_end) {
+      if (Q && key < kv_end) {  // a quantized store: dequantized here (plain loads)
+        const std::size_t rw = std::size_t(nkv) * D, col = std::size_t(kh) * D + c;
+        *reinterpret_cast<uint4*>(dk + row * LD + c) = kv_load8(kq, key, past, rw, col);
+        *reinterpret_cast<uint4*>(dv + row * LD + c) = kv_load8(vq, key, past, rw, col);
+      } else if (key < kv_end) {
         const std::size_t src = (std::size_t(key) * nkv + kh) * D + c;
         cp_async16(dk + row * LD + c, kc + src);
         cp_async16(dv + row * LD + c, vc + src);
@@ -343,18 +390,19 @@ __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restr
   }
 }
 
-template <int D>
+template <int D, bool Q = false>
 void launch_prefill(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
-                    const int* past, __half* out, float* out32, cudaStream_t s) {
+                    const int* past, __half* out, float* out32, cudaStream_t s, const KvSource& kq = {},
+                    const KvSource& vq = {}) {
   constexpr std::size_t smem = prefill_smem_bytes<D>();
   static bool configured = false;
   if (!configured) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_prefill_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_prefill_kernel<D, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     configured = true;
   }
   const float scale_log2 = a.scale * 1.4426950408889634f;
-  launch(attn_prefill_kernel<D>, dim3((a.t + k_pf_rows - 1) / k_pf_rows, a.nh), dim3(128), smem, s, q, k_cache,
-         v_cache, past, a.t, a.nh, a.nkv, scale_log2, out, out32);
+  launch(attn_prefill_kernel<D, Q>, dim3((a.t + k_pf_rows - 1) / k_pf_rows, a.nh), dim3(128), smem, s, q, k_cache,
+         v_cache, past, a.t, a.nh, a.nkv, scale_log2, out, out32, kq, vq);
   EXL_CUDA_CHECK_LAUNCH();
 }
 
@@ -598,6 +646,146 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
   }
 }
 
+// The decode kernel's form for quantized stores (kv_cache.cu): the same split and slot layout,
+// each key slot's 16 elements of K and V dequantized by kv_load8 (positions < past from the
+// stores, the chunk's own rows from the staging). Partials as attn_decode_kernel's.
+template <int D, int G>
+__global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __restrict__ q, KvSource ks, KvSource vs,
+                                                            const int* past_p, int nh, int nkv, float scale, int splits,
+                                                            float* __restrict__ part) {
+  pdl_trigger();
+  pdl_wait();
+  const int gsz = nh / nkv;
+  constexpr int LPK = D / 16;
+  constexpr int KPW = 32 / LPK;
+  __shared__ float s_m[4][G], s_l[4][G];
+  __shared__ float s_acc[4][G][D];
+  const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
+  const int past = *past_p;
+  const int kv_len = past + tq + 1;
+  const int split_len = decode_split_len(kv_len, splits);
+  const int k0 = split * split_len;
+  const int k1 = min(k0 + split_len, kv_len);
+  if (k0 >= k1) return;
+  q += std::size_t(tq) * nh * D;
+  part += std::size_t(tq) * nh * splits * (D + 2);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int slot = lane / LPK, sub = lane % LPK;
+  const int d0 = sub * 16;
+  float qf[G][16];
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    if (h >= gsz) {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) qf[h][i] = 0.0f;
+      continue;
+    }
+    const __half* qr = q + std::size_t(kh * gsz + h) * D + d0;
+    float t[8];
+    h8_to_f(*reinterpret_cast<const uint4*>(qr), t);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) qf[h][i] = t[i] * scale;
+    h8_to_f(*reinterpret_cast<const uint4*>(qr + 8), t);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) qf[h][8 + i] = t[i] * scale;
+  }
+  float m[G], l[G], acc[G][16];
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    m[h] = -FLT_MAX;
+    l[h] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) acc[h][i] = 0.0f;
+  }
+  const std::size_t row = std::size_t(nkv) * D, col = std::size_t(kh) * D + d0;
+  constexpr int U = G >= 8 ? 1 : 2;
+  for (int base = k0 + warp * KPW * U; base < k1; base += 4 * KPW * U) {
+    uint4 kr[U][2], vr[U][2];
+    bool valid[U];
+#pragma unroll
+    for (int uu = 0; uu < U; ++uu) {
+      const int key = base + uu * KPW + slot;
+      valid[uu] = key < k1;
+      const int kk = valid[uu] ? key : k0;
+      kr[uu][0] = kv_load8(ks, kk, past, row, col);
+      kr[uu][1] = kv_load8(ks, kk, past, row, col + 8);
+      vr[uu][0] = kv_load8(vs, kk, past, row, col);
+      vr[uu][1] = kv_load8(vs, kk, past, row, col + 8);
+    }
+#pragma unroll
+    for (int uu = 0; uu < U; ++uu) {
+      float kf[16];
+      h8_to_f(kr[uu][0], kf);
+      h8_to_f(kr[uu][1], kf + 8);
+      float sc[G];
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+        float d = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 16; ++i) d = fmaf(qf[h][i], kf[i], d);
+#pragma unroll
+        for (int o = LPK / 2; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+        sc[h] = d;
+      }
+      if (!valid[uu]) continue;
+      float vf[16];
+      h8_to_f(vr[uu][0], vf);
+      h8_to_f(vr[uu][1], vf + 8);
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+        const float mn = fmaxf(m[h], sc[h]);
+        const float a = __expf(m[h] - mn), p = __expf(sc[h] - mn);
+        m[h] = mn;
+        l[h] = l[h] * a + p;
+#pragma unroll
+        for (int i = 0; i < 16; ++i) acc[h][i] = fmaf(p, vf[i], acc[h][i] * a);
+      }
+    }
+  }
+#pragma unroll
+  for (int o = LPK; o < 32; o <<= 1) {
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+      const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
+      const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
+      const float mn = fmaxf(m[h], mo);
+      const float a = __expf(m[h] - mn), b = __expf(mo - mn);
+      l[h] = l[h] * a + lo * b;
+      m[h] = mn;
+#pragma unroll
+      for (int i = 0; i < 16; ++i) {
+        const float ao = __shfl_xor_sync(0xffffffffu, acc[h][i], o);
+        acc[h][i] = acc[h][i] * a + ao * b;
+      }
+    }
+  }
+  if (slot == 0) {
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) s_acc[warp][h][d0 + i] = acc[h][i];
+      if (sub == 0) { s_m[warp][h] = m[h]; s_l[warp][h] = l[h]; }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < gsz * D; i += 128) {
+    const int h = i / D, e = i - h * D;
+    float mx = -FLT_MAX;
+#pragma unroll
+    for (int wi = 0; wi < 4; ++wi) mx = fmaxf(mx, s_m[wi][h]);
+    float o = 0.0f, lsum = 0.0f;
+#pragma unroll
+    for (int wi = 0; wi < 4; ++wi) {
+      const float f = __expf(s_m[wi][h] - mx);
+      o += s_acc[wi][h][e] * f;
+      lsum += s_l[wi][h] * f;
+    }
+    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
+    pp[e] = o;
+    if (e == 0) { pp[D] = mx; pp[D + 1] = lsum; }
+  }
+}
+
 __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const int* past, int nh, int d, int splits,
                                          __half* __restrict__ out, float* __restrict__ out32) {
   pdl_trigger();
@@ -691,6 +879,46 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
   EXL_CUDA_CHECK_LAUNCH();
   launch(attn_merge_kernel, dim3(dim3(a.nh, a.t)), dim3(a.d < 128 ? a.d : 128), 0, s, part, past, a.nh, a.d, a.split_len, a.splits, out, out32);
   EXL_CUDA_CHECK_LAUNCH();
+}
+
+void attention(const AttentionShape& a, const __half* q, const KvSource& k, const KvSource& v, const int* past,
+               float* part, __half* out, float* out32, cudaStream_t s) {
+  if (k.fmt == kv_f16 && v.fmt == kv_f16 && !k.stage && !v.stage) {
+    attention(a, q, static_cast<const __half*>(k.data), static_cast<const __half*>(v.data), past, part, out, out32, s);
+    return;
+  }
+  if (a.t <= 0) return;
+  check_shape(a);
+  for (const KvSource* src : {&k, &v})
+    if (src->fmt != kv_f16 && !src->stage)
+      throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
+  if (a.t < k_prefill_min_t && a.splits >= 1) {
+    const int g = a.nh / a.nkv;
+#define EXL_DECODE_Q(D, G)                                                                                           \
+  launch(attn_decode_q_kernel<D, G>, dim3(a.splits, a.nkv, a.t), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, \
+         a.splits, part)
+#define EXL_DECODE_QD(D)                                  \
+  switch (g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8) {     \
+    case 1: EXL_DECODE_Q(D, 1); break;                    \
+    case 2: EXL_DECODE_Q(D, 2); break;                    \
+    case 4: EXL_DECODE_Q(D, 4); break;                    \
+    default: EXL_DECODE_Q(D, 8); break;                   \
+  }
+    switch (a.d) {
+      case 64: EXL_DECODE_QD(64); break;
+      case 128: EXL_DECODE_QD(128); break;
+      default: EXL_DECODE_QD(256); break;
+    }
+#undef EXL_DECODE_QD
+#undef EXL_DECODE_Q
+    EXL_CUDA_CHECK_LAUNCH();
+    launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32);
+    EXL_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  if (a.d == 64) launch_prefill<64, true>(a, q, nullptr, nullptr, past, out, out32, s, k, v);
+  else if (a.d == 128) launch_prefill<128, true>(a, q, nullptr, nullptr, past, out, out32, s, k, v);
+  else throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: a quantized cache with head_dim 256 and chunks of 32 tokens or more");
 }
 
 void attention_decode_step(const AttentionShape& a, const DecodeStepInputs& in, __half* k_cache, __half* v_cache,

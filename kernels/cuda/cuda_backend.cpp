@@ -121,20 +121,41 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
                      " MiB of weights");
 }
 
-void CudaBackend::allocate_cache(int max_seq_len) {
+void CudaBackend::allocate_cache(int max_seq_len, int kfmt, int vfmt) {
   EXL_CUDA_REQUIRE(loaded_, "allocate_cache before load");
   EXL_CUDA_REQUIRE(max_seq_len > 0, "cache length must be positive");
+  if ((kv_rotated(kfmt) || kv_rotated(vfmt)) && hd_ % 64 != 0)
+    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "a Q8/Q4 cache needs head_dim a multiple of 64 (the model has " +
+                                               std::to_string(hd_) + ")");
   use_device(opt_.device);
   decode_graph_.reset();
   chunk_graphs_.clear();
   sample_graph_.reset();
   capacity_ = 0;
-  const std::size_t per_layer = std::size_t(max_seq_len) * nkv_ * hd_ * 2;
-  for (DeviceLayer& l : layers_) { l.k_cache.reset(); l.v_cache.reset(); }
+  for (DeviceLayer& l : layers_) { l.k_cache.reset(); l.v_cache.reset(); l.k_scales.reset(); l.v_scales.reset(); }
+  k_stage_.reset(); v_stage_.reset();
+  kfmt_ = kfmt; vfmt_ = vfmt;
+  // Q8/Q4 stores hold whole 512-element blocks: the capacity rounded up to the block's tokens.
+  const int row = nkv_ * hd_;
+  const int qb = kv_rotated(kfmt) || kv_rotated(vfmt) ? kv_q_block_tokens(row) : 1;
+  const std::size_t elems = std::size_t((max_seq_len + qb - 1) / qb * qb) * row;
+  const cudaStream_t s = stream_->get();
+  auto store = [&](DeviceBuffer& data, DeviceBuffer& scales, int fmt, const char* what, const char* swhat) {
+    data.allocate(&alloc_, kv_store_data_bytes(fmt, elems), what);
+    if (fmt == kv_f16) return;
+    // Zeroed, as the CPU store: a partly written block re-quantizes its other rows from here.
+    EXL_CUDA_CHECK(cudaMemsetAsync(data.get(), 0, data.bytes(), s));
+    if (!kv_rotated(fmt)) return;
+    scales.allocate(&alloc_, elems / 32 * 2, swhat);
+    EXL_CUDA_CHECK(cudaMemsetAsync(scales.get(), 0, scales.bytes(), s));
+  };
   for (DeviceLayer& l : layers_) {
-    l.k_cache.allocate(&alloc_, per_layer, "K cache");
-    l.v_cache.allocate(&alloc_, per_layer, "V cache");
+    store(l.k_cache, l.k_scales, kfmt, "K cache", "K cache scales");
+    store(l.v_cache, l.v_scales, vfmt, "V cache", "V cache scales");
   }
+  const std::size_t stage = std::size_t(std::min(opt_.max_chunk, max_seq_len)) * row * 2;
+  if (kfmt != kv_f16) k_stage_.allocate(&alloc_, stage, "K staging (quantized cache)");
+  if (vfmt != kv_f16) v_stage_.allocate(&alloc_, stage, "V staging (quantized cache)");
   capacity_ = max_seq_len;
   cache_len_ = 0;
   allocate_scratch();
@@ -214,6 +235,31 @@ int CudaBackend::accumulator_inits(int layer, int t, int head_rows, GemvInit* ou
   return n;
 }
 
+void CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, const float* q32, const float* k32, const float* v32) {
+  const cudaStream_t s = stream_->get();
+  const int* past = step_.get<int>();
+  const int t = as.t;
+  const bool kq = kfmt_ != kv_f16, vq = vfmt_ != kv_f16;
+  __half* qh = qh_.get<__half>();
+  __half* kdst = kq ? k_stage_.get<__half>() : l.k_cache.get<__half>();
+  __half* vdst = vq ? v_stage_.get<__half>() : l.v_cache.get<__half>();
+  rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh, kdst, vdst, s, kq, vq);
+  if (!kq && !vq) {
+    attention(as, qh, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(), att_.get<__half>(),
+              nullptr, s);
+    return;
+  }
+  kv_prepare(qh, t, nh_, nkv_, hd_, kfmt_, kdst, vfmt_, vdst, s);
+  AttentionShape a = as;
+  if (kv_rotated(kfmt_)) a.scale /= 32.0f;  // (H q) . (H k) = 32 q . k
+  const KvSource ksrc{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kq ? kdst : nullptr};
+  const KvSource vsrc{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vq ? vdst : nullptr};
+  attention(a, qh, ksrc, vsrc, past, part_.get<float>(), att_.get<__half>(), nullptr, s);
+  const KvStoreWrite kw{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kdst};
+  const KvStoreWrite vw{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vdst};
+  kv_finish(att_.get<__half>(), t, nh_, nkv_, hd_, kw, vw, past, s);
+}
+
 // The fused form for t <= gemv_max_rows tokens of an all-EXL2 model: 6 or 7 launches per layer,
 // each allowed to start early (PDL, launch.cuh). RMSNorm is folded into the q/k/v and gate/up
 // launches, SiLU * up into the down projection; accumulators alternate between two sets, and
@@ -244,17 +290,14 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     c.in.xf = x; c.in.norm_w = l.input_norm.get<__half>(); c.in.eps = eps_; c.in.ldx = hidden_;
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     exl2_gemv_run(c, s);
-    if (t == 1 && fused_decode_) {  // RoPE, the cache write, attention and the split merge in one launch
+    if (t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16) {  // RoPE, cache write, attention, merge: one launch
       DecodeStepInputs in;
       in.q = q32; in.k = k32; in.v = v32; in.cs = cs_.get<float2>(); in.style = rope_style_;
       in.counters = att_counters_.get<unsigned>();
       attention_decode_step(as, in, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
                             att_.get<__half>(), nullptr, s);
     } else {
-      rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh_.get<__half>(),
-                     l.k_cache.get<__half>(), l.v_cache.get<__half>(), s);
-      attention(as, qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
-                att_.get<__half>(), nullptr, s);
+      attend(layers_[std::size_t(li)], as, q32, k32, v32);
     }
     prepare_output(x, t, hidden_, hidden_, l.o.bias.get<float>(), true, s);  // no-op without bias
     GemvCall o;
@@ -321,10 +364,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     linear_forward(l.q, a, t, q32, qd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
     linear_forward(l.k, a, t, k32, kd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
     linear_forward(l.v, a, t, v32, kd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
-    rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh_.get<__half>(),
-                   l.k_cache.get<__half>(), l.v_cache.get<__half>(), s);
-    attention(as, qh_.get<__half>(), l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
-              att_.get<__half>(), nullptr, s);
+    attend(l, as, q32, k32, v32);
     lin(l.o, att_.get<__half>(), x, true);
     rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
     EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));
@@ -440,7 +480,8 @@ void CudaBackend::truncate(int length) {
 exl_cuda_memory CudaBackend::memory() const {
   exl_cuda_memory m{};
   m.weights_bytes = weight_bytes_;
-  for (const DeviceLayer& l : layers_) m.cache_bytes += l.k_cache.bytes() + l.v_cache.bytes();
+  for (const DeviceLayer& l : layers_)
+    m.cache_bytes += l.k_cache.bytes() + l.v_cache.bytes() + l.k_scales.bytes() + l.v_scales.bytes();
   m.scratch_bytes = alloc_.in_use > m.cache_bytes + weight_bytes_ ? alloc_.in_use - m.cache_bytes - weight_bytes_ : 0;
   m.allocations = alloc_.allocations;
   std::size_t free_b = 0, total_b = 0;

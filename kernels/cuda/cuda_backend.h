@@ -25,7 +25,8 @@ struct DeviceLinear {
 struct DeviceLayer {
   DeviceBuffer input_norm, post_norm;  // fp16 [hidden]
   DeviceLinear q, k, v, o, gate, up, down;
-  DeviceBuffer k_cache, v_cache;       // fp16 [capacity, nkv, d]
+  DeviceBuffer k_cache, v_cache;       // stores [capacity, nkv, d] in the cache's formats
+  DeviceBuffer k_scales, v_scales;     // Q8/Q4 stores: fp16 [capacity * nkv * d / 32]
 };
 
 // The EXL2 GEMV's split-K workspace (kernels.h: GemvWorkspace), counters zeroed.
@@ -57,7 +58,8 @@ class CudaBackend {
  public:
   explicit CudaBackend(const exl_cuda_options& o);
   void load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user);
-  void allocate_cache(int max_seq_len);
+  // kfmt, vfmt: KvFmt (kernels.h) of the K and V stores.
+  void allocate_cache(int max_seq_len, int kfmt = kv_f16, int vfmt = kv_f16);
   void forward(const std::int32_t* ids, int n, int logits_mode, float* logits);
   // forward of n ids and sampling of the last position on the device (cuda_backend_sample.cpp).
   void forward_sample(const std::int32_t* ids, int n, const exl_cuda_sampler& s, exl_cuda_sample_result* out);
@@ -105,6 +107,10 @@ class CudaBackend {
   DeviceBuffer att_counters_;      // the fused decode step's split tickets [nkv]
   DeviceBuffer cs_;                // RoPE table of the step's positions, fp32x2 [chunk, d/2]
   DeviceBuffer fqkv_[2], fgu_[2];  // the fused path's alternating accumulator sets
+  int kfmt_ = kv_f16, vfmt_ = kv_f16;  // KV store formats
+  DeviceBuffer k_stage_, v_stage_;     // a quantized store's chunk rows, fp16 [chunk, nkv, d]
+  // RoPE, the cache write and attention of one layer for t tokens (q/k/v fp32 in, att_ out).
+  void attend(DeviceLayer& l, const AttentionShape& as, const float* q32, const float* k32, const float* v32);
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path
   PinnedBuffer h_step_, h_ids_, h_logits_;
   GraphExec decode_graph_;

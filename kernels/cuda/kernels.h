@@ -113,11 +113,46 @@ struct RopeParams {
 void rope_table(const RopeParams& r, int t, cudaStream_t s);
 // Rotates q (fp32 [t, nh, d]) and k (fp32 [t, nkv, d]) with the table, writes q as fp16
 // [t, nh, d], and k, v (v fp32 [t, nkv, d]) as fp16 into the caches [cap, nkv, d] at rows
-// *past + i.
+// *past + i, or, for a cache marked staged (a quantized store: kv_cache.cu), into its staging
+// [t, nkv, d] at rows i.
 void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
-                    const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s);
+                    const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
+                    bool k_staged = false, bool v_staged = false);
 // Test form: rotates x fp32 [t, heads, d] in place with the table (made by rope_table).
 void rope_inplace(float* x, int t, int heads, int d, const float2* cs, int style, cudaStream_t s);
+
+// ---- kv_cache.cu: quantized KV cache (FP8; Q8/Q4 blocks of 512, Hadamard-rotated) ----
+// Formats of a layer's K or V store (exl_cuda allocate_cache's codes).
+enum KvFmt : int { kv_f16 = 1, kv_fp8 = 2, kv_q8 = 3, kv_q4 = 4 };
+inline bool kv_rotated(int fmt) { return fmt == kv_q8 || fmt == kv_q4; }
+// Smallest token count whose rows fill whole 512-element blocks (ExLlamaV2's q_block).
+int kv_q_block_tokens(int row);
+// Bytes of a store's elements (scales: elements / 32 fp16 more for Q8/Q4).
+std::size_t kv_store_data_bytes(int fmt, std::size_t elements);
+// What attention reads of one store: positions < *past from data (+ scales), positions past ..
+// past + t - 1 (the chunk being processed) from stage, fp16 [t, nkv * d] (rotated for Q8/Q4).
+struct KvSource {
+  int fmt = kv_f16;
+  const void* data = nullptr;
+  const __half* scales = nullptr;
+  const __half* stage = nullptr;
+};
+// A store to write the staged rows into (kv_finish).
+struct KvStoreWrite {
+  int fmt = kv_f16;
+  void* data = nullptr;
+  __half* scales = nullptr;
+  const __half* stage = nullptr;
+};
+// Before attention, for Q8/Q4 stores: rotates q fp16 [t, nh, d] in place when K is rotated, and
+// the staged rows (k_stage, v_stage fp16 [t, nkv, d]) of each rotated store. d % 64 == 0.
+void kv_prepare(__half* q, int t, int nh, int nkv, int d, int kfmt, __half* k_stage, int vfmt, __half* v_stage,
+                cudaStream_t s);
+// After attention: rotates the output out fp16 [t, nh, d] back when V is rotated (null: none),
+// then writes the staged rows into the fp8/Q8/Q4 stores at positions *past .. *past + t - 1
+// (f16 stores, or null data, are skipped: the caller wrote those directly).
+void kv_finish(__half* out, int t, int nh, int nkv, int d, const KvStoreWrite& k, const KvStoreWrite& v, const int* past,
+               cudaStream_t s);
 
 // ---- attention.cu: causal GQA attention over an fp16 cache, split over the keys ----
 struct AttentionShape {
@@ -134,6 +169,12 @@ struct AttentionShape {
 std::size_t attention_partial_floats(const AttentionShape& a);
 void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
                const int* past, float* part, __half* out, float* out32, cudaStream_t s);
+// The same over stores of any format (KvSource): an fp16 store without staging takes the form
+// above; otherwise positions < *past come from the stores, dequantized on load (Q8/Q4: in the
+// rotated domain, so q must be rotated and the output rotated back: kv_prepare, kv_finish, and
+// `scale` must include the rotation's 1/32), and the chunk's own positions from the staging.
+void attention(const AttentionShape& a, const __half* q, const KvSource& k, const KvSource& v, const int* past,
+               float* part, __half* out, float* out32, cudaStream_t s);
 // The decode step (t = 1) in one launch: RoPE of q and of the new key (rope_qkv_cache's
 // arithmetic), the K/V cache write at row *past by the split that holds that key, attention
 // over the splits, and the merge done by the last split of each KV head to finish (a ticket in

@@ -78,8 +78,12 @@ int api_load(exl_cuda_backend* b, const exl_cuda_model* m, exl_cuda_progress_fn 
 int api_allocate_cache(exl_cuda_backend* b, int max_seq_len, int cache_type) {
   return guarded([&] {
     EXL_CUDA_REQUIRE(b, "allocate_cache: null");
-    if (cache_type != 1) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "the CUDA backend has an fp16 cache only (so far)");
-    b->impl->allocate_cache(max_seq_len);
+    // Low byte: the K store's format (KvFmt: 1 fp16, 2 fp8, 3 q8, 4 q4); next byte: V's (0: as K).
+    const int kf = cache_type & 0xff, vf = (cache_type >> 8) & 0xff ? (cache_type >> 8) & 0xff : kf;
+    auto known = [](int f) { return f >= kv_f16 && f <= kv_q4; };
+    if (!known(kf) || !known(vf) || (cache_type >> 16) != 0)
+      throw_status(EXL_CUDA_ERR_INVALID, "allocate_cache: unknown cache type code " + std::to_string(cache_type));
+    b->impl->allocate_cache(max_seq_len, kf, vf);
   });
 }
 
@@ -148,6 +152,7 @@ const exl_cuda_api k_api = {
     bench_forward,
     api_forward_sample,
     test_sample,
+    test_kv_cache,
 };
 
 }  // namespace

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 2u  /* 2: device sampling (forward_sample, test_sample) */
+#define EXL_CUDA_ABI_VERSION 3u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -163,7 +163,8 @@ typedef struct exl_cuda_api {
   int (*create)(const exl_cuda_options* options, exl_cuda_backend** out);
   void (*destroy)(exl_cuda_backend* b);
   int (*load)(exl_cuda_backend* b, const exl_cuda_model* model, exl_cuda_progress_fn progress, void* user);
-  int (*allocate_cache)(exl_cuda_backend* b, int max_seq_len, int cache_type /* 1 = fp16 */);
+  /* cache_type: K format | V format << 8 (1 fp16, 2 fp8, 3 q8, 4 q4; V 0: as K). */
+  int (*allocate_cache)(exl_cuda_backend* b, int max_seq_len, int cache_type);
   /* logits_mode 0 none, 1 last, 2 all; logits: [rows, vocab] fp32 host buffer (may be pinned). */
   int (*forward)(exl_cuda_backend* b, const int32_t* ids, int n, int logits_mode, float* logits);
   int (*truncate_cache)(exl_cuda_backend* b, int length);
@@ -208,6 +209,18 @@ typedef struct exl_cuda_api {
    * kept, normalised distribution (0 for dropped ids; one-hot for greedy). */
   int (*test_sample)(int device, const float* logits, int vocab, const exl_cuda_sampler* s,
                      exl_cuda_sample_result* out, float* dist);
+
+  /* ---- ABI 3: quantized KV cache ---- */
+  /* K and V stores of formats kfmt / vfmt (allocate_cache's codes) for ctx = past + t positions:
+   * rows [0, past) of k, v (fp16 [ctx, nkv, d]) written in chunks of the given sizes (summing to
+   * past), then one layer's attention step for q [t, nh, d] over them (the chunk's own K/V
+   * staged), which also writes rows [past, ctx). out [t, nh, d] fp32 (from the fp16 output); the
+   * stores' bytes after the step: k_data/v_data (capacity rounded up to whole 512-element blocks:
+   * ceil(ctx / q_block) * q_block * nkv * d elements in the format's bytes), k_scales/v_scales fp16
+   * (elements / 32; Q8/Q4 only; may be null). */
+  int (*test_kv_cache)(int device, int kfmt, int vfmt, const uint16_t* q, const uint16_t* k, const uint16_t* v, int t,
+                       int past, int nh, int nkv, int d, float scale, const int* chunks, int n_chunks, float* out,
+                       uint8_t* k_data, uint16_t* k_scales, uint8_t* v_data, uint16_t* v_scales);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

@@ -30,7 +30,8 @@ __global__ void rope_table_kernel(RopeParams r, int t) {
 
 __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
                                 int nh, int nkv, int d, const int* past, const float2* __restrict__ cs, int style,
-                                __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache) {
+                                __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
+                                bool k_staged, bool v_staged) {
   pdl_trigger();
   pdl_wait();
   const int t = blockIdx.x, h = blockIdx.y, i = threadIdx.x;
@@ -49,11 +50,12 @@ __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __rest
   const int kh = h - nh;
   const std::size_t o = (std::size_t(t) * nkv + kh) * d;
   const std::size_t co = (std::size_t(pos) * nkv + kh) * d;
+  const std::size_t ko = k_staged ? o : co, vo = v_staged ? o : co;
   const float xa = k[o + a], xb = k[o + b];
-  k_cache[co + a] = __float2half_rn(xa * c.x - xb * c.y);
-  k_cache[co + b] = __float2half_rn(xb * c.x + xa * c.y);
-  v_cache[co + 2 * i] = __float2half_rn(v[o + 2 * i]);
-  v_cache[co + 2 * i + 1] = __float2half_rn(v[o + 2 * i + 1]);
+  k_cache[ko + a] = __float2half_rn(xa * c.x - xb * c.y);
+  k_cache[ko + b] = __float2half_rn(xb * c.x + xa * c.y);
+  v_cache[vo + 2 * i] = __float2half_rn(v[o + 2 * i]);
+  v_cache[vo + 2 * i + 1] = __float2half_rn(v[o + 2 * i + 1]);
 }
 
 __global__ void rope_inplace_kernel(float* x, int heads, int d, const float2* __restrict__ cs, int style) {
@@ -82,11 +84,12 @@ void rope_table(const RopeParams& r, int t, cudaStream_t s) {
 }
 
 void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
-                    const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s) {
+                    const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
+                    bool k_staged, bool v_staged) {
   if (t <= 0) return;
   if (d % 2 != 0 || d > 512) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "rope: head_dim " + std::to_string(d));
   launch(rope_qkv_kernel, dim3(t, nh + nkv), dim3(d / 2), 0, s, q, k, v, nh, nkv, d, past, cs, style, q_out, k_cache,
-         v_cache);
+         v_cache, k_staged, v_staged);
 }
 
 void rope_inplace(float* x, int t, int heads, int d, const float2* cs, int style, cudaStream_t s) {

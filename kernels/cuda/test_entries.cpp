@@ -391,3 +391,81 @@ int bench_forward(exl_cuda_backend* b, int n, int past, int repeats, double* us)
 }
 
 }  // namespace exl::cuda
+
+namespace exl::cuda {
+
+int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint16_t* k, const uint16_t* v, int t, int past,
+                  int nh, int nkv, int d, float scale, const int* chunks, int n_chunks, float* out, uint8_t* k_data,
+                  uint16_t* k_scales, uint8_t* v_data, uint16_t* v_scales) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(q && k && v && out && t > 0 && past >= 0 && (n_chunks == 0 || chunks), "test_kv_cache: bad arguments");
+    use_device(device);
+    Stream st;
+    const cudaStream_t s = st.get();
+    const int ctx = past + t, row = nkv * d;
+    const int qb = kv_rotated(kfmt) || kv_rotated(vfmt) ? kv_q_block_tokens(row) : 1;
+    const std::size_t elems = std::size_t((ctx + qb - 1) / qb * qb) * row;
+    const int most = std::max(t, n_chunks ? *std::max_element(chunks, chunks + n_chunks) : 1);
+    struct Store {
+      DeviceBuffer data, scales, stage;
+      int fmt;
+    };
+    auto make = [&](int fmt, const char* what) {
+      Store x{DeviceBuffer(nullptr, kv_store_data_bytes(fmt, elems), what),
+              DeviceBuffer(nullptr, kv_rotated(fmt) ? elems / 32 * 2 : 0, "scales"),
+              DeviceBuffer(nullptr, std::size_t(most) * row * 2, "staging"), fmt};
+      EXL_CUDA_CHECK(cudaMemsetAsync(x.data.get(), 0, x.data.bytes(), s));
+      if (x.scales.bytes()) EXL_CUDA_CHECK(cudaMemsetAsync(x.scales.get(), 0, x.scales.bytes(), s));
+      return x;
+    };
+    Store ks = make(kfmt, "K store"), vs = make(vfmt, "V store");
+    DeviceBuffer dpast(nullptr, 4, "past");
+    DeviceBuffer dq = to_device(q, std::size_t(t) * nh * d, "q", s);
+    DeviceBuffer att(nullptr, std::size_t(t) * nh * d * 2, "out");
+    std::vector<int> h_past(1);
+    // Puts rows [p, p + n) of `src` where the layer step would: an fp16 store directly, else the staging.
+    auto stage_rows = [&](Store& x, const uint16_t* src, int p, int n) {
+      const std::size_t bytes = std::size_t(n) * row * 2;
+      void* dst = x.fmt == kv_f16 ? static_cast<char*>(x.data.get()) + std::size_t(p) * row * 2 : x.stage.get();
+      EXL_CUDA_CHECK(cudaMemcpyAsync(dst, src + std::size_t(p) * row, bytes, cudaMemcpyHostToDevice, s));
+    };
+    auto set_past = [&](int p) {
+      h_past[0] = p;
+      EXL_CUDA_CHECK(cudaMemcpyAsync(dpast.get(), h_past.data(), 4, cudaMemcpyHostToDevice, s));
+      EXL_CUDA_CHECK(cudaStreamSynchronize(s));  // h_past is pageable and reused
+    };
+    auto writes = [&](Store& x) { return KvStoreWrite{x.fmt, x.data.get(), x.scales.get<__half>(), x.stage.get<__half>()}; };
+    int p = 0;
+    for (int c = 0; c < n_chunks; ++c) {
+      EXL_CUDA_REQUIRE(chunks[c] > 0 && chunks[c] <= most, "test_kv_cache: bad chunk");
+      set_past(p);
+      stage_rows(ks, k, p, chunks[c]);
+      stage_rows(vs, v, p, chunks[c]);
+      kv_prepare(nullptr, chunks[c], nh, nkv, d, kfmt, ks.stage.get<__half>(), vfmt, vs.stage.get<__half>(), s);
+      kv_finish(nullptr, chunks[c], nh, nkv, d, writes(ks), writes(vs), dpast.get<int>(), s);
+      p += chunks[c];
+    }
+    EXL_CUDA_REQUIRE(p == past, "test_kv_cache: the chunks must sum to past");
+    set_past(past);
+    stage_rows(ks, k, past, t);
+    stage_rows(vs, v, past, t);
+    kv_prepare(dq.get<__half>(), t, nh, nkv, d, kfmt, ks.stage.get<__half>(), vfmt, vs.stage.get<__half>(), s);
+    AttentionShape a{t, nh, nkv, d, kv_rotated(kfmt) ? scale / 32.0f : scale, 64, 1};
+    a.splits = 1 + (ctx * 7) % 150;
+    if (t >= 32) { a.split_len = ((ctx + 15) / 16 + 63) / 64 * 64; a.splits = (ctx + a.split_len - 1) / a.split_len; }
+    DeviceBuffer part(nullptr, attention_partial_floats(a) * 4, "partials");
+    const KvSource ksrc{kfmt, ks.data.get(), ks.scales.get<__half>(), kfmt == kv_f16 ? nullptr : ks.stage.get<__half>()};
+    const KvSource vsrc{vfmt, vs.data.get(), vs.scales.get<__half>(), vfmt == kv_f16 ? nullptr : vs.stage.get<__half>()};
+    attention(a, dq.get<__half>(), ksrc, vsrc, dpast.get<int>(), part.get<float>(), att.get<__half>(), nullptr, s);
+    kv_finish(att.get<__half>(), t, nh, nkv, d, writes(ks), writes(vs), dpast.get<int>(), s);
+    std::vector<uint16_t> oh(std::size_t(t) * nh * d);
+    to_host(oh.data(), att, oh.size(), s);
+    for (std::size_t i = 0; i < oh.size(); ++i) out[i] = half_to_float(oh[i]);
+    if (k_data) to_host(k_data, ks.data, ks.data.bytes(), s);
+    if (v_data) to_host(v_data, vs.data, vs.data.bytes(), s);
+    if (k_scales && ks.scales.bytes()) to_host(reinterpret_cast<std::uint8_t*>(k_scales), ks.scales, ks.scales.bytes(), s);
+    if (v_scales && vs.scales.bytes()) to_host(reinterpret_cast<std::uint8_t*>(v_scales), vs.scales, vs.scales.bytes(), s);
+  });
+}
+
+}  // namespace exl::cuda

@@ -12,6 +12,7 @@ if(EXL_ENABLE_CUDA AND TARGET exl_cuda)
   exl_add_test_suite(cuda_kernels
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_exl2.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_ops.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_cuda_kv.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_sampler.cpp)
   exl_add_test_suite(cuda_model ${CMAKE_CURRENT_LIST_DIR}/test_cuda_model.cpp)
   add_dependencies(exl_testcases exl_cuda)

@@ -1,7 +1,7 @@
 // CudaBackend (engine side): implements exl::Backend by describing the Model to the exl_cuda
 // module in plain C structs (pointers into the memory map, dtypes, shapes) and calling its
 // table. The module owns everything on the device; this class owns the module's handle.
-// The module's cache is one contiguous FP16 sequence (no paging yet): prefix reuse keeps the
+// The module's cache is one contiguous sequence (no paging yet): prefix reuse keeps the
 // common prefix of that sequence, whose ids this class records (spec §9.3, unpaged fallback).
 #include <algorithm>
 #include <cmath>
@@ -109,12 +109,29 @@ class CudaBackend final : public Backend {
     capacity_ = 0;
   }
 
+  // The module's store formats (kernels.h KvFmt): 1 fp16, 2 fp8, 3 q8, 4 q4.
+  static int store_format(CacheType type, int bits, bool key) {
+    if (bits == 16) return 1;
+    if (bits == 8) return 3;
+    if (bits == 4) return 4;
+    if (bits != 0)
+      throw Error(ErrorKind::invalid_argument, std::string("unsupported ") + (key ? "key" : "value") +
+                                                   " cache width " + std::to_string(bits) + " (4, 8 or 16 bits)");
+    switch (type) {
+      case CacheType::fp16: return 1;
+      case CacheType::fp8: return 2;
+      case CacheType::q8: return 3;
+      case CacheType::q6: return key ? 3 : 4;  // K8/V4
+      case CacheType::q4: return 4;
+      case CacheType::fp32: break;
+    }
+    throw Error(ErrorKind::unsupported, "the CUDA backend has no fp32 cache (fp16, fp8, q8, q6 or q4)");
+  }
+
   void allocate_cache(const CacheOptions& options) override {
-    if (options.type != CacheType::fp16)
-      throw Error(ErrorKind::unsupported,
-                  std::string("the CUDA backend has no ") + cache_type_name(options.type) + " cache yet (use fp16)");
+    const int code = store_format(options.type, options.k_bits, true) | store_format(options.type, options.v_bits, false) << 8;
     ids_.clear();
-    cuda_loader::check(api_->allocate_cache(handle_, options.max_seq_len, 1), "allocate_cache");
+    cuda_loader::check(api_->allocate_cache(handle_, options.max_seq_len, code), "allocate_cache");
     capacity_ = options.max_seq_len;
   }
   int cache_capacity() const override { return capacity_; }

@@ -50,8 +50,12 @@ class KvStore {
   int capacity() const { return capacity_; }
   int row_elements() const { return row_; }
   std::uint64_t bytes() const { return data_.size() + scales_.size() * 2; }
-  // The raw element array of an f32/f16 store (the layout attention_cpu reads directly).
+  // The raw element array (f32/f16: the layout attention_cpu reads directly; fp8/q8/q4: the
+  // stored bytes, data_bytes() of them) and the Q8/Q4 scales (scale_count() fp16 values).
   const void* raw() const { return data_.data(); }
+  std::size_t data_bytes() const { return data_.size(); }
+  const half_bits* scale_data() const { return scales_.data(); }
+  std::size_t scale_count() const { return scales_.size(); }
 
   // Stores tokens [past, past + tokens) from fp32 rows [tokens, row_elements]. Values are rounded
   // to fp16 first (as in an fp16 cache). For q formats the touched token range is rounded outwards
