@@ -224,6 +224,72 @@ __device__ __forceinline__ uint4 kv_load8(const KvSource& src, int key, int past
   }
 }
 
+// Sixteen elements of a key or value row for the quantized decode kernel in one load (they lie in
+// one 32-element scale group): the raw words first (so several keys' loads are in flight), then
+// the conversion to fp32 (rotated domain for Q8/Q4).
+struct KvRaw16 {
+  uint4 a, b;
+  float s;
+  bool staged;
+};
+__device__ __forceinline__ void kv_raw16(const KvSource& src, int key, int past, std::size_t row, std::size_t col,
+                                         KvRaw16& r) {
+  r.staged = key >= past && src.stage;
+  if (r.staged) {
+    const uint4* p = reinterpret_cast<const uint4*>(src.stage + std::size_t(key - past) * row + col);
+    r.a = p[0]; r.b = p[1];
+    return;
+  }
+  const std::size_t e = std::size_t(key) * row + col;
+  switch (src.fmt) {
+    case kv_fp8: r.a = *reinterpret_cast<const uint4*>(static_cast<const std::uint8_t*>(src.data) + e); return;
+    case kv_q8:
+      r.a = *reinterpret_cast<const uint4*>(static_cast<const std::uint8_t*>(src.data) + e);
+      r.s = __half2float(src.scales[e / 32]);
+      return;
+    case kv_q4: {
+      const uint2 w = *reinterpret_cast<const uint2*>(static_cast<const std::uint8_t*>(src.data) + e / 2);
+      r.a.x = w.x; r.a.y = w.y;
+      r.s = __half2float(src.scales[e / 32]);
+      return;
+    }
+    default: {
+      const uint4* p = reinterpret_cast<const uint4*>(static_cast<const __half*>(src.data) + e);
+      r.a = p[0]; r.b = p[1];
+    }
+  }
+}
+
+__device__ __forceinline__ void h8_to_f_(const uint4& v, float* f) {
+  const __half2* h = reinterpret_cast<const __half2*>(&v);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 t = __half22float2(h[i]);
+    f[2 * i] = t.x;
+    f[2 * i + 1] = t.y;
+  }
+}
+
+__device__ __forceinline__ void kv_cvt16(int fmt, const KvRaw16& r, float (&f)[16]) {
+  if (r.staged || fmt == kv_f16) {
+    h8_to_f_(r.a, f);
+    h8_to_f_(r.b, f + 8);
+    return;
+  }
+  const std::uint32_t w[4] = {r.a.x, r.a.y, r.a.z, r.a.w};
+  if (fmt == kv_fp8) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+      f[i] = __half2float(__ushort_as_half(std::uint16_t(((w[i >> 2] >> (8 * (i & 3))) & 0xff) << 8)));
+  } else if (fmt == kv_q8) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) f[i] = float(int((w[i >> 2] >> (8 * (i & 3))) & 0xff) - 128) * r.s;
+  } else {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) f[i] = float(int((w[i >> 3] >> (4 * (i & 7))) & 15) - 8) * r.s;
+  }
+}
+
 template <int D, bool Q = false>
 __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                            const __half* __restrict__ vc, const int* past_p, int t,
@@ -700,23 +766,20 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
   const std::size_t row = std::size_t(nkv) * D, col = std::size_t(kh) * D + d0;
   constexpr int U = G >= 8 ? 1 : 2;
   for (int base = k0 + warp * KPW * U; base < k1; base += 4 * KPW * U) {
-    uint4 kr[U][2], vr[U][2];
+    KvRaw16 kr[U], vr[U];
     bool valid[U];
 #pragma unroll
     for (int uu = 0; uu < U; ++uu) {
       const int key = base + uu * KPW + slot;
       valid[uu] = key < k1;
       const int kk = valid[uu] ? key : k0;
-      kr[uu][0] = kv_load8(ks, kk, past, row, col);
-      kr[uu][1] = kv_load8(ks, kk, past, row, col + 8);
-      vr[uu][0] = kv_load8(vs, kk, past, row, col);
-      vr[uu][1] = kv_load8(vs, kk, past, row, col + 8);
+      kv_raw16(ks, kk, past, row, col, kr[uu]);
+      kv_raw16(vs, kk, past, row, col, vr[uu]);
     }
 #pragma unroll
     for (int uu = 0; uu < U; ++uu) {
       float kf[16];
-      h8_to_f(kr[uu][0], kf);
-      h8_to_f(kr[uu][1], kf + 8);
+      kv_cvt16(ks.fmt, kr[uu], kf);
       float sc[G];
 #pragma unroll
       for (int h = 0; h < G; ++h) {
@@ -729,8 +792,7 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
       }
       if (!valid[uu]) continue;
       float vf[16];
-      h8_to_f(vr[uu][0], vf);
-      h8_to_f(vr[uu][1], vf + 8);
+      kv_cvt16(vs.fmt, vr[uu], vf);
 #pragma unroll
       for (int h = 0; h < G; ++h) {
         const float mn = fmaxf(m[h], sc[h]);

@@ -178,7 +178,7 @@ struct GemvJobs {
 
 // Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
 // the units per block; EXL_GEMV_SKIP leaves stages out (1 main loop, 2 activation gather, 4 scale
-// decode, 8 L2 prefetch) so that timing differences place the kernel's time. Results are wrong
+// decode, 8 L2 prefetch, 16 the RMSNorm pass) so that timing differences place the kernel's time. Results are wrong
 // with any stage left out.
 struct GemvKnobs {
   int upb = 0, skip = 0;
@@ -383,7 +383,7 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
 #pragma unroll
     for (int mm = 0; mm < MT; ++mm) ss[mm] = 0.0f;
     const int mv = min(MT, m - m0);
-    for (int i = threadIdx.x; i < w.k / 4; i += k_threads) {
+    for (int i = threadIdx.x; i < ((jobs.skip & 16) ? 0 : w.k / 4); i += k_threads) {
       float4 v[MT];
 #pragma unroll
       for (int mm = 0; mm < MT; ++mm)

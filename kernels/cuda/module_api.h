@@ -215,9 +215,9 @@ typedef struct exl_cuda_api {
    * rows [0, past) of k, v (fp16 [ctx, nkv, d]) written in chunks of the given sizes (summing to
    * past), then one layer's attention step for q [t, nh, d] over them (the chunk's own K/V
    * staged), which also writes rows [past, ctx). out [t, nh, d] fp32 (from the fp16 output); the
-   * stores' bytes after the step: k_data/v_data (capacity rounded up to whole 512-element blocks:
-   * ceil(ctx / q_block) * q_block * nkv * d elements in the format's bytes), k_scales/v_scales fp16
-   * (elements / 32; Q8/Q4 only; may be null). */
+   * stores' bytes after the step: k_data/v_data (ctx * nkv * d elements in the format's bytes; a
+   * Q8/Q4 store's capacity rounded up to whole 512-element blocks, ceil(ctx / q_block) * q_block),
+   * k_scales/v_scales fp16 (elements / 32; Q8/Q4 only; may be null). */
   int (*test_kv_cache)(int device, int kfmt, int vfmt, const uint16_t* q, const uint16_t* k, const uint16_t* v, int t,
                        int past, int nh, int nkv, int d, float scale, const int* chunks, int n_chunks, float* out,
                        uint8_t* k_data, uint16_t* k_scales, uint8_t* v_data, uint16_t* v_scales);

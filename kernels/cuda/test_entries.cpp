@@ -404,13 +404,15 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
     const cudaStream_t s = st.get();
     const int ctx = past + t, row = nkv * d;
     const int qb = kv_rotated(kfmt) || kv_rotated(vfmt) ? kv_q_block_tokens(row) : 1;
-    const std::size_t elems = std::size_t((ctx + qb - 1) / qb * qb) * row;
+    // The CPU store's capacity: whole 512-element blocks for Q8/Q4, ctx rows otherwise.
+    auto elems_of = [&](int fmt) { return std::size_t(kv_rotated(fmt) ? (ctx + qb - 1) / qb * qb : ctx) * row; };
     const int most = std::max(t, n_chunks ? *std::max_element(chunks, chunks + n_chunks) : 1);
     struct Store {
       DeviceBuffer data, scales, stage;
       int fmt;
     };
     auto make = [&](int fmt, const char* what) {
+      const std::size_t elems = elems_of(fmt);
       Store x{DeviceBuffer(nullptr, kv_store_data_bytes(fmt, elems), what),
               DeviceBuffer(nullptr, kv_rotated(fmt) ? elems / 32 * 2 : 0, "scales"),
               DeviceBuffer(nullptr, std::size_t(most) * row * 2, "staging"), fmt};
