@@ -4,108 +4,108 @@
 <context>
     <name>AboutDialog</name>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="10"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="10" />
         <source>About EXL Studio</source>
         <translation>Über EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="22"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="22" />
         <source>Close</source>
         <translation>Schließen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="34"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="34" />
         <source>Chat with local EXL2 models on your GPU, or on the CPU where there is none.</source>
         <translation>Chatten Sie mit lokalen EXL2-Modellen auf Ihrer GPU oder, wo keine vorhanden ist, auf der CPU.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="46"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="46" />
         <source>Version</source>
         <translation>Version</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="48"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="48" />
         <source>Git commit</source>
         <translation>Git-Commit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="50"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="50" />
         <source>Build type</source>
         <translation>Build-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="52"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="52" />
         <source>CUDA architectures</source>
         <translation>CUDA-Architekturen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="54"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="54" />
         <source>none (built without CUDA)</source>
         <translation>keine (ohne CUDA gebaut)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="57"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="57" />
         <source>CUDA toolkit</source>
         <translation>CUDA-Toolkit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="60"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="60" />
         <source>%1 (runtime built in)</source>
         <translation>%1 (Laufzeit eingebaut)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="63"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="63" />
         <source>NVIDIA driver</source>
         <translation>NVIDIA-Treiber</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="67"/>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="76"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="67" />
+        <location filename="../ui/qml/components/AboutDialog.qml" line="76" />
         <source>not found</source>
         <translation>nicht gefunden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="68"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="68" />
         <source>%1 (supports CUDA %2)</source>
         <translation>%1 (unterstützt CUDA %2)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="68"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="68" />
         <source>version unknown</source>
         <translation>Version unbekannt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="72"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="72" />
         <source>cuBLAS</source>
         <translation>cuBLAS</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="81"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="81" />
         <source>GPUs</source>
         <translation>GPUs</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="87"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="87" />
         <source>Backend</source>
         <translation>Backend</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="90"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="90" />
         <source>CUDA</source>
         <translation>CUDA</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="91"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="91" />
         <source>CPU: %1</source>
         <translation>CPU: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="95"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="95" />
         <source>Qt</source>
         <translation>Qt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="100"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="100" />
         <source>Copy details</source>
         <translation>Details kopieren</translation>
     </message>
@@ -113,22 +113,22 @@
 <context>
     <name>ChatInput</name>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="23"/>
+        <location filename="../ui/qml/components/ChatInput.qml" line="23" />
         <source>Message (Enter to send, Shift+Enter for a new line)</source>
         <translation>Nachricht (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="26"/>
+        <location filename="../ui/qml/components/ChatInput.qml" line="26" />
         <source>Message</source>
         <translation>Nachricht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40"/>
+        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
         <source>Stop</source>
         <translation>Stopp</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40"/>
+        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
         <source>Send</source>
         <translation>Senden</translation>
     </message>
@@ -136,22 +136,22 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="35"/>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="35" />
         <source>System prompt for this conversation (optional)</source>
         <translation>Systemprompt für diese Unterhaltung (optional)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="38"/>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="38" />
         <source>System prompt</source>
         <translation>Systemprompt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="61"/>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="62" />
         <source>Type a message to start.</source>
         <translation>Geben Sie eine Nachricht ein, um zu beginnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="62"/>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="63" />
         <source>Load a model on the Models page, then type a message.</source>
         <translation>Laden Sie auf der Seite „Modelle“ ein Modell und geben Sie dann eine Nachricht ein.</translation>
     </message>
@@ -159,18 +159,18 @@
 <context>
     <name>ChatViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="110"/>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="271"/>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="137" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="333" />
         <source>Could not save the conversation: %1</source>
         <translation>Die Unterhaltung konnte nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="120"/>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="147" />
         <source>Could not save the message: %1</source>
         <translation>Die Nachricht konnte nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="242"/>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="304" />
         <source>Could not save the reply: %1</source>
         <translation>Die Antwort konnte nicht gespeichert werden: %1</translation>
     </message>
@@ -178,43 +178,43 @@
 <context>
     <name>ConversationSidebar</name>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="23"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="23" />
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="31"/>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="32"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="31" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="32" />
         <source>Search chats</source>
         <translation>Chats durchsuchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="55"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="55" />
         <source>Rename…</source>
         <translation>Umbenennen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="56"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="56" />
         <source>Delete</source>
         <translation>Löschen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
         <source>No chat matches.</source>
         <translation>Kein Chat gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
         <source>No chats yet.</source>
         <translation>Noch keine Chats.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="72"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="72" />
         <source>Rename chat</source>
         <translation>Chat umbenennen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="76"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="76" />
         <source>Chat title</source>
         <translation>Titel des Chats</translation>
     </message>
@@ -222,63 +222,83 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="180"/>
-        <source>Your chat template for this model cannot be read (%1); using the model&apos;s own instead.</source>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="211" />
+        <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Ihre Chatvorlage für dieses Modell ist nicht lesbar (%1); stattdessen wird die Vorlage des Modells verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="79"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="80" />
         <source>the CPU was asked for</source>
         <translation>die CPU wurde angefordert</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="156"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
         <source>%1 is not a folder.</source>
         <translation>%1 ist kein Ordner.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="159"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="161" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 hat keine tokenizer.json und kann daher nicht chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="190"/>
-        <source>The model&apos;s chat template cannot be read (%1); using ChatML instead.</source>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="221" />
+        <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Die Chatvorlage des Modells ist nicht lesbar (%1); stattdessen wird ChatML verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="188"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="219" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Das Modell hat keine Chatvorlage; ChatML wird verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="206"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="169" />
+        <source>The draft model %1 has no tokenizer.json, so its vocabulary cannot be checked.</source>
+        <translation>Das Entwurfsmodell %1 hat keine tokenizer.json, daher kann sein Vokabular nicht geprüft werden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="172" />
+        <source>%1 cannot be the draft model of %2: %3</source>
+        <translation>%1 kann nicht das Entwurfsmodell von %2 sein: %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="193" />
+        <source>Out of memory while loading the draft model %1: %2. Try a shorter context, a smaller cache type or no draft model.</source>
+        <translation>Nicht genügend Speicher beim Laden des Entwurfsmodells %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cachetyp oder kein Entwurfsmodell.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="195" />
+        <source>Could not load the draft model %1: %2</source>
+        <translation>Das Entwurfsmodell %1 konnte nicht geladen werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="237" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="208"/>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="213"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="239" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="244" />
         <source>Could not load %1: %2</source>
         <translation>%1 konnte nicht geladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="210"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="241" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="294"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="335" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="306"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="347" />
         <source>The conversation is empty.</source>
         <translation>Die Unterhaltung ist leer.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="308"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="349" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Die Unterhaltung (%1 Token) passt nicht in den Kontext von %2 Token. Beginnen Sie einen neuen Chat oder laden Sie das Modell mit längerem Kontext.</translation>
     </message>
@@ -286,57 +306,57 @@
 <context>
     <name>FitBar</name>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="37"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="37" />
         <source>Weights</source>
         <translation>Gewichte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="38"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="38" />
         <source>Cache</source>
         <translation>Cache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="39"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="39" />
         <source>Scratch</source>
         <translation>Arbeitsspeicher</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="40"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="40" />
         <source>Free</source>
         <translation>Frei</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="46"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="46" />
         <source>%1 %2 GiB</source>
         <translation>%1 %2 GiB</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="57"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="57" />
         <source>No memory estimate for this model.</source>
         <translation>Keine Speicherschätzung für dieses Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="58"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="58" />
         <source>Fits: %1 of %2 GiB on %3.</source>
         <translation>Passt: %1 von %2 GiB auf %3.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="59"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="59" />
         <source>system memory</source>
         <translation>dem Systemspeicher</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="59"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="59" />
         <source>the GPU</source>
         <translation>der GPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="60"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="60" />
         <source>Does not fit: needs %1 of %2 GiB.</source>
         <translation>Passt nicht: benötigt %1 von %2 GiB.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="65"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="65" />
         <source>Largest context that fits: %1 tokens · bound decode speed %2 tok/s</source>
         <translation>Größter passender Kontext: %1 Token · begrenzte Dekodiergeschwindigkeit %2 Tok./s</translation>
     </message>
@@ -344,7 +364,7 @@
 <context>
     <name>InferenceWorker</name>
     <message>
-        <location filename="../ui/services/inferenceworker.cpp" line="59"/>
+        <location filename="../ui/services/inferenceworker.cpp" line="60" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
@@ -352,68 +372,68 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/qml/Main.qml" line="15"/>
-        <location filename="../ui/qml/Main.qml" line="49"/>
+        <location filename="../ui/qml/Main.qml" line="15" />
+        <location filename="../ui/qml/Main.qml" line="49" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="61"/>
+        <location filename="../ui/qml/Main.qml" line="61" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="62"/>
+        <location filename="../ui/qml/Main.qml" line="62" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="63"/>
+        <location filename="../ui/qml/Main.qml" line="63" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="64"/>
+        <location filename="../ui/qml/Main.qml" line="64" />
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="68"/>
+        <location filename="../ui/qml/Main.qml" line="68" />
         <source>%1 on %2</source>
         <translation>%1 auf %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="69"/>
+        <location filename="../ui/qml/Main.qml" line="69" />
         <source>No model loaded</source>
         <translation>Kein Modell geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="94"/>
+        <location filename="../ui/qml/Main.qml" line="94" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles läuft auf der CPU (%1). Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="95"/>
+        <location filename="../ui/qml/Main.qml" line="95" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Kein CUDA-Gerät gefunden: Alles läuft auf der CPU. Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="107"/>
+        <location filename="../ui/qml/Main.qml" line="107" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Simulierte Engine (--fake): Antworten, Geschwindigkeiten und Speicherwerte sind erfunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="113"/>
+        <location filename="../ui/qml/Main.qml" line="113" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats können nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="74"/>
+        <location filename="../ui/qml/Main.qml" line="74" />
         <source>About</source>
         <translation>Über</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="75"/>
+        <location filename="../ui/qml/Main.qml" line="75" />
         <source>About EXL Studio</source>
         <translation>Über EXL Studio</translation>
     </message>
@@ -421,38 +441,38 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="67"/>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="88"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="87" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="108" />
         <source>Edit message</source>
         <translation>Nachricht bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="80"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="100" />
         <source>Copy</source>
         <translation>Kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="81"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="101" />
         <source>Copy message</source>
         <translation>Nachricht kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="87"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="107" />
         <source>Edit</source>
         <translation>Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="94"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="114" />
         <source>Send edited</source>
         <translation>Bearbeitet senden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="101"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="121" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="108"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="128" />
         <source>Regenerate</source>
         <translation>Neu generieren</translation>
     </message>
@@ -460,7 +480,7 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="336"/>
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="336" />
         <source>Could not read the chat template file %1.</source>
         <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
     </message>
@@ -468,17 +488,17 @@
 <context>
     <name>ModelRow</name>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="31"/>
+        <location filename="../ui/qml/components/ModelRow.qml" line="31" />
         <source>remote · %1</source>
         <translation>entfernt · %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="32"/>
+        <location filename="../ui/qml/components/ModelRow.qml" line="32" />
         <source>loaded</source>
         <translation>geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="42"/>
+        <location filename="../ui/qml/components/ModelRow.qml" line="42" />
         <source>%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context</source>
         <translation>%1 · %2 Mrd. Parameter · %3 bpw (Kopf %4) · %5 GB · %6k Kontext</translation>
     </message>
@@ -486,184 +506,184 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="146"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="146" />
         <source>Chat template</source>
         <translation>Chatvorlage</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="154"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="154" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="156"/>
-        <source>The model&apos;s own template is used. Paste or load one below to use yours instead.</source>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="156" />
+        <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="157"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="166"/>
-        <source>Jinja chat template for this model (empty: the model&apos;s own)</source>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="166" />
+        <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-Chatvorlage für dieses Modell (leer: die des Modells)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="170"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="170" />
         <source>Chat template for this model</source>
         <translation>Chatvorlage für dieses Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="178"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="178" />
         <source>Load from file…</source>
         <translation>Aus Datei laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="183"/>
-        <source>Use the model&apos;s template</source>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
+        <source>Use the model's template</source>
         <translation>Vorlage des Modells verwenden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="190"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="190" />
         <source>Choose a chat template file</source>
         <translation>Chatvorlagendatei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="191"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="191"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="21"/>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="69"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="69" />
         <source>No model found in %1.</source>
         <translation>Kein Modell in %1 gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="33"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="33" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="42"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="42" />
         <source>Models folder (default: in the data folder)</source>
         <translation>Modellordner (Standard: im Datenordner)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="43"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="43" />
         <source>Models folder</source>
         <translation>Modellordner</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="48"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="48" />
         <source>Add folder…</source>
         <translation>Ordner hinzufügen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="49"/>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="67"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="67" />
         <source>Add a model folder</source>
         <translation>Einen Modellordner hinzufügen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="53"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
         <source>Rescan</source>
         <translation>Neu suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="54"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
         <source>Look for model folders again</source>
         <translation>Erneut nach Modellordnern suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="75"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="75" />
         <source>No models found. Put model folders into the models folder, add a folder, or drop one here.</source>
         <translation>Keine Modelle gefunden. Legen Sie Modellordner in den Modellordner, fügen Sie einen Ordner hinzu oder ziehen Sie einen hierher.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="108"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Ein entferntes Modell läuft auf seinem Server: Die Ladeeinstellungen und die Speicherpassung unten gelten nicht. „Laden“ wählt es für den Chat aus.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="110"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
         <source>Load settings</source>
         <translation>Ladeeinstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="113"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="113" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits pro Gewicht (Was-wäre-wenn)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="116"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="116" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="121"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="121" />
         <source>Context length</source>
         <translation>Kontextlänge</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="129"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
         <source>Cache type</source>
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="137"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
         <source>Draft tokens</source>
         <translation>Entwurfstoken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="140"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="195"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="206"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="206" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="208"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="212"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="212" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="214"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="214" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="221"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="221" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="227"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="227" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>
@@ -671,12 +691,12 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../ui/services/fakegenerationbackend.cpp" line="61"/>
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="61" />
         <source>No model found in %1.</source>
         <translation>Kein Modell in %1 gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/services/fakegenerationbackend.cpp" line="66"/>
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="66" />
         <source>Out of memory on %1 while loading layer 41 of 80.</source>
         <translation>Kein Speicher mehr auf %1 beim Laden von Schicht 41 von 80.</translation>
     </message>
@@ -684,27 +704,27 @@
 <context>
     <name>RemoteEndpointRules</name>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="40"/>
-        <source>Enter the endpoint&apos;s address, e.g. https://example.org/v1 or http://192.168.1.20:5001/v1.</source>
+        <location filename="../ui/services/remoteendpoint.cpp" line="40" />
+        <source>Enter the endpoint's address, e.g. https://example.org/v1 or http://192.168.1.20:5001/v1.</source>
         <translation>Geben Sie die Adresse des Endpunkts ein, z. B. https://example.org/v1 oder http://192.168.1.20:5001/v1.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="46"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="46" />
         <source>Start the address with https:// (or http:// for a loopback or private address).</source>
         <translation>Beginnen Sie die Adresse mit https:// (oder http:// für eine Loopback- oder private Adresse).</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="50"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="50" />
         <source>Only https:// and http:// addresses are supported.</source>
         <translation>Nur https://- und http://-Adressen werden unterstützt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="54"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="54" />
         <source>Plain HTTP is allowed only for loopback and private network addresses; use https:// for %1.</source>
         <translation>Unverschlüsseltes HTTP ist nur für Loopback- und private Netzwerkadressen erlaubt; verwenden Sie https:// für %1.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="74"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="74" />
         <source>Plain HTTP: messages and the API key travel unencrypted on the local network.</source>
         <translation>Unverschlüsseltes HTTP: Nachrichten und der API-Schlüssel werden unverschlüsselt im lokalen Netzwerk übertragen.</translation>
     </message>
@@ -712,7 +732,7 @@
 <context>
     <name>RemoteEndpointStore</name>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="129"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="129" />
         <source>No secret storage is available: the API key is kept unencrypted in %1, readable only by you.</source>
         <translation>Kein Geheimnisspeicher verfügbar: Der API-Schlüssel wird unverschlüsselt in %1 gespeichert, nur für Sie lesbar.</translation>
     </message>
@@ -720,17 +740,17 @@
 <context>
     <name>RemoteEndpointsModel</name>
     <message>
-        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="45"/>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="45" />
         <source>Give the endpoint a name.</source>
         <translation>Geben Sie dem Endpunkt einen Namen.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="48"/>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="48" />
         <source>An endpoint named %1 exists already.</source>
         <translation>Ein Endpunkt namens %1 existiert bereits.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="57"/>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="57" />
         <source>The endpoint is used but could not be saved: %1</source>
         <translation>Der Endpunkt wird verwendet, konnte aber nicht gespeichert werden: %1</translation>
     </message>
@@ -738,82 +758,82 @@
 <context>
     <name>RemoteEndpointsPanel</name>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="15"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="15" />
         <source>Remote endpoints</source>
         <translation>Entfernte Endpunkte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
         <source>Add remote endpoint…</source>
         <translation>Entfernten Endpunkt hinzufügen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="18"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="18" />
         <source>Add a remote OpenAI-compatible endpoint</source>
         <translation>Einen entfernten OpenAI-kompatiblen Endpunkt hinzufügen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="37"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="37" />
         <source> · API key</source>
         <translation> · API-Schlüssel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="42"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="42" />
         <source>Remove</source>
         <translation>Entfernen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="43"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="43" />
         <source>Remove the endpoint %1</source>
         <translation>Den Endpunkt %1 entfernen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="60"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="60" />
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="64"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="64" />
         <source>e.g. Lab server</source>
         <translation>z. B. Laborserver</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65" />
         <source>Endpoint name</source>
         <translation>Name des Endpunkts</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="67"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="67" />
         <source>Base URL</source>
         <translation>Basis-URL</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="72"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="72" />
         <source>Endpoint base URL</source>
         <translation>Basis-URL des Endpunkts</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="75"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="75" />
         <source>API key</source>
         <translation>API-Schlüssel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="80"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="80" />
         <source>optional</source>
         <translation>optional</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81" />
         <source>API key (optional)</source>
         <translation>API-Schlüssel (optional)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="101"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="101" />
         <source>Add endpoint</source>
         <translation>Endpunkt hinzufügen</translation>
     </message>
@@ -821,88 +841,88 @@
 <context>
     <name>RemoteInferenceService</name>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="81"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="81" />
         <source>Remote models run on their server: speeds are measured by this app, and there is no VRAM meter or bandwidth-bound line.</source>
         <translation>Entfernte Modelle laufen auf ihrem Server: Geschwindigkeiten misst diese App, und es gibt keine VRAM-Anzeige und keine Bandbreitengrenze.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="146"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="146" />
         <source>%1 answered GET /v1/models with something that is not a model list.</source>
         <translation>%1 hat auf GET /v1/models mit etwas geantwortet, das keine Modellliste ist.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="156"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="156" />
         <source>remote</source>
         <translation>entfernt</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="202"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="202" />
         <source>The endpoint does not offer the model %1.</source>
         <translation>Der Endpunkt bietet das Modell %1 nicht an.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="260"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="260" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="315"/>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="443"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="315" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
         <source>The connection to %1 was lost before the reply was complete.</source>
         <translation>Die Verbindung zu %1 ist abgebrochen, bevor die Antwort vollständig war.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="354"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="354" />
         <source>%1 reported an error during the reply: %2</source>
         <translation>%1 hat während der Antwort einen Fehler gemeldet: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="357"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="357" />
         <source>%1 sent a malformed event, so the reply was stopped: %2</source>
         <translation>%1 hat ein fehlerhaftes Ereignis gesendet, daher wurde die Antwort gestoppt: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="421"/>
-        <source>%1 refused the API key (HTTP %2): %3. Check the key in the endpoint&apos;s settings.</source>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="421" />
+        <source>%1 refused the API key (HTTP %2): %3. Check the key in the endpoint's settings.</source>
         <translation>%1 hat den API-Schlüssel abgelehnt (HTTP %2): %3. Prüfen Sie den Schlüssel in den Einstellungen des Endpunkts.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="424"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="424" />
         <source>%1 is busy (HTTP 429 Too Many Requests): %2. Try again in a moment.</source>
         <translation>%1 ist ausgelastet (HTTP 429 Too Many Requests): %2. Versuchen Sie es gleich noch einmal.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="426"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="426" />
         <source>%1 failed with a server error (HTTP %2): %3</source>
         <translation>%1 ist mit einem Serverfehler gescheitert (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="428"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="428" />
         <source>%1 rejected the request (HTTP %2): %3</source>
         <translation>%1 hat die Anfrage abgelehnt (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="431"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="431" />
         <source>Could not connect to %1 (%2): the connection was refused. Is the server running?</source>
         <translation>Keine Verbindung zu %1 (%2): Die Verbindung wurde abgelehnt. Läuft der Server?</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="434"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
         <source>Could not find the host of %1 (%2).</source>
         <translation>Der Host von %1 (%2) wurde nicht gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="437"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
         <source>%1 sent nothing for %2 seconds, so the request was stopped.</source>
         <translation>%1 hat %2 Sekunden lang nichts gesendet, daher wurde die Anfrage gestoppt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="441"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="441" />
         <source>Could not verify the secure connection to %1: %2</source>
         <translation>Die sichere Verbindung zu %1 konnte nicht überprüft werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="445"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="445" />
         <source>Network error with %1: %2</source>
         <translation>Netzwerkfehler mit %1: %2</translation>
     </message>
@@ -910,35 +930,37 @@
 <context>
     <name>ReplyStats</name>
     <message numerus="yes">
-        <location filename="../ui/qml/components/ReplyStats.qml" line="15"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="16" />
         <source>%n token(s)</source>
-        <translation>
-            <numerusform>%n Token</numerusform>
-            <numerusform>%n Token</numerusform>
-        </translation>
+        <translation><numerusform>%n Token</numerusform><numerusform>%n Token</numerusform></translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="16"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="17" />
         <source>first token %1 ms</source>
         <translation>erstes Token %1 ms</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="17"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="18" />
         <source>prefill %1 tok/s</source>
         <translation>Prefill %1 Tok./s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="18"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="19" />
         <source>decode %1 tok/s</source>
         <translation>Dekodieren %1 Tok./s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="20"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="21" />
+        <source>%1 % of drafts accepted, %2 tokens per pass</source>
+        <translation>%1 % der Entwurfstoken akzeptiert, %2 Token pro Durchlauf</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="24" />
         <source>%1 J/token</source>
         <translation>%1 J/Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="23"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="27" />
         <source>stopped</source>
         <translation>angehalten</translation>
     </message>
@@ -946,129 +968,134 @@
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="18"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="18" />
         <source>Sampling</source>
         <translation>Sampling</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="21"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="21" />
         <source>Preset</source>
         <translation>Voreinstellung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="22"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="22" />
         <source>Balanced</source>
         <translation>Ausgewogen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="23"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="23" />
         <source>Precise</source>
         <translation>Präzise</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="24"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="24" />
         <source>Creative</source>
         <translation>Kreativ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="28"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="28" />
         <source>Temperature</source>
         <translation>Temperatur</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="34"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="34" />
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="35"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="40"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="40" />
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="46"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="46" />
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="52"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="52" />
         <source>Repetition penalty</source>
         <translation>Wiederholungsstrafe</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="57"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="57" />
         <source>Seed (-1 for random)</source>
         <translation>Seed (-1 für zufällig)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="61"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="61" />
         <source>Seed</source>
         <translation>Seed</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="66"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="66" />
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="69"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="69" />
         <source>Max chunk size</source>
         <translation>Maximale Blockgröße</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="70"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="70" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="74"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="74" />
         <source>Appearance</source>
         <translation>Darstellung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="76"/>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="84"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="76" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
         <source>Theme</source>
         <translation>Design</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
         <source>System</source>
         <translation>System</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
         <source>Light</source>
         <translation>Hell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="81"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
         <source>Dark</source>
         <translation>Dunkel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="88"/>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="95"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="88" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="100"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="99" />
+        <source>Tint text from accepted draft tokens in replies</source>
+        <translation>Text aus akzeptierten Entwurfstoken in Antworten einfärben</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="106" />
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="107" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="107"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="113" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · Chats und Einstellungen bleiben auf diesem Computer.</translation>
     </message>
@@ -1076,110 +1103,120 @@
 <context>
     <name>TelemetryModel</name>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="104"/>
-        <source>Running on the CPU: unpacking the quantized weights takes longer than reading them, so the processor&apos;s arithmetic, not its memory bandwidth, sets the speed.</source>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="104" />
+        <source>Running on the CPU: unpacking the quantized weights takes longer than reading them, so the processor's arithmetic, not its memory bandwidth, sets the speed.</source>
         <translation>Läuft auf der CPU: Das Entpacken der quantisierten Gewichte dauert länger als ihr Lesen, daher bestimmt die Rechenleistung des Prozessors die Geschwindigkeit, nicht seine Speicherbandbreite.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="108"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="108" />
         <source> (SM clock %1 of %2 MHz)</source>
         <translation> (SM-Takt %1 von %2 MHz)</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="113"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="113" />
         <source>The GPU is slowed down to stay within its temperature limit%1: check its cooling.</source>
         <translation>Die GPU wird gedrosselt, um ihre Temperaturgrenze einzuhalten%1: Prüfen Sie die Kühlung.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="115"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="115" />
         <source>The GPU runs at its power limit%1.</source>
         <translation>Die GPU läuft an ihrer Leistungsgrenze%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="117"/>
-        <source>The GPU&apos;s hardware slowdown is active (temperature or power supply)%1.</source>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="117" />
+        <source>The GPU's hardware slowdown is active (temperature or power supply)%1.</source>
         <translation>Die Hardware-Drosselung der GPU ist aktiv (Temperatur oder Stromversorgung)%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="119"/>
-        <source>The GPU&apos;s application clocks are set below their maximum%1.</source>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="119" />
+        <source>The GPU's application clocks are set below their maximum%1.</source>
         <translation>Die Anwendungstakte der GPU sind unter ihr Maximum gesetzt%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
         <source>Other processes use the GPU (%1) and share its memory bandwidth.</source>
         <translation>Andere Prozesse nutzen die GPU (%1) und teilen sich ihre Speicherbandbreite.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="124"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="124" />
         <source>The GPU is idle %1 % of the time: the host does not keep it busy between tokens (host-side stalls).</source>
         <translation>Die GPU ist %1 % der Zeit untätig: Der Host hält sie zwischen den Tokens nicht beschäftigt (Verzögerungen auf der Host-Seite).</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
         <source>The model is small: fixed costs per token (kernel launches, synchronisation) outweigh reading its weights.</source>
         <translation>Das Modell ist klein: Feste Kosten pro Token (Kernel-Starts, Synchronisation) überwiegen das Lesen seiner Gewichte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="129"/>
-        <source>The decode kernels themselves: they reach %1 % of the memory bandwidth on this model&apos;s layer shapes.</source>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="129" />
+        <source>The decode kernels themselves: they reach %1 % of the memory bandwidth on this model's layer shapes.</source>
         <translation>Die Dekodier-Kernel selbst: Sie erreichen %1 % der Speicherbandbreite bei den Schichtformen dieses Modells.</translation>
     </message>
 </context>
 <context>
     <name>TelemetryPage</name>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
         <source>Decode (seen by this app)</source>
         <translation>Dekodieren (von dieser App gemessen)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23" />
         <source>Time to first token</source>
         <translation>Zeit bis zum ersten Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25" />
         <source>Decode</source>
         <translation>Dekodieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26" />
         <source>Prefill</source>
         <translation>Prefill</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
         <source>Bandwidth bound</source>
         <translation>Bandbreitengrenze</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="28"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="28" />
         <source>Of the bound</source>
         <translation>Der Grenze</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="30"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="30" />
+        <source>Draft acceptance</source>
+        <translation>Entwurfsakzeptanz</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="31" />
+        <source>Tokens per pass</source>
+        <translation>Token pro Durchlauf</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="33" />
         <source>GPU power</source>
         <translation>GPU-Leistung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="45"/>
-        <source>Remote model: the figures are measured by this app over the network. The server&apos;s memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="48" />
+        <source>Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
         <translation>Entferntes Modell: Die Werte misst diese App über das Netzwerk. Speicher und Bandbreite des Servers sind unbekannt, daher gibt es keine VRAM-Anzeige und keine Bandbreitengrenze.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="65"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="68" />
         <source>Well below the bound. Likely reason: %1</source>
         <translation>Deutlich unter der Grenze. Wahrscheinlicher Grund: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="70"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="73" />
         <source>Running on the CPU: no VRAM in use.</source>
         <translation>Läuft auf der CPU: kein VRAM belegt.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="70"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="73" />
         <source>VRAM: no reading yet</source>
         <translation>VRAM: noch kein Messwert</translation>
     </message>
@@ -1187,27 +1224,27 @@
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="16"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="16" />
         <source>Throughput graph</source>
         <translation>Durchsatzdiagramm</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="22"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="22" />
         <source>Time (s)</source>
         <translation>Zeit (s)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="29"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="29" />
         <source>Tokens/s</source>
         <translation>Token/s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="34"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="34" />
         <source>Observed decode speed</source>
         <translation>Gemessene Dekodiergeschwindigkeit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="42"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="42" />
         <source>Bandwidth bound</source>
         <translation>Bandbreitengrenze</translation>
     </message>
@@ -1215,42 +1252,42 @@
 <context>
     <name>VramMeter</name>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="18"/>
-        <source>GPU %1 (%2, the engine&apos;s): %3 of %4 GiB in use</source>
+        <location filename="../ui/qml/components/VramMeter.qml" line="18" />
+        <source>GPU %1 (%2, the engine's): %3 of %4 GiB in use</source>
         <translation>GPU %1 (%2, die der Engine): %3 von %4 GiB belegt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="19"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="19" />
         <source>GPU %1 (%2): %3 of %4 GiB in use</source>
         <translation>GPU %1 (%2): %3 von %4 GiB belegt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="29"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="29" />
         <source>VRAM in use</source>
         <translation>Belegter VRAM</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="43"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="43" />
         <source>Weights</source>
         <translation>Gewichte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="44"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="44" />
         <source>Cache</source>
         <translation>Cache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="46"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="46" />
         <source>Other</source>
         <translation>Sonstiges</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="47"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="47" />
         <source>Free</source>
         <translation>Frei</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="53"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="53" />
         <source>%1 %2 GiB</source>
         <translation>%1 %2 GiB</translation>
     </message>
@@ -1258,84 +1295,84 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="10"/>
+        <location filename="../ui/app/appoptions.cpp" line="10" />
         <source>Chat with local EXL2 models.</source>
         <translation>Chatten mit lokalen EXL2-Modellen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="12"/>
+        <location filename="../ui/app/appoptions.cpp" line="12" />
         <source>Show the version.</source>
         <translation>Version anzeigen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="13"/>
+        <location filename="../ui/app/appoptions.cpp" line="13" />
         <source>Load the model in DIR at start.</source>
         <translation>Beim Start das Modell in DIR laden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="14"/>
+        <location filename="../ui/app/appoptions.cpp" line="14" />
         <source>Run on cpu or cuda[:N].</source>
         <translation>Auf cpu oder cuda[:N] ausführen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="15"/>
+        <location filename="../ui/app/appoptions.cpp" line="15" />
         <source>Interface language: en, nl or de.</source>
         <translation>Sprache der Oberfläche: en, nl oder de.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="16"/>
+        <location filename="../ui/app/appoptions.cpp" line="16" />
         <source>Theme: light or dark.</source>
         <translation>Design: light oder dark.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="17"/>
+        <location filename="../ui/app/appoptions.cpp" line="17" />
         <source>Keep chats and settings in DIR.</source>
         <translation>Chats und Einstellungen in DIR speichern.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="18"/>
+        <location filename="../ui/app/appoptions.cpp" line="18" />
         <source>Open PAGE first: chat, models, telemetry or settings.</source>
         <translation>Zuerst PAGE öffnen: chat, models, telemetry oder settings.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="19"/>
+        <location filename="../ui/app/appoptions.cpp" line="19" />
         <source>Write a PNG of the window to FILE and quit.</source>
         <translation>Ein PNG des Fensters nach FILE schreiben und beenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="20"/>
+        <location filename="../ui/app/appoptions.cpp" line="20" />
         <source>Send TEXT as a message at start.</source>
         <translation>Beim Start TEXT als Nachricht senden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="21"/>
+        <location filename="../ui/app/appoptions.cpp" line="21" />
         <source>Quit after MS milliseconds.</source>
         <translation>Nach MS Millisekunden beenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="22"/>
+        <location filename="../ui/app/appoptions.cpp" line="22" />
         <source>Use the simulated engine instead of the real one.</source>
         <translation>Die simulierte Engine statt der echten verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="48"/>
-        <source>Unknown device &apos;%1&apos;: use cpu or cuda[:N].</source>
-        <translation>Unbekanntes Gerät &apos;%1&apos;: cpu oder cuda[:N] verwenden.</translation>
+        <location filename="../ui/app/appoptions.cpp" line="48" />
+        <source>Unknown device '%1': use cpu or cuda[:N].</source>
+        <translation>Unbekanntes Gerät '%1': cpu oder cuda[:N] verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="50"/>
-        <source>Unknown language &apos;%1&apos;: use en, nl or de.</source>
-        <translation>Unbekannte Sprache &apos;%1&apos;: en, nl oder de verwenden.</translation>
+        <location filename="../ui/app/appoptions.cpp" line="50" />
+        <source>Unknown language '%1': use en, nl or de.</source>
+        <translation>Unbekannte Sprache '%1': en, nl oder de verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="52"/>
-        <source>Unknown theme &apos;%1&apos;: use light or dark.</source>
-        <translation>Unbekanntes Design &apos;%1&apos;: light oder dark verwenden.</translation>
+        <location filename="../ui/app/appoptions.cpp" line="52" />
+        <source>Unknown theme '%1': use light or dark.</source>
+        <translation>Unbekanntes Design '%1': light oder dark verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="54"/>
-        <source>Unknown page &apos;%1&apos;.</source>
-        <translation>Unbekannte Seite &apos;%1&apos;.</translation>
+        <location filename="../ui/app/appoptions.cpp" line="54" />
+        <source>Unknown page '%1'.</source>
+        <translation>Unbekannte Seite '%1'.</translation>
     </message>
 </context>
 </TS>

@@ -4,108 +4,108 @@
 <context>
     <name>AboutDialog</name>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="10"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="10" />
         <source>About EXL Studio</source>
         <translation>Over EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="22"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="22" />
         <source>Close</source>
         <translation>Sluiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="34"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="34" />
         <source>Chat with local EXL2 models on your GPU, or on the CPU where there is none.</source>
         <translation>Chat met lokale EXL2-modellen op je GPU, of op de CPU als die er niet is.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="46"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="46" />
         <source>Version</source>
         <translation>Versie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="48"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="48" />
         <source>Git commit</source>
         <translation>Git-commit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="50"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="50" />
         <source>Build type</source>
         <translation>Buildtype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="52"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="52" />
         <source>CUDA architectures</source>
         <translation>CUDA-architecturen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="54"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="54" />
         <source>none (built without CUDA)</source>
         <translation>geen (gebouwd zonder CUDA)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="57"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="57" />
         <source>CUDA toolkit</source>
         <translation>CUDA-toolkit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="60"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="60" />
         <source>%1 (runtime built in)</source>
         <translation>%1 (runtime ingebouwd)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="63"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="63" />
         <source>NVIDIA driver</source>
         <translation>NVIDIA-stuurprogramma</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="67"/>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="76"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="67" />
+        <location filename="../ui/qml/components/AboutDialog.qml" line="76" />
         <source>not found</source>
         <translation>niet gevonden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="68"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="68" />
         <source>%1 (supports CUDA %2)</source>
         <translation>%1 (ondersteunt CUDA %2)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="68"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="68" />
         <source>version unknown</source>
         <translation>versie onbekend</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="72"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="72" />
         <source>cuBLAS</source>
         <translation>cuBLAS</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="81"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="81" />
         <source>GPUs</source>
-        <translation>GPU&apos;s</translation>
+        <translation>GPU's</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="87"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="87" />
         <source>Backend</source>
         <translation>Backend</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="90"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="90" />
         <source>CUDA</source>
         <translation>CUDA</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="91"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="91" />
         <source>CPU: %1</source>
         <translation>CPU: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="95"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="95" />
         <source>Qt</source>
         <translation>Qt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="100"/>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="100" />
         <source>Copy details</source>
         <translation>Details kopiëren</translation>
     </message>
@@ -113,22 +113,22 @@
 <context>
     <name>ChatInput</name>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="23"/>
+        <location filename="../ui/qml/components/ChatInput.qml" line="23" />
         <source>Message (Enter to send, Shift+Enter for a new line)</source>
         <translation>Bericht (Enter om te versturen, Shift+Enter voor een nieuwe regel)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="26"/>
+        <location filename="../ui/qml/components/ChatInput.qml" line="26" />
         <source>Message</source>
         <translation>Bericht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40"/>
+        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40"/>
+        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
         <source>Send</source>
         <translation>Versturen</translation>
     </message>
@@ -136,22 +136,22 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="35"/>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="35" />
         <source>System prompt for this conversation (optional)</source>
         <translation>Systeemprompt voor dit gesprek (optioneel)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="38"/>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="38" />
         <source>System prompt</source>
         <translation>Systeemprompt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="61"/>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="62" />
         <source>Type a message to start.</source>
         <translation>Typ een bericht om te beginnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="62"/>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="63" />
         <source>Load a model on the Models page, then type a message.</source>
         <translation>Laad een model op de pagina Modellen en typ dan een bericht.</translation>
     </message>
@@ -159,18 +159,18 @@
 <context>
     <name>ChatViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="110"/>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="271"/>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="137" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="333" />
         <source>Could not save the conversation: %1</source>
         <translation>Het gesprek kon niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="120"/>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="147" />
         <source>Could not save the message: %1</source>
         <translation>Het bericht kon niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="242"/>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="304" />
         <source>Could not save the reply: %1</source>
         <translation>Het antwoord kon niet worden opgeslagen: %1</translation>
     </message>
@@ -178,43 +178,43 @@
 <context>
     <name>ConversationSidebar</name>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="23"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="23" />
         <source>New chat</source>
         <translation>Nieuwe chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="31"/>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="32"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="31" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="32" />
         <source>Search chats</source>
         <translation>Chats doorzoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="55"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="55" />
         <source>Rename…</source>
         <translation>Naam wijzigen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="56"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="56" />
         <source>Delete</source>
         <translation>Verwijderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
         <source>No chat matches.</source>
         <translation>Geen chat gevonden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
         <source>No chats yet.</source>
         <translation>Nog geen chats.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="72"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="72" />
         <source>Rename chat</source>
         <translation>Chat hernoemen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="76"/>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="76" />
         <source>Chat title</source>
         <translation>Titel van de chat</translation>
     </message>
@@ -222,63 +222,83 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="180"/>
-        <source>Your chat template for this model cannot be read (%1); using the model&apos;s own instead.</source>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="211" />
+        <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Je chatsjabloon voor dit model is onleesbaar (%1); het eigen sjabloon van het model wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="79"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="80" />
         <source>the CPU was asked for</source>
         <translation>de CPU werd gevraagd</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="156"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
         <source>%1 is not a folder.</source>
         <translation>%1 is geen map.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="159"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="161" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 heeft geen tokenizer.json en kan dus niet chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="190"/>
-        <source>The model&apos;s chat template cannot be read (%1); using ChatML instead.</source>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="221" />
+        <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Het chatsjabloon van het model is onleesbaar (%1); ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="188"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="219" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Het model heeft geen chatsjabloon; ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="206"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="169" />
+        <source>The draft model %1 has no tokenizer.json, so its vocabulary cannot be checked.</source>
+        <translation>Het conceptmodel %1 heeft geen tokenizer.json, dus de woordenschat kan niet worden gecontroleerd.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="172" />
+        <source>%1 cannot be the draft model of %2: %3</source>
+        <translation>%1 kan niet het conceptmodel van %2 zijn: %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="193" />
+        <source>Out of memory while loading the draft model %1: %2. Try a shorter context, a smaller cache type or no draft model.</source>
+        <translation>Onvoldoende geheugen bij het laden van het conceptmodel %1: %2. Probeer een kortere context, een kleiner cachetype of geen conceptmodel.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="195" />
+        <source>Could not load the draft model %1: %2</source>
+        <translation>Het conceptmodel %1 kon niet worden geladen: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="237" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1: %2. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="208"/>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="213"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="239" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="244" />
         <source>Could not load %1: %2</source>
         <translation>%1 kon niet worden geladen: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="210"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="241" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="294"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="335" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="306"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="347" />
         <source>The conversation is empty.</source>
         <translation>Het gesprek is leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="308"/>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="349" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
@@ -286,57 +306,57 @@
 <context>
     <name>FitBar</name>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="37"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="37" />
         <source>Weights</source>
         <translation>Gewichten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="38"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="38" />
         <source>Cache</source>
         <translation>Cache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="39"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="39" />
         <source>Scratch</source>
         <translation>Werkgeheugen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="40"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="40" />
         <source>Free</source>
         <translation>Vrij</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="46"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="46" />
         <source>%1 %2 GiB</source>
         <translation>%1 %2 GiB</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="57"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="57" />
         <source>No memory estimate for this model.</source>
         <translation>Geen geheugenschatting voor dit model.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="58"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="58" />
         <source>Fits: %1 of %2 GiB on %3.</source>
         <translation>Past: %1 van %2 GiB op %3.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="59"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="59" />
         <source>system memory</source>
         <translation>het systeemgeheugen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="59"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="59" />
         <source>the GPU</source>
         <translation>de GPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="60"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="60" />
         <source>Does not fit: needs %1 of %2 GiB.</source>
         <translation>Past niet: vraagt %1 van %2 GiB.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="65"/>
+        <location filename="../ui/qml/components/FitBar.qml" line="65" />
         <source>Largest context that fits: %1 tokens · bound decode speed %2 tok/s</source>
         <translation>Grootste context die past: %1 tokens · begrensde decodeersnelheid %2 tok/s</translation>
     </message>
@@ -344,7 +364,7 @@
 <context>
     <name>InferenceWorker</name>
     <message>
-        <location filename="../ui/services/inferenceworker.cpp" line="59"/>
+        <location filename="../ui/services/inferenceworker.cpp" line="60" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
@@ -352,68 +372,68 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/qml/Main.qml" line="15"/>
-        <location filename="../ui/qml/Main.qml" line="49"/>
+        <location filename="../ui/qml/Main.qml" line="15" />
+        <location filename="../ui/qml/Main.qml" line="49" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="61"/>
+        <location filename="../ui/qml/Main.qml" line="61" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="62"/>
+        <location filename="../ui/qml/Main.qml" line="62" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="63"/>
+        <location filename="../ui/qml/Main.qml" line="63" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="64"/>
+        <location filename="../ui/qml/Main.qml" line="64" />
         <source>Settings</source>
         <translation>Instellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="68"/>
+        <location filename="../ui/qml/Main.qml" line="68" />
         <source>%1 on %2</source>
         <translation>%1 op %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="69"/>
+        <location filename="../ui/qml/Main.qml" line="69" />
         <source>No model loaded</source>
         <translation>Geen model geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="94"/>
+        <location filename="../ui/qml/Main.qml" line="94" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles draait op de CPU (%1). Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="95"/>
+        <location filename="../ui/qml/Main.qml" line="95" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Geen CUDA-apparaat gevonden: alles draait op de CPU. Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="107"/>
+        <location filename="../ui/qml/Main.qml" line="107" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Gesimuleerde engine (--fake): antwoorden, snelheden en geheugencijfers zijn verzonnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="113"/>
+        <location filename="../ui/qml/Main.qml" line="113" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats kunnen niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="74"/>
+        <location filename="../ui/qml/Main.qml" line="74" />
         <source>About</source>
         <translation>Over</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="75"/>
+        <location filename="../ui/qml/Main.qml" line="75" />
         <source>About EXL Studio</source>
         <translation>Over EXL Studio</translation>
     </message>
@@ -421,38 +441,38 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="67"/>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="88"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="87" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="108" />
         <source>Edit message</source>
         <translation>Bericht bewerken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="80"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="100" />
         <source>Copy</source>
         <translation>Kopiëren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="81"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="101" />
         <source>Copy message</source>
         <translation>Bericht kopiëren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="87"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="107" />
         <source>Edit</source>
         <translation>Bewerken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="94"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="114" />
         <source>Send edited</source>
         <translation>Bewerkt versturen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="101"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="121" />
         <source>Cancel</source>
         <translation>Annuleren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="108"/>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="128" />
         <source>Regenerate</source>
         <translation>Opnieuw genereren</translation>
     </message>
@@ -460,7 +480,7 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="336"/>
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="336" />
         <source>Could not read the chat template file %1.</source>
         <translation>Het chatsjabloonbestand %1 kon niet worden gelezen.</translation>
     </message>
@@ -468,17 +488,17 @@
 <context>
     <name>ModelRow</name>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="31"/>
+        <location filename="../ui/qml/components/ModelRow.qml" line="31" />
         <source>remote · %1</source>
         <translation>extern · %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="32"/>
+        <location filename="../ui/qml/components/ModelRow.qml" line="32" />
         <source>loaded</source>
         <translation>geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="42"/>
+        <location filename="../ui/qml/components/ModelRow.qml" line="42" />
         <source>%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context</source>
         <translation>%1 · %2 mld. parameters · %3 bpw (kop %4) · %5 GB · %6k context</translation>
     </message>
@@ -486,184 +506,184 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="146"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="146" />
         <source>Chat template</source>
         <translation>Chatsjabloon</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="154"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="154" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Je sjabloon hieronder wordt voor dit model gebruikt (vanaf de volgende keer laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="156"/>
-        <source>The model&apos;s own template is used. Paste or load one below to use yours instead.</source>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="156" />
+        <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Het eigen sjabloon van het model wordt gebruikt. Plak of laad hieronder een sjabloon om het jouwe te gebruiken.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="157"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Het model heeft geen chatsjabloon: het ingebouwde ChatML-formaat wordt gebruikt, tenzij je hieronder een sjabloon opgeeft.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="166"/>
-        <source>Jinja chat template for this model (empty: the model&apos;s own)</source>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="166" />
+        <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-chatsjabloon voor dit model (leeg: dat van het model zelf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="170"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="170" />
         <source>Chat template for this model</source>
         <translation>Chatsjabloon voor dit model</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="178"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="178" />
         <source>Load from file…</source>
         <translation>Uit bestand laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="183"/>
-        <source>Use the model&apos;s template</source>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
+        <source>Use the model's template</source>
         <translation>Sjabloon van het model gebruiken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="190"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="190" />
         <source>Choose a chat template file</source>
         <translation>Kies een chatsjabloonbestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="191"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-sjablonen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="191"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
         <source>All files (*)</source>
         <translation>Alle bestanden (*)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="21"/>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="69"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="69" />
         <source>No model found in %1.</source>
         <translation>Geen model gevonden in %1.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="33"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="33" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="42"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="42" />
         <source>Models folder (default: in the data folder)</source>
         <translation>Modellenmap (standaard: in de gegevensmap)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="43"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="43" />
         <source>Models folder</source>
         <translation>Modellenmap</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="48"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="48" />
         <source>Add folder…</source>
         <translation>Map toevoegen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="49"/>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="67"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="67" />
         <source>Add a model folder</source>
         <translation>Een modelmap toevoegen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="53"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
         <source>Rescan</source>
         <translation>Opnieuw zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="54"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
         <source>Look for model folders again</source>
         <translation>Opnieuw naar modelmappen zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="75"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="75" />
         <source>No models found. Put model folders into the models folder, add a folder, or drop one here.</source>
         <translation>Geen modellen gevonden. Zet modelmappen in de modellenmap, voeg een map toe of sleep er een hierheen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="108"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Een extern model draait op zijn server: de laadinstellingen en de geheugenpassing hieronder gelden niet. Laden selecteert het voor de chat.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="110"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
         <source>Load settings</source>
         <translation>Laadinstellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="113"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="113" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits per gewicht (wat als)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="116"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="116" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="121"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="121" />
         <source>Context length</source>
         <translation>Contextlengte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="129"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
         <source>Cache type</source>
         <translation>Cachetype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="137"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
         <source>Draft tokens</source>
         <translation>Concepttokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="140"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
         <source>off</source>
         <translation>uit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="195"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Memory fit</source>
         <translation>Past het in het geheugen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="206"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="206" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="208"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="212"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="212" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="214"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="214" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="221"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="221" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="227"/>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="227" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>
@@ -671,12 +691,12 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../ui/services/fakegenerationbackend.cpp" line="61"/>
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="61" />
         <source>No model found in %1.</source>
         <translation>Geen model gevonden in %1.</translation>
     </message>
     <message>
-        <location filename="../ui/services/fakegenerationbackend.cpp" line="66"/>
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="66" />
         <source>Out of memory on %1 while loading layer 41 of 80.</source>
         <translation>Geheugen vol op %1 bij het laden van laag 41 van 80.</translation>
     </message>
@@ -684,27 +704,27 @@
 <context>
     <name>RemoteEndpointRules</name>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="40"/>
-        <source>Enter the endpoint&apos;s address, e.g. https://example.org/v1 or http://192.168.1.20:5001/v1.</source>
+        <location filename="../ui/services/remoteendpoint.cpp" line="40" />
+        <source>Enter the endpoint's address, e.g. https://example.org/v1 or http://192.168.1.20:5001/v1.</source>
         <translation>Voer het adres van het eindpunt in, bijv. https://example.org/v1 of http://192.168.1.20:5001/v1.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="46"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="46" />
         <source>Start the address with https:// (or http:// for a loopback or private address).</source>
         <translation>Begin het adres met https:// (of http:// voor een loopback- of privéadres).</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="50"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="50" />
         <source>Only https:// and http:// addresses are supported.</source>
         <translation>Alleen https://- en http://-adressen worden ondersteund.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="54"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="54" />
         <source>Plain HTTP is allowed only for loopback and private network addresses; use https:// for %1.</source>
         <translation>Onversleuteld HTTP is alleen toegestaan voor loopback- en privénetwerkadressen; gebruik https:// voor %1.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="74"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="74" />
         <source>Plain HTTP: messages and the API key travel unencrypted on the local network.</source>
         <translation>Onversleuteld HTTP: berichten en de API-sleutel gaan onversleuteld over het lokale netwerk.</translation>
     </message>
@@ -712,7 +732,7 @@
 <context>
     <name>RemoteEndpointStore</name>
     <message>
-        <location filename="../ui/services/remoteendpoint.cpp" line="129"/>
+        <location filename="../ui/services/remoteendpoint.cpp" line="129" />
         <source>No secret storage is available: the API key is kept unencrypted in %1, readable only by you.</source>
         <translation>Er is geen opslag voor geheimen beschikbaar: de API-sleutel wordt onversleuteld bewaard in %1, alleen leesbaar voor jou.</translation>
     </message>
@@ -720,17 +740,17 @@
 <context>
     <name>RemoteEndpointsModel</name>
     <message>
-        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="45"/>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="45" />
         <source>Give the endpoint a name.</source>
         <translation>Geef het eindpunt een naam.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="48"/>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="48" />
         <source>An endpoint named %1 exists already.</source>
         <translation>Er bestaat al een eindpunt met de naam %1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="57"/>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="57" />
         <source>The endpoint is used but could not be saved: %1</source>
         <translation>Het eindpunt wordt gebruikt maar kon niet worden opgeslagen: %1</translation>
     </message>
@@ -738,82 +758,82 @@
 <context>
     <name>RemoteEndpointsPanel</name>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="15"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="15" />
         <source>Remote endpoints</source>
         <translation>Externe eindpunten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
         <source>Cancel</source>
         <translation>Annuleren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
         <source>Add remote endpoint…</source>
         <translation>Extern eindpunt toevoegen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="18"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="18" />
         <source>Add a remote OpenAI-compatible endpoint</source>
         <translation>Een extern OpenAI-compatibel eindpunt toevoegen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="37"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="37" />
         <source> · API key</source>
         <translation> · API-sleutel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="42"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="42" />
         <source>Remove</source>
         <translation>Verwijderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="43"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="43" />
         <source>Remove the endpoint %1</source>
         <translation>Het eindpunt %1 verwijderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="60"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="60" />
         <source>Name</source>
         <translation>Naam</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="64"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="64" />
         <source>e.g. Lab server</source>
         <translation>bijv. Labserver</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65" />
         <source>Endpoint name</source>
         <translation>Naam van het eindpunt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="67"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="67" />
         <source>Base URL</source>
         <translation>Basis-URL</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="72"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="72" />
         <source>Endpoint base URL</source>
         <translation>Basis-URL van het eindpunt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="75"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="75" />
         <source>API key</source>
         <translation>API-sleutel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="80"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="80" />
         <source>optional</source>
         <translation>optioneel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81" />
         <source>API key (optional)</source>
         <translation>API-sleutel (optioneel)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="101"/>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="101" />
         <source>Add endpoint</source>
         <translation>Eindpunt toevoegen</translation>
     </message>
@@ -821,88 +841,88 @@
 <context>
     <name>RemoteInferenceService</name>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="81"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="81" />
         <source>Remote models run on their server: speeds are measured by this app, and there is no VRAM meter or bandwidth-bound line.</source>
         <translation>Externe modellen draaien op hun server: snelheden worden door deze app gemeten en er is geen VRAM-meter of bandbreedtegrens.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="146"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="146" />
         <source>%1 answered GET /v1/models with something that is not a model list.</source>
         <translation>%1 antwoordde op GET /v1/models met iets dat geen modellenlijst is.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="156"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="156" />
         <source>remote</source>
         <translation>extern</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="202"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="202" />
         <source>The endpoint does not offer the model %1.</source>
         <translation>Het eindpunt biedt het model %1 niet aan.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="260"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="260" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="315"/>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="443"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="315" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
         <source>The connection to %1 was lost before the reply was complete.</source>
         <translation>De verbinding met %1 werd verbroken voordat het antwoord compleet was.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="354"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="354" />
         <source>%1 reported an error during the reply: %2</source>
         <translation>%1 meldde een fout tijdens het antwoord: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="357"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="357" />
         <source>%1 sent a malformed event, so the reply was stopped: %2</source>
         <translation>%1 stuurde een ongeldig event, dus het antwoord is gestopt: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="421"/>
-        <source>%1 refused the API key (HTTP %2): %3. Check the key in the endpoint&apos;s settings.</source>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="421" />
+        <source>%1 refused the API key (HTTP %2): %3. Check the key in the endpoint's settings.</source>
         <translation>%1 weigerde de API-sleutel (HTTP %2): %3. Controleer de sleutel in de instellingen van het eindpunt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="424"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="424" />
         <source>%1 is busy (HTTP 429 Too Many Requests): %2. Try again in a moment.</source>
         <translation>%1 is bezet (HTTP 429 Too Many Requests): %2. Probeer het zo opnieuw.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="426"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="426" />
         <source>%1 failed with a server error (HTTP %2): %3</source>
         <translation>%1 faalde met een serverfout (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="428"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="428" />
         <source>%1 rejected the request (HTTP %2): %3</source>
         <translation>%1 wees het verzoek af (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="431"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="431" />
         <source>Could not connect to %1 (%2): the connection was refused. Is the server running?</source>
         <translation>Kon geen verbinding maken met %1 (%2): de verbinding werd geweigerd. Draait de server?</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="434"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
         <source>Could not find the host of %1 (%2).</source>
         <translation>De host van %1 (%2) is niet gevonden.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="437"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
         <source>%1 sent nothing for %2 seconds, so the request was stopped.</source>
         <translation>%1 stuurde %2 seconden lang niets, dus het verzoek is gestopt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="441"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="441" />
         <source>Could not verify the secure connection to %1: %2</source>
         <translation>Kon de beveiligde verbinding met %1 niet verifiëren: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="445"/>
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="445" />
         <source>Network error with %1: %2</source>
         <translation>Netwerkfout met %1: %2</translation>
     </message>
@@ -910,35 +930,37 @@
 <context>
     <name>ReplyStats</name>
     <message numerus="yes">
-        <location filename="../ui/qml/components/ReplyStats.qml" line="15"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="16" />
         <source>%n token(s)</source>
-        <translation>
-            <numerusform>%n token</numerusform>
-            <numerusform>%n tokens</numerusform>
-        </translation>
+        <translation><numerusform>%n token</numerusform><numerusform>%n tokens</numerusform></translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="16"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="17" />
         <source>first token %1 ms</source>
         <translation>eerste token %1 ms</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="17"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="18" />
         <source>prefill %1 tok/s</source>
         <translation>prefill %1 tok/s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="18"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="19" />
         <source>decode %1 tok/s</source>
         <translation>decoderen %1 tok/s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="20"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="21" />
+        <source>%1 % of drafts accepted, %2 tokens per pass</source>
+        <translation>%1 % van de concepttokens geaccepteerd, %2 tokens per doorgang</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="24" />
         <source>%1 J/token</source>
         <translation>%1 J/token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="23"/>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="27" />
         <source>stopped</source>
         <translation>gestopt</translation>
     </message>
@@ -946,129 +968,134 @@
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="18"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="18" />
         <source>Sampling</source>
         <translation>Sampling</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="21"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="21" />
         <source>Preset</source>
         <translation>Voorinstelling</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="22"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="22" />
         <source>Balanced</source>
         <translation>Gebalanceerd</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="23"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="23" />
         <source>Precise</source>
         <translation>Precies</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="24"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="24" />
         <source>Creative</source>
         <translation>Creatief</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="28"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="28" />
         <source>Temperature</source>
         <translation>Temperatuur</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="34"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="34" />
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="35"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
         <source>off</source>
         <translation>uit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="40"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="40" />
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="46"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="46" />
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="52"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="52" />
         <source>Repetition penalty</source>
         <translation>Herhalingsstraf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="57"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="57" />
         <source>Seed (-1 for random)</source>
         <translation>Seed (-1 voor willekeurig)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="61"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="61" />
         <source>Seed</source>
         <translation>Seed</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="66"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="66" />
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="69"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="69" />
         <source>Max chunk size</source>
         <translation>Maximale blokgrootte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="70"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="70" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="74"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="74" />
         <source>Appearance</source>
         <translation>Weergave</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="76"/>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="84"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="76" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
         <source>Theme</source>
         <translation>Thema</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
         <source>System</source>
         <translation>Systeem</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
         <source>Light</source>
         <translation>Licht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="81"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
         <source>Dark</source>
         <translation>Donker</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="88"/>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="95"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="88" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
         <source>Language</source>
         <translation>Taal</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="100"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="99" />
+        <source>Tint text from accepted draft tokens in replies</source>
+        <translation>Tekst van geaccepteerde concepttokens in antwoorden kleuren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="106" />
         <source>Font size</source>
         <translation>Lettergrootte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="107" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="107"/>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="113" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · chats en instellingen blijven op deze computer.</translation>
     </message>
@@ -1076,110 +1103,120 @@
 <context>
     <name>TelemetryModel</name>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="104"/>
-        <source>Running on the CPU: unpacking the quantized weights takes longer than reading them, so the processor&apos;s arithmetic, not its memory bandwidth, sets the speed.</source>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="104" />
+        <source>Running on the CPU: unpacking the quantized weights takes longer than reading them, so the processor's arithmetic, not its memory bandwidth, sets the speed.</source>
         <translation>Draait op de CPU: het uitpakken van de gekwantiseerde gewichten duurt langer dan het lezen ervan, dus de rekenkracht van de processor bepaalt de snelheid, niet zijn geheugenbandbreedte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="108"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="108" />
         <source> (SM clock %1 of %2 MHz)</source>
         <translation> (SM-klok %1 van %2 MHz)</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="113"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="113" />
         <source>The GPU is slowed down to stay within its temperature limit%1: check its cooling.</source>
         <translation>De GPU wordt vertraagd om binnen zijn temperatuurgrens te blijven%1: controleer de koeling.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="115"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="115" />
         <source>The GPU runs at its power limit%1.</source>
         <translation>De GPU draait op zijn vermogenslimiet%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="117"/>
-        <source>The GPU&apos;s hardware slowdown is active (temperature or power supply)%1.</source>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="117" />
+        <source>The GPU's hardware slowdown is active (temperature or power supply)%1.</source>
         <translation>De hardwarevertraging van de GPU is actief (temperatuur of voeding)%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="119"/>
-        <source>The GPU&apos;s application clocks are set below their maximum%1.</source>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="119" />
+        <source>The GPU's application clocks are set below their maximum%1.</source>
         <translation>De applicatieklokken van de GPU staan lager dan hun maximum%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
         <source>Other processes use the GPU (%1) and share its memory bandwidth.</source>
         <translation>Andere processen gebruiken de GPU (%1) en delen zijn geheugenbandbreedte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="124"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="124" />
         <source>The GPU is idle %1 % of the time: the host does not keep it busy between tokens (host-side stalls).</source>
         <translation>De GPU is %1 % van de tijd inactief: de host houdt hem tussen tokens niet bezig (vertraging aan de hostkant).</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127"/>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
         <source>The model is small: fixed costs per token (kernel launches, synchronisation) outweigh reading its weights.</source>
         <translation>Het model is klein: vaste kosten per token (kernelstarts, synchronisatie) wegen zwaarder dan het lezen van de gewichten.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="129"/>
-        <source>The decode kernels themselves: they reach %1 % of the memory bandwidth on this model&apos;s layer shapes.</source>
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="129" />
+        <source>The decode kernels themselves: they reach %1 % of the memory bandwidth on this model's layer shapes.</source>
         <translation>De decodeerkernels zelf: ze halen %1 % van de geheugenbandbreedte bij de laagvormen van dit model.</translation>
     </message>
 </context>
 <context>
     <name>TelemetryPage</name>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
         <source>Decode (seen by this app)</source>
         <translation>Decoderen (gezien door deze app)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23" />
         <source>Time to first token</source>
         <translation>Tijd tot het eerste token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25" />
         <source>Decode</source>
         <translation>Decoderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26" />
         <source>Prefill</source>
         <translation>Prefill</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
         <source>Bandwidth bound</source>
         <translation>Bandbreedtegrens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="28"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="28" />
         <source>Of the bound</source>
         <translation>Van de grens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="30"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="30" />
+        <source>Draft acceptance</source>
+        <translation>Acceptatie concepttokens</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="31" />
+        <source>Tokens per pass</source>
+        <translation>Tokens per doorgang</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="33" />
         <source>GPU power</source>
         <translation>GPU-vermogen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="45"/>
-        <source>Remote model: the figures are measured by this app over the network. The server&apos;s memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="48" />
+        <source>Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
         <translation>Extern model: de cijfers worden door deze app via het netwerk gemeten. Het geheugen en de bandbreedte van de server zijn onbekend, dus er is geen VRAM-meter en geen bandbreedtegrens.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="65"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="68" />
         <source>Well below the bound. Likely reason: %1</source>
         <translation>Ruim onder de grens. Waarschijnlijke oorzaak: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="70"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="73" />
         <source>Running on the CPU: no VRAM in use.</source>
         <translation>Draait op de CPU: geen VRAM in gebruik.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="70"/>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="73" />
         <source>VRAM: no reading yet</source>
         <translation>VRAM: nog geen meting</translation>
     </message>
@@ -1187,27 +1224,27 @@
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="16"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="16" />
         <source>Throughput graph</source>
         <translation>Doorvoergrafiek</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="22"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="22" />
         <source>Time (s)</source>
         <translation>Tijd (s)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="29"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="29" />
         <source>Tokens/s</source>
         <translation>Tokens/s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="34"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="34" />
         <source>Observed decode speed</source>
         <translation>Gemeten decodeersnelheid</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="42"/>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="42" />
         <source>Bandwidth bound</source>
         <translation>Bandbreedtegrens</translation>
     </message>
@@ -1215,42 +1252,42 @@
 <context>
     <name>VramMeter</name>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="18"/>
-        <source>GPU %1 (%2, the engine&apos;s): %3 of %4 GiB in use</source>
+        <location filename="../ui/qml/components/VramMeter.qml" line="18" />
+        <source>GPU %1 (%2, the engine's): %3 of %4 GiB in use</source>
         <translation>GPU %1 (%2, die van de engine): %3 van %4 GiB in gebruik</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="19"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="19" />
         <source>GPU %1 (%2): %3 of %4 GiB in use</source>
         <translation>GPU %1 (%2): %3 van %4 GiB in gebruik</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="29"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="29" />
         <source>VRAM in use</source>
         <translation>VRAM in gebruik</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="43"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="43" />
         <source>Weights</source>
         <translation>Gewichten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="44"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="44" />
         <source>Cache</source>
         <translation>Cache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="46"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="46" />
         <source>Other</source>
         <translation>Overig</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="47"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="47" />
         <source>Free</source>
         <translation>Vrij</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/VramMeter.qml" line="53"/>
+        <location filename="../ui/qml/components/VramMeter.qml" line="53" />
         <source>%1 %2 GiB</source>
         <translation>%1 %2 GiB</translation>
     </message>
@@ -1258,84 +1295,84 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="10"/>
+        <location filename="../ui/app/appoptions.cpp" line="10" />
         <source>Chat with local EXL2 models.</source>
         <translation>Chat met lokale EXL2-modellen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="12"/>
+        <location filename="../ui/app/appoptions.cpp" line="12" />
         <source>Show the version.</source>
         <translation>Toon de versie.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="13"/>
+        <location filename="../ui/app/appoptions.cpp" line="13" />
         <source>Load the model in DIR at start.</source>
         <translation>Laad bij het starten het model in DIR.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="14"/>
+        <location filename="../ui/app/appoptions.cpp" line="14" />
         <source>Run on cpu or cuda[:N].</source>
         <translation>Draai op cpu of cuda[:N].</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="15"/>
+        <location filename="../ui/app/appoptions.cpp" line="15" />
         <source>Interface language: en, nl or de.</source>
         <translation>Taal van de interface: en, nl of de.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="16"/>
+        <location filename="../ui/app/appoptions.cpp" line="16" />
         <source>Theme: light or dark.</source>
         <translation>Thema: light of dark.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="17"/>
+        <location filename="../ui/app/appoptions.cpp" line="17" />
         <source>Keep chats and settings in DIR.</source>
         <translation>Bewaar chats en instellingen in DIR.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="18"/>
+        <location filename="../ui/app/appoptions.cpp" line="18" />
         <source>Open PAGE first: chat, models, telemetry or settings.</source>
         <translation>Open eerst PAGE: chat, models, telemetry of settings.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="19"/>
+        <location filename="../ui/app/appoptions.cpp" line="19" />
         <source>Write a PNG of the window to FILE and quit.</source>
         <translation>Schrijf een PNG van het venster naar FILE en sluit af.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="20"/>
+        <location filename="../ui/app/appoptions.cpp" line="20" />
         <source>Send TEXT as a message at start.</source>
         <translation>Verstuur bij het starten TEXT als bericht.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="21"/>
+        <location filename="../ui/app/appoptions.cpp" line="21" />
         <source>Quit after MS milliseconds.</source>
         <translation>Sluit af na MS milliseconden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="22"/>
+        <location filename="../ui/app/appoptions.cpp" line="22" />
         <source>Use the simulated engine instead of the real one.</source>
         <translation>Gebruik de gesimuleerde engine in plaats van de echte.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="48"/>
-        <source>Unknown device &apos;%1&apos;: use cpu or cuda[:N].</source>
-        <translation>Onbekend apparaat &apos;%1&apos;: gebruik cpu of cuda[:N].</translation>
+        <location filename="../ui/app/appoptions.cpp" line="48" />
+        <source>Unknown device '%1': use cpu or cuda[:N].</source>
+        <translation>Onbekend apparaat '%1': gebruik cpu of cuda[:N].</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="50"/>
-        <source>Unknown language &apos;%1&apos;: use en, nl or de.</source>
-        <translation>Onbekende taal &apos;%1&apos;: gebruik en, nl of de.</translation>
+        <location filename="../ui/app/appoptions.cpp" line="50" />
+        <source>Unknown language '%1': use en, nl or de.</source>
+        <translation>Onbekende taal '%1': gebruik en, nl of de.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="52"/>
-        <source>Unknown theme &apos;%1&apos;: use light or dark.</source>
-        <translation>Onbekend thema &apos;%1&apos;: gebruik light of dark.</translation>
+        <location filename="../ui/app/appoptions.cpp" line="52" />
+        <source>Unknown theme '%1': use light or dark.</source>
+        <translation>Onbekend thema '%1': gebruik light of dark.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="54"/>
-        <source>Unknown page &apos;%1&apos;.</source>
-        <translation>Onbekende pagina &apos;%1&apos;.</translation>
+        <location filename="../ui/app/appoptions.cpp" line="54" />
+        <source>Unknown page '%1'.</source>
+        <translation>Onbekende pagina '%1'.</translation>
     </message>
 </context>
 </TS>

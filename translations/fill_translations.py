@@ -247,7 +247,17 @@ T = {  # source: (Dutch, German)
  'Qt': ('Qt', 'Qt'),
  'Copy details': ('Details kopiëren', 'Details kopieren'),
  'Close': ('Sluiten', 'Schließen'),
+ # Speculative decoding (EngineGenerationBackend, ReplyStats, TelemetryPage, SettingsPage).
+ '%1 % of drafts accepted, %2 tokens per pass': ('%1 % van de concepttokens geaccepteerd, %2 tokens per doorgang', '%1 % der Entwurfstoken akzeptiert, %2 Token pro Durchlauf'),
+ '%1 cannot be the draft model of %2: %3': ('%1 kan niet het conceptmodel van %2 zijn: %3', '%1 kann nicht das Entwurfsmodell von %2 sein: %3'),
+ 'Could not load the draft model %1: %2': ('Het conceptmodel %1 kon niet worden geladen: %2', 'Das Entwurfsmodell %1 konnte nicht geladen werden: %2'),
+ 'Draft acceptance': ('Acceptatie concepttokens', 'Entwurfsakzeptanz'),
+ 'Out of memory while loading the draft model %1: %2. Try a shorter context, a smaller cache type or no draft model.': ('Onvoldoende geheugen bij het laden van het conceptmodel %1: %2. Probeer een kortere context, een kleiner cachetype of geen conceptmodel.', 'Nicht genügend Speicher beim Laden des Entwurfsmodells %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cachetyp oder kein Entwurfsmodell.'),
+ 'The draft model %1 has no tokenizer.json, so its vocabulary cannot be checked.': ('Het conceptmodel %1 heeft geen tokenizer.json, dus de woordenschat kan niet worden gecontroleerd.', 'Das Entwurfsmodell %1 hat keine tokenizer.json, daher kann sein Vokabular nicht geprüft werden.'),
+ 'Tint text from accepted draft tokens in replies': ('Tekst van geaccepteerde concepttokens in antwoorden kleuren', 'Text aus akzeptierten Entwurfstoken in Antworten einfärben'),
+ 'Tokens per pass': ('Tokens per doorgang', 'Token pro Durchlauf'),
 }
+
 
 def fill(path: Path, column: int) -> list[str]:
     tree = ET.parse(path)

@@ -1,6 +1,7 @@
 // Speculative decoding on synthetic backends: the rejection rule keeps the target's distribution
 // (chi-square over the first sampled tokens), greedy speculation equals plain greedy, telemetry
 // adds up, n-gram drafting follows spec §9.7.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -187,4 +188,77 @@ EXL_TEST(speculative, ngram_equals_plain_greedy_and_bad_options_throw) {
   o.draft = &other;
   o.draft_tokens = 2;
   CHECK_THROWS_ERROR(exl::generate(target, nullptr, prompt, o), exl::ErrorKind::invalid_argument, "vocabulary");
+}
+
+// The step object itself: after every step the target's cache holds the context less its pending
+// id (and the draft's no more than that), a step yields at most max_ids ids with the accepted
+// drafts first, the running counters add up, and a stop id ends the session without entering the
+// context.
+EXL_TEST(speculative, decode_session_steps_keep_the_cache_consistent) {
+  auto target = make(7, 0.0f, 3.0f);
+  auto draft = make(7, 0.05f, 3.0f);
+  const std::vector<std::int32_t> prompt = {2, 4, 6};
+  exl::GenerateOptions plain_o;
+  plain_o.max_new_tokens = 30;
+  plain_o.sampler.greedy = true;
+  const auto plain = exl::generate(target, nullptr, prompt, plain_o);
+  for (int k = 0; k <= 5; ++k) {
+    exl::GenerateOptions o = plain_o;
+    o.draft = k > 0 ? &draft : nullptr;
+    o.draft_tokens = k;
+    exl::DecodeSession session(target, nullptr, o);
+    CHECK(session.start(prompt));
+    CHECK_EQ(session.speculative(), k > 0);
+    std::vector<std::int32_t> ids;
+    int accepted_seen = 0, drafted_seen = 0, passes_seen = 0;
+    while (int(ids.size()) < o.max_new_tokens) {
+      std::vector<bool> flags;
+      const int max_ids = std::min(3, o.max_new_tokens - int(ids.size()));
+      const auto s = session.step(max_ids, [&](std::int32_t id, bool from_draft) {
+        ids.push_back(id);
+        flags.push_back(from_draft);
+        return true;
+      });
+      CHECK(s.produced <= max_ids);
+      CHECK_EQ(s.produced, int(flags.size()));
+      CHECK(s.accepted <= s.drafted);
+      CHECK(s.drafted <= std::max(0, std::min(k, max_ids - 1)));
+      for (std::size_t i = 0; i < flags.size(); ++i) CHECK_EQ(bool(flags[i]), int(i) < s.accepted);
+      accepted_seen += s.accepted;
+      drafted_seen += s.drafted;
+      passes_seen += s.target_pass;
+      CHECK_EQ(target.cache_length(), int(session.context().size()) - 1);
+      if (k > 0) CHECK(draft.cache_length() <= int(session.context().size()) - 1);
+      CHECK(s.end == exl::DecodeStepResult::End::more);
+    }
+    CHECK(ids == plain.ids);
+    CHECK_EQ(session.accepted_draft_tokens(), accepted_seen);
+    CHECK_EQ(session.drafted_tokens(), drafted_seen);
+    CHECK_EQ(session.rejected_draft_tokens(), drafted_seen - accepted_seen);
+    CHECK_EQ(session.target_passes(), passes_seen);
+    if (k == 0) CHECK_EQ(passes_seen, o.max_new_tokens - 1);
+  }
+  // A stop id: the session ends on it, leaves it out of the context, and the cache stays consistent.
+  std::size_t cut = 1;  // the first id not seen before it
+  while (cut < plain.ids.size() &&
+         std::find(plain.ids.begin(), plain.ids.begin() + std::ptrdiff_t(cut), plain.ids[cut]) != plain.ids.begin() + std::ptrdiff_t(cut))
+    ++cut;
+  CHECK(cut < plain.ids.size());
+  exl::GenerateOptions o = plain_o;
+  o.stop_ids = {plain.ids[cut]};
+  o.draft = &draft;
+  o.draft_tokens = 4;
+  exl::DecodeSession session(target, nullptr, o);
+  CHECK(session.start(prompt));
+  std::vector<std::int32_t> ids;
+  exl::DecodeStepResult s;
+  for (int i = 0; i < 40 && s.end == exl::DecodeStepResult::End::more; ++i)
+    s = session.step(8, [&](std::int32_t id, bool) {
+      ids.push_back(id);
+      return true;
+    });
+  CHECK(s.end == exl::DecodeStepResult::End::stop_id);
+  CHECK(ids == std::vector<std::int32_t>(plain.ids.begin(), plain.ids.begin() + std::ptrdiff_t(cut)));
+  CHECK_EQ(target.cache_length(), int(session.context().size()) - 1);
+  CHECK_EQ(session.step(8, {}).produced, 0);  // an ended session yields nothing
 }

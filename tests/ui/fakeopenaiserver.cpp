@@ -54,8 +54,8 @@ QStringList FakeOpenAiServer::scriptedPieces() const
     backend.load(backend.availableModels().constFirst().path, {}, [](double) {});
     backend.prefill({{QStringLiteral("user"), QStringLiteral("hi")}}, {});
     QStringList pieces;
-    while (std::optional<QString> piece = backend.decodeStep())
-        pieces.append(*piece);
+    while (std::optional<DecodedPiece> piece = backend.decodeStep())
+        pieces.append(piece->text);
     return pieces;
 }
 

@@ -160,10 +160,10 @@ private Q_SLOTS:
         QCOMPARE(p.promptTokens, int(ref.promptIds.size()));
         QString text;
         for (int i = 0; i < 40; ++i) {
-            const std::optional<QString> piece = backend.decodeStep();
+            const std::optional<DecodedPiece> piece = backend.decodeStep();
             if (!piece)
                 break;
-            text += *piece;
+            text += piece->text;
         }
         QVERIFY2(!ref.ids.empty(), "the fixture model replied with nothing");
         QCOMPARE(backend.replyIds(), ref.ids);

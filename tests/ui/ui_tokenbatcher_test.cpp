@@ -50,6 +50,30 @@ private Q_SLOTS:
         QVERIFY(!batcher.flush(1000).has_value());
     }
 
+    void draftTextRangesFollowTheBatch()
+    {
+        TokenBatcher batcher(60);
+        QVERIFY(batcher.push(QStringLiteral("Hi"), 0).has_value());  // the first goes out at once
+        // Three steps within one interval: two drafts accepted then a token; a token alone; one
+        // draft whose text runs on from the previous step's (merged into one range); and the text
+        // held back at the end (no token).
+        QVERIFY(!batcher.push(QStringLiteral(" there you"), 1, 3, 2, 6).has_value());
+        QVERIFY(!batcher.push(QStringLiteral(" go"), 2, 1, 0, 0).has_value());
+        QVERIFY(!batcher.push(QStringLiteral("!!"), 3, 2, 1, 1).has_value());
+        QVERIFY(!batcher.push(QStringLiteral("?"), 4, 0, 0, 0).has_value());
+        const auto batch = batcher.flush(5);
+        QVERIFY(batch.has_value());
+        QCOMPARE(batch->text, QStringLiteral(" there you go!!?"));
+        QCOMPARE(batch->tokenCount, 6);
+        QCOMPARE(batch->acceptedDraftTokens, 3);
+        QCOMPARE(batch->draftRanges, (QList<TextRange>{{0, 6}, {13, 1}}));
+        QCOMPARE(batch->text.mid(0, 6), QStringLiteral(" there"));
+        // A draft range continuing the last one merges; a length past the piece is clamped.
+        QVERIFY(!batcher.push(QStringLiteral("ab"), 6, 1, 1, 2).has_value());
+        QVERIFY(!batcher.push(QStringLiteral("cd"), 7, 1, 1, 9).has_value());
+        QCOMPARE(batcher.flush(8)->draftRanges, (QList<TextRange>{{0, 4}}));
+    }
+
     void resetDropsPending()
     {
         TokenBatcher batcher(60);

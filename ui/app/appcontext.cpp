@@ -32,9 +32,6 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
         m_settings->setLanguage(options.language);
 
     m_chat = std::make_unique<ChatViewModel>(m_service.get(), &m_store);
-    m_chat->setSampling(m_settings->sampling());
-    connect(m_settings.get(), &SettingsViewModel::samplingChanged, this,
-            [this] { m_chat->setSampling(m_settings->sampling()); });
 
     m_conversations = std::make_unique<ConversationListModel>(&m_store);
     connect(m_chat.get(), &ChatViewModel::conversationStored, m_conversations.get(), &ConversationListModel::refresh);
@@ -48,6 +45,16 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
         m_remotes = std::make_unique<RemoteEndpointsModel>(
             combined->remote(), QDir(dataDir).filePath(QStringLiteral("remote-endpoints.json")));
     m_models = std::make_unique<ModelManager>(m_service.get(), std::move(planner));
+    // Each request samples with the settings and drafts as many tokens as the models page's
+    // slider says now (no reload needed).
+    const auto applySampling = [this] {
+        SamplingSettings sampling = m_settings->sampling();
+        sampling.draftTokens = m_models->draftTokens();
+        m_chat->setSampling(sampling);
+    };
+    applySampling();
+    connect(m_settings.get(), &SettingsViewModel::samplingChanged, this, applySampling);
+    connect(m_models.get(), &ModelManager::settingsChanged, this, applySampling);
     m_models->setMaxChunkSize(m_settings->maxChunkSize());
     connect(m_settings.get(), &SettingsViewModel::maxChunkSizeChanged, this,
             [this] { m_models->setMaxChunkSize(m_settings->maxChunkSize()); });

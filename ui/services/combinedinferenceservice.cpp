@@ -21,8 +21,11 @@ CombinedInferenceService::~CombinedInferenceService()
 void CombinedInferenceService::follow(InferenceService *side)
 {
     connect(side, &InferenceService::tokensArrived, this, [this, side](const TokenBatch &batch) {
-        if (const quint64 id = outerId(side, batch.requestId))
-            Q_EMIT tokensArrived(TokenBatch{id, batch.text, batch.tokenCount});
+        if (const quint64 id = outerId(side, batch.requestId)) {
+            TokenBatch outer = batch;
+            outer.requestId = id;
+            Q_EMIT tokensArrived(outer);
+        }
     });
     connect(side, &InferenceService::generationFinished, this, [this, side](const GenerationStats &stats) {
         if (const quint64 id = outerId(side, stats.requestId)) {

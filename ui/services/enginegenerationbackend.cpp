@@ -33,7 +33,8 @@ int cudaIndex(const exl::Backend &backend)
     return name.size() > 5 ? std::atoi(name.c_str() + 5) : 0;
 }
 
-constexpr std::size_t kPenaltyWindow = 256;  // recent ids the repetition penalty looks at
+constexpr int kPenaltyWindow = 256;  // recent ids the repetition penalty looks at
+constexpr int kMaxDraftTokens = 8;
 
 exl::CacheType cacheType(CacheKind kind)
 {
@@ -135,13 +136,14 @@ void EngineGenerationBackend::resetState()
     m_prompt.reset();
     m_stopIds.clear();
     m_boundBandwidth = 0.0;
-    m_contextIds.clear();
+    m_session.reset();  // before the backends it refers to
     m_replyIds.clear();
-    m_logits.clear();
-    m_pending.reset();
-    m_sampler.reset();
     m_stream.reset();
     m_finished = true;
+    m_requestDraftTokens = 0;
+    m_draftBackend.reset();
+    m_draftModel.reset();
+    m_loadDraftTokens = 0;
 }
 
 LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions &options,
@@ -157,6 +159,20 @@ LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions 
         auto model = exl::Model::open(QFile::encodeName(path).toStdString());
         if (!model->tokenizer())
             return {false, {}, tr("%1 has no tokenizer.json, so it cannot chat.").arg(folder), {}};
+        if (!options.draftModelPath.isEmpty()) {
+            // Checked before the weights load: a draft of another vocabulary is refused at once.
+            const QString draftFolder = QFileInfo(options.draftModelPath).fileName();
+            std::shared_ptr<const exl::Model> draft;
+            try {
+                draft = exl::Model::open(QFile::encodeName(options.draftModelPath).toStdString());
+                if (!draft->tokenizer())
+                    return {false, {}, tr("The draft model %1 has no tokenizer.json, so its vocabulary cannot be checked.").arg(draftFolder), {}};
+                exl::check_draft_vocabulary(*model->tokenizer(), *draft->tokenizer());
+            } catch (const exl::Error &e) {
+                return {false, {}, tr("%1 cannot be the draft model of %2: %3").arg(draftFolder, folder, QString::fromUtf8(e.what())), {}};
+            }
+            m_draftModel = std::move(draft);
+        }
         progress(0.1);
         const int chunk = std::clamp(options.maxChunkSize, 16, 8192);
         if (m_backendDirty || chunk != m_maxChunk) {
@@ -167,6 +183,21 @@ LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions 
         m_backend->load(model);
         progress(0.9);
         m_backend->allocate_cache({std::max(16, options.contextLength), cacheType(options.cacheKind)});
+        if (m_draftModel) {
+            progress(0.92);
+            try {
+                loadDraft(options);
+            } catch (const exl::Error &e) {
+                const QString draftFolder = QFileInfo(options.draftModelPath).fileName();
+                result.errorMessage = e.kind() == exl::ErrorKind::out_of_memory
+                    ? tr("Out of memory while loading the draft model %1: %2. Try a shorter context, a smaller cache "
+                         "type or no draft model.").arg(draftFolder, QString::fromUtf8(e.what()))
+                    : tr("Could not load the draft model %1: %2").arg(draftFolder, QString::fromUtf8(e.what()));
+                unload();
+                return result;
+            }
+        }
+        m_loadDraftTokens = std::clamp(options.draftTokens, 0, kMaxDraftTokens);
         progress(1.0);
 
         m_model = model;
@@ -214,6 +245,16 @@ LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions 
     }
     unload();  // give back whatever the failed load allocated
     return result;
+}
+
+void EngineGenerationBackend::loadDraft(const LoadOptions &options)
+{
+    exl::BackendOptions o;
+    o.max_chunk_size = m_maxChunk;
+    o.threads = m_threads;
+    m_draftBackend = exl::make_backend(m_backend->name(), o);  // the model's device
+    m_draftBackend->load(m_draftModel);
+    m_draftBackend->allocate_cache({m_backend->cache_capacity(), cacheType(options.cacheKind)});
 }
 
 namespace {
@@ -299,7 +340,7 @@ PrefillResult EngineGenerationBackend::prefill(const QList<ChatTurn> &conversati
 {
     const std::vector<std::int32_t> ids = promptIds(conversation);
     m_finished = true;
-    m_pending.reset();
+    m_session.reset();
     m_replyIds.clear();
     const int capacity = m_backend->cache_capacity();
     if (ids.empty())
@@ -309,72 +350,99 @@ PrefillResult EngineGenerationBackend::prefill(const QList<ChatTurn> &conversati
                                     "chat or load the model with a longer context.")
                                      .arg(ids.size()).arg(capacity).toStdString());
 
-    // The engine keeps the K/V of the longest cached prefix of this prompt (earlier turns, other
-    // chats' shared prefixes); always run at least the last prompt token, whose logits pick the
-    // first reply token.
-    const std::size_t common = std::size_t(m_backend->reuse_prefix(ids, int(ids.size()) - 1));
-    m_contextIds = ids;
-    exl::prefill(*m_backend, std::span<const std::int32_t>(ids).subspan(common), m_maxChunk,
-                 exl::LogitsWanted::last, m_logits);
-
-    exl::SamplerSettings s;
+    exl::GenerateOptions o;
+    exl::SamplerSettings &s = o.sampler;
     s.greedy = settings.temperature <= 0.0;
     s.temperature = float(settings.temperature);
     s.top_k = std::max(0, settings.topK);
     s.top_p = float(settings.topP);
     s.min_p = float(settings.minP);
     s.seed = settings.seed >= 0 ? std::uint64_t(settings.seed) : (std::uint64_t(m_entropy()) << 32 | m_entropy());
-    m_sampler = std::make_unique<exl::Sampler>(s);
-    m_repetitionPenalty = s.greedy ? 1.0 : settings.repetitionPenalty;
+    // Over the last kPenaltyWindow ids, once per distinct id (as in transformers); greedy replies
+    // are not penalised.
+    s.repetition_penalty = s.greedy ? 1.0f : float(settings.repetitionPenalty);
+    s.penalty_range = kPenaltyWindow;
+    o.max_new_tokens = std::max(0, settings.maxNewTokens);
+    o.max_chunk_size = m_maxChunk;
+    o.stop_ids = m_stopIds;  // the tokenizer's EOS ids are added by the session
+    m_requestDraftTokens = std::clamp(settings.draftTokens >= 0 ? settings.draftTokens : m_loadDraftTokens, 0,
+                                      kMaxDraftTokens);
+    if (m_requestDraftTokens > 0) {
+        o.draft_tokens = m_requestDraftTokens;
+        if (m_draftBackend)
+            o.draft = m_draftBackend.get();
+        else
+            o.ngram = true;  // no draft model: prompt lookup in the conversation
+    }
+    // The engine keeps the K/V of the longest cached prefix of this prompt (earlier turns, other
+    // chats' shared prefixes) on both models, and always runs the last prompt token, whose
+    // logits pick the first reply token.
+    auto session = std::make_unique<exl::DecodeSession>(*m_backend, m_tokenizer.get(), o);
+    session->start(ids);
+    m_session = std::move(session);
+    m_maxNewTokens = o.max_new_tokens;
     m_stream = std::make_unique<exl::StreamDecoder>(m_tokenizer, true);
-    m_finished = false;
-    return {int(ids.size()), int(common)};
+    m_finished = m_maxNewTokens == 0;
+    return {int(ids.size()), m_session->cached_tokens()};
 }
 
-std::int32_t EngineGenerationBackend::sampleNext()
+std::optional<DecodedPiece> EngineGenerationBackend::decodeStep()
 {
-    const std::size_t vocab = std::size_t(m_backend->vocab_size());
-    std::span<const float> row(m_logits.data(), std::min(vocab, m_logits.size()));
-    if (m_repetitionPenalty <= 1.0)
-        return m_sampler->sample(row);
-    std::vector<float> penalised(row.begin(), row.end());
-    const std::size_t from = m_contextIds.size() > kPenaltyWindow ? m_contextIds.size() - kPenaltyWindow : 0;
-    for (std::size_t i = from; i < m_contextIds.size(); ++i) {
-        const std::size_t id = std::size_t(m_contextIds[i]);
-        if (id < penalised.size()) {
-            float &l = penalised[id];
-            // Applied once per id however often it occurs (as in transformers).
-            if (std::find(m_contextIds.begin() + std::ptrdiff_t(from), m_contextIds.begin() + std::ptrdiff_t(i),
-                          m_contextIds[i]) == m_contextIds.begin() + std::ptrdiff_t(i))
-                l = l > 0 ? float(l / m_repetitionPenalty) : float(l * m_repetitionPenalty);
-        }
-    }
-    return m_sampler->sample(penalised);
-}
-
-std::optional<QString> EngineGenerationBackend::decodeStep()
-{
-    if (m_finished || !m_model)
+    if (m_finished || !m_model || !m_session)
         return std::nullopt;
-    if (m_pending) {
-        if (m_backend->cache_length() >= m_backend->cache_capacity()) {
-            m_finished = true;  // the context is full
-            const std::string rest = m_stream->flush();
-            return rest.empty() ? std::nullopt : std::optional<QString>(QString::fromStdString(rest));
-        }
-        m_backend->forward(std::span<const std::int32_t>(&*m_pending, 1), exl::LogitsWanted::last, m_logits);
-        m_contextIds.push_back(*m_pending);
-        m_pending.reset();
+    DecodedPiece out;
+    out.tokens = 0;
+    std::string text;
+    std::size_t draftBytes = 0;  // text of the accepted drafts: they come first in a step
+    const exl::DecodeStepResult step = m_session->step(
+        m_maxNewTokens - int(m_replyIds.size()), [&](std::int32_t id, bool fromDraft) {
+            m_replyIds.push_back(id);
+            ++out.tokens;
+            text += m_stream->push(id);
+            if (fromDraft)
+                draftBytes = text.size();
+            return true;
+        });
+    out.targetPass = step.target_pass;
+    out.draftedTokens = step.drafted;
+    out.acceptedDraftTokens = step.accepted;
+    if (step.end != exl::DecodeStepResult::End::more || int(m_replyIds.size()) >= m_maxNewTokens) {
+        m_finished = true;  // a stop id, the context full, or the longest reply asked for
+        text += m_stream->flush();
     }
-    const std::int32_t id = sampleNext();
-    if (std::find(m_stopIds.begin(), m_stopIds.end(), id) != m_stopIds.end()) {
-        m_finished = true;
-        const std::string rest = m_stream->flush();
-        return rest.empty() ? std::nullopt : std::optional<QString>(QString::fromStdString(rest));
-    }
-    m_replyIds.push_back(id);
-    m_pending = id;
-    return QString::fromStdString(m_stream->push(id));
+    if (out.tokens == 0 && text.empty())
+        return std::nullopt;
+    out.text = QString::fromStdString(text);
+    out.draftTextLength = draftBytes > 0 ? int(QString::fromUtf8(text.data(), qsizetype(draftBytes)).size()) : 0;
+    return out;
+}
+
+std::vector<std::int32_t> EngineGenerationBackend::contextIds() const
+{
+    if (!m_session || m_session->context().empty())
+        return {};
+    const std::vector<std::int32_t> &all = m_session->context();
+    return {all.begin(), all.end() - 1};
+}
+
+int EngineGenerationBackend::cacheLength() const
+{
+    return m_backend ? m_backend->cache_length() : 0;
+}
+
+int EngineGenerationBackend::draftedTokens() const
+{
+    return m_session ? m_session->drafted_tokens() : 0;
+}
+
+int EngineGenerationBackend::acceptedDraftTokens() const
+{
+    return m_session ? m_session->accepted_draft_tokens() : 0;
+}
+
+int EngineGenerationBackend::targetPasses() const
+{
+    return m_session ? m_session->target_passes() : 0;
 }
 
 GenerationBackend::VramUsage EngineGenerationBackend::vram() const
@@ -385,11 +453,20 @@ GenerationBackend::VramUsage EngineGenerationBackend::vram() const
     const exl::MemoryStats m = m_backend->memory();  // one device query (cudaMemGetInfo) per call
     if (m.device_total == 0) {
         v.used = qint64(m.weights_bytes + m.cache_bytes + m.scratch_bytes);  // the CPU backend's own
+        if (m_draftBackend) {
+            const exl::MemoryStats d = m_draftBackend->memory();
+            v.used += qint64(d.weights_bytes + d.cache_bytes + d.scratch_bytes);
+        }
         return v;
     }
     v.total = qint64(m.device_total);
     v.used = qint64(m.device_total - std::min(m.device_free, m.device_total));
     v.weights = qint64(m.weights_bytes);
     v.cache = qint64(m.cache_bytes);
+    if (m_draftBackend) {  // the draft model's weights and cache, on the same device
+        const exl::MemoryStats d = m_draftBackend->memory();
+        v.weights += qint64(d.weights_bytes);
+        v.cache += qint64(d.cache_bytes);
+    }
     return v;
 }

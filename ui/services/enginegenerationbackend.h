@@ -4,9 +4,14 @@
 // read on the GUI thread, at construction.
 //
 // KV cache reuse is the engine's (Backend::reuse_prefix): a new prompt keeps the cached K/V of
-// its longest cached prefix and prefills only the rest. A decode step forwards the previous
-// token before sampling the next, so the cache always holds exactly the ids in m_contextIds and
-// a cancel between steps leaves both consistent.
+// its longest cached prefix and prefills only the rest. Decoding is the engine's DecodeSession:
+// a decode step is one forward pass of the model over the previous token (sampled on the device
+// where the backend can), or, with speculative decoding, over the previous token and the tokens
+// drafted by the draft model (LoadOptions::draftModelPath, its own backend and cache on the same
+// device) or by n-gram lookup in the conversation (no draft model); the accepted drafts and one
+// more token come out of that pass, and the rejected drafts are rolled back on both caches. After
+// every step the model's cache holds exactly contextIds() (the conversation and the reply less its
+// last token), so a cancel between steps leaves the cache and the conversation consistent.
 #pragma once
 #include <QCoreApplication>
 #include <QString>
@@ -23,7 +28,7 @@ class Backend;
 class GpuPowerMonitor;
 class ChatPrompt;
 class Model;
-class Sampler;
+class DecodeSession;
 class StreamDecoder;
 class Tokenizer;
 }  // namespace exl
@@ -45,7 +50,7 @@ public:
     void unload() override;
     bool loaded() const override { return m_model != nullptr; }
     PrefillResult prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) override;
-    std::optional<QString> decodeStep() override;
+    std::optional<DecodedPiece> decodeStep() override;
     VramUsage vram() const override;
     double powerWatts() const override;
     GpuStatus gpuStatus() const override;
@@ -62,12 +67,23 @@ public:
     const std::vector<std::int32_t> &stopIds() const { return m_stopIds; }
     // Ids generated for the current reply so far (excluding a stop id).
     const std::vector<std::int32_t> &replyIds() const { return m_replyIds; }
+    // The ids the model's cache holds after the last step: the prompt and the reply but its last id.
+    std::vector<std::int32_t> contextIds() const;
+    int cacheLength() const;
+    // The draft model loaded beside the model (LoadOptions::draftModelPath), if any.
+    bool hasDraftModel() const { return m_draftBackend != nullptr; }
+    // Drafted tokens per pass of the current reply (0: speculative decoding off).
+    int draftTokens() const { return m_requestDraftTokens; }
+    // The current reply's speculative counters (the engine's, over all its steps).
+    int draftedTokens() const;
+    int acceptedDraftTokens() const;
+    int targetPasses() const;
 
 private:
     void makeBackend();
     void computeBound(const QString &path, const LoadOptions &options);
     void resetState();
-    std::int32_t sampleNext();
+    void loadDraft(const LoadOptions &options);
 
     std::string m_device;
     int m_threads = 0;
@@ -75,6 +91,9 @@ private:
     QString m_deviceName;
     QString m_deviceNote;
     std::unique_ptr<exl::Backend> m_backend;
+    std::shared_ptr<const exl::Model> m_draftModel;
+    std::unique_ptr<exl::Backend> m_draftBackend;  // same device as m_backend, cache as long as its
+    int m_loadDraftTokens = 0;                     // LoadOptions::draftTokens
     std::unique_ptr<exl::GpuPowerMonitor> m_power;  // NVML, for a CUDA backend
     bool m_backendDirty = false;  // weights were loaded into it (a new load starts fresh)
     std::shared_ptr<const exl::Model> m_model;
@@ -86,13 +105,11 @@ private:
     double m_boundCacheBytes = 0.0;   // more per token of context
 
     // Generation state.
-    std::vector<std::int32_t> m_contextIds;  // prompt and forwarded reply ids: the backend's sequence
+    std::unique_ptr<exl::DecodeSession> m_session;
     std::vector<std::int32_t> m_replyIds;
-    std::vector<float> m_logits;
-    std::optional<std::int32_t> m_pending;  // sampled, streamed, not yet forwarded
-    std::unique_ptr<exl::Sampler> m_sampler;
     std::unique_ptr<exl::StreamDecoder> m_stream;
-    double m_repetitionPenalty = 1.0;
+    int m_maxNewTokens = 0;
+    int m_requestDraftTokens = 0;
     bool m_finished = true;
     std::random_device m_entropy;
 };

@@ -93,7 +93,7 @@ PrefillResult FakeGenerationBackend::prefill(const QList<ChatTurn> &conversation
     return {promptTokens, 0};
 }
 
-std::optional<QString> FakeGenerationBackend::decodeStep()
+std::optional<DecodedPiece> FakeGenerationBackend::decodeStep()
 {
     if (m_next >= m_pieces.size())
         return std::nullopt;
@@ -101,7 +101,7 @@ std::optional<QString> FakeGenerationBackend::decodeStep()
     // so the sleeps' overshoot does not add up at high rates (thousands of tokens a second).
     if (m_timing.decodeTokensPerSecond > 0)
         sleepSeconds((m_next + 1) / m_timing.decodeTokensPerSecond - m_decodeClock.nsecsElapsed() / 1e9);
-    return m_pieces.at(m_next++);
+    return DecodedPiece{m_pieces.at(m_next++)};
 }
 
 int FakeGenerationBackend::scriptTokenCount()

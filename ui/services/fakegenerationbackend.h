@@ -27,7 +27,7 @@ public:
     void unload() override;
     bool loaded() const override { return m_loaded.has_value(); }
     PrefillResult prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) override;
-    std::optional<QString> decodeStep() override;
+    std::optional<DecodedPiece> decodeStep() override;
     VramUsage vram() const override;
     double powerWatts() const override;
     double energyJoules() const override;

@@ -8,6 +8,16 @@
 
 #include "inferencetypes.h"
 
+// What one decode step produced.
+struct DecodedPiece {
+    QString text;                 // the text that became safe to show (possibly empty)
+    int tokens = 1;               // new tokens (several with speculative decoding; 0: held-back text at the end)
+    bool targetPass = true;       // the step ran one forward pass of the model
+    int draftedTokens = 0;        // drafted tokens the pass verified
+    int acceptedDraftTokens = 0;  // of those, accepted by the model
+    int draftTextLength = 0;      // the first draftTextLength characters of `text` came from accepted drafts
+};
+
 class GenerationBackend
 {
 public:
@@ -28,9 +38,9 @@ public:
     // Formats and prefills the conversation; returns the prompt size and how much of it came
     // from the KV cache of the previous turn.
     virtual PrefillResult prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) = 0;
-    // One decode step: the new text (possibly empty for a partial UTF-8 sequence), or nullopt
-    // when the reply is complete.
-    virtual std::optional<QString> decodeStep() = 0;
+    // One decode step: the new text (possibly empty for a partial UTF-8 sequence) of one or more
+    // tokens, or nullopt when the reply is complete.
+    virtual std::optional<DecodedPiece> decodeStep() = 0;
 
     // Memory and the bandwidth-bound speed, for telemetry (cheap; called a few times a second).
     // One reading of the device's memory per call.

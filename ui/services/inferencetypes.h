@@ -34,6 +34,10 @@ struct SamplingSettings {
     double repetitionPenalty = 1.05;
     int seed = -1;  // -1: random
     int maxNewTokens = 1024;
+    // Speculative decoding for this request: tokens drafted per model pass, 0-8 (0: off); -1: the
+    // count given at load. With a draft model loaded it drafts; without one, n-gram lookup in the
+    // conversation does.
+    int draftTokens = -1;
 };
 
 // What the model list shows about a model folder.
@@ -51,11 +55,22 @@ struct ModelInfo {
     QString note{};          // remote: e.g. that the endpoint is reached over plain HTTP
 };
 
+// A run of characters in a text.
+struct TextRange {
+    int start = 0;
+    int length = 0;
+    bool operator==(const TextRange &) const = default;
+};
+
 // A batch of decoded text for one generation request.
 struct TokenBatch {
     quint64 requestId = 0;
     QString text;
     int tokenCount = 0;
+    // Speculative decoding: of tokenCount, drafted tokens the model accepted, and where their text
+    // lies in `text` (the chat can tint it).
+    int acceptedDraftTokens = 0;
+    QList<TextRange> draftRanges;
 };
 
 struct GenerationStats {
@@ -68,6 +83,14 @@ struct GenerationStats {
     double decodeTokensPerSecond = 0.0;
     double joulesPerToken = -1.0;  // GPU energy of the reply (prefill and decode) per generated token; <0: unknown
     bool cancelled = false;
+    // Speculative decoding: tokens drafted and verified, those the model accepted, and the model's
+    // forward passes after the prompt (each yields one token plus the accepted drafts).
+    int draftedTokens = 0;
+    int acceptedDraftTokens = 0;
+    int targetPasses = 0;
+    double acceptanceRate() const { return draftedTokens > 0 ? double(acceptedDraftTokens) / draftedTokens : 0.0; }
+    // Tokens after the first (which comes from the prompt's pass) per forward pass.
+    double tokensPerPass() const { return targetPasses > 0 ? double(generatedTokens - 1) / targetPasses : 0.0; }
 };
 
 // One GPU of the machine other than the engine's (NVML: memory in use by anything).
@@ -105,6 +128,8 @@ struct TelemetrySample {
     bool remote = false;                  // a remote endpoint: speeds as seen by the client, no VRAM or bound
     double timeToFirstTokenMs = 0.0;      // remote: of the last reply, as seen by the client
     bool cpuBackend = false;              // the engine runs on the CPU
+    double draftAcceptanceRate = -1.0;    // of the current (or last) reply's drafted tokens; <0: no drafting
+    double tokensPerPass = 0.0;           // tokens per model forward pass in that reply; 0: unknown
     GpuStatus gpu;                        // the engine's GPU (and the machine's others)
 };
 

@@ -1,5 +1,6 @@
 #include "inferenceworker.h"
 
+#include <algorithm>
 #include <exception>
 
 namespace {
@@ -71,13 +72,21 @@ void InferenceWorker::generate(quint64 requestId, const QList<ChatTurn> &convers
         stats.prefillTokensPerSecond = rate(prefilled.promptTokens - prefilled.reusedTokens, prefillNs);
         emitTelemetry(0.0, stats.prefillTokensPerSecond);
         // Cancellation is checked between engine steps: the reply ends on a whole token.
+        m_speculation = {};
         while (!cancelled(requestId) && stats.generatedTokens < settings.maxNewTokens) {
-            const std::optional<QString> piece = m_backend->decodeStep();
+            const std::optional<DecodedPiece> piece = m_backend->decodeStep();
             if (!piece)
                 break;
-            if (stats.generatedTokens++ == 0)
+            if (stats.generatedTokens == 0 && piece->tokens > 0)
                 stats.timeToFirstTokenMs = timer.nsecsElapsed() / 1e6;
-            emitBatch(requestId, batcher.push(*piece, m_clock.elapsed()));
+            stats.generatedTokens += piece->tokens;
+            stats.draftedTokens += piece->draftedTokens;
+            stats.acceptedDraftTokens += piece->acceptedDraftTokens;
+            stats.targetPasses += piece->targetPass ? 1 : 0;
+            m_speculation = stats;
+            emitBatch(requestId, batcher.push(piece->text, m_clock.elapsed(), piece->tokens,
+                                              std::min(piece->acceptedDraftTokens, piece->tokens),
+                                              piece->draftTextLength));
             const double decodeRate = rate(stats.generatedTokens, timer.nsecsElapsed() - prefillNs);
             if (m_clock.elapsed() - m_lastTelemetryMs >= kTelemetryIntervalMs)
                 emitTelemetry(decodeRate, 0.0);
@@ -100,7 +109,8 @@ void InferenceWorker::generate(quint64 requestId, const QList<ChatTurn> &convers
 void InferenceWorker::emitBatch(quint64 requestId, std::optional<PendingText> batch)
 {
     if (batch)
-        Q_EMIT tokensArrived(TokenBatch{requestId, std::move(batch->text), batch->tokenCount});
+        Q_EMIT tokensArrived(TokenBatch{requestId, std::move(batch->text), batch->tokenCount,
+                                        batch->acceptedDraftTokens, std::move(batch->draftRanges)});
 }
 
 void InferenceWorker::emitTelemetry(double decodeRate, double prefillRate)
@@ -119,5 +129,8 @@ void InferenceWorker::emitTelemetry(double decodeRate, double prefillRate)
     sample.powerWatts = m_backend->powerWatts();
     sample.cpuBackend = m_backend->deviceName() == QLatin1String("cpu");
     sample.gpu = m_backend->gpuStatus();
+    if (m_speculation.draftedTokens > 0)
+        sample.draftAcceptanceRate = m_speculation.acceptanceRate();
+    sample.tokensPerPass = m_speculation.tokensPerPass();
     Q_EMIT telemetry(sample);
 }

@@ -41,4 +41,5 @@ private:
     std::atomic<quint64> m_cancelUpTo{0};
     QElapsedTimer m_clock;
     qint64 m_lastTelemetryMs = -1000;
+    GenerationStats m_speculation;  // the current (or last) reply's token and draft counts, for telemetry
 };

@@ -4,12 +4,17 @@
 // at 60 a second a software renderer (a machine or VM without GPU rendering) could no longer
 // keep up (bench/RESULTS.md, GUI responsiveness).
 #pragma once
+#include <QList>
 #include <QString>
 #include <optional>
+
+#include "inferencetypes.h"
 
 struct PendingText {
     QString text;
     int tokenCount = 0;
+    int acceptedDraftTokens = 0;
+    QList<TextRange> draftRanges;  // text of accepted drafts, in `text`
 };
 
 class TokenBatcher
@@ -19,6 +24,10 @@ public:
 
     // Adds one decoded piece at time `nowMs`; returns a batch when one is due.
     std::optional<PendingText> push(const QString &piece, qint64 nowMs);
+    // The same for a piece of `tokens` tokens, of which `acceptedDrafts` were accepted drafts
+    // whose text is the piece's first `draftTextLength` characters.
+    std::optional<PendingText> push(const QString &piece, qint64 nowMs, int tokens, int acceptedDrafts,
+                                    int draftTextLength);
     // Returns whatever is held (end of generation or cancel); nullopt when nothing is held.
     std::optional<PendingText> flush(qint64 nowMs);
     void reset();

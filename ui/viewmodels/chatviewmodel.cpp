@@ -1,5 +1,7 @@
 #include "chatviewmodel.h"
 
+#include <algorithm>
+
 #include "services/inferenceservice.h"
 
 namespace {
@@ -18,10 +20,34 @@ QVariantMap statsMap(const GenerationStats &stats, bool stopped)
         map.insert(QStringLiteral("decodeTokensPerSecond"), stats.decodeTokensPerSecond);
         if (stats.joulesPerToken >= 0)
             map.insert(QStringLiteral("joulesPerToken"), stats.joulesPerToken);
+        if (stats.draftedTokens > 0) {
+            map.insert(QStringLiteral("draftedTokens"), stats.draftedTokens);
+            map.insert(QStringLiteral("acceptedDraftTokens"), stats.acceptedDraftTokens);
+            map.insert(QStringLiteral("acceptanceRate"), stats.acceptanceRate());
+            map.insert(QStringLiteral("tokensPerPass"), stats.tokensPerPass());
+        }
     }
     if (stopped)
         map.insert(QStringLiteral("stopped"), true);
     return map;
+}
+QVariantList rangesToVariant(const QList<TextRange> &ranges)
+{
+    QVariantList out;
+    for (const TextRange &r : ranges)
+        out.append(QVariant(QVariantList{r.start, r.length}));
+    return out;
+}
+
+QList<TextRange> rangesFromVariant(const QVariant &value)
+{
+    QList<TextRange> out;
+    for (const QVariant &entry : value.toList()) {
+        const QVariantList pair = entry.toList();
+        if (pair.size() == 2)
+            out.append({pair.at(0).toInt(), pair.at(1).toInt()});
+    }
+    return out;
 }
 }  // namespace
 
@@ -90,7 +116,8 @@ void ChatViewModel::openConversation(qint64 id)
             m_conversationId = id;
             m_systemPrompt = conversation.systemPrompt;
             for (const StoredMessage &stored : m_store->messages(id))
-                m_messages.append({stored, false, stored.stats.value(QStringLiteral("stopped")).toBool()});
+                m_messages.append({stored, false, stored.stats.value(QStringLiteral("stopped")).toBool(),
+                                   rangesFromVariant(stored.stats.value(QStringLiteral("draftRanges")))});
         }
     }
     endResetModel();
@@ -191,12 +218,45 @@ QString ChatViewModel::messageText(int row) const
     return row >= 0 && row < m_messages.size() ? m_messages.at(row).stored.text : QString();
 }
 
+QList<TextRange> ChatViewModel::draftRanges(int row) const
+{
+    return row >= 0 && row < m_messages.size() ? m_messages.at(row).draftRanges : QList<TextRange>();
+}
+
+QString ChatViewModel::tintedText(int row, const QString &color) const
+{
+    if (row < 0 || row >= m_messages.size() || m_messages.at(row).draftRanges.isEmpty())
+        return {};
+    const QString &text = m_messages.at(row).stored.text;
+    const auto escaped = [&](int from, int to) {
+        return text.mid(from, to - from).toHtmlEscaped().replace(QLatin1Char('\n'), QLatin1String("<br>"));
+    };
+    QString out;
+    int at = 0;
+    for (const TextRange &r : m_messages.at(row).draftRanges) {
+        const int start = std::clamp(r.start, at, int(text.size()));
+        const int end = std::clamp(r.start + r.length, start, int(text.size()));
+        out += escaped(at, start);
+        out += QStringLiteral("<font color=\"%1\">").arg(color.toHtmlEscaped()) + escaped(start, end) + QLatin1String("</font>");
+        at = end;
+    }
+    return out + escaped(at, int(text.size()));
+}
+
 void ChatViewModel::onTokens(const TokenBatch &batch)
 {
     if (batch.requestId != m_activeRequest || m_messages.isEmpty())
         return;
     const int row = int(m_messages.size()) - 1;
     Message &reply = m_messages[row];
+    const int offset = int(reply.stored.text.size());
+    for (const TextRange &r : batch.draftRanges) {
+        QList<TextRange> &ranges = reply.draftRanges;
+        if (!ranges.isEmpty() && ranges.constLast().start + ranges.constLast().length == offset + r.start)
+            ranges.last().length += r.length;
+        else
+            ranges.append({offset + r.start, r.length});
+    }
     reply.stored.text += batch.text;
     Q_EMIT dataChanged(index(row), index(row), {TextRole});
     if (++m_batchesSinceSave >= kBatchesPerSave) {
@@ -238,6 +298,8 @@ void ChatViewModel::finishReply(const GenerationStats &stats, bool stopped)
     reply.streaming = false;
     reply.stopped = stopped;
     reply.stored.stats = statsMap(stats, stopped);
+    if (!reply.draftRanges.isEmpty())
+        reply.stored.stats.insert(QStringLiteral("draftRanges"), rangesToVariant(reply.draftRanges));
     if (!m_store->updateMessage(reply.stored.id, reply.stored.text, reply.stored.stats))
         setError(tr("Could not save the reply: %1").arg(m_store->lastError()));
     Q_EMIT dataChanged(index(row), index(row), {StreamingRole, StoppedRole, StatsRole});

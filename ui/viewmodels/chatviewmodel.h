@@ -48,6 +48,12 @@ public:
     // Replaces the user message at `row`, drops everything after it and asks again.
     Q_INVOKABLE bool editMessage(int row, const QString &text);
     Q_INVOKABLE QString messageText(int row) const;
+    // The text of accepted draft tokens in the message at `row` (ranges in its text; a reply keeps
+    // them in its stats as "draftRanges").
+    QList<TextRange> draftRanges(int row) const;
+    // The message as StyledText with the text of accepted draft tokens in `color`; empty when it
+    // has none.
+    Q_INVOKABLE QString tintedText(int row, const QString &color) const;
 
 Q_SIGNALS:
     void busyChanged();
@@ -62,6 +68,7 @@ private:
         StoredMessage stored;
         bool streaming = false;
         bool stopped = false;
+        QList<TextRange> draftRanges{};  // of stored.text: from accepted draft tokens
     };
 
     void startReply();

@@ -44,6 +44,7 @@ SettingsViewModel::SettingsViewModel(const QString &filePath, QObject *parent)
     const QString language = s.value("ui/language", m_language).toString();
     m_language = kLanguages.contains(language) ? language : m_language;
     m_fontSize = std::clamp(s.value("ui/fontSize", m_fontSize).toInt(), 8, 24);
+    m_tintDraftTokens = s.value("ui/tintDraftTokens", m_tintDraftTokens).toBool();
     m_modelsDirectory = s.value("models/directory").toString();
     m_modelFolders = s.value("models/folders").toStringList();
     const QVariantMap templates = s.value("models/chatTemplates").toMap();
@@ -177,6 +178,15 @@ void SettingsViewModel::setFontSize(int points)
     Q_EMIT fontSizeChanged();
 }
 
+void SettingsViewModel::setTintDraftTokens(bool tint)
+{
+    if (tint == m_tintDraftTokens)
+        return;
+    m_tintDraftTokens = tint;
+    save();
+    Q_EMIT tintDraftTokensChanged();
+}
+
 QStringList SettingsViewModel::presetNames() const
 {
     return {QStringLiteral("balanced"), QStringLiteral("precise"), QStringLiteral("creative")};
@@ -225,6 +235,7 @@ void SettingsViewModel::save()
     s.setValue("ui/theme", m_theme);
     s.setValue("ui/language", m_language);
     s.setValue("ui/fontSize", m_fontSize);
+    s.setValue("ui/tintDraftTokens", m_tintDraftTokens);
     s.setValue("models/directory", m_modelsDirectory);
     s.setValue("models/folders", m_modelFolders);
     QVariantMap templates;

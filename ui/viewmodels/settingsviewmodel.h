@@ -25,6 +25,7 @@ class SettingsViewModel : public QObject
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
     Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
     Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY fontSizeChanged)
+    Q_PROPERTY(bool tintDraftTokens READ tintDraftTokens WRITE setTintDraftTokens NOTIFY tintDraftTokensChanged)
     Q_PROPERTY(QStringList presetNames READ presetNames CONSTANT)
     Q_PROPERTY(QString modelsDirectory READ modelsDirectory WRITE setModelsDirectory NOTIFY modelFoldersChanged)
     Q_PROPERTY(QStringList modelFolders READ modelFolders NOTIFY modelFoldersChanged)
@@ -53,6 +54,9 @@ public:
     void setLanguage(const QString &language);  // "en", "nl" or "de"
     int fontSize() const { return m_fontSize; }
     void setFontSize(int points);
+    // The chat tints the text of accepted draft tokens in finished replies.
+    bool tintDraftTokens() const { return m_tintDraftTokens; }
+    void setTintDraftTokens(bool tint);
     QStringList presetNames() const;
     // Where model folders are looked for (empty: the default, <data dir>/models), and folders
     // the user added one by one.
@@ -78,6 +82,7 @@ Q_SIGNALS:
     void themeChanged();
     void languageChanged();
     void fontSizeChanged();
+    void tintDraftTokensChanged();
     void modelFoldersChanged();
     void chatTemplatesChanged();
 
@@ -91,6 +96,7 @@ private:
     QString m_theme = QStringLiteral("system");
     QString m_language = QStringLiteral("en");
     int m_fontSize = 11;
+    bool m_tintDraftTokens = false;
     QString m_modelsDirectory;
     QStringList m_modelFolders;
     QHash<QString, QString> m_chatTemplates;

@@ -35,6 +35,8 @@ class TelemetryModel : public QObject
     Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY updated)
     Q_PROPERTY(QVariantList gpus READ gpus NOTIFY updated)
     Q_PROPERTY(QString likelyReason READ likelyReason NOTIFY updated)
+    Q_PROPERTY(double draftAcceptanceRate READ draftAcceptanceRate NOTIFY updated)
+    Q_PROPERTY(double tokensPerPass READ tokensPerPass NOTIFY updated)
 public:
     static constexpr double kWindowSeconds = 60.0;
     // "Well short of the bound": observed decode speed below this fraction of it.
@@ -63,6 +65,10 @@ public:
     // The figures come from a remote endpoint, as observed by this app: no VRAM, no bound line.
     bool remote() const { return m_last.remote; }
     double timeToFirstTokenMs() const { return m_last.timeToFirstTokenMs; }
+    // Speculative decoding in the current (or last) reply: the share of drafted tokens the model
+    // accepted (<0: nothing was drafted) and tokens per forward pass of the model (0: unknown).
+    double draftAcceptanceRate() const { return m_last.draftAcceptanceRate; }
+    double tokensPerPass() const { return m_last.tokensPerPass; }
     // One entry per GPU, the engine's first: index, name, engine (bool), totalGiB, usedGiB and the
     // meter's parts weightsGiB, cacheGiB, otherGiB, freeGiB (other GPUs: all use is "other").
     QVariantList gpus() const;

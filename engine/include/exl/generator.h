@@ -182,6 +182,89 @@ struct TokenEvent {
 };
 using TokenCallback = std::function<void(const TokenEvent&)>;
 
+// One generation's decoding, a step at a time: the one implementation of the decode loop behind
+// generate_stream() and the app's step-driven backend. start() reuses the longest cached prefix of
+// the prompt and prefills the rest; then each step() is at most one target forward pass:
+//  - the first step samples the first new id from the prefill's logits (no pass);
+//  - a plain step forwards the pending id (the last of context()) and samples the next with
+//    Backend::forward_sample (on the device where the backend can);
+//  - a speculative step (a draft backend or n-gram lookup, draft_tokens > 0) drafts K ids, the
+//    target verifies pending + K ids in one pass, accepts the longest greedy-matching prefix (or,
+//    when sampling, by the rejection rule) and adds the correction or bonus id; the rejected ids'
+//    cache entries are rolled back on both models.
+// After every step the target's cache holds exactly context() less its last, pending id, so a
+// caller may stop between any two steps and keep the cache for the next request.
+class NgramDrafter;
+
+struct DecodeStepResult {
+  enum class End { more, stop_id, cache_full, caller };
+  int produced = 0;   // ids handed to the callback, in order
+  int drafted = 0;    // drafted ids the target verified in this step's pass
+  int accepted = 0;   // of `drafted`: accepted by the target (the first `accepted` produced ids,
+                      // and possibly a stop id that ended the step)
+  bool target_pass = false;
+  End end = End::more;  // more: step again; stop_id: an EOS/stop id came (not produced);
+                        // cache_full: no room for another pass; caller: the callback said stop
+};
+
+class DecodeSession {
+ public:
+  // Receives each new id and whether it is an accepted draft; returns false to end generation
+  // after this id.
+  using IdCallback = std::function<bool(std::int32_t id, bool from_draft)>;
+
+  // Checks the options (throws Error(invalid_argument)). Uses of GenerateOptions: sampler,
+  // stop_ids (+ the tokenizer's EOS ids unless ignore_eos), max_chunk_size, reuse_cache, draft,
+  // draft_tokens, draft_greedy, ngram, max_ngram. `tokenizer` may be null; it supplies the EOS ids
+  // and the vocabulary limit of the sampler. The backends outlive the session.
+  DecodeSession(Backend& target, const Tokenizer* tokenizer, const GenerateOptions& options);
+  ~DecodeSession();
+  DecodeSession(const DecodeSession&) = delete;
+  DecodeSession& operator=(const DecodeSession&) = delete;
+
+  // Reuses the cached prefix and prefills the rest of `prompt`; false when `stop` cancelled it
+  // between chunks (the cache then holds a valid prefix of the prompt). A prompt that is empty,
+  // holds ids outside the vocabulary or does not fit the context throws Error(invalid_argument).
+  bool start(std::span<const std::int32_t> prompt, std::stop_token stop = {});
+  // One step producing at most `max_ids` ids (>= 1; drafts are clamped to max_ids - 1).
+  DecodeStepResult step(int max_ids, const IdCallback& on_id);
+
+  const std::vector<std::int32_t>& context() const { return ctx_; }  // prompt + produced ids
+  int cached_tokens() const { return cached_; }
+  int prefilled_tokens() const { return prefilled_; }
+  bool speculative() const { return speculate_; }
+  // Running counters over the session's steps.
+  int drafted_tokens() const { return drafted_; }
+  int accepted_draft_tokens() const { return accepted_; }
+  int rejected_draft_tokens() const { return drafted_ - accepted_; }
+  int target_passes() const { return passes_; }
+
+ private:
+  bool produce(std::int32_t id, bool drafted, const IdCallback& on_id, DecodeStepResult& s);
+  void draft_ids(int k);
+  void verify(const IdCallback& on_id, DecodeStepResult& s);
+  void rollback();
+
+  Backend& target_;
+  Backend* draft_;
+  GenerateOptions o_;
+  std::vector<std::int32_t> stop_ids_;
+  Sampler sampler_;
+  Sampler draft_sampler_;
+  bool target_greedy_;
+  bool speculate_;
+  std::unique_ptr<NgramDrafter> ngram_;
+  std::vector<std::int32_t> ctx_;
+  std::vector<float> logits_, draft_logits_;
+  std::vector<std::int32_t> drafts_, step_ids_;
+  std::vector<std::vector<Candidate>> q_;  // draft distributions (sampled drafting only)
+  std::vector<Candidate> p_, residual_;
+  int cached_ = 0, prefilled_ = 0;
+  int draft_len_ = 0;  // ids of ctx_ in the draft's cache
+  bool started_ = false, first_done_ = false, ended_ = false;
+  int drafted_ = 0, accepted_ = 0, passes_ = 0;
+};
+
 // Runs `ids` through the backend in chunks of at most `max_chunk`, returning the logits asked
 // for by `wanted` of the last chunk (`all`: every position of every chunk, concatenated).
 // `stop` is checked between chunks; returns the number of ids run (ids.size() unless stopped,

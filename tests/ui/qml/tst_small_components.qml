@@ -32,6 +32,10 @@ Item {
             compare(s.text, "12 token(s) · first token 35 ms · prefill 900 tok/s · decode 45.0 tok/s")
             s.stats = { generatedTokens: 1, timeToFirstTokenMs: 10, prefillTokensPerSecond: 1, decodeTokensPerSecond: 1, joulesPerToken: 0.456 }
             verify(s.text.indexOf("0.46 J/token") >= 0)
+            verify(s.text.indexOf("drafts") < 0)
+            s.stats = { generatedTokens: 20, timeToFirstTokenMs: 10, prefillTokensPerSecond: 1, decodeTokensPerSecond: 1,
+                        draftedTokens: 30, acceptedDraftTokens: 12, acceptanceRate: 0.4, tokensPerPass: 1.6 }
+            verify(s.text.indexOf("40 % of drafts accepted, 1.60 tokens per pass") >= 0)
             s.stopped = true
             verify(s.text.endsWith("stopped"))
         }

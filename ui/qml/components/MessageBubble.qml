@@ -1,5 +1,6 @@
 // One message: Markdown text (code blocks in monospace), and its actions: copy, edit (user
-// messages; branches the conversation), regenerate (the last reply).
+// messages; branches the conversation), regenerate (the last reply). With `tintDrafts`, a finished
+// reply that came partly from accepted draft tokens shows as plain text with that text tinted.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -20,12 +21,15 @@ Item {
     readonly property real fontSize: ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11
     readonly property real maxTextWidth: bubble.width * 0.85 - 32
     property bool editing: false
+    property bool tintDrafts: false
+    readonly property bool tinted: tintDrafts && !streaming && !fromUser && !!stats && stats.draftRanges !== undefined
 
     implicitHeight: card.implicitHeight
 
     Pane {
         id: card
-        width: Math.min(bubble.width * 0.85, Math.max(body.implicitWidth, actions.implicitWidth) + 32)
+        width: Math.min(bubble.width * 0.85, Math.max(bubble.tinted ? tintedBody.implicitWidth : body.implicitWidth,
+                                                      actions.implicitWidth) + 32)
         anchors.right: bubble.fromUser ? bubble.right : undefined
         padding: 12
         Material.background: bubble.fromUser ? Material.color(Material.Teal, Material.theme === Material.Dark ? Material.Shade800 : Material.Shade50)
@@ -46,7 +50,7 @@ Item {
 
             MessageText {
                 id: body
-                visible: !bubble.editing
+                visible: !bubble.editing && !bubble.tinted
                 Layout.fillWidth: true
                 text: bubble.text
                 streaming: bubble.streaming
@@ -55,6 +59,22 @@ Item {
                 // The list's visible part in this item's coordinates (it sits at the card's top padding).
                 visibleTop: bubble.ListView.view ? bubble.ListView.view.contentY - bubble.y - card.topPadding : -Infinity
                 visibleBottom: bubble.ListView.view ? visibleTop + bubble.ListView.view.height : Infinity
+                Accessible.role: Accessible.StaticText
+                Accessible.name: bubble.text
+            }
+            Text {
+                id: tintedBody
+                visible: bubble.tinted && !bubble.editing
+                Layout.fillWidth: true
+                Layout.maximumWidth: bubble.maxTextWidth
+                wrapMode: Text.Wrap
+                textFormat: Text.StyledText
+                color: card.Material.foreground
+                font.pointSize: bubble.fontSize
+                // Re-read when the text or the stats change (a regenerated or edited reply).
+                text: bubble.tinted && bubble.text.length >= 0
+                      ? bubble.chat.tintedText(bubble.index, Material.color(Material.Blue, Material.theme === Material.Dark ? Material.Shade300 : Material.Shade700))
+                      : ""
                 Accessible.role: Accessible.StaticText
                 Accessible.name: bubble.text
             }

@@ -1,4 +1,5 @@
-// The statistics line under a reply: tokens, time to first token, prefill and decode speed, and
+// The statistics line under a reply: tokens, time to first token, prefill and decode speed, the
+// share of drafted tokens accepted (speculative decoding), and
 // the GPU energy per token where NVML reports it.
 import QtQuick
 import QtQuick.Controls
@@ -16,6 +17,9 @@ Label {
             parts.push(qsTr("first token %1 ms").arg(Math.round(stats.timeToFirstTokenMs)))
             parts.push(qsTr("prefill %1 tok/s").arg(Math.round(stats.prefillTokensPerSecond)))
             parts.push(qsTr("decode %1 tok/s").arg(stats.decodeTokensPerSecond.toFixed(1)))
+            if (stats.draftedTokens !== undefined)
+                parts.push(qsTr("%1 % of drafts accepted, %2 tokens per pass")
+                           .arg(Math.round(100 * stats.acceptanceRate)).arg(stats.tokensPerPass.toFixed(2)))
             if (stats.joulesPerToken !== undefined)
                 parts.push(qsTr("%1 J/token").arg(stats.joulesPerToken.toFixed(2)))
         }

@@ -52,6 +52,7 @@ Item {
                 delegate: MessageBubble {
                     width: messages.width - 16
                     chat: page.app.chat
+                    tintDrafts: page.app.settings.tintDraftTokens
                 }
 
                 Label {

@@ -95,6 +95,12 @@ ScrollView {
                 Accessible.name: qsTr("Language")
             }
         }
+        CheckBox {
+            text: qsTr("Tint text from accepted draft tokens in replies")
+            checked: page.settings.tintDraftTokens
+            Accessible.name: text
+            onToggled: page.settings.tintDraftTokens = checked
+        }
         LabeledSlider {
             Layout.fillWidth: true
             label: qsTr("Font size"); from: 8; to: 24; stepSize: 1

@@ -1,4 +1,4 @@
-// Live figures: decode speed against the bandwidth bound, the token rate, the likely reason when
+// Live figures: decode speed against the bandwidth bound, the token rate, speculative acceptance, the likely reason when
 // decoding falls well short of the bound, and a VRAM meter per GPU.
 import QtQuick
 import QtQuick.Controls
@@ -26,7 +26,10 @@ Item {
                     { name: qsTr("Prefill"), value: page.telemetry.prefillTokensPerSecond.toFixed(0) + " tok/s" },
                     { name: qsTr("Bandwidth bound"), value: page.telemetry.boundTokensPerSecond.toFixed(1) + " tok/s" },
                     { name: qsTr("Of the bound"), value: (page.telemetry.efficiency * 100).toFixed(0) + " %" }
-                ].concat(page.telemetry.powerWatts >= 0
+                ].concat(page.telemetry.draftAcceptanceRate >= 0 ? [
+                    { name: qsTr("Draft acceptance"), value: (page.telemetry.draftAcceptanceRate * 100).toFixed(0) + " %" },
+                    { name: qsTr("Tokens per pass"), value: page.telemetry.tokensPerPass.toFixed(2) }
+                ] : []).concat(page.telemetry.powerWatts >= 0
                          ? [{ name: qsTr("GPU power"), value: page.telemetry.powerWatts.toFixed(0) + " W" }] : [])
                 delegate: ColumnLayout {
                     required property var modelData
