@@ -98,6 +98,9 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
     b.push_back(16);
     b.push_back(16);     // step
     b.push_back(C * 4);  // ids
+    // A quantized K or V store stages the chunk's rows in fp16 (kernels/cuda/kv_cache.cu).
+    const std::uint64_t stores = (o.cache.k_bits < 16 ? 1 : 0) + (o.cache.v_bits < 16 ? 1 : 0);
+    if (stores) b.push_back(stores * C * kd * 2);
   } else {
     const std::uint64_t L = std::uint64_t(std::min<std::int64_t>(o.max_chunk, tokens));
     const std::uint64_t max_dq_size = 512ull << 20;
