@@ -70,6 +70,7 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   // than the separate launches on the H200 so far (bench/RESULTS.md), so only on request.
   const char* fused = std::getenv("EXL_CUDA_FUSED_DECODE");
   fused_decode_ = fused && std::string(fused) == "1";
+  if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) == "1";
 }
 
 void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {
@@ -286,8 +287,15 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     c.m = t;
     c.sm_count = sm_count_; c.ws = gemv_view_;
     c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
-    c.mode = k_x_norm;
-    c.in.xf = x; c.in.norm_w = l.input_norm.get<__half>(); c.in.eps = eps_; c.in.ldx = hidden_;
+    const bool unfold = t > 1 && unfold_rows_;
+    __half* a = a_.get<__half>();
+    if (unfold) {
+      rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
+      c.mode = k_x_half; c.in.x = a; c.in.ldx = hidden_;
+    } else {
+      c.mode = k_x_norm;
+      c.in.xf = x; c.in.norm_w = l.input_norm.get<__half>(); c.in.eps = eps_; c.in.ldx = hidden_;
+    }
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     exl2_gemv_run(c, s);
     if (t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16) {  // RoPE, cache write, attention, merge: one launch
@@ -308,14 +316,24 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     GemvCall gu;
     gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
     gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
-    gu.mode = k_x_norm;
-    gu.in.xf = x; gu.in.norm_w = l.post_norm.get<__half>(); gu.in.eps = eps_; gu.in.ldx = hidden_;
+    if (unfold) {
+      rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
+      gu.mode = k_x_half; gu.in.x = a; gu.in.ldx = hidden_;
+    } else {
+      gu.mode = k_x_norm;
+      gu.in.xf = x; gu.in.norm_w = l.post_norm.get<__half>(); gu.in.eps = eps_; gu.in.ldx = hidden_;
+    }
     exl2_gemv_run(gu, s);
     prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
     GemvCall d;
     d.m = t; d.sm_count = sm_count_; d.ws = gemv_view_;
     d.add(l.down.view, x, hidden_);
-    d.mode = k_x_silu; d.in.xf = g32; d.in.up = u32; d.in.ldx = inter_;
+    if (unfold) {
+      silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
+      d.mode = k_x_half; d.in.x = a; d.in.ldx = inter_;
+    } else {
+      d.mode = k_x_silu; d.in.xf = g32; d.in.up = u32; d.in.ldx = inter_;
+    }
     exl2_gemv_run(d, s);
   }
   if (head_rows <= 0) return;
@@ -323,9 +341,15 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   GemvCall h;
   h.m = head_rows; h.sm_count = sm_count_; h.ws = gemv_view_;
   h.add(head_.view, logits_.get<float>(), vocab_);
-  h.mode = k_x_norm;
-  h.in.xf = x + std::size_t(head_row0) * hidden_; h.in.norm_w = final_norm_.get<__half>(); h.in.eps = eps_;
-  h.in.ldx = hidden_;
+  if (head_rows > 1 && unfold_rows_) {
+    rms_norm(x + std::size_t(head_row0) * hidden_, head_rows, hidden_, final_norm_.get<__half>(), eps_,
+             a_.get<__half>(), s);
+    h.mode = k_x_half; h.in.x = a_.get<__half>(); h.in.ldx = hidden_;
+  } else {
+    h.mode = k_x_norm;
+    h.in.xf = x + std::size_t(head_row0) * hidden_; h.in.norm_w = final_norm_.get<__half>(); h.in.eps = eps_;
+    h.in.ldx = hidden_;
+  }
   exl2_gemv_run(h, s);
   if (copy_logits_)
     EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), logits_.get(), std::size_t(head_rows) * vocab_ * 4,
