@@ -260,7 +260,7 @@ __device__ __forceinline__ void kv_raw16(const KvSource& src, int key, int past,
   }
 }
 
-__device__ __forceinline__ void h8_to_f_(const uint4& v, float* f) {
+__device__ __forceinline__ void h8_to_f(const uint4& v, float* f) {
   const __half2* h = reinterpret_cast<const __half2*>(&v);
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
@@ -272,8 +272,8 @@ __device__ __forceinline__ void h8_to_f_(const uint4& v, float* f) {
 
 __device__ __forceinline__ void kv_cvt16(int fmt, const KvRaw16& r, float (&f)[16]) {
   if (r.staged || fmt == kv_f16) {
-    h8_to_f_(r.a, f);
-    h8_to_f_(r.b, f + 8);
+    h8_to_f(r.a, f);
+    h8_to_f(r.b, f + 8);
     return;
   }
   const std::uint32_t w[4] = {r.a.x, r.a.y, r.a.z, r.a.w};
@@ -477,15 +477,6 @@ __device__ __forceinline__ int decode_split_len(int kv_len, int splits) {
   return max(64, (per + 15) / 16 * 16);  // at least 64 keys: short contexts use few splits
 }
 
-__device__ __forceinline__ void h8_to_f(const uint4& v, float* f) {
-  const __half2* h = reinterpret_cast<const __half2*>(&v);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 t = __half22float2(h[i]);
-    f[2 * i] = t.x;
-    f[2 * i + 1] = t.y;
-  }
-}
 
 // Element e of a head's q after RoPE (rope_qkv_cache's pairs and arithmetic), from fp32 x.
 __device__ __forceinline__ float rope_elem(const float* x, int e, int d, int style, const float2* cs) {
@@ -533,6 +524,87 @@ __device__ void merge_heads(const float* part, int kh, int gsz, int splits, int 
   }
 }
 
+// One key of a decode kernel's slot: the G heads' scores (the slot's LPK lanes summed) ...
+template <int G, int LPK>
+__device__ __forceinline__ void decode_scores(const float (&qf)[G][16], const float (&kf)[16], float (&sc)[G]) {
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    float d = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) d = fmaf(qf[h][i], kf[i], d);
+#pragma unroll
+    for (int o = LPK / 2; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+    sc[h] = d;
+  }
+}
+// ... and the online-softmax update of the slot's state with the key's value row.
+template <int G>
+__device__ __forceinline__ void decode_update(const float (&sc)[G], const float (&vf)[16], float (&m)[G], float (&l)[G],
+                                              float (&acc)[G][16]) {
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    const float mn = fmaxf(m[h], sc[h]);
+    const float a = __expf(m[h] - mn), p = __expf(sc[h] - mn);
+    m[h] = mn;
+    l[h] = l[h] * a + p;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) acc[h][i] = fmaf(p, vf[i], acc[h][i] * a);
+  }
+}
+
+// The decode kernels' common tail: the online-softmax states of a warp's key slots merged with
+// shuffles (lanes with the same sub), the four warps through shared memory, and the split's
+// partials for the G heads of KV head kh written (unnormalised output, max, sum).
+template <int D, int G, int LPK>
+__device__ __forceinline__ void decode_write_partials(float (&m)[G], float (&l)[G], float (&acc)[G][16], int warp,
+                                                      int slot, int sub, int d0, int gsz, int kh, int splits, int split,
+                                                      float* part) {
+  __shared__ float s_m[4][G], s_l[4][G];
+  __shared__ float s_acc[4][G][D];
+#pragma unroll
+  for (int o = LPK; o < 32; o <<= 1) {
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+      const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
+      const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
+      const float mn = fmaxf(m[h], mo);
+      const float a = __expf(m[h] - mn), b = __expf(mo - mn);
+      l[h] = l[h] * a + lo * b;
+      m[h] = mn;
+#pragma unroll
+      for (int i = 0; i < 16; ++i) {
+        const float ao = __shfl_xor_sync(0xffffffffu, acc[h][i], o);
+        acc[h][i] = acc[h][i] * a + ao * b;
+      }
+    }
+  }
+  if (slot == 0) {
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) s_acc[warp][h][d0 + i] = acc[h][i];
+      if (sub == 0) { s_m[warp][h] = m[h]; s_l[warp][h] = l[h]; }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < gsz * D; i += 128) {
+    const int h = i / D, e = i - h * D;
+    float mx = -FLT_MAX;
+#pragma unroll
+    for (int wi = 0; wi < 4; ++wi) mx = fmaxf(mx, s_m[wi][h]);
+    float o = 0.0f, lsum = 0.0f;
+#pragma unroll
+    for (int wi = 0; wi < 4; ++wi) {
+      const float f = __expf(s_m[wi][h] - mx);
+      o += s_acc[wi][h][e] * f;
+      lsum += s_l[wi][h] * f;
+    }
+    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
+    pp[e] = o;
+    if (e == 0) { pp[D] = mx; pp[D + 1] = lsum; }
+  }
+}
+
 // K and V may be written by this kernel (the fused step's new row), so they are not __restrict__:
 // the loads must see that write.
 template <int D, int G, bool FUSED>
@@ -546,8 +618,6 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
   const int gsz = nh / nkv;
   constexpr int LPK = D / 16;    // lanes per key
   constexpr int KPW = 32 / LPK;  // key slots per warp
-  __shared__ float s_m[4][G], s_l[4][G];
-  __shared__ float s_acc[4][G][D];
   const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;  // tq: the query token (FUSED: 0)
   const int kv_len = *past + tq + 1;
   const int split_len = decode_split_len(kv_len, splits);
@@ -631,73 +701,16 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
       h8_to_f(kr[uu][0], kf);
       h8_to_f(kr[uu][1], kf + 8);
       float sc[G];
-#pragma unroll
-      for (int h = 0; h < G; ++h) {
-        float d = 0.0f;
-#pragma unroll
-        for (int i = 0; i < 16; ++i) d = fmaf(qf[h][i], kf[i], d);
-#pragma unroll
-        for (int o = LPK / 2; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-        sc[h] = d;
-      }
+      decode_scores<G, LPK>(qf, kf, sc);
       if (!valid[uu]) continue;
       float vf[16];
       h8_to_f(vr[uu][0], vf);
       h8_to_f(vr[uu][1], vf + 8);
-#pragma unroll
-      for (int h = 0; h < G; ++h) {
-        const float mn = fmaxf(m[h], sc[h]);
-        const float a = __expf(m[h] - mn), p = __expf(sc[h] - mn);
-        m[h] = mn;
-        l[h] = l[h] * a + p;
-#pragma unroll
-        for (int i = 0; i < 16; ++i) acc[h][i] = fmaf(p, vf[i], acc[h][i] * a);
-      }
+      decode_update<G>(sc, vf, m, l, acc);
     }
   }
-  // Merge the key slots of the warp (lanes with the same sub).
-#pragma unroll
-  for (int o = LPK; o < 32; o <<= 1) {
-#pragma unroll
-    for (int h = 0; h < G; ++h) {
-      const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
-      const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
-      const float mn = fmaxf(m[h], mo);
-      const float a = __expf(m[h] - mn), b = __expf(mo - mn);
-      l[h] = l[h] * a + lo * b;
-      m[h] = mn;
-#pragma unroll
-      for (int i = 0; i < 16; ++i) {
-        const float ao = __shfl_xor_sync(0xffffffffu, acc[h][i], o);
-        acc[h][i] = acc[h][i] * a + ao * b;
-      }
-    }
-  }
-  if (slot == 0) {
-#pragma unroll
-    for (int h = 0; h < G; ++h) {
-#pragma unroll
-      for (int i = 0; i < 16; ++i) s_acc[warp][h][d0 + i] = acc[h][i];
-      if (sub == 0) { s_m[warp][h] = m[h]; s_l[warp][h] = l[h]; }
-    }
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < gsz * D; i += 128) {
-    const int h = i / D, e = i - h * D;
-    float mx = -FLT_MAX;
-#pragma unroll
-    for (int wi = 0; wi < 4; ++wi) mx = fmaxf(mx, s_m[wi][h]);
-    float o = 0.0f, lsum = 0.0f;
-#pragma unroll
-    for (int wi = 0; wi < 4; ++wi) {
-      const float f = __expf(s_m[wi][h] - mx);
-      o += s_acc[wi][h][e] * f;
-      lsum += s_l[wi][h] * f;
-    }
-    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
-    pp[e] = o;
-    if (e == 0) { pp[D] = mx; pp[D + 1] = lsum; }
-  }
+  // Merge the key slots of the warp (lanes with the same sub), then the warps; write the split's partials.
+  decode_write_partials<D, G, LPK>(m, l, acc, warp, slot, sub, d0, gsz, kh, splits, split, part);
   if constexpr (FUSED) {
     __shared__ unsigned s_ticket;
     __threadfence();
@@ -724,8 +737,6 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
   const int gsz = nh / nkv;
   constexpr int LPK = D / 16;
   constexpr int KPW = 32 / LPK;
-  __shared__ float s_m[4][G], s_l[4][G];
-  __shared__ float s_acc[4][G][D];
   const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
   const int past = *past_p;
   const int kv_len = past + tq + 1;
@@ -781,71 +792,14 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
       float kf[16];
       kv_cvt16(ks.fmt, kr[uu], kf);
       float sc[G];
-#pragma unroll
-      for (int h = 0; h < G; ++h) {
-        float d = 0.0f;
-#pragma unroll
-        for (int i = 0; i < 16; ++i) d = fmaf(qf[h][i], kf[i], d);
-#pragma unroll
-        for (int o = LPK / 2; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-        sc[h] = d;
-      }
+      decode_scores<G, LPK>(qf, kf, sc);
       if (!valid[uu]) continue;
       float vf[16];
       kv_cvt16(vs.fmt, vr[uu], vf);
-#pragma unroll
-      for (int h = 0; h < G; ++h) {
-        const float mn = fmaxf(m[h], sc[h]);
-        const float a = __expf(m[h] - mn), p = __expf(sc[h] - mn);
-        m[h] = mn;
-        l[h] = l[h] * a + p;
-#pragma unroll
-        for (int i = 0; i < 16; ++i) acc[h][i] = fmaf(p, vf[i], acc[h][i] * a);
-      }
+      decode_update<G>(sc, vf, m, l, acc);
     }
   }
-#pragma unroll
-  for (int o = LPK; o < 32; o <<= 1) {
-#pragma unroll
-    for (int h = 0; h < G; ++h) {
-      const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
-      const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
-      const float mn = fmaxf(m[h], mo);
-      const float a = __expf(m[h] - mn), b = __expf(mo - mn);
-      l[h] = l[h] * a + lo * b;
-      m[h] = mn;
-#pragma unroll
-      for (int i = 0; i < 16; ++i) {
-        const float ao = __shfl_xor_sync(0xffffffffu, acc[h][i], o);
-        acc[h][i] = acc[h][i] * a + ao * b;
-      }
-    }
-  }
-  if (slot == 0) {
-#pragma unroll
-    for (int h = 0; h < G; ++h) {
-#pragma unroll
-      for (int i = 0; i < 16; ++i) s_acc[warp][h][d0 + i] = acc[h][i];
-      if (sub == 0) { s_m[warp][h] = m[h]; s_l[warp][h] = l[h]; }
-    }
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < gsz * D; i += 128) {
-    const int h = i / D, e = i - h * D;
-    float mx = -FLT_MAX;
-#pragma unroll
-    for (int wi = 0; wi < 4; ++wi) mx = fmaxf(mx, s_m[wi][h]);
-    float o = 0.0f, lsum = 0.0f;
-#pragma unroll
-    for (int wi = 0; wi < 4; ++wi) {
-      const float f = __expf(s_m[wi][h] - mx);
-      o += s_acc[wi][h][e] * f;
-      lsum += s_l[wi][h] * f;
-    }
-    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
-    pp[e] = o;
-    if (e == 0) { pp[D] = mx; pp[D + 1] = lsum; }
-  }
+  decode_write_partials<D, G, LPK>(m, l, acc, warp, slot, sub, d0, gsz, kh, splits, split, part);
 }
 
 __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const int* past, int nh, int d, int splits,
