@@ -48,7 +48,7 @@ ColumnLayout {
                 visible: modelData.key !== "draftGiB" || root.draftGiB > 0
                 spacing: 4
                 Rectangle { width: 10; height: 10; radius: 2; color: modelData.color }
-                Label { text: qsTr("%1 %2 GiB").arg(modelData.name).arg(root.available ? root.fit[modelData.key].toFixed(1) : "–") }
+                Label { text: qsTr("%1 %2 GiB").arg(modelData.name).arg(root.available ? (root.fit[modelData.key] ?? 0).toFixed(1) : "–") }
             }
         }
     }
