@@ -220,6 +220,65 @@
     </message>
 </context>
 <context>
+    <name>DraftSettings</name>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="23" />
+        <location filename="../ui/qml/components/DraftSettings.qml" line="31" />
+        <source>Draft model</source>
+        <translation>Entwurfsmodell</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="28" />
+        <source>None (n-gram lookup)</source>
+        <translation>Keines (N-Gramm-Suche)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="38" />
+        <source>Draft tokens</source>
+        <translation>Entwurfstoken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="41" />
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="42" />
+        <source>%1 by n-gram lookup</source>
+        <translation>%1 per N-Gramm-Suche</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="43" />
+        <source>%1 by the draft model</source>
+        <translation>%1 vom Entwurfsmodell</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="52" />
+        <source>Speculative decoding is off.</source>
+        <translation>Spekulatives Dekodieren ist aus.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="53" />
+        <source>Speculative decoding is off; the draft model is still loaded and counted in the memory fit.</source>
+        <translation>Spekulatives Dekodieren ist aus; das Entwurfsmodell wird trotzdem geladen und in der Speicherberechnung mitgezählt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="56" />
+        <source>No draft model: tokens are guessed by n-gram lookup in the conversation (no extra memory).</source>
+        <translation>Kein Entwurfsmodell: Token werden per N-Gramm-Suche in der Unterhaltung geraten (kein zusätzlicher Speicher).</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="57" />
+        <source>No compatible draft model found (it needs this model's vocabulary): tokens are guessed by n-gram lookup in the conversation (no extra memory).</source>
+        <translation>Kein passendes Entwurfsmodell gefunden (es braucht das Vokabular dieses Modells): Token werden per N-Gramm-Suche in der Unterhaltung geraten (kein zusätzlicher Speicher).</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DraftSettings.qml" line="58" />
+        <source>%1 drafts tokens; the model checks them in one pass.</source>
+        <translation>%1 entwirft Token; das Modell prüft sie in einem Durchlauf.</translation>
+    </message>
+</context>
+<context>
     <name>EngineGenerationBackend</name>
     <message>
         <location filename="../ui/services/enginegenerationbackend.cpp" line="211" />
@@ -306,59 +365,69 @@
 <context>
     <name>FitBar</name>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="37" />
+        <location filename="../ui/qml/components/FitBar.qml" line="39" />
         <source>Weights</source>
         <translation>Gewichte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="38" />
+        <location filename="../ui/qml/components/FitBar.qml" line="40" />
         <source>Cache</source>
         <translation>Cache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="39" />
+        <location filename="../ui/qml/components/FitBar.qml" line="41" />
         <source>Scratch</source>
         <translation>Arbeitsspeicher</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="40" />
+        <location filename="../ui/qml/components/FitBar.qml" line="42" />
+        <source>Draft model</source>
+        <translation>Entwurfsmodell</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="43" />
         <source>Free</source>
         <translation>Frei</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="46" />
+        <location filename="../ui/qml/components/FitBar.qml" line="51" />
         <source>%1 %2 GiB</source>
         <translation>%1 %2 GiB</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="57" />
+        <location filename="../ui/qml/components/FitBar.qml" line="62" />
         <source>No memory estimate for this model.</source>
         <translation>Keine Speicherschätzung für dieses Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="58" />
+        <location filename="../ui/qml/components/FitBar.qml" line="63" />
         <source>Fits: %1 of %2 GiB on %3.</source>
         <translation>Passt: %1 von %2 GiB auf %3.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="59" />
+        <location filename="../ui/qml/components/FitBar.qml" line="64" />
         <source>system memory</source>
         <translation>dem Systemspeicher</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="59" />
+        <location filename="../ui/qml/components/FitBar.qml" line="64" />
         <source>the GPU</source>
         <translation>der GPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="60" />
+        <location filename="../ui/qml/components/FitBar.qml" line="65" />
         <source>Does not fit: needs %1 of %2 GiB.</source>
         <translation>Passt nicht: benötigt %1 von %2 GiB.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="65" />
+        <location filename="../ui/qml/components/FitBar.qml" line="70" />
         <source>Largest context that fits: %1 tokens · bound decode speed %2 tok/s</source>
         <translation>Größter passender Kontext: %1 Token · begrenzte Dekodiergeschwindigkeit %2 Tok./s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="77" />
+        <source>With the draft model: about %1 tok/s if %2 % of drafted tokens are accepted</source>
+        <translation>Mit dem Entwurfsmodell: etwa %1 Tok./s, wenn %2 % der Entwurfstoken angenommen werden</translation>
     </message>
 </context>
 <context>
@@ -480,7 +549,7 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="336" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="445" />
         <source>Could not read the chat template file %1.</source>
         <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
     </message>
@@ -506,57 +575,57 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="146" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="147" />
         <source>Chat template</source>
         <translation>Chatvorlage</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="154" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="156" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="166" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="167" />
         <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-Chatvorlage für dieses Modell (leer: die des Modells)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="170" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
         <source>Chat template for this model</source>
         <translation>Chatvorlage für dieses Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="178" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="179" />
         <source>Load from file…</source>
         <translation>Aus Datei laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
         <source>Use the model's template</source>
         <translation>Vorlage des Modells verwenden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="190" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
         <source>Choose a chat template file</source>
         <translation>Chatvorlagendatei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="192" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="192" />
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -643,47 +712,37 @@
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
-        <source>Draft tokens</source>
-        <translation>Entwurfstoken</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
-        <source>off</source>
-        <translation>aus</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="196" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="206" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="209" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="212" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="213" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="214" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="215" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="221" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="227" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="228" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>
@@ -691,12 +750,12 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../ui/services/fakegenerationbackend.cpp" line="61" />
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="64" />
         <source>No model found in %1.</source>
         <translation>Kein Modell in %1 gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/services/fakegenerationbackend.cpp" line="66" />
+        <location filename="../ui/services/fakegenerationbackend.cpp" line="69" />
         <source>Out of memory on %1 while loading layer 41 of 80.</source>
         <translation>Kein Speicher mehr auf %1 beim Laden von Schicht 41 von 80.</translation>
     </message>

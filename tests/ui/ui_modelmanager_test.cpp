@@ -86,6 +86,25 @@ private Q_SLOTS:
         QVERIFY(!models.fit().contains(QStringLiteral("usedGiB")));
     }
 
+    void simulatedDraftModel()
+    {
+        // The simulated Llama 3 models share a vocabulary; the others have none known.
+        FakeInferenceService service(QStringLiteral("cuda:0"), FakeTiming{0, 0, 1, 0, 1});
+        ModelManager models(&service, planner24());
+        const QString big = FakeGenerationBackend::tooLargeModelPath();
+        const QString small = service.availableModels()[0].path;
+        models.setCurrentIndex(models.indexOfPath(big));
+        QCOMPARE(models.draftModelPaths(), QStringList{small});
+        const double plainUsed = models.fit().value(QStringLiteral("usedGiB")).toDouble();
+        QVERIFY(models.setDraftModelPath(small));
+        QVERIFY(models.fit().value(QStringLiteral("draftGiB")).toDouble() > 0);
+        QCOMPARE(models.fit().value(QStringLiteral("usedGiB")).toDouble(),
+                 plainUsed + models.fit().value(QStringLiteral("draftGiB")).toDouble());
+        models.setCurrentIndex(1);  // Mistral: no vocabulary known, nothing offered
+        QVERIFY(models.draftModelPaths().isEmpty());
+        QCOMPARE(models.draftModelIndex(), -1);
+    }
+
     void loadsAndUnloads()
     {
         FakeInferenceService service(QStringLiteral("cuda:0"), FakeTiming{0, 0, 4, 0, 1});

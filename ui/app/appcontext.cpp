@@ -62,6 +62,9 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
     m_models->setChatTemplateOverrides(m_settings->chatTemplateOverrides());
     connect(m_models.get(), &ModelManager::chatTemplateOverrideEdited, m_settings.get(),
             &SettingsViewModel::setChatTemplateOverride);
+    // So do the draft models chosen per model.
+    m_models->setDraftModels(m_settings->draftModels());
+    connect(m_models.get(), &ModelManager::draftModelEdited, m_settings.get(), &SettingsViewModel::setDraftModel);
     if (!m_simulated) {
         m_models->setModelFolders(modelFolders());
         connect(m_settings.get(), &SettingsViewModel::modelFoldersChanged, this,

@@ -81,23 +81,31 @@ std::unique_ptr<EngineVramPlanner> EngineVramPlanner::forDevice(const QString &d
     return std::make_unique<EngineVramPlanner>(g, 1, true);
 }
 
+std::shared_ptr<const exl::plan::ModelShape> EngineVramPlanner::folderShape(const QString &path) const
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto shape = m_shapes.value(path))
+            return shape;
+    }
+    auto shape = std::make_shared<const exl::plan::ModelShape>(
+        exl::plan::shape_from_folder(path.toStdString(), exl::plan::Layout::engine));
+    std::lock_guard lock(m_mutex);
+    m_shapes.insert(path, shape);
+    return shape;
+}
+
 VramPlan EngineVramPlanner::plan(const VramPlanRequest &request) const
 {
     VramPlan out;
     if (request.model.remote || request.model.path.isEmpty() || m_gpu.memory_mib == 0)
         return out;
     try {
-        std::shared_ptr<const exl::plan::ModelShape> folder;
-        {
-            std::lock_guard lock(m_mutex);
-            folder = m_shapes.value(request.model.path);
-        }
-        if (!folder) {
-            folder = std::make_shared<const exl::plan::ModelShape>(
-                exl::plan::shape_from_folder(request.model.path.toStdString(), exl::plan::Layout::engine));
-            std::lock_guard lock(m_mutex);
-            m_shapes.insert(request.model.path, folder);
-        }
+        const std::shared_ptr<const exl::plan::ModelShape> folder = folderShape(request.model.path);
+        // The draft model is planned from its folder as it is (no what-if bit width).
+        std::shared_ptr<const exl::plan::ModelShape> draft;
+        if (!request.draft.path.isEmpty() && !request.draft.remote)
+            draft = folderShape(request.draft.path);
         // A what-if bit width re-plans the folder's config at that bpw (same head).
         std::optional<exl::plan::ModelShape> whatIf;
         // (The slider starts at the model's own bpw as the scanner reports it: that is no what-if.)
@@ -116,7 +124,7 @@ VramPlan EngineVramPlanner::plan(const VramPlanRequest &request) const
         o.gpus = {m_gpu};
         o.sm_count = m_smCount;
         o.draft_tokens = std::max(1, request.draftTokens);
-        const exl::plan::Plan p = exl::plan::make_plan(shape, o);
+        const exl::plan::Plan p = exl::plan::make_plan(shape, o, draft.get());
         if (p.devices.empty())
             return out;
         const exl::plan::DevicePlan &d = p.devices.front();
@@ -124,13 +132,16 @@ VramPlan EngineVramPlanner::plan(const VramPlanRequest &request) const
         out.weightsBytes = qint64(d.weights_bytes);
         out.cacheBytes = qint64(d.cache_bytes);
         out.scratchBytes = qint64(d.scratch_bytes + d.overhead_bytes);  // scratch, CUDA context, margins
+        out.draftBytes = qint64(d.parts.draft);  // the planner's whole draft model, on the first device
         out.deviceBytes = qint64(m_gpu.total_bytes());
         out.fits = p.fits;
-        std::int64_t largest = exl::plan::max_context(shape, o);
+        std::int64_t largest = exl::plan::max_context(shape, o, draft.get());
         if (request.model.nativeContext > 0)
             largest = std::min<std::int64_t>(largest, request.model.nativeContext);
         out.largestContextThatFits = int(std::clamp<std::int64_t>(largest, 0, INT32_MAX));
         out.boundTokensPerSecond = p.decode_bound_tokens_per_s;
+        out.speculativeTokensPerSecond = p.speculative_tokens_per_s;
+        out.speculativeAcceptance = o.draft_acceptance;
         if (!m_systemMemory)
             out.target = QString::fromStdString(m_gpu.name);
     } catch (const std::exception &) {

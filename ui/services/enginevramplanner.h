@@ -1,7 +1,8 @@
 // The VRAM fit calculator on the engine's planner (engine/src/plan, the same arithmetic as
 // `exl fit`): exact weight bytes from the model folder's safetensors headers, or a what-if bit
 // width on the folder's config; the KV cache, scratch and overhead of our CUDA backend; the
-// largest context that fits and the bandwidth-bound decode speed. The target is the device the
+// largest context that fits and the bandwidth-bound decode speed; a draft model's weights and
+// cache beside the model when one is chosen. The target is the device the
 // app runs on: the CUDA device (its name, memory and bandwidth from the driver, refined by the
 // planner's GPU table), or, on the CPU backend, system memory at a nominal bandwidth.
 #pragma once
@@ -32,6 +33,9 @@ public:
     static constexpr double kSystemBandwidthGBs = 60.0;
 
 private:
+    // The shape read from a model folder (headers only), cached by path. Throws when unreadable.
+    std::shared_ptr<const exl::plan::ModelShape> folderShape(const QString &path) const;
+
     exl::plan::GpuSpec m_gpu;
     int m_smCount;
     bool m_systemMemory;

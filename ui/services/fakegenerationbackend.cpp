@@ -40,7 +40,7 @@ FakeGenerationBackend::FakeGenerationBackend(QString deviceName, FakeTiming timi
 QList<ModelInfo> FakeGenerationBackend::availableModels() const
 {
     const QString root = QStringLiteral("/models/fake/");
-    return {
+    QList<ModelInfo> models{
         {root + "Llama-3.1-8B-Instruct-exl2-4.0bpw", "Llama 3.1 8B Instruct", "llama", 8030000000LL, 4.0, 6.0,
          4600000000LL, 131072},
         {root + "Mistral-7B-Instruct-v0.3-exl2-6.0bpw", "Mistral 7B Instruct v0.3", "mistral", 7250000000LL, 6.0,
@@ -49,6 +49,9 @@ QList<ModelInfo> FakeGenerationBackend::availableModels() const
          1900000000LL, 32768},
         {tooLargeModelPath(), "Llama 3 70B", "llama", 70600000000LL, 8.0, 8.0, 72000000000LL, 8192},
     };
+    // The two Llama 3 models share a (simulated) vocabulary: either can draft for the other.
+    models[0].vocabulary = models[3].vocabulary = QByteArrayLiteral("simulated llama-3 vocabulary");
+    return models;
 }
 
 LoadResult FakeGenerationBackend::load(const QString &path, const LoadOptions &options,

@@ -26,11 +26,18 @@ VramPlan FakeVramPlanner::plan(const VramPlanRequest &request) const
     const double perToken = 2.0 * 4096 * (request.model.parameters / 1e9) * cacheBytesPerElement(request.cacheKind);
     out.cacheBytes = qint64(perToken * request.contextLength);
     out.scratchBytes = 512LL * 1024 * 1024 + request.draftTokens * 64LL * 1024 * 1024;
+    // A draft model: its simulated weights and a cache as long as the model's.
+    double draftPerToken = 0.0;
+    if (!request.draft.path.isEmpty() && request.draft.parameters > 0) {
+        draftPerToken = 2.0 * 4096 * (request.draft.parameters / 1e9) * cacheBytesPerElement(request.cacheKind);
+        out.draftBytes = qint64(request.draft.parameters * request.draft.bpw / 8.0 + draftPerToken * request.contextLength);
+    }
     out.deviceBytes = m_deviceBytes;
-    const qint64 used = out.weightsBytes + out.cacheBytes + out.scratchBytes;
+    const qint64 used = out.weightsBytes + out.cacheBytes + out.scratchBytes + out.draftBytes;
     out.fits = used <= m_deviceBytes;
-    const qint64 room = m_deviceBytes - out.weightsBytes - out.scratchBytes;
-    out.largestContextThatFits = room > 0 ? int(std::min<double>(room / perToken, request.model.nativeContext)) : 0;
+    const qint64 fixed = out.weightsBytes + out.scratchBytes + (out.draftBytes - qint64(draftPerToken * request.contextLength));
+    const qint64 room = m_deviceBytes - fixed;
+    out.largestContextThatFits = room > 0 ? int(std::min<double>(room / (perToken + draftPerToken), request.model.nativeContext)) : 0;
     out.boundTokensPerSecond = m_bandwidth / double(out.weightsBytes + out.cacheBytes / 2);
     return out;
 }

@@ -2,6 +2,7 @@
 // They are plain copyable structs, delivered through queued signals; the worker never sees
 // a Qt model.
 #pragma once
+#include <QByteArray>
 #include <QList>
 #include <QMetaType>
 #include <QString>
@@ -53,6 +54,10 @@ struct ModelInfo {
     bool remote = false;   // served by a remote endpoint (path: "<base URL>#<model id>")
     QString endpointName{};  // remote: the endpoint's name
     QString note{};          // remote: e.g. that the endpoint is reached over plain HTTP
+    // A digest of the tokenizer's vocabulary (its size and the piece of every id); empty when
+    // unknown (no tokenizer.json, a folder the engine cannot open, a remote model). Two models can
+    // pair as model and draft model when their digests are equal.
+    QByteArray vocabulary{};
 };
 
 // A run of characters in a text.

@@ -1,5 +1,6 @@
 #include "modelscanner.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -7,6 +8,26 @@
 
 #include <exl/model.h>
 #include <exl/model_config.h>
+#include <exl/tokenizer.h>
+
+QByteArray vocabularyDigest(const exl::Tokenizer &tokenizer)
+{
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    const auto addNumber = [&hash](quint64 n) {
+        char bytes[8];
+        for (int i = 0; i < 8; ++i)
+            bytes[i] = char((n >> (8 * i)) & 0xff);
+        hash.addData(QByteArrayView(bytes, 8));
+    };
+    const int size = tokenizer.vocab_size();
+    addNumber(quint64(size));
+    for (int id = 0; id < size; ++id) {
+        const std::string piece = tokenizer.piece(id);
+        addNumber(piece.size());  // length first: no two vocabularies hash the same bytes
+        hash.addData(QByteArrayView(piece.data(), qsizetype(piece.size())));
+    }
+    return hash.result();
+}
 
 ModelInfo describeModel(const exl::Model &model, const QString &dir)
 {
@@ -21,6 +42,8 @@ ModelInfo describeModel(const exl::Model &model, const QString &dir)
     info.headBits = summary.head_bpw;
     info.sizeBytes = qint64(summary.bytes_on_disk);
     info.nativeContext = config.max_position_embeddings;
+    if (model.tokenizer())
+        info.vocabulary = vocabularyDigest(*model.tokenizer());
     return info;
 }
 

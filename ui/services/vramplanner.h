@@ -10,6 +10,10 @@ struct VramPlanRequest {
     int contextLength = 4096;
     CacheKind cacheKind = CacheKind::Fp16;
     int draftTokens = 0;
+    // The draft model loaded beside the model for speculative decoding (path empty: none, drafting
+    // by n-gram lookup takes no memory). Its weights and its own cache, as long as the model's,
+    // count on the device the model is on.
+    ModelInfo draft{};
 };
 
 struct VramPlan {
@@ -17,10 +21,13 @@ struct VramPlan {
     qint64 weightsBytes = 0;
     qint64 cacheBytes = 0;
     qint64 scratchBytes = 0;
+    qint64 draftBytes = 0;   // the draft model: weights, cache and its share of scratch (0: none)
     qint64 deviceBytes = 0;  // capacity of the device (system memory on the CPU backend)
     bool fits = false;
     int largestContextThatFits = 0;
     double boundTokensPerSecond = 0.0;  // bandwidth-bound decode speed
+    double speculativeTokensPerSecond = 0.0;  // the same with the draft model, accepting that share: 0: none
+    double speculativeAcceptance = 0.0;       // of drafted tokens (the planner's assumption)
     QString target;  // the device planned for (a GPU's name; empty: system memory or unknown)
 };
 

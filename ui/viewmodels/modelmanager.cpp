@@ -38,6 +38,7 @@ ModelManager::ModelManager(InferenceService *service, std::unique_ptr<VramPlanne
     });
     if (!m_models.isEmpty())
         setCurrentIndex(0);
+    updateDraftChoices();
     updateFit();
 }
 
@@ -91,6 +92,7 @@ void ModelManager::setCurrentIndex(int index)
     Q_EMIT currentIndexChanged();
     Q_EMIT chatTemplateChanged();
     Q_EMIT settingsChanged();
+    updateDraftChoices();
     updateFit();
 }
 
@@ -245,6 +247,7 @@ void ModelManager::refresh()
         setCurrentIndex(keep >= 0 ? keep : 0);
     else
         Q_EMIT currentIndexChanged();
+    updateDraftChoices();
     updateFit();
 }
 
@@ -253,20 +256,29 @@ void ModelManager::updateFit()
     QVariantMap fit;
     VramPlan plan;
     if (m_currentIndex >= 0 && !currentIsRemote())
+    {
+        const int draft = draftModelIndex();
         plan = m_planner->plan({m_models.at(m_currentIndex), m_bpw, m_options.contextLength, m_options.cacheKind,
-                                m_options.draftTokens});
+                                m_options.draftTokens, draft >= 0 ? m_draftChoices.at(draft) : ModelInfo{}});
+    }
     fit.insert(QStringLiteral("available"), plan.available);
     if (plan.available) {
-        const qint64 used = plan.weightsBytes + plan.cacheBytes + plan.scratchBytes;
+        const qint64 used = plan.weightsBytes + plan.cacheBytes + plan.scratchBytes + plan.draftBytes;
         fit.insert(QStringLiteral("weightsGiB"), plan.weightsBytes / kGiB);
         fit.insert(QStringLiteral("cacheGiB"), plan.cacheBytes / kGiB);
         fit.insert(QStringLiteral("scratchGiB"), plan.scratchBytes / kGiB);
+        fit.insert(QStringLiteral("draftGiB"), plan.draftBytes / kGiB);
+        fit.insert(QStringLiteral("usedBytes"), double(used));
         fit.insert(QStringLiteral("usedGiB"), used / kGiB);
         fit.insert(QStringLiteral("deviceGiB"), plan.deviceBytes / kGiB);
         fit.insert(QStringLiteral("freeGiB"), std::max<qint64>(0, plan.deviceBytes - used) / kGiB);
         fit.insert(QStringLiteral("fits"), plan.fits);
         fit.insert(QStringLiteral("largestContext"), plan.largestContextThatFits);
         fit.insert(QStringLiteral("boundTokensPerSecond"), plan.boundTokensPerSecond);
+        // (Only while tokens are drafted: with the slider at 0 the draft model sits idle.)
+        fit.insert(QStringLiteral("speculativeTokensPerSecond"),
+                   m_options.draftTokens > 0 ? plan.speculativeTokensPerSecond : 0.0);
+        fit.insert(QStringLiteral("speculativeAcceptance"), plan.speculativeAcceptance);
         fit.insert(QStringLiteral("target"), plan.target);
     }
     if (fit != m_fit) {
@@ -289,7 +301,104 @@ LoadOptions ModelManager::loadOptions() const
 {
     LoadOptions options = m_options;
     options.chatTemplate = chatTemplateOverride();
+    options.draftModelPath = draftModelPath();
     return options;
+}
+
+void ModelManager::updateDraftChoices()
+{
+    QList<ModelInfo> choices;
+    if (m_currentIndex >= 0 && !currentIsRemote()) {
+        const ModelInfo &target = m_models.at(m_currentIndex);
+        // Equal vocabulary digests: the vocabularies the engine's check accepts at load.
+        for (const ModelInfo &m : std::as_const(m_models))
+            if (!m.remote && m.path != target.path && !target.vocabulary.isEmpty() && m.vocabulary == target.vocabulary)
+                choices.append(m);
+        std::stable_sort(choices.begin(), choices.end(), [](const ModelInfo &a, const ModelInfo &b) {
+            return a.sizeBytes != b.sizeBytes ? a.sizeBytes < b.sizeBytes : a.name < b.name;
+        });
+    }
+    m_draftChoices = choices;
+    Q_EMIT draftModelsChanged();  // (the chosen one depends on the selected model too)
+}
+
+QStringList ModelManager::draftModelNames() const
+{
+    QStringList names;
+    for (const ModelInfo &m : m_draftChoices)
+        names.append(m.name);
+    return names;
+}
+
+QStringList ModelManager::draftModelPaths() const
+{
+    QStringList out;
+    for (const ModelInfo &m : m_draftChoices)
+        out.append(m.path);
+    return out;
+}
+
+int ModelManager::draftModelIndex() const
+{
+    if (m_currentIndex < 0)
+        return -1;
+    const QString chosen = m_draftModels.value(m_models.at(m_currentIndex).path);
+    if (chosen.isEmpty())
+        return -1;
+    for (int i = 0; i < m_draftChoices.size(); ++i)
+        if (m_draftChoices.at(i).path == chosen)
+            return i;
+    return -1;  // chosen once, not offered now (gone from disk, or its vocabulary changed)
+}
+
+void ModelManager::setDraftModelIndex(int index)
+{
+    if (m_currentIndex < 0 || index < -1 || index >= m_draftChoices.size() || index == draftModelIndex())
+        return;
+    const QString model = m_models.at(m_currentIndex).path;
+    const QString draft = index >= 0 ? m_draftChoices.at(index).path : QString();
+    if (draft.isEmpty())
+        m_draftModels.remove(model);
+    else
+        m_draftModels.insert(model, draft);
+    Q_EMIT draftModelsChanged();
+    Q_EMIT draftModelEdited(model, draft);
+    updateFit();
+}
+
+QString ModelManager::draftModelName() const
+{
+    const int i = draftModelIndex();
+    return i >= 0 ? m_draftChoices.at(i).name : QString();
+}
+
+QString ModelManager::draftModelPath() const
+{
+    const int i = draftModelIndex();
+    return i >= 0 ? m_draftChoices.at(i).path : QString();
+}
+
+bool ModelManager::setDraftModelPath(const QString &path)
+{
+    if (path.isEmpty()) {
+        setDraftModelIndex(-1);
+        return true;
+    }
+    const QStringList offered = draftModelPaths();
+    int i = offered.indexOf(QDir::cleanPath(path));
+    if (i < 0)
+        i = offered.indexOf(QDir::cleanPath(QFileInfo(path).absoluteFilePath()));
+    if (i < 0)
+        return false;
+    setDraftModelIndex(i);
+    return true;
+}
+
+void ModelManager::setDraftModels(const QHash<QString, QString> &choices)
+{
+    m_draftModels = choices;
+    Q_EMIT draftModelsChanged();
+    updateFit();
 }
 
 QString ModelManager::chatTemplateOverride() const

@@ -1,6 +1,6 @@
 // The models page: the list of model folders, the selection, load/unload with progress and
-// errors, and the load settings (context length, cache type, draft tokens) with the VRAM fit
-// readout from the VramPlanner.
+// errors, and the load settings (context length, cache type, draft model and draft tokens) with
+// the VRAM fit readout from the VramPlanner.
 #pragma once
 #include <QAbstractListModel>
 #include <QPointer>
@@ -25,6 +25,9 @@ class ModelManager : public QAbstractListModel
     Q_PROPERTY(int cacheType READ cacheType WRITE setCacheType NOTIFY settingsChanged)
     Q_PROPERTY(QStringList cacheTypeNames READ cacheTypeNames CONSTANT)
     Q_PROPERTY(int draftTokens READ draftTokens WRITE setDraftTokens NOTIFY settingsChanged)
+    Q_PROPERTY(QStringList draftModelNames READ draftModelNames NOTIFY draftModelsChanged)
+    Q_PROPERTY(int draftModelIndex READ draftModelIndex WRITE setDraftModelIndex NOTIFY draftModelsChanged)
+    Q_PROPERTY(QString draftModelName READ draftModelName NOTIFY draftModelsChanged)
     Q_PROPERTY(QVariantMap fit READ fit NOTIFY fitChanged)
     Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
     Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
@@ -60,6 +63,23 @@ public:
     QStringList cacheTypeNames() const;
     int draftTokens() const { return m_options.draftTokens; }
     void setDraftTokens(int count);
+
+    // The draft model for speculative decoding. Offered for the selected model: the other local
+    // models whose vocabulary equals its own (what the engine accepts as a draft), smallest first;
+    // never the model itself. The choice is kept per model; none means that drafted tokens come
+    // from n-gram lookup in the conversation.
+    QStringList draftModelNames() const;
+    QStringList draftModelPaths() const;
+    int draftModelIndex() const;  // into draftModelNames(); -1: none (n-gram lookup)
+    void setDraftModelIndex(int index);
+    QString draftModelName() const;  // empty: none
+    QString draftModelPath() const;  // empty: none
+    // Chooses the selected model's draft model by folder path (empty: none). False when that
+    // folder is not offered for the selected model.
+    Q_INVOKABLE bool setDraftModelPath(const QString &path);
+    // The chosen draft models by model folder path, as the settings keep them.
+    void setDraftModels(const QHash<QString, QString> &choices);
+
     QVariantMap fit() const { return m_fit; }
     bool loading() const { return m_loading; }
     double loadProgress() const { return m_loadProgress; }
@@ -112,11 +132,15 @@ Q_SIGNALS:
     void modelFoldersChanged();
     void folderAdded(const QString &path);
     void chatTemplateChanged();
+    void draftModelsChanged();
+    // The user chose the draft model (empty path: none) of the model at modelPath.
+    void draftModelEdited(const QString &modelPath, const QString &draftPath);
     // The user set (or cleared, with empty text) the override of the model at modelPath.
     void chatTemplateOverrideEdited(const QString &modelPath, const QString &text);
 
 private:
     void updateFit();
+    void updateDraftChoices();
     void setLoading(bool loading);
     void setLoadError(const QString &message);
 
@@ -134,4 +158,6 @@ private:
     QString m_loadNotice;
     QStringList m_folders;
     QHash<QString, QString> m_chatTemplates;  // model folder path -> template text
+    QList<ModelInfo> m_draftChoices;          // offered for the selected model
+    QHash<QString, QString> m_draftModels;    // model folder path -> draft model folder path
 };

@@ -51,6 +51,27 @@ SettingsViewModel::SettingsViewModel(const QString &filePath, QObject *parent)
     for (auto it = templates.cbegin(); it != templates.cend(); ++it)
         if (!it.value().toString().isEmpty())
             m_chatTemplates.insert(it.key(), it.value().toString());
+    const QVariantMap drafts = s.value("models/draftModels").toMap();
+    for (auto it = drafts.cbegin(); it != drafts.cend(); ++it)
+        if (!it.value().toString().isEmpty())
+            m_draftModels.insert(it.key(), it.value().toString());
+}
+
+QString SettingsViewModel::draftModel(const QString &modelPath) const
+{
+    return m_draftModels.value(modelPath);
+}
+
+void SettingsViewModel::setDraftModel(const QString &modelPath, const QString &draftPath)
+{
+    if (modelPath.isEmpty() || m_draftModels.value(modelPath) == draftPath)
+        return;
+    if (draftPath.isEmpty())
+        m_draftModels.remove(modelPath);
+    else
+        m_draftModels.insert(modelPath, draftPath);
+    save();
+    Q_EMIT draftModelsChanged();
 }
 
 QString SettingsViewModel::chatTemplateOverride(const QString &modelPath) const
@@ -242,5 +263,9 @@ void SettingsViewModel::save()
     for (auto it = m_chatTemplates.cbegin(); it != m_chatTemplates.cend(); ++it)
         templates.insert(it.key(), it.value());
     s.setValue("models/chatTemplates", templates);
+    QVariantMap drafts;
+    for (auto it = m_draftModels.cbegin(); it != m_draftModels.cend(); ++it)
+        drafts.insert(it.key(), it.value());
+    s.setValue("models/draftModels", drafts);
     s.sync();
 }

@@ -1,5 +1,5 @@
-// User settings: sampling, chunk size, theme, language, font size, model folders and per-model
-// chat templates. Stored in
+// User settings: sampling, chunk size, theme, language, font size, model folders, per-model
+// chat templates and draft models. Stored in
 // settings.ini in the data directory; every change is written at once.
 #pragma once
 #include <QHash>
@@ -72,6 +72,13 @@ public:
     // Empty text removes the model's override.
     Q_INVOKABLE void setChatTemplateOverride(const QString &modelPath, const QString &text);
 
+    // Draft models the user chose per model (model folder path -> draft model folder path); a
+    // model without one drafts by n-gram lookup when draft tokens are on.
+    QHash<QString, QString> draftModels() const { return m_draftModels; }
+    Q_INVOKABLE QString draftModel(const QString &modelPath) const;
+    // An empty draft path removes the model's choice.
+    Q_INVOKABLE void setDraftModel(const QString &modelPath, const QString &draftPath);
+
     // Sampling presets: "balanced", "precise", "creative".
     Q_INVOKABLE bool applyPreset(const QString &name);
     Q_INVOKABLE void resetSampling();
@@ -85,6 +92,7 @@ Q_SIGNALS:
     void tintDraftTokensChanged();
     void modelFoldersChanged();
     void chatTemplatesChanged();
+    void draftModelsChanged();
 
 private:
     void setSampling(const SamplingSettings &sampling);
@@ -100,4 +108,5 @@ private:
     QString m_modelsDirectory;
     QStringList m_modelFolders;
     QHash<QString, QString> m_chatTemplates;
+    QHash<QString, QString> m_draftModels;
 };

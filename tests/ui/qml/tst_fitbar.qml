@@ -1,4 +1,5 @@
-// FitBar: the fit calculator's verdict, the largest context and the bar, from a planner estimate.
+// FitBar: the fit calculator's verdict, the largest context and the bar, from a planner estimate;
+// the draft model's share when one is chosen.
 import QtQuick
 import QtTest
 import ExlStudio
@@ -42,6 +43,28 @@ Item {
         function test_onCpuSaysSystemMemory() {
             const bar = createTemporaryObject(fitComponent, parent, { fit: estimate(true), onCpu: true })
             compare(findChild(bar, "verdict").text, "Fits: 6.0 of 24 GiB on system memory.")
+        }
+
+        function test_draftModelShare() {
+            // Without a draft model: no draft segment, no legend entry, no speculative line.
+            const plain = createTemporaryObject(fitComponent, parent, { fit: estimate(true) })
+            compare(findChild(plain, "draftBar").width, 0)
+            verify(!findChild(plain, "legend_draftGiB").visible)
+            verify(!findChild(plain, "speculative").visible)
+
+            const fit = estimate(true)
+            fit.draftGiB = 1.2
+            fit.usedGiB = 7.2
+            fit.speculativeTokensPerSecond = 410.6
+            fit.speculativeAcceptance = 0.7
+            const bar = createTemporaryObject(fitComponent, parent, { fit: fit })
+            const draft = findChild(bar, "draftBar")
+            fuzzyCompare(draft.width, draft.parent.width * 1.2 / 24, 0.5)
+            const legend = findChild(bar, "legend_draftGiB")
+            verify(legend.visible)
+            compare(legend.children[1].text, "Draft model 1.2 GiB")
+            compare(findChild(bar, "verdict").text, "Fits: 7.2 of 24 GiB on the GPU.")
+            compare(findChild(bar, "speculative").text, "With the draft model: about 411 tok/s if 70 % of drafted tokens are accepted")
         }
 
         function test_doesNotFit() {

@@ -1,4 +1,4 @@
-// The VRAM fit readout: a stacked bar (weights, cache, scratch, free), the verdict, the
+// The VRAM fit readout: a stacked bar (weights, cache, scratch, draft model, free), the verdict, the
 // largest context that fits and the bound decode speed. Disabled when the planner has no estimate for the model.
 import QtQuick
 import QtQuick.Controls
@@ -11,6 +11,7 @@ ColumnLayout {
     property bool onCpu: false
     readonly property bool available: fit.available === true
     readonly property real total: available ? Math.max(fit.deviceGiB, fit.usedGiB) : 1
+    readonly property real draftGiB: available && fit.draftGiB !== undefined ? fit.draftGiB : 0
 
     enabled: available
     spacing: 6
@@ -28,6 +29,7 @@ ColumnLayout {
             Rectangle { objectName: "weightsBar"; height: parent.height; width: root.available ? parent.width * root.fit.weightsGiB / root.total : 0; color: "#00897b" }
             Rectangle { height: parent.height; width: root.available ? parent.width * root.fit.cacheGiB / root.total : 0; color: "#5c6bc0" }
             Rectangle { height: parent.height; width: root.available ? parent.width * root.fit.scratchGiB / root.total : 0; color: "#ffa726" }
+            Rectangle { objectName: "draftBar"; height: parent.height; width: parent.width * root.draftGiB / root.total; color: "#8e24aa" }
         }
     }
     RowLayout {
@@ -37,13 +39,16 @@ ColumnLayout {
                 { name: qsTr("Weights"), color: "#00897b", key: "weightsGiB" },
                 { name: qsTr("Cache"), color: "#5c6bc0", key: "cacheGiB" },
                 { name: qsTr("Scratch"), color: "#ffa726", key: "scratchGiB" },
+                { name: qsTr("Draft model"), color: "#8e24aa", key: "draftGiB" },
                 { name: qsTr("Free"), color: "#e0e0e0", key: "freeGiB" }
             ]
             delegate: RowLayout {
                 required property var modelData
+                objectName: "legend_" + modelData.key
+                visible: modelData.key !== "draftGiB" || root.draftGiB > 0
                 spacing: 4
                 Rectangle { width: 10; height: 10; radius: 2; color: modelData.color }
-                Label { text: qsTr("%1 %2 GiB").arg(modelData.name).arg(root.available ? root.fit[modelData.key].toFixed(1) : "–") }
+                Label { text: qsTr("%1 %2 GiB").arg(modelData.name).arg(root.available ? (root.fit[modelData.key] ?? 0).toFixed(1) : "–") }
             }
         }
     }
@@ -65,5 +70,12 @@ ColumnLayout {
         text: qsTr("Largest context that fits: %1 tokens · bound decode speed %2 tok/s")
               .arg(root.available ? root.fit.largestContext : 0)
               .arg(root.available ? root.fit.boundTokensPerSecond.toFixed(0) : 0)
+    }
+    Label {
+        objectName: "speculative"
+        visible: root.available && root.draftGiB > 0 && (root.fit.speculativeTokensPerSecond ?? 0) > 0
+        text: qsTr("With the draft model: about %1 tok/s if %2 % of drafted tokens are accepted")
+              .arg(visible ? root.fit.speculativeTokensPerSecond.toFixed(0) : 0)
+              .arg(visible ? (100 * root.fit.speculativeAcceptance).toFixed(0) : 0)
     }
 }

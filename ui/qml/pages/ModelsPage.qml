@@ -132,13 +132,14 @@ Item {
                     valueText: page.models.cacheTypeNames[value] ?? ""
                     onMoved: v => page.models.cacheType = v
                 }
-                LabeledSlider {
+                DraftSettings {
                     Layout.fillWidth: true
-                    label: qsTr("Draft tokens")
-                    from: 0; to: 8; stepSize: 1
-                    value: page.models.draftTokens
-                    valueText: value === 0 ? qsTr("off") : String(value)
-                    onMoved: v => page.models.draftTokens = v
+                    pickerEnabled: !page.models.currentIsRemote
+                    draftModelNames: page.models.draftModelNames
+                    draftModelIndex: page.models.draftModelIndex
+                    draftTokens: page.models.draftTokens
+                    onDraftModelChosen: i => page.models.draftModelIndex = i
+                    onDraftTokensMoved: n => page.models.draftTokens = n
                 }
 
                 // The chat template: the model's own unless the user gives one for this model.
