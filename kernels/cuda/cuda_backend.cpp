@@ -70,7 +70,7 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   // than the separate launches on the H200 so far (bench/RESULTS.md), so only on request.
   const char* fused = std::getenv("EXL_CUDA_FUSED_DECODE");
   fused_decode_ = fused && std::string(fused) == "1";
-  if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) == "1";
+  if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
 }
 
 void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {

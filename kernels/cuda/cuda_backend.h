@@ -90,9 +90,10 @@ class CudaBackend {
   GemvWorkspace gemv_view_;    // what the GEMV launches get: gemv_ws_, or none with options.fast_reduce
   bool fused_decode_ = false;  // EXL_CUDA_FUSED_DECODE=1: attention_decode_step for t = 1
   // Chunks of 2 .. gemv_max_rows tokens: RMSNorm and SiLU * up as their own launches (fp16 rows,
-  // gathered by the GEMV as plain activations) instead of folded into every GEMV block
-  // (EXL_CUDA_UNFOLD: 1 on, 0 off).
-  bool unfold_rows_ = false;
+  // gathered by the GEMV as plain activations) instead of folded into every GEMV block: a pass
+  // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).
+  // EXL_CUDA_UNFOLD=0 folds them as for one token.
+  bool unfold_rows_ = true;
 
   // model
   int vocab_ = 0, hidden_ = 0, nl_ = 0, nh_ = 0, nkv_ = 0, hd_ = 0, inter_ = 0, rope_style_ = 0;
