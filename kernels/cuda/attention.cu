@@ -232,16 +232,18 @@ struct KvRaw16 {
   float s;
   bool staged;
 };
+// F: the format when known at compile time (0: src.fmt); ST: whether the key may be a staged row.
+template <int F = 0, bool ST = true>
 __device__ __forceinline__ void kv_raw16(const KvSource& src, int key, int past, std::size_t row, std::size_t col,
                                          KvRaw16& r) {
-  r.staged = key >= past && src.stage;
-  if (r.staged) {
+  r.staged = ST && key >= past && src.stage;
+  if (ST && r.staged) {
     const uint4* p = reinterpret_cast<const uint4*>(src.stage + std::size_t(key - past) * row + col);
     r.a = p[0]; r.b = p[1];
     return;
   }
   const std::size_t e = std::size_t(key) * row + col;
-  switch (src.fmt) {
+  switch (F ? F : src.fmt) {
     case kv_fp8: r.a = *reinterpret_cast<const uint4*>(static_cast<const std::uint8_t*>(src.data) + e); return;
     case kv_q8:
       r.a = *reinterpret_cast<const uint4*>(static_cast<const std::uint8_t*>(src.data) + e);
@@ -270,8 +272,10 @@ __device__ __forceinline__ void h8_to_f(const uint4& v, float* f) {
   }
 }
 
-__device__ __forceinline__ void kv_cvt16(int fmt, const KvRaw16& r, float (&f)[16]) {
-  if (r.staged || fmt == kv_f16) {
+template <int F = 0, bool ST = true>
+__device__ __forceinline__ void kv_cvt16(int fmt_rt, const KvRaw16& r, float (&f)[16]) {
+  const int fmt = F ? F : fmt_rt;
+  if ((ST && r.staged) || fmt == kv_f16) {
     h8_to_f(r.a, f);
     h8_to_f(r.b, f + 8);
     return;
@@ -725,10 +729,44 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
   }
 }
 
+// Keys [kb, ke) of a quantized decode kernel's split: each slot takes U keys per round (raw
+// words of all U loaded before any is converted). KF, VF: formats known at compile time (0: the
+// sources' own); ST: whether keys may be staged rows.
+template <int U, int G, int LPK, int KF, int VF, bool ST>
+__device__ __forceinline__ void decode_keys(const KvSource& ks, const KvSource& vs, int kb, int ke, int past,
+                                            std::size_t row, std::size_t col, int warp, int slot,
+                                            const float (&qf)[G][16], float (&m)[G], float (&l)[G],
+                                            float (&acc)[G][16]) {
+  constexpr int KPW = 32 / LPK;
+  for (int base = kb + warp * KPW * U; base < ke; base += 4 * KPW * U) {
+    KvRaw16 kr[U], vr[U];
+    bool valid[U];
+#pragma unroll
+    for (int uu = 0; uu < U; ++uu) {
+      const int key = base + uu * KPW + slot;
+      valid[uu] = key < ke;
+      const int kk = valid[uu] ? key : kb;
+      kv_raw16<KF, ST>(ks, kk, past, row, col, kr[uu]);
+      kv_raw16<VF, ST>(vs, kk, past, row, col, vr[uu]);
+    }
+#pragma unroll
+    for (int uu = 0; uu < U; ++uu) {
+      float kf[16];
+      kv_cvt16<KF, ST>(ks.fmt, kr[uu], kf);
+      float sc[G];
+      decode_scores<G, LPK>(qf, kf, sc);
+      if (!valid[uu]) continue;
+      float vf[16];
+      kv_cvt16<VF, ST>(vs.fmt, vr[uu], vf);
+      decode_update<G>(sc, vf, m, l, acc);
+    }
+  }
+}
+
 // The decode kernel's form for quantized stores (kv_cache.cu): the same split and slot layout,
 // each key slot's 16 elements of K and V dequantized by kv_load8 (positions < past from the
 // stores, the chunk's own rows from the staging). Partials as attn_decode_kernel's.
-template <int D, int G>
+template <int D, int G, int KF = 0, int VF = 0>
 __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __restrict__ q, KvSource ks, KvSource vs,
                                                             const int* past_p, int nh, int nkv, float scale, int splits,
                                                             float* __restrict__ part) {
@@ -775,29 +813,14 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
     for (int i = 0; i < 16; ++i) acc[h][i] = 0.0f;
   }
   const std::size_t row = std::size_t(nkv) * D, col = std::size_t(kh) * D + d0;
-  constexpr int U = G >= 8 ? 1 : 2;
-  for (int base = k0 + warp * KPW * U; base < k1; base += 4 * KPW * U) {
-    KvRaw16 kr[U], vr[U];
-    bool valid[U];
-#pragma unroll
-    for (int uu = 0; uu < U; ++uu) {
-      const int key = base + uu * KPW + slot;
-      valid[uu] = key < k1;
-      const int kk = valid[uu] ? key : k0;
-      kv_raw16(ks, kk, past, row, col, kr[uu]);
-      kv_raw16(vs, kk, past, row, col, vr[uu]);
-    }
-#pragma unroll
-    for (int uu = 0; uu < U; ++uu) {
-      float kf[16];
-      kv_cvt16(ks.fmt, kr[uu], kf);
-      float sc[G];
-      decode_scores<G, LPK>(qf, kf, sc);
-      if (!valid[uu]) continue;
-      float vf[16];
-      kv_cvt16(vs.fmt, vr[uu], vf);
-      decode_update<G>(sc, vf, m, l, acc);
-    }
+  if constexpr (KF != 0) {
+    // Formats known: the stored keys with more in flight (their raw words are small), then the
+    // chunk's staged rows.
+    const int kmid = max(k0, min(k1, past));
+    decode_keys<G >= 8 ? 2 : 4, G, LPK, KF, VF, false>(ks, vs, k0, kmid, past, row, col, warp, slot, qf, m, l, acc);
+    decode_keys<1, G, LPK, 0, 0, true>(ks, vs, kmid, k1, past, row, col, warp, slot, qf, m, l, acc);
+  } else {
+    decode_keys<G >= 8 ? 1 : 2, G, LPK, 0, 0, true>(ks, vs, k0, k1, past, row, col, warp, slot, qf, m, l, acc);
   }
   decode_write_partials<D, G, LPK>(m, l, acc, warp, slot, sub, d0, gsz, kh, splits, split, part);
 }
@@ -910,9 +933,19 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
       throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
   if (a.t < k_prefill_min_t && a.splits >= 1) {
     const int g = a.nh / a.nkv;
-#define EXL_DECODE_Q(D, G)                                                                                           \
-  launch(attn_decode_q_kernel<D, G>, dim3(a.splits, a.nkv, a.t), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, \
-         a.splits, part)
+    // Formats with their own kernels (the cache types' pairs); others take the generic form.
+    const int pair = k.fmt * 8 + v.fmt;
+    const bool known = (a.d == 64 || a.d == 128) &&
+                       (pair == kv_fp8 * 9 || pair == kv_q8 * 9 || pair == kv_q4 * 9 || pair == kv_q8 * 8 + kv_q4);
+#define EXL_DECODE_QF(D, G, KF, VF)                                                                                    \
+  launch(attn_decode_q_kernel<D, G, KF, VF>, dim3(a.splits, a.nkv, a.t), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, \
+         a.scale, a.splits, part)
+#define EXL_DECODE_Q(D, G)                                                        \
+  if (!known || D == 256) EXL_DECODE_QF(D, G, 0, 0);                              \
+  else if (pair == kv_fp8 * 9) EXL_DECODE_QF(D == 256 ? 64 : D, G, kv_fp8, kv_fp8); \
+  else if (pair == kv_q8 * 9) EXL_DECODE_QF(D == 256 ? 64 : D, G, kv_q8, kv_q8);    \
+  else if (pair == kv_q4 * 9) EXL_DECODE_QF(D == 256 ? 64 : D, G, kv_q4, kv_q4);    \
+  else EXL_DECODE_QF(D == 256 ? 64 : D, G, kv_q8, kv_q4)
 #define EXL_DECODE_QD(D)                                  \
   switch (g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8) {     \
     case 1: EXL_DECODE_Q(D, 1); break;                    \
@@ -927,6 +960,7 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
     }
 #undef EXL_DECODE_QD
 #undef EXL_DECODE_Q
+#undef EXL_DECODE_QF
     EXL_CUDA_CHECK_LAUNCH();
     launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32);
     EXL_CUDA_CHECK_LAUNCH();
