@@ -528,6 +528,27 @@ __device__ void merge_heads(const float* part, int kh, int gsz, int splits, int 
   }
 }
 
+// A decode slot's 16 query elements (fp16, scaled) and its fresh online-softmax state.
+__device__ __forceinline__ void decode_q_row(const __half* qr, float scale, float (&qf)[16]) {
+  float t[8];
+  h8_to_f(*reinterpret_cast<const uint4*>(qr), t);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) qf[i] = t[i] * scale;
+  h8_to_f(*reinterpret_cast<const uint4*>(qr + 8), t);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) qf[8 + i] = t[i] * scale;
+}
+template <int G>
+__device__ __forceinline__ void decode_init(float (&m)[G], float (&l)[G], float (&acc)[G][16]) {
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    m[h] = -FLT_MAX;
+    l[h] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) acc[h][i] = 0.0f;
+  }
+}
+
 // One key of a decode kernel's slot: the G heads' scores (the slot's LPK lanes summed) ...
 template <int G, int LPK>
 __device__ __forceinline__ void decode_scores(const float (&qf)[G][16], const float (&kf)[16], float (&sc)[G]) {
@@ -664,24 +685,11 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
 #pragma unroll
       for (int i = 0; i < 16; ++i) qf[h][i] = rope_elem(qr, d0 + i, D, f.style, f.cs) * scale;
     } else {
-      const __half* qr = q + std::size_t(kh * gsz + h) * D + d0;
-      float t[8];
-      h8_to_f(*reinterpret_cast<const uint4*>(qr), t);
-#pragma unroll
-      for (int i = 0; i < 8; ++i) qf[h][i] = t[i] * scale;
-      h8_to_f(*reinterpret_cast<const uint4*>(qr + 8), t);
-#pragma unroll
-      for (int i = 0; i < 8; ++i) qf[h][8 + i] = t[i] * scale;
+      decode_q_row(q + std::size_t(kh * gsz + h) * D + d0, scale, qf[h]);
     }
   }
   float m[G], l[G], acc[G][16];
-#pragma unroll
-  for (int h = 0; h < G; ++h) {
-    m[h] = -FLT_MAX;
-    l[h] = 0.0f;
-#pragma unroll
-    for (int i = 0; i < 16; ++i) acc[h][i] = 0.0f;
-  }
+  decode_init<G>(m, l, acc);
   const std::size_t row_stride = std::size_t(nkv) * D;
   const __half* kbase = kc + std::size_t(kh) * D + d0;
   const __half* vbase = vc + std::size_t(kh) * D + d0;
@@ -795,23 +803,10 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
       for (int i = 0; i < 16; ++i) qf[h][i] = 0.0f;
       continue;
     }
-    const __half* qr = q + std::size_t(kh * gsz + h) * D + d0;
-    float t[8];
-    h8_to_f(*reinterpret_cast<const uint4*>(qr), t);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) qf[h][i] = t[i] * scale;
-    h8_to_f(*reinterpret_cast<const uint4*>(qr + 8), t);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) qf[h][8 + i] = t[i] * scale;
+    decode_q_row(q + std::size_t(kh * gsz + h) * D + d0, scale, qf[h]);
   }
   float m[G], l[G], acc[G][16];
-#pragma unroll
-  for (int h = 0; h < G; ++h) {
-    m[h] = -FLT_MAX;
-    l[h] = 0.0f;
-#pragma unroll
-    for (int i = 0; i < 16; ++i) acc[h][i] = 0.0f;
-  }
+  decode_init<G>(m, l, acc);
   const std::size_t row = std::size_t(nkv) * D, col = std::size_t(kh) * D + d0;
   if constexpr (KF != 0) {
     // Formats known: the stored keys with more in flight (their raw words are small), then the

@@ -20,6 +20,7 @@
 #include <exl/tokenizer.h>
 
 #include "services/enginegenerationbackend.h"
+#include "testmodels.h"
 #include "services/enginevramplanner.h"
 #include "services/fakeinferenceservice.h"
 #include "services/modelscanner.h"
@@ -49,42 +50,6 @@ exl::plan::GpuSpec gpu(std::uint64_t mib)
 std::unique_ptr<VramPlanner> planner()
 {
     return std::make_unique<EngineVramPlanner>(gpu(24576), 128, false);
-}
-
-// A copy of `model` (links to its files) whose tokenizer.json has the pieces of tokens 300 and 301
-// swapped: same size, another vocabulary.
-bool writeOtherVocabulary(const QString &model, const QString &into)
-{
-    QDir src(model);
-    if (!QDir().mkpath(into))
-        return false;
-    for (const QString &name : src.entryList(QDir::Files)) {
-        if (name == QLatin1String("tokenizer.json"))
-            continue;
-        if (!QFile::link(src.filePath(name), QDir(into).filePath(name)))
-            return false;
-    }
-    QFile in(src.filePath(QStringLiteral("tokenizer.json")));
-    if (!in.open(QIODevice::ReadOnly))
-        return false;
-    QJsonObject root = QJsonDocument::fromJson(in.readAll()).object();
-    QJsonObject bpe = root.value(QStringLiteral("model")).toObject();
-    QJsonObject vocab = bpe.value(QStringLiteral("vocab")).toObject();
-    QString a, b;
-    for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-        if (it.value().toInt() == 300)
-            a = it.key();
-        if (it.value().toInt() == 301)
-            b = it.key();
-    }
-    if (a.isEmpty() || b.isEmpty())
-        return false;
-    vocab.insert(a, 301);
-    vocab.insert(b, 300);
-    bpe.insert(QStringLiteral("vocab"), vocab);
-    root.insert(QStringLiteral("model"), bpe);
-    QFile out(QDir(into).filePath(QStringLiteral("tokenizer.json")));
-    return out.open(QIODevice::WriteOnly) && out.write(QJsonDocument(root).toJson()) > 0;
 }
 
 // The engine's verdict: may `draft` be the draft model of `target`?

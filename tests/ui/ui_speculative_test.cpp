@@ -16,6 +16,7 @@
 #include <QTest>
 
 #include "services/enginegenerationbackend.h"
+#include "testmodels.h"
 #include "services/workerinferenceservice.h"
 #include "storage/chatstore.h"
 #include "viewmodels/chatviewmodel.h"
@@ -78,39 +79,6 @@ StepRun runSteps(EngineGenerationBackend &backend, const QList<ChatTurn> &chat, 
     return run;
 }
 
-// A copy of `model` (links to its files) whose tokenizer.json has the pieces of two ordinary
-// tokens swapped: same size, another vocabulary.
-bool writeOtherVocabulary(const QString &model, const QString &into)
-{
-    QDir src(model);
-    for (const QString &name : src.entryList(QDir::Files)) {
-        if (name == QLatin1String("tokenizer.json"))
-            continue;
-        if (!QFile::link(src.filePath(name), QDir(into).filePath(name)))
-            return false;
-    }
-    QFile in(src.filePath(QStringLiteral("tokenizer.json")));
-    if (!in.open(QIODevice::ReadOnly))
-        return false;
-    QJsonObject root = QJsonDocument::fromJson(in.readAll()).object();
-    QJsonObject bpe = root.value(QStringLiteral("model")).toObject();
-    QJsonObject vocab = bpe.value(QStringLiteral("vocab")).toObject();
-    QString a, b;
-    for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-        if (it.value().toInt() == 300)
-            a = it.key();
-        if (it.value().toInt() == 301)
-            b = it.key();
-    }
-    if (a.isEmpty() || b.isEmpty())
-        return false;
-    vocab.insert(a, 301);
-    vocab.insert(b, 300);
-    bpe.insert(QStringLiteral("vocab"), vocab);
-    root.insert(QStringLiteral("model"), bpe);
-    QFile out(QDir(into).filePath(QStringLiteral("tokenizer.json")));
-    return out.open(QIODevice::WriteOnly) && out.write(QJsonDocument(root).toJson()) > 0;
-}
 }  // namespace
 
 class SpeculativeTest : public QObject
