@@ -139,8 +139,17 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
     }
     if (prompt > 0) {
       double us = 0;
-      CHECKED(api->bench_forward(b, prompt, 0, 5, &us));
+      CHECKED(api->bench_forward(b, prompt, 0, prompt > 8192 ? 1 : 5, &us));
       std::printf("prefill %d tokens: %.1f ms  %.0f tok/s\n", prompt, us / 1e3, prompt / (us * 1e-6));
+      exl_cuda_memory after{};
+      CHECKED(api->memory(b, &after));
+      // The module allocates only at load and allocate_cache: what the device shows in use after
+      // the prompt is the high-water mark (chunked prefill: scratch follows max_chunk, not the prompt).
+      std::printf("memory after the prompt: device in use %.1f MiB (before %.1f), module weights %.1f + cache %.1f + "
+                  "scratch %.1f MiB, allocations %llu -> %llu\n",
+                  (after.device_total - after.device_free) / 1048576.0, (mem.device_total - mem.device_free) / 1048576.0,
+                  after.weights_bytes / 1048576.0, after.cache_bytes / 1048576.0, after.scratch_bytes / 1048576.0,
+                  (unsigned long long)mem.allocations, (unsigned long long)after.allocations);
     }
     for (int n : rows) {
       double us = 0;
@@ -227,6 +236,10 @@ int main(int argc, char** argv) {
   if (sel == "llama3-8b-rows") ok &= bench_model(l8b, false, copy, {}, 0, {2});  // one verify pass, for a profiler
   if (sel == "cache") {  // issue #4: decode and prefill with each cache type, up to 32k context
     for (const CacheKind& c : k_caches) ok &= bench_model(l8b, true, copy, {0, 2048, 32768}, 2048, {}, c);
+  }
+  if (sel == "hwm") {  // issue #4: chunked prefill, memory of a 2048- and a 32768-token prompt (chunks of 2048)
+    ok &= bench_model(l8b, true, copy, {}, 2048);
+    ok &= bench_model(l8b, true, copy, {}, 32768);
   }
   if (sel == "verify") {  // issue #5: the cost of a target pass verifying K drafts, and of K draft steps
     const Preset l1b{"llama3.2-1b", 128256, 2048, 16, 32, 8, 64, 8192};

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "exl/kernels/half.h"
@@ -45,6 +46,19 @@ void upload_half(DeviceBuffer& dst, Allocator* a, const void* src, int dtype, st
   fill_random_half(dst.get<__half>(), n, seed, lo, hi, s);
 }
 
+// Whether the EXL2 layers (same input) store their rows in one order.
+bool same_input_perm(std::initializer_list<const exl_cuda_linear*> ls) {
+  const exl_cuda_linear* first = *ls.begin();
+  for (const exl_cuda_linear* l : ls) {
+    if (l->kind != 1 || l->in_features != first->in_features) return false;
+    const std::int32_t* a = first->exl2.q_perm;
+    const std::int32_t* b = l->exl2.q_perm;
+    if (!a && !b) continue;  // synthetic: given one seed (load)
+    if (!a || !b || !std::equal(a, a + l->in_features, b)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
@@ -71,6 +85,7 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   const char* fused = std::getenv("EXL_CUDA_FUSED_DECODE");
   fused_decode_ = fused && std::string(fused) == "1";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
+  if (const char* f = std::getenv("EXL_CUDA_PERM_FOLD")) fold_perms_ = std::string(f) != "0";
 }
 
 void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {
@@ -104,7 +119,26 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
                 "post-attention norm", s);
     const exl_cuda_linear* srcs[7] = {&src.q, &src.k, &src.v, &src.o, &src.gate, &src.up, &src.down};
     DeviceLinear* dsts[7] = {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down};
-    for (int j = 0; j < 7; ++j) upload_linear(*srcs[j], &alloc_, ls ? ls + 10 * (j + 1) : 0, s, *dsts[j], &weight_bytes_);
+    // Input permutations. The down projection's is folded into gate's and up's output columns
+    // (their outputs then come in down's stored row order, so down reads its input in order);
+    // synthetic layers that share an input share a permutation, as converted models do.
+    LinearFold folds[7];
+    std::vector<std::int32_t> down_perm;
+    const bool all_exl2 = src.gate.kind == 1 && src.up.kind == 1 && src.down.kind == 1;
+    if (fold_perms_ && all_exl2 && src.gate.out_features == src.down.in_features &&
+        src.up.out_features == src.down.in_features) {
+      down_perm = src.down.exl2.q_perm
+                      ? std::vector<std::int32_t>(src.down.exl2.q_perm, src.down.exl2.q_perm + src.down.in_features)
+                      : synthetic_perm(src.down.in_features, ls + 70);
+      folds[4].col_perm = folds[5].col_perm = down_perm.data();
+      folds[6].rows_in_order = true;
+      l.down_in_order = true;
+    }
+    if (ls) folds[1].perm_seed = folds[2].perm_seed = ls + 10, folds[5].perm_seed = ls + 50;
+    for (int j = 0; j < 7; ++j)
+      upload_linear(*srcs[j], &alloc_, ls ? ls + 10 * (j + 1) : 0, s, *dsts[j], &weight_bytes_, folds[j]);
+    l.qkv_one_perm = same_input_perm({&src.q, &src.k, &src.v});
+    l.gu_one_perm = same_input_perm({&src.gate, &src.up});
     if (progress) progress(user, std::uint64_t(i + 1), std::uint64_t(nl_ + 1));
   }
   upload_linear(m.head, &alloc_, seed ? seed + 7 : 0, s, head_, &weight_bytes_);
@@ -289,7 +323,10 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
     const bool unfold = t > 1 && unfold_rows_;
     __half* a = a_.get<__half>();
-    if (unfold) {
+    if (fold_perms_ && l.qkv_one_perm) {
+      rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s, l.q.view.perm);
+      c.mode = k_x_half; c.in.x = a; c.in.ldx = hidden_; c.in.permuted = true;
+    } else if (unfold) {
       rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
       c.mode = k_x_half; c.in.x = a; c.in.ldx = hidden_;
     } else {
@@ -316,7 +353,10 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     GemvCall gu;
     gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
     gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
-    if (unfold) {
+    if (fold_perms_ && l.gu_one_perm) {
+      rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s, l.gate.view.perm);
+      gu.mode = k_x_half; gu.in.x = a; gu.in.ldx = hidden_; gu.in.permuted = true;
+    } else if (unfold) {
       rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
       gu.mode = k_x_half; gu.in.x = a; gu.in.ldx = hidden_;
     } else {
@@ -334,6 +374,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     } else {
       d.mode = k_x_silu; d.in.xf = g32; d.in.up = u32; d.in.ldx = inter_;
     }
+    d.in.permuted = l.down_in_order;
     exl2_gemv_run(d, s);
   }
   if (head_rows <= 0) return;
@@ -341,7 +382,11 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   GemvCall h;
   h.m = head_rows; h.sm_count = sm_count_; h.ws = gemv_view_;
   h.add(head_.view, logits_.get<float>(), vocab_);
-  if (head_rows > 1 && unfold_rows_) {
+  if (fold_perms_) {
+    rms_norm(x + std::size_t(head_row0) * hidden_, head_rows, hidden_, final_norm_.get<__half>(), eps_,
+             a_.get<__half>(), s, head_.view.perm);
+    h.mode = k_x_half; h.in.x = a_.get<__half>(); h.in.ldx = hidden_; h.in.permuted = true;
+  } else if (head_rows > 1 && unfold_rows_) {
     rms_norm(x + std::size_t(head_row0) * hidden_, head_rows, hidden_, final_norm_.get<__half>(), eps_,
              a_.get<__half>(), s);
     h.mode = k_x_half; h.in.x = a_.get<__half>(); h.in.ldx = hidden_;

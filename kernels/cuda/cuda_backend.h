@@ -27,7 +27,20 @@ struct DeviceLayer {
   DeviceLinear q, k, v, o, gate, up, down;
   DeviceBuffer k_cache, v_cache;       // stores [capacity, nkv, d] in the cache's formats
   DeviceBuffer k_scales, v_scales;     // Q8/Q4 stores: fp16 [capacity * nkv * d / 32]
+  // Input permutations (CudaBackend::load): q/k/v share one, gate/up share one (as ExLlamaV2's
+  // act-order conversions write them), so the decode step's RMSNorm writes the input once in
+  // that order; down's was folded into gate/up's columns, its own is the identity.
+  bool qkv_one_perm = false, gu_one_perm = false, down_in_order = false;
 };
+
+// How upload_linear rewrites an EXL2 layer's permutations (the input-permutation fold, load()).
+struct LinearFold {
+  const std::int32_t* col_perm = nullptr;  // host [n]: output column c is the stored column col_perm[c]
+  bool rows_in_order = false;              // the input arrives permuted: the layer's own perm is the identity
+  std::uint64_t perm_seed = 0;             // synthetic weights: seed of the random permutation (0: the layer's)
+};
+// The random input permutation of a synthetic EXL2 layer.
+std::vector<std::int32_t> synthetic_perm(int k, std::uint64_t seed);
 
 // The EXL2 GEMV's split-K workspace (kernels.h: GemvWorkspace), counters zeroed.
 class GemvScratch {
@@ -45,7 +58,7 @@ class GemvScratch {
 
 // Uploads one linear layer (exl2 or dense) into `out`, through `staging` for dense conversion.
 void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t synthetic_seed, cudaStream_t s,
-                   DeviceLinear& out, std::uint64_t* bytes);
+                   DeviceLinear& out, std::uint64_t* bytes, const LinearFold& fold = {});
 // Builds the per-unit table of an EXL2 layer (host side).
 std::vector<int2> exl2_units(const std::int16_t* q_groups, int groups, int q_rows, int k);
 
@@ -94,6 +107,11 @@ class CudaBackend {
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).
   // EXL_CUDA_UNFOLD=0 folds them as for one token.
   bool unfold_rows_ = true;
+  // Input permutations folded away (DeviceLayer): down's into gate/up's columns at load, and
+  // the decode step's RMSNorm writes q/k/v's and gate/up's inputs in their stored order, so
+  // every GEMV block reads its rows contiguously instead of gathering them (EXL_CUDA_PERM_FOLD=0:
+  // gather as before, for comparison).
+  bool fold_perms_ = true;
 
   // model
   int vocab_ = 0, hidden_ = 0, nl_ = 0, nh_ = 0, nkv_ = 0, hd_ = 0, inter_ = 0, rope_style_ = 0;

@@ -85,8 +85,16 @@ std::vector<int2> exl2_units(const std::int16_t* q_groups, int groups, int q_row
   return units;
 }
 
+std::vector<std::int32_t> synthetic_perm(int k, std::uint64_t seed) {
+  std::vector<std::int32_t> perm(std::size_t(std::max(0, k)));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::mt19937 rng{static_cast<std::uint32_t>(seed)};
+  std::shuffle(perm.begin(), perm.end(), rng);
+  return perm;
+}
+
 void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t seed, cudaStream_t s,
-                   DeviceLinear& out, std::uint64_t* bytes) {
+                   DeviceLinear& out, std::uint64_t* bytes, const LinearFold& fold) {
   out.k = src.in_features;
   out.n = src.out_features;
   out.exl2 = src.kind == 1;
@@ -112,7 +120,15 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
       DeviceBuffer orig;
       orig.allocate(alloc, std::size_t(e.q_rows) * e.n_pad * 4, "q_weight (on-disk layout)");
       staged_upload(orig.get(), e.q_weight, orig.bytes(), s);
-      exl2_repack(out.view, orig.get<std::uint32_t>(), out.q_weight.get<std::uint32_t>(), s);
+      DeviceBuffer col_map;
+      if (fold.col_perm) {
+        std::vector<std::int32_t> map(std::size_t(e.n_pad));
+        for (int c = 0; c < e.n_pad; ++c) map[std::size_t(c)] = c < e.n ? fold.col_perm[c] : c;
+        col_map.allocate(alloc, map.size() * 4, "column map");
+        staged_upload(col_map.get(), map.data(), map.size() * 4, s);
+      }
+      exl2_repack(out.view, orig.get<std::uint32_t>(), out.q_weight.get<std::uint32_t>(), s,
+                  col_map.get<std::int32_t>());
       EXL_CUDA_CHECK(cudaStreamSynchronize(s));
     } else if (seed) {
       fill_random_u32(out.q_weight.get<std::uint32_t>(), qw / 4, seed, s);  // every bit pattern is valid
@@ -129,8 +145,9 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
           for (int lg = 0; lg < 8; ++lg) {
             std::uint32_t word = 0;
             for (int j = 0; j < 8; ++j) {
-              const int col = t * 64 + (j >> 1) * 16 + lg + 8 * (j & 1);
+              int col = t * 64 + (j >> 1) * 16 + lg + 8 * (j & 1);
               if (col >= e.n_pad) continue;
+              if (fold.col_perm && col < e.n) col = fold.col_perm[col];
               const std::uint32_t code = (e.q_scale[std::size_t(g) * row + col / 8] >> ((col & 7) * 4)) & 15u;
               word |= code << (4 * j);
             }
@@ -142,13 +159,14 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
     }
     if (e.q_scale_max) staged_upload(out.q_scale_max.get(), e.q_scale_max, std::size_t(e.groups) * 2, s);
     else fill_random_half(out.q_scale_max.get<__half>(), std::size_t(e.groups), seed + 2, 0.002f, 0.004f, s);
-    if (e.q_perm) {
-      staged_upload(out.perm.get(), e.q_perm, std::size_t(e.k) * 4, s);
-    } else {
+    if (fold.rows_in_order) {
       std::vector<std::int32_t> perm(std::size_t(e.k));
       std::iota(perm.begin(), perm.end(), 0);
-      std::mt19937 rng{static_cast<std::uint32_t>(seed)};
-      std::shuffle(perm.begin(), perm.end(), rng);
+      staged_upload(out.perm.get(), perm.data(), perm.size() * 4, s);
+    } else if (e.q_perm) {
+      staged_upload(out.perm.get(), e.q_perm, std::size_t(e.k) * 4, s);
+    } else {
+      const std::vector<std::int32_t> perm = synthetic_perm(e.k, fold.perm_seed ? fold.perm_seed : seed);
       staged_upload(out.perm.get(), perm.data(), perm.size() * 4, s);
     }
     if (bytes) *bytes += qw + qs + std::size_t(e.groups) * 2 + std::size_t(e.k) * 4;
@@ -167,7 +185,11 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
     if (bytes) *bytes += n * 2;
   }
   if (src.bias) {
-    const std::vector<float> b = to_float(src.bias, src.bias_dtype, std::size_t(out.n));
+    std::vector<float> b = to_float(src.bias, src.bias_dtype, std::size_t(out.n));
+    if (fold.col_perm && out.exl2) {
+      const std::vector<float> stored = b;
+      for (int c = 0; c < out.n; ++c) b[std::size_t(c)] = stored[std::size_t(fold.col_perm[c])];
+    }
     out.bias.allocate(alloc, b.size() * 4, "bias");
     staged_upload(out.bias.get(), b.data(), b.size() * 4, s);
   }

@@ -28,7 +28,9 @@
 // (PDL, launch.cuh) a block asks L2 for all its units (prefetch), loads the unit table, decodes
 // the scales and loads its rows' permutation (as uint16): all of that overlaps the previous
 // kernel. After the wait it writes the launch's init regions (the next layer's accumulators),
-// then gathers its rows' activations through the permutation into shared memory as fp16: from
+// then gathers its rows' activations through the permutation (or, for an input that already
+// comes in stored row order, GemvInput::permuted, reads them as one contiguous range) into
+// shared memory as fp16: from
 // fp16 x, from the fp32 residual with RMSNorm folded in (each block recomputes the rows' 1/rms),
 // or as silu(gate) * up. Warp partials are summed in shared memory in warp order; a block that
 // covers all of K adds its sums to y (an earlier kernel initialised it), a block of a split-K
@@ -361,7 +363,8 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
     s_scale[i] = __float2half_rn(exl2_scale(w.q_scale_max[grp], (sw >> (4 * ((c >> 4) * 2 + (r >> 3)))) & 15u));
   }
   const int rows_valid = nb * 32;
-  {
+  const bool direct = in.permuted;  // rows in stored order: the block's are one contiguous range
+  if (!direct) {
     const int4* perm4 = reinterpret_cast<const int4*>(w.perm + u0 * 32);
     for (int i = threadIdx.x; i < rows_valid / 4; i += k_threads) {
       const int4 p = __ldg(perm4 + i);
@@ -416,7 +419,7 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
 #pragma unroll
     for (int e = 0; e < RU; ++e) {
       const int row = base + e * k_threads;
-      const int p = row < rows_valid ? int(s_perm[row]) : 0;
+      const int p = row < rows_valid ? (direct ? u0 * 32 + row : int(s_perm[row])) : 0;
 #pragma unroll
       for (int mm = 0; mm < MT; ++mm) {
         v[mm][e] = __float2half_rn(0.0f);
@@ -511,13 +514,14 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
 // Repack: one warp per (tile, unit); lane l builds its 2B words from the on-disk layout.
 template <int B>
 __device__ void repack_unit(const std::uint32_t* __restrict__ src, int n_pad, int first_row, int tile, int lane,
-                            std::uint32_t* __restrict__ dst) {
+                            std::uint32_t* __restrict__ dst, const std::int32_t* __restrict__ col_map) {
   constexpr int L = Planes<B>::L, H = Planes<B>::H;
   std::uint32_t out[16];
 #pragma unroll
   for (int i = 0; i < 16; ++i) out[i] = 0;
   auto value = [&](int col, int row) -> std::uint32_t {
     if (col >= n_pad) return 0u;
+    if (col_map) col = col_map[col];
     const int p = row * B, wi = p >> 5, sh = p & 31;
     const std::uint32_t lo = src[std::size_t(first_row + wi) * n_pad + col];
     std::uint32_t v = lo >> sh;
@@ -541,18 +545,19 @@ __device__ void repack_unit(const std::uint32_t* __restrict__ src, int n_pad, in
   for (int i = 0; i < 2 * B; ++i) dst[slab_offset<B>(lane, i)] = out[i];
 }
 
-__global__ void exl2_repack_kernel(Exl2Device w, const std::uint32_t* __restrict__ src, std::uint32_t* __restrict__ dst) {
+__global__ void exl2_repack_kernel(Exl2Device w, const std::uint32_t* __restrict__ src, std::uint32_t* __restrict__ dst,
+                                   const std::int32_t* __restrict__ col_map) {
   const int tile = blockIdx.x, u = blockIdx.y, lane = threadIdx.x;
   const int2 info = w.units[u];
   const int bits = info.y & 15;
   std::uint32_t* d = dst + std::size_t(info.x) * w.tiles * k_tile_cols + std::size_t(tile) * 64 * bits;
   switch (bits) {
-    case 2: repack_unit<2>(src, w.n_pad, info.x, tile, lane, d); break;
-    case 3: repack_unit<3>(src, w.n_pad, info.x, tile, lane, d); break;
-    case 4: repack_unit<4>(src, w.n_pad, info.x, tile, lane, d); break;
-    case 5: repack_unit<5>(src, w.n_pad, info.x, tile, lane, d); break;
-    case 6: repack_unit<6>(src, w.n_pad, info.x, tile, lane, d); break;
-    default: repack_unit<8>(src, w.n_pad, info.x, tile, lane, d); break;
+    case 2: repack_unit<2>(src, w.n_pad, info.x, tile, lane, d, col_map); break;
+    case 3: repack_unit<3>(src, w.n_pad, info.x, tile, lane, d, col_map); break;
+    case 4: repack_unit<4>(src, w.n_pad, info.x, tile, lane, d, col_map); break;
+    case 5: repack_unit<5>(src, w.n_pad, info.x, tile, lane, d, col_map); break;
+    case 6: repack_unit<6>(src, w.n_pad, info.x, tile, lane, d, col_map); break;
+    default: repack_unit<8>(src, w.n_pad, info.x, tile, lane, d, col_map); break;
   }
 }
 
@@ -792,9 +797,10 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
 
 int exl2_tiles(int n_pad) { return (n_pad + k_tile_cols - 1) / k_tile_cols; }
 
-void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* dst, cudaStream_t s) {
+void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* dst, cudaStream_t s,
+                 const std::int32_t* col_map) {
   const dim3 grid(w.tiles, w.k / 32);
-  exl2_repack_kernel<<<grid, 32, 0, s>>>(w, src, dst);
+  exl2_repack_kernel<<<grid, 32, 0, s>>>(w, src, dst, col_map);
   EXL_CUDA_CHECK_LAUNCH();
 }
 

@@ -26,7 +26,10 @@ struct Exl2Device {
 // ---- exl2_gemv.cu: y[m, n] += x[m, k] . W for small m (tensor cores, split K) ----
 int exl2_tiles(int n_pad);
 // On-disk q_weight [q_rows, n_pad] (device memory) -> repacked layout (w.units/tiles set).
-void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* dst, cudaStream_t s);
+// col_map (device, [n_pad], or null): repacked column c takes on-disk column col_map[c] (a
+// permutation of the output features, used to fold the next layer's input permutation).
+void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* dst, cudaStream_t s,
+                 const std::int32_t* col_map = nullptr);
 // The general form: up to 3 layers with the same input in one launch; the input is gathered
 // through each layer's permutation from one of three sources (mode):
 //   k_x_half: x fp16 [m, ldx];
@@ -45,6 +48,11 @@ struct GemvInput {
   const __half* norm_w = nullptr;  // k_x_norm
   float eps = 0.0f;
   int ldx = 0;
+  // The input already comes in the layers' stored row order (all layers of the call share one
+  // permutation): rms_norm with the permutation wrote it, or the permutation was folded into
+  // the producing layer's columns (exl2_repack's column map) and the layer's own is the identity.
+  // Each block then reads its rows as one contiguous range instead of gathering through perm.
+  bool permuted = false;
 };
 struct GemvInit {
   float* dst = nullptr;
@@ -99,7 +107,10 @@ void exl2_gemv_silu(const Exl2Device& w, const float* gate, const float* up, int
 void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s);
 
 // ---- rms_norm.cu: y[r, :] fp16 = x[r, :] fp32 * w / sqrt(mean(x^2) + eps) ----
-void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s);
+// With perm (device, [dim]) the output comes in that order: y[r, i] = norm(x)[r, perm[i]] (the
+// stored row order of the EXL2 layers that read it, GemvInput::permuted).
+void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s,
+              const std::int32_t* perm = nullptr);
 
 // ---- rope.cu ----
 // RoPE of the step's positions *past + i (i < t): cs fp32x2 [t, d/2] holds (cos, sin) * mscale.

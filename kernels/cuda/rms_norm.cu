@@ -1,7 +1,9 @@
 // RMSNorm (spec §4.3): y[r, i] = fp16(x[r, i] * w[i] * rsqrt(mean_j x[r, j]^2 + eps)).
 // Memory layout: x fp32 [rows, dim] (the fp32 residual stream), w fp16 [dim], y fp16 [rows, dim].
-// Launch shape: one block of 256 threads per row; sum of squares in fp32 (warp shuffles, then
-// shared memory), products in fp32, one rounding to fp16.
+// Launch shape: one block of 256 threads per row (1024 for the permuted form, which the decode
+// step runs once per layer on the critical path); sum of squares in fp32 (warp shuffles, then
+// shared memory), products in fp32, one rounding to fp16. With a permutation the output is
+// gathered: y[r, i] = fp16(x[r, perm[i]] * w[perm[i]] * rsqrt(...)).
 #include "cuda_check.h"
 #include "kernels.h"
 #include "launch.cuh"
@@ -10,7 +12,7 @@ namespace exl::cuda {
 namespace {
 
 __global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __half* __restrict__ w, float eps,
-                                __half* __restrict__ y) {
+                                __half* __restrict__ y, const std::int32_t* __restrict__ perm) {
   __shared__ float warp_sums[32];
   pdl_trigger();
   pdl_wait();
@@ -30,14 +32,22 @@ __global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __ha
   }
   __syncthreads();
   const float r = rsqrtf(warp_sums[0] / float(dim) + eps);
-  for (int i = threadIdx.x; i < dim; i += blockDim.x) yr[i] = __float2half_rn(xr[i] * r * __half2float(w[i]));
+  if (perm) {
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) {
+      const int p = __ldg(perm + i);
+      yr[i] = __float2half_rn(xr[p] * r * __half2float(w[p]));
+    }
+  } else {
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) yr[i] = __float2half_rn(xr[i] * r * __half2float(w[i]));
+  }
 }
 
 }  // namespace
 
-void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s) {
+void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s,
+              const std::int32_t* perm) {
   if (rows <= 0) return;
-  launch(rms_norm_kernel, dim3(rows), dim3(256), 0, s, x, dim, w, eps, y);
+  launch(rms_norm_kernel, dim3(rows), dim3(perm ? 1024 : 256), 0, s, x, dim, w, eps, y, perm);
 }
 
 }  // namespace exl::cuda

@@ -56,16 +56,24 @@ double median(std::vector<double> v) {
 // mode 0: fused kernel; 1: reconstruct + cuBLAS; 2: the fused kernel with the layer three times
 // in one launch (q/k/v form), the mean of the three results; 3: the silu-gather form with
 // gate = x (as fp32) and up = 1, i.e. y = fp16(silu(x)) . W; 4: the RMSNorm-folded form with
-// residual = x (as fp32), norm weights exl_cuda_test_norm_weight(i), EXL_CUDA_TEST_NORM_EPS.
+// residual = x (as fp32), norm weights exl_cuda_test_norm_weight(i), EXL_CUDA_TEST_NORM_EPS;
+// 5: as 4 in the decode step's pre-permuted form (rms_norm writes the input in the layer's
+// stored row order, the GEMV reads it contiguously); 6: as 0 with the output columns folded
+// through a permutation at upload, un-permuted on the host; 7: as 3 with the permutation
+// folded away (gate given in stored row order, the layer's own perm the identity).
 int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode) {
   return guarded([&] {
-    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 4, "test_exl2_matmul: bad arguments");
+    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 7, "test_exl2_matmul: bad arguments");
     use_device(device);
     Stream st;
     CublasHandle cb;
     EXL_CUBLAS_CHECK(cublasSetStream(cb.get(), st.get()));
     DeviceLinear l;
-    upload_linear(as_linear(*w), nullptr, 0, st.get(), l, nullptr);
+    const std::vector<std::int32_t> col_perm = synthetic_perm(w->n, 99);
+    LinearFold fold;
+    if (mode == 6) fold.col_perm = col_perm.data();
+    if (mode == 7) fold.rows_in_order = true;
+    upload_linear(as_linear(*w), nullptr, 0, st.get(), l, nullptr, fold);
     const std::size_t mn = std::size_t(m) * w->n;
     DeviceBuffer dx = to_device(x, std::size_t(m) * w->k, "x", st.get());
     DeviceBuffer dy(nullptr, mn * 4 * 3, "y");
@@ -83,16 +91,23 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       for (std::size_t i = 0; i < mn; ++i) y[i] = (h[i] + h[mn + i] + h[2 * mn + i]) / 3.0f;
       return;
     }
-    if (mode == 3) {
+    if (mode == 3 || mode == 7) {
       std::vector<float> g(std::size_t(m) * w->k), u(g.size(), 1.0f);
       for (std::size_t i = 0; i < g.size(); ++i) g[i] = half_to_float(x[i]);
+      if (mode == 7)  // stored row order: row i of the layer reads input feature q_perm[i]
+        for (int r = 0; r < m; ++r)
+          for (int i = 0; i < w->k; ++i) g[std::size_t(r) * w->k + i] = half_to_float(x[std::size_t(r) * w->k + w->q_perm[i]]);
       DeviceBuffer dg = to_device(g.data(), g.size(), "gate", st.get());
       DeviceBuffer du = to_device(u.data(), u.size(), "up", st.get());
-      exl2_gemv_silu(l.view, dg.get<float>(), du.get<float>(), m, w->k, dy.get<float>(), w->n, sms, gws.view(), st.get());
+      GemvCall c;
+      c.add(l.view, dy.get<float>(), w->n);
+      c.mode = k_x_silu; c.in.xf = dg.get<float>(); c.in.up = du.get<float>(); c.in.ldx = w->k; c.in.permuted = mode == 7;
+      c.m = m; c.sm_count = sms; c.ws = gws.view();
+      exl2_gemv_run(c, st.get());
       to_host(y, dy, mn, st.get());
       return;
     }
-    if (mode == 4) {
+    if (mode == 4 || mode == 5) {
       std::vector<float> xf(std::size_t(m) * w->k);
       std::vector<std::uint16_t> nw(std::size_t(w->k));
       for (std::size_t i = 0; i < xf.size(); ++i) xf[i] = half_to_float(x[i]);
@@ -101,8 +116,16 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       DeviceBuffer dnw = to_device(nw.data(), nw.size(), "norm weight", st.get());
       GemvCall c;
       c.add(l.view, dy.get<float>(), w->n);
-      c.mode = k_x_norm;
-      c.in.xf = dxf.get<float>(); c.in.norm_w = dnw.get<__half>(); c.in.eps = EXL_CUDA_TEST_NORM_EPS; c.in.ldx = w->k;
+      DeviceBuffer dxh;
+      if (mode == 4) {
+        c.mode = k_x_norm;
+        c.in.xf = dxf.get<float>(); c.in.norm_w = dnw.get<__half>(); c.in.eps = EXL_CUDA_TEST_NORM_EPS; c.in.ldx = w->k;
+      } else {
+        dxh.allocate(nullptr, xf.size() * 2, "normed x");
+        rms_norm(dxf.get<float>(), m, w->k, dnw.get<__half>(), EXL_CUDA_TEST_NORM_EPS, dxh.get<__half>(), st.get(),
+                 l.view.perm);
+        c.mode = k_x_half; c.in.x = dxh.get<__half>(); c.in.ldx = w->k; c.in.permuted = true;
+      }
       c.m = m; c.sm_count = sms; c.ws = gws.view();
       exl2_gemv_run(c, st.get());
       to_host(y, dy, mn, st.get());
@@ -113,6 +136,11 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
     linear_forward(l, dx.get<__half>(), m, dy.get<float>(), w->n, mode == 1 ? 0 : 1 << 30, sms, gws.view(),
                    dq.get<__half>(), mode == 1 ? std::size_t(w->k) * w->n_pad : 0, cb.get(), st.get());
     to_host(y, dy, mn, st.get());
+    if (mode == 6) {  // column c holds output feature col_perm[c]
+      const std::vector<float> folded(y, y + mn);
+      for (int r = 0; r < m; ++r)
+        for (int c = 0; c < w->n; ++c) y[std::size_t(r) * w->n + col_perm[std::size_t(c)]] = folded[std::size_t(r) * w->n + c];
+    }
   });
 }
 

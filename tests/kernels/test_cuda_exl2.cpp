@@ -62,7 +62,7 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_fused_and_cublas) {
       const HalfData x = random_half(rng, std::size_t(m) * w.k, -1.0f, 1.0f);
       std::vector<float> ref(std::size_t(m) * w.n);
       exl2_matmul_ref(w, x.f.data(), m, ref.data());
-      for (int mode : {0, 1, 2}) {
+      for (int mode : {0, 1, 2, 6}) {
         if (mode != 1 && m > 16) continue;
         std::vector<float> got(ref.size(), NAN);
         CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), mode));
@@ -95,9 +95,13 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_silu_gather) {
         xs[i] = half_to_float(float_to_half(x.f[i] / (1.0f + std::exp(-x.f[i]))));
       std::vector<float> ref(std::size_t(m) * w.n), got(ref.size(), NAN);
       exl2_matmul_ref(w, xs.data(), m, ref.data());
-      CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), 3));
-      const Diff d = compare(got.data(), ref.data(), ref.size());
-      CHECK_MSG(d.rel_l2 <= 5e-4, "silu k " << c.k << " n " << c.n << " m " << m << ": rel_l2 " << d.rel_l2);
+      for (int mode : {3, 7}) {  // 7: input in stored row order, read contiguously
+        std::fill(got.begin(), got.end(), NAN);
+        CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), mode));
+        const Diff d = compare(got.data(), ref.data(), ref.size());
+        CHECK_MSG(d.rel_l2 <= 5e-4, "silu mode " << mode << " k " << c.k << " n " << c.n << " m " << m << ": rel_l2 "
+                                                 << d.rel_l2);
+      }
     }
   }
 }
@@ -124,9 +128,13 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_norm_gather) {
       }
       std::vector<float> ref(std::size_t(m) * w.n), got(ref.size(), NAN);
       exl2_matmul_ref(w, xs.data(), m, ref.data());
-      CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), 4));
-      const Diff d = compare(got.data(), ref.data(), ref.size());
-      CHECK_MSG(d.rel_l2 <= 5e-4, "norm k " << c.k << " n " << c.n << " m " << m << ": rel_l2 " << d.rel_l2);
+      for (int mode : {4, 5}) {  // 5: rms_norm writes the stored row order, the GEMV reads it contiguously
+        std::fill(got.begin(), got.end(), NAN);
+        CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), mode));
+        const Diff d = compare(got.data(), ref.data(), ref.size());
+        CHECK_MSG(d.rel_l2 <= 5e-4, "norm mode " << mode << " k " << c.k << " n " << c.n << " m " << m << ": rel_l2 "
+                                                 << d.rel_l2);
+      }
     }
   }
 }
