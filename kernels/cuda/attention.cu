@@ -821,7 +821,8 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
 }
 
 __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const int* past, int nh, int d, int splits,
-                                         __half* __restrict__ out, float* __restrict__ out32) {
+                                         __half* __restrict__ out, float* __restrict__ out32,
+                                         const std::int32_t* __restrict__ out_pos) {
   pdl_trigger();
   pdl_wait();
   const int h = blockIdx.x, tq = blockIdx.y;
@@ -842,7 +843,7 @@ __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const i
     for (int s = 0; s < ns; ++s) o += p[s * (d + 2) + e] * (s < 1024 ? wgt[s] : __expf(p[s * (d + 2) + d] - mx));
     o *= inv;
     const std::size_t idx = (std::size_t(tq) * nh + h) * d + e;
-    if (out) out[idx] = __float2half_rn(o);
+    if (out) out[out_pos ? std::size_t(tq) * nh * d + std::size_t(__ldg(out_pos + h * d + e)) : idx] = __float2half_rn(o);
     if (out32) out32[idx] = o;
   }
 }
@@ -880,9 +881,11 @@ std::size_t attention_partial_floats(const AttentionShape& a) {
 }
 
 void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache, const int* past,
-               float* part, __half* out, float* out32, cudaStream_t s) {
+               float* part, __half* out, float* out32, cudaStream_t s, const std::int32_t* out_pos) {
   if (a.t <= 0) return;
   check_shape(a);
+  if (out_pos && !(a.t < k_prefill_min_t && a.splits >= 1))
+    throw_status(EXL_CUDA_ERR_INVALID, "attention: a scattered output only in the decode form (t < 32)");
   if (a.split_len % k_tile != 0) throw_status(EXL_CUDA_ERR_INVALID, "attention: split_len must be a multiple of 64");
   // One token, or a short chunk (each query token on its own, its keys split evenly): the
   // decode kernels. Their work is spread over splits x KV heads x tokens.
@@ -893,7 +896,8 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
       case 128: launch_decode<128, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
       default: launch_decode<256, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
     }
-    launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32);
+    launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32,
+           out_pos);
     EXL_CUDA_CHECK_LAUNCH();
     return;
   }
@@ -916,13 +920,16 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
 }
 
 void attention(const AttentionShape& a, const __half* q, const KvSource& k, const KvSource& v, const int* past,
-               float* part, __half* out, float* out32, cudaStream_t s) {
+               float* part, __half* out, float* out32, cudaStream_t s, const std::int32_t* out_pos) {
   if (k.fmt == kv_f16 && v.fmt == kv_f16 && !k.stage && !v.stage) {
-    attention(a, q, static_cast<const __half*>(k.data), static_cast<const __half*>(v.data), past, part, out, out32, s);
+    attention(a, q, static_cast<const __half*>(k.data), static_cast<const __half*>(v.data), past, part, out, out32, s,
+              out_pos);
     return;
   }
   if (a.t <= 0) return;
   check_shape(a);
+  if (out_pos && !(a.t < k_prefill_min_t && a.splits >= 1))
+    throw_status(EXL_CUDA_ERR_INVALID, "attention: a scattered output only in the decode form (t < 32)");
   for (const KvSource* src : {&k, &v})
     if (src->fmt != kv_f16 && !src->stage)
       throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
@@ -957,7 +964,8 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
 #undef EXL_DECODE_Q
 #undef EXL_DECODE_QF
     EXL_CUDA_CHECK_LAUNCH();
-    launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32);
+    launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32,
+           out_pos);
     EXL_CUDA_CHECK_LAUNCH();
     return;
   }

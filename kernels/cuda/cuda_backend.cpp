@@ -137,6 +137,14 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
     if (ls) folds[1].perm_seed = folds[2].perm_seed = ls + 10, folds[5].perm_seed = ls + 50;
     for (int j = 0; j < 7; ++j)
       upload_linear(*srcs[j], &alloc_, ls ? ls + 10 * (j + 1) : 0, s, *dsts[j], &weight_bytes_, folds[j]);
+    if (fold_perms_ && src.o.kind == 1) {
+      const int od = src.o.in_features;
+      const std::vector<std::int32_t> perm =
+          src.o.exl2.q_perm ? std::vector<std::int32_t>(src.o.exl2.q_perm, src.o.exl2.q_perm + od) : synthetic_perm(od, ls + 40);
+      std::vector<std::int32_t> pos(std::size_t(od), 0);
+      for (int i = 0; i < od; ++i) pos[std::size_t(perm[std::size_t(i)])] = i;
+      upload_small(l.o_pos, &alloc_, pos, "o input order", s);
+    }
     l.qkv_one_perm = same_input_perm({&src.q, &src.k, &src.v});
     l.gu_one_perm = same_input_perm({&src.gate, &src.up});
     if (progress) progress(user, std::uint64_t(i + 1), std::uint64_t(nl_ + 1));
@@ -270,8 +278,10 @@ int CudaBackend::accumulator_inits(int layer, int t, int head_rows, GemvInit* ou
   return n;
 }
 
-void CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, const float* q32, const float* k32, const float* v32) {
+const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, const float* q32, const float* k32,
+                                  const float* v32, bool o_order) {
   const cudaStream_t s = stream_->get();
+  const std::int32_t* o_pos = o_order ? l.o_pos.get<std::int32_t>() : nullptr;
   const int* past = step_.get<int>();
   const int t = as.t;
   const bool kq = kfmt_ != kv_f16, vq = vfmt_ != kv_f16;
@@ -281,18 +291,22 @@ void CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, const float* 
   rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh, kdst, vdst, s, kq, vq);
   if (!kq && !vq) {
     attention(as, qh, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(), att_.get<__half>(),
-              nullptr, s);
-    return;
+              nullptr, s, o_pos);
+    return att_.get<__half>();
   }
   kv_prepare(qh, t, nh_, nkv_, hd_, kfmt_, kdst, vfmt_, vdst, s);
   AttentionShape a = as;
   if (kv_rotated(kfmt_)) a.scale /= 32.0f;  // (H q) . (H k) = 32 q . k
   const KvSource ksrc{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kq ? kdst : nullptr};
   const KvSource vsrc{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vq ? vdst : nullptr};
-  attention(a, qh, ksrc, vsrc, past, part_.get<float>(), att_.get<__half>(), nullptr, s);
+  // A rotated V: kv_finish rotates the output back, into o's order in a_ (free until the next RMSNorm).
+  const bool v_rot = kv_rotated(vfmt_);
+  attention(a, qh, ksrc, vsrc, past, part_.get<float>(), att_.get<__half>(), nullptr, s, v_rot ? nullptr : o_pos);
   const KvStoreWrite kw{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kdst};
   const KvStoreWrite vw{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vdst};
-  kv_finish(att_.get<__half>(), t, nh_, nkv_, hd_, kw, vw, past, s);
+  __half* dst = v_rot && o_pos ? a_.get<__half>() : nullptr;
+  kv_finish(att_.get<__half>(), t, nh_, nkv_, hd_, kw, vw, past, s, dst, dst ? o_pos : nullptr);
+  return dst ? dst : att_.get<__half>();
 }
 
 // The fused form for t <= gemv_max_rows tokens of an all-EXL2 model: 6 or 7 launches per layer,
@@ -335,20 +349,24 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     }
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     exl2_gemv_run(c, s);
-    if (t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16) {  // RoPE, cache write, attention, merge: one launch
+    // The attention output in o's stored row order where its permutation is known (t < 32 here).
+    const bool fused_step = t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16;
+    const bool o_order = fold_perms_ && !fused_step && t < k_short_chunk && l.o_pos.bytes() > 0;
+    const __half* o_in = att_.get<__half>();
+    if (fused_step) {  // RoPE, cache write, attention, merge: one launch
       DecodeStepInputs in;
       in.q = q32; in.k = k32; in.v = v32; in.cs = cs_.get<float2>(); in.style = rope_style_;
       in.counters = att_counters_.get<unsigned>();
       attention_decode_step(as, in, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
                             att_.get<__half>(), nullptr, s);
     } else {
-      attend(layers_[std::size_t(li)], as, q32, k32, v32);
+      o_in = attend(layers_[std::size_t(li)], as, q32, k32, v32, o_order);
     }
     prepare_output(x, t, hidden_, hidden_, l.o.bias.get<float>(), true, s);  // no-op without bias
     GemvCall o;
     o.m = t; o.sm_count = sm_count_; o.ws = gemv_view_;
     o.add(l.o.view, x, hidden_);
-    o.mode = k_x_half; o.in.x = att_.get<__half>(); o.in.ldx = qd;
+    o.mode = k_x_half; o.in.x = o_in; o.in.ldx = qd; o.in.permuted = o_order;
     exl2_gemv_run(o, s);
     GemvCall gu;
     gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;

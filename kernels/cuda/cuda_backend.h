@@ -31,6 +31,9 @@ struct DeviceLayer {
   // act-order conversions write them), so the decode step's RMSNorm writes the input once in
   // that order; down's was folded into gate/up's columns, its own is the identity.
   bool qkv_one_perm = false, gu_one_perm = false, down_in_order = false;
+  // int32 [nh * d]: where feature f of the attention output sits in o's stored row order (the
+  // inverse of o's permutation; empty: o gathers its input). Short chunks write it so.
+  DeviceBuffer o_pos;
 };
 
 // How upload_linear rewrites an EXL2 layer's permutations (the input-permutation fold, load()).
@@ -133,7 +136,9 @@ class CudaBackend {
   int kfmt_ = kv_f16, vfmt_ = kv_f16;  // KV store formats
   DeviceBuffer k_stage_, v_stage_;     // a quantized store's chunk rows, fp16 [chunk, nkv, d]
   // RoPE, the cache write and attention of one layer for t tokens (q/k/v fp32 in, att_ out).
-  void attend(DeviceLayer& l, const AttentionShape& as, const float* q32, const float* k32, const float* v32);
+  // Returns the output (att_, or a_ when `o_order` asks for o's stored row order and V is rotated).
+  const __half* attend(DeviceLayer& l, const AttentionShape& as, const float* q32, const float* k32, const float* v32,
+                       bool o_order = false);
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path
   PinnedBuffer h_step_, h_ids_, h_logits_;
   GraphExec decode_graph_;

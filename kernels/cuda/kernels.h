@@ -162,8 +162,10 @@ void kv_prepare(__half* q, int t, int nh, int nkv, int d, int kfmt, __half* k_st
 // After attention: rotates the output out fp16 [t, nh, d] back when V is rotated (null: none),
 // then writes the staged rows into the fp8/Q8/Q4 stores at positions *past .. *past + t - 1
 // (f16 stores, or null data, are skipped: the caller wrote those directly).
+// With out_pos (device [nh * d]) the rotated-back output goes to dst instead, feature f of a row
+// at dst[row, out_pos[f]] (the o projection's stored row order; see attention's out_pos).
 void kv_finish(__half* out, int t, int nh, int nkv, int d, const KvStoreWrite& k, const KvStoreWrite& v, const int* past,
-               cudaStream_t s);
+               cudaStream_t s, __half* dst = nullptr, const std::int32_t* out_pos = nullptr);
 
 // ---- attention.cu: causal GQA attention over an fp16 cache, split over the keys ----
 struct AttentionShape {
@@ -176,16 +178,19 @@ struct AttentionShape {
 // per KV head share that token's keys evenly. t >= 32: tensor-core flash attention (head_dim 64,
 // 128) or the general split kernel.
 // q fp16 [t, nh, d]; out fp16 [t, nh, d] (or fp32 when out32 != null). part: scratch of
-// attention_partial_floats(shape) floats.
+// attention_partial_floats(shape) floats. out_pos (device [nh * d], t < 32 only): the fp16 output
+// is scattered, feature f of a row to out[row, out_pos[f]], i.e. in the stored row order of the
+// o projection that reads it (GemvInput::permuted).
 std::size_t attention_partial_floats(const AttentionShape& a);
 void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
-               const int* past, float* part, __half* out, float* out32, cudaStream_t s);
+               const int* past, float* part, __half* out, float* out32, cudaStream_t s,
+               const std::int32_t* out_pos = nullptr);
 // The same over stores of any format (KvSource): an fp16 store without staging takes the form
 // above; otherwise positions < *past come from the stores, dequantized on load (Q8/Q4: in the
 // rotated domain, so q must be rotated and the output rotated back: kv_prepare, kv_finish, and
 // `scale` must include the rotation's 1/32), and the chunk's own positions from the staging.
 void attention(const AttentionShape& a, const __half* q, const KvSource& k, const KvSource& v, const int* past,
-               float* part, __half* out, float* out32, cudaStream_t s);
+               float* part, __half* out, float* out32, cudaStream_t s, const std::int32_t* out_pos = nullptr);
 // The decode step (t = 1) in one launch: RoPE of q and of the new key (rope_qkv_cache's
 // arithmetic), the K/V cache write at row *past by the split that holds that key, attention
 // over the splits, and the merge done by the last split of each KV head to finish (a ticket in

@@ -45,15 +45,25 @@ __device__ __forceinline__ void wht_pair(float& x0, float& x1, int lane) {
 // Rotates rows of fp16 data in place, 64-element chunks (one warp each). ROUND: the staged fp16
 // rounding of the reference (K/V rows for a quantized store); else fp32 then one rounding,
 // times `mul` (q: 1; the attention output: 1/32).
+// With dst and pos (rows of `row` elements): element e of x goes to dst[e / row * row + pos[e % row]].
 template <bool ROUND>
-__device__ void rotate_chunks(__half* x, std::size_t chunks, float mul, std::size_t first_warp, std::size_t warps) {
+__device__ void rotate_chunks(__half* x, std::size_t chunks, float mul, std::size_t first_warp, std::size_t warps,
+                              __half* dst = nullptr, const std::int32_t* pos = nullptr, int row = 0) {
   const int lane = threadIdx.x & 31;
   for (std::size_t c = first_warp; c < chunks; c += warps) {
     __half2* p = reinterpret_cast<__half2*>(x + c * 64) + lane;
     const float2 v = __half22float2(*p);
     float x0 = v.x, x1 = v.y;
     wht_pair<ROUND>(x0, x1, lane);
-    *p = __floats2half2_rn(x0 * mul, x1 * mul);
+    if (dst) {
+      const std::size_t e = c * 64 + 2 * std::size_t(lane);
+      const std::size_t r = e / std::size_t(row) * std::size_t(row);
+      const int f = int(e - r);
+      dst[r + std::size_t(__ldg(pos + f))] = __float2half_rn(x0 * mul);
+      dst[r + std::size_t(__ldg(pos + f + 1))] = __float2half_rn(x1 * mul);
+    } else {
+      *p = __floats2half2_rn(x0 * mul, x1 * mul);
+    }
   }
 }
 
@@ -128,12 +138,13 @@ __device__ void store_write(const KvStoreWrite& w, int past, int t, int row, int
 }
 
 __global__ void kv_finish_kernel(__half* out, std::size_t out_chunks, KvStoreWrite k, KvStoreWrite v, const int* past_p,
-                                 int t, int row, int qb) {
+                                 int t, int row, int qb, __half* dst, const std::int32_t* out_pos, int out_row) {
   pdl_trigger();
   pdl_wait();
   if (out) {
     const std::size_t warp = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-    rotate_chunks<false>(out, out_chunks, 1.0f / 32.0f, warp, (std::size_t(gridDim.x) * blockDim.x) >> 5);
+    rotate_chunks<false>(out, out_chunks, 1.0f / 32.0f, warp, (std::size_t(gridDim.x) * blockDim.x) >> 5, dst, out_pos,
+                         out_row);
   }
   const int past = *past_p;
   if (k.data) store_write(k, past, t, row, qb);
@@ -173,8 +184,10 @@ void kv_prepare(__half* q, int t, int nh, int nkv, int d, int kfmt, __half* k_st
 }
 
 void kv_finish(__half* out, int t, int nh, int nkv, int d, const KvStoreWrite& k, const KvStoreWrite& v, const int* past,
-               cudaStream_t s) {
+               cudaStream_t s, __half* dst, const std::int32_t* out_pos) {
   if (t <= 0) return;
+  if (!dst != !out_pos || (out_pos && (!out || !kv_rotated(v.fmt))))
+    throw_status(EXL_CUDA_ERR_INVALID, "kv_finish: a scattered output needs dst, out_pos and a rotated V");
   const int row = nkv * d;
   const int qb = kv_q_block_tokens(row);
   const bool rot_out = kv_rotated(v.fmt) && out;
@@ -192,7 +205,8 @@ void kv_finish(__half* out, int t, int nh, int nkv, int d, const KvStoreWrite& k
   }
   const KvStoreWrite none{};
   launch(kv_finish_kernel, dim3(unsigned(std::min<std::size_t>(blocks, 65535))), dim3(256), 0, s,
-         rot_out ? out : nullptr, oc, k.fmt == kv_f16 ? none : k, v.fmt == kv_f16 ? none : v, past, t, row, qb);
+         rot_out ? out : nullptr, oc, k.fmt == kv_f16 ? none : k, v.fmt == kv_f16 ? none : v, past, t, row, qb, dst,
+         out_pos, nh * d);
   EXL_CUDA_CHECK_LAUNCH();
 }
 

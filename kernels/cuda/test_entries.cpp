@@ -486,10 +486,38 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
     DeviceBuffer part(nullptr, attention_partial_floats(a) * 4, "partials");
     const KvSource ksrc{kfmt, ks.data.get(), ks.scales.get<__half>(), kfmt == kv_f16 ? nullptr : ks.stage.get<__half>()};
     const KvSource vsrc{vfmt, vs.data.get(), vs.scales.get<__half>(), vfmt == kv_f16 ? nullptr : vs.stage.get<__half>()};
+    // Short chunks: first the form the decode step uses when o's input permutation is folded
+    // (the output scattered into o's stored order by the merge, or by kv_finish's rotation for a
+    // rotated V; no store writes), checked below against the plain output position by position.
+    const std::size_t on = std::size_t(t) * nh * d;
+    std::vector<uint16_t> scattered;
+    std::vector<std::int32_t> pos;
+    if (t < 32) {
+      const std::vector<std::int32_t> perm = synthetic_perm(nh * d, 7 + std::uint64_t(ctx));
+      pos.assign(perm.size(), 0);
+      for (std::size_t i = 0; i < perm.size(); ++i) pos[std::size_t(perm[i])] = std::int32_t(i);
+      DeviceBuffer dpos = to_device(pos.data(), pos.size(), "out_pos", s);
+      DeviceBuffer att2(nullptr, on * 2, "out (plain order)"), dst(nullptr, on * 2, "out (o's order)");
+      const bool vrot = kv_rotated(vfmt);
+      attention(a, dq.get<__half>(), ksrc, vsrc, dpast.get<int>(), part.get<float>(), vrot ? att2.get<__half>() : dst.get<__half>(),
+                nullptr, s, vrot ? nullptr : dpos.get<std::int32_t>());
+      if (vrot)
+        kv_finish(att2.get<__half>(), t, nh, nkv, d, KvStoreWrite{}, KvStoreWrite{vfmt, nullptr, nullptr, nullptr},
+                  dpast.get<int>(), s, dst.get<__half>(), dpos.get<std::int32_t>());
+      scattered.resize(on);
+      to_host(scattered.data(), dst, on, s);
+    }
     attention(a, dq.get<__half>(), ksrc, vsrc, dpast.get<int>(), part.get<float>(), att.get<__half>(), nullptr, s);
     kv_finish(att.get<__half>(), t, nh, nkv, d, writes(ks), writes(vs), dpast.get<int>(), s);
-    std::vector<uint16_t> oh(std::size_t(t) * nh * d);
+    std::vector<uint16_t> oh(on);
     to_host(oh.data(), att, oh.size(), s);
+    const std::size_t orow = std::size_t(nh) * d;
+    for (std::size_t i = 0; i < scattered.size(); ++i) {
+      const std::size_t r = i / orow * orow;
+      EXL_CUDA_REQUIRE(scattered[r + std::size_t(pos[i - r])] == oh[i],
+                       "attention: the output scattered into o's stored order differs from the plain output at element " +
+                           std::to_string(i));
+    }
     for (std::size_t i = 0; i < oh.size(); ++i) out[i] = half_to_float(oh[i]);
     if (k_data) to_host(k_data, ks.data, ks.data.bytes(), s);
     if (v_data) to_host(v_data, vs.data, vs.data.bytes(), s);
