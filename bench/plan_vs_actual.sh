@@ -165,6 +165,9 @@ if 'weights_bytes' in b:
           f" (backend counts EXL2 tensors only, not norms/embedding/units)")
 for k in ('cache_bytes', 'scratch_bytes'):
     if k in b: print(f"    {k}: predicted {f['devices'][0][k] / 2**20:.1f} MiB, backend {b[k] / 2**20:.1f} MiB")
+if 'device_used_bytes' in b:
+    print(f"    device in use at the end (all processes): {b['device_used_bytes'] / 2**20:.1f} MiB;"
+          f" components predicted: " + ", ".join(f"{k} {v / 2**20:.1f}" for k, v in c.items() if v))
 print(f"    context {c['cuda_context'] / 2**20:.0f} MiB assumed; decode bound {f['decode_bound_tokens_per_s']:.1f} tok/s,"
       f" measured {b.get('decode_tokens_per_s', 0):.1f}")
 if table:

@@ -347,9 +347,11 @@ int cmd_bench(const Args& a) {
     best_decode = std::max(best_decode, g.decode_tokens_per_s());
   }
   if (a.has("--json")) {
+    const MemoryStats mem = s.backend->memory();
     json j{{"device", s.backend->name()}, {"prompt_tokens", pt}, {"gen_tokens", gt},
            {"prefill_tokens_per_s", best_prefill}, {"decode_tokens_per_s", best_decode},
-           {"weights_bytes", s.backend->memory().weights_bytes}};
+           {"weights_bytes", mem.weights_bytes}, {"cache_bytes", mem.cache_bytes}, {"scratch_bytes", mem.scratch_bytes},
+           {"device_used_bytes", mem.device_total - mem.device_free}};
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("%s: prefill %d tokens: %.1f tokens/s; decode %d tokens: %.1f tokens/s (best of %d)\n",
