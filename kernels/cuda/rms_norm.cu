@@ -1,7 +1,7 @@
 // RMSNorm (spec §4.3): y[r, i] = fp16(x[r, i] * w[i] * rsqrt(mean_j x[r, j]^2 + eps)).
 // Memory layout: x fp32 [rows, dim] (the fp32 residual stream), w fp16 [dim], y fp16 [rows, dim].
 // Launch shape: one block of 256 threads per row (1024 for the permuted form, which the decode
-// step runs once per layer on the critical path); sum of squares in fp32 (warp shuffles, then
+// step runs twice per layer on the critical path: rms_norm_perm_kernel); sum of squares in fp32 (warp shuffles, then
 // shared memory), products in fp32, one rounding to fp16. With a permutation the output is
 // gathered: y[r, i] = fp16(x[r, perm[i]] * w[perm[i]] * rsqrt(...)).
 #include "cuda_check.h"
@@ -42,11 +42,72 @@ __global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __ha
   }
 }
 
+// The permuted form for dim <= 8 * 1024: each thread's R output positions, their permutation
+// entries and norm weights are loaded before the PDL wait (none is written by a kernel); after it,
+// one contiguous float4 pass for the sum of squares and one round of R independent gathers from
+// the (now cached) row.
+template <int R>
+__global__ void __launch_bounds__(1024) rms_norm_perm_kernel(const float* __restrict__ x, int dim,
+                                                             const __half* __restrict__ w, float eps,
+                                                             __half* __restrict__ y,
+                                                             const std::int32_t* __restrict__ perm) {
+  __shared__ float warp_sums[32];
+  int p[R];
+  float wv[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int i = threadIdx.x + r * blockDim.x;
+    p[r] = i < dim ? __ldg(perm + i) : 0;
+    wv[r] = i < dim ? __half2float(__ldg(w + p[r])) : 0.0f;
+  }
+  pdl_trigger();
+  pdl_wait();
+  const float* xr = x + std::size_t(blockIdx.x) * dim;
+  __half* yr = y + std::size_t(blockIdx.x) * dim;
+  float ss = 0.0f;
+  if ((dim & 3) == 0) {
+    for (int i = threadIdx.x; i < dim / 4; i += blockDim.x) {
+      const float4 v = reinterpret_cast<const float4*>(xr)[i];
+      ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
+    }
+  } else {
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = ss;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    float v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0.0f;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (threadIdx.x == 0) warp_sums[0] = v;
+  }
+  __syncthreads();
+  const float inv = rsqrtf(warp_sums[0] / float(dim) + eps);
+  float xv[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) xv[r] = threadIdx.x + r * blockDim.x < dim ? xr[p[r]] : 0.0f;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int i = threadIdx.x + r * blockDim.x;
+    if (i < dim) yr[i] = __float2half_rn(xv[r] * inv * wv[r]);
+  }
+}
+
 }  // namespace
 
 void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s,
               const std::int32_t* perm) {
   if (rows <= 0) return;
+  if (perm && dim <= 8 * 1024) {
+    const int r = (dim + 1023) / 1024;
+    if (r <= 1) launch(rms_norm_perm_kernel<1>, dim3(rows), dim3(1024), 0, s, x, dim, w, eps, y, perm);
+    else if (r <= 2) launch(rms_norm_perm_kernel<2>, dim3(rows), dim3(1024), 0, s, x, dim, w, eps, y, perm);
+    else if (r <= 4) launch(rms_norm_perm_kernel<4>, dim3(rows), dim3(1024), 0, s, x, dim, w, eps, y, perm);
+    else launch(rms_norm_perm_kernel<8>, dim3(rows), dim3(1024), 0, s, x, dim, w, eps, y, perm);
+    return;
+  }
   launch(rms_norm_kernel, dim3(rows), dim3(perm ? 1024 : 256), 0, s, x, dim, w, eps, y, perm);
 }
 

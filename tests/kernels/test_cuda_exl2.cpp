@@ -111,7 +111,8 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_silu_gather) {
 EXL_GPU_TEST(cuda_kernels, exl2_matmul_norm_gather) {
   const exl_cuda_api& api = cuda_api();
   std::mt19937 rng(16);
-  for (const LayerCase& c : {LayerCase{256, 200}, LayerCase{1024, 384}, LayerCase{2048, 1000}, LayerCase{4096, 4096}}) {
+  for (const LayerCase& c : {LayerCase{256, 200}, LayerCase{1024, 384}, LayerCase{2048, 1000}, LayerCase{4096, 4096},
+                             LayerCase{8192, 256}, LayerCase{9216, 128}}) {
     const Exl2RandomLayer L = layer_for(rng, c, std::uint32_t(rng()));
     const Exl2Weight w = L.view();
     const exl_cuda_exl2 cw = to_c(w);
