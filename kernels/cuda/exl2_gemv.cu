@@ -182,12 +182,15 @@ struct GemvJobs {
 // the units per block; EXL_GEMV_SKIP leaves stages out (1 main loop, 2 activation gather, 4 scale
 // decode, 8 L2 prefetch, 16 the RMSNorm pass) so that timing differences place the kernel's time. Results are wrong
 // with any stage left out.
+// EXL_GEMV_SLOTS caps the blocks per multiprocessor the split assumes (fewer leave room for the
+// next launch's blocks to become resident early and prefetch their weights under PDL).
 struct GemvKnobs {
-  int upb = 0, skip = 0;
+  int upb = 0, skip = 0, slots = 0;
 };
 const GemvKnobs& gemv_knobs() {
   static const GemvKnobs k = [] {
     GemvKnobs r;
+    if (const char* v = std::getenv("EXL_GEMV_SLOTS")) r.slots = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_UPB")) r.upb = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_SKIP")) r.skip = std::atoi(v);
     return r;
@@ -731,7 +734,8 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
     const int upb = (units + ks - 1) / ks;
     if (c.ws.partials && ks > ks_min && !partials_fit(tiles, ks, mt)) break;  // the workspace holds no more
     const std::size_t smem = smem_bytes_for(mt, upb) + 1024;  // + the driver's reserve
-    const int per_sm = std::max(1, std::min(by_regs, int(std::size_t(smem_per_sm) / smem)));
+    int per_sm = std::max(1, std::min(by_regs, int(std::size_t(smem_per_sm) / smem)));
+    if (gemv_knobs().slots > 0) per_sm = std::min(per_sm, gemv_knobs().slots);
     const double capacity = double(per_sm) * std::max(1, c.sm_count);
     const double blocks = double(tiles) * ((units + upb - 1) / upb);
     const double waves = std::ceil(blocks / capacity);
