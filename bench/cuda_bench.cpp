@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
   }
   if (sel == "verify") {  // issue #5: the cost of a target pass verifying K drafts, and of K draft steps
     const Preset l1b{"llama3.2-1b", 128256, 2048, 16, 32, 8, 64, 8192};
-    ok &= bench_model(l8b, false, copy, {512}, 0, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+    ok &= bench_model(l8b, false, copy, {512}, 0, {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17});
     ok &= bench_model(l1b, false, copy, {512}, 0);
   }
   if (sel == "all" || sel == "models") {

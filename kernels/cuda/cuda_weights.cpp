@@ -201,7 +201,7 @@ void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int
   if (l.exl2) {
     const std::size_t need = std::size_t(l.view.k) * l.view.n_pad;
     if (m <= gemv_max_rows || !dq || need > dq_elems) {
-      exl2_gemv(l.view, x, m, l.k, y, ldy, sm_count, ws, 0, s);  // row tiles of 8 inside
+      exl2_gemv(l.view, x, m, l.k, y, ldy, sm_count, ws, 0, s);  // row tiles of up to 16 inside
       return;
     }
     exl2_reconstruct(l.view, dq, s);

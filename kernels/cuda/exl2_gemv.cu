@@ -1,4 +1,4 @@
-// EXL2 quantized matmul for small M (decode, speculative verification, M <= 8 per launch):
+// EXL2 quantized matmul for small M (decode, speculative verification, M <= 16 per launch):
 // y[m, n] += x[m, k] . W, weights dequantised on the fly from the backend's own repacked
 // layout (built at load by exl2_repack below, from the on-disk layout of spec §2.4).
 //
@@ -126,37 +126,47 @@ __device__ __forceinline__ std::uint32_t decode_pair(const std::uint32_t (&w)[16
   return res;
 }
 
-// The B fragments of one unit (rows of x, fp16 pairs) and its 8 mma: part += W_unit^T . x_unit.
-template <int B, int MT, int KS, int MTI>
-__device__ __forceinline__ void mma_tile(const std::uint32_t (&w)[16], std::uint32_t b0, std::uint32_t b1,
-                                         float (&part)[4][4]) {
+// Row blocks of 8 (the mma's n) in a tile of MT rows: 16 rows take two mma per A fragment.
+template <int MT> struct RowBlocks { static constexpr int n = MT > 8 ? 2 : 1; };
+
+// The A fragments of one k-step of one 16-column slice, decoded once, and its mma with every
+// row block: part[nb] += W_unit^T . x_unit.
+template <int B, int NB, int KS, int MTI>
+__device__ __forceinline__ void mma_tile(const std::uint32_t (&w)[16], const std::uint32_t (&b)[NB][4],
+                                         float (&part)[NB][4][4]) {
   const std::uint32_t a0 = decode_pair<B, MTI * 8 + KS * 4 + 0>(w);
   const std::uint32_t a1 = decode_pair<B, MTI * 8 + KS * 4 + 1>(w);
   const std::uint32_t a2 = decode_pair<B, MTI * 8 + KS * 4 + 2>(w);
   const std::uint32_t a3 = decode_pair<B, MTI * 8 + KS * 4 + 3>(w);
-  mma16816(part[MTI], a0, a1, a2, a3, b0, b1);
+#pragma unroll
+  for (int nb = 0; nb < NB; ++nb) mma16816(part[nb][MTI], a0, a1, a2, a3, b[nb][2 * KS], b[nb][2 * KS + 1]);
 }
 
 template <int B, int MT>
 __device__ __forceinline__ void mma_unit(const std::uint32_t (&w)[16], const __half* xs, int xs_stride, int lane,
-                                         float (&part)[4][4]) {
+                                         float (&part)[RowBlocks<MT>::n][4][4]) {
+  constexpr int NB = RowBlocks<MT>::n;
   const int g = lane >> 2, t = lane & 3;
-  std::uint32_t b[4] = {0, 0, 0, 0};
-  if (g < MT) {
-    const __half* xr = xs + g * xs_stride + 2 * t;
-    b[0] = *reinterpret_cast<const std::uint32_t*>(xr);
-    b[1] = *reinterpret_cast<const std::uint32_t*>(xr + 8);
-    b[2] = *reinterpret_cast<const std::uint32_t*>(xr + 16);
-    b[3] = *reinterpret_cast<const std::uint32_t*>(xr + 24);
+  std::uint32_t b[NB][4];
+#pragma unroll
+  for (int nb = 0; nb < NB; ++nb) {
+    b[nb][0] = b[nb][1] = b[nb][2] = b[nb][3] = 0u;
+    if (nb * 8 + g < MT) {
+      const __half* xr = xs + (nb * 8 + g) * xs_stride + 2 * t;
+      b[nb][0] = *reinterpret_cast<const std::uint32_t*>(xr);
+      b[nb][1] = *reinterpret_cast<const std::uint32_t*>(xr + 8);
+      b[nb][2] = *reinterpret_cast<const std::uint32_t*>(xr + 16);
+      b[nb][3] = *reinterpret_cast<const std::uint32_t*>(xr + 24);
+    }
   }
-  mma_tile<B, MT, 0, 0>(w, b[0], b[1], part);
-  mma_tile<B, MT, 0, 1>(w, b[0], b[1], part);
-  mma_tile<B, MT, 0, 2>(w, b[0], b[1], part);
-  mma_tile<B, MT, 0, 3>(w, b[0], b[1], part);
-  mma_tile<B, MT, 1, 0>(w, b[2], b[3], part);
-  mma_tile<B, MT, 1, 1>(w, b[2], b[3], part);
-  mma_tile<B, MT, 1, 2>(w, b[2], b[3], part);
-  mma_tile<B, MT, 1, 3>(w, b[2], b[3], part);
+  mma_tile<B, NB, 0, 0>(w, b, part);
+  mma_tile<B, NB, 0, 1>(w, b, part);
+  mma_tile<B, NB, 0, 2>(w, b, part);
+  mma_tile<B, NB, 0, 3>(w, b, part);
+  mma_tile<B, NB, 1, 0>(w, b, part);
+  mma_tile<B, NB, 1, 1>(w, b, part);
+  mma_tile<B, NB, 1, 2>(w, b, part);
+  mma_tile<B, NB, 1, 3>(w, b, part);
 }
 
 struct GemvJob {
@@ -236,19 +246,22 @@ template <int MT> struct RingOf {
 // into the warp's partials in shared memory (red_w [MT][64]; each (row, column) belongs to one
 // lane).
 template <int MT>
-__device__ __forceinline__ void flush_group(const float (&part)[4][4], const __half* sc, int lane, float* red_w) {
+__device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n][4][4], const __half* sc, int lane,
+                                            float* red_w) {
   const int g = lane >> 2, t = lane & 3;
 #pragma unroll
-  for (int mt = 0; mt < 4; ++mt)
+  for (int nb = 0; nb < RowBlocks<MT>::n; ++nb)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      const int mm = 2 * t + (c & 1);
-      if (mm < MT) {
-        const int col = mt * 16 + g + 8 * (c >> 1);
-        float* r = red_w + mm * k_tile_cols + col;
-        *r = fmaf(part[mt][c], __half2float(sc[col]), *r);
+    for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int mm = nb * 8 + 2 * t + (c & 1);
+        if (mm < MT) {
+          const int col = mt * 16 + g + 8 * (c >> 1);
+          float* r = red_w + mm * k_tile_cols + col;
+          *r = fmaf(part[nb][mt][c], __half2float(sc[col]), *r);
+        }
       }
-    }
 }
 
 // A run of n consecutive units of one width B (their unit-tiles `stride` words apart, the
@@ -274,11 +287,13 @@ __device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, 
     const int grp = info[i].y >> 4;
     int e = i + 1;
     while (e < n && (info[e].y >> 4) == grp) ++e;
-    float part[4][4];
+    float part[RowBlocks<MT>::n][4][4];
 #pragma unroll
-    for (int mt = 0; mt < 4; ++mt)
+    for (int nb = 0; nb < RowBlocks<MT>::n; ++nb)
 #pragma unroll
-      for (int c = 0; c < 4; ++c) part[mt][c] = 0.0f;
+      for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) part[nb][mt][c] = 0.0f;
     for (; i < e; ++i) {
       if (i + D - 1 < n) copy_unit<B>(ring + fill * 64 * B, next, lane);
       cp_async_commit();
@@ -314,7 +329,7 @@ constexpr std::size_t gemv_smem_bytes(int upb) {
 }
 
 template <int MT, int MODE>
-__global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
+__global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
   extern __shared__ uint4 smem4[];
   pdl_trigger();
   int j = 0;
@@ -416,7 +431,7 @@ __global__ void __launch_bounds__(k_threads, 3) exl2_gemv_kernel(GemvJobs jobs, 
   }
   // Activation gather through the permutation: all MT rows of RU permuted rows per thread are
   // loaded before any is stored (independent loads in flight).
-  constexpr int RU = MT <= 2 ? k_gather_unroll : 2;
+  constexpr int RU = MT <= 2 ? k_gather_unroll : MT <= 8 ? 2 : 1;
   for (int base = threadIdx.x; base < ((jobs.skip & 2) ? 0 : rows_valid); base += k_threads * RU) {
     __half v[MT][RU];
 #pragma unroll
@@ -623,14 +638,15 @@ __global__ void __launch_bounds__(k_rc_warps * 32) exl2_reconstruct_kernel(Exl2D
   }
 }
 
-int mt_for(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
+int mt_for(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : m <= 8 ? 8 : 16; }
 
 std::size_t smem_bytes_for(int mt, int upb) {
   switch (mt) {
     case 1: return gemv_smem_bytes<1>(upb);
     case 2: return gemv_smem_bytes<2>(upb);
     case 4: return gemv_smem_bytes<4>(upb);
-    default: return gemv_smem_bytes<8>(upb);
+    case 8: return gemv_smem_bytes<8>(upb);
+    default: return gemv_smem_bytes<16>(upb);
   }
 }
 
@@ -687,14 +703,15 @@ void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
 
 // Blocks of the kernel (MT rows, k_x_half form) that registers alone let one multiprocessor hold.
 int blocks_by_registers(int mt) {
-  static int cached[9] = {};
+  static int cached[17] = {};
   if (!cached[mt]) {
     cudaFuncAttributes a{};
     switch (mt) {
       case 1: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<1, k_x_half>)); break;
       case 2: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<2, k_x_half>)); break;
       case 4: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<4, k_x_half>)); break;
-      default: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<8, k_x_half>)); break;
+      case 8: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<8, k_x_half>)); break;
+      default: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<16, k_x_half>)); break;
     }
     const int regs = std::max(1, (a.numRegs + 7) / 8 * 8);
     cached[mt] = std::max(1, std::min(64 / (k_threads / 32), 65536 / (regs * k_threads)));
@@ -759,7 +776,7 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
   for (int i = 0; i < c.count; ++i) tiles += c.w[i]->tiles;
   if (tiles > k_gemv_counters) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv: more than 65536 column tiles");
   for (int r = 0; r < c.m;) {
-    int mt = mt_for(std::min(8, c.m - r));
+    int mt = mt_for(std::min(16, c.m - r));
     // Fewer rows per launch where the workspace cannot hold the partials of the least split
     // (a wide head over a long k): the split shrinks with the rows, down to one row.
     while (c.ws.partials && mt > 1 && !partials_fit(tiles, min_ksplit(c.w[0]->k, mt), mt)) mt /= 2;
@@ -791,7 +808,8 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
       case 1: launch_mt<1, MODE>(jobs, in, mr, s); break;
       case 2: launch_mt<2, MODE>(jobs, in, mr, s); break;
       case 4: launch_mt<4, MODE>(jobs, in, mr, s); break;
-      default: launch_mt<8, MODE>(jobs, in, mr, s); break;
+      case 8: launch_mt<8, MODE>(jobs, in, mr, s); break;
+      default: launch_mt<16, MODE>(jobs, in, mr, s); break;
     }
     r += mr;
   }
