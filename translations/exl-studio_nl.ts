@@ -1068,6 +1068,7 @@
     </message>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
         <source>off</source>
         <translation>uit</translation>
     </message>
@@ -1112,54 +1113,74 @@
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="74" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="78" />
+        <source>Draft tokens</source>
+        <translation>Concepttokens</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
+        <source>%1 by n-gram lookup</source>
+        <translation>%1 via n-gram-opzoeking</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
+        <source>%1 by the draft model</source>
+        <translation>%1 via het conceptmodel</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="91" />
+        <source>Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.</source>
+        <translation>Concepttokens per doorgang van het model voor speculatief decoderen (0: uit), zoals op de pagina Modellen, waar het conceptmodel wordt gekozen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="94" />
         <source>Appearance</source>
         <translation>Weergave</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="76" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="96" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="104" />
         <source>Theme</source>
         <translation>Thema</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
         <source>System</source>
         <translation>Systeem</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
         <source>Light</source>
         <translation>Licht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
         <source>Dark</source>
         <translation>Donker</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="88" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="108" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="115" />
         <source>Language</source>
         <translation>Taal</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="99" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="119" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Tekst van geaccepteerde concepttokens in antwoorden kleuren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="106" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="126" />
         <source>Font size</source>
         <translation>Lettergrootte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="107" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="113" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="133" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · chats en instellingen blijven op deze computer.</translation>
     </message>

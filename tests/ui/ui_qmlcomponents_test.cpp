@@ -8,7 +8,7 @@
 //   testTelemetry      a TelemetryModel (ThroughputChart)
 //   testApp            a simulated AppContext (SettingsPage)
 //   testHelper         what QML cannot do itself: store conversations, feed telemetry samples,
-//                      read the clipboard
+//                      read the clipboard and testApp's sampling settings
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
@@ -37,10 +37,11 @@ class TestHelper : public QObject
 {
     Q_OBJECT
 public:
-    TestHelper(ChatStore *store, ConversationListModel *conversations, TelemetryModel *telemetry)
+    TestHelper(ChatStore *store, ConversationListModel *conversations, TelemetryModel *telemetry, AppContext *app)
         : m_store(store)
         , m_conversations(conversations)
         , m_telemetry(telemetry)
+        , m_app(app)
     {
     }
 
@@ -62,6 +63,8 @@ public:
         sample.boundTokensPerSecond = boundTokensPerSecond;
         m_telemetry->addSample(sample);
     }
+    // The draft-token count testApp's chat asks for with each request.
+    Q_INVOKABLE int appChatDraftTokens() const { return m_app->chat()->sampling().draftTokens; }
     Q_INVOKABLE void clearClipboard() const { QGuiApplication::clipboard()->clear(); }
     Q_INVOKABLE QString clipboardText() const { return QGuiApplication::clipboard()->text(); }
 
@@ -69,6 +72,7 @@ private:
     ChatStore *m_store;
     ConversationListModel *m_conversations;
     TelemetryModel *m_telemetry;
+    AppContext *m_app;
 };
 
 class Setup : public QObject
@@ -126,7 +130,7 @@ public Q_SLOTS:
         AppOptions options;
         options.dataDir = QDir(dir).filePath(QStringLiteral("app"));
         m_app = AppContext::createSimulated(options);
-        m_helper = std::make_unique<TestHelper>(m_store.get(), m_conversations.get(), m_telemetry.get());
+        m_helper = std::make_unique<TestHelper>(m_store.get(), m_conversations.get(), m_telemetry.get(), m_app.get());
 
         QQmlContext *context = engine->rootContext();
         context->setContextProperty(QStringLiteral("testChat"), m_chat.get());
