@@ -183,38 +183,38 @@
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="31" />
         <location filename="../ui/qml/components/ConversationSidebar.qml" line="32" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="33" />
         <source>Search chats</source>
         <translation>Chats durchsuchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="55" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="58" />
         <source>Rename…</source>
         <translation>Umbenennen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="56" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="59" />
         <source>Delete</source>
         <translation>Löschen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
         <source>No chat matches.</source>
         <translation>Kein Chat gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
         <source>No chats yet.</source>
         <translation>Noch keine Chats.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="72" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="77" />
         <source>Rename chat</source>
         <translation>Chat umbenennen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="76" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="81" />
         <source>Chat title</source>
         <translation>Titel des Chats</translation>
     </message>
@@ -549,7 +549,7 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="445" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="498" />
         <source>Could not read the chat template file %1.</source>
         <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
     </message>
@@ -575,174 +575,179 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="147" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="163" />
         <source>Chat template</source>
         <translation>Chatvorlage</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="173" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="174" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="167" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
         <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-Chatvorlage für dieses Modell (leer: die des Modells)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="187" />
         <source>Chat template for this model</source>
         <translation>Chatvorlage für dieses Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="179" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Load from file…</source>
         <translation>Aus Datei laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="200" />
         <source>Use the model's template</source>
         <translation>Vorlage des Modells verwenden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
         <source>Choose a chat template file</source>
         <translation>Chatvorlagendatei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="192" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="192" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="69" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="27" />
         <source>No model found in %1.</source>
         <translation>Kein Modell in %1 gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="33" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="38" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="42" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="47" />
         <source>Models folder (default: in the data folder)</source>
         <translation>Modellordner (Standard: im Datenordner)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="43" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="48" />
         <source>Models folder</source>
         <translation>Modellordner</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="48" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
         <source>Add folder…</source>
         <translation>Ordner hinzufügen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="67" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="80" />
         <source>Add a model folder</source>
         <translation>Einen Modellordner hinzufügen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="63" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="90" />
+        <source>Looking for models…</source>
+        <translation>Modelle werden gesucht…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="66" />
         <source>Rescan</source>
         <translation>Neu suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="67" />
         <source>Look for model folders again</source>
         <translation>Erneut nach Modellordnern suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="75" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="91" />
         <source>No models found. Put model folders into the models folder, add a folder, or drop one here.</source>
         <translation>Keine Modelle gefunden. Legen Sie Modellordner in den Modellordner, fügen Sie einen Ordner hinzu oder ziehen Sie einen hierher.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Ein entferntes Modell läuft auf seinem Server: Die Ladeeinstellungen und die Speicherpassung unten gelten nicht. „Laden“ wählt es für den Chat aus.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="126" />
         <source>Load settings</source>
         <translation>Ladeeinstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="113" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits pro Gewicht (Was-wäre-wenn)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="116" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="121" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
         <source>Context length</source>
         <translation>Kontextlänge</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="145" />
         <source>Cache type</source>
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="196" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="212" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="223" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="209" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="225" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="213" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="215" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="231" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="238" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="228" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="244" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>
@@ -852,47 +857,47 @@
         <translation>Den Endpunkt %1 entfernen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="60" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="61" />
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="64" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65" />
         <source>e.g. Lab server</source>
         <translation>z. B. Laborserver</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="66" />
         <source>Endpoint name</source>
         <translation>Name des Endpunkts</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="67" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="68" />
         <source>Base URL</source>
         <translation>Basis-URL</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="72" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="73" />
         <source>Endpoint base URL</source>
         <translation>Basis-URL des Endpunkts</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="75" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="76" />
         <source>API key</source>
         <translation>API-Schlüssel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="80" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81" />
         <source>optional</source>
         <translation>optional</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="82" />
         <source>API key (optional)</source>
         <translation>API-Schlüssel (optional)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="101" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="102" />
         <source>Add endpoint</source>
         <translation>Endpunkt hinzufügen</translation>
     </message>
@@ -1063,6 +1068,7 @@
     </message>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
         <source>off</source>
         <translation>aus</translation>
     </message>
@@ -1107,54 +1113,74 @@
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="74" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="78" />
+        <source>Draft tokens</source>
+        <translation>Entwurfstoken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
+        <source>%1 by n-gram lookup</source>
+        <translation>%1 per N-Gramm-Suche</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
+        <source>%1 by the draft model</source>
+        <translation>%1 vom Entwurfsmodell</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="91" />
+        <source>Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.</source>
+        <translation>Entwurfstoken pro Durchlauf des Modells für spekulatives Dekodieren (0: aus), wie auf der Seite „Modelle“, wo das Entwurfsmodell gewählt wird.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="94" />
         <source>Appearance</source>
         <translation>Darstellung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="76" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="96" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="104" />
         <source>Theme</source>
         <translation>Design</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
         <source>System</source>
         <translation>System</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
         <source>Light</source>
         <translation>Hell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
         <source>Dark</source>
         <translation>Dunkel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="88" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="108" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="115" />
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="99" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="119" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Text aus akzeptierten Entwurfstoken in Antworten einfärben</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="106" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="126" />
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="107" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="113" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="133" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · Chats und Einstellungen bleiben auf diesem Computer.</translation>
     </message>

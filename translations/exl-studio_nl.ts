@@ -183,38 +183,38 @@
         <translation>Nieuwe chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="31" />
         <location filename="../ui/qml/components/ConversationSidebar.qml" line="32" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="33" />
         <source>Search chats</source>
         <translation>Chats doorzoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="55" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="58" />
         <source>Rename…</source>
         <translation>Naam wijzigen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="56" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="59" />
         <source>Delete</source>
         <translation>Verwijderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
         <source>No chat matches.</source>
         <translation>Geen chat gevonden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="62" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
         <source>No chats yet.</source>
         <translation>Nog geen chats.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="72" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="77" />
         <source>Rename chat</source>
         <translation>Chat hernoemen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="76" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="81" />
         <source>Chat title</source>
         <translation>Titel van de chat</translation>
     </message>
@@ -549,7 +549,7 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="445" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="498" />
         <source>Could not read the chat template file %1.</source>
         <translation>Het chatsjabloonbestand %1 kon niet worden gelezen.</translation>
     </message>
@@ -575,174 +575,179 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="147" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="163" />
         <source>Chat template</source>
         <translation>Chatsjabloon</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Je sjabloon hieronder wordt voor dit model gebruikt (vanaf de volgende keer laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="173" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Het eigen sjabloon van het model wordt gebruikt. Plak of laad hieronder een sjabloon om het jouwe te gebruiken.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="174" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Het model heeft geen chatsjabloon: het ingebouwde ChatML-formaat wordt gebruikt, tenzij je hieronder een sjabloon opgeeft.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="167" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
         <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-chatsjabloon voor dit model (leeg: dat van het model zelf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="187" />
         <source>Chat template for this model</source>
         <translation>Chatsjabloon voor dit model</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="179" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Load from file…</source>
         <translation>Uit bestand laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="200" />
         <source>Use the model's template</source>
         <translation>Sjabloon van het model gebruiken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="191" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
         <source>Choose a chat template file</source>
         <translation>Kies een chatsjabloonbestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="192" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-sjablonen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="192" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
         <source>All files (*)</source>
         <translation>Alle bestanden (*)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="21" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="69" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="27" />
         <source>No model found in %1.</source>
         <translation>Geen model gevonden in %1.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="33" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="38" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="42" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="47" />
         <source>Models folder (default: in the data folder)</source>
         <translation>Modellenmap (standaard: in de gegevensmap)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="43" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="48" />
         <source>Models folder</source>
         <translation>Modellenmap</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="48" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
         <source>Add folder…</source>
         <translation>Map toevoegen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="49" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="67" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="80" />
         <source>Add a model folder</source>
         <translation>Een modelmap toevoegen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="63" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="90" />
+        <source>Looking for models…</source>
+        <translation>Modellen zoeken…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="66" />
         <source>Rescan</source>
         <translation>Opnieuw zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="67" />
         <source>Look for model folders again</source>
         <translation>Opnieuw naar modelmappen zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="75" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="91" />
         <source>No models found. Put model folders into the models folder, add a folder, or drop one here.</source>
         <translation>Geen modellen gevonden. Zet modelmappen in de modellenmap, voeg een map toe of sleep er een hierheen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Een extern model draait op zijn server: de laadinstellingen en de geheugenpassing hieronder gelden niet. Laden selecteert het voor de chat.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="110" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="126" />
         <source>Load settings</source>
         <translation>Laadinstellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="113" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits per gewicht (wat als)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="116" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="121" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
         <source>Context length</source>
         <translation>Contextlengte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="145" />
         <source>Cache type</source>
         <translation>Cachetype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="196" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="212" />
         <source>Memory fit</source>
         <translation>Past het in het geheugen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="223" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="209" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="225" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="213" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="215" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="231" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="238" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="228" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="244" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>
@@ -852,47 +857,47 @@
         <translation>Het eindpunt %1 verwijderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="60" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="61" />
         <source>Name</source>
         <translation>Naam</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="64" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65" />
         <source>e.g. Lab server</source>
         <translation>bijv. Labserver</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="66" />
         <source>Endpoint name</source>
         <translation>Naam van het eindpunt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="67" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="68" />
         <source>Base URL</source>
         <translation>Basis-URL</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="72" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="73" />
         <source>Endpoint base URL</source>
         <translation>Basis-URL van het eindpunt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="75" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="76" />
         <source>API key</source>
         <translation>API-sleutel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="80" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81" />
         <source>optional</source>
         <translation>optioneel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="82" />
         <source>API key (optional)</source>
         <translation>API-sleutel (optioneel)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="101" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="102" />
         <source>Add endpoint</source>
         <translation>Eindpunt toevoegen</translation>
     </message>
@@ -1063,6 +1068,7 @@
     </message>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
         <source>off</source>
         <translation>uit</translation>
     </message>
@@ -1107,54 +1113,74 @@
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="74" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="78" />
+        <source>Draft tokens</source>
+        <translation>Concepttokens</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
+        <source>%1 by n-gram lookup</source>
+        <translation>%1 via n-gram-opzoeking</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
+        <source>%1 by the draft model</source>
+        <translation>%1 via het conceptmodel</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="91" />
+        <source>Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.</source>
+        <translation>Concepttokens per doorgang van het model voor speculatief decoderen (0: uit), zoals op de pagina Modellen, waar het conceptmodel wordt gekozen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="94" />
         <source>Appearance</source>
         <translation>Weergave</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="76" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="96" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="104" />
         <source>Theme</source>
         <translation>Thema</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
         <source>System</source>
         <translation>Systeem</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
         <source>Light</source>
         <translation>Licht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
         <source>Dark</source>
         <translation>Donker</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="88" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="108" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="115" />
         <source>Language</source>
         <translation>Taal</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="99" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="119" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Tekst van geaccepteerde concepttokens in antwoorden kleuren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="106" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="126" />
         <source>Font size</source>
         <translation>Lettergrootte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="107" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="113" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="133" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · chats en instellingen blijven op deze computer.</translation>
     </message>

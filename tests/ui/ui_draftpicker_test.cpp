@@ -26,6 +26,7 @@
 #include "services/modelscanner.h"
 #include "services/workerinferenceservice.h"
 #include "viewmodels/modelmanager.h"
+#include <qcoro/qcorotask.h>
 #include "viewmodels/settingsviewmodel.h"
 
 namespace {
@@ -104,7 +105,7 @@ class DraftPickerTest : public QObject
     void scan(ModelManager &models)
     {
         for (const QString &root : m_roots)
-            QVERIFY(models.addFolder(root));
+            QVERIFY(QCoro::waitFor(models.addModelFolder(root)));  // scanned off the GUI thread
     }
 
 private Q_SLOTS:

@@ -22,6 +22,7 @@
 #include "storage/chatstore.h"
 #include "viewmodels/chatviewmodel.h"
 #include "viewmodels/modelmanager.h"
+#include <qcoro/qcorotask.h>
 
 namespace {
 constexpr int kWaitMs = 60000;
@@ -293,6 +294,9 @@ private Q_SLOTS:
         const QString root = QDir(fixturesDir()).filePath(QStringLiteral("models/exl2"));
         QSignalSpy reset(&models, &QAbstractItemModel::modelReset);
         models.setModelFolders({root});
+        QVERIFY(models.scanning());   // scanned off the GUI thread: nothing yet
+        QCOMPARE(reset.size(), 0);
+        QCoro::waitFor(models.scanned());
         QCOMPARE(reset.size(), 1);
         const int row = models.indexOfPath(m_modelDir);
         QVERIFY(row >= 0);
@@ -307,10 +311,12 @@ private Q_SLOTS:
 
         // Adding a folder: a model folder is accepted and listed, an empty one refused.
         QTemporaryDir empty;
-        QVERIFY(!models.addFolder(empty.path()));
+        QSignalSpy rejected(&models, &ModelManager::folderRejected);
+        QVERIFY(!QCoro::waitFor(models.addModelFolder(empty.path())));
+        QCOMPARE(rejected.size(), 1);
         ModelManager other(m_service.get(), std::make_unique<UnavailableVramPlanner>());
         QSignalSpy added(&other, &ModelManager::folderAdded);
-        QVERIFY(other.addFolder(QUrl::fromLocalFile(m_modelDir).toString()));
+        QVERIFY(QCoro::waitFor(other.addModelFolder(QUrl::fromLocalFile(m_modelDir).toString())));
         QCOMPARE(added.size(), 1);
         QCOMPARE(other.rowCount(), 1);
         QCOMPARE(other.currentIndex(), 0);

@@ -14,6 +14,7 @@
 #include "services/fakeinferenceservice.h"
 #include "services/modelscanner.h"
 #include "viewmodels/modelmanager.h"
+#include <qcoro/qcorotask.h>
 
 namespace {
 
@@ -142,7 +143,7 @@ private Q_SLOTS:
         ModelManager models(&service, std::make_unique<EngineVramPlanner>(gpu(24576), 128, false));
         // The fake service lists made-up folders: no estimate for those.
         QVERIFY(!models.fit().value(QStringLiteral("available")).toBool());
-        QVERIFY(models.addFolder(m_model.path));
+        QVERIFY(QCoro::waitFor(models.addModelFolder(m_model.path)));  // scanned off the GUI thread
         models.setCurrentIndex(models.indexOfPath(m_model.path));
         const QVariantMap fit = models.fit();
         QVERIFY(fit.value(QStringLiteral("available")).toBool());

@@ -168,12 +168,18 @@ QCoro::Task<> AppContext::start()
 {
     QPointer<AppContext> self(this);
     if (!m_options.modelPath.isEmpty()) {
+        co_await m_models->scanned();  // the model folders, scanned off the GUI thread
+        if (!self)
+            co_return;
         int index = m_models->indexOfPath(m_options.modelPath);
         if (index < 0 && !m_simulated) {
             // A folder given on the command line is listed for this run (not remembered).
             QStringList folders = m_models->modelFolders();
             folders.append(QDir::cleanPath(QFileInfo(m_options.modelPath).absoluteFilePath()));
             m_models->setModelFolders(folders);
+            co_await m_models->scanned();
+            if (!self)
+                co_return;
             index = m_models->indexOfPath(m_options.modelPath);
         }
         if (index < 0) {

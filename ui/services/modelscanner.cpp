@@ -4,7 +4,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QMetaObject>
 #include <QSet>
+#include <QThread>
 
 #include <exl/model.h>
 #include <exl/model_config.h>
@@ -73,13 +75,18 @@ std::optional<ModelInfo> describeModelFolder(const QString &dir)
 
 QList<ModelInfo> scanModelFolders(const QStringList &roots)
 {
+    return scanModelFolders(roots, describeModelFolder);
+}
+
+QList<ModelInfo> scanModelFolders(const QStringList &roots, const DescribeModelFolder &describe, std::stop_token stop)
+{
     QList<ModelInfo> out;
     QSet<QString> seen;
     auto add = [&](const QString &dir) {
         const QString path = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
-        if (seen.contains(path))
+        if (seen.contains(path) || stop.stop_requested())
             return;
-        if (std::optional<ModelInfo> info = describeModelFolder(path)) {
+        if (std::optional<ModelInfo> info = describe(path)) {
             seen.insert(path);
             out.append(*info);
         }
@@ -111,4 +118,42 @@ QStringList fixtureModelRoots()
             roots.append(dir);
     }
     return roots;
+}
+
+ModelScanner::ModelScanner(DescribeModelFolder describe, QObject *parent)
+    : QObject(parent)
+    , m_describe(std::move(describe))
+{
+    m_pool.setMaxThreadCount(1);  // one scan at a time, in the order asked for
+    m_pool.setObjectName(QStringLiteral("ModelScanner"));
+}
+
+ModelScanner::~ModelScanner()
+{
+    m_stop.request_stop();
+    m_pool.clear();        // scans not yet started
+    m_pool.waitForDone();  // the one in progress stops after its current folder
+}
+
+quint64 ModelScanner::scan(const QStringList &roots)
+{
+    const quint64 request = ++m_lastRequest;
+    ++m_pending;
+    // The worker reads only its own copies and m_describe (set once, before any scan); `this`
+    // outlives it (the destructor waits), and the queued call is dropped if `this` is gone by
+    // the time it would be delivered.
+    m_pool.start([this, request, roots, describe = m_describe, stop = m_stop.get_token()] {
+        ModelScanResult result;
+        result.request = request;
+        result.roots = roots;
+        result.models = scanModelFolders(roots, describe, stop);
+        result.scannedOn = QThread::currentThreadId();
+        if (stop.stop_requested())
+            return;
+        QMetaObject::invokeMethod(this, [this, result] {
+            --m_pending;
+            Q_EMIT finished(result);
+        }, Qt::QueuedConnection);
+    });
+    return request;
 }

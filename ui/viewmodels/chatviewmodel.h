@@ -38,6 +38,7 @@ public:
     void setSystemPrompt(const QString &prompt);
     QString lastError() const { return m_lastError; }
     bool canRegenerate() const;
+    SamplingSettings sampling() const { return m_sampling; }
     void setSampling(const SamplingSettings &settings) { m_sampling = settings; }
 
     // Opens a stored conversation (0: a new, empty one that is stored on the first send).

@@ -24,11 +24,13 @@ ModelManager::ModelManager(InferenceService *service, std::unique_ptr<VramPlanne
     , m_planner(std::move(planner))
     , m_models(service->availableModels())
 {
+    setScanner(std::make_unique<ModelScanner>());
     connect(service, &InferenceService::loadProgress, this, [this](double fraction) {
         m_loadProgress = fraction;
         Q_EMIT loadProgressChanged();
     });
-    connect(service, &InferenceService::availableModelsChanged, this, &ModelManager::refresh);
+    // (The service's models change without the disk's: no new scan.)
+    connect(service, &InferenceService::availableModelsChanged, this, &ModelManager::applyModels);
     connect(service, &InferenceService::modelUnloaded, this, [this] {
         m_loaded.reset();
         m_loadNotice.clear();
@@ -215,26 +217,77 @@ void ModelManager::setModelFolders(const QStringList &folders)
     refresh();
 }
 
-bool ModelManager::addFolder(const QString &pathOrUrl)
+QCoro::Task<bool> ModelManager::addModelFolder(const QString &pathOrUrl)
 {
     const QUrl url(pathOrUrl);
     const QString path = QDir::cleanPath(QFileInfo(url.isLocalFile() ? url.toLocalFile() : pathOrUrl).absoluteFilePath());
-    if (scanModelFolders({path}).isEmpty())
-        return false;
+    QPointer<ModelManager> self(this);
+    ModelScanner *scanner = m_scanner.get();
+    const quint64 request = scanner->scan({path});
+    ModelScanResult result;
+    do {  // (other scans may finish first)
+        result = co_await qCoro(scanner, &ModelScanner::finished);
+    } while (result.request != request);
+    if (!self)
+        co_return false;
+    if (result.models.isEmpty()) {
+        Q_EMIT folderRejected(pathOrUrl);
+        co_return false;
+    }
     if (!m_folders.contains(path)) {
         m_folders.append(path);
         Q_EMIT modelFoldersChanged();
-        refresh();
+        if (scanning()) {
+            refresh();  // the scan under way does not know the new folder
+        } else {
+            // What a scan of all the folders would add: the new folder's models, last.
+            for (const ModelInfo &found : std::as_const(result.models))
+                if (std::none_of(m_scanned.begin(), m_scanned.end(), [&](const ModelInfo &m) { return m.path == found.path; }))
+                    m_scanned.append(found);
+            applyModels();
+        }
     }
     Q_EMIT folderAdded(path);
-    return true;
+    co_return true;
 }
 
 void ModelManager::refresh()
 {
+    const bool was = scanning();
+    m_scanRequest = m_scanner->scan(m_folders);  // a scan under way is superseded
+    if (!was)
+        Q_EMIT scanningChanged();
+}
+
+QCoro::Task<> ModelManager::scanned()
+{
+    while (scanning())
+        co_await qCoro(this, &ModelManager::scanningChanged);
+}
+
+void ModelManager::setScanner(std::unique_ptr<ModelScanner> scanner)
+{
+    m_scanner = std::move(scanner);  // (the old one's scans are stopped and dropped)
+    connect(m_scanner.get(), &ModelScanner::finished, this, &ModelManager::onScanFinished);
+    if (scanning())
+        m_scanRequest = m_scanner->scan(m_folders);  // again, on the new one
+}
+
+void ModelManager::onScanFinished(const ModelScanResult &result)
+{
+    if (result.request != m_scanRequest)
+        return;  // superseded, or one folder's scan for addModelFolder
+    m_scanned = result.models;
+    applyModels();
+    m_scanRequest = 0;
+    Q_EMIT scanningChanged();
+}
+
+void ModelManager::applyModels()
+{
     const QString current = m_currentIndex >= 0 ? m_models.at(m_currentIndex).path : QString();
     QList<ModelInfo> models = m_service ? m_service->availableModels() : QList<ModelInfo>();
-    for (const ModelInfo &found : scanModelFolders(m_folders)) {
+    for (const ModelInfo &found : std::as_const(m_scanned)) {
         if (std::none_of(models.begin(), models.end(), [&](const ModelInfo &m) { return m.path == found.path; }))
             models.append(found);
     }

@@ -1,6 +1,7 @@
 // The models page: the list of model folders, the selection, load/unload with progress and
 // errors, and the load settings (context length, cache type, draft model and draft tokens) with
-// the VRAM fit readout from the VramPlanner.
+// the VRAM fit readout from the VramPlanner. Model folders are scanned by a ModelScanner on its
+// worker thread; the results are applied here, on the GUI thread.
 #pragma once
 #include <QAbstractListModel>
 #include <QPointer>
@@ -12,6 +13,8 @@
 #include "services/vramplanner.h"
 
 class InferenceService;
+class ModelScanner;
+struct ModelScanResult;
 
 class ModelManager : public QAbstractListModel
 {
@@ -35,6 +38,7 @@ class ModelManager : public QAbstractListModel
     Q_PROPERTY(QString loadError READ loadError NOTIFY loadErrorChanged)
     Q_PROPERTY(QString loadNotice READ loadNotice NOTIFY loadedModelChanged)
     Q_PROPERTY(QStringList modelFolders READ modelFolders NOTIFY modelFoldersChanged)
+    Q_PROPERTY(bool scanning READ scanning NOTIFY scanningChanged)
     Q_PROPERTY(QString deviceName READ deviceName CONSTANT)
     Q_PROPERTY(bool onCpu READ onCpu CONSTANT)
     Q_PROPERTY(QString chatTemplateOverride READ chatTemplateOverride WRITE setChatTemplateOverride NOTIFY chatTemplateChanged)
@@ -90,13 +94,23 @@ public:
 
     // Where model folders are found: each folder is listed when it is a model folder itself,
     // and so is each model folder directly inside it. The service's own models come first.
+    // Setting them starts a scan; the list follows when it has finished.
     QStringList modelFolders() const { return m_folders; }
     void setModelFolders(const QStringList &folders);
-    // Adds a folder (a path or a file:// URL, e.g. from a drop or a folder dialog). Returns
-    // false when it holds no model folder; folderAdded() asks for it to be remembered.
-    Q_INVOKABLE bool addFolder(const QString &pathOrUrl);
-    // Looks at the folders again (models added or removed on disk).
+    // Adds a folder (a path or a file:// URL, e.g. from a drop or a folder dialog) once a scan
+    // of it has found a model folder: folderAdded() then asks for it to be remembered, else
+    // folderRejected() says that it holds none.
+    Q_INVOKABLE void addFolder(const QString &pathOrUrl) { addModelFolder(pathOrUrl); }
+    // The same; the returned task completes with the outcome.
+    QCoro::Task<bool> addModelFolder(const QString &pathOrUrl);
+    // Looks at the folders again (models added or removed on disk), off the GUI thread.
     Q_INVOKABLE void refresh();
+    // A scan of the folders is under way (the list shows the last one's models meanwhile).
+    bool scanning() const { return m_scanRequest != 0; }
+    // Completes once no scan of the folders is under way (at once when none is).
+    QCoro::Task<> scanned();
+    // Replaces the scanner (tests: one that records where it runs, or waits).
+    void setScanner(std::unique_ptr<ModelScanner> scanner);
     QString deviceName() const;
     bool onCpu() const;
     // The selected model is served by a remote endpoint (no load settings, no VRAM fit).
@@ -131,6 +145,8 @@ Q_SIGNALS:
     void loadErrorChanged();
     void modelFoldersChanged();
     void folderAdded(const QString &path);
+    void folderRejected(const QString &pathOrUrl);
+    void scanningChanged();
     void chatTemplateChanged();
     void draftModelsChanged();
     // The user chose the draft model (empty path: none) of the model at modelPath.
@@ -139,6 +155,9 @@ Q_SIGNALS:
     void chatTemplateOverrideEdited(const QString &modelPath, const QString &text);
 
 private:
+    void onScanFinished(const ModelScanResult &result);
+    // The list: the service's models, then those the last scan found.
+    void applyModels();
     void updateFit();
     void updateDraftChoices();
     void setLoading(bool loading);
@@ -157,6 +176,9 @@ private:
     QString m_loadError;
     QString m_loadNotice;
     QStringList m_folders;
+    std::unique_ptr<ModelScanner> m_scanner;
+    quint64 m_scanRequest = 0;    // the scan of m_folders under way; 0: none
+    QList<ModelInfo> m_scanned;   // what the last scan of m_folders found
     QHash<QString, QString> m_chatTemplates;  // model folder path -> template text
     QList<ModelInfo> m_draftChoices;          // offered for the selected model
     QHash<QString, QString> m_draftModels;    // model folder path -> draft model folder path

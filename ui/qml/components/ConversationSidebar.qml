@@ -27,6 +27,7 @@ Pane {
         }
         TextField {
             id: search
+            objectName: "searchField"
             Layout.fillWidth: true
             placeholderText: qsTr("Search chats")
             Accessible.name: qsTr("Search chats")
@@ -34,6 +35,7 @@ Pane {
         }
         ListView {
             id: list
+            objectName: "conversationList"
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true
@@ -52,11 +54,13 @@ Pane {
                 TapHandler { acceptedButtons: Qt.RightButton; onTapped: menu.popup() }
                 Menu {
                     id: menu
+                    objectName: "conversationMenu"
                     MenuItem { text: qsTr("Rename…"); onTriggered: renameDialog.openFor(row.conversationId, row.title) }
                     MenuItem { text: qsTr("Delete"); onTriggered: sidebar.conversations.remove(row.conversationId) }
                 }
             }
             Label {
+                objectName: "emptyNote"
                 anchors.centerIn: parent
                 visible: list.count === 0
                 text: search.text.length > 0 ? qsTr("No chat matches.") : qsTr("No chats yet.")
@@ -67,13 +71,14 @@ Pane {
 
     Dialog {
         id: renameDialog
+        objectName: "renameDialog"
         property var targetId: 0
         function openFor(id, title) { targetId = id; nameField.text = title; open(); nameField.forceActiveFocus() }
         title: qsTr("Rename chat")
         anchors.centerIn: Overlay.overlay
         modal: true
         standardButtons: Dialog.Ok | Dialog.Cancel
-        TextField { id: nameField; width: 280; Accessible.name: qsTr("Chat title") }
+        TextField { id: nameField; objectName: "titleField"; width: 280; Accessible.name: qsTr("Chat title") }
         onAccepted: sidebar.conversations.rename(targetId, nameField.text)
     }
 }

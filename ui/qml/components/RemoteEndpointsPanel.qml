@@ -54,6 +54,7 @@ ColumnLayout {
     }
     GridLayout {
         id: form
+        objectName: "endpointForm"
         visible: false
         Layout.fillWidth: true
         columns: 2
@@ -113,6 +114,7 @@ ColumnLayout {
     }
     Label {
         id: addError
+        objectName: "addError"
         Layout.fillWidth: true
         visible: text.length > 0
         color: "#c62828"

@@ -16,10 +16,15 @@ Item {
         anchors.fill: parent
         enabled: !page.app.simulated
         onDropped: drop => {
+            addError.text = ""
             for (const url of drop.urls)
-                addError.text = page.models.addFolder(url.toString())
-                    ? "" : qsTr("No model found in %1.").arg(url.toString())
+                page.models.addFolder(url.toString())
         }
+    }
+    // Folders are scanned off the GUI thread: the verdict on an added one comes later.
+    Connections {
+        target: page.models
+        function onFolderRejected(pathOrUrl) { addError.text = qsTr("No model found in %1.").arg(pathOrUrl) }
     }
 
     RowLayout {
@@ -49,6 +54,14 @@ Item {
                     Accessible.name: qsTr("Add a model folder")
                     onClicked: folderDialog.open()
                 }
+                BusyIndicator {
+                    objectName: "scanIndicator"
+                    running: page.models.scanning
+                    visible: running
+                    Layout.preferredHeight: 32
+                    Layout.preferredWidth: 32
+                    Accessible.name: qsTr("Looking for models…")
+                }
                 Button {
                     text: qsTr("Rescan")
                     Accessible.name: qsTr("Look for model folders again")
@@ -65,14 +78,17 @@ Item {
             FolderDialog {
                 id: folderDialog
                 title: qsTr("Add a model folder")
-                onAccepted: addError.text = page.models.addFolder(selectedFolder.toString())
-                            ? "" : qsTr("No model found in %1.").arg(selectedFolder.toString())
+                onAccepted: {
+                    addError.text = ""
+                    page.models.addFolder(selectedFolder.toString())
+                }
             }
             Label {
                 Layout.fillWidth: true
                 visible: list.count === 0
                 wrapMode: Text.Wrap
-                text: qsTr("No models found. Put model folders into the models folder, add a folder, or drop one here.")
+                text: page.models.scanning ? qsTr("Looking for models…")
+                      : qsTr("No models found. Put model folders into the models folder, add a folder, or drop one here.")
             }
             Loader {
                 Layout.fillWidth: true

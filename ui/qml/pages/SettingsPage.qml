@@ -1,4 +1,4 @@
-// Settings: sampling (with presets), chunk size, theme, language and font size.
+// Settings: sampling (with presets), chunk size, draft tokens, theme, language and font size.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -69,6 +69,26 @@ ScrollView {
             label: qsTr("Max chunk size"); from: 64; to: 8192; stepSize: 64
             value: page.settings.maxChunkSize; valueText: qsTr("%1 tokens").arg(value)
             onMoved: v => page.settings.maxChunkSize = v
+        }
+        // The draft-token count of speculative decoding: the same setting as the Models page's
+        // slider (ModelManager.draftTokens, which every request's sampling takes).
+        LabeledSlider {
+            objectName: "draftTokensSlider"
+            Layout.fillWidth: true
+            label: qsTr("Draft tokens")
+            from: 0; to: 8; stepSize: 1
+            value: page.app.models.draftTokens
+            valueText: value === 0 ? qsTr("off")
+                       : page.app.models.draftModelIndex < 0 ? qsTr("%1 by n-gram lookup").arg(value)
+                       : qsTr("%1 by the draft model").arg(value)
+            onMoved: v => page.app.models.draftTokens = v
+        }
+        Label {
+            objectName: "draftTokensNote"
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            opacity: 0.75
+            text: qsTr("Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.")
         }
 
         Label { text: qsTr("Appearance"); font.bold: true; Layout.topMargin: 12 }
