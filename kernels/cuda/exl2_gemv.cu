@@ -325,7 +325,7 @@ constexpr std::size_t gemv_smem_bytes(int upb) {
          + std::size_t(k_warps) * MT * k_tile_cols * 4           // warp partials
          + std::size_t(upb) * 32 * 2                             // permutation (uint16)
          + std::size_t(MT) * upb * 32 * 2                        // activations (fp16)
-         + std::size_t(1 + k_warps) * 8 * 4;                     // row norms
+         + std::size_t(1 + k_warps) * MT * 4;                    // row norms ([MT] + [warps][MT])
 }
 
 template <int MT, int MODE>

@@ -125,7 +125,7 @@ struct PlanOptions {
   std::uint64_t reserve_first = 192 * kMiB;  // automatic split: kept free on GPU 0 ...
   std::uint64_t reserve_other = 64 * kMiB;   // ... and on every other GPU
   std::uint64_t fragmentation_margin = 64 * kMiB;  // stated slack per device holding layers
-  std::uint64_t alloc_granularity = 2 * kMiB;      // device allocations >= 1 MiB round up to this
+  std::uint64_t alloc_granularity = 2 * kMiB;      // device allocations of at least this size round up to it
   int draft_tokens = 4;               // K drafted tokens per verification
   double draft_acceptance = 0.7;      // a: probability each drafted token is accepted
 };

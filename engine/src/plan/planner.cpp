@@ -18,7 +18,9 @@ std::uint64_t total(const DeviceComponents& p) {
 std::uint64_t default_context_mib(const GpuSpec& g) {
   if (g.context_mib) return g.context_mib;
   const std::string& n = g.name;
-  if (n.find("H100") != std::string::npos || n.find("H200") != std::string::npos) return 512;
+  // H200 measured (bench/RESULTS.md, session 7): process peak minus the allocator's bytes and the
+  // driver's rounding, 590 MiB in every case (context, cuBLAS handle, the module's kernels).
+  if (n.find("H100") != std::string::npos || n.find("H200") != std::string::npos) return 590;
   if (n.find("A100") != std::string::npos) return 448;
   return 320;
 }
@@ -30,7 +32,10 @@ struct Ctx {
   double per_token_layer;
   std::uint64_t round(std::uint64_t b) const {
     if (o.layout != Layout::engine || b == 0) return 0;
-    const std::uint64_t g = b >= kMiB ? std::max<std::uint64_t>(o.alloc_granularity, 1) : 512;
+    // The driver packs allocations smaller than its granule into shared pages (measured on the
+    // H200: the K/V buffers of 1 MiB each cost nothing beyond their size); larger ones round up.
+    const std::uint64_t gran = std::max<std::uint64_t>(o.alloc_granularity, 1);
+    const std::uint64_t g = b >= gran ? gran : 512;
     return (b + g - 1) / g * g - b;
   }
   std::uint64_t round_all(const std::vector<std::uint64_t>& v) const {
@@ -47,7 +52,18 @@ struct Ctx {
     p.rounding += round_all(l.buffers);
     const std::uint64_t c = layer_cache();
     p.cache += c;
-    p.rounding += 2 * round(c / 2);  // K and V buffers
+    p.rounding += cache_rounding();
+  }
+  // The layer's K and V stores are allocated separately, and so are a quantized store's scales.
+  std::uint64_t cache_rounding() const {
+    const double d = double(m.config.num_kv_heads) * m.config.head_dim;
+    const double t = double(tokens) * std::max(1, o.batch);
+    std::uint64_t r = 0;
+    for (int bits : {o.cache.k_bits, o.cache.v_bits}) {
+      r += round(std::uint64_t(std::llround(t * d * bits / 8.0)));
+      if (o.cache.quantized()) r += round(std::uint64_t(std::llround(t * d / 32.0 * 2.0)));
+    }
+    return r;
   }
   void add_head(DeviceComponents& p) const {
     p.head += m.head.device;
