@@ -171,3 +171,36 @@ EXL_TEST(plan, throughput_bound_hand_computed) {
   CHECK_NEAR(speculative_bound(0.010, 0.001, 2, 0.5), 1.75 / 0.012, 1e-9);
   CHECK_NEAR(speculative_bound(0.010, 0.001, 3, 1.0), 4.0 / 0.013, 1e-9);
 }
+
+// Device allocation rounding as measured on the H200 (bench/RESULTS.md, session 7): allocations
+// below the 2 MiB granule are packed (cost their size), larger ones round up to it; each layer's
+// K and V stores, and a quantized store's scales, are separate allocations.
+EXL_TEST(plan, allocation_rounding_hand_computed) {
+  auto rounding = [](int ctx, const char* cache) {
+    PlanOptions o;
+    o.layout = Layout::engine;
+    o.context = ctx;
+    o.cache = parse_cache(cache);
+    GpuSpec g;
+    g.name = "test";
+    g.memory_mib = 81920;
+    g.bandwidth_gbs = 1000;
+    o.gpus = {g};
+    const ModelShape s = shape_from_config(preset_config("tinyllama-1.1b"), 4.0, 6, o.layout);
+    return double(make_plan(s, o).devices.at(0).parts.rounding);
+  };
+  constexpr double MiB = 1048576.0;
+  // tinyllama: K or V of one layer = ctx * 256 * 2 bytes. 2048 -> 1 MiB (packed), 4096 -> 2 MiB
+  // (exact), 6144 -> 3 MiB (rounds to 4 MiB: 1 MiB for each of 2 x 22 stores). The scratch
+  // buffers that follow the context (partials, sampler window) stay below the granule or move by
+  // less than 64 KiB.
+  const double r2048 = rounding(2048, "fp16"), r4096 = rounding(4096, "fp16"), r6144 = rounding(6144, "fp16");
+  CHECK_NEAR(r2048, r4096, 64 * 1024.0);
+  CHECK_NEAR(r6144 - r4096, 44 * MiB, 64 * 1024.0);
+  // Q4 at 32768: data 4 MiB per store (exact), scales 512 KiB (packed): no more than FP16's exact 16 MiB.
+  CHECK_NEAR(rounding(32768, "q4"), rounding(32768, "fp16"), 64 * 1024.0);
+  // Q4 at 12288: data 1.5 MiB (packed), scales 96 KiB (packed); FP16: 6 MiB (exact).
+  CHECK_NEAR(rounding(12288, "q4"), rounding(12288, "fp16"), 64 * 1024.0);
+  // FP8 at 24576: 6 MiB per store, exact; at 20480: 5 MiB, rounds to 6: 44 MiB.
+  CHECK_NEAR(rounding(20480, "fp8") - rounding(24576, "fp8"), 44 * MiB, 64 * 1024.0);
+}
