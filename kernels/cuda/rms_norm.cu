@@ -11,15 +11,8 @@
 namespace exl::cuda {
 namespace {
 
-__global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __half* __restrict__ w, float eps,
-                                __half* __restrict__ y, const std::int32_t* __restrict__ perm) {
-  __shared__ float warp_sums[32];
-  pdl_trigger();
-  pdl_wait();
-  const float* xr = x + std::size_t(blockIdx.x) * dim;
-  __half* yr = y + std::size_t(blockIdx.x) * dim;
-  float ss = 0.0f;
-  for (int i = threadIdx.x; i < dim; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
+// The sum of every thread's ss over the block (warp shuffles, then the first warp), returned to all.
+__device__ __forceinline__ float block_sum(float ss, float* warp_sums) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
   if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = ss;
@@ -31,7 +24,19 @@ __global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __ha
     if (threadIdx.x == 0) warp_sums[0] = v;
   }
   __syncthreads();
-  const float r = rsqrtf(warp_sums[0] / float(dim) + eps);
+  return warp_sums[0];
+}
+
+__global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __half* __restrict__ w, float eps,
+                                __half* __restrict__ y, const std::int32_t* __restrict__ perm) {
+  __shared__ float warp_sums[32];
+  pdl_trigger();
+  pdl_wait();
+  const float* xr = x + std::size_t(blockIdx.x) * dim;
+  __half* yr = y + std::size_t(blockIdx.x) * dim;
+  float ss = 0.0f;
+  for (int i = threadIdx.x; i < dim; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
+  const float r = rsqrtf(block_sum(ss, warp_sums) / float(dim) + eps);
   if (perm) {
     for (int i = threadIdx.x; i < dim; i += blockDim.x) {
       const int p = __ldg(perm + i);
@@ -73,18 +78,7 @@ __global__ void __launch_bounds__(1024) rms_norm_perm_kernel(const float* __rest
   } else {
     for (int i = threadIdx.x; i < dim; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
   }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
-  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = ss;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    float v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0.0f;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    if (threadIdx.x == 0) warp_sums[0] = v;
-  }
-  __syncthreads();
-  const float inv = rsqrtf(warp_sums[0] / float(dim) + eps);
+  const float inv = rsqrtf(block_sum(ss, warp_sums) / float(dim) + eps);
   float xv[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) xv[r] = threadIdx.x + r * blockDim.x < dim ? xr[p[r]] : 0.0f;
