@@ -123,13 +123,17 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
     // (their outputs then come in down's stored row order, so down reads its input in order);
     // synthetic layers that share an input share a permutation, as converted models do.
     LinearFold folds[7];
+    // Linear j's input permutation as uploaded (stored, or the synthetic one of its seed).
+    auto host_perm = [&](int j) {
+      const exl_cuda_linear& L = *srcs[j];
+      return L.exl2.q_perm ? std::vector<std::int32_t>(L.exl2.q_perm, L.exl2.q_perm + L.in_features)
+                           : synthetic_perm(L.in_features, ls + 10 * (j + 1));
+    };
     std::vector<std::int32_t> down_perm;
     const bool all_exl2 = src.gate.kind == 1 && src.up.kind == 1 && src.down.kind == 1;
     if (fold_perms_ && all_exl2 && src.gate.out_features == src.down.in_features &&
         src.up.out_features == src.down.in_features) {
-      down_perm = src.down.exl2.q_perm
-                      ? std::vector<std::int32_t>(src.down.exl2.q_perm, src.down.exl2.q_perm + src.down.in_features)
-                      : synthetic_perm(src.down.in_features, ls + 70);
+      down_perm = host_perm(6);
       folds[4].col_perm = folds[5].col_perm = down_perm.data();
       folds[6].rows_in_order = true;
       l.down_in_order = true;
@@ -139,8 +143,7 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
       upload_linear(*srcs[j], &alloc_, ls ? ls + 10 * (j + 1) : 0, s, *dsts[j], &weight_bytes_, folds[j]);
     if (fold_perms_ && src.o.kind == 1) {
       const int od = src.o.in_features;
-      const std::vector<std::int32_t> perm =
-          src.o.exl2.q_perm ? std::vector<std::int32_t>(src.o.exl2.q_perm, src.o.exl2.q_perm + od) : synthetic_perm(od, ls + 40);
+      const std::vector<std::int32_t> perm = host_perm(3);
       std::vector<std::int32_t> pos(std::size_t(od), 0);
       for (int i = 0; i < od; ++i) pos[std::size_t(perm[std::size_t(i)])] = i;
       upload_small(l.o_pos, &alloc_, pos, "o input order", s);
@@ -309,6 +312,20 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, cons
   return dst ? dst : att_.get<__half>();
 }
 
+// The input of a GEMV that reads RMSNorm(x) (rows rows, fp32 residual): with `perm`, one RMSNorm
+// launch writes it into a_ in that stored row order (read contiguously); `unfold`: one RMSNorm
+// launch in feature order; otherwise the GEMV folds the norm into its gather.
+void CudaBackend::norm_input(GemvCall& c, const float* x, int rows, const DeviceBuffer& w, const std::int32_t* perm,
+                             bool unfold) {
+  c.in.ldx = hidden_;
+  if (perm || unfold) {
+    rms_norm(x, rows, hidden_, w.get<__half>(), eps_, a_.get<__half>(), stream_->get(), perm);
+    c.mode = k_x_half; c.in.x = a_.get<__half>(); c.in.permuted = perm != nullptr;
+  } else {
+    c.mode = k_x_norm; c.in.xf = x; c.in.norm_w = w.get<__half>(); c.in.eps = eps_;
+  }
+}
+
 // The fused form for t <= gemv_max_rows tokens of an all-EXL2 model: 6 or 7 launches per layer,
 // each allowed to start early (PDL, launch.cuh). RMSNorm is folded into the q/k/v and gate/up
 // launches, SiLU * up into the down projection; accumulators alternate between two sets, and
@@ -337,21 +354,12 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
     const bool unfold = t > 1 && unfold_rows_;
     __half* a = a_.get<__half>();
-    if (fold_perms_ && l.qkv_one_perm) {
-      rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s, l.q.view.perm);
-      c.mode = k_x_half; c.in.x = a; c.in.ldx = hidden_; c.in.permuted = true;
-    } else if (unfold) {
-      rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
-      c.mode = k_x_half; c.in.x = a; c.in.ldx = hidden_;
-    } else {
-      c.mode = k_x_norm;
-      c.in.xf = x; c.in.norm_w = l.input_norm.get<__half>(); c.in.eps = eps_; c.in.ldx = hidden_;
-    }
+    norm_input(c, x, t, l.input_norm, fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     exl2_gemv_run(c, s);
     // The attention output in o's stored row order where its permutation is known (t < 32 here).
     const bool fused_step = t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16;
-    const bool o_order = fold_perms_ && !fused_step && t < k_short_chunk && l.o_pos.bytes() > 0;
+    const bool o_order = !fused_step && t < k_short_chunk && l.o_pos.bytes() > 0;  // o_pos: fold_perms_
     const __half* o_in = att_.get<__half>();
     if (fused_step) {  // RoPE, cache write, attention, merge: one launch
       DecodeStepInputs in;
@@ -371,16 +379,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     GemvCall gu;
     gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
     gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
-    if (fold_perms_ && l.gu_one_perm) {
-      rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s, l.gate.view.perm);
-      gu.mode = k_x_half; gu.in.x = a; gu.in.ldx = hidden_; gu.in.permuted = true;
-    } else if (unfold) {
-      rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
-      gu.mode = k_x_half; gu.in.x = a; gu.in.ldx = hidden_;
-    } else {
-      gu.mode = k_x_norm;
-      gu.in.xf = x; gu.in.norm_w = l.post_norm.get<__half>(); gu.in.eps = eps_; gu.in.ldx = hidden_;
-    }
+    norm_input(gu, x, t, l.post_norm, fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
     exl2_gemv_run(gu, s);
     prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
     GemvCall d;
@@ -400,19 +399,8 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   GemvCall h;
   h.m = head_rows; h.sm_count = sm_count_; h.ws = gemv_view_;
   h.add(head_.view, logits_.get<float>(), vocab_);
-  if (fold_perms_) {
-    rms_norm(x + std::size_t(head_row0) * hidden_, head_rows, hidden_, final_norm_.get<__half>(), eps_,
-             a_.get<__half>(), s, head_.view.perm);
-    h.mode = k_x_half; h.in.x = a_.get<__half>(); h.in.ldx = hidden_; h.in.permuted = true;
-  } else if (head_rows > 1 && unfold_rows_) {
-    rms_norm(x + std::size_t(head_row0) * hidden_, head_rows, hidden_, final_norm_.get<__half>(), eps_,
-             a_.get<__half>(), s);
-    h.mode = k_x_half; h.in.x = a_.get<__half>(); h.in.ldx = hidden_;
-  } else {
-    h.mode = k_x_norm;
-    h.in.xf = x + std::size_t(head_row0) * hidden_; h.in.norm_w = final_norm_.get<__half>(); h.in.eps = eps_;
-    h.in.ldx = hidden_;
-  }
+  norm_input(h, x + std::size_t(head_row0) * hidden_, head_rows, final_norm_, fold_perms_ ? head_.view.perm : nullptr,
+             head_rows > 1 && unfold_rows_);
   exl2_gemv_run(h, s);
   if (copy_logits_)
     EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), logits_.get(), std::size_t(head_rows) * vocab_ * 4,

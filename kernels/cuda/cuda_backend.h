@@ -139,6 +139,7 @@ class CudaBackend {
   // Returns the output (att_, or a_ when `o_order` asks for o's stored row order and V is rotated).
   const __half* attend(DeviceLayer& l, const AttentionShape& as, const float* q32, const float* k32, const float* v32,
                        bool o_order = false);
+  void norm_input(GemvCall& c, const float* x, int rows, const DeviceBuffer& w, const std::int32_t* perm, bool unfold);
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path
   PinnedBuffer h_step_, h_ids_, h_logits_;
   GraphExec decode_graph_;

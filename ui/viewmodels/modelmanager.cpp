@@ -16,6 +16,14 @@ namespace {
 constexpr int kMinContext = 512;
 constexpr int kMaxDraftTokens = 8;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Appends the models of `found` whose folder `list` does not hold yet, in order.
+void appendNewModels(QList<ModelInfo> &list, const QList<ModelInfo> &found)
+{
+    for (const ModelInfo &f : found)
+        if (std::none_of(list.begin(), list.end(), [&](const ModelInfo &m) { return m.path == f.path; }))
+            list.append(f);
+}
 }  // namespace
 
 ModelManager::ModelManager(InferenceService *service, std::unique_ptr<VramPlanner> planner, QObject *parent)
@@ -241,9 +249,7 @@ QCoro::Task<bool> ModelManager::addModelFolder(const QString &pathOrUrl)
             refresh();  // the scan under way does not know the new folder
         } else {
             // What a scan of all the folders would add: the new folder's models, last.
-            for (const ModelInfo &found : std::as_const(result.models))
-                if (std::none_of(m_scanned.begin(), m_scanned.end(), [&](const ModelInfo &m) { return m.path == found.path; }))
-                    m_scanned.append(found);
+            appendNewModels(m_scanned, result.models);
             applyModels();
         }
     }
@@ -287,10 +293,7 @@ void ModelManager::applyModels()
 {
     const QString current = m_currentIndex >= 0 ? m_models.at(m_currentIndex).path : QString();
     QList<ModelInfo> models = m_service ? m_service->availableModels() : QList<ModelInfo>();
-    for (const ModelInfo &found : std::as_const(m_scanned)) {
-        if (std::none_of(models.begin(), models.end(), [&](const ModelInfo &m) { return m.path == found.path; }))
-            models.append(found);
-    }
+    appendNewModels(models, m_scanned);
     beginResetModel();
     m_models = models;
     m_currentIndex = -1;
