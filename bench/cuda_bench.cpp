@@ -123,7 +123,19 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
   bool ok = true;
   auto run = [&]() -> bool {
     CHECKED(api->load(b, &m, nullptr, nullptr));
-    CHECKED(api->allocate_cache(b, max_ctx, cache.code));
+    // EXL_BENCH_PAGED=1: the paged cache, its pages in reverse order (every page away from its
+    // neighbours), as the engine's page table may scatter a long conversation.
+    const char* paged = std::getenv("EXL_BENCH_PAGED");
+    if (paged && std::string(paged) == "1") {
+      const int pages = (max_ctx + 255) / 256;
+      std::vector<std::int32_t> table(static_cast<std::size_t>(pages));
+      for (int i = 0; i < pages; ++i) table[std::size_t(i)] = pages - 1 - i;
+      CHECKED(api->allocate_paged_cache(b, max_ctx, pages, cache.code));
+      CHECKED(api->set_cache_pages(b, table.data(), pages, 0));
+      std::printf("paged cache: %d pages of 256 tokens, in reverse order\n", pages);
+    } else {
+      CHECKED(api->allocate_cache(b, max_ctx, cache.code));
+    }
     exl_cuda_memory mem{};
     CHECKED(api->memory(b, &mem));
     std::printf("\n== %s %s, %s cache: weights read per token %.3f GB (module counts %.3f GB), VRAM used %.2f GiB, cache %.2f GiB\n",

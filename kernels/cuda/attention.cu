@@ -30,6 +30,7 @@
 #include "async_copy.cuh"
 #include "cuda_check.h"
 #include "kernels.h"
+#include "kv_pages.cuh"
 #include "launch.cuh"
 
 namespace exl::cuda {
@@ -42,7 +43,7 @@ template <int D>
 __global__ void __launch_bounds__(128) attn_split_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                          const __half* __restrict__ vc, const int* past, int nh,
                                                          int nkv, float scale, int split_len, int splits,
-                                                         float* __restrict__ part) {
+                                                         float* __restrict__ part, const int* __restrict__ pages) {
   pdl_trigger();
   pdl_wait();
   constexpr int EPL = D / 32;       // elements per lane in q.k
@@ -79,7 +80,7 @@ __global__ void __launch_bounds__(128) attn_split_kernel(const __half* __restric
       const int key = tile0 + j;
       float kv[EPL];
       if (j < nkeys) {
-        const __half* kr = kc + (std::size_t(key) * nkv + kh) * D + lane * EPL;
+        const __half* kr = kc + (std::size_t(kv_row(pages, key)) * nkv + kh) * D + lane * EPL;
 #pragma unroll
         for (int e = 0; e < EPL; ++e) kv[e] = __half2float(kr[e]);
       }
@@ -124,7 +125,7 @@ __global__ void __launch_bounds__(128) attn_split_kernel(const __half* __restric
       if (dim >= D) break;
       for (int hh = 0; hh < g; ++hh) acc[hh][dd] *= a_s[hh];
       for (int j = 0; j < nkeys; ++j) {
-        const float v = __half2float(vc[(std::size_t(tile0 + j) * nkv + kh) * D + dim]);
+        const float v = __half2float(vc[(std::size_t(kv_row(pages, tile0 + j)) * nkv + kh) * D + dim]);
 #pragma unroll
         for (int hh = 0; hh < k_max_group; ++hh)
           if (hh < g) acc[hh][dd] = fmaf(sc[hh][j], v, acc[hh][dd]);
@@ -187,7 +188,7 @@ constexpr std::size_t prefill_smem_bytes() {
 // e: the element's flat index within the store's position-major array (a multiple of 8).
 __device__ __forceinline__ uint4 kv_load8(const KvSource& src, int key, int past, std::size_t row, std::size_t col) {
   if (key >= past && src.stage) return *reinterpret_cast<const uint4*>(src.stage + std::size_t(key - past) * row + col);
-  const std::size_t e = std::size_t(key) * row + col;
+  const std::size_t e = std::size_t(kv_row(src.pages, key)) * row + col;
   uint4 r;
   __half2* h = reinterpret_cast<__half2*>(&r);
   switch (src.fmt) {
@@ -242,7 +243,7 @@ __device__ __forceinline__ void kv_raw16(const KvSource& src, int key, int past,
     r.a = p[0]; r.b = p[1];
     return;
   }
-  const std::size_t e = std::size_t(key) * row + col;
+  const std::size_t e = std::size_t(kv_row(src.pages, key)) * row + col;
   switch (F ? F : src.fmt) {
     case kv_fp8: r.a = *reinterpret_cast<const uint4*>(static_cast<const std::uint8_t*>(src.data) + e); return;
     case kv_q8:
@@ -333,7 +334,7 @@ __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restr
         *reinterpret_cast<uint4*>(dk + row * LD + c) = kv_load8(kq, key, past, rw, col);
         *reinterpret_cast<uint4*>(dv + row * LD + c) = kv_load8(vq, key, past, rw, col);
       } else if (key < kv_end) {
-        const std::size_t src = (std::size_t(key) * nkv + kh) * D + c;
+        const std::size_t src = (std::size_t(kv_row(kq.pages, key)) * nkv + kh) * D + c;
         cp_async16(dk + row * LD + c, kc + src);
         cp_async16(dv + row * LD + c, vc + src);
       } else {
@@ -471,8 +472,10 @@ void launch_prefill(const AttentionShape& a, const __half* q, const __half* k_ca
     configured = true;
   }
   const float scale_log2 = a.scale * 1.4426950408889634f;
+  KvSource kp = kq, vp = vq;
+  kp.pages = vp.pages = a.pages;  // (the fp16 form reads kp.pages only)
   launch(attn_prefill_kernel<D, Q>, dim3((a.t + k_pf_rows - 1) / k_pf_rows, a.nh), dim3(128), smem, s, q, k_cache,
-         v_cache, past, a.t, a.nh, a.nkv, scale_log2, out, out32, kq, vq);
+         v_cache, past, a.t, a.nh, a.nkv, scale_log2, out, out32, kp, vp);
   EXL_CUDA_CHECK_LAUNCH();
 }
 
@@ -636,7 +639,8 @@ template <int D, int G, bool FUSED>
 __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restrict__ q, const __half* kc,
                                                           const __half* vc, const int* past, int nh,
                                                           int nkv, float scale, int splits, float* __restrict__ part,
-                                                          DecodeStepInputs f, __half* out, float* out32) {
+                                                          DecodeStepInputs f, __half* out, float* out32,
+                                                          const int* __restrict__ pages) {
   pdl_trigger();
   pdl_wait();
   // G is the power of two at or above the group size g = nh / nkv; heads g .. G-1 are idle.
@@ -656,7 +660,7 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
   const int d0 = sub * 16;
   if constexpr (FUSED) {
     if (k1 == kv_len) {  // this split holds the new key: RoPE it and write the K and V rows
-      const std::size_t row = (std::size_t(kv_len - 1) * nkv + kh) * D;
+      const std::size_t row = (std::size_t(kv_row(pages, kv_len - 1)) * nkv + kh) * D;
       __half* kw = const_cast<__half*>(kc) + row;
       __half* vw = const_cast<__half*>(vc) + row;
       const float* kr = f.k + std::size_t(kh) * D;
@@ -702,8 +706,9 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
       const int key = base + uu * KPW + slot;
       valid[uu] = key < k1;
       const int kk = valid[uu] ? key : k0;
-      const uint4* kp = reinterpret_cast<const uint4*>(kbase + kk * row_stride);
-      const uint4* vp = reinterpret_cast<const uint4*>(vbase + kk * row_stride);
+      const std::size_t kr_at = std::size_t(kv_row(pages, kk)) * row_stride;
+      const uint4* kp = reinterpret_cast<const uint4*>(kbase + kr_at);
+      const uint4* vp = reinterpret_cast<const uint4*>(vbase + kr_at);
       kr[uu][0] = kp[0]; kr[uu][1] = kp[1];
       vr[uu][0] = vp[0]; vr[uu][1] = vp[1];
     }
@@ -855,7 +860,7 @@ void launch_decode(const AttentionShape& a, const __half* q, const __half* k, co
   const int g = a.nh / a.nkv;
 #define EXL_DECODE(G)                                                                                              \
   launch(attn_decode_kernel<D, G, FUSED>, dim3(grid), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, a.scale, a.splits, \
-         part, f, out, out32)
+         part, f, out, out32, a.pages)
   switch (g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8) {
     case 1: EXL_DECODE(1); break;
     case 2: EXL_DECODE(2); break;
@@ -909,9 +914,9 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
   const dim3 grid(a.splits, a.nkv, a.t);
   if (a.d != 64 && a.d != 128 && a.d != 256) return;  // (check_shape threw)
   switch (a.d) {
-    case 64: launch(attn_split_kernel<64>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
-    case 128: launch(attn_split_kernel<128>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
-    case 256: launch(attn_split_kernel<256>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part); break;
+    case 64: launch(attn_split_kernel<64>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part, a.pages); break;
+    case 128: launch(attn_split_kernel<128>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part, a.pages); break;
+    case 256: launch(attn_split_kernel<256>, dim3(grid), dim3(128), 0, s, q, k_cache, v_cache, past, a.nh, a.nkv, a.scale, a.split_len, a.splits, part, a.pages); break;
     default: throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (64, 128, 256 supported)");
   }
   EXL_CUDA_CHECK_LAUNCH();
@@ -933,6 +938,8 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
   for (const KvSource* src : {&k, &v})
     if (src->fmt != kv_f16 && !src->stage)
       throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
+  KvSource kp = k, vp = v;
+  kp.pages = vp.pages = a.pages;
   if (a.t < k_prefill_min_t && a.splits >= 1) {
     const int g = a.nh / a.nkv;
     // Formats with their own kernels (the cache types' pairs); others take the generic form.
@@ -940,7 +947,7 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
     const bool known = (a.d == 64 || a.d == 128) &&
                        (pair == kv_fp8 * 9 || pair == kv_q8 * 9 || pair == kv_q4 * 9 || pair == kv_q8 * 8 + kv_q4);
 #define EXL_DECODE_QF(D, G, KF, VF)                                                                                    \
-  launch(attn_decode_q_kernel<D, G, KF, VF>, dim3(a.splits, a.nkv, a.t), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, \
+  launch(attn_decode_q_kernel<D, G, KF, VF>, dim3(a.splits, a.nkv, a.t), dim3(128), 0, s, q, kp, vp, past, a.nh, a.nkv, \
          a.scale, a.splits, part)
 #define EXL_DECODE_Q(D, G)                                                        \
   if (!known || D == 256) EXL_DECODE_QF(D, G, 0, 0);                              \

@@ -167,9 +167,13 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
                      " MiB of weights");
 }
 
-void CudaBackend::allocate_cache(int max_seq_len, int kfmt, int vfmt) {
+void CudaBackend::allocate_cache(int max_seq_len, int kfmt, int vfmt, int pages) {
   EXL_CUDA_REQUIRE(loaded_, "allocate_cache before load");
   EXL_CUDA_REQUIRE(max_seq_len > 0, "cache length must be positive");
+  const int table_len = (max_seq_len + k_kv_page_tokens - 1) / k_kv_page_tokens;
+  EXL_CUDA_REQUIRE(pages == 0 || pages >= table_len,
+                   "a paged cache of " + std::to_string(pages) + " pages cannot hold one sequence of " +
+                       std::to_string(max_seq_len) + " tokens (" + std::to_string(table_len) + " pages)");
   if ((kv_rotated(kfmt) || kv_rotated(vfmt)) && hd_ % 64 != 0)
     throw_status(EXL_CUDA_ERR_UNSUPPORTED, "a Q8/Q4 cache needs head_dim a multiple of 64 (the model has " +
                                                std::to_string(hd_) + ")");
@@ -180,11 +184,15 @@ void CudaBackend::allocate_cache(int max_seq_len, int kfmt, int vfmt) {
   capacity_ = 0;
   for (DeviceLayer& l : layers_) { l.k_cache.reset(); l.v_cache.reset(); l.k_scales.reset(); l.v_scales.reset(); }
   k_stage_.reset(); v_stage_.reset();
+  pages_.reset();
+  store_pages_ = 0;
   kfmt_ = kfmt; vfmt_ = vfmt;
-  // Q8/Q4 stores hold whole 512-element blocks: the capacity rounded up to the block's tokens.
+  // Q8/Q4 stores hold whole 512-element blocks: the capacity rounded up to the block's tokens
+  // (a page, 256 tokens, is always a whole number of blocks).
   const int row = nkv_ * hd_;
   const int qb = kv_rotated(kfmt) || kv_rotated(vfmt) ? kv_q_block_tokens(row) : 1;
-  const std::size_t elems = std::size_t((max_seq_len + qb - 1) / qb * qb) * row;
+  const std::size_t tokens = pages > 0 ? std::size_t(pages) * k_kv_page_tokens : std::size_t(max_seq_len);
+  const std::size_t elems = (tokens + qb - 1) / qb * qb * row;
   const cudaStream_t s = stream_->get();
   auto store = [&](DeviceBuffer& data, DeviceBuffer& scales, int fmt, const char* what, const char* swhat) {
     data.allocate(&alloc_, kv_store_data_bytes(fmt, elems), what);
@@ -202,6 +210,16 @@ void CudaBackend::allocate_cache(int max_seq_len, int kfmt, int vfmt) {
   const std::size_t stage = std::size_t(std::min(opt_.max_chunk, max_seq_len)) * row * 2;
   if (kfmt != kv_f16) k_stage_.allocate(&alloc_, stage, "K staging (quantized cache)");
   if (vfmt != kv_f16) v_stage_.allocate(&alloc_, stage, "V staging (quantized cache)");
+  if (pages > 0) {
+    // The page table starts as the identity (logical page i in store page i), so a caller that
+    // never sets one (benchmarks, module tests) sees a contiguous sequence.
+    pages_.allocate(&alloc_, std::size_t(table_len) * 4, "KV page table");
+    h_pages_.assign(std::size_t(table_len), 0);
+    for (int i = 0; i < table_len; ++i) h_pages_[std::size_t(i)] = i;
+    EXL_CUDA_CHECK(cudaMemcpyAsync(pages_.get(), h_pages_.data(), pages_.bytes(), cudaMemcpyHostToDevice, s));
+    stream_->sync();  // h_pages_ is pageable and changes later
+    store_pages_ = pages;
+  }
   capacity_ = max_seq_len;
   cache_len_ = 0;
   allocate_scratch();
@@ -291,7 +309,8 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, cons
   __half* qh = qh_.get<__half>();
   __half* kdst = kq ? k_stage_.get<__half>() : l.k_cache.get<__half>();
   __half* vdst = vq ? v_stage_.get<__half>() : l.v_cache.get<__half>();
-  rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh, kdst, vdst, s, kq, vq);
+  rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh, kdst, vdst, s, kq, vq,
+                 as.pages);
   if (!kq && !vq) {
     attention(as, qh, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(), att_.get<__half>(),
               nullptr, s, o_pos);
@@ -305,8 +324,8 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, cons
   // A rotated V: kv_finish rotates the output back, into o's order in a_ (free until the next RMSNorm).
   const bool v_rot = kv_rotated(vfmt_);
   attention(a, qh, ksrc, vsrc, past, part_.get<float>(), att_.get<__half>(), nullptr, s, v_rot ? nullptr : o_pos);
-  const KvStoreWrite kw{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kdst};
-  const KvStoreWrite vw{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vdst};
+  const KvStoreWrite kw{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kdst, as.pages};
+  const KvStoreWrite vw{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vdst, as.pages};
   __half* dst = v_rot && o_pos ? a_.get<__half>() : nullptr;
   kv_finish(att_.get<__half>(), t, nh_, nkv_, hd_, kw, vw, past, s, dst, dst ? o_pos : nullptr);
   return dst ? dst : att_.get<__half>();
@@ -340,7 +359,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
   embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, inits,
                  accumulator_inits(0, t, head_rows, inits), s);
-  AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits};
+  AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
   for (int li = 0; li < nl_; ++li) {
     const DeviceLayer& l = layers_[std::size_t(li)];
     float* q32 = fqkv_[li % 2].get<float>();
@@ -431,7 +450,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   float* u32 = g32 + std::size_t(t) * inter_;
   const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
   embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, nullptr, 0, s);
-  AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits};
+  AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
   for (DeviceLayer& l : layers_) {
     rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
     EXL_CUDA_CHECK(cudaMemsetAsync(q32, 0, std::size_t(t) * (qd + 2 * kd) * 4, s));
@@ -544,6 +563,55 @@ void CudaBackend::run_eager(int n, int logits_mode, float* logits) {
     std::memcpy(logits + std::size_t(r) * vocab_, h_logits_.get(), std::size_t(cnt) * vocab_ * 4);
   }
   cache_len_ += n;
+}
+
+void CudaBackend::set_pages(const std::int32_t* table, int count, int length) {
+  EXL_CUDA_REQUIRE(capacity_ > 0, "set_cache_pages before allocate_cache");
+  EXL_CUDA_REQUIRE(length >= 0 && length <= capacity_,
+                   "set_cache_pages: length " + std::to_string(length) + " outside 0.." + std::to_string(capacity_));
+  if (!table) {  // (the caller's page bookkeeping says which positions hold valid K/V)
+    cache_len_ = length;
+    return;
+  }
+  EXL_CUDA_REQUIRE(store_pages_ > 0, "set_cache_pages: the cache is not paged");
+  EXL_CUDA_REQUIRE(count >= 0 && std::size_t(count) <= h_pages_.size(),
+                   "set_cache_pages: " + std::to_string(count) + " pages (the table holds " +
+                       std::to_string(h_pages_.size()) + ")");
+  for (int i = 0; i < count; ++i)
+    EXL_CUDA_REQUIRE(table[i] >= 0 && table[i] < store_pages_, "set_cache_pages: page " + std::to_string(table[i]) +
+                                                                   " outside 0.." + std::to_string(store_pages_ - 1));
+  use_device(opt_.device);
+  if (count > 0 && !std::equal(table, table + count, h_pages_.begin())) {
+    std::copy(table, table + count, h_pages_.begin());
+    // Pageable source: the copy has read it when this returns; stream order puts it before the next step.
+    EXL_CUDA_CHECK(cudaMemcpyAsync(pages_.get(), h_pages_.data(), std::size_t(count) * 4, cudaMemcpyHostToDevice,
+                                   stream_->get()));
+  }
+  cache_len_ = length;
+}
+
+void CudaBackend::copy_page(int dst, int src) {
+  EXL_CUDA_REQUIRE(store_pages_ > 0, "copy_cache_page: the cache is not paged");
+  EXL_CUDA_REQUIRE(dst >= 0 && dst < store_pages_ && src >= 0 && src < store_pages_,
+                   "copy_cache_page: pages " + std::to_string(dst) + ", " + std::to_string(src) + " outside 0.." +
+                       std::to_string(store_pages_ - 1));
+  if (dst == src) return;
+  use_device(opt_.device);
+  const cudaStream_t s = stream_->get();
+  const std::size_t row = std::size_t(nkv_) * hd_, elems = row * k_kv_page_tokens;
+  // Bytes of one page in a store of format fmt, and of its scales (elements / 32 fp16).
+  auto copy = [&](DeviceBuffer& b, std::size_t page_bytes) {
+    if (!b.bytes()) return;
+    char* p = static_cast<char*>(b.get());
+    EXL_CUDA_CHECK(cudaMemcpyAsync(p + std::size_t(dst) * page_bytes, p + std::size_t(src) * page_bytes, page_bytes,
+                                   cudaMemcpyDeviceToDevice, s));
+  };
+  for (DeviceLayer& l : layers_) {
+    copy(l.k_cache, kv_store_data_bytes(kfmt_, elems));
+    copy(l.v_cache, kv_store_data_bytes(vfmt_, elems));
+    copy(l.k_scales, elems / 32 * 2);
+    copy(l.v_scales, elems / 32 * 2);
+  }
 }
 
 void CudaBackend::truncate(int length) {

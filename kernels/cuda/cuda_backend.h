@@ -74,8 +74,15 @@ class CudaBackend {
  public:
   explicit CudaBackend(const exl_cuda_options& o);
   void load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user);
-  // kfmt, vfmt: KvFmt (kernels.h) of the K and V stores.
-  void allocate_cache(int max_seq_len, int kfmt = kv_f16, int vfmt = kv_f16);
+  // kfmt, vfmt: KvFmt (kernels.h) of the K and V stores. pages > 0: a paged cache of that many
+  // pages of k_kv_page_tokens (at least one sequence of max_seq_len), read through the page table
+  // set_pages() writes; 0: one contiguous sequence of max_seq_len.
+  void allocate_cache(int max_seq_len, int kfmt = kv_f16, int vfmt = kv_f16, int pages = 0);
+  // The active sequence: its page table's first `count` entries (table null: unchanged) and its
+  // length (the next step's position). Only a paged cache takes a table or a longer length.
+  void set_pages(const std::int32_t* table, int count, int length);
+  // Copies every layer's K/V (and scales) of store page src to page dst (copy on write).
+  void copy_page(int dst, int src);
   void forward(const std::int32_t* ids, int n, int logits_mode, float* logits);
   // forward of n ids and sampling of the last position on the device (cuda_backend_sample.cpp).
   void forward_sample(const std::int32_t* ids, int n, const exl_cuda_sampler& s, exl_cuda_sample_result* out);
@@ -134,6 +141,10 @@ class CudaBackend {
   DeviceBuffer cs_;                // RoPE table of the step's positions, fp32x2 [chunk, d/2]
   DeviceBuffer fqkv_[2], fgu_[2];  // the fused path's alternating accumulator sets
   int kfmt_ = kv_f16, vfmt_ = kv_f16;  // KV store formats
+  DeviceBuffer pages_;                 // paged cache: the active sequence's page table, int32
+  std::vector<std::int32_t> h_pages_;  // its host copy
+  int store_pages_ = 0;                // pages in each store (0: contiguous)
+  const int* page_table() const { return store_pages_ > 0 ? pages_.get<int>() : nullptr; }
   DeviceBuffer k_stage_, v_stage_;     // a quantized store's chunk rows, fp16 [chunk, nkv, d]
   // RoPE, the cache write and attention of one layer for t tokens (q/k/v fp32 in, att_ out).
   // Returns the output (att_, or a_ when `o_order` asks for o's stored row order and V is rotated).

@@ -112,6 +112,15 @@ void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s);
 void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s,
               const std::int32_t* perm = nullptr);
 
+// ---- paged KV cache ----
+// A layer's K/V stores hold pages of k_kv_page_tokens positions; a sequence's page table (device
+// int32 [pages of the context]) gives the physical page of each logical one, so position p lives
+// in store row table[p / 256] * 256 + p % 256. Every launcher below that reads or writes a
+// store takes the table (`pages`; null: one contiguous sequence, row = position). A Q8/Q4 block
+// (kv_q_block_tokens, at most 8 positions for rows of 64-element multiples) never crosses a page.
+constexpr int k_kv_page_shift = 8;
+constexpr int k_kv_page_tokens = 1 << k_kv_page_shift;
+
 // ---- rope.cu ----
 // RoPE of the step's positions *past + i (i < t): cs fp32x2 [t, d/2] holds (cos, sin) * mscale.
 struct RopeParams {
@@ -124,11 +133,11 @@ struct RopeParams {
 void rope_table(const RopeParams& r, int t, cudaStream_t s);
 // Rotates q (fp32 [t, nh, d]) and k (fp32 [t, nkv, d]) with the table, writes q as fp16
 // [t, nh, d], and k, v (v fp32 [t, nkv, d]) as fp16 into the caches [cap, nkv, d] at rows
-// *past + i, or, for a cache marked staged (a quantized store: kv_cache.cu), into its staging
-// [t, nkv, d] at rows i.
+// *past + i (through the page table `pages` when set), or, for a cache marked staged (a quantized
+// store: kv_cache.cu), into its staging [t, nkv, d] at rows i.
 void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
                     const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
-                    bool k_staged = false, bool v_staged = false);
+                    bool k_staged = false, bool v_staged = false, const int* pages = nullptr);
 // Test form: rotates x fp32 [t, heads, d] in place with the table (made by rope_table).
 void rope_inplace(float* x, int t, int heads, int d, const float2* cs, int style, cudaStream_t s);
 
@@ -147,6 +156,7 @@ struct KvSource {
   const void* data = nullptr;
   const __half* scales = nullptr;
   const __half* stage = nullptr;
+  const int* pages = nullptr;  // page table (null: contiguous); attention() sets it from the shape's
 };
 // A store to write the staged rows into (kv_finish).
 struct KvStoreWrite {
@@ -154,6 +164,7 @@ struct KvStoreWrite {
   void* data = nullptr;
   __half* scales = nullptr;
   const __half* stage = nullptr;
+  const int* pages = nullptr;  // page table (null: contiguous)
 };
 // Before attention, for Q8/Q4 stores: rotates q fp16 [t, nh, d] in place when K is rotated, and
 // the staged rows (k_stage, v_stage fp16 [t, nkv, d]) of each rotated store. d % 64 == 0.
@@ -173,6 +184,7 @@ struct AttentionShape {
   float scale = 0.0f;
   int split_len = 256;  // keys per split (multiple of 64); t < 32: unused (chosen on the device)
   int splits = 1;       // grid size over keys; t >= 32: splits * split_len >= past + t
+  const int* pages = nullptr;  // the sequence's page table (null: contiguous stores)
 };
 // t < 32 (decode, speculative verification, short chunks): for each query token, `splits` CTAs
 // per KV head share that token's keys evenly. t >= 32: tensor-core flash attention (head_dim 64,

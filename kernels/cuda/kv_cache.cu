@@ -20,6 +20,7 @@
 
 #include "cuda_check.h"
 #include "kernels.h"
+#include "kv_pages.cuh"
 #include "launch.cuh"
 
 namespace exl::cuda {
@@ -88,13 +89,17 @@ __device__ __forceinline__ std::uint8_t fp8_from_half_dev(std::uint16_t h) {
 }
 
 // One store's write of the staged rows [past, past + t): fp8 elementwise; q8/q4 whole 512-element
-// blocks (one 256-thread CUDA block each) over the q_block-aligned token range.
+// blocks (one 256-thread CUDA block each) over the q_block-aligned token range. Blocks are
+// counted in logical positions; a block lies within one page, so its store elements are
+// contiguous too (pe).
 __device__ void store_write(const KvStoreWrite& w, int past, int t, int row, int qb) {
   if (w.fmt == kv_fp8) {
-    const std::size_t n = std::size_t(t) * row, first = std::size_t(past) * row;
+    const std::size_t n = std::size_t(t) * row;
     std::uint8_t* d = static_cast<std::uint8_t*>(w.data);
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-      d[first + i] = fp8_from_half_dev(__half_as_ushort(w.stage[i]));
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+      const std::size_t r = i / std::size_t(row);
+      d[std::size_t(kv_row(w.pages, past + int(r))) * row + (i - r * row)] = fp8_from_half_dev(__half_as_ushort(w.stage[i]));
+    }
     return;
   }
   const int bits = w.fmt == kv_q4 ? 4 : 8;
@@ -105,17 +110,18 @@ __device__ void store_write(const KvStoreWrite& w, int past, int t, int row, int
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   std::uint8_t* data = static_cast<std::uint8_t*>(w.data);
   for (std::size_t b = b0 + blockIdx.x; b < b1; b += gridDim.x) {
-    const std::size_t e = b * 512 + std::size_t(warp) * 64 + 2 * lane;  // this lane's even element
+    const std::size_t e = b * 512 + std::size_t(warp) * 64 + 2 * lane;  // this lane's even element (logical)
     const std::size_t tok = e / std::size_t(row);
+    const std::size_t pe = std::size_t(kv_row(w.pages, int(tok))) * row + (e - tok * row);  // its store index
     float x0, x1;
     if (tok >= std::size_t(past) && tok < std::size_t(past + t)) {  // new: staged, already rotated
       const float2 v = __half22float2(reinterpret_cast<const __half2*>(w.stage)[(e - std::size_t(past) * row) / 2]);
       x0 = v.x; x1 = v.y;
     } else {  // old contents, as the reference re-reads them: dequantize, rotate back, rotate again
-      const float s = __half2float(w.scales[e / 32]);
+      const float s = __half2float(w.scales[pe / 32]);
       int v0, v1;
-      if (bits == 4) { const std::uint8_t by = data[e / 2]; v0 = by & 15; v1 = by >> 4; }
-      else { v0 = data[e]; v1 = data[e + 1]; }
+      if (bits == 4) { const std::uint8_t by = data[pe / 2]; v0 = by & 15; v1 = by >> 4; }
+      else { v0 = data[pe]; v1 = data[pe + 1]; }
       x0 = round_h(float(v0 - int(zero)) * s);
       x1 = round_h(float(v1 - int(zero)) * s);
       wht_pair<true>(x0, x1, lane);
@@ -131,9 +137,9 @@ __device__ void store_write(const KvStoreWrite& w, int past, int t, int row, int
     const float u1 = round_h(round_h(__fdiv_rn(x1, am)) * zero + zero);
     const int q0 = min(max(__float2int_rn(u0), 0), qmax), q1 = min(max(__float2int_rn(u1), 0), qmax);
     __syncwarp();  // every lane has read its old values before any lane overwrites the block
-    if (bits == 4) data[e / 2] = std::uint8_t(q0 | (q1 << 4));
-    else { data[e] = std::uint8_t(q0); data[e + 1] = std::uint8_t(q1); }
-    if ((lane & 15) == 0) w.scales[e / 32] = __float2half_rn(am * (1.0f / zero));
+    if (bits == 4) data[pe / 2] = std::uint8_t(q0 | (q1 << 4));
+    else { data[pe] = std::uint8_t(q0); data[pe + 1] = std::uint8_t(q1); }
+    if ((lane & 15) == 0) w.scales[pe / 32] = __float2half_rn(am * (1.0f / zero));
   }
 }
 

@@ -75,15 +75,45 @@ int api_load(exl_cuda_backend* b, const exl_cuda_model* m, exl_cuda_progress_fn 
   });
 }
 
+// Low byte: the K store's format (KvFmt: 1 fp16, 2 fp8, 3 q8, 4 q4); next byte: V's (0: as K).
+void cache_formats(int cache_type, int& kf, int& vf) {
+  kf = cache_type & 0xff;
+  vf = (cache_type >> 8) & 0xff ? (cache_type >> 8) & 0xff : kf;
+  auto known = [](int f) { return f >= kv_f16 && f <= kv_q4; };
+  if (!known(kf) || !known(vf) || (cache_type >> 16) != 0)
+    throw_status(EXL_CUDA_ERR_INVALID, "allocate_cache: unknown cache type code " + std::to_string(cache_type));
+}
+
 int api_allocate_cache(exl_cuda_backend* b, int max_seq_len, int cache_type) {
   return guarded([&] {
     EXL_CUDA_REQUIRE(b, "allocate_cache: null");
-    // Low byte: the K store's format (KvFmt: 1 fp16, 2 fp8, 3 q8, 4 q4); next byte: V's (0: as K).
-    const int kf = cache_type & 0xff, vf = (cache_type >> 8) & 0xff ? (cache_type >> 8) & 0xff : kf;
-    auto known = [](int f) { return f >= kv_f16 && f <= kv_q4; };
-    if (!known(kf) || !known(vf) || (cache_type >> 16) != 0)
-      throw_status(EXL_CUDA_ERR_INVALID, "allocate_cache: unknown cache type code " + std::to_string(cache_type));
+    int kf = 0, vf = 0;
+    cache_formats(cache_type, kf, vf);
     b->impl->allocate_cache(max_seq_len, kf, vf);
+  });
+}
+
+int api_allocate_paged_cache(exl_cuda_backend* b, int max_seq_len, int pages, int cache_type) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b, "allocate_paged_cache: null");
+    EXL_CUDA_REQUIRE(pages > 0, "allocate_paged_cache: " + std::to_string(pages) + " pages");
+    int kf = 0, vf = 0;
+    cache_formats(cache_type, kf, vf);
+    b->impl->allocate_cache(max_seq_len, kf, vf, pages);
+  });
+}
+
+int api_set_cache_pages(exl_cuda_backend* b, const std::int32_t* table, int count, int length) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b, "set_cache_pages: null");
+    b->impl->set_pages(table, count, length);
+  });
+}
+
+int api_copy_cache_page(exl_cuda_backend* b, int dst, int src) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(b, "copy_cache_page: null");
+    b->impl->copy_page(dst, src);
   });
 }
 
@@ -153,6 +183,9 @@ const exl_cuda_api k_api = {
     api_forward_sample,
     test_sample,
     test_kv_cache,
+    api_allocate_paged_cache,
+    api_set_cache_pages,
+    api_copy_cache_page,
 };
 
 }  // namespace

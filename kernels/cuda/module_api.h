@@ -16,7 +16,8 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 3u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache */
+#define EXL_CUDA_ABI_VERSION 4u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
+                                    4: paged KV cache */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -219,10 +220,26 @@ typedef struct exl_cuda_api {
    * staged), which also writes rows [past, ctx). out [t, nh, d] fp32 (from the fp16 output); the
    * stores' bytes after the step: k_data/v_data (ctx * nkv * d elements in the format's bytes; a
    * Q8/Q4 store's capacity rounded up to whole 512-element blocks, ceil(ctx / q_block) * q_block),
-   * k_scales/v_scales fp16 (elements / 32; Q8/Q4 only; may be null). */
+   * k_scales/v_scales fp16 (elements / 32; Q8/Q4 only; may be null).
+   * page_table (ABI 4; may be null: contiguous stores): the stores are paged (pages of 256
+   * positions, store_pages of them), position p in store page page_table[p / 256]; the bytes
+   * returned are still in position order (the entry reads the pages back through the table). */
   int (*test_kv_cache)(int device, int kfmt, int vfmt, const uint16_t* q, const uint16_t* k, const uint16_t* v, int t,
                        int past, int nh, int nkv, int d, float scale, const int* chunks, int n_chunks, float* out,
-                       uint8_t* k_data, uint16_t* k_scales, uint8_t* v_data, uint16_t* v_scales);
+                       uint8_t* k_data, uint16_t* k_scales, uint8_t* v_data, uint16_t* v_scales,
+                       const int32_t* page_table, int store_pages);
+
+  /* ---- ABI 4: paged KV cache ---- */
+  /* A cache of `pages` pages of 256 positions per layer (pages * 256 >= max_seq_len), one active
+   * sequence of up to max_seq_len positions read through its page table; the table starts as the
+   * identity. cache_type as allocate_cache. */
+  int (*allocate_paged_cache)(exl_cuda_backend* b, int max_seq_len, int pages, int cache_type);
+  /* The active sequence's page table, entries 0 .. count-1 (table NULL: unchanged), and its length
+   * (the next forward's first position; a paged cache may grow it, e.g. after attaching a cached
+   * prefix). The engine keeps the table (exl::PageCache) and calls this before each forward. */
+  int (*set_cache_pages)(exl_cuda_backend* b, const int32_t* table, int count, int length);
+  /* Copy on write: every layer's K and V (and scales) of page src into page dst. */
+  int (*copy_cache_page)(exl_cuda_backend* b, int dst, int src);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

@@ -2,13 +2,15 @@
 // The cos/sin pairs of the step's positions are computed once per forward (rope_table, or by
 // the embedding kernel in the backend) into a table fp32x2 [t, d/2]; every layer reads it.
 // Memory layout: q fp32 [t, nh, d], k/v fp32 [t, nkv, d] (the projections' outputs); q_out fp16
-// [t, nh, d]; caches fp16 [capacity, nkv, d], token-major, keys stored after RoPE.
+// [t, nh, d]; caches fp16 [capacity, nkv, d], token-major (rows through the page table when
+// paged), keys stored after RoPE.
 // Launch shape: grid = (t, nh + nkv), block = d/2 threads, one rotation pair per thread; the
 // KV-head blocks also convert that head's v row.
 // Precision: cos/sin as rope_common.cuh, rotation in fp32. The current
 // length `past` is read from device memory so a captured decode graph stays valid.
 #include "cuda_check.h"
 #include "kernels.h"
+#include "kv_pages.cuh"
 #include "launch.cuh"
 #include "rope_common.cuh"
 
@@ -31,7 +33,7 @@ __global__ void rope_table_kernel(RopeParams r, int t) {
 __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
                                 int nh, int nkv, int d, const int* past, const float2* __restrict__ cs, int style,
                                 __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
-                                bool k_staged, bool v_staged) {
+                                bool k_staged, bool v_staged, const int* __restrict__ pages) {
   pdl_trigger();
   pdl_wait();
   const int t = blockIdx.x, h = blockIdx.y, i = threadIdx.x;
@@ -49,7 +51,7 @@ __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __rest
   }
   const int kh = h - nh;
   const std::size_t o = (std::size_t(t) * nkv + kh) * d;
-  const std::size_t co = (std::size_t(pos) * nkv + kh) * d;
+  const std::size_t co = (std::size_t(kv_row(pages, pos)) * nkv + kh) * d;
   const std::size_t ko = k_staged ? o : co, vo = v_staged ? o : co;
   const float xa = k[o + a], xb = k[o + b];
   k_cache[ko + a] = __float2half_rn(xa * c.x - xb * c.y);
@@ -85,11 +87,11 @@ void rope_table(const RopeParams& r, int t, cudaStream_t s) {
 
 void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
                     const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
-                    bool k_staged, bool v_staged) {
+                    bool k_staged, bool v_staged, const int* pages) {
   if (t <= 0) return;
   if (d % 2 != 0 || d > 512) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "rope: head_dim " + std::to_string(d));
   launch(rope_qkv_kernel, dim3(t, nh + nkv), dim3(d / 2), 0, s, q, k, v, nh, nkv, d, past, cs, style, q_out, k_cache,
-         v_cache, k_staged, v_staged);
+         v_cache, k_staged, v_staged, pages);
 }
 
 void rope_inplace(float* x, int t, int heads, int d, const float2* cs, int style, cudaStream_t s) {

@@ -424,7 +424,7 @@ namespace exl::cuda {
 
 int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint16_t* k, const uint16_t* v, int t, int past,
                   int nh, int nkv, int d, float scale, const int* chunks, int n_chunks, float* out, uint8_t* k_data,
-                  uint16_t* k_scales, uint8_t* v_data, uint16_t* v_scales) {
+                  uint16_t* k_scales, uint8_t* v_data, uint16_t* v_scales, const int32_t* page_table, int store_pages) {
   return guarded([&] {
     EXL_CUDA_REQUIRE(q && k && v && out && t > 0 && past >= 0 && (n_chunks == 0 || chunks), "test_kv_cache: bad arguments");
     use_device(device);
@@ -434,13 +434,27 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
     const int qb = kv_rotated(kfmt) || kv_rotated(vfmt) ? kv_q_block_tokens(row) : 1;
     // The CPU store's capacity: whole 512-element blocks for Q8/Q4, ctx rows otherwise.
     auto elems_of = [&](int fmt) { return std::size_t(kv_rotated(fmt) ? (ctx + qb - 1) / qb * qb : ctx) * row; };
+    // Paged: the stores hold store_pages pages; position p sits in row kv_row(p) of them.
+    const int table_len = (ctx + k_kv_page_tokens - 1) / k_kv_page_tokens;
+    if (page_table) {
+      EXL_CUDA_REQUIRE(store_pages >= table_len, "test_kv_cache: fewer store pages than the context needs");
+      for (int i = 0; i < table_len; ++i)
+        EXL_CUDA_REQUIRE(page_table[i] >= 0 && page_table[i] < store_pages, "test_kv_cache: page out of range");
+    }
+    auto kv_row = [&](std::size_t pos) {
+      if (!page_table) return pos;
+      return std::size_t(page_table[pos / k_kv_page_tokens]) * k_kv_page_tokens + pos % k_kv_page_tokens;
+    };
+    const std::size_t store_elems = page_table ? std::size_t(store_pages) * k_kv_page_tokens * row : 0;
+    DeviceBuffer dpages = page_table ? to_device(page_table, std::size_t(table_len), "page table", s) : DeviceBuffer();
+    const int* pages = page_table ? dpages.get<int>() : nullptr;
     const int most = std::max(t, n_chunks ? *std::max_element(chunks, chunks + n_chunks) : 1);
     struct Store {
       DeviceBuffer data, scales, stage;
       int fmt;
     };
     auto make = [&](int fmt, const char* what) {
-      const std::size_t elems = elems_of(fmt);
+      const std::size_t elems = page_table ? store_elems : elems_of(fmt);
       Store x{DeviceBuffer(nullptr, kv_store_data_bytes(fmt, elems), what),
               DeviceBuffer(nullptr, kv_rotated(fmt) ? elems / 32 * 2 : 0, "scales"),
               DeviceBuffer(nullptr, std::size_t(most) * row * 2, "staging"), fmt};
@@ -455,16 +469,23 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
     std::vector<int> h_past(1);
     // Puts rows [p, p + n) of `src` where the layer step would: an fp16 store directly, else the staging.
     auto stage_rows = [&](Store& x, const uint16_t* src, int p, int n) {
-      const std::size_t bytes = std::size_t(n) * row * 2;
-      void* dst = x.fmt == kv_f16 ? static_cast<char*>(x.data.get()) + std::size_t(p) * row * 2 : x.stage.get();
-      EXL_CUDA_CHECK(cudaMemcpyAsync(dst, src + std::size_t(p) * row, bytes, cudaMemcpyHostToDevice, s));
+      if (x.fmt != kv_f16) {
+        EXL_CUDA_CHECK(cudaMemcpyAsync(x.stage.get(), src + std::size_t(p) * row, std::size_t(n) * row * 2,
+                                       cudaMemcpyHostToDevice, s));
+        return;
+      }
+      for (int i = p; i < p + n; ++i)  // row by row: each position to its page
+        EXL_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(x.data.get()) + kv_row(std::size_t(i)) * row * 2,
+                                       src + std::size_t(i) * row, std::size_t(row) * 2, cudaMemcpyHostToDevice, s));
     };
     auto set_past = [&](int p) {
       h_past[0] = p;
       EXL_CUDA_CHECK(cudaMemcpyAsync(dpast.get(), h_past.data(), 4, cudaMemcpyHostToDevice, s));
       EXL_CUDA_CHECK(cudaStreamSynchronize(s));  // h_past is pageable and reused
     };
-    auto writes = [&](Store& x) { return KvStoreWrite{x.fmt, x.data.get(), x.scales.get<__half>(), x.stage.get<__half>()}; };
+    auto writes = [&](Store& x) {
+      return KvStoreWrite{x.fmt, x.data.get(), x.scales.get<__half>(), x.stage.get<__half>(), pages};
+    };
     int p = 0;
     for (int c = 0; c < n_chunks; ++c) {
       EXL_CUDA_REQUIRE(chunks[c] > 0 && chunks[c] <= most, "test_kv_cache: bad chunk");
@@ -480,7 +501,7 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
     stage_rows(ks, k, past, t);
     stage_rows(vs, v, past, t);
     kv_prepare(dq.get<__half>(), t, nh, nkv, d, kfmt, ks.stage.get<__half>(), vfmt, vs.stage.get<__half>(), s);
-    AttentionShape a{t, nh, nkv, d, kv_rotated(kfmt) ? scale / 32.0f : scale, 64, 1};
+    AttentionShape a{t, nh, nkv, d, kv_rotated(kfmt) ? scale / 32.0f : scale, 64, 1, pages};
     a.splits = 1 + (ctx * 7) % 150;
     if (t >= 32) { a.split_len = ((ctx + 15) / 16 + 63) / 64 * 64; a.splits = (ctx + a.split_len - 1) / a.split_len; }
     DeviceBuffer part(nullptr, attention_partial_floats(a) * 4, "partials");
@@ -519,10 +540,24 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
                            std::to_string(i));
     }
     for (std::size_t i = 0; i < oh.size(); ++i) out[i] = half_to_float(oh[i]);
-    if (k_data) to_host(k_data, ks.data, ks.data.bytes(), s);
-    if (v_data) to_host(v_data, vs.data, vs.data.bytes(), s);
-    if (k_scales && ks.scales.bytes()) to_host(reinterpret_cast<std::uint8_t*>(k_scales), ks.scales, ks.scales.bytes(), s);
-    if (v_scales && vs.scales.bytes()) to_host(reinterpret_cast<std::uint8_t*>(v_scales), vs.scales, vs.scales.bytes(), s);
+    // The stores in position order: a contiguous store as it is, a paged one position by position
+    // through the table (elems_of(fmt) / row positions, all inside the table's pages).
+    auto read_store = [&](std::uint8_t* dst, const DeviceBuffer& b, int fmt, bool scales) {
+      const std::size_t elems = elems_of(fmt);
+      const std::size_t pos_bytes = scales ? std::size_t(row) / 32 * 2 : kv_store_data_bytes(fmt, std::size_t(row));
+      if (!page_table) {
+        to_host(dst, b, elems / std::size_t(row) * pos_bytes, s);
+        return;
+      }
+      std::vector<std::uint8_t> all(b.bytes());
+      to_host(all.data(), b, all.size(), s);
+      for (std::size_t p = 0; p < elems / std::size_t(row); ++p)
+        std::memcpy(dst + p * pos_bytes, all.data() + kv_row(p) * pos_bytes, pos_bytes);
+    };
+    if (k_data) read_store(k_data, ks.data, kfmt, false);
+    if (v_data) read_store(v_data, vs.data, vfmt, false);
+    if (k_scales && ks.scales.bytes()) read_store(reinterpret_cast<std::uint8_t*>(k_scales), ks.scales, kfmt, true);
+    if (v_scales && vs.scales.bytes()) read_store(reinterpret_cast<std::uint8_t*>(v_scales), vs.scales, vfmt, true);
   });
 }
 

@@ -1,4 +1,4 @@
-target_sources(exl_testcases PRIVATE ${CMAKE_CURRENT_LIST_DIR}/model_checks.cpp)
+target_sources(exl_testcases PRIVATE ${CMAKE_CURRENT_LIST_DIR}/model_checks.cpp ${CMAKE_CURRENT_LIST_DIR}/prefix_checks.cpp)
 exl_add_test_suite(model_hf ${CMAKE_CURRENT_LIST_DIR}/test_model_cpu.cpp)
 add_test(NAME model_exl2 COMMAND exl_tests --filter model_exl2)
 add_test(NAME generate_exl2 COMMAND exl_tests --filter generate_exl2)

@@ -77,8 +77,11 @@ EXL_TEST(plan, cache_bytes_per_token_6_4) {
   const Plan q4 = make_plan(s, o);
   CHECK_EQ(q4.devices[0].parts.cache, std::uint64_t(301989888));
   CHECK_EQ(q4.devices[0].parts.cache_temp, std::uint64_t(33554432));
-  // q_block rounding (§6.3): TinyLlama kv_dim 256 -> q_block 2 tokens; pages of 256 in the ExLlamaV2 layout.
-  CHECK_EQ(cache_tokens(preset_config("tinyllama-1.1b"), parse_cache("q4"), 1001, Layout::engine), std::int64_t(1002));
+  // Pages of 256 tokens in both layouts (the engine's paged cache allocates whole pages; a page is
+  // whole q_blocks, §6.3: TinyLlama kv_dim 256 -> q_block 2 tokens).
+  CHECK_EQ(cache_tokens(preset_config("tinyllama-1.1b"), parse_cache("q4"), 1001, Layout::engine), std::int64_t(1024));
+  CHECK_EQ(cache_tokens(preset_config("tinyllama-1.1b"), parse_cache("q4"), 1024, Layout::engine), std::int64_t(1024));
+  CHECK_EQ(cache_tokens(preset_config("tinyllama-1.1b"), parse_cache("fp16"), 1025, Layout::engine), std::int64_t(1280));
   CHECK_EQ(cache_tokens(preset_config("tinyllama-1.1b"), parse_cache("fp16"), 1001, Layout::exllamav2), std::int64_t(1024));
 }
 

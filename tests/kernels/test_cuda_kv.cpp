@@ -3,7 +3,8 @@
 // bytes and scales, for FP8, Q8, Q4 and mixed K/V widths, over shapes with one, two or more tokens
 // per 512-element block (partly covered blocks are re-quantized); and attention over the stores
 // (decode kernels for chunks below 32 tokens, tensor-core prefill above) matches
-// attention_kvstore_ref.
+// attention_kvstore_ref. The same again with paged stores (pages of 256 positions in reverse order
+// behind spare pages): the same output and, read back through the page table, the same bytes.
 #include <cmath>
 #include <cstring>
 
@@ -45,7 +46,7 @@ EXL_GPU_TEST(cuda_kernels, kv_cache_stores_and_attention) {
       {64, 0, 8, 1, 64, {}},
       {100, 77, 32, 8, 128, {77}},
   };
-  const std::pair<int, int> formats[] = {{2, 2}, {3, 3}, {4, 4}, {3, 4}, {1, 4}, {4, 1}};
+  const std::pair<int, int> formats[] = {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {3, 4}, {1, 4}, {4, 1}};
   for (const Shape& s : shapes) {
     for (auto [kf, vf] : formats) {
       const int ctx = s.past + s.t, row = s.nkv * s.d;
@@ -74,7 +75,8 @@ EXL_GPU_TEST(cuda_kernels, kv_cache_stores_and_attention) {
       std::vector<std::uint16_t> ksc(ck.scale_count()), vsc(cv.scale_count());
       CUDA_OK(api.test_kv_cache(0, kf, vf, q.h.data(), k.h.data(), v.h.data(), s.t, s.past, s.nh, s.nkv, s.d, scale,
                                 s.chunks.data(), int(s.chunks.size()), got.data(), kd.data(),
-                                ksc.empty() ? nullptr : ksc.data(), vd.data(), vsc.empty() ? nullptr : vsc.data()));
+                                ksc.empty() ? nullptr : ksc.data(), vd.data(), vsc.empty() ? nullptr : vsc.data(),
+                                nullptr, 0));
       const std::string what = "t " + std::to_string(s.t) + " past " + std::to_string(s.past) + " nh " +
                                std::to_string(s.nh) + " nkv " + std::to_string(s.nkv) + " d " + std::to_string(s.d) +
                                " K " + kv_format_name(cpu_format(kf)) + " V " + kv_format_name(cpu_format(vf));
@@ -97,6 +99,21 @@ EXL_GPU_TEST(cuda_kernels, kv_cache_stores_and_attention) {
       const Diff df = compare(got.data(), ref.data(), ref.size());
       if (options().verbose) std::printf("  %s: max_abs %.2e rel_l2 %.2e\n", what.c_str(), df.max_abs, df.rel_l2);
       CHECK_MSG(df.max_abs <= 4e-3 && df.rel_l2 <= 2e-3, what << ": max_abs " << df.max_abs << " rel_l2 " << df.rel_l2);
+      // Paged: logical page i in store page n - 1 - i of n = pages + 2 (none where it would be contiguous).
+      const int pages = (ctx + 255) / 256, store_pages = pages + 2;
+      std::vector<std::int32_t> table(static_cast<std::size_t>(pages));
+      for (int i = 0; i < pages; ++i) table[std::size_t(i)] = store_pages - 1 - i;
+      std::vector<float> got_p(q.f.size(), NAN);
+      std::vector<std::uint8_t> kd_p(kd.size()), vd_p(vd.size());
+      std::vector<std::uint16_t> ksc_p(ksc.size()), vsc_p(vsc.size());
+      CUDA_OK(api.test_kv_cache(0, kf, vf, q.h.data(), k.h.data(), v.h.data(), s.t, s.past, s.nh, s.nkv, s.d, scale,
+                                s.chunks.data(), int(s.chunks.size()), got_p.data(), kd_p.data(),
+                                ksc_p.empty() ? nullptr : ksc_p.data(), vd_p.data(),
+                                vsc_p.empty() ? nullptr : vsc_p.data(), table.data(), store_pages));
+      CHECK_MSG(std::memcmp(got_p.data(), got.data(), got.size() * sizeof(float)) == 0,
+                what << ": paged attention output differs from the contiguous one");
+      CHECK_MSG(kd_p == kd && vd_p == vd, what << ": paged K/V bytes differ from the contiguous stores'");
+      CHECK_MSG(ksc_p == ksc && vsc_p == vsc, what << ": paged scales differ from the contiguous stores'");
     }
   }
 }

@@ -8,6 +8,7 @@
 #include "exl/gpu_power.h"
 #include "exl_test.h"
 #include "../engine/model_checks.h"
+#include "../engine/prefix_checks.h"
 
 using exl::CacheType;
 using exl::GpuPowerMonitor;
@@ -23,6 +24,19 @@ EXL_GPU_TEST(cuda_model, long_prompt_single_forward) { check_long_prompt("cuda")
 EXL_GPU_TEST(cuda_model, greedy_ref_s_4_0) { check_exl2_greedy("cuda", "ref-s-4.0bpw"); }
 EXL_GPU_TEST(cuda_model, greedy_ref_xs_4_0) { check_exl2_greedy("cuda", "ref-xs-4.0bpw"); }
 EXL_GPU_TEST(cuda_model, ppl_ref_s_4_0) { check_exl2_ppl("cuda", "ref-s-4.0bpw"); }
+
+// The paged cache on the device (page tables read by RoPE's cache write, the quantized stores'
+// writes and every attention kernel; copy on write by page): the CPU backend's checks.
+EXL_GPU_TEST(cuda_model, paged_logits_equal_contiguous) {
+  check_paged_logits_equal_contiguous("cuda", {CacheType::fp16, CacheType::fp8, CacheType::q8, CacheType::q6,
+                                               CacheType::q4});
+}
+EXL_GPU_TEST(cuda_model, conversation_fp16_prefills_only_new_tokens) { check_conversation("cuda", CacheType::fp16); }
+EXL_GPU_TEST(cuda_model, conversation_q8_prefills_only_new_tokens) { check_conversation("cuda", CacheType::q8); }
+EXL_GPU_TEST(cuda_model, conversation_q4_prefills_only_new_tokens) { check_conversation("cuda", CacheType::q4, false); }
+EXL_GPU_TEST(cuda_model, earlier_conversations_stay_cached) { check_earlier_conversations_stay_cached("cuda"); }
+EXL_GPU_TEST(cuda_model, cancelled_generations_leave_a_consistent_cache) { check_cancelled_generations("cuda", 1000); }
+EXL_GPU_TEST(cuda_model, prompt_longer_than_context_is_a_clear_error) { check_prompt_longer_than_context("cuda"); }
 
 // NVML power through GpuPowerMonitor (the app's power and energy-per-reply readout).
 EXL_GPU_TEST(cuda_model, gpu_power_reads) {

@@ -108,7 +108,7 @@ struct CacheSpec {
 CacheSpec parse_cache(const std::string& s);
 // K+V bytes per token per layer (§6.4): 4D (fp16), 2D (fp8), D*(kb+vb)/8 + scales 2*(D/32)*2 (Q).
 double cache_bytes_per_token_layer(const ModelConfig& c, const CacheSpec& cache);
-// Tokens the cache really holds: Q caches round up to q_block (§6.3); exllamav2 layout pages of 256.
+// Tokens the cache really holds: whole pages of 256 (both layouts; a page is whole Q blocks, §6.3).
 std::int64_t cache_tokens(const ModelConfig& c, const CacheSpec& cache, std::int64_t context, Layout layout);
 
 // ---- the plan ----

@@ -54,7 +54,8 @@ double cache_bytes_per_token_layer(const ModelConfig& c, const CacheSpec& cache)
 
 std::int64_t cache_tokens(const ModelConfig& c, const CacheSpec& cache, std::int64_t context, Layout layout) {
   std::int64_t s = std::max<std::int64_t>(context, 1);
-  if (layout == Layout::exllamav2) s = (s + 255) / 256 * 256;  // dynamic generator pages
+  (void)layout;
+  s = (s + 255) / 256 * 256;  // pages of 256 tokens: our paged cache, ExLlamaV2's dynamic generator
   if (cache.quantized()) {
     const std::int64_t kv_dim = std::int64_t(c.num_kv_heads) * c.head_dim;
     const std::int64_t q_block = 512 / std::gcd(kv_dim, std::int64_t(512));

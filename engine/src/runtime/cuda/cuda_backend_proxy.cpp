@@ -1,8 +1,10 @@
 // CudaBackend (engine side): implements exl::Backend by describing the Model to the exl_cuda
 // module in plain C structs (pointers into the memory map, dtypes, shapes) and calling its
 // table. The module owns everything on the device; this class owns the module's handle.
-// The module's cache is one contiguous sequence (no paging yet): prefix reuse keeps the
-// common prefix of that sequence, whose ids this class records (spec §9.3, unpaged fallback).
+// The KV cache's bookkeeping is the CPU backend's: a PageCache (page_cache.h) here decides which
+// store page holds each position, shares and evicts pages, and finds cached prefixes; before each
+// step the module gets the active sequence's page table and length (set_cache_pages) and copies
+// pages on write (copy_cache_page). The unpaged cache is one page as long as the context.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include "exl/kernels/rope.h"
 #include "exl/log.h"
 #include "exl/model.h"
+#include "../page_cache.h"
 
 namespace exl {
 namespace {
@@ -51,7 +54,7 @@ exl_cuda_linear describe(const LinearTensors& l) {
   return d;
 }
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, private PageStorage {
  public:
   explicit CudaBackend(const BackendOptions& o) : opts_(o) {
     std::string why;
@@ -107,6 +110,8 @@ class CudaBackend final : public Backend {
     cuda_loader::check(api_->load(handle_, &m, nullptr, nullptr), "load");
     model_ = std::move(model);
     capacity_ = 0;
+    pages_.reset();
+    sent_.clear();
   }
 
   // The module's store formats (kernels.h KvFmt): 1 fp16, 2 fp8, 3 q8, 4 q4.
@@ -129,30 +134,41 @@ class CudaBackend final : public Backend {
   }
 
   void allocate_cache(const CacheOptions& options) override {
+    if (!model_) throw Error(ErrorKind::invalid_argument, "allocate_cache before load");
+    if (options.max_seq_len <= 0) throw Error(ErrorKind::invalid_argument, "cache length must be positive");
     const int code = store_format(options.type, options.k_bits, true) | store_format(options.type, options.v_bits, false) << 8;
-    ids_.clear();
-    cuda_loader::check(api_->allocate_cache(handle_, options.max_seq_len, code), "allocate_cache");
+    pages_.reset();
+    sent_.clear();
+    capacity_ = 0;
+    static_assert(kPageTokens == 256, "the module's pages hold 256 positions");
+    int pages = 1, page_tokens = options.max_seq_len;
+    if (options.paged) {
+      const int tokens = std::max(options.max_seq_len, options.cache_tokens);
+      page_tokens = kPageTokens;
+      pages = (tokens + kPageTokens - 1) / kPageTokens;
+      cuda_loader::check(api_->allocate_paged_cache(handle_, options.max_seq_len, pages, code), "allocate_cache");
+    } else {
+      cuda_loader::check(api_->allocate_cache(handle_, options.max_seq_len, code), "allocate_cache");
+    }
+    pages_ = std::make_unique<PageCache>(pages, page_tokens);
+    paged_ = options.paged;
+    seq_ = pages_->create_sequence();
     capacity_ = options.max_seq_len;
   }
   int cache_capacity() const override { return capacity_; }
-  int cache_length() const override {
-    int n = 0;
-    cuda_loader::check(api_->cache_length(handle_, &n), "cache_length");
-    return n;
-  }
+  int cache_length() const override { return pages_ ? pages_->length(seq_) : 0; }
   void truncate_cache(int length) override {
-    cuda_loader::check(api_->truncate_cache(handle_, length), "truncate_cache");
-    if (std::size_t(length) < ids_.size()) ids_.resize(std::size_t(length));
+    if (!pages_) {
+      if (length != 0) throw Error(ErrorKind::invalid_argument, "truncate_cache before allocate_cache");
+      return;
+    }
+    pages_->truncate(seq_, length);
   }
   int reuse_prefix(std::span<const std::int32_t> tokens, int max_reuse) override {
-    // Only ids this class saw go into the cache; anything else (the module's own steps) is dropped.
-    const std::size_t known = std::min(ids_.size(), std::size_t(std::max(0, cache_length())));
-    const std::size_t limit = std::min({known, tokens.size(), std::size_t(std::max(0, max_reuse))});
-    std::size_t common = 0;
-    while (common < limit && ids_[common] == tokens[common]) ++common;
-    truncate_cache(int(common));
-    ids_.resize(common);
-    return int(common);
+    if (!pages_) throw Error(ErrorKind::invalid_argument, "reuse_prefix before allocate_cache");
+    pages_->release_sequence(seq_);
+    seq_ = pages_->create_sequence();
+    return pages_->attach_prefix(seq_, tokens, std::min(max_reuse, capacity_));
   }
 
   void forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) override {
@@ -160,10 +176,9 @@ class CudaBackend final : public Backend {
     const int mode = wanted == LogitsWanted::none ? 0 : wanted == LogitsWanted::last ? 1 : 2;
     const std::size_t rows = mode == 0 ? 0 : mode == 1 ? 1 : ids.size();
     logits.resize(rows * std::size_t(vocab_size()));
-    const int before = cache_length();
-    if (std::size_t(before) != ids_.size()) ids_.clear();  // out of step: reuse nothing of it
+    begin_step(ids);
     cuda_loader::check(api_->forward(handle_, ids.data(), int(ids.size()), mode, logits.data()), "forward");
-    if (!ids_.empty() || before == 0) ids_.insert(ids_.end(), ids.begin(), ids.end());
+    pages_->commit(seq_, ids);
   }
 
   int vocab_size() const override { return model_ ? model_->config().vocab_size : 0; }
@@ -196,10 +211,9 @@ class CudaBackend final : public Backend {
     c.num_bias = int(pack_.bias_ids.size());
     c.uniform = pack_.greedy ? 0.0 : sampler.next_uniform();  // one uniform per draw, as on the host
     exl_cuda_sample_result r{};
-    const int before = cache_length();
-    if (std::size_t(before) != ids_.size()) ids_.clear();  // as in forward(): the cache's ids for prefix reuse
+    begin_step(ids);
     cuda_loader::check(api_->forward_sample(handle_, ids.data(), int(ids.size()), &c, &r), "forward_sample");
-    if (!ids_.empty() || before == 0) ids_.insert(ids_.end(), ids.begin(), ids.end());
+    pages_->commit(seq_, ids);
     return r.id;
   }
   bool samples_on_device() const override { return device_sampling_; }
@@ -214,12 +228,36 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // Before a step of n ids: the pages for its positions (a shared page is copied first; an error
+  // leaves the sequence as it was), then the module gets the page table, where it changed, and
+  // the length. commit() after the module wrote the K/V.
+  void begin_step(std::span<const std::int32_t> ids) {
+    if (!pages_) throw Error(ErrorKind::invalid_argument, "forward before allocate_cache");
+    const int length = pages_->length(seq_);
+    if (length + int(ids.size()) > capacity_)
+      throw Error(ErrorKind::invalid_argument, "the KV cache holds " + std::to_string(capacity_) + " tokens; " +
+                                                   std::to_string(length + int(ids.size())) + " needed");
+    pages_->reserve(seq_, int(ids.size()), *this);
+    const std::span<const std::int32_t> table = pages_->page_table(seq_);
+    const bool send = paged_ && !std::equal(table.begin(), table.end(), sent_.begin(), sent_.end());
+    cuda_loader::check(api_->set_cache_pages(handle_, send ? table.data() : nullptr, int(table.size()), length),
+                       "set_cache_pages");
+    if (send) sent_.assign(table.begin(), table.end());
+  }
+  // PageStorage: copy on write of one page, every layer's K and V.
+  void copy_page(int dst, int src) override {
+    cuda_loader::check(api_->copy_cache_page(handle_, dst, src), "copy_cache_page");
+  }
+
   BackendOptions opts_;
   const exl_cuda_api* api_ = nullptr;
   exl_cuda_backend* handle_ = nullptr;
   std::shared_ptr<const Model> model_;
   int capacity_ = 0;
-  std::vector<std::int32_t> ids_;  // the ids whose K/V the module's cache holds, from position 0
+  std::unique_ptr<PageCache> pages_;
+  PageCache::SeqId seq_ = 0;         // the active sequence
+  bool paged_ = false;
+  std::vector<std::int32_t> sent_;   // the page table the module holds
   bool device_sampling_ = true;
   DeviceSamplerPacker packer_;
   DeviceSamplerPack pack_;
