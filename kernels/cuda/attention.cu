@@ -481,7 +481,192 @@ void launch_prefill(const AttentionShape& a, const __half* q, const __half* k_ca
 
 __device__ __forceinline__ int decode_split_len(int kv_len, int splits) {
   const int per = (kv_len + splits - 1) / splits;
-  return max(64, (per + 15) / 16 * 16);  // at least 64 keys: short contexts use few splits
+  return max(64, (per + 63) / 64 * 64);  // whole 64-key tiles, at least one: short contexts use few splits
+}
+
+bool g_decode_mma = true;
+
+// ---- decode on tensor cores ----
+// One CTA per (split, KV head, query token), as the decode kernels below, but the keys go through
+// the prefill kernel's machinery: tiles of 64 keys double-buffered in shared memory (cp.async for
+// fp16 stores; a quantized store dequantized by kv_load8 on the way in, the chunk's own rows from
+// the staging), S = Q K^T with mma.m16n8k16 where the 16 rows are the KV head's query heads (rows
+// at and past the group size are zero and never written), online softmax in fp32 (base 2), P V on
+// tensor cores. Warp w takes keys 16w .. 16w + 15 of every tile; the four warps' softmax states
+// are merged through shared memory at the end and the split's partials written as the other
+// decode kernels write them (max in natural-log units), so attn_decode_merge_kernel merges them.
+// Many keys' loads in flight per SM (64 keys x 2 x d x 2 bytes per stage) keep long contexts near
+// the memory bandwidth where the per-key online softmax of the CUDA-core kernel was not.
+template <int D, bool Q>
+__global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
+                                                              const __half* __restrict__ vc, const int* past_p, int nh,
+                                                              int nkv, float scale_log2, int splits,
+                                                              float* __restrict__ part, KvSource kq, KvSource vq) {
+  constexpr int LD = D + 8;
+  constexpr int KS = D / 16;
+  constexpr int NT = D / 8;
+  extern __shared__ uint4 smem_dm[];
+  __half* sk = reinterpret_cast<__half*>(smem_dm);  // [2][keys][LD]
+  __half* sv = sk + 2 * k_pf_keys * LD;             // [2][keys][LD]
+  pdl_trigger();
+  pdl_wait();
+  const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
+  const int gsz = nh / nkv;
+  const int past = *past_p;
+  const int kv_len = past + tq + 1;
+  const int split_len = decode_split_len(kv_len, splits);
+  const int k0 = split * split_len;
+  const int k1 = min(k0 + split_len, kv_len);
+  if (k0 >= k1) return;  // the merge only reads splits below ceil(len / split_len)
+  q += std::size_t(tq) * nh * D;
+  part += std::size_t(tq) * nh * splits * (D + 2);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t4 = lane & 3;
+  const std::size_t rw = std::size_t(nkv) * D;
+
+  auto load_tile = [&](int tile, int buf) {
+    const int kb = k0 + tile * k_pf_keys;
+    __half* dk = sk + buf * k_pf_keys * LD;
+    __half* dv = sv + buf * k_pf_keys * LD;
+    for (int i = threadIdx.x; i < k_pf_keys * (D / 8); i += 128) {
+      const int row = i / (D / 8), c = (i - row * (D / 8)) * 8;
+      const int key = kb + row;
+      if (key >= k1) {
+        *reinterpret_cast<uint4*>(dk + row * LD + c) = make_uint4(0, 0, 0, 0);
+        *reinterpret_cast<uint4*>(dv + row * LD + c) = make_uint4(0, 0, 0, 0);
+      } else if (Q) {
+        const std::size_t col = std::size_t(kh) * D + c;
+        *reinterpret_cast<uint4*>(dk + row * LD + c) = kv_load8(kq, key, past, rw, col);
+        *reinterpret_cast<uint4*>(dv + row * LD + c) = kv_load8(vq, key, past, rw, col);
+      } else {
+        const std::size_t src = std::size_t(kv_row(kq.pages, key)) * rw + std::size_t(kh) * D + c;
+        cp_async16(dk + row * LD + c, kc + src);
+        cp_async16(dv + row * LD + c, vc + src);
+      }
+    }
+  };
+
+  // Q as the A operand: row g is query head kh * gsz + g (zero past the group); rows g + 8 are zero.
+  std::uint32_t qa[KS][2];
+  {
+    const __half* qr = q + std::size_t(kh * gsz + g) * D;
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks) {
+      qa[ks][0] = g < gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 2 * t4) : 0u;
+      qa[ks][1] = g < gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 8 + 2 * t4) : 0u;
+    }
+  }
+  float o[NT][4];
+#pragma unroll
+  for (int n = 0; n < NT; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  float m0 = -FLT_MAX, l0 = 0.0f;  // row g's state (l: this lane's share of the row sum)
+
+  const int tiles = (k1 - k0 + k_pf_keys - 1) / k_pf_keys;
+  load_tile(0, 0);
+  cp_async_commit();
+  for (int j = 0; j < tiles; ++j) {
+    if (j + 1 < tiles) load_tile(j + 1, (j + 1) & 1);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    const int kw = k0 + j * k_pf_keys + warp * 16;  // the warp's first key
+    if (kw < k1) {
+      const __half* K = sk + (j & 1) * k_pf_keys * LD + warp * 16 * LD;
+      const __half* V = sv + (j & 1) * k_pf_keys * LD + warp * 16 * LD;
+      float sc[2][4];
+#pragma unroll
+      for (int n = 0; n < 2; ++n) sc[n][0] = sc[n][1] = sc[n][2] = sc[n][3] = 0.0f;
+#pragma unroll
+      for (int ks = 0; ks < KS; ++ks)
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+          const __half* kr = K + (n * 8 + g) * LD + ks * 16 + 2 * t4;
+          mma16816(sc[n], qa[ks][0], 0u, qa[ks][1], 0u, *reinterpret_cast<const std::uint32_t*>(kr),
+                   *reinterpret_cast<const std::uint32_t*>(kr + 8));
+        }
+      float mx = -FLT_MAX;
+#pragma unroll
+      for (int n = 0; n < 2; ++n)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int key = kw + n * 8 + 2 * t4 + c;
+          const float v = key < k1 ? sc[n][c] * scale_log2 : -INFINITY;
+          sc[n][c] = v;
+          mx = fmaxf(mx, v);
+        }
+#pragma unroll
+      for (int off = 1; off <= 2; off <<= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+      const float mn = fmaxf(m0, mx);
+      const float a = exp2f(m0 - mn);
+      m0 = mn;
+      const __half2 p0 = __floats2half2_rn(exp2f(sc[0][0] - mn), exp2f(sc[0][1] - mn));
+      const __half2 p1 = __floats2half2_rn(exp2f(sc[1][0] - mn), exp2f(sc[1][1] - mn));
+      const float2 f0 = __half22float2(p0), f1 = __half22float2(p1);
+      l0 = l0 * a + f0.x + f0.y + f1.x + f1.y;
+#pragma unroll
+      for (int n = 0; n < NT; ++n) { o[n][0] *= a; o[n][1] *= a; }
+      const std::uint32_t pa0 = *reinterpret_cast<const std::uint32_t*>(&p0);
+      const std::uint32_t pa1 = *reinterpret_cast<const std::uint32_t*>(&p1);
+#pragma unroll
+      for (int dn = 0; dn < D / 16; ++dn) {
+        std::uint32_t b[4];
+        ldmatrix_x4_trans(b, V + (lane & 15) * LD + dn * 16 + (lane >> 4) * 8);
+        mma16816(o[2 * dn], pa0, 0u, pa1, 0u, b[0], b[1]);
+        mma16816(o[2 * dn + 1], pa0, 0u, pa1, 0u, b[2], b[3]);
+      }
+    }
+    __syncthreads();  // the buffer is refilled by the next iteration's load
+  }
+  cp_async_wait<0>();
+#pragma unroll
+  for (int off = 1; off <= 2; off <<= 1) l0 += __shfl_xor_sync(0xffffffffu, l0, off);
+  // Merge the warps (row g of each): shared memory is free now.
+  float* s_o = reinterpret_cast<float*>(smem_dm);  // [4][8][D]
+  float* s_m = s_o + 4 * 8 * D;                     // [4][8]
+  float* s_l = s_m + 32;                            // [4][8]
+  if (g < gsz) {
+#pragma unroll
+    for (int n = 0; n < NT; ++n) {
+      s_o[(warp * 8 + g) * D + n * 8 + 2 * t4] = o[n][0];
+      s_o[(warp * 8 + g) * D + n * 8 + 2 * t4 + 1] = o[n][1];
+    }
+    if (t4 == 0) { s_m[warp * 8 + g] = m0; s_l[warp * 8 + g] = l0; }
+  }
+  __syncthreads();
+  constexpr float ln2 = 0.6931471805599453f;
+  for (int i = threadIdx.x; i < gsz * D; i += 128) {
+    const int h = i / D, e = i - h * D;
+    float mx = -FLT_MAX;
+#pragma unroll
+    for (int w = 0; w < 4; ++w) mx = fmaxf(mx, s_m[w * 8 + h]);
+    float acc = 0.0f, lsum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      const float f = exp2f(s_m[w * 8 + h] - mx);
+      acc += s_o[(w * 8 + h) * D + e] * f;
+      lsum += s_l[w * 8 + h] * f;
+    }
+    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
+    pp[e] = acc;
+    if (e == 0) { pp[D] = mx * ln2; pp[D + 1] = lsum; }
+  }
+}
+
+template <int D, bool Q>
+void launch_decode_mma(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
+                       const int* past, float* part, cudaStream_t s, const KvSource& kq = {}, const KvSource& vq = {}) {
+  constexpr std::size_t smem = prefill_smem_bytes<D>();
+  static_assert(smem >= (4 * 8 * D + 64) * sizeof(float), "the warps' merge reuses the tiles' shared memory");
+  static bool configured = false;
+  if (!configured) {
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_decode_mma_kernel<D, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(smem)));
+    configured = true;
+  }
+  KvSource kp = kq, vp = vq;
+  kp.pages = vp.pages = a.pages;
+  launch(attn_decode_mma_kernel<D, Q>, dim3(a.splits, a.nkv, a.t), dim3(128), smem, s, q, k_cache, v_cache, past, a.nh,
+         a.nkv, a.scale * 1.4426950408889634f, a.splits, part, kp, vp);
+  EXL_CUDA_CHECK_LAUNCH();
 }
 
 
@@ -881,6 +1066,12 @@ void check_shape(const AttentionShape& a) {
 
 }  // namespace
 
+bool set_decode_mma(bool on) {
+  const bool was = g_decode_mma;
+  g_decode_mma = on;
+  return was;
+}
+
 std::size_t attention_partial_floats(const AttentionShape& a) {
   return std::size_t(a.t) * a.nh * a.splits * (a.d + 2);
 }
@@ -896,7 +1087,10 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
   // decode kernels. Their work is spread over splits x KV heads x tokens.
   if (a.t < k_prefill_min_t && a.splits >= 1) {
     const DecodeStepInputs none;
-    switch (a.d) {
+    if (g_decode_mma && (a.d == 64 || a.d == 128)) {
+      if (a.d == 64) launch_decode_mma<64, false>(a, q, k_cache, v_cache, past, part, s);
+      else launch_decode_mma<128, false>(a, q, k_cache, v_cache, past, part, s);
+    } else switch (a.d) {
       case 64: launch_decode<64, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
       case 128: launch_decode<128, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
       default: launch_decode<256, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
@@ -940,6 +1134,14 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
       throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
   KvSource kp = k, vp = v;
   kp.pages = vp.pages = a.pages;
+  if (a.t < k_prefill_min_t && a.splits >= 1 && g_decode_mma && (a.d == 64 || a.d == 128)) {
+    if (a.d == 64) launch_decode_mma<64, true>(a, q, nullptr, nullptr, past, part, s, k, v);
+    else launch_decode_mma<128, true>(a, q, nullptr, nullptr, past, part, s, k, v);
+    launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32,
+           out_pos);
+    EXL_CUDA_CHECK_LAUNCH();
+    return;
+  }
   if (a.t < k_prefill_min_t && a.splits >= 1) {
     const int g = a.nh / a.nkv;
     // Formats with their own kernels (the cache types' pairs); others take the generic form.

@@ -86,6 +86,8 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   fused_decode_ = fused && std::string(fused) == "1";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
   if (const char* f = std::getenv("EXL_CUDA_PERM_FOLD")) fold_perms_ = std::string(f) != "0";
+  // Decode attention on tensor cores (attention.cu); EXL_CUDA_ATTN_MMA=0: the CUDA-core kernels.
+  if (const char* a = std::getenv("EXL_CUDA_ATTN_MMA")) set_decode_mma(std::string(a) != "0");
 }
 
 void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {

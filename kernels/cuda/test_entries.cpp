@@ -258,8 +258,12 @@ int test_attention(int device, const uint16_t* q, const uint16_t* k_cache, const
       to_host(out, o, std::size_t(t) * nh * d, st.get());
       return;
     }
+    // Short chunks: every other call takes the CUDA-core decode kernels instead of the tensor-core ones.
+    static int calls = 0;
+    const bool was = set_decode_mma(t >= 32 || calls++ % 2 == 0);
     attention(a, dq.get<__half>(), dk.get<__half>(), dv.get<__half>(), dp.get<int>(), part.get<float>(), nullptr,
               o.get<float>(), st.get());
+    set_decode_mma(was);
     to_host(out, o, std::size_t(t) * nh * d, st.get());
   });
 }
@@ -532,6 +536,21 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
     kv_finish(att.get<__half>(), t, nh, nkv, d, writes(ks), writes(vs), dpast.get<int>(), s);
     std::vector<uint16_t> oh(on);
     to_host(oh.data(), att, oh.size(), s);
+    if (t < 32) {  // the other decode kernel family (CUDA cores / tensor cores) gives the same output
+      const bool was = set_decode_mma(false);
+      DeviceBuffer alt(nullptr, on * 2, "out (CUDA-core decode)");
+      attention(a, dq.get<__half>(), ksrc, vsrc, dpast.get<int>(), part.get<float>(), alt.get<__half>(), nullptr, s);
+      if (kv_rotated(vfmt))
+        kv_finish(alt.get<__half>(), t, nh, nkv, d, KvStoreWrite{}, KvStoreWrite{vfmt, nullptr, nullptr, nullptr},
+                  dpast.get<int>(), s);
+      set_decode_mma(was);
+      std::vector<uint16_t> ah(on);
+      to_host(ah.data(), alt, ah.size(), s);
+      float worst = 0.0f;
+      for (std::size_t i = 0; i < on; ++i) worst = std::max(worst, std::fabs(half_to_float(ah[i]) - half_to_float(oh[i])));
+      EXL_CUDA_REQUIRE(worst <= 4e-3f, "attention: the tensor-core and CUDA-core decode kernels differ by " +
+                                           std::to_string(worst));
+    }
     const std::size_t orow = std::size_t(nh) * d;
     for (std::size_t i = 0; i < scattered.size(); ++i) {
       const std::size_t r = i / orow * orow;
