@@ -8,7 +8,7 @@
 
 namespace exl::cuda {
 
-// 16 or 8 bytes, global -> shared (16: L1 bypassed).
+// 16, 8 or 4 bytes, global -> shared (16: L1 bypassed).
 __device__ __forceinline__ void cp_async16(void* dst, const void* src) {
 #if __CUDA_ARCH__ >= 800
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
@@ -23,6 +23,14 @@ __device__ __forceinline__ void cp_async8(void* dst, const void* src) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
 #else
   *static_cast<uint2*>(dst) = __ldg(static_cast<const uint2*>(src));
+#endif
+}
+__device__ __forceinline__ void cp_async4(void* dst, const void* src) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+#else
+  *static_cast<std::uint32_t*>(dst) = __ldg(static_cast<const std::uint32_t*>(src));
 #endif
 }
 __device__ __forceinline__ void cp_async_commit() {

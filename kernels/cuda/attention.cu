@@ -183,44 +183,42 @@ constexpr std::size_t prefill_smem_bytes() {
   return std::size_t(2) * 2 * k_pf_keys * (D + 8) * sizeof(__half);
 }
 
+// Eight stored elements (their bytes at p: 8 for fp8/q8, 4 for q4; scale sc for q8/q4) as fp16
+// (the rotated domain for Q8/Q4: (v - zero) * scale, no rotation).
+template <int F>
+__device__ __forceinline__ uint4 kv_dq8(const std::uint8_t* p, float sc) {
+  uint4 r;
+  __half2* h = reinterpret_cast<__half2*>(&r);
+  if constexpr (F == kv_q4) {
+    const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(p);
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      h[i] = __floats2half2_rn(float(int((w >> (8 * i)) & 15) - 8) * sc, float(int((w >> (8 * i + 4)) & 15) - 8) * sc);
+  } else {
+    const uint2 w = *reinterpret_cast<const uint2*>(p);
+    const std::uint32_t ws[2] = {w.x, w.y};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const std::uint32_t b = ws[i >> 1] >> (16 * (i & 1));
+      if constexpr (F == kv_fp8)
+        h[i] = __halves2half2(__ushort_as_half(std::uint16_t((b & 0xff) << 8)), __ushort_as_half(std::uint16_t(b & 0xff00)));
+      else
+        h[i] = __floats2half2_rn(float(int(b & 0xff) - 128) * sc, float(int((b >> 8) & 0xff) - 128) * sc);
+    }
+  }
+  return r;
+}
+
 // Eight elements of a K or V row from a quantized store (Q: positions < past) or the chunk's
-// staged fp16 rows, as fp16 (the rotated domain for Q8/Q4: (v - zero) * scale, no rotation).
-// e: the element's flat index within the store's position-major array (a multiple of 8).
+// staged fp16 rows, as fp16 (kv_dq8). col: the elements' first column within the position's row.
 __device__ __forceinline__ uint4 kv_load8(const KvSource& src, int key, int past, std::size_t row, std::size_t col) {
   if (key >= past && src.stage) return *reinterpret_cast<const uint4*>(src.stage + std::size_t(key - past) * row + col);
   const std::size_t e = std::size_t(kv_row(src.pages, key)) * row + col;
-  uint4 r;
-  __half2* h = reinterpret_cast<__half2*>(&r);
+  const std::uint8_t* d = static_cast<const std::uint8_t*>(src.data);
   switch (src.fmt) {
-    case kv_fp8: {
-      const uint2 w = *reinterpret_cast<const uint2*>(static_cast<const std::uint8_t*>(src.data) + e);
-      const std::uint32_t ws[2] = {w.x, w.y};
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const std::uint32_t b = ws[i >> 1] >> (16 * (i & 1));
-        h[i] = __halves2half2(__ushort_as_half(std::uint16_t((b & 0xff) << 8)), __ushort_as_half(std::uint16_t(b & 0xff00)));
-      }
-      return r;
-    }
-    case kv_q8: {
-      const uint2 w = *reinterpret_cast<const uint2*>(static_cast<const std::uint8_t*>(src.data) + e);
-      const float sc = __half2float(src.scales[e / 32]);
-      const std::uint32_t ws[2] = {w.x, w.y};
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const std::uint32_t b = ws[i >> 1] >> (16 * (i & 1));
-        h[i] = __floats2half2_rn(float(int(b & 0xff) - 128) * sc, float(int((b >> 8) & 0xff) - 128) * sc);
-      }
-      return r;
-    }
-    case kv_q4: {
-      const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(static_cast<const std::uint8_t*>(src.data) + e / 2);
-      const float sc = __half2float(src.scales[e / 32]);
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        h[i] = __floats2half2_rn(float(int((w >> (8 * i)) & 15) - 8) * sc, float(int((w >> (8 * i + 4)) & 15) - 8) * sc);
-      return r;
-    }
+    case kv_fp8: return kv_dq8<kv_fp8>(d + e, 0.0f);
+    case kv_q8: return kv_dq8<kv_q8>(d + e, __half2float(src.scales[e / 32]));
+    case kv_q4: return kv_dq8<kv_q4>(d + e / 2, __half2float(src.scales[e / 32]));
     default: return *reinterpret_cast<const uint4*>(static_cast<const __half*>(src.data) + e);
   }
 }
@@ -488,26 +486,45 @@ bool g_decode_mma = true;
 
 // ---- decode on tensor cores ----
 // One CTA per (split, KV head, query token), as the decode kernels below, but the keys go through
-// the prefill kernel's machinery: tiles of 64 keys double-buffered in shared memory (cp.async for
-// fp16 stores; a quantized store dequantized by kv_load8 on the way in, the chunk's own rows from
-// the staging), S = Q K^T with mma.m16n8k16 where the 16 rows are the KV head's query heads (rows
-// at and past the group size are zero and never written), online softmax in fp32 (base 2), P V on
-// tensor cores. Warp w takes keys 16w .. 16w + 15 of every tile; the four warps' softmax states
-// are merged through shared memory at the end and the split's partials written as the other
-// decode kernels write them (max in natural-log units), so attn_decode_merge_kernel merges them.
-// Many keys' loads in flight per SM (64 keys x 2 x d x 2 bytes per stage) keep long contexts near
-// the memory bandwidth where the per-key online softmax of the CUDA-core kernel was not.
-template <int D, bool Q>
+// the prefill kernel's machinery: tiles of 64 keys in shared memory, S = Q K^T with mma.m16n8k16
+// where the 16 rows are the KV head's query heads (rows at and past the group size are zero and
+// never written), online softmax in fp32 (base 2), P (rounded to fp16) V on tensor cores. Warp w
+// takes keys 16w .. 16w + 15 of every tile; the four warps' softmax states are merged through
+// shared memory at the end and the split's partials written as the other decode kernels write
+// them (max in natural-log units), so attn_decode_merge_kernel merges them.
+// fp16 stores (KF = VF = kv_f16): the fp16 tiles double-buffered, filled by cp.async. Quantized
+// stores: their raw bytes (and scales) double-buffered by cp.async, dequantized into one fp16
+// tile per tile step (kv_dq8; the chunk's own positions from the staged rows). Many keys' loads in
+// flight per SM keep long contexts near the memory bandwidth, where the per-key online softmax of
+// the CUDA-core kernels was not (bench/RESULTS.md, session 8).
+template <int F>
+constexpr int kv_raw_bytes(int elems) {
+  return F == kv_q4 ? elems / 2 : elems;
+}
+template <int D, int KF, int VF>
+constexpr std::size_t decode_mma_smem_bytes() {
+  if constexpr (KF == kv_f16 && VF == kv_f16) return prefill_smem_bytes<D>();
+  // One fp16 K and V tile, two stages of raw bytes (8 bits at most) and scales.
+  return std::size_t(2) * k_pf_keys * (D + 8) * sizeof(__half) +
+         std::size_t(2) * 2 * k_pf_keys * (D + D / 16);
+}
+
+template <int D, int KF, int VF>
 __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                               const __half* __restrict__ vc, const int* past_p, int nh,
                                                               int nkv, float scale_log2, int splits,
                                                               float* __restrict__ part, KvSource kq, KvSource vq) {
+  constexpr bool PLAIN = KF == kv_f16 && VF == kv_f16;
   constexpr int LD = D + 8;
   constexpr int KS = D / 16;
   constexpr int NT = D / 8;
+  constexpr int KB = kv_raw_bytes<KF>(D), VB = kv_raw_bytes<VF>(D);  // raw bytes of a key's head row
+  constexpr int SB = D / 16;                                          // bytes of its scales (D / 32 fp16)
+  constexpr int RAW = k_pf_keys * (D + D / 16);                       // one store's raw stage (8 bits)
   extern __shared__ uint4 smem_dm[];
-  __half* sk = reinterpret_cast<__half*>(smem_dm);  // [2][keys][LD]
-  __half* sv = sk + 2 * k_pf_keys * LD;             // [2][keys][LD]
+  __half* sk = reinterpret_cast<__half*>(smem_dm);     // [PLAIN ? 2 : 1][keys][LD]
+  __half* sv = sk + (PLAIN ? 2 : 1) * k_pf_keys * LD;  // [PLAIN ? 2 : 1][keys][LD]
+  std::uint8_t* raw = reinterpret_cast<std::uint8_t*>(sv + k_pf_keys * LD);  // quantized: [2][K, V][RAW]
   pdl_trigger();
   pdl_wait();
   const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
@@ -523,6 +540,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t4 = lane & 3;
   const std::size_t rw = std::size_t(nkv) * D;
 
+  // fp16 stores: tile -> fp16 buffer buf.
   auto load_tile = [&](int tile, int buf) {
     const int kb = k0 + tile * k_pf_keys;
     __half* dk = sk + buf * k_pf_keys * LD;
@@ -533,15 +551,64 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
       if (key >= k1) {
         *reinterpret_cast<uint4*>(dk + row * LD + c) = make_uint4(0, 0, 0, 0);
         *reinterpret_cast<uint4*>(dv + row * LD + c) = make_uint4(0, 0, 0, 0);
-      } else if (Q) {
-        const std::size_t col = std::size_t(kh) * D + c;
-        *reinterpret_cast<uint4*>(dk + row * LD + c) = kv_load8(kq, key, past, rw, col);
-        *reinterpret_cast<uint4*>(dv + row * LD + c) = kv_load8(vq, key, past, rw, col);
       } else {
         const std::size_t src = std::size_t(kv_row(kq.pages, key)) * rw + std::size_t(kh) * D + c;
         cp_async16(dk + row * LD + c, kc + src);
         cp_async16(dv + row * LD + c, vc + src);
       }
+    }
+  };
+  // Quantized stores: the raw bytes (and scales) of a tile's keys -> raw stage buf.
+  auto load_raw = [&](int tile, int buf, const KvSource& src, int which, int bytes_per_key, bool scaled) {
+    const int kb = k0 + tile * k_pf_keys;
+    std::uint8_t* dst = raw + (buf * 2 + which) * RAW;
+    const int units = bytes_per_key / 16;
+    for (int i = threadIdx.x; i < k_pf_keys * units; i += 128) {
+      const int row = i / units, u = i - row * units;
+      const int key = kb + row;
+      if (key >= k1) continue;
+      const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
+      cp_async16(dst + row * bytes_per_key + u * 16,
+                 static_cast<const std::uint8_t*>(src.data) + e * bytes_per_key / D + u * 16);
+    }
+    if (!scaled) return;
+    std::uint8_t* ds = dst + k_pf_keys * D;
+    for (int i = threadIdx.x; i < k_pf_keys * (SB / 4); i += 128) {
+      const int row = i / (SB / 4), u = i - row * (SB / 4);
+      const int key = kb + row;
+      if (key >= k1) continue;
+      const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
+      cp_async4(ds + row * SB + u * 4, src.scales + e / 32 + u * 2);
+    }
+  };
+  // Quantized stores: raw stage buf -> the fp16 tile.
+  auto dequant = [&](int tile, int buf) {
+    const int kb = k0 + tile * k_pf_keys;
+    const std::uint8_t* rk = raw + (buf * 2) * RAW;
+    const std::uint8_t* rv = raw + (buf * 2 + 1) * RAW;
+    for (int i = threadIdx.x; i < k_pf_keys * (D / 8); i += 128) {
+      const int row = i / (D / 8), c = (i - row * (D / 8)) * 8;
+      const int key = kb + row;
+      uint4 kx = make_uint4(0, 0, 0, 0), vx = make_uint4(0, 0, 0, 0);
+      if (key < k1) {
+        const std::size_t col = std::size_t(kh) * D + c;
+        if (key >= past && kq.stage) kx = *reinterpret_cast<const uint4*>(kq.stage + std::size_t(key - past) * rw + col);
+        else kx = kv_dq8<KF>(rk + row * KB + c * KB / D,
+                              KF == kv_fp8 ? 0.0f : __half2float(reinterpret_cast<const __half*>(rk + k_pf_keys * D + row * SB)[c / 32]));
+        if (key >= past && vq.stage) vx = *reinterpret_cast<const uint4*>(vq.stage + std::size_t(key - past) * rw + col);
+        else vx = kv_dq8<VF>(rv + row * VB + c * VB / D,
+                              VF == kv_fp8 ? 0.0f : __half2float(reinterpret_cast<const __half*>(rv + k_pf_keys * D + row * SB)[c / 32]));
+      }
+      *reinterpret_cast<uint4*>(sk + row * LD + c) = kx;
+      *reinterpret_cast<uint4*>(sv + row * LD + c) = vx;
+    }
+  };
+  auto issue = [&](int tile, int buf) {
+    if constexpr (PLAIN) {
+      load_tile(tile, buf);
+    } else {
+      load_raw(tile, buf, kq, 0, KB, KF != kv_fp8);
+      load_raw(tile, buf, vq, 1, VB, VF != kv_fp8);
     }
   };
 
@@ -561,17 +628,22 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   float m0 = -FLT_MAX, l0 = 0.0f;  // row g's state (l: this lane's share of the row sum)
 
   const int tiles = (k1 - k0 + k_pf_keys - 1) / k_pf_keys;
-  load_tile(0, 0);
+  issue(0, 0);
   cp_async_commit();
   for (int j = 0; j < tiles; ++j) {
-    if (j + 1 < tiles) load_tile(j + 1, (j + 1) & 1);
+    if (j + 1 < tiles) issue(j + 1, (j + 1) & 1);
     cp_async_commit();
     cp_async_wait<1>();
     __syncthreads();
+    if constexpr (!PLAIN) {
+      dequant(j, j & 1);
+      __syncthreads();
+    }
     const int kw = k0 + j * k_pf_keys + warp * 16;  // the warp's first key
     if (kw < k1) {
-      const __half* K = sk + (j & 1) * k_pf_keys * LD + warp * 16 * LD;
-      const __half* V = sv + (j & 1) * k_pf_keys * LD + warp * 16 * LD;
+      const int tb = PLAIN ? (j & 1) : 0;
+      const __half* K = sk + tb * k_pf_keys * LD + warp * 16 * LD;
+      const __half* V = sv + tb * k_pf_keys * LD + warp * 16 * LD;
       float sc[2][4];
 #pragma unroll
       for (int n = 0; n < 2; ++n) sc[n][0] = sc[n][1] = sc[n][2] = sc[n][3] = 0.0f;
@@ -614,7 +686,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
         mma16816(o[2 * dn + 1], pa0, 0u, pa1, 0u, b[2], b[3]);
       }
     }
-    __syncthreads();  // the buffer is refilled by the next iteration's load
+    __syncthreads();  // the buffers are refilled by the next iteration
   }
   cp_async_wait<0>();
 #pragma unroll
@@ -651,24 +723,23 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   }
 }
 
-template <int D, bool Q>
+template <int D, int KF, int VF>
 void launch_decode_mma(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
                        const int* past, float* part, cudaStream_t s, const KvSource& kq = {}, const KvSource& vq = {}) {
-  constexpr std::size_t smem = prefill_smem_bytes<D>();
+  constexpr std::size_t smem = decode_mma_smem_bytes<D, KF, VF>();
   static_assert(smem >= (4 * 8 * D + 64) * sizeof(float), "the warps' merge reuses the tiles' shared memory");
   static bool configured = false;
   if (!configured) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_decode_mma_kernel<D, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_decode_mma_kernel<D, KF, VF>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(smem)));
     configured = true;
   }
   KvSource kp = kq, vp = vq;
   kp.pages = vp.pages = a.pages;
-  launch(attn_decode_mma_kernel<D, Q>, dim3(a.splits, a.nkv, a.t), dim3(128), smem, s, q, k_cache, v_cache, past, a.nh,
-         a.nkv, a.scale * 1.4426950408889634f, a.splits, part, kp, vp);
+  launch(attn_decode_mma_kernel<D, KF, VF>, dim3(a.splits, a.nkv, a.t), dim3(128), smem, s, q, k_cache, v_cache, past,
+         a.nh, a.nkv, a.scale * 1.4426950408889634f, a.splits, part, kp, vp);
   EXL_CUDA_CHECK_LAUNCH();
 }
-
 
 // Element e of a head's q after RoPE (rope_qkv_cache's pairs and arithmetic), from fp32 x.
 __device__ __forceinline__ float rope_elem(const float* x, int e, int d, int style, const float2* cs) {
@@ -1088,8 +1159,8 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
   if (a.t < k_prefill_min_t && a.splits >= 1) {
     const DecodeStepInputs none;
     if (g_decode_mma && (a.d == 64 || a.d == 128)) {
-      if (a.d == 64) launch_decode_mma<64, false>(a, q, k_cache, v_cache, past, part, s);
-      else launch_decode_mma<128, false>(a, q, k_cache, v_cache, past, part, s);
+      if (a.d == 64) launch_decode_mma<64, kv_f16, kv_f16>(a, q, k_cache, v_cache, past, part, s);
+      else launch_decode_mma<128, kv_f16, kv_f16>(a, q, k_cache, v_cache, past, part, s);
     } else switch (a.d) {
       case 64: launch_decode<64, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
       case 128: launch_decode<128, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
@@ -1134,9 +1205,17 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
       throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
   KvSource kp = k, vp = v;
   kp.pages = vp.pages = a.pages;
-  if (a.t < k_prefill_min_t && a.splits >= 1 && g_decode_mma && (a.d == 64 || a.d == 128)) {
-    if (a.d == 64) launch_decode_mma<64, true>(a, q, nullptr, nullptr, past, part, s, k, v);
-    else launch_decode_mma<128, true>(a, q, nullptr, nullptr, past, part, s, k, v);
+  // The cache types' format pairs on tensor cores (others: the CUDA-core kernels below).
+  const int pair = k.fmt * 8 + v.fmt;
+  const bool mma_pair = pair == kv_fp8 * 9 || pair == kv_q8 * 9 || pair == kv_q4 * 9 || pair == kv_q8 * 8 + kv_q4;
+  if (a.t < k_prefill_min_t && a.splits >= 1 && g_decode_mma && mma_pair && (a.d == 64 || a.d == 128)) {
+#define EXL_DECODE_MMA(D)                                                                                         \
+  if (pair == kv_fp8 * 9) launch_decode_mma<D, kv_fp8, kv_fp8>(a, q, nullptr, nullptr, past, part, s, k, v);     \
+  else if (pair == kv_q8 * 9) launch_decode_mma<D, kv_q8, kv_q8>(a, q, nullptr, nullptr, past, part, s, k, v);    \
+  else if (pair == kv_q4 * 9) launch_decode_mma<D, kv_q4, kv_q4>(a, q, nullptr, nullptr, past, part, s, k, v);    \
+  else launch_decode_mma<D, kv_q8, kv_q4>(a, q, nullptr, nullptr, past, part, s, k, v)
+    if (a.d == 64) { EXL_DECODE_MMA(64); } else { EXL_DECODE_MMA(128); }
+#undef EXL_DECODE_MMA
     launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32,
            out_pos);
     EXL_CUDA_CHECK_LAUNCH();
@@ -1145,7 +1224,6 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
   if (a.t < k_prefill_min_t && a.splits >= 1) {
     const int g = a.nh / a.nkv;
     // Formats with their own kernels (the cache types' pairs); others take the generic form.
-    const int pair = k.fmt * 8 + v.fmt;
     const bool known = (a.d == 64 || a.d == 128) &&
                        (pair == kv_fp8 * 9 || pair == kv_q8 * 9 || pair == kv_q4 * 9 || pair == kv_q8 * 8 + kv_q4);
 #define EXL_DECODE_QF(D, G, KF, VF)                                                                                    \

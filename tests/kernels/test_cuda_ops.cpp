@@ -90,8 +90,9 @@ EXL_GPU_TEST(cuda_kernels, attention_decode_and_prefill) {
     attention_ref(p, q.f.data(), k.h.data(), v.h.data(), ref.data());
     CUDA_OK(api.test_attention(0, q.h.data(), k.h.data(), v.h.data(), s.t, s.past, s.nh, s.nkv, s.d, p.scale, got.data()));
     const Diff df = compare(got.data(), ref.data(), ref.size());
-    // The tensor-core path rounds the softmax weights to fp16 for P.V (relative 2^-11 each).
-    const bool tc = s.t >= 32 && s.d <= 128;
+    // The tensor-core kernels (prefill, and decode for head_dim 64/128 in every other call of the
+    // entry) round the softmax weights to fp16 for P.V (relative 2^-11 each).
+    const bool tc = s.d <= 128;
     const double max_abs = tc ? 1e-3 : 2e-4, max_rel = tc ? 5e-4 : 1e-4;
     CHECK_MSG(df.max_abs <= max_abs && df.rel_l2 <= max_rel, "t " << s.t << " past " << s.past << " nh " << s.nh << " nkv "
                                                              << s.nkv << " d " << s.d << ": max_abs " << df.max_abs
