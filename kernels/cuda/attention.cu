@@ -293,6 +293,35 @@ __device__ __forceinline__ void kv_cvt16(int fmt_rt, const KvRaw16& r, float (&f
   }
 }
 
+// S (N n-tiles of 8 keys) = Q K^T on tensor cores: a[ks] the A fragments of Q's 16 rows, K the
+// keys' rows in shared memory (row stride LD halves), g = lane / 4, t = lane % 4.
+template <int KS, int N, int LD>
+__device__ __forceinline__ void qk_mma(float (&sc)[N][4], const std::uint32_t (&a)[KS][4], const __half* K, int g, int t) {
+#pragma unroll
+  for (int n = 0; n < N; ++n) sc[n][0] = sc[n][1] = sc[n][2] = sc[n][3] = 0.0f;
+#pragma unroll
+  for (int ks = 0; ks < KS; ++ks)
+#pragma unroll
+    for (int n = 0; n < N; ++n) {
+      const __half* kr = K + (n * 8 + g) * LD + ks * 16 + 2 * t;
+      mma16816(sc[n], a[ks][0], a[ks][1], a[ks][2], a[ks][3], *reinterpret_cast<const std::uint32_t*>(kr),
+               *reinterpret_cast<const std::uint32_t*>(kr + 8));
+    }
+}
+// o (D / 8 n-tiles of output dims) += P V for 16 keys: p0, p1 the A fragments of P (keys 2t.., rows
+// g and g + 8) and p2, p3 (keys 8 + 2t..), V the 16 keys' rows in shared memory.
+template <int D, int LD>
+__device__ __forceinline__ void pv_mma(float (&o)[D / 8][4], std::uint32_t p0, std::uint32_t p1, std::uint32_t p2,
+                                       std::uint32_t p3, const __half* V, int lane) {
+#pragma unroll
+  for (int dn = 0; dn < D / 16; ++dn) {
+    std::uint32_t b[4];
+    ldmatrix_x4_trans(b, V + (lane & 15) * LD + dn * 16 + (lane >> 4) * 8);
+    mma16816(o[2 * dn], p0, p1, p2, p3, b[0], b[1]);
+    mma16816(o[2 * dn + 1], p0, p1, p2, p3, b[2], b[3]);
+  }
+}
+
 template <int D, bool Q = false>
 __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                            const __half* __restrict__ vc, const int* past_p, int t,
@@ -373,16 +402,7 @@ __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restr
       const __half* K = sk + (j & 1) * k_pf_keys * LD;
       const __half* V = sv + (j & 1) * k_pf_keys * LD;
       float sc[8][4];
-#pragma unroll
-      for (int n = 0; n < 8; ++n) sc[n][0] = sc[n][1] = sc[n][2] = sc[n][3] = 0.0f;
-#pragma unroll
-      for (int ks = 0; ks < KS; ++ks)
-#pragma unroll
-        for (int n = 0; n < 8; ++n) {
-          const __half* kr = K + (n * 8 + g) * LD + ks * 16 + 2 * tq;
-          mma16816(sc[n], qa[ks][0], qa[ks][1], qa[ks][2], qa[ks][3], *reinterpret_cast<const std::uint32_t*>(kr),
-                   *reinterpret_cast<const std::uint32_t*>(kr + 8));
-        }
+      qk_mma<KS, 8, LD>(sc, qa, K, g, tq);
       const bool masked = kb + k_pf_keys - 1 > past + min(wr0, t - 1);
       float mx0 = -FLT_MAX, mx1 = -FLT_MAX;
 #pragma unroll
@@ -427,13 +447,7 @@ __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restr
       }
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk)
-#pragma unroll
-        for (int dn = 0; dn < D / 16; ++dn) {
-          std::uint32_t b[4];
-          ldmatrix_x4_trans(b, V + (kk * 16 + (lane & 15)) * LD + dn * 16 + (lane >> 4) * 8);
-          mma16816(o[2 * dn], pa[2 * kk][0], pa[2 * kk][1], pa[2 * kk + 1][0], pa[2 * kk + 1][1], b[0], b[1]);
-          mma16816(o[2 * dn + 1], pa[2 * kk][0], pa[2 * kk][1], pa[2 * kk + 1][0], pa[2 * kk + 1][1], b[2], b[3]);
-        }
+        pv_mma<D, LD>(o, pa[2 * kk][0], pa[2 * kk][1], pa[2 * kk + 1][0], pa[2 * kk + 1][1], V + kk * 16 * LD, lane);
     }
     __syncthreads();  // the buffer is refilled by the next iteration's load
   }
@@ -613,13 +627,14 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   };
 
   // Q as the A operand: row g is query head kh * gsz + g (zero past the group); rows g + 8 are zero.
-  std::uint32_t qa[KS][2];
+  std::uint32_t qa[KS][4];
   {
     const __half* qr = q + std::size_t(kh * gsz + g) * D;
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
       qa[ks][0] = g < gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 2 * t4) : 0u;
-      qa[ks][1] = g < gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 8 + 2 * t4) : 0u;
+      qa[ks][2] = g < gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 8 + 2 * t4) : 0u;
+      qa[ks][1] = qa[ks][3] = 0u;
     }
   }
   float o[NT][4];
@@ -645,16 +660,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
       const __half* K = sk + tb * k_pf_keys * LD + warp * 16 * LD;
       const __half* V = sv + tb * k_pf_keys * LD + warp * 16 * LD;
       float sc[2][4];
-#pragma unroll
-      for (int n = 0; n < 2; ++n) sc[n][0] = sc[n][1] = sc[n][2] = sc[n][3] = 0.0f;
-#pragma unroll
-      for (int ks = 0; ks < KS; ++ks)
-#pragma unroll
-        for (int n = 0; n < 2; ++n) {
-          const __half* kr = K + (n * 8 + g) * LD + ks * 16 + 2 * t4;
-          mma16816(sc[n], qa[ks][0], 0u, qa[ks][1], 0u, *reinterpret_cast<const std::uint32_t*>(kr),
-                   *reinterpret_cast<const std::uint32_t*>(kr + 8));
-        }
+      qk_mma<KS, 2, LD>(sc, qa, K, g, t4);
       float mx = -FLT_MAX;
 #pragma unroll
       for (int n = 0; n < 2; ++n)
@@ -678,13 +684,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
       for (int n = 0; n < NT; ++n) { o[n][0] *= a; o[n][1] *= a; }
       const std::uint32_t pa0 = *reinterpret_cast<const std::uint32_t*>(&p0);
       const std::uint32_t pa1 = *reinterpret_cast<const std::uint32_t*>(&p1);
-#pragma unroll
-      for (int dn = 0; dn < D / 16; ++dn) {
-        std::uint32_t b[4];
-        ldmatrix_x4_trans(b, V + (lane & 15) * LD + dn * 16 + (lane >> 4) * 8);
-        mma16816(o[2 * dn], pa0, 0u, pa1, 0u, b[0], b[1]);
-        mma16816(o[2 * dn + 1], pa0, 0u, pa1, 0u, b[2], b[3]);
-      }
+      pv_mma<D, LD>(o, pa0, 0u, pa1, 0u, V, lane);
     }
     __syncthreads();  // the buffers are refilled by the next iteration
   }
