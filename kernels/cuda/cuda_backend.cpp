@@ -250,6 +250,9 @@ void CudaBackend::allocate_scratch() {
   dq_.allocate(&alloc_, dq_elems_ * 2, "dequantised weights");
   // Decode attention: about four 4-warp CTAs per multiprocessor over the KV heads.
   decode_splits_ = std::max(1, std::min((capacity_ + 15) / 16, 4 * sm_count_ / std::max(1, nkv_)));
+  // EXL_CUDA_ATTN_SPLITS=N: N CTAs per KV head instead (tuning runs).
+  if (const char* e = std::getenv("EXL_CUDA_ATTN_SPLITS"); e && std::atoi(e) > 0)
+    decode_splits_ = std::min(std::atoi(e), std::max(1, (capacity_ + 63) / 64));
   const std::size_t budget = 64u << 20;  // bytes of attention partials for a prefill chunk
   chunk_splits_ = int(std::max<std::size_t>(1, std::min<std::size_t>(decode_splits_, budget / (std::size_t(C) * nh_ * (hd_ + 2) * 4))));
   const std::size_t parts = std::max(std::size_t(std::max(decode_splits_, (capacity_ + k_split_len - 1) / k_split_len)) * nh_ * (hd_ + 2),
