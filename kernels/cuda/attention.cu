@@ -184,29 +184,51 @@ constexpr std::size_t prefill_smem_bytes() {
 }
 
 // Eight stored elements (their bytes at p: 8 for fp8/q8, 4 for q4; scale sc for q8/q4) as fp16
-// (the rotated domain for Q8/Q4: (v - zero) * scale, no rotation).
+// (the rotated domain for Q8/Q4: (v - zero) * scale, no rotation). Q8/Q4 without int-to-float
+// conversions: a value v under 2^11 ORed into 0x6400 is the fp16 1024 + v, minus 1024 + zero is
+// v - zero exactly, and one fp16 multiply rounds (v - zero) * scale once, as fp32 arithmetic and
+// one rounding to fp16 would.
 template <int F>
 __device__ __forceinline__ uint4 kv_dq8(const std::uint8_t* p, float sc) {
   uint4 r;
-  __half2* h = reinterpret_cast<__half2*>(&r);
-  if constexpr (F == kv_q4) {
-    const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(p);
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-      h[i] = __floats2half2_rn(float(int((w >> (8 * i)) & 15) - 8) * sc, float(int((w >> (8 * i + 4)) & 15) - 8) * sc);
-  } else {
+  std::uint32_t* h = reinterpret_cast<std::uint32_t*>(&r);
+  if constexpr (F == kv_fp8) {
     const uint2 w = *reinterpret_cast<const uint2*>(p);
-    const std::uint32_t ws[2] = {w.x, w.y};
+    // fp8 E5M2 is the high byte of an fp16.
+    h[0] = __byte_perm(w.x, 0u, 0x1404);
+    h[1] = __byte_perm(w.x, 0u, 0x3424);
+    h[2] = __byte_perm(w.y, 0u, 0x1404);
+    h[3] = __byte_perm(w.y, 0u, 0x3424);
+    return r;
+  } else {
+    const __half2 s2 = __half2half2(__float2half_rn(sc));  // sc is an fp16 scale: exact
+    std::uint32_t raw[4];
+    if constexpr (F == kv_q4) {
+      // Nibbles n0 .. n7 (n0 lowest): pairs (n_i, n_{i+4}) by shift and mask, then reordered.
+      const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(p);
+      std::uint32_t a[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = ((w >> (4 * i)) & 0x000f000fu) | 0x64006400u;
+      raw[0] = __byte_perm(a[0], a[1], 0x5410);  // (n0, n1)
+      raw[1] = __byte_perm(a[2], a[3], 0x5410);  // (n2, n3)
+      raw[2] = __byte_perm(a[0], a[1], 0x7632);  // (n4, n5)
+      raw[3] = __byte_perm(a[2], a[3], 0x7632);  // (n6, n7)
+    } else {
+      const uint2 w = *reinterpret_cast<const uint2*>(p);
+      raw[0] = __byte_perm(w.x, 0x64u, 0x4140);
+      raw[1] = __byte_perm(w.x, 0x64u, 0x4342);
+      raw[2] = __byte_perm(w.y, 0x64u, 0x4140);
+      raw[3] = __byte_perm(w.y, 0x64u, 0x4342);
+    }
+    const __half2 base = __half2half2(__ushort_as_half(F == kv_q4 ? 0x6408 : 0x6480));  // 1024 + zero
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const std::uint32_t b = ws[i >> 1] >> (16 * (i & 1));
-      if constexpr (F == kv_fp8)
-        h[i] = __halves2half2(__ushort_as_half(std::uint16_t((b & 0xff) << 8)), __ushort_as_half(std::uint16_t(b & 0xff00)));
-      else
-        h[i] = __floats2half2_rn(float(int(b & 0xff) - 128) * sc, float(int((b >> 8) & 0xff) - 128) * sc);
+      const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&raw[i]), base);
+      const __half2 x = __hmul2(v, s2);
+      h[i] = *reinterpret_cast<const std::uint32_t*>(&x);
     }
+    return r;
   }
-  return r;
 }
 
 // Eight elements of a K or V row from a quantized store (Q: positions < past) or the chunk's
@@ -1136,6 +1158,8 @@ void check_shape(const AttentionShape& a) {
 }
 
 }  // namespace
+
+bool decode_mma() { return g_decode_mma; }
 
 bool set_decode_mma(bool on) {
   const bool was = g_decode_mma;

@@ -197,6 +197,7 @@ std::size_t attention_partial_floats(const AttentionShape& a);
 // Chunks below 32 tokens with head_dim 64 or 128: the tensor-core decode kernel (default) or the
 // CUDA-core one (false: EXL_CUDA_ATTN_MMA=0, for comparison). Returns the previous choice.
 bool set_decode_mma(bool on);
+bool decode_mma();
 void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
                const int* past, float* part, __half* out, float* out32, cudaStream_t s,
                const std::int32_t* out_pos = nullptr);
