@@ -530,7 +530,8 @@ bool g_decode_mma = true;
 // them (max in natural-log units), so attn_decode_merge_kernel merges them.
 // fp16 stores (KF = VF = kv_f16): the fp16 tiles double-buffered, filled by cp.async. Quantized
 // stores: their raw bytes (and scales) double-buffered by cp.async, dequantized into one fp16
-// tile per tile step (kv_dq8; the chunk's own positions from the staged rows). Many keys' loads in
+// tile per tile step (kv_dq8; the chunk's own positions from the staged rows). Each warp streams
+// its own 16 keys of every tile, with no block barrier in the loop. Many keys' loads in
 // flight per SM keep long contexts near the memory bandwidth, where the per-key online softmax of
 // the CUDA-core kernels was not (bench/RESULTS.md, session 8).
 template <int F>
@@ -576,13 +577,15 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t4 = lane & 3;
   const std::size_t rw = std::size_t(nkv) * D;
 
+  // Every warp streams its own 16 keys of each tile (rows 16w .. 16w + 15 of the buffers), so the
+  // loop needs no block barrier: one warp's loads and dequantization overlap another's mma.
   // fp16 stores: tile -> fp16 buffer buf.
   auto load_tile = [&](int tile, int buf) {
     const int kb = k0 + tile * k_pf_keys;
     __half* dk = sk + buf * k_pf_keys * LD;
     __half* dv = sv + buf * k_pf_keys * LD;
-    for (int i = threadIdx.x; i < k_pf_keys * (D / 8); i += 128) {
-      const int row = i / (D / 8), c = (i - row * (D / 8)) * 8;
+    for (int i = lane; i < 16 * (D / 8); i += 32) {
+      const int row = warp * 16 + i / (D / 8), c = (i % (D / 8)) * 8;
       const int key = kb + row;
       if (key >= k1) {
         *reinterpret_cast<uint4*>(dk + row * LD + c) = make_uint4(0, 0, 0, 0);
@@ -599,8 +602,8 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
     const int kb = k0 + tile * k_pf_keys;
     std::uint8_t* dst = raw + (buf * 2 + which) * RAW;
     const int units = bytes_per_key / 16;
-    for (int i = threadIdx.x; i < k_pf_keys * units; i += 128) {
-      const int row = i / units, u = i - row * units;
+    for (int i = lane; i < 16 * units; i += 32) {
+      const int row = warp * 16 + i / units, u = i % units;
       const int key = kb + row;
       if (key >= k1) continue;
       const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
@@ -609,8 +612,8 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
     }
     if (!scaled) return;
     std::uint8_t* ds = dst + k_pf_keys * D;
-    for (int i = threadIdx.x; i < k_pf_keys * (SB / 4); i += 128) {
-      const int row = i / (SB / 4), u = i - row * (SB / 4);
+    for (int i = lane; i < 16 * (SB / 4); i += 32) {
+      const int row = warp * 16 + i / (SB / 4), u = i % (SB / 4);
       const int key = kb + row;
       if (key >= k1) continue;
       const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
@@ -622,8 +625,8 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
     const int kb = k0 + tile * k_pf_keys;
     const std::uint8_t* rk = raw + (buf * 2) * RAW;
     const std::uint8_t* rv = raw + (buf * 2 + 1) * RAW;
-    for (int i = threadIdx.x; i < k_pf_keys * (D / 8); i += 128) {
-      const int row = i / (D / 8), c = (i - row * (D / 8)) * 8;
+    for (int i = lane; i < 16 * (D / 8); i += 32) {
+      const int row = warp * 16 + i / (D / 8), c = (i % (D / 8)) * 8;
       const int key = kb + row;
       uint4 kx = make_uint4(0, 0, 0, 0), vx = make_uint4(0, 0, 0, 0);
       if (key < k1) {
@@ -671,10 +674,10 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
     if (j + 1 < tiles) issue(j + 1, (j + 1) & 1);
     cp_async_commit();
     cp_async_wait<1>();
-    __syncthreads();
+    __syncwarp();  // the warp's copies, by all its lanes, are visible
     if constexpr (!PLAIN) {
       dequant(j, j & 1);
-      __syncthreads();
+      __syncwarp();
     }
     const int kw = k0 + j * k_pf_keys + warp * 16;  // the warp's first key
     if (kw < k1) {
@@ -708,9 +711,10 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
       const std::uint32_t pa1 = *reinterpret_cast<const std::uint32_t*>(&p1);
       pv_mma<D, LD>(o, pa0, 0u, pa1, 0u, V, lane);
     }
-    __syncthreads();  // the buffers are refilled by the next iteration
+    __syncwarp();  // the warp's buffers are refilled by its next iteration
   }
   cp_async_wait<0>();
+  __syncthreads();  // every warp is done with the buffers before the merge reuses them
 #pragma unroll
   for (int off = 1; off <= 2; off <<= 1) l0 += __shfl_xor_sync(0xffffffffu, l0, off);
   // Merge the warps (row g of each): shared memory is free now.
