@@ -25,7 +25,9 @@
 // (flash attention, attn_prefill_kernel below: no partials, no merge).
 // Masking is causal bottom-right: query i (position past + i) sees keys 0 .. past + i. `past`
 // is device memory; splits beyond the current length exit early (graph-friendly).
+#include <algorithm>
 #include <cfloat>
+#include <type_traits>
 
 #include "async_copy.cuh"
 #include "cuda_check.h"
@@ -538,12 +540,17 @@ template <int F>
 constexpr int kv_raw_bytes(int elems) {
   return F == kv_q4 ? elems / 2 : elems;
 }
+// One store's raw stage: the tile's bytes (the wider of K and V), then its scales (D / 32 fp16 a key).
+template <int D, int KF, int VF>
+constexpr int decode_raw_data_bytes() {
+  return k_pf_keys * (kv_raw_bytes<KF>(D) > kv_raw_bytes<VF>(D) ? kv_raw_bytes<KF>(D) : kv_raw_bytes<VF>(D));
+}
 template <int D, int KF, int VF>
 constexpr std::size_t decode_mma_smem_bytes() {
   if constexpr (KF == kv_f16 && VF == kv_f16) return prefill_smem_bytes<D>();
-  // One fp16 K and V tile, two stages of raw bytes (8 bits at most) and scales.
+  // One fp16 K and V tile, two stages of raw bytes and scales for K and V.
   return std::size_t(2) * k_pf_keys * (D + 8) * sizeof(__half) +
-         std::size_t(2) * 2 * k_pf_keys * (D + D / 16);
+         std::size_t(2) * 2 * (decode_raw_data_bytes<D, KF, VF>() + k_pf_keys * D / 16);
 }
 
 template <int D, int KF, int VF>
@@ -557,7 +564,8 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   constexpr int NT = D / 8;
   constexpr int KB = kv_raw_bytes<KF>(D), VB = kv_raw_bytes<VF>(D);  // raw bytes of a key's head row
   constexpr int SB = D / 16;                                          // bytes of its scales (D / 32 fp16)
-  constexpr int RAW = k_pf_keys * (D + D / 16);                       // one store's raw stage (8 bits)
+  constexpr int DATA = decode_raw_data_bytes<D, KF, VF>();
+  constexpr int RAW = DATA + k_pf_keys * SB;                         // one store's raw stage
   extern __shared__ uint4 smem_dm[];
   __half* sk = reinterpret_cast<__half*>(smem_dm);     // [PLAIN ? 2 : 1][keys][LD]
   __half* sv = sk + (PLAIN ? 2 : 1) * k_pf_keys * LD;  // [PLAIN ? 2 : 1][keys][LD]
@@ -611,7 +619,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
                  static_cast<const std::uint8_t*>(src.data) + e * bytes_per_key / D + u * 16);
     }
     if (!scaled) return;
-    std::uint8_t* ds = dst + k_pf_keys * D;
+    std::uint8_t* ds = dst + DATA;
     for (int i = lane; i < 16 * (SB / 4); i += 32) {
       const int row = warp * 16 + i / (SB / 4), u = i % (SB / 4);
       const int key = kb + row;
@@ -625,21 +633,33 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
     const int kb = k0 + tile * k_pf_keys;
     const std::uint8_t* rk = raw + (buf * 2) * RAW;
     const std::uint8_t* rv = raw + (buf * 2 + 1) * RAW;
-    for (int i = lane; i < 16 * (D / 8); i += 32) {
-      const int row = warp * 16 + i / (D / 8), c = (i % (D / 8)) * 8;
-      const int key = kb + row;
-      uint4 kx = make_uint4(0, 0, 0, 0), vx = make_uint4(0, 0, 0, 0);
-      if (key < k1) {
-        const std::size_t col = std::size_t(kh) * D + c;
-        if (key >= past && kq.stage) kx = *reinterpret_cast<const uint4*>(kq.stage + std::size_t(key - past) * rw + col);
-        else kx = kv_dq8<KF>(rk + row * KB + c * KB / D,
-                              KF == kv_fp8 ? 0.0f : __half2float(reinterpret_cast<const __half*>(rk + k_pf_keys * D + row * SB)[c / 32]));
-        if (key >= past && vq.stage) vx = *reinterpret_cast<const uint4*>(vq.stage + std::size_t(key - past) * rw + col);
-        else vx = kv_dq8<VF>(rv + row * VB + c * VB / D,
-                              VF == kv_fp8 ? 0.0f : __half2float(reinterpret_cast<const __half*>(rv + k_pf_keys * D + row * SB)[c / 32]));
+    // 16 elements (one scale) per lane and step.
+    auto one = [&](const std::uint8_t* r, const KvSource& src, int bpk, int row, int key, int c, uint4& x0, uint4& x1,
+                   auto fmt) {
+      constexpr int F = decltype(fmt)::value;
+      if (key >= past && src.stage) {
+        const uint4* st = reinterpret_cast<const uint4*>(src.stage + std::size_t(key - past) * rw + std::size_t(kh) * D + c);
+        x0 = st[0];
+        x1 = st[1];
+        return;
       }
-      *reinterpret_cast<uint4*>(sk + row * LD + c) = kx;
-      *reinterpret_cast<uint4*>(sv + row * LD + c) = vx;
+      const float sc = F == kv_fp8 ? 0.0f : __half2float(reinterpret_cast<const __half*>(r + DATA + row * SB)[c / 32]);
+      const std::uint8_t* p = r + row * bpk + c * bpk / D;
+      x0 = kv_dq8<F>(p, sc);
+      x1 = kv_dq8<F>(p + 8 * bpk / D, sc);
+    };
+    for (int i = lane; i < 16 * (D / 16); i += 32) {
+      const int row = warp * 16 + i / (D / 16), c = (i % (D / 16)) * 16;
+      const int key = kb + row;
+      uint4 k0x = make_uint4(0, 0, 0, 0), k1x = k0x, v0x = k0x, v1x = k0x;
+      if (key < k1) {
+        one(rk, kq, KB, row, key, c, k0x, k1x, std::integral_constant<int, KF>{});
+        one(rv, vq, VB, row, key, c, v0x, v1x, std::integral_constant<int, VF>{});
+      }
+      uint4* dk = reinterpret_cast<uint4*>(sk + row * LD + c);
+      uint4* dv = reinterpret_cast<uint4*>(sv + row * LD + c);
+      dk[0] = k0x; dk[1] = k1x;
+      dv[0] = v0x; dv[1] = v1x;
     }
   };
   auto issue = [&](int tile, int buf) {
@@ -1164,6 +1184,20 @@ void check_shape(const AttentionShape& a) {
 }  // namespace
 
 bool decode_mma() { return g_decode_mma; }
+
+int decode_ctas_per_sm(int d, int kfmt, int vfmt) {
+  if (!g_decode_mma || (d != 64 && d != 128)) return 4;
+  int dev = 0, smem = 0;
+  EXL_CUDA_CHECK(cudaGetDevice(&dev));
+  EXL_CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+  const int pair = kfmt * 8 + vfmt;
+  std::size_t bytes = d == 64 ? decode_mma_smem_bytes<64, kv_f16, kv_f16>() : decode_mma_smem_bytes<128, kv_f16, kv_f16>();
+  if (pair == kv_q4 * 9) bytes = d == 64 ? decode_mma_smem_bytes<64, kv_q4, kv_q4>() : decode_mma_smem_bytes<128, kv_q4, kv_q4>();
+  else if (pair == kv_fp8 * 9 || pair == kv_q8 * 9 || pair == kv_q8 * 8 + kv_q4)
+    bytes = d == 64 ? decode_mma_smem_bytes<64, kv_q8, kv_q8>() : decode_mma_smem_bytes<128, kv_q8, kv_q8>();
+  // Each CTA also holds about 1 KB of the driver's reserve.
+  return std::max(1, std::min(4, int(std::size_t(smem) / (bytes + 1024))));
+}
 
 bool set_decode_mma(bool on) {
   const bool was = g_decode_mma;

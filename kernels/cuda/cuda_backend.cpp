@@ -248,9 +248,9 @@ void CudaBackend::allocate_scratch() {
       if (p->exl2) dq_elems_ = std::max(dq_elems_, std::size_t(p->view.k) * p->view.n_pad);
   if (C <= opt_.gemv_max_rows) dq_elems_ = 0;
   dq_.allocate(&alloc_, dq_elems_ * 2, "dequantised weights");
-  // Decode attention: about four 4-warp CTAs per multiprocessor over the KV heads (three for the
-  // tensor-core kernel, whose 64-key tiles take 70 KB of shared memory per CTA at head_dim 128).
-  const int per_sm = decode_mma() ? 3 : 4;
+  // Decode attention: as many 4-warp CTAs per multiprocessor over the KV heads as fit at once (four
+  // for the CUDA-core kernels; the tensor-core kernel's tiles take 53-70 KB of shared memory).
+  const int per_sm = decode_ctas_per_sm(hd_, kfmt_, vfmt_);
   decode_splits_ = std::max(1, std::min((capacity_ + 15) / 16, per_sm * sm_count_ / std::max(1, nkv_)));
   // EXL_CUDA_ATTN_SPLITS=N: N CTAs per KV head instead (tuning runs).
   if (const char* e = std::getenv("EXL_CUDA_ATTN_SPLITS"); e && std::atoi(e) > 0)

@@ -198,6 +198,9 @@ std::size_t attention_partial_floats(const AttentionShape& a);
 // CUDA-core one (false: EXL_CUDA_ATTN_MMA=0, for comparison). Returns the previous choice.
 bool set_decode_mma(bool on);
 bool decode_mma();
+// Decode attention CTAs that fit one multiprocessor at once for head_dim d and the cache formats
+// (the tensor-core kernel's shared memory; 4 for the CUDA-core kernels).
+int decode_ctas_per_sm(int d, int kfmt, int vfmt);
 void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
                const int* past, float* part, __half* out, float* out32, cudaStream_t s,
                const std::int32_t* out_pos = nullptr);
