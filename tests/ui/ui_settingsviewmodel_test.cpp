@@ -1,8 +1,13 @@
-// SettingsViewModel: values persist across instances, are clamped, and presets apply.
+// SettingsViewModel: values persist across instances, are clamped, and presets apply; the app
+// restores the draft-token count of speculative decoding from them at startup.
+#include <QDir>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "app/appcontext.h"
+#include "viewmodels/chatviewmodel.h"
+#include "viewmodels/modelmanager.h"
 #include "viewmodels/settingsviewmodel.h"
 
 class SettingsViewModelTest : public QObject
@@ -22,6 +27,7 @@ private Q_SLOTS:
             settings.setLanguage(QStringLiteral("de"));
             settings.setFontSize(14);
             settings.setMaxChunkSize(512);
+            settings.setDraftTokens(3);
         }
         SettingsViewModel again(path);
         QCOMPARE(again.temperature(), 1.3);
@@ -32,6 +38,7 @@ private Q_SLOTS:
         QCOMPARE(again.language(), QStringLiteral("de"));
         QCOMPARE(again.fontSize(), 14);
         QCOMPARE(again.maxChunkSize(), 512);
+        QCOMPARE(again.draftTokens(), 3);
     }
 
     void clampsAndRejects()
@@ -51,6 +58,39 @@ private Q_SLOTS:
         QCOMPARE(language.size(), 0);
         settings.setTheme(QStringLiteral("purple"));
         QCOMPARE(settings.theme(), QStringLiteral("system"));
+        QCOMPARE(settings.draftTokens(), 0);
+        settings.setDraftTokens(20);
+        QCOMPARE(settings.draftTokens(), 8);
+        settings.setDraftTokens(-3);
+        QCOMPARE(settings.draftTokens(), 0);
+    }
+
+    // The draft-token count set on the models page (ModelManager, which every request's sampling
+    // takes) is saved, and a restart of the app over the same data directory restores it.
+    void appKeepsTheDraftTokenCount()
+    {
+        QTemporaryDir dir;
+        AppOptions options;
+        options.dataDir = dir.path();
+        {
+            const std::unique_ptr<AppContext> app = AppContext::createSimulated(options);
+            QCOMPARE(app->models()->draftTokens(), 0);
+            QCOMPARE(app->chat()->sampling().draftTokens, 0);
+            app->models()->setDraftTokens(5);
+            QCOMPARE(app->settings()->draftTokens(), 5);
+            QCOMPARE(app->chat()->sampling().draftTokens, 5);
+        }
+        QCOMPARE(SettingsViewModel(QDir(dir.path()).filePath(QStringLiteral("settings.ini"))).draftTokens(), 5);
+        {
+            const std::unique_ptr<AppContext> app = AppContext::createSimulated(options);
+            QCOMPARE(app->models()->draftTokens(), 5);
+            QCOMPARE(app->models()->loadOptions().draftTokens, 5);  // the next load's
+            QCOMPARE(app->chat()->sampling().draftTokens, 5);       // the next request's
+            app->models()->setDraftTokens(0);
+            QCOMPARE(app->settings()->draftTokens(), 0);
+            QCOMPARE(app->chat()->sampling().draftTokens, 0);
+        }
+        QCOMPARE(AppContext::createSimulated(options)->models()->draftTokens(), 0);
     }
 
     void presets()

@@ -45,6 +45,12 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
         m_remotes = std::make_unique<RemoteEndpointsModel>(
             combined->remote(), QDir(dataDir).filePath(QStringLiteral("remote-endpoints.json")));
     m_models = std::make_unique<ModelManager>(m_service.get(), std::move(planner));
+    // The draft-token count is kept in the settings: restored here, saved when a slider moves.
+    m_models->setDraftTokens(m_settings->draftTokens());
+    connect(m_models.get(), &ModelManager::settingsChanged, m_settings.get(),
+            [this] { m_settings->setDraftTokens(m_models->draftTokens()); });
+    connect(m_settings.get(), &SettingsViewModel::draftTokensChanged, this,
+            [this] { m_models->setDraftTokens(m_settings->draftTokens()); });
     // Each request samples with the settings and drafts as many tokens as the models page's
     // slider says now (no reload needed).
     const auto applySampling = [this] {

@@ -5,6 +5,7 @@
 namespace {
 const QStringList kThemes{QStringLiteral("light"), QStringLiteral("dark"), QStringLiteral("system")};
 const QStringList kLanguages{QStringLiteral("en"), QStringLiteral("nl"), QStringLiteral("de")};
+constexpr int kMaxDraftTokens = 8;  // as ModelManager offers
 
 SamplingSettings preset(const QString &name)
 {
@@ -39,6 +40,7 @@ SettingsViewModel::SettingsViewModel(const QString &filePath, QObject *parent)
     m_sampling.repetitionPenalty = std::clamp(s.value("sampling/repetitionPenalty", m_sampling.repetitionPenalty).toDouble(), 1.0, 2.0);
     m_sampling.seed = s.value("sampling/seed", m_sampling.seed).toInt();
     m_maxChunkSize = std::clamp(s.value("engine/maxChunkSize", m_maxChunkSize).toInt(), 64, 8192);
+    m_draftTokens = std::clamp(s.value("engine/draftTokens", m_draftTokens).toInt(), 0, kMaxDraftTokens);
     const QString theme = s.value("ui/theme", m_theme).toString();
     m_theme = kThemes.contains(theme) ? theme : m_theme;
     const QString language = s.value("ui/language", m_language).toString();
@@ -171,6 +173,16 @@ void SettingsViewModel::setMaxChunkSize(int value)
     Q_EMIT maxChunkSizeChanged();
 }
 
+void SettingsViewModel::setDraftTokens(int count)
+{
+    count = std::clamp(count, 0, kMaxDraftTokens);
+    if (count == m_draftTokens)
+        return;
+    m_draftTokens = count;
+    save();
+    Q_EMIT draftTokensChanged();
+}
+
 void SettingsViewModel::setTheme(const QString &theme)
 {
     if (!kThemes.contains(theme) || theme == m_theme)
@@ -253,6 +265,7 @@ void SettingsViewModel::save()
     s.setValue("sampling/repetitionPenalty", m_sampling.repetitionPenalty);
     s.setValue("sampling/seed", m_sampling.seed);
     s.setValue("engine/maxChunkSize", m_maxChunkSize);
+    s.setValue("engine/draftTokens", m_draftTokens);
     s.setValue("ui/theme", m_theme);
     s.setValue("ui/language", m_language);
     s.setValue("ui/fontSize", m_fontSize);

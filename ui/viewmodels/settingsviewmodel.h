@@ -1,5 +1,5 @@
-// User settings: sampling, chunk size, theme, language, font size, model folders, per-model
-// chat templates and draft models. Stored in
+// User settings: sampling, chunk size, draft tokens, theme, language, font size, model folders,
+// per-model chat templates and draft models. Stored in
 // settings.ini in the data directory; every change is written at once.
 #pragma once
 #include <QHash>
@@ -22,6 +22,7 @@ class SettingsViewModel : public QObject
     Q_PROPERTY(double repetitionPenalty READ repetitionPenalty WRITE setRepetitionPenalty NOTIFY samplingChanged)
     Q_PROPERTY(int seed READ seed WRITE setSeed NOTIFY samplingChanged)
     Q_PROPERTY(int maxChunkSize READ maxChunkSize WRITE setMaxChunkSize NOTIFY maxChunkSizeChanged)
+    Q_PROPERTY(int draftTokens READ draftTokens WRITE setDraftTokens NOTIFY draftTokensChanged)
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
     Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
     Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY fontSizeChanged)
@@ -48,6 +49,11 @@ public:
     void setSeed(int value);
     int maxChunkSize() const { return m_maxChunkSize; }
     void setMaxChunkSize(int value);
+    // Tokens drafted per model pass for speculative decoding (0: off, at most 8): what the
+    // draft-token sliders of the Settings and Models pages set (ModelManager::draftTokens), kept
+    // here so that the count outlasts a restart.
+    int draftTokens() const { return m_draftTokens; }
+    void setDraftTokens(int count);
     QString theme() const { return m_theme; }
     void setTheme(const QString &theme);  // "light", "dark" or "system"
     QString language() const { return m_language; }
@@ -86,6 +92,7 @@ public:
 Q_SIGNALS:
     void samplingChanged();
     void maxChunkSizeChanged();
+    void draftTokensChanged();
     void themeChanged();
     void languageChanged();
     void fontSizeChanged();
@@ -101,6 +108,7 @@ private:
     std::unique_ptr<QSettings> m_settings;
     SamplingSettings m_sampling;
     int m_maxChunkSize = 2048;
+    int m_draftTokens = 0;
     QString m_theme = QStringLiteral("system");
     QString m_language = QStringLiteral("en");
     int m_fontSize = 11;

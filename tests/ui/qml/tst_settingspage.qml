@@ -1,6 +1,6 @@
 // SettingsPage: the draft-token slider shows the models page's setting (ModelManager.draftTokens)
-// and moving it changes that setting, which the chat's requests then draft with; a change made
-// elsewhere (the Models page) moves the slider.
+// and moving it changes that setting, which the chat's requests then draft with and the settings
+// keep for the next start; a change made elsewhere (the Models page) moves the slider.
 import QtQuick
 import QtQuick.Controls
 import QtTest
@@ -42,6 +42,7 @@ Item {
             compare(s.value, 0)
             compare(valueText(s), "off")
             testApp.models.draftTokens = 5     // as from the Models page
+            compare(testApp.settings.draftTokens, 5)
             compare(s.value, 5)
             compare(handle(s).value, 5)
             compare(valueText(s), "5 by n-gram lookup")   // the simulated models offer no draft model
@@ -56,15 +57,18 @@ Item {
             mouseClick(slider, slider.width - 2, slider.height / 2)   // the right end: 8
             compare(testApp.models.draftTokens, 8)
             compare(testHelper.appChatDraftTokens(), 8)   // what the next request drafts
+            compare(testApp.settings.draftTokens, 8)      // what the next start restores
             compare(valueText(s), "8 by n-gram lookup")
             mouseClick(slider, 2, slider.height / 2)                  // the left end: off
             compare(testApp.models.draftTokens, 0)
             compare(testHelper.appChatDraftTokens(), 0)
+            compare(testApp.settings.draftTokens, 0)
             compare(valueText(s), "off")
             // Keys too: one step up.
             slider.forceActiveFocus()
             keyClick(Qt.Key_Right)
             compare(testApp.models.draftTokens, 1)
+            compare(testApp.settings.draftTokens, 1)
         }
     }
 }

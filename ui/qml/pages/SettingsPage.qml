@@ -71,7 +71,8 @@ ScrollView {
             onMoved: v => page.settings.maxChunkSize = v
         }
         // The draft-token count of speculative decoding: the same setting as the Models page's
-        // slider (ModelManager.draftTokens, which every request's sampling takes).
+        // slider (ModelManager.draftTokens, which every request's sampling takes; the settings
+        // keep it for the next start).
         LabeledSlider {
             objectName: "draftTokensSlider"
             Layout.fillWidth: true
