@@ -257,6 +257,11 @@ int main(int argc, char** argv) {
   if (sel == "cache") {  // issue #4: decode and prefill with each cache type, up to 32k context
     for (const CacheKind& c : k_caches) ok &= bench_model(l8b, true, copy, {0, 2048, 32768}, 2048, {}, c);
   }
+  if (sel == "cache32") {  // decode at 32768 only, one cache type (EXL_BENCH_CACHE=fp16|fp8|q8|q6|q4) or all: for a profiler
+    const char* only = std::getenv("EXL_BENCH_CACHE");
+    for (const CacheKind& c : k_caches)
+      if (!only || std::string(only) == c.name) ok &= bench_model(l8b, true, copy, {32768}, 0, {}, c);
+  }
   if (sel == "hwm") {  // issue #4: chunked prefill, memory of a 2048- and a 32768-token prompt (chunks of 2048)
     ok &= bench_model(l8b, true, copy, {}, 2048);
     ok &= bench_model(l8b, true, copy, {}, 32768);
