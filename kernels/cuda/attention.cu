@@ -520,6 +520,20 @@ __device__ __forceinline__ int decode_split_len(int kv_len, int splits) {
   return max(64, (per + 63) / 64 * 64);  // whole 64-key tiles, at least one: short contexts use few splits
 }
 
+// The keys [k0, k1) of one decode split for query token tq (kv_len = past + tq + 1 keys); k0 >= k1
+// past the last split with keys (the merge reads only the splits below ceil(kv_len / split_len)).
+struct DecodeSplit {
+  int kv_len, k0, k1;
+};
+__device__ __forceinline__ DecodeSplit decode_split(int past, int tq, int split, int splits) {
+  DecodeSplit r;
+  r.kv_len = past + tq + 1;
+  const int split_len = decode_split_len(r.kv_len, splits);
+  r.k0 = split * split_len;
+  r.k1 = min(r.k0 + split_len, r.kv_len);
+  return r;
+}
+
 bool g_decode_mma = true;
 
 // ---- decode on tensor cores ----
@@ -575,11 +589,9 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
   const int gsz = nh / nkv;
   const int past = *past_p;
-  const int kv_len = past + tq + 1;
-  const int split_len = decode_split_len(kv_len, splits);
-  const int k0 = split * split_len;
-  const int k1 = min(k0 + split_len, kv_len);
-  if (k0 >= k1) return;  // the merge only reads splits below ceil(len / split_len)
+  const DecodeSplit sp = decode_split(past, tq, split, splits);
+  const int k0 = sp.k0, k1 = sp.k1;
+  if (k0 >= k1) return;
   q += std::size_t(tq) * nh * D;
   part += std::size_t(tq) * nh * splits * (D + 2);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t4 = lane & 3;
@@ -950,11 +962,9 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
   constexpr int LPK = D / 16;    // lanes per key
   constexpr int KPW = 32 / LPK;  // key slots per warp
   const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;  // tq: the query token (FUSED: 0)
-  const int kv_len = *past + tq + 1;
-  const int split_len = decode_split_len(kv_len, splits);
-  const int k0 = split * split_len;
-  const int k1 = min(k0 + split_len, kv_len);
-  if (k0 >= k1) return;  // the merge only reads splits below ceil(len / split_len)
+  const DecodeSplit sp = decode_split(*past, tq, split, splits);
+  const int kv_len = sp.kv_len, split_len = decode_split_len(kv_len, splits), k0 = sp.k0, k1 = sp.k1;
+  if (k0 >= k1) return;
   q += std::size_t(tq) * nh * D;
   part += std::size_t(tq) * nh * splits * (D + 2);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -1092,10 +1102,8 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
   constexpr int KPW = 32 / LPK;
   const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
   const int past = *past_p;
-  const int kv_len = past + tq + 1;
-  const int split_len = decode_split_len(kv_len, splits);
-  const int k0 = split * split_len;
-  const int k1 = min(k0 + split_len, kv_len);
+  const DecodeSplit sp = decode_split(past, tq, split, splits);
+  const int k0 = sp.k0, k1 = sp.k1;
   if (k0 >= k1) return;
   q += std::size_t(tq) * nh * D;
   part += std::size_t(tq) * nh * splits * (D + 2);
@@ -1127,9 +1135,28 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
   decode_write_partials<D, G, LPK>(m, l, acc, warp, slot, sub, d0, gsz, kh, splits, split, part);
 }
 
-__global__ void attn_decode_merge_kernel(const float* __restrict__ part, const int* past, int nh, int d, int splits,
-                                         __half* __restrict__ out, float* __restrict__ out32,
-                                         const std::int32_t* __restrict__ out_pos) {
+// Grid (nh, t), 128 threads. The splits' maxima, weights and sums are spread over the threads
+// (block reductions), then each thread sums its output dimensions over the splits with eight
+// independent accumulators, so the partials' loads are in flight together rather than one by one.
+__device__ __forceinline__ float block_reduce_128(float v, bool is_max, float* red) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const float w = __shfl_xor_sync(0xffffffffu, v, o);
+    v = is_max ? fmaxf(v, w) : v + w;
+  }
+  __syncthreads();  // red is free (an earlier reduction's readers are done)
+  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
+  __syncthreads();
+  v = red[0];
+#pragma unroll
+  for (int w = 1; w < 4; ++w) v = is_max ? fmaxf(v, red[w]) : v + red[w];
+  return v;
+}
+
+__global__ void __launch_bounds__(128) attn_decode_merge_kernel(const float* __restrict__ part, const int* past, int nh,
+                                                                int d, int splits, __half* __restrict__ out,
+                                                                float* __restrict__ out32,
+                                                                const std::int32_t* __restrict__ out_pos) {
   pdl_trigger();
   pdl_wait();
   const int h = blockIdx.x, tq = blockIdx.y;
@@ -1137,18 +1164,32 @@ __global__ void attn_decode_merge_kernel(const float* __restrict__ part, const i
   const int split_len = decode_split_len(kv_len, splits);
   const int ns = min(splits, (kv_len + split_len - 1) / split_len);
   const float* p = part + (std::size_t(tq) * nh + h) * splits * (d + 2);
-  __shared__ float wgt[1024];
+  const std::size_t ps = std::size_t(d) + 2;  // floats per split
+  constexpr int k_wgt = 1024;
+  __shared__ float wgt[k_wgt];
+  __shared__ float red[4];
   float mx = -FLT_MAX;
-  for (int s = 0; s < ns; ++s) mx = fmaxf(mx, p[s * (d + 2) + d]);
+  for (int s = threadIdx.x; s < ns; s += blockDim.x) mx = fmaxf(mx, p[s * ps + d]);
+  mx = block_reduce_128(mx, true, red);
   float l = 0.0f;
-  for (int s = 0; s < ns; ++s) l += p[s * (d + 2) + d + 1] * __expf(p[s * (d + 2) + d] - mx);
-  for (int s = threadIdx.x; s < ns && s < 1024; s += blockDim.x) wgt[s] = __expf(p[s * (d + 2) + d] - mx);
-  __syncthreads();
+  for (int s = threadIdx.x; s < ns; s += blockDim.x) {
+    const float w = __expf(p[s * ps + d] - mx);
+    if (s < k_wgt) wgt[s] = w;
+    l += p[s * ps + d + 1] * w;
+  }
+  l = block_reduce_128(l, false, red);  // (its barriers also publish wgt)
   const float inv = 1.0f / l;
+  const int nw = min(ns, k_wgt);
   for (int e = threadIdx.x; e < d; e += blockDim.x) {
-    float o = 0.0f;
-    for (int s = 0; s < ns; ++s) o += p[s * (d + 2) + e] * (s < 1024 ? wgt[s] : __expf(p[s * (d + 2) + d] - mx));
-    o *= inv;
+    float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    int s = 0;
+    for (; s + 8 <= nw; s += 8) {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[j] = fmaf(p[(s + j) * ps + e], wgt[s + j], acc[j]);
+    }
+    for (; s < nw; ++s) acc[0] = fmaf(p[s * ps + e], wgt[s], acc[0]);
+    for (; s < ns; ++s) acc[1] = fmaf(p[s * ps + e], __expf(p[s * ps + d] - mx), acc[1]);
+    const float o = (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) * inv;
     const std::size_t idx = (std::size_t(tq) * nh + h) * d + e;
     if (out) out[out_pos ? std::size_t(tq) * nh * d + std::size_t(__ldg(out_pos + h * d + e)) : idx] = __float2half_rn(o);
     if (out32) out32[idx] = o;
