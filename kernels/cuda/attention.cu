@@ -536,6 +536,12 @@ __device__ __forceinline__ DecodeSplit decode_split(int past, int tq, int split,
 
 bool g_decode_mma = true;
 
+// The cache types' K/V format pairs with decode kernels of their own (FP8, Q8, Q4, Q8/Q4 for Q6).
+bool kv_cache_type_pair(int kfmt, int vfmt) {
+  const int pair = kfmt * 8 + vfmt;
+  return pair == kv_fp8 * 9 || pair == kv_q8 * 9 || pair == kv_q4 * 9 || pair == kv_q8 * 8 + kv_q4;
+}
+
 // ---- decode on tensor cores ----
 // One CTA per (split, KV head, query token), as the decode kernels below, but the keys go through
 // the prefill kernel's machinery: tiles of 64 keys in shared memory, S = Q K^T with mma.m16n8k16
@@ -1234,7 +1240,7 @@ int decode_ctas_per_sm(int d, int kfmt, int vfmt) {
   const int pair = kfmt * 8 + vfmt;
   std::size_t bytes = d == 64 ? decode_mma_smem_bytes<64, kv_f16, kv_f16>() : decode_mma_smem_bytes<128, kv_f16, kv_f16>();
   if (pair == kv_q4 * 9) bytes = d == 64 ? decode_mma_smem_bytes<64, kv_q4, kv_q4>() : decode_mma_smem_bytes<128, kv_q4, kv_q4>();
-  else if (pair == kv_fp8 * 9 || pair == kv_q8 * 9 || pair == kv_q8 * 8 + kv_q4)
+  else if (kv_cache_type_pair(kfmt, vfmt))
     bytes = d == 64 ? decode_mma_smem_bytes<64, kv_q8, kv_q8>() : decode_mma_smem_bytes<128, kv_q8, kv_q8>();
   // Each CTA also holds about 1 KB of the driver's reserve.
   return std::max(1, std::min(4, int(std::size_t(smem) / (bytes + 1024))));
@@ -1310,8 +1316,8 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
   kp.pages = vp.pages = a.pages;
   // The cache types' format pairs on tensor cores (others: the CUDA-core kernels below).
   const int pair = k.fmt * 8 + v.fmt;
-  const bool mma_pair = pair == kv_fp8 * 9 || pair == kv_q8 * 9 || pair == kv_q4 * 9 || pair == kv_q8 * 8 + kv_q4;
-  if (a.t < k_prefill_min_t && a.splits >= 1 && g_decode_mma && mma_pair && (a.d == 64 || a.d == 128)) {
+  const bool known = (a.d == 64 || a.d == 128) && kv_cache_type_pair(k.fmt, v.fmt);
+  if (a.t < k_prefill_min_t && a.splits >= 1 && g_decode_mma && known) {
 #define EXL_DECODE_MMA(D)                                                                                         \
   if (pair == kv_fp8 * 9) launch_decode_mma<D, kv_fp8, kv_fp8>(a, q, nullptr, nullptr, past, part, s, k, v);     \
   else if (pair == kv_q8 * 9) launch_decode_mma<D, kv_q8, kv_q8>(a, q, nullptr, nullptr, past, part, s, k, v);    \
@@ -1326,9 +1332,7 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
   }
   if (a.t < k_prefill_min_t && a.splits >= 1) {
     const int g = a.nh / a.nkv;
-    // Formats with their own kernels (the cache types' pairs); others take the generic form.
-    const bool known = (a.d == 64 || a.d == 128) &&
-                       (pair == kv_fp8 * 9 || pair == kv_q8 * 9 || pair == kv_q4 * 9 || pair == kv_q8 * 8 + kv_q4);
+    // The cache types' pairs have kernels of their own (`known`); others take the generic form.
 #define EXL_DECODE_QF(D, G, KF, VF)                                                                                    \
   launch(attn_decode_q_kernel<D, G, KF, VF>, dim3(a.splits, a.nkv, a.t), dim3(128), 0, s, q, kp, vp, past, a.nh, a.nkv, \
          a.scale, a.splits, part)

@@ -537,8 +537,7 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
     // partly covered block before `past`), rotated back without writing the stores.
     DeviceBuffer alt(nullptr, t < 32 ? on * 2 : 0, "out (other decode kernels)");
     if (t < 32) {
-      const bool was = set_decode_mma(false);
-      set_decode_mma(!was);
+      const bool was = set_decode_mma(!decode_mma());
       attention(a, dq.get<__half>(), ksrc, vsrc, dpast.get<int>(), part.get<float>(), alt.get<__half>(), nullptr, s);
       if (kv_rotated(vfmt))
         kv_finish(alt.get<__half>(), t, nh, nkv, d, KvStoreWrite{}, KvStoreWrite{vfmt, nullptr, nullptr, nullptr},

@@ -34,7 +34,6 @@ int cudaIndex(const exl::Backend &backend)
 }
 
 constexpr int kPenaltyWindow = 256;  // recent ids the repetition penalty looks at
-constexpr int kMaxDraftTokens = 8;
 
 exl::CacheType cacheType(CacheKind kind)
 {

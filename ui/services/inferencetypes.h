@@ -15,6 +15,10 @@ struct ChatTurn {
     QString text;
 };
 
+// Most tokens speculative decoding drafts per model pass (the sliders' range, what loads and
+// requests are clamped to).
+inline constexpr int kMaxDraftTokens = 8;
+
 // Cache element type of the KV cache, as offered by the engine.
 enum class CacheKind { Fp16, Fp8, Q8, Q6, Q4 };
 

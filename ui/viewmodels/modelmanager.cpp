@@ -14,7 +14,6 @@
 
 namespace {
 constexpr int kMinContext = 512;
-constexpr int kMaxDraftTokens = 8;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Appends the models of `found` whose folder `list` does not hold yet, in order.

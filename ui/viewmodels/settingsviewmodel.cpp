@@ -5,7 +5,6 @@
 namespace {
 const QStringList kThemes{QStringLiteral("light"), QStringLiteral("dark"), QStringLiteral("system")};
 const QStringList kLanguages{QStringLiteral("en"), QStringLiteral("nl"), QStringLiteral("de")};
-constexpr int kMaxDraftTokens = 8;  // as ModelManager offers
 
 SamplingSettings preset(const QString &name)
 {
