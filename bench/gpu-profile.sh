@@ -19,7 +19,7 @@ if [ "${2:-}" = attn32 ]; then
     EXL_BENCH=cache32 EXL_BENCH_CACHE=$c EXL_BENCH_PAGED=1 timeout 120 "$ncu" "${common[@]}" --metrics "$metrics" --csv \
       ./exl_cuda_bench ./libexl_cuda.so >"$out/step_$c.csv" 2>"$out/step_$c.err"
     EXL_BENCH=cache32 EXL_BENCH_CACHE=$c EXL_BENCH_PAGED=1 timeout 120 "$ncu" "${common[@]}" \
-      --kernel-name regex:attn_decode_mma --launch-count 1 --section SpeedOfLight --section WarpStateStats \
+      --kernel-name regex:"attn_decode_(mma|reg)" --launch-count 1 --section SpeedOfLight --section WarpStateStats \
       --section Occupancy --section MemoryWorkloadAnalysis --section SchedulerStats ./exl_cuda_bench ./libexl_cuda.so \
       >"$out/attn_$c.txt" 2>&1
   done

@@ -33,6 +33,7 @@
 #include "cuda_check.h"
 #include "kernels.h"
 #include "kv_pages.cuh"
+#include "kv_quant.cuh"
 #include "launch.cuh"
 
 namespace exl::cuda {
@@ -805,6 +806,325 @@ void launch_decode_mma(const AttentionShape& a, const __half* q, const __half* k
   EXL_CUDA_CHECK_LAUNCH();
 }
 
+// ---- decode on tensor cores, dequantizing into the fragments (Q8/Q4 stores) ----
+// The same work split, tiles, softmax and partials as attn_decode_mma_kernel, but the quantized
+// bytes go from their cp.async stage straight into mma operands: no fp16 tile in shared memory,
+// no store and reload of it, and a third of the shared memory (more CTAs per SM).
+// Permutations make each lane's share of a key contiguous in the stored row:
+// - S = Q K^T: a k index of the mma stands for any head dimension as long as Q's A fragment and
+//   K's B fragment agree. Lane (g, t4) takes key g of each n-tile and the dimensions
+//   [t4 D / 4, (t4 + 1) D / 4) of it — a whole scale group (D = 128) or half of one (D = 64) —
+//   octet by octet (eight elements, one 32-bit word of Q4, two of Q8); Q's fragments are loaded
+//   once in the same order.
+// - O^T = V^T P^T: P's fragments serve as the B operand as they are (keys 2t4, 2t4 + 1, 8 + 2t4,
+//   9 + 2t4 of the warp's 16, column g = head g), the output's columns are the heads (half the
+//   accumulators and mma of O = P V with its eight empty rows). Rows g and g + 8 of an m-tile
+//   stand for dimensions in [g D / 8, (g + 1) D / 8), so lane g dequantizes D / 8 contiguous
+//   elements (one scale) of each of its four keys and pairs the keys' halves with byte permutes.
+//   The output goes back to head order in the warps' merge.
+constexpr int k_decode_reg_stages = 3;
+bool g_decode_reg = true;
+
+// Element index (0..7) of the half hi of pair i of an octet in the format's pair order: Q4 (e_i,
+// e_{i+4}) — what shifting and masking a word of nibbles gives — Q8 and fp16 (e_{2i}, e_{2i+1}).
+template <int F>
+__host__ __device__ constexpr int oct_elem(int i, int hi) {
+  return F == kv_q4 ? i + 4 * hi : 2 * i + hi;
+}
+// An octet of a Q8/Q4 row (its bytes p in shared memory) as (v - zero) * scale in pair order
+// (kv_dq8's arithmetic: the same fp16 values).
+template <int F>
+__device__ __forceinline__ void oct_dq(const std::uint8_t* p, __half2 s2, std::uint32_t (&h)[4]) {
+  std::uint32_t raw[4];
+  if constexpr (F == kv_q4) {
+    const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(p);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) raw[i] = ((w >> (4 * i)) & 0x000f000fu) | 0x64006400u;
+  } else {
+    const uint2 w = *reinterpret_cast<const uint2*>(p);
+    raw[0] = __byte_perm(w.x, 0x64u, 0x4140);
+    raw[1] = __byte_perm(w.x, 0x64u, 0x4342);
+    raw[2] = __byte_perm(w.y, 0x64u, 0x4140);
+    raw[3] = __byte_perm(w.y, 0x64u, 0x4342);
+  }
+  const __half2 base = __half2half2(__ushort_as_half(F == kv_q4 ? 0x6408 : 0x6480));  // 1024 + zero
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const __half2 x = __hmul2(__hsub2(*reinterpret_cast<const __half2*>(&raw[i]), base), s2);
+    h[i] = *reinterpret_cast<const std::uint32_t*>(&x);
+  }
+}
+// The same octet from fp16 elements (the chunk's staged rows), in the format's pair order.
+template <int F>
+__device__ __forceinline__ void oct_f16(const __half* p, std::uint32_t (&h)[4]) {
+  const uint4 u = *reinterpret_cast<const uint4*>(p);
+  if constexpr (F == kv_q4) {
+    h[0] = __byte_perm(u.x, u.z, 0x5410);
+    h[1] = __byte_perm(u.x, u.z, 0x7632);
+    h[2] = __byte_perm(u.y, u.w, 0x5410);
+    h[3] = __byte_perm(u.y, u.w, 0x7632);
+  } else {
+    h[0] = u.x; h[1] = u.y; h[2] = u.z; h[3] = u.w;
+  }
+}
+
+template <int D, int KF, int VF>
+constexpr std::size_t decode_reg_smem_bytes() {
+  constexpr std::size_t stages =
+      std::size_t(k_decode_reg_stages) * 2 * (decode_raw_data_bytes<D, KF, VF>() + k_pf_keys * D / 16);
+  constexpr std::size_t merge = (4 * 8 * D + 64) * sizeof(float);
+  return stages > merge ? stages : merge;
+}
+
+template <int D, int KF, int VF>
+__global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* __restrict__ q, const int* past_p, int nh,
+                                                              int nkv, float scale_log2, int splits,
+                                                              float* __restrict__ part, KvSource kq, KvSource vq) {
+  static_assert((KF == kv_q8 || KF == kv_q4) && (VF == kv_q8 || VF == kv_q4) && (D == 64 || D == 128), "Q8/Q4 stores");
+  constexpr int ST = k_decode_reg_stages;
+  constexpr int KS = D / 16;
+  constexpr int KB = kv_raw_bytes<KF>(D), VB = kv_raw_bytes<VF>(D);
+  constexpr int SB = D / 16;  // bytes of a key's scales
+  constexpr int DATA = decode_raw_data_bytes<D, KF, VF>();
+  constexpr int RAW = DATA + k_pf_keys * SB;
+  extern __shared__ uint4 smem_dr[];
+  std::uint8_t* raw = reinterpret_cast<std::uint8_t*>(smem_dr);  // [ST][K, V][RAW]
+  pdl_trigger();
+  pdl_wait();
+  const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
+  const int gsz = nh / nkv;
+  const int past = *past_p;
+  const DecodeSplit sp = decode_split(past, tq, split, splits);
+  const int k0 = sp.k0, k1 = sp.k1;
+  if (k0 >= k1) return;
+  q += std::size_t(tq) * nh * D;
+  part += std::size_t(tq) * nh * splits * (D + 2);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t4 = lane & 3;
+  const std::size_t rw = std::size_t(nkv) * D;
+  const int kd0 = t4 * (D / 4), vd0 = g * (D / 8);  // the lane's first dimension of K and of V
+
+  auto load_raw = [&](int tile, int buf, const KvSource& src, int which, int bytes_per_key) {
+    const int kb = k0 + tile * k_pf_keys;
+    std::uint8_t* dst = raw + (buf * 2 + which) * RAW;
+    constexpr int units_max = (KB > VB ? KB : VB) / 16;
+    const int units = bytes_per_key / 16;
+    static_assert(units_max >= 1, "rows of 16 bytes or more");
+    for (int i = lane; i < 16 * units; i += 32) {
+      const int row = warp * 16 + i / units, u = i % units;
+      const int key = kb + row;
+      if (key >= k1) continue;
+      const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
+      cp_async16(dst + row * bytes_per_key + u * 16,
+                 static_cast<const std::uint8_t*>(src.data) + e * bytes_per_key / D + u * 16);
+    }
+    std::uint8_t* ds = dst + DATA;
+    for (int i = lane; i < 16 * (SB / 4); i += 32) {
+      const int row = warp * 16 + i / (SB / 4), u = i % (SB / 4);
+      const int key = kb + row;
+      if (key >= k1) continue;
+      const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
+      cp_async4(ds + row * SB + u * 4, src.scales + e / 32 + u * 2);
+    }
+  };
+  auto issue = [&](int tile) {
+    const int buf = tile % ST;
+    load_raw(tile, buf, kq, 0, KB);
+    load_raw(tile, buf, vq, 1, VB);
+  };
+  // An octet of key `key` (row r of the stage) from element x of its head row: dequantized, or
+  // (tail tiles only) the staged fp16 row, or zero past the split.
+  auto octet = [&](const std::uint8_t* st, const KvSource& src, int bpk, int r, int key, int x, __half2 s2, bool tail,
+                   std::uint32_t (&h)[4], auto fmt) {
+    constexpr int F = decltype(fmt)::value;
+    if (tail) {
+      if (key >= k1) {
+        h[0] = h[1] = h[2] = h[3] = 0u;
+        return;
+      }
+      if (key >= past && src.stage) {
+        oct_f16<F>(src.stage + std::size_t(key - past) * rw + std::size_t(kh) * D + x, h);
+        return;
+      }
+    }
+    oct_dq<F>(st + r * bpk + x * bpk / D, s2, h);
+  };
+  auto scale2 = [&](const std::uint8_t* st, int r, int x) {
+    return __half2half2(reinterpret_cast<const __half*>(st + DATA + r * SB)[x / 32]);
+  };
+
+  // Q's A fragments in K's octet order: k-step 2o + j of lane t4 holds pairs 2j (a0) and 2j + 1
+  // (a2) of the octet at kd0 + 8o. Rows g + 8 (and g >= gsz) are zero.
+  std::uint32_t qa[KS][2];
+  {
+    const __half* qr = q + std::size_t(kh * gsz + (g < gsz ? g : 0)) * D + kd0;
+#pragma unroll
+    for (int o = 0; o < D / 32; ++o)
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int a = 0; a < 2; ++a) {
+          const int i = 2 * j + a;
+          const __half2 v = __halves2half2(qr[8 * o + oct_elem<KF>(i, 0)], qr[8 * o + oct_elem<KF>(i, 1)]);
+          qa[2 * o + j][a] = g < gsz ? *reinterpret_cast<const std::uint32_t*>(&v) : 0u;
+        }
+  }
+  // O^T: m-tile 4 oc + i, rows g / g + 8 = dimensions vd0 + 8 oc + oct_elem(i, 0 / 1), columns = heads.
+  float o[D / 16][4];
+#pragma unroll
+  for (int n = 0; n < D / 16; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  float m0 = -FLT_MAX, l0 = 0.0f;
+
+  const int tiles = (k1 - k0 + k_pf_keys - 1) / k_pf_keys;
+#pragma unroll
+  for (int s = 0; s < ST - 1; ++s) {
+    if (s < tiles) issue(s);
+    cp_async_commit();
+  }
+  for (int j = 0; j < tiles; ++j) {
+    if (j + ST - 1 < tiles) issue(j + ST - 1);
+    cp_async_commit();
+    cp_async_wait<ST - 1>();
+    __syncwarp();  // the warp's copies, by all its lanes, are visible
+    const int kw = k0 + j * k_pf_keys + warp * 16;  // the warp's first key
+    if (kw < k1) {
+      const std::uint8_t* rk = raw + (j % ST) * 2 * RAW;
+      const std::uint8_t* rv = rk + RAW;
+      const bool tail = kw + 16 > min(k1, past);  // keys past the split or staged
+      // S: two independent accumulators per n-tile (even and odd k-steps).
+      float sa[2][4], sb[2][4];
+#pragma unroll
+      for (int n = 0; n < 2; ++n) {
+        sa[n][0] = sa[n][1] = sa[n][2] = sa[n][3] = 0.0f;
+        sb[n][0] = sb[n][1] = sb[n][2] = sb[n][3] = 0.0f;
+        const int r = warp * 16 + n * 8 + g;
+        const __half2 s2 = scale2(rk, r, kd0);
+#pragma unroll
+        for (int oc = 0; oc < D / 32; ++oc) {
+          std::uint32_t h[4];
+          octet(rk, kq, KB, r, kw + n * 8 + g, kd0 + 8 * oc, s2, tail, h, std::integral_constant<int, KF>{});
+          mma16816(sa[n], qa[2 * oc][0], 0u, qa[2 * oc][1], 0u, h[0], h[1]);
+          mma16816(sb[n], qa[2 * oc + 1][0], 0u, qa[2 * oc + 1][1], 0u, h[2], h[3]);
+        }
+      }
+      float sc[2][2];
+      float mx = -FLT_MAX;
+#pragma unroll
+      for (int n = 0; n < 2; ++n)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int key = kw + n * 8 + 2 * t4 + c;
+          const float v = key < k1 ? (sa[n][c] + sb[n][c]) * scale_log2 : -INFINITY;
+          sc[n][c] = v;
+          mx = fmaxf(mx, v);
+        }
+#pragma unroll
+      for (int off = 1; off <= 2; off <<= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+      const float mn = fmaxf(m0, mx);
+      const float a = exp2f(m0 - mn);
+      m0 = mn;
+      const __half2 p0 = __floats2half2_rn(exp2f(sc[0][0] - mn), exp2f(sc[0][1] - mn));
+      const __half2 p1 = __floats2half2_rn(exp2f(sc[1][0] - mn), exp2f(sc[1][1] - mn));
+      const float2 f0 = __half22float2(p0), f1 = __half22float2(p1);
+      l0 = l0 * a + f0.x + f0.y + f1.x + f1.y;
+      const std::uint32_t pa0 = *reinterpret_cast<const std::uint32_t*>(&p0);
+      const std::uint32_t pa1 = *reinterpret_cast<const std::uint32_t*>(&p1);
+      // O^T += V^T P^T (A = V^T, B = P^T: P's fragments as they are): the lane's four keys and
+      // its D / 8 dimensions, octet by octet. Each output column is a head, so the rescale takes
+      // the heads' factors from their lanes.
+      const float a_lo = __shfl_sync(0xffffffffu, a, 8 * t4), a_hi = __shfl_sync(0xffffffffu, a, 8 * t4 + 4);
+#pragma unroll
+      for (int n = 0; n < D / 16; ++n) { o[n][0] *= a_lo; o[n][1] *= a_hi; o[n][2] *= a_lo; o[n][3] *= a_hi; }
+      __half2 vs2[4];
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) vs2[kk] = scale2(rv, warp * 16 + (kk >> 1) * 8 + 2 * t4 + (kk & 1), vd0);
+#pragma unroll
+      for (int oc = 0; oc < D / 64; ++oc) {
+        std::uint32_t hv[4][4];
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          const int r = (kk >> 1) * 8 + 2 * t4 + (kk & 1);
+          octet(rv, vq, VB, warp * 16 + r, kw + r, vd0 + 8 * oc, vs2[kk], tail, hv[kk], std::integral_constant<int, VF>{});
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          mma16816(o[4 * oc + i], __byte_perm(hv[0][i], hv[1][i], 0x5410), __byte_perm(hv[0][i], hv[1][i], 0x7632),
+                   __byte_perm(hv[2][i], hv[3][i], 0x5410), __byte_perm(hv[2][i], hv[3][i], 0x7632), pa0, pa1);
+      }
+    }
+    __syncwarp();  // the warp's stage is refilled by a later iteration
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // every warp is done with the stages before the merge reuses them
+#pragma unroll
+  for (int off = 1; off <= 2; off <<= 1) l0 += __shfl_xor_sync(0xffffffffu, l0, off);
+  float* s_o = reinterpret_cast<float*>(smem_dr);  // [4][8][D]
+  float* s_m = s_o + 4 * 8 * D;                     // [4][8]
+  float* s_l = s_m + 32;                            // [4][8]
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+    const int h = 2 * t4 + c;  // the head of columns c (o[][c], o[][c + 2])
+    if (h >= gsz) continue;
+    float* so = s_o + (warp * 8 + h) * D + vd0;
+#pragma unroll
+    for (int oc = 0; oc < D / 64; ++oc)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        so[8 * oc + oct_elem<VF>(i, 0)] = o[4 * oc + i][c];
+        so[8 * oc + oct_elem<VF>(i, 1)] = o[4 * oc + i][c + 2];
+      }
+  }
+  if (g < gsz && t4 == 0) { s_m[warp * 8 + g] = m0; s_l[warp * 8 + g] = l0; }
+  __syncthreads();
+  constexpr float ln2 = 0.6931471805599453f;
+  for (int i = threadIdx.x; i < gsz * D; i += 128) {
+    const int h = i / D, e = i - h * D;
+    float mx = -FLT_MAX;
+#pragma unroll
+    for (int w = 0; w < 4; ++w) mx = fmaxf(mx, s_m[w * 8 + h]);
+    float acc = 0.0f, lsum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      const float f = exp2f(s_m[w * 8 + h] - mx);
+      acc += s_o[(w * 8 + h) * D + e] * f;
+      lsum += s_l[w * 8 + h] * f;
+    }
+    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
+    pp[e] = acc;
+    if (e == 0) { pp[D] = mx * ln2; pp[D + 1] = lsum; }
+  }
+}
+
+template <int D, int KF, int VF>
+void configure_decode_reg() {
+  static bool configured = false;
+  if (!configured) {
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_decode_reg_kernel<D, KF, VF>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(decode_reg_smem_bytes<D, KF, VF>())));
+    configured = true;
+  }
+}
+
+template <int D, int KF, int VF>
+void launch_decode_reg(const AttentionShape& a, const __half* q, const int* past, float* part, cudaStream_t s,
+                       const KvSource& kq, const KvSource& vq) {
+  configure_decode_reg<D, KF, VF>();
+  KvSource kp = kq, vp = vq;
+  kp.pages = vp.pages = a.pages;
+  launch(attn_decode_reg_kernel<D, KF, VF>, dim3(a.splits, a.nkv, a.t), dim3(128), decode_reg_smem_bytes<D, KF, VF>(), s,
+         q, past, a.nh, a.nkv, a.scale * 1.4426950408889634f, a.splits, part, kp, vp);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
+// CTAs of the register-dequantizing kernel resident per SM (registers and shared memory).
+template <int D, int KF, int VF>
+int decode_reg_ctas_per_sm() {
+  configure_decode_reg<D, KF, VF>();
+  int n = 0;
+  EXL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, attn_decode_reg_kernel<D, KF, VF>, 128,
+                                                               decode_reg_smem_bytes<D, KF, VF>()));
+  return n;
+}
+
 // Element e of a head's q after RoPE (rope_qkv_cache's pairs and arithmetic), from fp32 x.
 __device__ __forceinline__ float rope_elem(const float* x, int e, int d, int style, const float2* cs) {
   if (style == 0) {
@@ -1162,10 +1482,11 @@ __device__ __forceinline__ float block_reduce_128(float v, bool is_max, float* r
 __global__ void __launch_bounds__(128) attn_decode_merge_kernel(const float* __restrict__ part, const int* past, int nh,
                                                                 int d, int splits, __half* __restrict__ out,
                                                                 float* __restrict__ out32,
-                                                                const std::int32_t* __restrict__ out_pos) {
+                                                                const std::int32_t* __restrict__ out_pos, bool rot) {
   pdl_trigger();
   pdl_wait();
   const int h = blockIdx.x, tq = blockIdx.y;
+  __shared__ float xo[256];  // rot: the head's fp16 output before kv_finish's rotation
   const int kv_len = *past + tq + 1;
   const int split_len = decode_split_len(kv_len, splits);
   const int ns = min(splits, (kv_len + split_len - 1) / split_len);
@@ -1197,8 +1518,27 @@ __global__ void __launch_bounds__(128) attn_decode_merge_kernel(const float* __r
     for (; s < ns; ++s) acc[1] = fmaf(p[s * ps + e], __expf(p[s * ps + d] - mx), acc[1]);
     const float o = (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) * inv;
     const std::size_t idx = (std::size_t(tq) * nh + h) * d + e;
+    if (rot) {
+      xo[e] = round_h(o);
+      continue;
+    }
     if (out) out[out_pos ? std::size_t(tq) * nh * d + std::size_t(__ldg(out_pos + h * d + e)) : idx] = __float2half_rn(o);
     if (out32) out32[idx] = o;
+  }
+  if (!rot) return;
+  // A rotated V: each 64-element chunk rotated back (H x / 32, fp32 butterflies, one rounding), one
+  // warp per chunk, then written (scattered into o's order with out_pos).
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  for (int c = threadIdx.x >> 5; c < d / 64; c += blockDim.x >> 5) {
+    const int e = c * 64 + 2 * lane;
+    float x0 = xo[e], x1 = xo[e + 1];
+    wht_pair<false>(x0, x1, lane);
+    const std::size_t base = std::size_t(tq) * nh * d;
+    const std::size_t i0 = out_pos ? base + std::size_t(__ldg(out_pos + h * d + e)) : base + std::size_t(h) * d + e;
+    const std::size_t i1 = out_pos ? base + std::size_t(__ldg(out_pos + h * d + e + 1)) : i0 + 1;
+    out[i0] = __float2half_rn(x0 * (1.0f / 32.0f));
+    out[i1] = __float2half_rn(x1 * (1.0f / 32.0f));
   }
 }
 
@@ -1238,6 +1578,12 @@ int decode_ctas_per_sm(int d, int kfmt, int vfmt) {
   EXL_CUDA_CHECK(cudaGetDevice(&dev));
   EXL_CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
   const int pair = kfmt * 8 + vfmt;
+  if (g_decode_reg && (pair == kv_q4 * 9 || pair == kv_q8 * 8 + kv_q4)) {
+    int n = 0;
+    if (pair == kv_q4 * 9) n = d == 64 ? decode_reg_ctas_per_sm<64, kv_q4, kv_q4>() : decode_reg_ctas_per_sm<128, kv_q4, kv_q4>();
+    else n = d == 64 ? decode_reg_ctas_per_sm<64, kv_q8, kv_q4>() : decode_reg_ctas_per_sm<128, kv_q8, kv_q4>();
+    return std::max(1, std::min(8, n));
+  }
   std::size_t bytes = d == 64 ? decode_mma_smem_bytes<64, kv_f16, kv_f16>() : decode_mma_smem_bytes<128, kv_f16, kv_f16>();
   if (pair == kv_q4 * 9) bytes = d == 64 ? decode_mma_smem_bytes<64, kv_q4, kv_q4>() : decode_mma_smem_bytes<128, kv_q4, kv_q4>();
   else if (kv_cache_type_pair(kfmt, vfmt))
@@ -1246,11 +1592,20 @@ int decode_ctas_per_sm(int d, int kfmt, int vfmt) {
   return std::max(1, std::min(4, int(std::size_t(smem) / (bytes + 1024))));
 }
 
+bool set_decode_reg(bool on) {
+  const bool was = g_decode_reg;
+  g_decode_reg = on;
+  return was;
+}
+bool decode_reg() { return g_decode_reg; }
+
 bool set_decode_mma(bool on) {
   const bool was = g_decode_mma;
   g_decode_mma = on;
   return was;
 }
+
+bool attention_decode_form(const AttentionShape& a) { return a.t < k_prefill_min_t && a.splits >= 1; }
 
 std::size_t attention_partial_floats(const AttentionShape& a) {
   return std::size_t(a.t) * a.nh * a.splits * (a.d + 2);
@@ -1262,6 +1617,8 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
   check_shape(a);
   if (out_pos && !(a.t < k_prefill_min_t && a.splits >= 1))
     throw_status(EXL_CUDA_ERR_INVALID, "attention: a scattered output only in the decode form (t < 32)");
+  if (a.rotate_out && (!attention_decode_form(a) || !out || out32 || a.d > 256))
+    throw_status(EXL_CUDA_ERR_INVALID, "attention: the output rotation only in the decode form, to an fp16 output");
   if (a.split_len % k_tile != 0) throw_status(EXL_CUDA_ERR_INVALID, "attention: split_len must be a multiple of 64");
   // One token, or a short chunk (each query token on its own, its keys split evenly): the
   // decode kernels. Their work is spread over splits x KV heads x tokens.
@@ -1276,7 +1633,7 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
       default: launch_decode<256, false>(a, q, k_cache, v_cache, past, part, none, nullptr, nullptr, s); break;
     }
     launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32,
-           out_pos);
+           out_pos, a.rotate_out);
     EXL_CUDA_CHECK_LAUNCH();
     return;
   }
@@ -1309,6 +1666,8 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
   check_shape(a);
   if (out_pos && !(a.t < k_prefill_min_t && a.splits >= 1))
     throw_status(EXL_CUDA_ERR_INVALID, "attention: a scattered output only in the decode form (t < 32)");
+  if (a.rotate_out && (!attention_decode_form(a) || !out || out32 || a.d > 256))
+    throw_status(EXL_CUDA_ERR_INVALID, "attention: the output rotation only in the decode form, to an fp16 output");
   for (const KvSource* src : {&k, &v})
     if (src->fmt != kv_f16 && !src->stage)
       throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
@@ -1319,14 +1678,16 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
   const bool known = (a.d == 64 || a.d == 128) && kv_cache_type_pair(k.fmt, v.fmt);
   if (a.t < k_prefill_min_t && a.splits >= 1 && g_decode_mma && known) {
 #define EXL_DECODE_MMA(D)                                                                                         \
-  if (pair == kv_fp8 * 9) launch_decode_mma<D, kv_fp8, kv_fp8>(a, q, nullptr, nullptr, past, part, s, k, v);     \
+  if (g_decode_reg && pair == kv_q4 * 9) launch_decode_reg<D, kv_q4, kv_q4>(a, q, past, part, s, k, v);     \
+  else if (g_decode_reg && pair == kv_q8 * 8 + kv_q4) launch_decode_reg<D, kv_q8, kv_q4>(a, q, past, part, s, k, v); \
+  else if (pair == kv_fp8 * 9) launch_decode_mma<D, kv_fp8, kv_fp8>(a, q, nullptr, nullptr, past, part, s, k, v);     \
   else if (pair == kv_q8 * 9) launch_decode_mma<D, kv_q8, kv_q8>(a, q, nullptr, nullptr, past, part, s, k, v);    \
   else if (pair == kv_q4 * 9) launch_decode_mma<D, kv_q4, kv_q4>(a, q, nullptr, nullptr, past, part, s, k, v);    \
   else launch_decode_mma<D, kv_q8, kv_q4>(a, q, nullptr, nullptr, past, part, s, k, v)
     if (a.d == 64) { EXL_DECODE_MMA(64); } else { EXL_DECODE_MMA(128); }
 #undef EXL_DECODE_MMA
     launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32,
-           out_pos);
+           out_pos, a.rotate_out);
     EXL_CUDA_CHECK_LAUNCH();
     return;
   }
@@ -1359,7 +1720,7 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
 #undef EXL_DECODE_QF
     EXL_CUDA_CHECK_LAUNCH();
     launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32,
-           out_pos);
+           out_pos, a.rotate_out);
     EXL_CUDA_CHECK_LAUNCH();
     return;
   }

@@ -88,6 +88,8 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* f = std::getenv("EXL_CUDA_PERM_FOLD")) fold_perms_ = std::string(f) != "0";
   // Decode attention on tensor cores (attention.cu); EXL_CUDA_ATTN_MMA=0: the CUDA-core kernels.
   if (const char* a = std::getenv("EXL_CUDA_ATTN_MMA")) set_decode_mma(std::string(a) != "0");
+  if (const char* a = std::getenv("EXL_CUDA_ATTN_REG")) set_decode_reg(std::string(a) != "0");
+  if (const char* f = std::getenv("EXL_CUDA_KV_FOLD")) fold_kv_ = std::string(f) != "0";
 }
 
 void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {
@@ -316,25 +318,42 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, cons
   __half* qh = qh_.get<__half>();
   __half* kdst = kq ? k_stage_.get<__half>() : l.k_cache.get<__half>();
   __half* vdst = vq ? v_stage_.get<__half>() : l.v_cache.get<__half>();
+  const KvStoreWrite kw{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kdst, as.pages};
+  const KvStoreWrite vw{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vdst, as.pages};
+  // Quantized stores: RoPE also rotates q and the staged rows (kv_prepare's work) and, where the
+  // write covers whole blocks, writes the stores (kv_finish's); in the decode form the merge
+  // rotates the output back. Attention reads the chunk's own rows from the staging either way.
+  // EXL_CUDA_KV_FOLD=0: the separate passes (kv_prepare, kv_finish), for comparison.
+  RopeKvFold f;
+  f.rotate_q = f.rotate_k = fold_kv_ && kv_rotated(kfmt_);
+  f.rotate_v = fold_kv_ && kv_rotated(vfmt_);
+  const int row = nkv_ * hd_;
+  const bool k_here = fold_kv_ && kq && kv_fold_store(kfmt_, row), v_here = fold_kv_ && vq && kv_fold_store(vfmt_, row);
+  if (k_here) f.k = kw;
+  if (v_here) f.v = vw;
   rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh, kdst, vdst, s, kq, vq,
-                 as.pages);
+                 as.pages, f);
+  if (!fold_kv_ && (kq || vq)) kv_prepare(qh, t, nh_, nkv_, hd_, kfmt_, kdst, vfmt_, vdst, s);
   if (!kq && !vq) {
     attention(as, qh, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(), att_.get<__half>(),
               nullptr, s, o_pos);
     return att_.get<__half>();
   }
-  kv_prepare(qh, t, nh_, nkv_, hd_, kfmt_, kdst, vfmt_, vdst, s);
   AttentionShape a = as;
   if (kv_rotated(kfmt_)) a.scale /= 32.0f;  // (H q) . (H k) = 32 q . k
   const KvSource ksrc{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kq ? kdst : nullptr};
   const KvSource vsrc{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vq ? vdst : nullptr};
-  // A rotated V: kv_finish rotates the output back, into o's order in a_ (free until the next RMSNorm).
   const bool v_rot = kv_rotated(vfmt_);
-  attention(a, qh, ksrc, vsrc, past, part_.get<float>(), att_.get<__half>(), nullptr, s, v_rot ? nullptr : o_pos);
-  const KvStoreWrite kw{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kdst, as.pages};
-  const KvStoreWrite vw{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vdst, as.pages};
-  __half* dst = v_rot && o_pos ? a_.get<__half>() : nullptr;
-  kv_finish(att_.get<__half>(), t, nh_, nkv_, hd_, kw, vw, past, s, dst, dst ? o_pos : nullptr);
+  a.rotate_out = fold_kv_ && v_rot && attention_decode_form(a);
+  const bool rot_left = v_rot && !a.rotate_out;  // the prefill form: kv_finish rotates the output back
+  attention(a, qh, ksrc, vsrc, past, part_.get<float>(), att_.get<__half>(), nullptr, s, rot_left ? nullptr : o_pos);
+  if (!rot_left && (!kq || k_here) && (!vq || v_here)) return att_.get<__half>();
+  // kv_finish: what RoPE did not do. A rotated output goes into o's order in a_ (free until the
+  // next RMSNorm).
+  const KvStoreWrite k_left = k_here ? KvStoreWrite{kfmt_} : kw, v_left = v_here ? KvStoreWrite{vfmt_} : vw;
+  __half* dst = rot_left && o_pos ? a_.get<__half>() : nullptr;
+  kv_finish(rot_left ? att_.get<__half>() : nullptr, t, nh_, nkv_, hd_, k_left, v_left, past, s, dst,
+            dst ? o_pos : nullptr);
   return dst ? dst : att_.get<__half>();
 }
 

@@ -122,6 +122,9 @@ class CudaBackend {
   // every GEMV block reads its rows contiguously instead of gathering them (EXL_CUDA_PERM_FOLD=0:
   // gather as before, for comparison).
   bool fold_perms_ = true;
+  // Quantized caches: RoPE does kv_prepare's rotations and (whole blocks) the stores' writes, the
+  // decode merge rotates the output back (EXL_CUDA_KV_FOLD=0: the separate passes).
+  bool fold_kv_ = true;
 
   // model
   int vocab_ = 0, hidden_ = 0, nl_ = 0, nh_ = 0, nkv_ = 0, hd_ = 0, inter_ = 0, rope_style_ = 0;

@@ -166,6 +166,20 @@ struct KvStoreWrite {
   const __half* stage = nullptr;
   const int* pages = nullptr;  // page table (null: contiguous)
 };
+// kv_prepare's rotations and the stores' writes of kv_finish folded into rope_qkv_cache (the same
+// arithmetic, bit for bit): q rotated (a rotated K), the staged rows of a rotated store rotated,
+// and the staged rows written into a store (data set) — FP8 always, Q8/Q4 only where
+// kv_fold_store allows (a write that covers whole blocks: nothing older to re-quantize).
+struct RopeKvFold {
+  bool rotate_q = false, rotate_k = false, rotate_v = false;
+  KvStoreWrite k, v;  // data null: not written here (pages: the same table as rope_qkv_cache's)
+};
+void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
+                    const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
+                    bool k_staged, bool v_staged, const int* pages, const RopeKvFold& fold);
+// Whether rope_qkv_cache may write a chunk's rows into a store of format fmt with `row` elements
+// per position (nkv * d): FP8, or Q8/Q4 when every 512-element block holds one position's elements.
+bool kv_fold_store(int fmt, int row);
 // Before attention, for Q8/Q4 stores: rotates q fp16 [t, nh, d] in place when K is rotated, and
 // the staged rows (k_stage, v_stage fp16 [t, nkv, d]) of each rotated store. d % 64 == 0.
 void kv_prepare(__half* q, int t, int nh, int nkv, int d, int kfmt, __half* k_stage, int vfmt, __half* v_stage,
@@ -185,7 +199,12 @@ struct AttentionShape {
   int split_len = 256;  // keys per split (multiple of 64); t < 32: unused (chosen on the device)
   int splits = 1;       // grid size over keys; t >= 32: splits * split_len >= past + t
   const int* pages = nullptr;  // the sequence's page table (null: contiguous stores)
+  // A rotated V in the decode form (t < 32, fp16 out): the merge rotates each head's output back
+  // (kv_finish's rotation, the same arithmetic) before writing it, so no kv_finish pass is needed.
+  bool rotate_out = false;
 };
+// Whether attention() takes the decode form (per-token splits and a merge) for this shape.
+bool attention_decode_form(const AttentionShape& a);
 // t < 32 (decode, speculative verification, short chunks): for each query token, `splits` CTAs
 // per KV head share that token's keys evenly. t >= 32: tensor-core flash attention (head_dim 64,
 // 128) or the general split kernel.
@@ -198,8 +217,13 @@ std::size_t attention_partial_floats(const AttentionShape& a);
 // CUDA-core one (false: EXL_CUDA_ATTN_MMA=0, for comparison). Returns the previous choice.
 bool set_decode_mma(bool on);
 bool decode_mma();
+// Q4 values (the Q4 and Q6 cache types) on tensor cores: dequantized straight into the mma
+// fragments (default) or into an fp16 tile in shared memory first (false: EXL_CUDA_ATTN_REG=0, and
+// always for Q8, where the tile form measured faster).
+bool set_decode_reg(bool on);
+bool decode_reg();
 // Decode attention CTAs that fit one multiprocessor at once for head_dim d and the cache formats
-// (the tensor-core kernel's shared memory; 4 for the CUDA-core kernels).
+// (the tensor-core kernels' shared memory and registers; 4 for the CUDA-core kernels).
 int decode_ctas_per_sm(int d, int kfmt, int vfmt);
 void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
                const int* past, float* part, __half* out, float* out32, cudaStream_t s,

@@ -13,35 +13,18 @@
 // scale, never rotating back; kv_finish rotates the output back and writes the staged rows into
 // the stores, re-quantizing any block the write only partly covers from its current contents as
 // the reference does.
-// Layout of a warp's work: a 64-element chunk, lane l holds elements 2l and 2l + 1; the rotation's
-// stage i (i = 1, 2, 4, 8, 16) pairs element e with e ^ 2i, i.e. lane l with lane l ^ i.
+// The per-lane arithmetic (rotation stages, quantization of a pair) is in kv_quant.cuh.
 #include <algorithm>
 #include <string>
 
 #include "cuda_check.h"
 #include "kernels.h"
 #include "kv_pages.cuh"
+#include "kv_quant.cuh"
 #include "launch.cuh"
 
 namespace exl::cuda {
 namespace {
-
-__device__ __forceinline__ float round_h(float x) { return __half2float(__float2half_rn(x)); }
-
-// The 32-point butterflies over a warp's chunk (x0: even element, x1: odd element of lane l),
-// rounding to fp16 after every stage when ROUND.
-template <bool ROUND>
-__device__ __forceinline__ void wht_pair(float& x0, float& x1, int lane) {
-#pragma unroll
-  for (int i = 1; i < 32; i <<= 1) {
-    const float p0 = __shfl_xor_sync(0xffffffffu, x0, i);
-    const float p1 = __shfl_xor_sync(0xffffffffu, x1, i);
-    const bool hi = (lane & i) != 0;
-    x0 = hi ? p0 - x0 : x0 + p0;
-    x1 = hi ? p1 - x1 : x1 + p1;
-    if constexpr (ROUND) { x0 = round_h(x0); x1 = round_h(x1); }
-  }
-}
 
 // Rotates rows of fp16 data in place, 64-element chunks (one warp each). ROUND: the staged fp16
 // rounding of the reference (K/V rows for a quantized store); else fp32 then one rounding,
@@ -79,15 +62,6 @@ __global__ void kv_prepare_kernel(__half* q, std::size_t q_chunks, __half* ks, s
   if (vs) rotate_chunks<true>(vs, v_chunks, 1.0f, warp, warps);
 }
 
-__device__ __forceinline__ std::uint8_t fp8_from_half_dev(std::uint16_t h) {
-  std::uint16_t hi = std::uint16_t(h >> 8);
-  const std::uint16_t lo = std::uint16_t(h & 0xff);
-  if ((h & 0x7c00) == 0x7c00) return std::uint8_t(hi | (lo ? 1 : 0));
-  if (lo > 0x80 || (lo == 0x80 && (hi & 1))) ++hi;
-  if ((hi & 0x7c) == 0x7c) hi = std::uint16_t((hi & 0x80) | 0x7b);
-  return std::uint8_t(hi);
-}
-
 // One store's write of the staged rows [past, past + t): fp8 elementwise; q8/q4 whole 512-element
 // blocks (one 256-thread CUDA block each) over the q_block-aligned token range. Blocks are
 // counted in logical positions; a block lies within one page, so its store elements are
@@ -103,8 +77,7 @@ __device__ void store_write(const KvStoreWrite& w, int past, int t, int row, int
     return;
   }
   const int bits = w.fmt == kv_q4 ? 4 : 8;
-  const float zero = bits == 4 ? 8.0f : 128.0f;
-  const int qmax = bits == 4 ? 15 : 255;
+  const int zero = bits == 4 ? 8 : 128;
   const std::size_t t0 = std::size_t(past / qb) * qb, t1 = std::size_t((past + t + qb - 1) / qb) * qb;
   const std::size_t b0 = t0 * row / 512, b1 = t1 * row / 512;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -122,24 +95,16 @@ __device__ void store_write(const KvStoreWrite& w, int past, int t, int row, int
       int v0, v1;
       if (bits == 4) { const std::uint8_t by = data[pe / 2]; v0 = by & 15; v1 = by >> 4; }
       else { v0 = data[pe]; v1 = data[pe + 1]; }
-      x0 = round_h(float(v0 - int(zero)) * s);
-      x1 = round_h(float(v1 - int(zero)) * s);
+      x0 = round_h(float(v0 - zero) * s);
+      x1 = round_h(float(v1 - zero) * s);
       wht_pair<true>(x0, x1, lane);
       x0 = round_h(x0 * (1.0f / 32.0f));
       x1 = round_h(x1 * (1.0f / 32.0f));
       wht_pair<true>(x0, x1, lane);
     }
-    // Scale per 32 elements: lanes 0-15 and 16-31 of the warp.
-    float am = fmaxf(fabsf(x0), fabsf(x1));
-#pragma unroll
-    for (int o = 1; o < 16; o <<= 1) am = fmaxf(am, __shfl_xor_sync(0xffffffffu, am, o));
-    const float u0 = round_h(round_h(__fdiv_rn(x0, am)) * zero + zero);
-    const float u1 = round_h(round_h(__fdiv_rn(x1, am)) * zero + zero);
-    const int q0 = min(max(__float2int_rn(u0), 0), qmax), q1 = min(max(__float2int_rn(u1), 0), qmax);
+    const KvQuantPair qp = kv_quant_pair(x0, x1, bits);
     __syncwarp();  // every lane has read its old values before any lane overwrites the block
-    if (bits == 4) data[pe / 2] = std::uint8_t(q0 | (q1 << 4));
-    else { data[pe] = std::uint8_t(q0); data[pe + 1] = std::uint8_t(q1); }
-    if ((lane & 15) == 0) w.scales[pe / 32] = __float2half_rn(am * (1.0f / zero));
+    kv_put_pair(data, w.scales, pe, qp, bits, lane);
   }
 }
 
@@ -164,6 +129,8 @@ int kv_q_block_tokens(int row) {
   while ((std::int64_t(q) * row) % 512 != 0) ++q;
   return q;
 }
+
+bool kv_fold_store(int fmt, int row) { return fmt == kv_fp8 || (kv_rotated(fmt) && kv_q_block_tokens(row) == 1); }
 
 std::size_t kv_store_data_bytes(int fmt, std::size_t elements) {
   switch (fmt) {

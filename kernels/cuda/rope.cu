@@ -11,6 +11,7 @@
 #include "cuda_check.h"
 #include "kernels.h"
 #include "kv_pages.cuh"
+#include "kv_quant.cuh"
 #include "launch.cuh"
 #include "rope_common.cuh"
 
@@ -33,10 +34,11 @@ __global__ void rope_table_kernel(RopeParams r, int t) {
 __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
                                 int nh, int nkv, int d, const int* past, const float2* __restrict__ cs, int style,
                                 __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
-                                bool k_staged, bool v_staged, const int* __restrict__ pages) {
+                                bool k_staged, bool v_staged, const int* __restrict__ pages, RopeKvFold f) {
   pdl_trigger();
   pdl_wait();
-  const int t = blockIdx.x, h = blockIdx.y, i = threadIdx.x;
+  __shared__ float xs[256];  // a rotated head row (RoPE's pairs are not the rotation's)
+  const int t = blockIdx.x, h = blockIdx.y, i = threadIdx.x, lane = i & 31;
   const int pos = *past + t;
   const int half = d / 2;
   const float2 c = cs[t * half + i];
@@ -45,8 +47,20 @@ __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __rest
   if (h < nh) {
     const std::size_t o = (std::size_t(t) * nh + h) * d;
     const float xa = q[o + a], xb = q[o + b];
-    q_out[o + a] = __float2half_rn(xa * c.x - xb * c.y);
-    q_out[o + b] = __float2half_rn(xb * c.x + xa * c.y);
+    const __half ya = __float2half_rn(xa * c.x - xb * c.y), yb = __float2half_rn(xb * c.x + xa * c.y);
+    if (!f.rotate_q) {
+      q_out[o + a] = ya;
+      q_out[o + b] = yb;
+      return;
+    }
+    // kv_prepare's rotation of q: from its fp16 values, fp32 butterflies, one rounding. Lane l of
+    // warp w holds elements 64 w + 2 l and + 1, i.e. 2 i and 2 i + 1.
+    xs[a] = __half2float(ya);
+    xs[b] = __half2float(yb);
+    __syncthreads();
+    float x0 = xs[2 * i], x1 = xs[2 * i + 1];
+    wht_pair<false>(x0, x1, lane);
+    *reinterpret_cast<__half2*>(q_out + o + 2 * i) = __floats2half2_rn(x0, x1);
     return;
   }
   const int kh = h - nh;
@@ -54,10 +68,40 @@ __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __rest
   const std::size_t co = (std::size_t(kv_row(pages, pos)) * nkv + kh) * d;
   const std::size_t ko = k_staged ? o : co, vo = v_staged ? o : co;
   const float xa = k[o + a], xb = k[o + b];
-  k_cache[ko + a] = __float2half_rn(xa * c.x - xb * c.y);
-  k_cache[ko + b] = __float2half_rn(xb * c.x + xa * c.y);
-  v_cache[vo + 2 * i] = __float2half_rn(v[o + 2 * i]);
-  v_cache[vo + 2 * i + 1] = __float2half_rn(v[o + 2 * i + 1]);
+  const __half ka = __float2half_rn(xa * c.x - xb * c.y), kb = __float2half_rn(xb * c.x + xa * c.y);
+  float v0 = __half2float(__float2half_rn(v[o + 2 * i])), v1 = __half2float(__float2half_rn(v[o + 2 * i + 1]));
+  // The staged rows of a rotated store: rotated with the reference's staged rounding (kv_prepare).
+  if (f.rotate_v) wht_pair<true>(v0, v1, lane);
+  v_cache[vo + 2 * i] = __float2half_rn(v0);
+  v_cache[vo + 2 * i + 1] = __float2half_rn(v1);
+  float k0 = 0.0f, k1 = 0.0f;  // the staged K row's elements 2 i, 2 i + 1 (rotated or written to a store)
+  if (f.rotate_k || f.k.data) {
+    xs[a] = __half2float(ka);
+    xs[b] = __half2float(kb);
+    __syncthreads();
+    k0 = xs[2 * i];
+    k1 = xs[2 * i + 1];
+    if (f.rotate_k) wht_pair<true>(k0, k1, lane);
+    k_cache[ko + 2 * i] = __float2half_rn(k0);
+    k_cache[ko + 2 * i + 1] = __float2half_rn(k1);
+  } else {
+    k_cache[ko + a] = ka;
+    k_cache[ko + b] = kb;
+  }
+  // The stores' writes (kv_finish's, where the caller folded them here): FP8 elementwise, Q8/Q4
+  // per 32 elements of the rotated row.
+  auto put = [&](const KvStoreWrite& w, float x0, float x1) {
+    if (w.fmt == kv_fp8) {
+      std::uint8_t* d8 = static_cast<std::uint8_t*>(w.data);
+      d8[co + 2 * i] = fp8_from_half_dev(__half_as_ushort(__float2half_rn(x0)));
+      d8[co + 2 * i + 1] = fp8_from_half_dev(__half_as_ushort(__float2half_rn(x1)));
+      return;
+    }
+    const int bits = w.fmt == kv_q4 ? 4 : 8;
+    kv_put_pair(static_cast<std::uint8_t*>(w.data), w.scales, co + 2 * i, kv_quant_pair(x0, x1, bits), bits, lane);
+  };
+  if (f.k.data) put(f.k, k0, k1);
+  if (f.v.data) put(f.v, v0, v1);
 }
 
 __global__ void rope_inplace_kernel(float* x, int heads, int d, const float2* __restrict__ cs, int style) {
@@ -88,10 +132,30 @@ void rope_table(const RopeParams& r, int t, cudaStream_t s) {
 void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
                     const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
                     bool k_staged, bool v_staged, const int* pages) {
+  rope_qkv_cache(q, k, v, t, nh, nkv, d, past, cs, style, q_out, k_cache, v_cache, s, k_staged, v_staged, pages,
+                 RopeKvFold{});
+}
+
+void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
+                    const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
+                    bool k_staged, bool v_staged, const int* pages, const RopeKvFold& f) {
   if (t <= 0) return;
   if (d % 2 != 0 || d > 512) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "rope: head_dim " + std::to_string(d));
+  const bool rot = f.rotate_q || f.rotate_k || f.rotate_v;
+  if ((rot && d % 64 != 0) || ((rot || f.k.data) && d > 256))
+    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "rope: rotated KV stores need head_dim a multiple of 64, at most 256");
+  if ((f.rotate_k && !k_staged) || (f.rotate_v && !v_staged) || (f.k.data && !k_staged) || (f.v.data && !v_staged))
+    throw_status(EXL_CUDA_ERR_INVALID, "rope: rotated rows and store writes need staged rows");
+  for (const KvStoreWrite* w : {&f.k, &f.v}) {
+    if (!w->data) continue;
+    if (w->fmt != kv_fp8 && !(kv_rotated(w->fmt) && w->scales && d % 64 == 0))
+      throw_status(EXL_CUDA_ERR_INVALID, "rope: a store write needs FP8, or Q8/Q4 with scales and head_dim % 64 == 0");
+    if (kv_rotated(w->fmt) != (w == &f.k ? f.rotate_k : f.rotate_v))
+      throw_status(EXL_CUDA_ERR_INVALID, "rope: a Q8/Q4 store write needs its rows rotated");
+    if (w->pages != pages) throw_status(EXL_CUDA_ERR_INVALID, "rope: a store write through another page table");
+  }
   launch(rope_qkv_kernel, dim3(t, nh + nkv), dim3(d / 2), 0, s, q, k, v, nh, nkv, d, past, cs, style, q_out, k_cache,
-         v_cache, k_staged, v_staged, pages);
+         v_cache, k_staged, v_staged, pages, f);
 }
 
 void rope_inplace(float* x, int t, int heads, int d, const float2* cs, int style, cudaStream_t s) {

@@ -501,6 +501,13 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
       p += chunks[c];
     }
     EXL_CUDA_REQUIRE(p == past, "test_kv_cache: the chunks must sum to past");
+    // Copies of the stores before this chunk, for the folded form below.
+    Store ks2 = make(kfmt, "K store (folded form)"), vs2 = make(vfmt, "V store (folded form)");
+    for (auto [dst, src] : {std::pair{&ks2, &ks}, std::pair{&vs2, &vs}}) {
+      EXL_CUDA_CHECK(cudaMemcpyAsync(dst->data.get(), src->data.get(), src->data.bytes(), cudaMemcpyDeviceToDevice, s));
+      if (src->scales.bytes())
+        EXL_CUDA_CHECK(cudaMemcpyAsync(dst->scales.get(), src->scales.get(), src->scales.bytes(), cudaMemcpyDeviceToDevice, s));
+    }
     set_past(past);
     stage_rows(ks, k, past, t);
     stage_rows(vs, v, past, t);
@@ -533,27 +540,87 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
       to_host(scattered.data(), dst, on, s);
     }
     attention(a, dq.get<__half>(), ksrc, vsrc, dpast.get<int>(), part.get<float>(), att.get<__half>(), nullptr, s);
-    // Short chunks: the other decode kernel family too (before the stores' writes re-quantize the
-    // partly covered block before `past`), rotated back without writing the stores.
-    DeviceBuffer alt(nullptr, t < 32 ? on * 2 : 0, "out (other decode kernels)");
-    if (t < 32) {
-      const bool was = set_decode_mma(!decode_mma());
-      attention(a, dq.get<__half>(), ksrc, vsrc, dpast.get<int>(), part.get<float>(), alt.get<__half>(), nullptr, s);
+    // Short chunks: the other decode kernel families too (before the stores' writes re-quantize
+    // the partly covered block before `past`), rotated back without writing the stores: the other
+    // of CUDA cores / tensor cores, and for Q8/Q4 the other tensor-core form (fp16 tile /
+    // dequantized into the fragments).
+    auto other_kernels = [&](DeviceBuffer& dst, bool mma, bool reg) {
+      const bool was_mma = set_decode_mma(mma), was_reg = set_decode_reg(reg);
+      attention(a, dq.get<__half>(), ksrc, vsrc, dpast.get<int>(), part.get<float>(), dst.get<__half>(), nullptr, s);
       if (kv_rotated(vfmt))
-        kv_finish(alt.get<__half>(), t, nh, nkv, d, KvStoreWrite{}, KvStoreWrite{vfmt, nullptr, nullptr, nullptr},
+        kv_finish(dst.get<__half>(), t, nh, nkv, d, KvStoreWrite{}, KvStoreWrite{vfmt, nullptr, nullptr, nullptr},
                   dpast.get<int>(), s);
-      set_decode_mma(was);
+      set_decode_mma(was_mma);
+      set_decode_reg(was_reg);
+    };
+    DeviceBuffer alt(nullptr, t < 32 ? on * 2 : 0, "out (other decode kernels)");
+    DeviceBuffer alt_tile(nullptr, t < 32 ? on * 2 : 0, "out (other tensor-core form)");
+    if (t < 32) {
+      other_kernels(alt, !decode_mma(), decode_reg());
+      other_kernels(alt_tile, true, !decode_reg());
     }
     kv_finish(att.get<__half>(), t, nh, nkv, d, writes(ks), writes(vs), dpast.get<int>(), s);
     std::vector<uint16_t> oh(on);
     to_host(oh.data(), att, oh.size(), s);
-    if (t < 32) {  // the other decode kernel family (CUDA cores / tensor cores) gives the same output
-      std::vector<uint16_t> ah(on);
-      to_host(ah.data(), alt, ah.size(), s);
-      float worst = 0.0f;
-      for (std::size_t i = 0; i < on; ++i) worst = std::max(worst, std::fabs(half_to_float(ah[i]) - half_to_float(oh[i])));
-      EXL_CUDA_REQUIRE(worst <= 4e-3f, "attention: the tensor-core and CUDA-core decode kernels differ by " +
-                                           std::to_string(worst));
+    if (t < 32) {  // every decode kernel family gives the same output
+      for (const DeviceBuffer* b : {&alt, &alt_tile}) {
+        std::vector<uint16_t> ah(on);
+        to_host(ah.data(), *b, ah.size(), s);
+        float worst = 0.0f;
+        for (std::size_t i = 0; i < on; ++i) worst = std::max(worst, std::fabs(half_to_float(ah[i]) - half_to_float(oh[i])));
+        EXL_CUDA_REQUIRE(worst <= 4e-3f, std::string("attention: the decode kernels differ (") +
+                                             (b == &alt ? "CUDA cores vs tensor cores" : "fp16 tile vs fragments") +
+                                             ") by " + std::to_string(worst));
+      }
+    }
+    // The folded form, as the backend's layer step runs it: RoPE (here with cos 1, sin 0, so q and
+    // the rows stay as given) also rotates q and the staged rows and, where kv_fold_store allows,
+    // writes the stores; in the decode form the merge rotates the output back. Output and stores
+    // equal the separate passes' bit for bit.
+    {
+      const std::size_t kn = std::size_t(t) * row;
+      std::vector<float> q32(on), k32(kn), v32(kn);
+      for (std::size_t i = 0; i < on; ++i) q32[i] = half_to_float(q[i]);
+      for (std::size_t i = 0; i < kn; ++i) {
+        k32[i] = half_to_float(k[std::size_t(past) * row + i]);
+        v32[i] = half_to_float(v[std::size_t(past) * row + i]);
+      }
+      std::vector<float> cs(std::size_t(t) * d, 0.0f);
+      for (std::size_t i = 0; i < cs.size(); i += 2) cs[i] = 1.0f;
+      DeviceBuffer dq32 = to_device(q32.data(), on, "q (fp32)", s), dk32 = to_device(k32.data(), kn, "k (fp32)", s);
+      DeviceBuffer dv32 = to_device(v32.data(), kn, "v (fp32)", s), dcs = to_device(cs.data(), cs.size(), "cos/sin", s);
+      DeviceBuffer q2(nullptr, on * 2, "q (folded form)"), out2(nullptr, on * 2, "out (folded form)");
+      const bool kst = kfmt != kv_f16, vst = vfmt != kv_f16;
+      const bool k_here = kst && kv_fold_store(kfmt, row), v_here = vst && kv_fold_store(vfmt, row);
+      RopeKvFold f;
+      f.rotate_q = f.rotate_k = kv_rotated(kfmt);
+      f.rotate_v = kv_rotated(vfmt);
+      if (k_here) f.k = writes(ks2);
+      if (v_here) f.v = writes(vs2);
+      rope_qkv_cache(dq32.get<float>(), dk32.get<float>(), dv32.get<float>(), t, nh, nkv, d, dpast.get<int>(),
+                     dcs.get<float2>(), 0, q2.get<__half>(), (kst ? ks2.stage : ks2.data).get<__half>(),
+                     (vst ? vs2.stage : vs2.data).get<__half>(), s, kst, vst, pages, f);
+      AttentionShape a2 = a;
+      a2.rotate_out = kv_rotated(vfmt) && attention_decode_form(a2);
+      const KvSource k2{kfmt, ks2.data.get(), ks2.scales.get<__half>(), kst ? ks2.stage.get<__half>() : nullptr};
+      const KvSource v2{vfmt, vs2.data.get(), vs2.scales.get<__half>(), vst ? vs2.stage.get<__half>() : nullptr};
+      attention(a2, q2.get<__half>(), k2, v2, dpast.get<int>(), part.get<float>(), out2.get<__half>(), nullptr, s);
+      const bool rot_left = kv_rotated(vfmt) && !a2.rotate_out;
+      kv_finish(rot_left ? out2.get<__half>() : nullptr, t, nh, nkv, d, k_here ? KvStoreWrite{kfmt} : writes(ks2),
+                v_here ? KvStoreWrite{vfmt} : writes(vs2), dpast.get<int>(), s);
+      std::vector<uint16_t> o2(on);
+      to_host(o2.data(), out2, on, s);
+      EXL_CUDA_REQUIRE(o2 == oh, "attention: the folded form's output differs from the separate passes'");
+      for (auto [x, y] : {std::pair{&ks, &ks2}, std::pair{&vs, &vs2}}) {
+        for (auto [b1, b2] : {std::pair{&x->data, &y->data}, std::pair{&x->scales, &y->scales}}) {
+          if (!b1->bytes()) continue;
+          std::vector<std::uint8_t> h1(b1->bytes()), h2(b2->bytes());
+          to_host(h1.data(), *b1, h1.size(), s);
+          to_host(h2.data(), *b2, h2.size(), s);
+          EXL_CUDA_REQUIRE(h1 == h2, std::string("KV cache: the folded form's ") + (x == &ks ? "K" : "V") +
+                                         (b1 == &x->data ? " store" : " scales") + " differ from kv_finish's");
+        }
+      }
     }
     const std::size_t orow = std::size_t(nh) * d;
     for (std::size_t i = 0; i < scattered.size(); ++i) {
