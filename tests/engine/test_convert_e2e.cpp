@@ -3,6 +3,7 @@
 // converter's ref-xs-4.0bpw: file/tensor layout, average bpw, held-out perplexity.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +76,23 @@ double wiki_ppl(const fs::path& dir) {
   return perplexity(*be, std::span<const std::int32_t>(ids.data(), 2048), 512, 512).ppl;
 }
 
+// Issue #8's quality measure: the held-out wiki and tiny texts together (4 windows of 512 each, 4088
+// predictions), exp of the mean of the two mean NLLs.
+double both_texts_ppl(const fs::path& dir) {
+  std::ifstream in(exl::test::fixture("refs/ppl_ids.json"));
+  const auto j = nlohmann::json::parse(in);
+  auto model = Model::open(dir);
+  auto be = make_cpu_backend({});
+  be->load(model);
+  be->allocate_cache({512, CacheType::fp32});
+  double nll = 0.0;
+  for (const char* text : {"wiki", "tiny"}) {
+    const std::vector<std::int32_t> ids = j.at(text).get<std::vector<std::int32_t>>();
+    nll += std::log(perplexity(*be, std::span<const std::int32_t>(ids.data(), 2048), 512, 512).ppl);
+  }
+  return std::exp(nll / 2.0);
+}
+
 nlohmann::json read_json(const fs::path& p) {
   std::ifstream in(p);
   return nlohmann::json::parse(in);
@@ -143,6 +161,27 @@ EXL_TEST(convert, e2e_ref_xs_more_bits_closer_to_fp16) {
   CHECK_MSG(std::fabs(p6 - fp16) < 0.01 * fp16, "6.0 bpw ppl " << p6);
   CHECK_NEAR(Model::open(xs_with_measurement(3.0))->summary().average_bpw, 3.0, 0.1);
   CHECK_NEAR(Model::open(xs_with_measurement(6.0))->summary().average_bpw, 6.0, 0.1);
+}
+
+// Issue #8's CPU acceptance: ref-s to 4.0 bpw with the reference converter's measurement (its
+// measurement.json, as `--measurement` takes it) and its head bits: over both held-out texts, no
+// more than 1 % above the reference converter's own 4.0 bpw file (both evaluated here; the
+// fixture's figure for that file, from ExLlamaV2, is 35.826).
+EXL_TEST(convert, e2e_ref_s_4_0_within_1_percent_of_reference) {
+  const fs::path ref = exl::test::fixture("models/exl2/ref-s-4.0bpw");
+  ConvertOptions o;
+  o.input_dir = exl::test::fixture("models/hf/ref-s");
+  o.output_dir = work_dir() / "s-4.0";
+  o.bits = 4.0;
+  o.head_bits = read_json(ref / "config.json").at("quantization_config").at("head_bits").get<int>();
+  o.measurement_in = ref / "measurement.json";
+  const ConvertResult r = convert_model(o);
+  CHECK_NEAR(r.decoder_bpw, 4.0, 0.05);
+  const double ours = both_texts_ppl(o.output_dir), theirs = both_texts_ppl(ref);
+  std::printf("    ref-s 4.0 bpw, wiki + tiny ppl: ours %.4f, reference converter %.4f (%+.2f %%)\n", ours, theirs,
+              100.0 * (ours / theirs - 1.0));
+  CHECK_NEAR(theirs, 35.826, 0.05);  // our engine reproduces ExLlamaV2's figure for its file
+  CHECK_MSG(ours <= theirs * 1.01, "ours " << ours << " vs the reference converter's " << theirs);
 }
 
 // --fast: no measurement pass; the options come from the layer shapes and still hit the target,
