@@ -574,6 +574,31 @@ constexpr std::size_t decode_mma_smem_bytes() {
          std::size_t(2) * 2 * (decode_raw_data_bytes<D, KF, VF>() + k_pf_keys * D / 16);
 }
 
+// The tensor-core decode kernels' tail: the four warps' states for head h (shared memory: outputs
+// s_o [4][8][D] in head order, maxima s_m and sums s_l [4][8], base 2) merged, and the split's
+// partials written as the other decode kernels write them (max in natural-log units).
+template <int D>
+__device__ __forceinline__ void decode_mma_partials(const float* s_o, const float* s_m, const float* s_l, int gsz,
+                                                    int kh, int splits, int split, float* part) {
+  constexpr float ln2 = 0.6931471805599453f;
+  for (int i = threadIdx.x; i < gsz * D; i += 128) {
+    const int h = i / D, e = i - h * D;
+    float mx = -FLT_MAX;
+#pragma unroll
+    for (int w = 0; w < 4; ++w) mx = fmaxf(mx, s_m[w * 8 + h]);
+    float acc = 0.0f, lsum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      const float f = exp2f(s_m[w * 8 + h] - mx);
+      acc += s_o[(w * 8 + h) * D + e] * f;
+      lsum += s_l[w * 8 + h] * f;
+    }
+    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
+    pp[e] = acc;
+    if (e == 0) { pp[D] = mx * ln2; pp[D + 1] = lsum; }
+  }
+}
+
 template <int D, int KF, int VF>
 __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                               const __half* __restrict__ vc, const int* past_p, int nh,
@@ -769,23 +794,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
     if (t4 == 0) { s_m[warp * 8 + g] = m0; s_l[warp * 8 + g] = l0; }
   }
   __syncthreads();
-  constexpr float ln2 = 0.6931471805599453f;
-  for (int i = threadIdx.x; i < gsz * D; i += 128) {
-    const int h = i / D, e = i - h * D;
-    float mx = -FLT_MAX;
-#pragma unroll
-    for (int w = 0; w < 4; ++w) mx = fmaxf(mx, s_m[w * 8 + h]);
-    float acc = 0.0f, lsum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      const float f = exp2f(s_m[w * 8 + h] - mx);
-      acc += s_o[(w * 8 + h) * D + e] * f;
-      lsum += s_l[w * 8 + h] * f;
-    }
-    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
-    pp[e] = acc;
-    if (e == 0) { pp[D] = mx * ln2; pp[D + 1] = lsum; }
-  }
+  decode_mma_partials<D>(s_o, s_m, s_l, gsz, kh, splits, split, part);
 }
 
 template <int D, int KF, int VF>
@@ -1075,23 +1084,7 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
   }
   if (g < gsz && t4 == 0) { s_m[warp * 8 + g] = m0; s_l[warp * 8 + g] = l0; }
   __syncthreads();
-  constexpr float ln2 = 0.6931471805599453f;
-  for (int i = threadIdx.x; i < gsz * D; i += 128) {
-    const int h = i / D, e = i - h * D;
-    float mx = -FLT_MAX;
-#pragma unroll
-    for (int w = 0; w < 4; ++w) mx = fmaxf(mx, s_m[w * 8 + h]);
-    float acc = 0.0f, lsum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      const float f = exp2f(s_m[w * 8 + h] - mx);
-      acc += s_o[(w * 8 + h) * D + e] * f;
-      lsum += s_l[w * 8 + h] * f;
-    }
-    float* pp = part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
-    pp[e] = acc;
-    if (e == 0) { pp[D] = mx * ln2; pp[D + 1] = lsum; }
-  }
+  decode_mma_partials<D>(s_o, s_m, s_l, gsz, kh, splits, split, part);
 }
 
 template <int D, int KF, int VF>
