@@ -167,19 +167,28 @@ EXL_TEST(convert, e2e_ref_xs_more_bits_closer_to_fp16) {
 // measurement.json, as `--measurement` takes it) and its head bits: over both held-out texts, no
 // more than 1 % above the reference converter's own 4.0 bpw file (both evaluated here; the
 // fixture's figure for that file, from ExLlamaV2, is 35.826).
-EXL_TEST(convert, e2e_ref_s_4_0_within_1_percent_of_reference) {
-  const fs::path ref = exl::test::fixture("models/exl2/ref-s-4.0bpw");
+// Converts ref-s at `bits` as the reference converter's file of that bitrate was made (its head
+// bits, its measurement.json) and returns (ours, theirs): both held-out texts' perplexity.
+std::pair<double, double> ref_s_against_reference(double bits) {
+  char name[32];
+  std::snprintf(name, sizeof name, "ref-s-%.1fbpw", bits);
+  const fs::path ref = exl::test::fixture(std::string("models/exl2/") + name);
   ConvertOptions o;
   o.input_dir = exl::test::fixture("models/hf/ref-s");
-  o.output_dir = work_dir() / "s-4.0";
-  o.bits = 4.0;
+  o.output_dir = work_dir() / name;
+  o.bits = bits;
   o.head_bits = read_json(ref / "config.json").at("quantization_config").at("head_bits").get<int>();
   o.measurement_in = ref / "measurement.json";
   const ConvertResult r = convert_model(o);
-  CHECK_NEAR(r.decoder_bpw, 4.0, 0.05);
+  CHECK_NEAR(r.decoder_bpw, bits, 0.05);
   const double ours = both_texts_ppl(o.output_dir), theirs = both_texts_ppl(ref);
-  std::printf("    ref-s 4.0 bpw, wiki + tiny ppl: ours %.4f, reference converter %.4f (%+.2f %%)\n", ours, theirs,
-              100.0 * (ours / theirs - 1.0));
+  std::printf("    ref-s %.1f bpw, wiki + tiny ppl: ours %.4f, reference converter %.4f (%+.2f %%)\n", bits, ours,
+              theirs, 100.0 * (ours / theirs - 1.0));
+  return {ours, theirs};
+}
+
+EXL_TEST(convert, e2e_ref_s_4_0_within_1_percent_of_reference) {
+  const auto [ours, theirs] = ref_s_against_reference(4.0);
   CHECK_NEAR(theirs, 35.826, 0.05);  // our engine reproduces ExLlamaV2's figure for its file
   CHECK_MSG(ours <= theirs * 1.01, "ours " << ours << " vs the reference converter's " << theirs);
 }
