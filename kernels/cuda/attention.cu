@@ -574,6 +574,33 @@ constexpr std::size_t decode_mma_smem_bytes() {
          std::size_t(2) * 2 * (decode_raw_data_bytes<D, KF, VF>() + k_pf_keys * D / 16);
 }
 
+// The quantized decode kernels' copy of a tile's stored bytes (and, when `scaled`, the scales of its
+// keys) into a raw stage: warp w copies keys kb + 16w .. kb + 16w + 15 (those below k1) with
+// cp.async, a key's bytes at dst + row * bytes_per_key, its D / 32 fp16 scales at dst + DATA.
+template <int D, int DATA>
+__device__ __forceinline__ void decode_load_raw(std::uint8_t* dst, const KvSource& src, int kb, int k1, int warp,
+                                                int lane, std::size_t rw, int kh, int bytes_per_key, bool scaled) {
+  constexpr int SB = D / 16;  // bytes of a key's scales
+  const int units = bytes_per_key / 16;
+  for (int i = lane; i < 16 * units; i += 32) {
+    const int row = warp * 16 + i / units, u = i % units;
+    const int key = kb + row;
+    if (key >= k1) continue;
+    const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
+    cp_async16(dst + row * bytes_per_key + u * 16,
+               static_cast<const std::uint8_t*>(src.data) + e * bytes_per_key / D + u * 16);
+  }
+  if (!scaled) return;
+  std::uint8_t* ds = dst + DATA;
+  for (int i = lane; i < 16 * (SB / 4); i += 32) {
+    const int row = warp * 16 + i / (SB / 4), u = i % (SB / 4);
+    const int key = kb + row;
+    if (key >= k1) continue;
+    const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
+    cp_async4(ds + row * SB + u * 4, src.scales + e / 32 + u * 2);
+  }
+}
+
 // The tensor-core decode kernels' tail: the four warps' states for head h (shared memory: outputs
 // s_o [4][8][D] in head order, maxima s_m and sums s_l [4][8], base 2) merged, and the split's
 // partials written as the other decode kernels write them (max in natural-log units).
@@ -651,26 +678,8 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   };
   // Quantized stores: the raw bytes (and scales) of a tile's keys -> raw stage buf.
   auto load_raw = [&](int tile, int buf, const KvSource& src, int which, int bytes_per_key, bool scaled) {
-    const int kb = k0 + tile * k_pf_keys;
-    std::uint8_t* dst = raw + (buf * 2 + which) * RAW;
-    const int units = bytes_per_key / 16;
-    for (int i = lane; i < 16 * units; i += 32) {
-      const int row = warp * 16 + i / units, u = i % units;
-      const int key = kb + row;
-      if (key >= k1) continue;
-      const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
-      cp_async16(dst + row * bytes_per_key + u * 16,
-                 static_cast<const std::uint8_t*>(src.data) + e * bytes_per_key / D + u * 16);
-    }
-    if (!scaled) return;
-    std::uint8_t* ds = dst + DATA;
-    for (int i = lane; i < 16 * (SB / 4); i += 32) {
-      const int row = warp * 16 + i / (SB / 4), u = i % (SB / 4);
-      const int key = kb + row;
-      if (key >= k1) continue;
-      const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
-      cp_async4(ds + row * SB + u * 4, src.scales + e / 32 + u * 2);
-    }
+    decode_load_raw<D, DATA>(raw + (buf * 2 + which) * RAW, src, k0 + tile * k_pf_keys, k1, warp, lane, rw, kh,
+                             bytes_per_key, scaled);
   };
   // Quantized stores: raw stage buf -> the fp16 tile.
   auto dequant = [&](int tile, int buf) {
@@ -913,27 +922,8 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
   const int kd0 = t4 * (D / 4), vd0 = g * (D / 8);  // the lane's first dimension of K and of V
 
   auto load_raw = [&](int tile, int buf, const KvSource& src, int which, int bytes_per_key) {
-    const int kb = k0 + tile * k_pf_keys;
-    std::uint8_t* dst = raw + (buf * 2 + which) * RAW;
-    constexpr int units_max = (KB > VB ? KB : VB) / 16;
-    const int units = bytes_per_key / 16;
-    static_assert(units_max >= 1, "rows of 16 bytes or more");
-    for (int i = lane; i < 16 * units; i += 32) {
-      const int row = warp * 16 + i / units, u = i % units;
-      const int key = kb + row;
-      if (key >= k1) continue;
-      const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
-      cp_async16(dst + row * bytes_per_key + u * 16,
-                 static_cast<const std::uint8_t*>(src.data) + e * bytes_per_key / D + u * 16);
-    }
-    std::uint8_t* ds = dst + DATA;
-    for (int i = lane; i < 16 * (SB / 4); i += 32) {
-      const int row = warp * 16 + i / (SB / 4), u = i % (SB / 4);
-      const int key = kb + row;
-      if (key >= k1) continue;
-      const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
-      cp_async4(ds + row * SB + u * 4, src.scales + e / 32 + u * 2);
-    }
+    decode_load_raw<D, DATA>(raw + (buf * 2 + which) * RAW, src, k0 + tile * k_pf_keys, k1, warp, lane, rw, kh,
+                             bytes_per_key, true);
   };
   auto issue = [&](int tile) {
     const int buf = tile % ST;
