@@ -46,6 +46,15 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
+// (a & mask) | bits in one LOP3: written as C, ptxas keeps both constants as immediates and
+// needs two instructions.
+template <std::uint32_t Mask, std::uint32_t Bits>
+__device__ __forceinline__ std::uint32_t and_or(std::uint32_t a) {
+  std::uint32_t r;
+  asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(r) : "r"(a), "n"(Mask), "n"(Bits));
+  return r;
+}
+
 // c += a . b: A 16x16 row-major (a0..a3: rows g, g+8, columns 2t.., 2t+8..), B 16x8 (b0: rows
 // 2t, 2t+1 of column g; b1: rows 2t+8, 2t+9), C 16x8 fp32 (c0, c1: row g; c2, c3: row g+8;
 // columns 2t, 2t+1), g = lane / 4, t = lane % 4.

@@ -211,7 +211,7 @@ __device__ __forceinline__ uint4 kv_dq8(const std::uint8_t* p, float sc) {
       const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(p);
       std::uint32_t a[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = ((w >> (4 * i)) & 0x000f000fu) | 0x64006400u;
+      for (int i = 0; i < 4; ++i) a[i] = and_or<0x000f000fu, 0x64006400u>(w >> (4 * i));
       raw[0] = __byte_perm(a[0], a[1], 0x5410);  // (n0, n1)
       raw[1] = __byte_perm(a[2], a[3], 0x5410);  // (n2, n3)
       raw[2] = __byte_perm(a[0], a[1], 0x7632);  // (n4, n5)
@@ -857,7 +857,7 @@ __device__ __forceinline__ void oct_dq(const std::uint8_t* p, __half2 s2, std::u
   if constexpr (F == kv_q4) {
     const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(p);
 #pragma unroll
-    for (int i = 0; i < 4; ++i) raw[i] = ((w >> (4 * i)) & 0x000f000fu) | 0x64006400u;
+    for (int i = 0; i < 4; ++i) raw[i] = and_or<0x000f000fu, 0x64006400u>(w >> (4 * i));
   } else {
     const uint2 w = *reinterpret_cast<const uint2*>(p);
     raw[0] = __byte_perm(w.x, 0x64u, 0x4140);
