@@ -2,7 +2,7 @@
 // memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
-// = gemv, gemv-quick, models, verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
+// = gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
 // 2048-token prefill alone) or all (default). The first timed forward is a profiler range
 // (ncu --profile-from-start off).
 #include <dlfcn.h>
@@ -252,6 +252,10 @@ int main(int argc, char** argv) {
   const Preset tiny{"tinyllama-1.1b", 32000, 2048, 22, 32, 4, 64, 5632};
   const Preset l8b{"llama3-8b", 128256, 4096, 32, 32, 8, 128, 14336};
   if (sel == "llama3-8b") ok &= bench_model(l8b, false, copy, {0}, 0);  // one model, for a profiler
+  if (sel == "decode") {  // decode alone at context 0 (A/B comparisons of the decode step)
+    ok &= bench_model(tiny, false, copy, {0}, 0);
+    ok &= bench_model(l8b, false, copy, {0}, 0);
+  }
   if (sel == "llama3-8b-prefill") ok &= bench_model(l8b, false, copy, {}, 2048);
   if (sel == "llama3-8b-rows") ok &= bench_model(l8b, false, copy, {}, 0, {2});  // one verify pass, for a profiler
   if (sel == "cache") {  // issue #4: decode and prefill with each cache type, up to 32k context

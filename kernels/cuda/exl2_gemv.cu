@@ -42,11 +42,8 @@
 // With the workspace the summation order is fixed (no float atomics), so a launch repeats its
 // results bit for bit; without it, split-K partials meet in fp32 atomics and the last bits vary.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
-
-#include <cooperative_groups.h>
 
 #include "async_copy.cuh"
 #include "cuda_check.h"
@@ -189,8 +186,6 @@ struct GemvJobs {
   int inits = 0;
   GemvWorkspace ws;
   int skip = 0;  // experiments only (EXL_GEMV_SKIP): stages left out to place time, see gemv_knobs
-  int cluster = 0;  // > 1: the split-K blocks of a tile form one thread-block cluster of this size
-  bool early = false;  // EXL_GEMV_EARLY: each warp's first ring slots are requested before the PDL wait
 };
 
 // Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
@@ -199,12 +194,10 @@ struct GemvJobs {
 // with any stage left out.
 // EXL_GEMV_SLOTS caps the blocks per multiprocessor the split assumes (fewer leave room for the
 // next launch's blocks to become resident early and prefetch their weights under PDL).
-// EXL_GEMV_CLUSTER=0 turns the cluster reduction of split-K sums off (sm_90+; see the kernel's tail).
+// EXL_GEMV_OVERHEAD sets choose_ksplit's cost of a block's fixed part (in units of a warp).
 struct GemvKnobs {
   int upb = 0, skip = 0, slots = 0;
-  bool cluster = true;
-  double overhead = 3.0;  // EXL_GEMV_OVERHEAD: choose_ksplit's block cost in units of a warp
-  bool early = false;     // EXL_GEMV_EARLY=1: GemvJobs::early
+  double overhead = 3.0;
 };
 const GemvKnobs& gemv_knobs() {
   static const GemvKnobs k = [] {
@@ -212,9 +205,7 @@ const GemvKnobs& gemv_knobs() {
     if (const char* v = std::getenv("EXL_GEMV_SLOTS")) r.slots = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_UPB")) r.upb = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_SKIP")) r.skip = std::atoi(v);
-    if (const char* v = std::getenv("EXL_GEMV_CLUSTER")) r.cluster = std::atoi(v) != 0;
     if (const char* v = std::getenv("EXL_GEMV_OVERHEAD")) r.overhead = std::atof(v);
-    if (const char* v = std::getenv("EXL_GEMV_EARLY")) r.early = std::atoi(v) != 0;
     return r;
   }();
   return k;
@@ -281,10 +272,10 @@ __device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n
 // group (units of one group share their scales) before it is scaled into the warp's partials
 // red_w. info, xs: the run's first unit in the block's tables; s_scale [group - g0][64]: the
 // block's scales.
-// The ring's first D - 1 slots of a run (one commit group each).
-template <int B, int RW>
-__device__ __forceinline__ void prime_ring(const std::uint32_t* __restrict__ wp, std::size_t stride, int n, int lane,
-                                           std::uint32_t* ring) {
+template <int B, int MT, int RW>
+__device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, std::size_t stride, int n,
+                                          const int2* info, const __half* s_scale, int g0, const __half* xs,
+                                          int xs_stride, int lane, float* red_w, std::uint32_t* ring) {
   constexpr int D = RW / (64 * B);  // ring slots
   static_assert(D >= 2, "ring too small");
 #pragma unroll
@@ -292,15 +283,6 @@ __device__ __forceinline__ void prime_ring(const std::uint32_t* __restrict__ wp,
     if (d < n) copy_unit<B>(ring + d * 64 * B, wp + d * stride, lane);
     cp_async_commit();
   }
-}
-
-// primed: prime_ring already ran for this run (before the PDL wait).
-template <int B, int MT, int RW>
-__device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, std::size_t stride, int n,
-                                          const int2* info, const __half* s_scale, int g0, const __half* xs,
-                                          int xs_stride, int lane, float* red_w, std::uint32_t* ring, bool primed) {
-  constexpr int D = RW / (64 * B);  // ring slots
-  if (!primed) prime_ring<B, RW>(wp, stride, n, lane, ring);
   const std::uint32_t* next = wp + (D - 1) * stride;
   int fill = D - 1, use = 0;  // slots
   for (int i = 0; i < n;) {
@@ -413,23 +395,6 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   }
   for (int i = threadIdx.x; i < k_warps * MT * k_tile_cols; i += k_threads) red[i] = 0.0f;
   __syncthreads();
-  // Optionally (GemvJobs::early) the warp's first run starts filling its ring before the wait.
-  const bool early = jobs.early && wa < wb && !(jobs.skip & 1);
-  if (early) {
-    const int bits = s_info[wa].y & 15;
-    int e = wa + 1;
-    while (e < wb && (s_info[e].y & 15) == bits) ++e;
-    const std::uint32_t* wp = w.q_weight + std::size_t(s_info[wa].x) * unit_stride + std::size_t(tile) * 64 * bits;
-    const std::size_t stride = std::size_t(bits) * unit_stride;
-    switch (bits) {
-      case 2: prime_ring<2, RingOf<MT>::words>(wp, stride, e - wa, lane, ring); break;
-      case 3: prime_ring<3, RingOf<MT>::words>(wp, stride, e - wa, lane, ring); break;
-      case 4: prime_ring<4, RingOf<MT>::words>(wp, stride, e - wa, lane, ring); break;
-      case 5: prime_ring<5, RingOf<MT>::words>(wp, stride, e - wa, lane, ring); break;
-      case 6: prime_ring<6, RingOf<MT>::words>(wp, stride, e - wa, lane, ring); break;
-      default: prime_ring<8, RingOf<MT>::words>(wp, stride, e - wa, lane, ring); break;
-    }
-  }
   pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
   // The init regions (zero or bias), spread over all blocks of the launch.
   write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
@@ -511,10 +476,8 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
     while (e < wb && (s_info[e].y & 15) == bits) ++e;
     const std::uint32_t* wp = w.q_weight + std::size_t(s_info[i].x) * unit_stride + std::size_t(tile) * 64 * bits;
     const std::size_t stride = std::size_t(bits) * unit_stride;
-    const bool primed = early && i == wa;
-#define EXL_RUN(B)                                                                                                \
-  run_units<B, MT, RingOf<MT>::words>(wp, stride, e - i, s_info + i, s_scale, g0, xs + i * 32, rows_blk, lane, red_w, \
-                                      ring, primed)
+#define EXL_RUN(B) \
+  run_units<B, MT, RingOf<MT>::words>(wp, stride, e - i, s_info + i, s_scale, g0, xs + i * 32, rows_blk, lane, red_w, ring)
     switch (bits) {
       case 2: EXL_RUN(2); break;
       case 3: EXL_RUN(3); break;
@@ -533,33 +496,6 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   // Without a workspace (the backend's default until the ordered form is confirmed on hardware,
   // see kernels.h) the blocks add their sums with fp32 atomics, in whatever order they finish.
   const int ks = job.ksplit;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (jobs.cluster > 1) {
-    // The tile's ks blocks are one cluster (rank = kb): each block leaves its sums (warp order)
-    // in its shared memory, then rank r adds the slots of its share of the outputs in rank order
-    // (the same sums, in the same order, as the workspace form below) and adds them to y.
-    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
-    for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int wi = 0; wi < k_warps; ++wi) sum += red[wi * MT * k_tile_cols + i];
-      red[i] = sum;  // only this thread reads index i of warp 0's partials
-    }
-    cl.sync();
-    const int share = (MT * k_tile_cols + ks - 1) / ks;
-    for (int t = threadIdx.x; t < share; t += k_threads) {
-      const int i = kb * share + t;
-      const int mm = i / k_tile_cols, col = tile * k_tile_cols + i - mm * k_tile_cols;
-      if (i < MT * k_tile_cols && m0 + mm < m && col < w.n) {
-        float sum = 0.0f;
-        for (int k = 0; k < ks; ++k) sum += *cl.map_shared_rank(red + i, k);
-        job.y[std::size_t(m0 + mm) * job.ldy + col] += sum;
-      }
-    }
-    cl.sync();  // no block leaves while a peer still reads its shared memory
-    return;
-  }
-#endif
   const bool ordered = jobs.ws.partials != nullptr;
   float* slots = jobs.ws.partials + std::size_t(blockIdx.x - kb) * (MT * k_tile_cols);
   for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
@@ -705,23 +641,6 @@ __global__ void __launch_bounds__(k_rc_warps * 32) exl2_reconstruct_kernel(Exl2D
   }
 }
 
-// Whether the device launches thread-block clusters (compute capability 9.0 and newer), and
-// whether they are wanted (EXL_GEMV_CLUSTER, set_gemv_cluster).
-bool device_has_clusters() {
-  static const bool ok = [] {
-    int dev = 0, major = 0;
-    EXL_CUDA_CHECK(cudaGetDevice(&dev));
-    EXL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    return major >= 9;
-  }();
-  return ok;
-}
-std::atomic<int> g_cluster_wanted{-1};  // -1: the knob decides
-bool gemv_clusters() {
-  const int w = g_cluster_wanted.load();
-  return (w < 0 ? gemv_knobs().cluster : w == 1) && device_has_clusters();
-}
-
 int mt_for(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : m <= 8 ? 8 : 16; }
 
 std::size_t smem_bytes_for(int mt, int upb) {
@@ -775,12 +694,6 @@ void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
     if (std::size_t(blocks) * MT * k_tile_cols > k_gemv_partial_floats || tiles > k_gemv_counters || m > MT)
       throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: the launch's split-K partials exceed the GEMV workspace");
   }
-  // Split-K sums meet in a cluster's shared memory where the device has clusters (sm_90+) and
-  // every fused layer splits alike into at most 8 (the portable cluster size) blocks per tile.
-  int ks = jobs.job[0].ksplit;
-  for (int i = 1; i < jobs.count; ++i)
-    if (jobs.job[i].ksplit != ks) ks = 0;
-  jobs.cluster = split && ks >= 2 && ks <= 8 && gemv_clusters() ? ks : 0;
   const std::size_t smem = gemv_smem_bytes<MT>(max_upb);
   static bool configured = false;  // one opt-in per instantiation (above 48 KB)
   if (!configured) {
@@ -788,8 +701,7 @@ void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
                                         int(gemv_smem_bytes<MT>(upb_limit(MT)))));
     configured = true;
   }
-  launch_cx(true, unsigned(jobs.cluster), exl2_gemv_kernel<MT, MODE>, dim3(blocks, (m + MT - 1) / MT),
-            dim3(k_threads), smem, s, jobs, in, m);
+  launch(exl2_gemv_kernel<MT, MODE>, dim3(blocks, (m + MT - 1) / MT), dim3(k_threads), smem, s, jobs, in, m);
 }
 
 // Blocks of the kernel (MT rows, k_x_half form) that registers alone let one multiprocessor hold.
@@ -822,7 +734,7 @@ bool partials_fit(int tiles, int ks, int mt) {
 }
 
 // Blocks over K per tile for all fused layers together. A block costs a fixed part (prologue,
-// gather, reduction: about 3 units of a warp, GemvKnobs::overhead) plus its warps' units; the split
+// gather, reduction: about GemvKnobs::overhead = 3 units of a warp) plus its warps' units; the split
 // with the fewest waves (resident block slots: registers and shared memory) times block cost
 // wins, the smaller split on ties (fewer atomics and activation gathers).
 int choose_ksplit(const GemvCall& c, int mt, int tiles) {
@@ -877,7 +789,6 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     jobs.count = c.count;
     jobs.ws = c.ws;
     jobs.skip = gemv_knobs().skip;
-    jobs.early = gemv_knobs().early;
     if (upb_force <= 0) upb_force = gemv_knobs().upb;
     const int ksplit = choose_ksplit(c, mt, tiles);
     for (int i = 0; i < c.count; ++i) {
@@ -907,12 +818,6 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
 }
 
 }  // namespace
-
-bool set_gemv_cluster(bool on) {
-  const bool was = gemv_clusters();
-  g_cluster_wanted.store(on ? 1 : 0);
-  return was;
-}
 
 int exl2_tiles(int n_pad) { return (n_pad + k_tile_cols - 1) / k_tile_cols; }
 

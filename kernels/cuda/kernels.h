@@ -220,10 +220,6 @@ bool decode_mma();
 // Q4 values (the Q4 and Q6 cache types) on tensor cores: dequantized straight into the mma
 // fragments (default) or into an fp16 tile in shared memory first (false: EXL_CUDA_ATTN_REG=0, and
 // always for Q8, where the tile form measured faster).
-// Split-K sums of the EXL2 GEMV through a thread-block cluster's shared memory (sm_90+; default
-// on unless EXL_GEMV_CLUSTER=0) instead of the workspace; returns the previous setting. Same sums
-// in the same order either way (bit-identical results).
-bool set_gemv_cluster(bool on);
 bool set_decode_reg(bool on);
 bool decode_reg();
 // Decode attention CTAs that fit one multiprocessor at once for head_dim d and the cache formats

@@ -23,39 +23,20 @@ bool pdl_enabled();
 void set_pdl(bool on);
 
 // `pdl` false: a plain launch (for a kernel that follows a copy or a host-side step).
-// `cluster` > 1: thread-block clusters of that many consecutive blocks along x (sm_90+; the
-// caller checks the device, and grid.x must be a multiple).
 template <class... KArgs, class... Args>
-void launch_cx(bool pdl, unsigned cluster, void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem,
-               cudaStream_t s, Args&&... args) {
+void launch_ex(bool pdl, void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
+               Args&&... args) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = s;
-  cudaLaunchAttribute attr[2];
-  unsigned n = 0;
-  if (pdl && pdl_enabled()) {
-    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[n].val.programmaticStreamSerializationAllowed = 1;
-    ++n;
-  }
-  if (cluster > 1) {
-    attr[n].id = cudaLaunchAttributeClusterDimension;
-    attr[n].val.clusterDim.x = cluster;
-    attr[n].val.clusterDim.y = 1;
-    attr[n].val.clusterDim.z = 1;
-    ++n;
-  }
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = n;
+  cfg.numAttrs = pdl && pdl_enabled() ? 1 : 0;
   EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
-}
-
-template <class... KArgs, class... Args>
-void launch_ex(bool pdl, void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
-               Args&&... args) {
-  launch_cx(pdl, 0u, kernel, grid, block, smem, s, std::forward<Args>(args)...);
 }
 
 template <class... KArgs, class... Args>

@@ -60,15 +60,8 @@ double median(std::vector<double> v) {
 // 5: as 4 in the decode step's pre-permuted form (rms_norm writes the input in the layer's
 // stored row order, the GEMV reads it contiguously); 6: as 0 with the output columns folded
 // through a permutation at upload, un-permuted on the host; 7: as 3 with the permutation
-// folded away (gate given in stored row order, the layer's own perm the identity); 8: as 0 with
-// the split-K sums through the workspace even where clusters could take them (set_gemv_cluster).
+// folded away (gate given in stored row order, the layer's own perm the identity).
 int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode) {
-  if (mode == 8) {
-    const bool was = set_gemv_cluster(false);
-    const int rc = test_exl2_matmul(device, w, x, m, y, 0);
-    set_gemv_cluster(was);
-    return rc;
-  }
   return guarded([&] {
     EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 7, "test_exl2_matmul: bad arguments");
     use_device(device);
