@@ -1,6 +1,7 @@
 // Writing safetensors files: the header JSON (tensor names sorted, `__metadata__`
-// {"format": "pt"}), the data section 8-byte aligned, tensors laid out in the order they were
-// added (module order). Files are written atomically: a temporary file in the same folder is
+// {"format": "pt"}), the data section starting 8-byte aligned and holding the tensors back to
+// back with no holes (as the format requires), 8-, 4-, 2- then 1-byte element types, each in the
+// order added (module order), so every tensor is aligned to its element size. Files are written atomically: a temporary file in the same folder is
 // renamed over the target once complete, so a crash never leaves a truncated file under the
 // final name. Shards follow ExLlamaV2's naming (spec §1.4).
 #pragma once
@@ -87,7 +88,6 @@ class SafetensorsStreamWriter {
   std::vector<Shard> shards_;
   std::unique_ptr<std::ofstream> out_;
   std::size_t next_ = 0, shard_ = 0, pos_in_shard_ = 0;
-  std::uint64_t data_pos_ = 0;
 };
 
 // Writes a text file atomically (temporary file + rename). Throws Error(io).

@@ -1,8 +1,11 @@
 // Safetensors writer: sorted-key JSON header padded with spaces so the data section starts on an
-// 8-byte boundary, every tensor's data 8-byte aligned (zero padding between tensors), data in
-// the order given. Atomic: "<name>.tmp-<pid>" is written, flushed and renamed over the target.
+// 8-byte boundary; the data section holds the tensors back to back with no holes (the format
+// forbids them: the reference `safetensors` library rejects such a file), larger element sizes
+// first (stable: the order given within one size), so every tensor is aligned to its element
+// size. Atomic: "<name>.tmp-<pid>" is written, flushed and renamed over the target.
 #include "exl/safetensors_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -77,31 +80,45 @@ std::uint64_t TensorSpec::nbytes() const {
 
 namespace {
 
-// The header of one file: names unique, shapes non-negative, data 8-byte aligned in list order.
-// Returns the header text (padded to 8 bytes) and each tensor's offset in the data section.
+// The header of one file: names unique, shapes non-negative. Returns the header text (padded to
+// 8 bytes) and each tensor's offset in the data section (list index order): contiguous, element
+// sizes 8, 4, 2, 1 in turn, so each offset is a multiple of its element size.
 std::string header_text(const fs::path& path, const std::vector<const TensorSpec*>& list,
                         std::vector<std::uint64_t>& offsets, std::uint64_t& total) {
   nlohmann::json header = nlohmann::json::object();
   std::set<std::string> seen;
-  std::uint64_t offset = 0;
-  offsets.clear();
   for (const TensorSpec* t : list) {
     if (!seen.insert(t->name).second)
       throw Error(ErrorKind::invalid_argument, "duplicate tensor name", path.string(), t->name);
     for (std::int64_t d : t->shape)
       if (d < 0) throw Error(ErrorKind::invalid_argument, "negative dimension", path.string(), t->name);
-    offset = align8(offset);
-    offsets.push_back(offset);
-    header[t->name] = {{"dtype", dtype_name(t->dtype)},
-                       {"shape", t->shape},
-                       {"data_offsets", {offset, offset + t->nbytes()}}};
-    offset += t->nbytes();
   }
+  std::uint64_t offset = 0;
+  offsets.assign(list.size(), 0);
+  for (std::size_t size : {8u, 4u, 2u, 1u})
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const TensorSpec* t = list[i];
+      const std::size_t es = dtype_size(t->dtype);
+      if (es != size && !(size == 1 && es != 8 && es != 4 && es != 2)) continue;
+      offsets[i] = offset;
+      header[t->name] = {{"dtype", dtype_name(t->dtype)},
+                         {"shape", t->shape},
+                         {"data_offsets", {offset, offset + t->nbytes()}}};
+      offset += t->nbytes();
+    }
   header["__metadata__"] = {{"format", "pt"}};
   std::string text = header.dump();  // nlohmann's object keeps keys sorted
   text.resize(align8(text.size()), ' ');
-  total = align8(offset);
+  total = offset;
   return text;
+}
+
+// List indices in data order (by offset).
+std::vector<std::size_t> data_order(const std::vector<std::uint64_t>& offsets) {
+  std::vector<std::size_t> order(offsets.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return offsets[a] < offsets[b]; });
+  return order;
 }
 
 void write_header(std::ostream& out, const std::string& text) {
@@ -110,8 +127,6 @@ void write_header(std::ostream& out, const std::string& text) {
   out.write(reinterpret_cast<const char*>(len), 8);
   out.write(text.data(), std::streamsize(text.size()));
 }
-
-const char kZeros[8] = {};
 
 void write_tensor_list(const fs::path& path, const std::vector<const TensorData*>& list) {
   std::vector<TensorSpec> specs;
@@ -131,15 +146,12 @@ void write_tensor_list(const fs::path& path, const std::vector<const TensorData*
 
   write_atomic(path, [&](std::ofstream& out) {
     write_header(out, text);
-    std::uint64_t pos = 0;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      if (offsets[i] > pos) out.write(kZeros, std::streamsize(offsets[i] - pos));
+    for (std::size_t i : data_order(offsets)) {
       const auto& b = list[i]->bytes;
       out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-      pos = offsets[i] + b.size();
       if (!out) throw Error(ErrorKind::io, "write failed (disk full?)", path.string(), list[i]->name);
     }
-    if (total > pos) out.write(kZeros, std::streamsize(total - pos));
+    (void)total;
   });
 }
 
@@ -168,7 +180,7 @@ std::vector<std::vector<std::size_t>> plan_safetensors_shards(const std::vector<
       acc = 0;
     }
     shards.back().push_back(i);
-    acc += align8(sz);
+    acc += sz;
   }
   return shards;
 }
@@ -253,16 +265,15 @@ void SafetensorsStreamWriter::write(const std::string& name, const void* data, s
     out_ = std::make_unique<std::ofstream>(s.path, std::ios::binary | std::ios::trunc);
     if (!*out_) throw Error(ErrorKind::io, "cannot create file", s.path.string());
     write_header(*out_, s.header);
-    data_pos_ = 0;
   }
+  // Tensors arrive in list order; their places in the data section may be in another (element
+  // sizes, see header_text): each is written at its own offset, and the last one fills the file.
   const std::uint64_t off = s.offsets[pos_in_shard_];
-  if (off > data_pos_) out_->write(kZeros, std::streamsize(off - data_pos_));
+  out_->seekp(std::streamoff(8 + s.header.size() + off));
   out_->write(static_cast<const char*>(data), std::streamsize(bytes));
-  data_pos_ = off + bytes;
   if (!*out_) throw Error(ErrorKind::io, "write failed (disk full?)", s.path.string(), name);
   ++next_;
   if (++pos_in_shard_ == s.tensors.size()) {
-    if (s.total > data_pos_) out_->write(kZeros, std::streamsize(s.total - data_pos_));
     out_->flush();
     if (!*out_) throw Error(ErrorKind::io, "write failed (disk full?)", s.path.string(), name);
     out_->close();
