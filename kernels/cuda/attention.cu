@@ -1350,14 +1350,8 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
   // Merge the key slots of the warp (lanes with the same sub), then the warps; write the split's partials.
   decode_write_partials<D, G, LPK>(m, l, acc, warp, slot, sub, d0, gsz, kh, splits, split, part);
   if constexpr (FUSED) {
-    __shared__ unsigned s_ticket;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) s_ticket = atomicAdd(f.counters + kh, 1u);
-    __syncthreads();
     const int ns = (kv_len + split_len - 1) / split_len;
-    if (s_ticket != unsigned(ns - 1)) return;
-    __threadfence();
+    if (!last_block_arrival(f.counters + kh, unsigned(ns))) return;
     merge_heads<D>(part, kh, gsz, splits, ns, out, out32);
     if (threadIdx.x == 0) f.counters[kh] = 0u;  // ready for the next launch (which waits for this one)
   }

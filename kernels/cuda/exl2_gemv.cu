@@ -513,14 +513,8 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
     }
   }
   if (!ordered || ks == 1) return;
-  __shared__ unsigned s_ticket;
-  __threadfence();
-  __syncthreads();
   unsigned* counter = jobs.ws.counters + job.tile_begin + tile;
-  if (threadIdx.x == 0) s_ticket = atomicAdd(counter, 1u);
-  __syncthreads();
-  if (s_ticket != unsigned(ks - 1)) return;
-  __threadfence();
+  if (!last_block_arrival(counter, unsigned(ks))) return;
   for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
     const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
     const int col = tile * k_tile_cols + c;

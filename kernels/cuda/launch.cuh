@@ -57,3 +57,22 @@ __device__ __forceinline__ void pdl_trigger() {
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
+
+// "Last block" ticket of a split reduction: call once every thread of the block has stored its
+// share (plain or .cg stores); returns true in the block that arrives count-th, whose threads may
+// then read all blocks' shares. One acq_rel atomic by thread 0, ordered with the rest of the block
+// by the barriers around it (the pattern of CUTLASS's GenericBarrier), instead of a full fence in
+// every thread before and after.
+#if defined(__CUDACC__)
+__device__ __forceinline__ bool last_block_arrival(unsigned* counter, unsigned count) {
+  __shared__ unsigned s_ticket;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned t;
+    asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], 1;\n" : "=r"(t) : "l"(counter) : "memory");
+    s_ticket = t;
+  }
+  __syncthreads();
+  return s_ticket == count - 1;
+}
+#endif
