@@ -65,32 +65,30 @@ fs::path xs_with_measurement(double bits) {
   return o.output_dir;
 }
 
-double wiki_ppl(const fs::path& dir) {
+// Perplexity of the model in `dir` (CPU, fp32 cache) over the first 2048 tokens of each held-out
+// text, windows of 512.
+std::vector<double> held_out_ppl(const fs::path& dir, std::initializer_list<const char*> texts) {
   std::ifstream in(exl::test::fixture("refs/ppl_ids.json"));
   const auto j = nlohmann::json::parse(in);
-  const std::vector<std::int32_t> ids = j.at("wiki").get<std::vector<std::int32_t>>();
   auto model = Model::open(dir);
   auto be = make_cpu_backend({});
   be->load(model);
   be->allocate_cache({512, CacheType::fp32});
-  return perplexity(*be, std::span<const std::int32_t>(ids.data(), 2048), 512, 512).ppl;
+  std::vector<double> out;
+  for (const char* text : texts) {
+    const std::vector<std::int32_t> ids = j.at(text).get<std::vector<std::int32_t>>();
+    out.push_back(perplexity(*be, std::span<const std::int32_t>(ids.data(), 2048), 512, 512).ppl);
+  }
+  return out;
 }
+
+double wiki_ppl(const fs::path& dir) { return held_out_ppl(dir, {"wiki"})[0]; }
 
 // Issue #8's quality measure: the held-out wiki and tiny texts together (4 windows of 512 each, 4088
 // predictions), exp of the mean of the two mean NLLs.
 double both_texts_ppl(const fs::path& dir) {
-  std::ifstream in(exl::test::fixture("refs/ppl_ids.json"));
-  const auto j = nlohmann::json::parse(in);
-  auto model = Model::open(dir);
-  auto be = make_cpu_backend({});
-  be->load(model);
-  be->allocate_cache({512, CacheType::fp32});
-  double nll = 0.0;
-  for (const char* text : {"wiki", "tiny"}) {
-    const std::vector<std::int32_t> ids = j.at(text).get<std::vector<std::int32_t>>();
-    nll += std::log(perplexity(*be, std::span<const std::int32_t>(ids.data(), 2048), 512, 512).ppl);
-  }
-  return std::exp(nll / 2.0);
+  const std::vector<double> p = held_out_ppl(dir, {"wiki", "tiny"});
+  return std::exp((std::log(p[0]) + std::log(p[1])) / 2.0);
 }
 
 nlohmann::json read_json(const fs::path& p) {

@@ -1,8 +1,8 @@
 // Writing safetensors files: the header JSON (tensor names sorted, `__metadata__`
 // {"format": "pt"}), the data section starting 8-byte aligned and holding the tensors back to
 // back with no holes (as the format requires), 8-, 4-, 2- then 1-byte element types, each in the
-// order added (module order), so every tensor is aligned to its element size. Files are written atomically: a temporary file in the same folder is
-// renamed over the target once complete, so a crash never leaves a truncated file under the
+// order added (module order), so every tensor is aligned to its element size. Files are written
+// atomically: a temporary file in the same folder is renamed over the target once complete, so a crash never leaves a truncated file under the
 // final name. Shards follow ExLlamaV2's naming (spec §1.4).
 #pragma once
 #include <cstdint>

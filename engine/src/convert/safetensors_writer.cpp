@@ -80,11 +80,22 @@ std::uint64_t TensorSpec::nbytes() const {
 
 namespace {
 
+// List indices in data-section order: larger element sizes first (8, 4, 2, 1 bytes), the given
+// order within one size, so back-to-back tensors each start at a multiple of their element size.
+std::vector<std::size_t> data_order(const std::vector<const TensorSpec*>& list) {
+  std::vector<std::size_t> order(list.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return dtype_size(list[a]->dtype) > dtype_size(list[b]->dtype);
+  });
+  return order;
+}
+
 // The header of one file: names unique, shapes non-negative. Returns the header text (padded to
-// 8 bytes) and each tensor's offset in the data section (list index order): contiguous, element
-// sizes 8, 4, 2, 1 in turn, so each offset is a multiple of its element size.
+// 8 bytes) and each tensor's offset in the data section (list index order), laid out back to back
+// in data_order.
 std::string header_text(const fs::path& path, const std::vector<const TensorSpec*>& list,
-                        std::vector<std::uint64_t>& offsets, std::uint64_t& total) {
+                        std::vector<std::uint64_t>& offsets) {
   nlohmann::json header = nlohmann::json::object();
   std::set<std::string> seen;
   for (const TensorSpec* t : list) {
@@ -95,30 +106,18 @@ std::string header_text(const fs::path& path, const std::vector<const TensorSpec
   }
   std::uint64_t offset = 0;
   offsets.assign(list.size(), 0);
-  for (std::size_t size : {8u, 4u, 2u, 1u})
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const TensorSpec* t = list[i];
-      const std::size_t es = dtype_size(t->dtype);
-      if (es != size && !(size == 1 && es != 8 && es != 4 && es != 2)) continue;
-      offsets[i] = offset;
-      header[t->name] = {{"dtype", dtype_name(t->dtype)},
-                         {"shape", t->shape},
-                         {"data_offsets", {offset, offset + t->nbytes()}}};
-      offset += t->nbytes();
-    }
+  for (std::size_t i : data_order(list)) {
+    const TensorSpec* t = list[i];
+    offsets[i] = offset;
+    header[t->name] = {{"dtype", dtype_name(t->dtype)},
+                       {"shape", t->shape},
+                       {"data_offsets", {offset, offset + t->nbytes()}}};
+    offset += t->nbytes();
+  }
   header["__metadata__"] = {{"format", "pt"}};
   std::string text = header.dump();  // nlohmann's object keeps keys sorted
   text.resize(align8(text.size()), ' ');
-  total = offset;
   return text;
-}
-
-// List indices in data order (by offset).
-std::vector<std::size_t> data_order(const std::vector<std::uint64_t>& offsets) {
-  std::vector<std::size_t> order(offsets.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return offsets[a] < offsets[b]; });
-  return order;
 }
 
 void write_header(std::ostream& out, const std::string& text) {
@@ -141,17 +140,15 @@ void write_tensor_list(const fs::path& path, const std::vector<const TensorData*
   std::vector<const TensorSpec*> sp;
   for (const TensorSpec& t : specs) sp.push_back(&t);
   std::vector<std::uint64_t> offsets;
-  std::uint64_t total = 0;
-  const std::string text = header_text(path, sp, offsets, total);
+  const std::string text = header_text(path, sp, offsets);
 
   write_atomic(path, [&](std::ofstream& out) {
     write_header(out, text);
-    for (std::size_t i : data_order(offsets)) {
+    for (std::size_t i : data_order(sp)) {
       const auto& b = list[i]->bytes;
       out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
       if (!out) throw Error(ErrorKind::io, "write failed (disk full?)", path.string(), list[i]->name);
     }
-    (void)total;
   });
 }
 
@@ -217,7 +214,6 @@ struct SafetensorsStreamWriter::Shard {
   fs::path path;
   std::vector<std::size_t> tensors;      // indices into specs_
   std::vector<std::uint64_t> offsets;    // data offsets
-  std::uint64_t total = 0;
   std::string header;
 };
 
@@ -237,7 +233,7 @@ SafetensorsStreamWriter::SafetensorsStreamWriter(fs::path dir, std::vector<Tenso
     s.tensors = plan[i];
     std::vector<const TensorSpec*> list;
     for (std::size_t j : s.tensors) list.push_back(&specs_[j]);
-    s.header = header_text(s.path, list, s.offsets, s.total);
+    s.header = header_text(s.path, list, s.offsets);
     shards_.push_back(std::move(s));
   }
 }
