@@ -54,7 +54,7 @@ int cmd_convert(const Args& a) {
   o.rows = a.has("-r") ? a.get_int("-r", o.rows) : a.get_int("--rows", o.rows);
   o.length = a.has("-l") ? a.get_int("-l", o.length) : a.get_int("--length", o.length);
   o.measure_rows = a.has("-mr") ? a.get_int("-mr", 0) : a.get_int("--measurement_rows", o.measure_rows);
-  o.device = a.get_or("--device", "cpu");
+  o.device = a.get_or("--device", "auto");
   o.threads = a.get_int("--threads", 0);
   const int shard_mb = a.has("-ss") ? a.get_int("-ss", 8192) : a.get_int("--shard_size", 8192);
   o.max_shard_bytes = std::uint64_t(std::max(0, shard_mb)) << 20;

@@ -11,7 +11,7 @@ namespace exl::cli {
 
 int cmd_synth(const Args& a) {
   a.check_known({"--preset", "--bpw", "-b", "--head-bits", "-hb", "--seed", "--output", "--out", "--shard-size",
-                 "--threads", "--list", "--quiet"});
+                 "--threads", "--list", "--quiet", "--fp16"});
   if (a.has("--list")) {
     for (const std::string& n : plan::preset_names()) std::printf("%s\n", n.c_str());
     return 0;
@@ -28,6 +28,7 @@ int cmd_synth(const Args& a) {
   if (shard_mb < 0) throw Error(ErrorKind::invalid_argument, "must be >= 0 (MiB; 0 = one file)", "", "--shard-size");
   o.max_shard_bytes = std::uint64_t(shard_mb) << 20;
   o.threads = a.get_int("--threads", 0);
+  o.fp16 = a.has("--fp16");  // an FP16 model of the preset's shapes (the converter's input)
   const bool quiet = a.has("--quiet");
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };

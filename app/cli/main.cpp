@@ -32,8 +32,8 @@ commands:
   selftest   [--fixtures DIR] [--filter SUITE|PREFIX*] [--device cpu|cuda]   run the built-in test
              cases (GPU ones too; --device cuda: only those, and no GPU is a failure)
   convert    -i HF_DIR|FILE.gguf -o OUT_DIR -b BPW [-hb 6] [-m MEAS] [-om MEAS] [--cal FILE] [--rows N]
-             [--length N] [--fast] [--device cpu|cuda]   quantize an FP16/BF16/FP32 (or GGUF) model to
-                                                      EXL2 at a target bpw (--fast: no measurement)
+             [--length N] [--fast] [--device auto|cpu|cuda[:N]]   quantize an FP16/BF16/FP32 (or GGUF)
+             model to EXL2 at a target bpw (--fast: no measurement; auto: the GPU when usable)
   fit        -m DIR | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
              [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
@@ -42,7 +42,7 @@ commands:
   template   (-m DIR | --template FILE) --messages FILE.json [--add-generation-prompt]
              [--bos-token T] [--eos-token T] [--tools FILE.json] [--vars FILE.json]
              [--now "YYYY-MM-DD HH:MM:SS"]   render a chat template as transformers does (exact text)
-  synth      --preset NAME --bpw X [--head-bits 6] [--seed N] [--shard-size MiB] -o DIR | --list
+  synth      --preset NAME --bpw X [--head-bits 6] [--fp16] [--seed N] [--shard-size MiB] -o DIR | --list
              an EXL2 model with random weights of a real architecture's shapes (for benchmarks)
   import     -i FILE.gguf -o HF_DIR [--dtype fp16|bf16]   GGUF (llama, qwen2) to an HF-style folder
 

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <new>
 
+#include "convert_math.h"
 #include "cuda_backend.h"
 #include "module_api.h"
 #include "test_entries.h"
@@ -153,6 +154,66 @@ int api_forward_sample(exl_cuda_backend* b, const std::int32_t* ids, int n, cons
   });
 }
 
+// ---- the converter's block math ----
+
+int api_convert_create(int device, std::uint64_t vram_limit, exl_cuda_convert** out) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(out, "convert_create: null");
+    *out = nullptr;
+    auto c = std::make_unique<exl_cuda_convert>();
+    c->impl = std::make_unique<ConvertMath>(device, vram_limit);
+    *out = c.release();
+  });
+}
+
+void api_convert_destroy(exl_cuda_convert* c) {
+  (void)guarded([&] { delete c; });
+}
+
+template <class F>
+int with_convert(exl_cuda_convert* c, const char* call, F&& fn) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(c, std::string(call) + ": null");
+    fn(*c->impl);
+  });
+}
+
+int api_convert_set_tensor(exl_cuda_convert* c, int slot, const float* data, std::int64_t count) {
+  return with_convert(c, "convert_set_tensor", [&](ConvertMath& m) { m.set_tensor(slot, data, count); });
+}
+
+int api_convert_run_block(exl_cuda_convert* c, const exl_cuda_block_shape* s, int attention, float* x, int tokens,
+                          int collect) {
+  return with_convert(c, "convert_run_block", [&](ConvertMath& m) {
+    EXL_CUDA_REQUIRE(s, "convert_run_block: null shape");
+    m.run_block(*s, attention != 0, x, tokens, collect != 0);
+  });
+}
+
+int api_convert_hessian_reset(exl_cuda_convert* c, int slot, int k) {
+  return with_convert(c, "convert_hessian_reset", [&](ConvertMath& m) { m.hessian_reset(slot, k); });
+}
+
+int api_convert_hessian_add(exl_cuda_convert* c, int slot, const float* x, int tokens) {
+  return with_convert(c, "convert_hessian_add", [&](ConvertMath& m) { m.hessian_add(slot, x, tokens); });
+}
+
+int api_convert_hessian_prepare(exl_cuda_convert* c, int slot, double scale, std::int32_t* perm) {
+  return with_convert(c, "convert_hessian_prepare", [&](ConvertMath& m) { m.hessian_prepare(slot, scale, perm); });
+}
+
+int api_convert_hessian_factor(exl_cuda_convert* c, int slot, float* u) {
+  return with_convert(c, "convert_hessian_factor", [&](ConvertMath& m) { m.hessian_factor(slot, u); });
+}
+
+int api_convert_gptq(exl_cuda_convert* c, int slot, const float* w, int n, int k, int groups, const int* bits,
+                     const int* rows, int rtn, std::uint8_t* q, std::uint8_t* codes, std::uint16_t* scale_max,
+                     float* dequant) {
+  return with_convert(c, "convert_gptq", [&](ConvertMath& m) {
+    m.gptq(slot, w, n, k, groups, bits, rows, rtn != 0, q, codes, scale_max, dequant);
+  });
+}
+
 const exl_cuda_api k_api = {
     EXL_CUDA_ABI_VERSION,
     sizeof(exl_cuda_api),
@@ -186,6 +247,15 @@ const exl_cuda_api k_api = {
     api_allocate_paged_cache,
     api_set_cache_pages,
     api_copy_cache_page,
+    api_convert_create,
+    api_convert_destroy,
+    api_convert_set_tensor,
+    api_convert_run_block,
+    api_convert_hessian_reset,
+    api_convert_hessian_add,
+    api_convert_hessian_prepare,
+    api_convert_hessian_factor,
+    api_convert_gptq,
 };
 
 }  // namespace

@@ -16,8 +16,8 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 4u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
-                                    4: paged KV cache */
+#define EXL_CUDA_ABI_VERSION 5u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
+                                    4: paged KV cache; 5: the converter's block math */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -146,6 +146,22 @@ typedef struct exl_cuda_sample_result {
 
 typedef struct exl_cuda_backend exl_cuda_backend;
 
+/* ---- the converter's per-block math (ABI 5) ---- */
+typedef struct exl_cuda_convert exl_cuda_convert;
+/* Tensor slots of the block being converted (fp32, HF layout [out, in]; biases [out]). */
+enum {
+  EXL_CUDA_CONV_NORM = 0, EXL_CUDA_CONV_Q = 1, EXL_CUDA_CONV_K = 2, EXL_CUDA_CONV_V = 3, EXL_CUDA_CONV_O = 4,
+  EXL_CUDA_CONV_Q_BIAS = 5, EXL_CUDA_CONV_K_BIAS = 6, EXL_CUDA_CONV_V_BIAS = 7, EXL_CUDA_CONV_O_BIAS = 8,
+  EXL_CUDA_CONV_GATE = 9, EXL_CUDA_CONV_UP = 10, EXL_CUDA_CONV_DOWN = 11, EXL_CUDA_CONV_SLOTS = 12
+};
+typedef struct exl_cuda_block_shape {
+  int hidden, heads, kv_heads, head_dim, intermediate;
+  float norm_eps;
+  const float* rope_inv_freq;  /* [head_dim / 2] host */
+  float rope_mscale, rope_position_divisor;
+  int rope_style;              /* 0 neox, 1 gptj */
+} exl_cuda_block_shape;
+
 /* The norm weights and eps of test_exl2_matmul's mode 4 (RMSNorm folded into the input gather). */
 static inline float exl_cuda_test_norm_weight(int i) { return 0.5f + 0.125f * (float)(i % 7); }
 #define EXL_CUDA_TEST_NORM_EPS 1e-5f
@@ -240,6 +256,31 @@ typedef struct exl_cuda_api {
   int (*set_cache_pages)(exl_cuda_backend* b, const int32_t* table, int count, int length);
   /* Copy on write: every layer's K and V (and scales) of page src into page dst. */
   int (*copy_cache_page)(exl_cuda_backend* b, int dst, int src);
+
+  /* ---- ABI 5: the converter's per-block math (engine/src/convert/block_math.h) ---- */
+  int (*convert_create)(int device, uint64_t vram_limit, exl_cuda_convert** out);
+  void (*convert_destroy)(exl_cuda_convert* c);
+  /* Uploads one tensor of the current block (count 0: absent, e.g. no bias). */
+  int (*convert_set_tensor)(exl_cuda_convert* c, int slot, const float* data, int64_t count);
+  /* Runs the attention (attention != 0) or MLP block on x [tokens, hidden] fp32 (host, updated in
+   * place, residual included; positions 0 .. tokens-1). collect: adds x^T x of the block's
+   * post-norm input to Hessian 0 and of o_proj's / down_proj's input to Hessian 1. */
+  int (*convert_run_block)(exl_cuda_convert* c, const exl_cuda_block_shape* s, int attention, float* x, int tokens,
+                           int collect);
+  /* Hessian slot 0..2: zeros [k, k]; += x^T x for host x [tokens, k]. */
+  int (*convert_hessian_reset)(exl_cuda_convert* c, int slot, int k);
+  int (*convert_hessian_add)(exl_cuda_convert* c, int slot, const float* x, int tokens);
+  /* H *= scale, then as exl::prepare_hessian: act-order permutation (perm [k] out), damping 0.12 x
+   * mean diagonal (added up to 10 times), upper factor U of the inverse (H^-1 = U^T U).
+   * EXL_CUDA_ERR_INVALID when it stays not positive definite. */
+  int (*convert_hessian_prepare)(exl_cuda_convert* c, int slot, double scale, int32_t* perm);
+  /* The prepared U [k, k] fp32 row-major (tests). */
+  int (*convert_hessian_factor)(exl_cuda_convert* c, int slot, float* u);
+  /* GPTQ of w [n, k] fp32 (HF layout) with a prepared Hessian, as exl::gptq_quantize: groups in
+   * stored order (bits[g], rows[g] <= 128); rtn: no error feedback. Out: q [k, n_pad] (stored
+   * rows), codes [groups, n_pad] (0..15), scale_max [groups] fp16, dequant [n, k] fp32. */
+  int (*convert_gptq)(exl_cuda_convert* c, int slot, const float* w, int n, int k, int groups, const int* bits,
+                      const int* rows, int rtn, uint8_t* q, uint8_t* codes, uint16_t* scale_max, float* dequant);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

@@ -4,6 +4,8 @@ if(NOT TARGET exl_convert)
   add_subdirectory(${CMAKE_SOURCE_DIR}/engine/src/convert ${CMAKE_BINARY_DIR}/engine/src/convert)
 endif()
 target_link_libraries(exl_testcases PUBLIC exl_convert)
+# The GPU cases compare the internal block maths (block_math.h) through the test GPU helpers.
+target_include_directories(exl_testcases PRIVATE ${CMAKE_SOURCE_DIR}/engine/src/convert ${CMAKE_SOURCE_DIR}/tests/kernels)
 exl_add_test_suite(convert
   ${CMAKE_CURRENT_LIST_DIR}/test_convert_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_convert_quant.cpp

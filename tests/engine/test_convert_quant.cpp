@@ -1,5 +1,6 @@
 // Converter: group layouts of the option tables, GPTQ on random matrices (beats round-to-nearest
-// in Hessian-weighted error; packs and dequantizes bit-exactly), and the optimizer.
+// in Hessian-weighted error; packs and dequantizes bit-exactly), and the optimizer; on a GPU, the
+// device block math against the CPU's.
 #include <cmath>
 #include <random>
 
@@ -8,6 +9,10 @@
 #include "exl/kernels/exl2.h"
 #include "exl/kernels/exl2_pack.h"
 #include "exl_test.h"
+#if defined(EXL_HAVE_CUDA_LOADER)
+#include "block_math.h"
+#include "test_cuda_support.h"
+#endif
 
 using namespace exl;
 
@@ -170,3 +175,188 @@ EXL_TEST(convert, optimizer_on_fixture_measurement) {
     CHECK_MSG(bpw <= target && bpw > target - 0.1, "target " << target << " got " << bpw);
   }
 }
+
+// ---- the GPU block math (kernels/cuda/convert_math.cu) against the CPU's ----
+#if defined(EXL_HAVE_CUDA_LOADER)
+namespace {
+
+std::vector<float> uniform(std::mt19937& rng, std::size_t n, float lo, float hi) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+// sqrt(sum (a - b)^2 / sum b^2)
+double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+    den += double(b[i]) * b[i];
+  }
+  return std::sqrt(num / den);
+}
+
+template <class T>
+double same_fraction(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size() || a.empty()) return 0.0;
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) same += a[i] == b[i];
+  return double(same) / double(a.size());
+}
+
+// Both maths' GPTQ of the same weight agree closely (the last ulps differ, so a few integers sit on
+// the other side of a rounding boundary), and the GPU's result packs to exactly its dequant.
+void check_gptq_pair(const QuantizedLinear& cpu, const QuantizedLinear& gpu, const std::vector<float>& w,
+                     const std::vector<double>& h, int n, int k, const QuantOption& o) {
+  CHECK(gpu.perm == cpu.perm);
+  CHECK_EQ(gpu.total_bits, cpu.total_bits);
+  CHECK_MSG(same_fraction(gpu.q, cpu.q) >= 0.97, o.describe() << ": q same " << same_fraction(gpu.q, cpu.q));
+  CHECK_MSG(same_fraction(gpu.codes, cpu.codes) >= 0.97, o.describe() << ": codes same " << same_fraction(gpu.codes, cpu.codes));
+  CHECK_MSG(same_fraction(gpu.scale_max, cpu.scale_max) >= 0.75,
+            o.describe() << ": scale_max same " << same_fraction(gpu.scale_max, cpu.scale_max));
+  const double ec = weighted_error(w, cpu.dequant, h, n, k), eg = weighted_error(w, gpu.dequant, h, n, k);
+  CHECK_MSG(eg <= ec * 1.03 && ec <= eg * 1.03, o.describe() << ": weighted error gpu " << eg << " cpu " << ec);
+  Exl2PackInput in;
+  in.k = k; in.n = n;
+  in.group_bits = gpu.layout.bits; in.group_rows = gpu.layout.rows;
+  in.q = gpu.q.data(); in.scale_codes = gpu.codes.data(); in.scale_max = gpu.scale_max.data(); in.perm = gpu.perm.data();
+  Exl2Packed p;
+  std::string why;
+  CHECK_MSG(exl2_pack(in, p, &why), why);
+  std::vector<half_bits> deq(std::size_t(k) * p.n_pad);
+  exl2_dequant_ref(p.view(), deq.data());
+  int mismatches = 0;
+  for (int i = 0; i < k; ++i)
+    for (int c = 0; c < n; ++c)
+      if (half_to_float(deq[std::size_t(i) * p.n_pad + c]) != gpu.dequant[std::size_t(c) * k + i]) ++mismatches;
+  CHECK_EQ(mismatches, 0);
+}
+
+}  // namespace
+
+// Hessian preparation: the same act order and the same factor (k = 320: five Cholesky blocks,
+// the last one full), a clear error for a Hessian with NaN, and GPTQ close to the CPU's.
+EXL_GPU_TEST(convert, cuda_hessian_and_gptq_match_cpu) {
+  const exl_cuda_api& api = exl::test::cuda_api();
+  std::mt19937 rng(77);
+  for (const auto [k, n] : {std::pair{320, 72}, std::pair{128, 200}}) {
+    const int t = 512;
+    const std::vector<float> x = activations(t, k, rng);
+    const std::vector<double> h = hessian(x, t, k);
+    const PreparedHessian ph = prepare_hessian(h, k, "test");
+    auto gpu = convert_detail::make_cuda_block_math(0);
+    gpu->reset_hessian(convert_detail::hessian_c, k);
+    gpu->add_hessian(convert_detail::hessian_c, x.data(), 200);  // two adds: the accumulation
+    gpu->add_hessian(convert_detail::hessian_c, x.data() + std::size_t(200) * k, t - 200);
+    const std::vector<std::int32_t> perm = gpu->prepare_hessian(convert_detail::hessian_c, 1, "test");
+    CHECK(perm == ph.perm);
+    // The factor itself, through the module's table.
+    exl_cuda_convert* c = nullptr;
+    CUDA_OK(api.convert_create(0, 0, &c));
+    CUDA_OK(api.convert_hessian_reset(c, 0, k));
+    CUDA_OK(api.convert_hessian_add(c, 0, x.data(), t));
+    std::vector<std::int32_t> p2(static_cast<std::size_t>(k));
+    CUDA_OK(api.convert_hessian_prepare(c, 0, 1.0, p2.data()));
+    std::vector<float> u(std::size_t(k) * k, -1.0f);
+    CUDA_OK(api.convert_hessian_factor(c, 0, u.data()));
+    float umax = 0.0f, dmax = 0.0f;
+    for (std::size_t i = 0; i < u.size(); ++i) {
+      umax = std::max(umax, std::fabs(ph.u[i]));
+      dmax = std::max(dmax, std::fabs(u[i] - ph.u[i]));
+    }
+    CHECK_MSG(dmax <= 1e-4f * umax, "k " << k << ": factor differs by " << dmax << " (max " << umax << ")");
+    // A Hessian with NaN: a clear error, and the handle stays usable.
+    std::vector<float> bad = x;
+    bad[5] = std::nanf("");
+    CUDA_OK(api.convert_hessian_reset(c, 1, k));
+    CUDA_OK(api.convert_hessian_add(c, 1, bad.data(), t));
+    CHECK_EQ(api.convert_hessian_prepare(c, 1, 1.0, p2.data()), int(EXL_CUDA_ERR_INVALID));
+    CHECK(std::string(api.last_error()).find("positive definite") != std::string::npos);
+    std::vector<std::uint8_t> q(std::size_t(k) * 224), codes(224);
+    std::vector<std::uint16_t> smax(1);
+    std::vector<float> dq(std::size_t(n) * k);
+    const int bits = 4, rows = k;
+    CHECK_EQ(api.convert_gptq(c, 2, x.data(), n, k, 1, &bits, &rows, 0, q.data(), codes.data(), smax.data(), dq.data()),
+             int(EXL_CUDA_ERR_INVALID));  // slot 2 never reset
+    api.convert_destroy(c);
+
+    std::normal_distribution<float> nd(0, 0.05f);
+    std::vector<float> w(std::size_t(n) * k);
+    for (auto& v : w) v = nd(rng);
+    for (const QuantOption& o : {QuantOption{{{4, 1.0, 32}}}, QuantOption{{{4, 0.25, 32}, {3, 0.75, 64}}},
+                                 QuantOption{{{8, 0.1, 32}, {6, 0.1, 32}, {2, 0.8, 128}}}}) {
+      const QuantizedLinear qc = gptq_quantize(w.data(), n, k, ph, o);
+      const QuantizedLinear qg = gpu->quantize(convert_detail::hessian_c, w.data(), n, k, o);
+      check_gptq_pair(qc, qg, w, h, n, k, o);
+      const QuantizedLinear rtn = gptq_quantize(w.data(), n, k, ph, o, /*rtn=*/true);
+      CHECK(weighted_error(w, qg.dequant, h, n, k) < 0.9 * weighted_error(w, rtn.dequant, h, n, k));
+    }
+  }
+}
+
+// The FP blocks (attention with GQA, both RoPE styles, with and without biases; the MLP) and the
+// Hessians they collect: the GPU's outputs and act orders equal the CPU's to fp32 rounding.
+EXL_GPU_TEST(convert, cuda_blocks_match_cpu) {
+  exl::test::cuda_api();
+  std::mt19937 rng(78);
+  using namespace convert_detail;
+  for (const RopeStyle style : {RopeStyle::neox, RopeStyle::gptj}) {
+    for (const bool bias : {false, true}) {
+      BlockShape s;
+      s.hidden = 256; s.heads = 8; s.kv_heads = 2; s.head_dim = 32; s.intermediate = 704; s.norm_eps = 1e-5f;
+      RopeParams rp;
+      rp.head_dim = 32; rp.theta = 10000.0f; rp.max_seq_len = 2048;
+      s.rope = rope_table(rp);
+      s.rope_style = style;
+      const int H = s.hidden, qd = s.heads * s.head_dim, kd = s.kv_heads * s.head_dim, I = s.intermediate, T = 77;
+      auto lin = [&](int n, int k) { return uniform(rng, std::size_t(n) * k, -std::sqrt(3.0f / k), std::sqrt(3.0f / k)); };
+      AttentionWeights aw;
+      aw.norm = uniform(rng, std::size_t(H), 0.5f, 1.5f);
+      aw.q = lin(qd, H); aw.k = lin(kd, H); aw.v = lin(kd, H); aw.o = lin(H, qd);
+      if (bias) {
+        aw.q_bias = uniform(rng, std::size_t(qd), -0.1f, 0.1f);
+        aw.k_bias = uniform(rng, std::size_t(kd), -0.1f, 0.1f);
+        aw.v_bias = uniform(rng, std::size_t(kd), -0.1f, 0.1f);
+      }
+      MlpWeights mw;
+      mw.norm = uniform(rng, std::size_t(H), 0.5f, 1.5f);
+      mw.gate = lin(I, H); mw.up = lin(I, H); mw.down = lin(H, I);
+      const std::vector<float> x = uniform(rng, std::size_t(T) * H, -1.0f, 1.0f);
+      auto cpu = make_cpu_block_math();
+      auto gpu = make_cuda_block_math(0);
+      for (const bool attention : {true, false}) {
+        std::vector<float> yc = x, yg = x;
+        std::vector<std::int32_t> pc[2], pg[2];
+        const int kb = attention ? qd : I;
+        for (BlockMath* m : {cpu.get(), gpu.get()}) {
+          std::vector<float>& y = m == cpu.get() ? yc : yg;
+          m->reset_hessian(hessian_a, H);
+          m->reset_hessian(hessian_b, kb);
+          if (attention) m->load(s, aw);
+          else m->load(s, mw);
+          m->run(y.data(), T, true);
+          auto* p = m == cpu.get() ? pc : pg;
+          p[0] = m->prepare_hessian(hessian_a, 1, "a");
+          p[1] = m->prepare_hessian(hessian_b, 1, "b");
+        }
+        CHECK_MSG(rel_diff(yg, yc) < 1e-5, "attention " << attention << " bias " << bias << ": output differs by "
+                                                         << rel_diff(yg, yc));
+        CHECK_MSG(same_fraction(pg[0], pc[0]) >= 0.95, "act order A: " << same_fraction(pg[0], pc[0]));
+        CHECK_MSG(same_fraction(pg[1], pc[1]) >= 0.95, "act order B: " << same_fraction(pg[1], pc[1]));
+        // changed(): a replaced projection is what the next run uses
+        if (attention) {
+          std::vector<float> y2 = x, y3 = x;
+          aw.o = lin(H, qd);
+          gpu->changed("o_proj");
+          gpu->run(y2.data(), T, false);
+          cpu->load(s, aw);
+          cpu->run(y3.data(), T, false);
+          CHECK(rel_diff(y2, y3) < 1e-5);
+          CHECK(rel_diff(y2, yg) > 1e-3);
+        }
+      }
+    }
+  }
+}
+#endif

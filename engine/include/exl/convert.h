@@ -126,7 +126,7 @@ struct ConvertOptions {
   int measure_rows = 0;                         // rows used by the measurement pass (0 = all rows)
   bool fast = false;                            // no measurement pass: options chosen from the layer
                                                 // shapes (estimated_measurement), then quantization
-  std::string device = "cpu";
+  std::string device = "cpu";                   // cpu, cuda, cuda:N, or auto (the GPU when usable)
   std::uint64_t max_shard_bytes = 8192ull << 20;
   int threads = 0;                              // 0 = all cores
 };

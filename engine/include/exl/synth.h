@@ -51,6 +51,7 @@ struct SynthOptions {
   std::filesystem::path output_dir;   // written as DIR.partial, renamed to DIR when complete
   std::uint64_t max_shard_bytes = 8192ull << 20;  // the converter's default
   int threads = 0;                    // 0 = all cores
+  bool fp16 = false;                  // an unquantized FP16 model instead (converter input; bpw unused)
 };
 
 struct SynthProgress {
@@ -73,8 +74,9 @@ struct SynthResult {
 SynthResult synth_model(const SynthOptions& options, const SynthProgressFn& progress = {});
 
 // The folder's text files (also used by tests).
+// fp16: no quantization_config (the FP16 model `--fp16` writes).
 std::string synth_config_json(const ModelConfig& c, double bpw, int head_bits, std::uint64_t seed,
-                              const std::string& preset);
+                              const std::string& preset, bool fp16 = false);
 // Byte-level BPE: the 256 byte tokens, merges that build short lowercase words up to
 // vocab - 5 entries, then <|begin_of_text|>, <|end_of_text|>, <|im_start|>, <|im_end|>, <|pad|>.
 std::string synth_tokenizer_json(int vocab);

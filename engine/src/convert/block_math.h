@@ -2,12 +2,13 @@
 // replace the CPU one: running a decoder block (attention or MLP, fp32 activations) on one
 // calibration row with given dense weights, accumulating Hessians, and GPTQ of one layer.
 //
-// A CUDA module would implement the same four operations on device buffers: keep the
-// calibration states resident, accumulate X^T X with cuBLAS syrk/gemm, run the block with the
-// engine's CUDA kernels, and run GPTQ as in ExLlamaV2 (Cholesky via cuSOLVER, the scale search
-// and the in-group sweep as kernels, the lazy update as a GEMM).
+// The CUDA implementation (kernels/cuda/convert_math.cu) keeps the block's weights and the
+// Hessians on the device: a block's weights are uploaded once per load and once per changed
+// projection, the Hessians never leave the device (only the permutation comes back).
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "exl/convert.h"
@@ -30,24 +31,32 @@ struct MlpWeights {
   std::vector<float> norm, gate, up, down;
 };
 
-// Inputs of the block's linears captured during a run (for Hessians): `a` = post-norm input
-// (q/k/v or gate/up), `b` = input of o_proj / down_proj. Null pointers: not wanted.
-struct BlockTaps {
-  std::vector<float>* a = nullptr;
-  std::vector<float>* b = nullptr;
-};
+// Hessian slots: A = the block's post-norm input (q/k/v or gate/up), B = o_proj's / down_proj's
+// input, C = free (the head).
+enum HessianSlot : int { hessian_a = 0, hessian_b = 1, hessian_c = 2 };
 
 class BlockMath {
  public:
   virtual ~BlockMath() = default;
-  // x: [tokens, hidden], updated in place to the block output (residual included).
-  virtual void attention(const BlockShape& s, const AttentionWeights& w, float* x, int tokens, BlockTaps taps) = 0;
-  virtual void mlp(const BlockShape& s, const MlpWeights& w, float* x, int tokens, BlockTaps taps) = 0;
-  // h[k, k] += x^T x for x [tokens, k].
-  virtual void accumulate_hessian(const float* x, int tokens, int k, std::vector<double>& h) = 0;
-  virtual QuantizedLinear quantize(const float* w, int n, int k, const PreparedHessian& h, const QuantOption& o) = 0;
+  // The block the next runs use. The weights object must outlive those runs; after replacing one
+  // projection's weights in it, call changed() with the projection's name.
+  virtual void load(const BlockShape& s, const AttentionWeights& w) = 0;
+  virtual void load(const BlockShape& s, const MlpWeights& w) = 0;
+  virtual void changed(const std::string& proj) = 0;
+  // x: [tokens, hidden], updated in place to the block output (residual included). collect: the
+  // linears' inputs are added (x^T x) into Hessians A and B.
+  virtual void run(float* x, int tokens, bool collect) = 0;
+  // Hessian h[k, k] = 0; += x^T x for x [tokens, k]; prepare for GPTQ after dividing by `rows`
+  // (act order, damping, factor: exl::prepare_hessian). Returns the act-order permutation.
+  virtual void reset_hessian(int slot, int k) = 0;
+  virtual void add_hessian(int slot, const float* x, int tokens) = 0;
+  virtual std::vector<std::int32_t> prepare_hessian(int slot, int rows, const std::string& what) = 0;
+  // GPTQ of w [n, k] (HF layout) with the prepared Hessian `slot` (exl::gptq_quantize).
+  virtual QuantizedLinear quantize(int slot, const float* w, int n, int k, const QuantOption& o) = 0;
 };
 
 std::unique_ptr<BlockMath> make_cpu_block_math();
+// The device implementation (exl_cuda module); throws Error(device) when no usable GPU or module.
+std::unique_ptr<BlockMath> make_cuda_block_math(int device);
 
 }  // namespace exl::convert_detail

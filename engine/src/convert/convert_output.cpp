@@ -13,6 +13,7 @@
 
 #include "convert_internal.h"
 #include "exl/error.h"
+#include "exl/log.h"
 #include "exl/gguf.h"
 #include "exl/kernels/threads.h"
 
@@ -91,14 +92,47 @@ class ScratchDir {
   fs::path path_;
 };
 
+// "cpu", "cuda", "cuda:N", or "auto" (the first GPU when the CUDA module and a device are usable,
+// the CPU otherwise). `used` names what was chosen.
+std::unique_ptr<BlockMath> block_math_for(const std::string& device, std::string& used) {
+  if (device == "cpu") {
+    used = "cpu";
+    return make_cpu_block_math();
+  }
+  int index = 0;
+  if (device.rfind("cuda:", 0) == 0) {
+    const std::string n = device.substr(5);
+    if (n.empty() || n.size() > 3 || n.find_first_not_of("0123456789") != std::string::npos)
+      throw Error(ErrorKind::invalid_argument, "bad device '" + device + "' (cpu, cuda, cuda:N or auto)", {}, "--device");
+    index = std::stoi(n);
+  } else if (device != "cuda" && device != "auto") {
+    throw Error(ErrorKind::invalid_argument, "unknown device '" + device + "' (cpu, cuda, cuda:N or auto)", {},
+                "--device");
+  }
+  if (device == "auto") {
+    try {
+      auto m = make_cuda_block_math(0);
+      used = "cuda:0";
+      return m;
+    } catch (const Error& e) {
+      log(LogLevel::info, std::string("convert: no usable GPU (") + e.what() + "), converting on the CPU");
+      used = "cpu";
+      return make_cpu_block_math();
+    }
+  }
+  used = "cuda:" + std::to_string(index);
+  return make_cuda_block_math(index);
+}
+
 }  // namespace
 
 ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& progress, std::stop_token stop) {
   auto say = [&](const std::string& stage, int step, int steps, const std::string& msg) {
     if (progress) progress(ConvertProgress{stage, step, steps, msg});
   };
-  if (o.device != "cpu")
-    throw Error(ErrorKind::unsupported, "convert runs on the CPU for now (--device cpu); the GPU path is not built yet");
+  std::string device_used;
+  auto math = block_math_for(o.device, device_used);
+  say("device", 1, 1, "block math on " + device_used);
   if (!(o.bits >= 2.0 && o.bits <= 8.5))
     throw Error(ErrorKind::invalid_argument, "target bpw " + std::to_string(o.bits) + " outside 2.0 .. 8.5");
   head_option(o.head_bits);  // validates
@@ -119,7 +153,6 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   }
   const fs::path source_dir = imported ? imported->path() : o.input_dir;
   const Source src = Source::open(source_dir);
-  auto math = make_cpu_block_math();
 
   const std::string text = o.calibration_file ? read_text(*o.calibration_file) : builtin_calibration_text();
   // The built-in text is a fixed size: a tokenizer with long tokens may give fewer rows than asked

@@ -47,9 +47,14 @@ struct Block {
   std::vector<float> bias(const std::string& p) const { return attention ? *bias_slot(aw, p) : std::vector<float>{}; }
   // Projections fed by the post-norm input use Hessian A; o_proj / down_proj use Hessian B.
   static bool uses_b(const std::string& p) { return p == "o_proj" || p == "down_proj"; }
-  void run(BlockMath& m, const BlockShape& s, float* x, int T, BlockTaps taps) const {
-    if (attention) m.attention(s, aw, x, T, taps);
-    else m.mlp(s, mw, x, T, taps);
+  void load_into(BlockMath& m, const BlockShape& s) const {
+    if (attention) m.load(s, aw);
+    else m.load(s, mw);
+  }
+  // Replaces one projection's weights (and tells the math, which may hold a copy).
+  void set(BlockMath& m, const std::string& p, std::vector<float> w) {
+    weight(p) = std::move(w);
+    m.changed(p);
   }
 };
 
@@ -62,30 +67,24 @@ Block load_block(const Source& src, int layer, bool attention) {
   return b;
 }
 
-struct Hessians {
-  PreparedHessian a, b;
-};
-
-// Runs the FP block over all rows: returns the outputs, and prepares both Hessians.
-States run_reference(const Source& src, BlockMath& math, const Block& blk, const States& in, Hessians& h) {
+// Runs the FP block over all rows: returns the outputs, and prepares Hessians A and B. Leaves
+// `blk` loaded in `math`.
+States run_reference(const Source& src, BlockMath& math, const Block& blk, const States& in) {
   const int T = int(in[0].size()) / src.shape.hidden;
   const bool attn = blk.attention;
   const int ka = src.shape.hidden;
   const int kb = attn ? src.shape.heads * src.shape.head_dim : src.shape.intermediate;
-  std::vector<double> ha(std::size_t(ka) * ka, 0.0), hb(std::size_t(kb) * kb, 0.0);
-  std::vector<float> ta, tb;
+  math.reset_hessian(hessian_a, ka);
+  math.reset_hessian(hessian_b, kb);
+  blk.load_into(math, src.shape);
   States out = in;
-  for (auto& x : out) {
-    blk.run(math, src.shape, x.data(), T, {&ta, &tb});
-    math.accumulate_hessian(ta.data(), T, ka, ha);
-    math.accumulate_hessian(tb.data(), T, kb, hb);
-  }
-  for (double& v : ha) v /= double(in.size());
-  for (double& v : hb) v /= double(in.size());
-  h.a = prepare_hessian(std::move(ha), ka, blk.key + (attn ? ".q_proj" : ".up_proj"));
-  h.b = prepare_hessian(std::move(hb), kb, blk.key + (attn ? ".o_proj" : ".down_proj"));
+  for (auto& x : out) math.run(x.data(), T, true);
+  math.prepare_hessian(hessian_a, int(in.size()), blk.key + (attn ? ".q_proj" : ".up_proj"));
+  math.prepare_hessian(hessian_b, int(in.size()), blk.key + (attn ? ".o_proj" : ".down_proj"));
   return out;
 }
+
+HessianSlot slot_of(const std::string& proj) { return Block::uses_b(proj) ? hessian_b : hessian_a; }
 
 double relative_error(const std::vector<float>& y, const std::vector<float>& ref) {
   double num = 0.0, den = 0.0;
@@ -97,7 +96,8 @@ double relative_error(const std::vector<float>& y, const std::vector<float>& ref
   return den > 0.0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
-// Runs `blk` on every row of `in` (copies) and returns the mean relative error against `ref`.
+// Runs the block loaded in `math` (`blk`) on every row of `in` (copies) and returns the mean
+// relative error against `ref`.
 double evaluate(const Source& src, BlockMath& math, const Block& blk, const States& in, const States& ref,
                 States* out = nullptr) {
   const int T = int(in[0].size()) / src.shape.hidden;
@@ -105,7 +105,7 @@ double evaluate(const Source& src, BlockMath& math, const Block& blk, const Stat
   std::vector<float> y;
   for (std::size_t r = 0; r < in.size(); ++r) {
     y = in[r];
-    blk.run(math, src.shape, y.data(), T, {});
+    math.run(y.data(), T, false);
     if (!std::isfinite(y[0])) throw Error(ErrorKind::internal, "NaN/inf in the block output", {}, blk.key);
     sum += relative_error(y, ref[r]);
     if (out) (*out)[r] = y;
@@ -126,8 +126,7 @@ Measurement measure(const Source& src, BlockMath& math, States states, const Pro
   for (int i = 0; i < steps; ++i) {
     check_stop(stop);
     const Block blk = load_block(src, i / 2, i % 2 == 0);
-    Hessians h;
-    const States ref = run_reference(src, math, blk, states, h);
+    const States ref = run_reference(src, math, blk, states);
     const auto& table = blk.attention ? attention_options() : mlp_options();
     // Quantize every distinct candidate of every projection once.
     std::map<std::string, QuantizedLinear> cache;
@@ -137,16 +136,22 @@ Measurement measure(const Source& src, BlockMath& math, States states, const Pro
         const std::string id = proj + " " + opt.describe();
         if (cache.count(id)) continue;
         const auto [k, n] = src.dims(proj);
-        cache.emplace(id, math.quantize(work.weight(proj).data(), n, k, Block::uses_b(proj) ? h.b : h.a, opt));
+        cache.emplace(id, math.quantize(slot_of(proj), work.weight(proj).data(), n, k, opt));
       }
     MeasuredBlock mb;
     mb.key = blk.key;
+    work.load_into(math, src.shape);
+    std::map<std::string, std::string> current;  // projection -> candidate id now in `work`
     for (const BlockOption& bo : table) {
       MeasuredOption mo;
       mo.option = bo;
       for (const auto& [proj, opt] : bo) {
-        const QuantizedLinear& q = cache.at(proj + " " + opt.describe());
-        work.weight(proj) = q.dequant;
+        const std::string id = proj + " " + opt.describe();
+        const QuantizedLinear& q = cache.at(id);
+        if (current[proj] != id) {
+          work.set(math, proj, q.dequant);
+          current[proj] = id;
+        }
         mo.total_bits += q.total_bits + 16 * std::uint64_t(blk.bias(proj).empty() ? 0 : q.n_pad);
       }
       mo.accuracy = std::max(1e-6, 1.0 - evaluate(src, math, work, states, ref));
@@ -214,15 +219,14 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
     Block blk = load_block(src, layer, i % 2 == 0);
     norm_tensor(lp + (blk.attention ? ".input_layernorm.weight" : ".post_attention_layernorm.weight"),
                 blk.attention ? *lt->input_norm : *lt->post_attention_norm);
-    Hessians h;
-    const States ref = run_reference(src, math, blk, states, h);
+    const States ref = run_reference(src, math, blk, states);
     for (const auto& [proj, opt] : strategy[std::size_t(i)]) {
       const auto [k, n] = src.dims(proj);
-      QuantizedLinear q = math.quantize(blk.weight(proj).data(), n, k, Block::uses_b(proj) ? h.b : h.a, opt);
+      QuantizedLinear q = math.quantize(slot_of(proj), blk.weight(proj).data(), n, k, opt);
       const std::vector<float> bias = blk.bias(proj);
       append_exl2_tensors(blk.key + "." + proj, q, bias, out.tensors);
       out.decoder_bits += q.total_bits + 16 * std::uint64_t(bias.empty() ? 0 : q.n_pad);
-      blk.weight(proj) = std::move(q.dequant);
+      blk.set(math, proj, std::move(q.dequant));
     }
     out.last_block_error = evaluate(src, math, blk, states, ref, &states);
     report(progress, "quantize", i + 1, steps + 1,
@@ -233,16 +237,15 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
   norm_tensor("model.norm.weight", src.model->final_norm());
   const int H = src.shape.hidden, T = int(states[0].size()) / H;
   const std::vector<float> fn = src.final_norm();
-  std::vector<double> hh(std::size_t(H) * H, 0.0);
   std::vector<float> a(std::size_t(T) * H);
+  math.reset_hessian(hessian_c, H);
   for (const auto& x : states) {
     rms_norm_cpu(x.data(), T, H, fn.data(), DType::f32, src.shape.norm_eps, a.data());
-    math.accumulate_hessian(a.data(), T, H, hh);
+    math.add_hessian(hessian_c, a.data(), T);
   }
-  for (double& v : hh) v /= double(states.size());
-  const PreparedHessian ph = prepare_hessian(std::move(hh), H, "lm_head");
+  math.prepare_hessian(hessian_c, int(states.size()), "lm_head");
   const std::vector<float> hw = src.head_weight();
-  QuantizedLinear q = math.quantize(hw.data(), src.vocab, H, ph, head_option(head_bits));
+  QuantizedLinear q = math.quantize(hessian_c, hw.data(), src.vocab, H, head_option(head_bits));
   append_exl2_tensors("lm_head", q, {}, out.tensors);
   out.head_bits = q.total_bits;
   out.head_numel = std::uint64_t(H) * std::uint64_t(q.n_pad);

@@ -1,9 +1,11 @@
 // CPU implementation of the converter's per-layer math, from the engine's CPU kernels (fp32
 // activations and weights; the causal attention of one row starts at position 0).
+#include <array>
 #include <cmath>
 #include <numeric>
 
 #include "block_math.h"
+#include "exl/error.h"
 #include "exl/kernels/attention.h"
 #include "exl/kernels/linear.h"
 #include "exl/kernels/ops.h"
@@ -18,7 +20,57 @@ void run_linear(const float* x, int m, int k, const std::vector<float>& w, int n
 
 class CpuBlockMath final : public BlockMath {
  public:
-  void attention(const BlockShape& s, const AttentionWeights& w, float* x, int T, BlockTaps taps) override {
+  void load(const BlockShape& s, const AttentionWeights& w) override {
+    shape_ = s;
+    attn_ = &w;
+    mlp_ = nullptr;
+  }
+  void load(const BlockShape& s, const MlpWeights& w) override {
+    shape_ = s;
+    mlp_ = &w;
+    attn_ = nullptr;
+  }
+  void changed(const std::string&) override {}  // the runs read the weights object itself
+
+  void run(float* x, int T, bool collect) override {
+    if (attn_) attention(shape_, *attn_, x, T, collect);
+    else if (mlp_) mlp(shape_, *mlp_, x, T, collect);
+    else throw Error(ErrorKind::internal, "converter: no block loaded");
+  }
+
+  void reset_hessian(int slot, int k) override {
+    Hessian& h = hess_.at(std::size_t(slot));
+    h.k = k;
+    h.sum.assign(std::size_t(k) * k, 0.0);
+    h.prepared = {};
+  }
+
+  void add_hessian(int slot, const float* x, int T) override {
+    Hessian& h = hess_.at(std::size_t(slot));
+    const int k = h.k;
+    xt_.resize(std::size_t(k) * T);
+    for (int t = 0; t < T; ++t)
+      for (int i = 0; i < k; ++i) xt_[std::size_t(i) * T + t] = x[std::size_t(t) * k + i];
+    prod_.resize(std::size_t(k) * k);
+    // prod[i, j] = sum_t xt[i, t] * xt[j, t]: a linear layer with xt as both input and weight.
+    linear_cpu(xt_.data(), k, T, xt_.data(), DType::f32, k, nullptr, prod_.data());
+    for (std::size_t i = 0; i < prod_.size(); ++i) h.sum[i] += double(prod_[i]);
+  }
+
+  std::vector<std::int32_t> prepare_hessian(int slot, int rows, const std::string& what) override {
+    Hessian& h = hess_.at(std::size_t(slot));
+    for (double& v : h.sum) v /= double(rows);
+    h.prepared = exl::prepare_hessian(std::move(h.sum), h.k, what);
+    h.sum.clear();
+    return h.prepared.perm;
+  }
+
+  QuantizedLinear quantize(int slot, const float* w, int n, int k, const QuantOption& o) override {
+    return gptq_quantize(w, n, k, hess_.at(std::size_t(slot)).prepared, o);
+  }
+
+ private:
+  void attention(const BlockShape& s, const AttentionWeights& w, float* x, int T, bool collect) {
     const int H = s.hidden, qd = s.heads * s.head_dim, kd = s.kv_heads * s.head_dim;
     a_.resize(std::size_t(T) * H);
     q_.resize(std::size_t(T) * qd);
@@ -29,7 +81,7 @@ class CpuBlockMath final : public BlockMath {
     pos_.resize(std::size_t(T));
     std::iota(pos_.begin(), pos_.end(), 0);
     rms_norm_cpu(x, T, H, w.norm.data(), DType::f32, s.norm_eps, a_.data());
-    if (taps.a) *taps.a = a_;
+    if (collect) add_hessian(hessian_a, a_.data(), T);
     run_linear(a_.data(), T, H, w.q, qd, w.q_bias, q_.data());
     run_linear(a_.data(), T, H, w.k, kd, w.k_bias, k_.data());
     run_linear(a_.data(), T, H, w.v, kd, w.v_bias, v_.data());
@@ -45,43 +97,37 @@ class CpuBlockMath final : public BlockMath {
     ap.cache_dtype = DType::f32;
     // With past = 0 and an fp32 cache, the cache layout [T, kv_heads, d] is k/v themselves.
     attention_cpu(ap, q_.data(), k_.data(), v_.data(), att_.data());
-    if (taps.b) *taps.b = att_;
+    if (collect) add_hessian(hessian_b, att_.data(), T);
     run_linear(att_.data(), T, qd, w.o, H, w.o_bias, t_.data());
     add_inplace_cpu(x, t_.data(), std::int64_t(T) * H);
   }
 
-  void mlp(const BlockShape& s, const MlpWeights& w, float* x, int T, BlockTaps taps) override {
+  void mlp(const BlockShape& s, const MlpWeights& w, float* x, int T, bool collect) {
     const int H = s.hidden, I = s.intermediate;
     a_.resize(std::size_t(T) * H);
     g_.resize(std::size_t(T) * I);
     u_.resize(std::size_t(T) * I);
     t_.resize(std::size_t(T) * H);
     rms_norm_cpu(x, T, H, w.norm.data(), DType::f32, s.norm_eps, a_.data());
-    if (taps.a) *taps.a = a_;
+    if (collect) add_hessian(hessian_a, a_.data(), T);
     static const std::vector<float> none;
     run_linear(a_.data(), T, H, w.gate, I, none, g_.data());
     run_linear(a_.data(), T, H, w.up, I, none, u_.data());
     silu_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
-    if (taps.b) *taps.b = g_;
+    if (collect) add_hessian(hessian_b, g_.data(), T);
     run_linear(g_.data(), T, I, w.down, H, none, t_.data());
     add_inplace_cpu(x, t_.data(), std::int64_t(T) * H);
   }
 
-  void accumulate_hessian(const float* x, int T, int k, std::vector<double>& h) override {
-    xt_.resize(std::size_t(k) * T);
-    for (int t = 0; t < T; ++t)
-      for (int i = 0; i < k; ++i) xt_[std::size_t(i) * T + t] = x[std::size_t(t) * k + i];
-    prod_.resize(std::size_t(k) * k);
-    // prod[i, j] = sum_t xt[i, t] * xt[j, t]: a linear layer with xt as both input and weight.
-    linear_cpu(xt_.data(), k, T, xt_.data(), DType::f32, k, nullptr, prod_.data());
-    for (std::size_t i = 0; i < prod_.size(); ++i) h[i] += double(prod_[i]);
-  }
-
-  QuantizedLinear quantize(const float* w, int n, int k, const PreparedHessian& h, const QuantOption& o) override {
-    return gptq_quantize(w, n, k, h, o);
-  }
-
- private:
+  struct Hessian {
+    int k = 0;
+    std::vector<double> sum;
+    PreparedHessian prepared;
+  };
+  BlockShape shape_;
+  const AttentionWeights* attn_ = nullptr;
+  const MlpWeights* mlp_ = nullptr;
+  std::array<Hessian, 3> hess_;
   std::vector<float> a_, q_, k_, v_, att_, t_, g_, u_, xt_, prod_;
   std::vector<std::int32_t> pos_;
 };

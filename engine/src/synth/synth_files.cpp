@@ -24,7 +24,7 @@ int synth_bos_id(int vocab) { return vocab - kSpecials; }
 int synth_eos_id(int vocab) { return vocab - kSpecials + 1; }
 
 std::string synth_config_json(const ModelConfig& c, double bpw, int head_bits, std::uint64_t seed,
-                              const std::string& preset) {
+                              const std::string& preset, bool fp16) {
   ojson j;
   j["architectures"] = ojson::array({c.architecture});
   j["model_type"] = c.model_type;
@@ -53,7 +53,8 @@ std::string synth_config_json(const ModelConfig& c, double bpw, int head_bits, s
   j["eos_token_id"] = synth_eos_id(c.vocab_size);
   j["pad_token_id"] = c.vocab_size - 1;
   j["torch_dtype"] = "float16";
-  j["quantization_config"] = {
+  if (!fp16)
+    j["quantization_config"] = {
       {"quant_method", "exl2"},
       {"version", "0.2.7"},
       {"bits", bpw},

@@ -1,0 +1,153 @@
+// The converter's block math on the GPU: a BlockMath that forwards to the exl_cuda module's
+// convert entries (kernels/cuda/convert_math.cu). Weights go up once per load and once per
+// changed projection; Hessians stay on the device; GPTQ returns the packed integers, codes,
+// scales and the dequantized weight, from which the layout and bit count are filled here exactly
+// as the CPU path does.
+#include <array>
+
+#include "block_math.h"
+#include "exl/error.h"
+
+#if defined(EXL_HAVE_CUDA_LOADER)
+#include "cuda_loader.h"
+#endif
+
+namespace exl::convert_detail {
+
+#if defined(EXL_HAVE_CUDA_LOADER)
+namespace {
+
+class CudaBlockMath final : public BlockMath {
+ public:
+  explicit CudaBlockMath(int device) {
+    std::string why;
+    api_ = cuda_loader::api(&why);
+    if (!api_) throw Error(ErrorKind::device, "convert on the GPU: " + why);
+    cuda_loader::check(api_->convert_create(device, 0, &handle_), "convert_create");
+  }
+  ~CudaBlockMath() override {
+    if (handle_) api_->convert_destroy(handle_);
+  }
+  CudaBlockMath(const CudaBlockMath&) = delete;
+  CudaBlockMath& operator=(const CudaBlockMath&) = delete;
+
+  void load(const BlockShape& s, const AttentionWeights& w) override {
+    describe(s);
+    attention_ = true;
+    upload(EXL_CUDA_CONV_NORM, w.norm);
+    const std::pair<int, const std::vector<float>*> slots[] = {
+        {EXL_CUDA_CONV_Q, &w.q},           {EXL_CUDA_CONV_K, &w.k},           {EXL_CUDA_CONV_V, &w.v},
+        {EXL_CUDA_CONV_O, &w.o},           {EXL_CUDA_CONV_Q_BIAS, &w.q_bias}, {EXL_CUDA_CONV_K_BIAS, &w.k_bias},
+        {EXL_CUDA_CONV_V_BIAS, &w.v_bias}, {EXL_CUDA_CONV_O_BIAS, &w.o_bias}};
+    for (const auto& [slot, v] : slots) upload(slot, *v);
+    attn_ = &w;
+    mlp_ = nullptr;
+  }
+  void load(const BlockShape& s, const MlpWeights& w) override {
+    describe(s);
+    attention_ = false;
+    upload(EXL_CUDA_CONV_NORM, w.norm);
+    upload(EXL_CUDA_CONV_GATE, w.gate);
+    upload(EXL_CUDA_CONV_UP, w.up);
+    upload(EXL_CUDA_CONV_DOWN, w.down);
+    mlp_ = &w;
+    attn_ = nullptr;
+  }
+  void changed(const std::string& p) override {
+    if (attn_) {
+      if (p == "q_proj") upload(EXL_CUDA_CONV_Q, attn_->q);
+      else if (p == "k_proj") upload(EXL_CUDA_CONV_K, attn_->k);
+      else if (p == "v_proj") upload(EXL_CUDA_CONV_V, attn_->v);
+      else if (p == "o_proj") upload(EXL_CUDA_CONV_O, attn_->o);
+      else throw Error(ErrorKind::internal, "converter: no attention projection " + p);
+    } else if (mlp_) {
+      if (p == "gate_proj") upload(EXL_CUDA_CONV_GATE, mlp_->gate);
+      else if (p == "up_proj") upload(EXL_CUDA_CONV_UP, mlp_->up);
+      else if (p == "down_proj") upload(EXL_CUDA_CONV_DOWN, mlp_->down);
+      else throw Error(ErrorKind::internal, "converter: no MLP projection " + p);
+    }
+  }
+  void run(float* x, int tokens, bool collect) override {
+    cuda_loader::check(api_->convert_run_block(handle_, &shape_, attention_ ? 1 : 0, x, tokens, collect ? 1 : 0),
+                       "convert_run_block");
+  }
+  void reset_hessian(int slot, int k) override {
+    cuda_loader::check(api_->convert_hessian_reset(handle_, slot, k), "convert_hessian_reset");
+    k_[slot] = k;
+  }
+  void add_hessian(int slot, const float* x, int tokens) override {
+    cuda_loader::check(api_->convert_hessian_add(handle_, slot, x, tokens), "convert_hessian_add");
+  }
+  std::vector<std::int32_t> prepare_hessian(int slot, int rows, const std::string& what) override {
+    std::vector<std::int32_t> perm(std::size_t(k_.at(std::size_t(slot))));
+    const int st = api_->convert_hessian_prepare(handle_, slot, 1.0 / double(rows), perm.data());
+    if (st == EXL_CUDA_ERR_INVALID)
+      throw Error(ErrorKind::internal, "the Hessian is not positive definite even after damping", {}, what);
+    cuda_loader::check(st, "convert_hessian_prepare");
+    perm_[slot] = perm;
+    return perm;
+  }
+  QuantizedLinear quantize(int slot, const float* w, int n, int k, const QuantOption& o) override {
+    if (k_.at(std::size_t(slot)) != k) throw Error(ErrorKind::internal, "Hessian and weight disagree on in_features");
+    QuantizedLinear r;
+    r.k = k;
+    r.n = n;
+    r.n_pad = (n + 31) / 32 * 32;
+    r.layout = group_layout(o, k);
+    r.perm = perm_[slot];
+    r.total_bits = linear_total_bits(r.layout, k, n);
+    const int G = r.layout.groups();
+    r.q.assign(std::size_t(k) * r.n_pad, 0);
+    r.codes.assign(std::size_t(G) * r.n_pad, 0);
+    r.scale_max.assign(std::size_t(G), 0);
+    r.dequant.assign(std::size_t(n) * k, 0.0f);
+    cuda_loader::check(api_->convert_gptq(handle_, slot, w, n, k, G, r.layout.bits.data(), r.layout.rows.data(), 0,
+                                          r.q.data(), r.codes.data(), r.scale_max.data(), r.dequant.data()),
+                       "convert_gptq");
+    return r;
+  }
+
+ private:
+  void describe(const BlockShape& s) {
+    inv_freq_ = s.rope.inv_freq;
+    shape_ = exl_cuda_block_shape{};
+    shape_.hidden = s.hidden;
+    shape_.heads = s.heads;
+    shape_.kv_heads = s.kv_heads;
+    shape_.head_dim = s.head_dim;
+    shape_.intermediate = s.intermediate;
+    shape_.norm_eps = s.norm_eps;
+    shape_.rope_inv_freq = inv_freq_.data();
+    shape_.rope_mscale = s.rope.mscale;
+    shape_.rope_position_divisor = s.rope.position_divisor;
+    shape_.rope_style = s.rope_style == RopeStyle::gptj ? 1 : 0;
+  }
+  void upload(int slot, const std::vector<float>& v) {
+    cuda_loader::check(api_->convert_set_tensor(handle_, slot, v.data(), std::int64_t(v.size())),
+                       "convert_set_tensor");
+  }
+
+  const exl_cuda_api* api_ = nullptr;
+  exl_cuda_convert* handle_ = nullptr;
+  exl_cuda_block_shape shape_{};
+  std::vector<float> inv_freq_;
+  bool attention_ = true;
+  const AttentionWeights* attn_ = nullptr;
+  const MlpWeights* mlp_ = nullptr;
+  std::array<int, 3> k_{};
+  std::array<std::vector<std::int32_t>, 3> perm_;
+};
+
+}  // namespace
+
+std::unique_ptr<BlockMath> make_cuda_block_math(int device) { return std::make_unique<CudaBlockMath>(device); }
+
+#else
+
+std::unique_ptr<BlockMath> make_cuda_block_math(int) {
+  throw Error(ErrorKind::unsupported, "this build has no CUDA support: convert with --device cpu");
+}
+
+#endif
+
+}  // namespace exl::convert_detail
