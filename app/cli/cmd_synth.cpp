@@ -43,6 +43,11 @@ int cmd_synth(const Args& a) {
     std::fflush(stderr);
   });
   if (!quiet) std::fprintf(stderr, "\n");
+  if (o.fp16) {
+    std::printf("wrote %s: %s, FP16, %.1f MB in %zu file(s), %.1f s\n", r.dir.string().c_str(), o.preset.c_str(),
+                double(r.bytes) / 1e6, r.files.size(), seconds());
+    return 0;
+  }
   std::printf("wrote %s: %s, decoder %.3f bpw (asked %.2f), head %.2f bpw, %.1f MB in %zu file(s), %.1f s\n",
               r.dir.string().c_str(), o.preset.c_str(), r.decoder_bpw, o.bpw, r.head_bpw, double(r.bytes) / 1e6,
               r.files.size(), seconds());

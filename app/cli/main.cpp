@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
                                             "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
                                             "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
-                                            "--add-generation-prompt", "--fast", "--quiet", "--nondeterministic"};
+                                            "--add-generation-prompt", "--fast", "--quiet", "--nondeterministic", "--fp16"};
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);
