@@ -1,7 +1,7 @@
 // The EXL2 converter (spec §7): calibration, measurement of candidate options per block, the
 // bit-allocation optimizer, GPTQ-style quantization with act-order and damping, and the writer
-// of the output folder. Qt-free; CPU path (the per-layer math sits behind LayerMath so a CUDA
-// implementation can replace it).
+// of the output folder. Qt-free; the per-layer math sits behind BlockMath (CPU, or the exl_cuda
+// module's device implementation: ConvertOptions::device).
 #pragma once
 #include <cstdint>
 #include <filesystem>
