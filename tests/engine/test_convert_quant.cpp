@@ -56,6 +56,28 @@ double weighted_error(const std::vector<float>& w, const std::vector<float>& q, 
   return e;
 }
 
+// Packs a quantized layer and dequantizes it with the reference decoder: exactly its `dequant`
+// (fp16 values), and zeros in the padding columns.
+void check_packs_exactly(const QuantizedLinear& g) {
+  const int k = g.k, n = g.n;
+  Exl2PackInput in;
+  in.k = k; in.n = n;
+  in.group_bits = g.layout.bits; in.group_rows = g.layout.rows;
+  in.q = g.q.data(); in.scale_codes = g.codes.data(); in.scale_max = g.scale_max.data(); in.perm = g.perm.data();
+  Exl2Packed p;
+  std::string why;
+  CHECK_MSG(exl2_pack(in, p, &why), why);
+  std::vector<half_bits> deq(std::size_t(k) * p.n_pad);
+  exl2_dequant_ref(p.view(), deq.data());
+  int mismatches = 0;
+  for (int i = 0; i < k; ++i) {
+    for (int c = 0; c < n; ++c)
+      if (half_to_float(deq[std::size_t(i) * p.n_pad + c]) != g.dequant[std::size_t(c) * k + i]) ++mismatches;
+    for (int c = n; c < p.n_pad; ++c) CHECK_EQ(half_to_float(deq[std::size_t(i) * p.n_pad + c]), 0.0f);
+  }
+  CHECK_EQ(mismatches, 0);
+}
+
 }  // namespace
 
 EXL_TEST(convert, option_tables_give_valid_layouts) {
@@ -104,23 +126,7 @@ EXL_TEST(convert, gptq_beats_rtn_and_packs_bit_exactly) {
     const QuantizedLinear r = gptq_quantize(w.data(), n, k, ph, o, /*rtn=*/true);
     const double eg = weighted_error(w, g.dequant, h, n, k), er = weighted_error(w, r.dequant, h, n, k);
     CHECK_MSG(eg < 0.9 * er, o.describe() << ": gptq " << eg << " rtn " << er);
-    // Pack and dequantize with the reference decoder: identical fp16 values.
-    Exl2PackInput in;
-    in.k = k; in.n = n;
-    in.group_bits = g.layout.bits; in.group_rows = g.layout.rows;
-    in.q = g.q.data(); in.scale_codes = g.codes.data(); in.scale_max = g.scale_max.data(); in.perm = g.perm.data();
-    Exl2Packed p;
-    std::string why;
-    CHECK_MSG(exl2_pack(in, p, &why), why);
-    std::vector<half_bits> deq(std::size_t(k) * p.n_pad);
-    exl2_dequant_ref(p.view(), deq.data());
-    int mismatches = 0;
-    for (int i = 0; i < k; ++i) {
-      for (int c = 0; c < n; ++c)
-        if (half_to_float(deq[std::size_t(i) * p.n_pad + c]) != g.dequant[std::size_t(c) * k + i]) ++mismatches;
-      for (int c = n; c < p.n_pad; ++c) CHECK_EQ(half_to_float(deq[std::size_t(i) * p.n_pad + c]), 0.0f);
-    }
-    CHECK_EQ(mismatches, 0);
+    check_packs_exactly(g);
     CHECK_EQ(g.total_bits, linear_total_bits(o, k, n));
   }
 }
@@ -217,20 +223,7 @@ void check_gptq_pair(const QuantizedLinear& cpu, const QuantizedLinear& gpu, con
             o.describe() << ": scale_max same " << same_fraction(gpu.scale_max, cpu.scale_max));
   const double ec = weighted_error(w, cpu.dequant, h, n, k), eg = weighted_error(w, gpu.dequant, h, n, k);
   CHECK_MSG(eg <= ec * 1.03 && ec <= eg * 1.03, o.describe() << ": weighted error gpu " << eg << " cpu " << ec);
-  Exl2PackInput in;
-  in.k = k; in.n = n;
-  in.group_bits = gpu.layout.bits; in.group_rows = gpu.layout.rows;
-  in.q = gpu.q.data(); in.scale_codes = gpu.codes.data(); in.scale_max = gpu.scale_max.data(); in.perm = gpu.perm.data();
-  Exl2Packed p;
-  std::string why;
-  CHECK_MSG(exl2_pack(in, p, &why), why);
-  std::vector<half_bits> deq(std::size_t(k) * p.n_pad);
-  exl2_dequant_ref(p.view(), deq.data());
-  int mismatches = 0;
-  for (int i = 0; i < k; ++i)
-    for (int c = 0; c < n; ++c)
-      if (half_to_float(deq[std::size_t(i) * p.n_pad + c]) != gpu.dequant[std::size_t(c) * k + i]) ++mismatches;
-  CHECK_EQ(mismatches, 0);
+  check_packs_exactly(gpu);
 }
 
 }  // namespace
