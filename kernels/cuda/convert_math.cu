@@ -308,14 +308,43 @@ __global__ void group_sweep_kernel(const float* __restrict__ W, int np, int a, i
   }
 }
 
-// dequant [n, k] (HF layout) from deq [k, np] (stored rows).
+// dequant [n, k] (HF layout) from deq [k, np] (stored rows); fp32, or fp16 (the values are fp16-exact).
+__device__ __forceinline__ void store_value(float* p, float v) { *p = v; }
+__device__ __forceinline__ void store_value(__half* p, float v) { *p = __float2half_rn(v); }
+template <class T>
 __global__ void gptq_store_kernel(const float* __restrict__ deq, int n, int k, int np, const int* __restrict__ perm,
-                                  float* __restrict__ out) {
+                                  T* __restrict__ out) {
   const std::int64_t count = std::int64_t(k) * n;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const int j = int(i / n), c = int(i % n);
-    out[std::size_t(c) * k + perm[j]] = deq[std::size_t(j) * np + c];
+    store_value(out + std::size_t(c) * k + perm[j], deq[std::size_t(j) * np + c]);
+  }
+}
+
+__global__ void half_to_f32_kernel(const __half* __restrict__ a, std::int64_t count, float* __restrict__ out) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    out[i] = __half2float(a[i]);
+}
+
+// Per block: sum (clamp(y) - clamp(ref))^2 and sum clamp(ref)^2 in fp64 (clamped to the fp16 range;
+// NaN stays NaN, as std::clamp leaves it on the CPU).
+__device__ __forceinline__ double clamp_f16_range(double v) { return v < -65504.0 ? -65504.0 : (65504.0 < v ? 65504.0 : v); }
+__global__ void rfn_partial_kernel(const float* __restrict__ y, const float* __restrict__ ref, std::int64_t count,
+                                   double* __restrict__ out) {
+  double num = 0.0, den = 0.0;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const double a = clamp_f16_range(y[i]), b = clamp_f16_range(ref[i]);
+    num += (a - b) * (a - b);
+    den += b * b;
+  }
+  num = block_reduce(num, Sum{});
+  den = block_reduce(den, Sum{});
+  if (threadIdx.x == 0) {
+    out[blockIdx.x * 2] = num;
+    out[blockIdx.x * 2 + 1] = den;
   }
 }
 
@@ -386,11 +415,19 @@ void ConvertMath::run_block(const exl_cuda_block_shape& sh, bool attention, floa
   use_device(device_);
   EXL_CUDA_REQUIRE(T > 0 && sh.hidden > 0 && x, "convert_run_block: empty input");
   const cudaStream_t s = stream_.get();
+  const std::size_t bytes = std::size_t(T) * sh.hidden * sizeof(float);
+  float* dx = static_cast<float*>(scratch(x_, bytes, "convert: block input"));
+  EXL_CUDA_CHECK(cudaMemcpyAsync(dx, x, bytes, cudaMemcpyHostToDevice, s));
+  run_device(sh, attention, dx, T, collect);
+  EXL_CUDA_CHECK(cudaMemcpyAsync(x, dx, bytes, cudaMemcpyDeviceToHost, s));
+  stream_.sync();
+}
+
+void ConvertMath::run_device(const exl_cuda_block_shape& sh, bool attention, float* dx, int T, bool collect) {
+  const cudaStream_t s = stream_.get();
   const int H = sh.hidden;
   EXL_CUDA_REQUIRE(counts_[EXL_CUDA_CONV_NORM] == H, "convert_run_block: the norm weight is not [hidden]");
-  float* dx = static_cast<float*>(scratch(x_, std::size_t(T) * H * sizeof(float), "convert: block input"));
   float* a = static_cast<float*>(scratch(a_, std::size_t(T) * H * sizeof(float), "convert: normed input"));
-  EXL_CUDA_CHECK(cudaMemcpyAsync(dx, x, std::size_t(T) * H * sizeof(float), cudaMemcpyHostToDevice, s));
   rms_norm_f32_kernel<<<T, kThreads, 0, s>>>(dx, H, tensors_[EXL_CUDA_CONV_NORM].get<float>(), sh.norm_eps, a);
   EXL_CUDA_CHECK_LAUNCH();
   if (collect) add_device(hessian(0), a, T);
@@ -445,8 +482,6 @@ void ConvertMath::run_block(const exl_cuda_block_shape& sh, bool attention, floa
     if (collect) add_device(hessian(1), g, T);
     linear(g, T, I, EXL_CUDA_CONV_DOWN, H, -1, dx, true);
   }
-  EXL_CUDA_CHECK(cudaMemcpyAsync(x, dx, std::size_t(T) * H * sizeof(float), cudaMemcpyDeviceToHost, s));
-  stream_.sync();
 }
 
 ConvertMath::Hessian& ConvertMath::hessian(int slot) {
@@ -583,11 +618,27 @@ void ConvertMath::gptq(int slot, const float* w, int n, int k, int groups, const
                        bool rtn, std::uint8_t* q, std::uint8_t* codes, std::uint16_t* scale_max, float* dequant) {
   use_device(device_);
   Hessian& h = hessian(slot);
+  EXL_CUDA_REQUIRE(w && n > 0 && q && codes && scale_max && dequant, "convert_gptq: null");
+  const cudaStream_t s = stream_.get();
+  const int np = (n + 31) / 32 * 32;
+  upload(gq_[0], &alloc_, w, std::size_t(n) * k, "convert: GPTQ weight", s);
+  const __half* smax = gptq_device(h, gq_[0].get<float>(), n, k, groups, bits, rows, rtn);
+  gptq_store_kernel<<<grid_for(std::int64_t(k) * n), kThreads, 0, s>>>(gq_[2].get<float>(), n, k, np,
+                                                                         h.perm.get<int>(), gq_[0].get<float>());
+  EXL_CUDA_CHECK_LAUNCH();
+  download(q, gq_[4], std::size_t(k) * np, s);
+  download(codes, gq_[5], std::size_t(groups) * np, s);
+  EXL_CUDA_CHECK(cudaMemcpyAsync(scale_max, smax, std::size_t(groups) * sizeof(__half), cudaMemcpyDeviceToHost, s));
+  download(dequant, gq_[0], std::size_t(n) * k, s);
+  stream_.sync();
+}
+
+__half* ConvertMath::gptq_device(Hessian& h, const float* w, int n, int k, int groups, const int* bits,
+                                 const int* rows, bool rtn) {
   EXL_CUDA_REQUIRE(h.prepared, "convert_gptq: the Hessian is not prepared");
   EXL_CUDA_REQUIRE(h.k == k, "convert_gptq: the Hessian has " + std::to_string(h.k) + " rows, the weight " +
                                  std::to_string(k) + " inputs");
-  EXL_CUDA_REQUIRE(w && n > 0 && groups > 0 && bits && rows && q && codes && scale_max && dequant,
-                   "convert_gptq: null");
+  EXL_CUDA_REQUIRE(w && n > 0 && groups > 0 && bits && rows, "convert_gptq: null");
   int total = 0;
   for (int g = 0; g < groups; ++g) {
     EXL_CUDA_REQUIRE(rows[g] > 0 && rows[g] <= kMaxGroupRows && bits[g] >= 2 && bits[g] <= 8,
@@ -602,7 +653,6 @@ void ConvertMath::gptq(int slot, const float* w, int n, int k, int groups, const
   const std::int64_t kn = std::int64_t(k) * np;
   const int nbm = (np + kThreads - 1) / kThreads;   // column blocks of group_max
   const int nsb = (np + 127) / 128;                 // column blocks of group_search
-  upload(gq_[0], &alloc_, w, std::size_t(n) * k, "convert: GPTQ weight", s);
   float* W = static_cast<float*>(scratch(gq_[1], std::size_t(kn) * sizeof(float), "convert: GPTQ rows"));
   float* deq = static_cast<float*>(scratch(gq_[2], std::size_t(kn) * sizeof(float), "convert: GPTQ dequant"));
   float* E = static_cast<float*>(scratch(gq_[3], std::size_t(kMaxGroupRows) * np * sizeof(float), "convert: GPTQ errors"));
@@ -615,7 +665,7 @@ void ConvertMath::gptq(int slot, const float* w, int n, int k, int groups, const
                                                            std::size_t(groups) * sizeof(__half),
                                                "convert: GPTQ search"));
   auto* smax = reinterpret_cast<__half*>(partial + std::size_t(kScaleSteps) * nsb);
-  gptq_load_kernel<<<grid_for(kn), kThreads, 0, s>>>(gq_[0].get<float>(), n, k, np, h.perm.get<int>(), W);
+  gptq_load_kernel<<<grid_for(kn), kThreads, 0, s>>>(w, n, k, np, h.perm.get<int>(), W);
   EXL_CUDA_CHECK_LAUNCH();
   const float minus = -1.0f, one = 1.0f;
   int a = 0;
@@ -635,14 +685,121 @@ void ConvertMath::gptq(int slot, const float* w, int n, int k, int groups, const
                                    h.u.get<float>() + std::size_t(a) * k + e, k, &one, W + std::size_t(e) * np, np));
     a = e;
   }
-  gptq_store_kernel<<<grid_for(std::int64_t(k) * n), kThreads, 0, s>>>(deq, n, k, np, h.perm.get<int>(),
-                                                                         gq_[0].get<float>());
+  return smax;
+}
+
+// ---- the measurement pass ----
+
+void ConvertMath::candidate(int id, int hessian_slot, int weight_slot, int n, int k, int groups, const int* bits,
+                            const int* rows) {
+  use_device(device_);
+  EXL_CUDA_REQUIRE(weight_slot >= 0 && weight_slot < EXL_CUDA_CONV_SLOTS && n > 0 && k > 0,
+                   "convert_candidate: slot " + std::to_string(weight_slot));
+  EXL_CUDA_REQUIRE(counts_[weight_slot] == std::int64_t(n) * k,
+                   std::string("convert_candidate: ") + slot_name(weight_slot) + " holds " +
+                       std::to_string(counts_[weight_slot]) + " values, not " + std::to_string(std::int64_t(n) * k));
+  Hessian& h = hessian(hessian_slot);
+  const cudaStream_t s = stream_.get();
+  const std::size_t bytes = std::size_t(n) * k * sizeof(__half);
+  // Keep room for the rest of the measurement (scratch grows with the largest projection): a
+  // candidate that would leave less than 1 GiB + a quarter of the device free is refused.
+  std::size_t free_b = 0, total_b = 0;
+  EXL_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < bytes + (std::size_t(1) << 30) + total_b / 4)
+    throw_status(EXL_CUDA_ERR_OUT_OF_MEMORY, "convert_candidate: " + std::to_string(free_b >> 20) +
+                                                 " MiB free on the device, too little to keep another candidate");
+  Candidate c;
+  c.n = n;
+  c.k = k;
+  c.w.allocate(&alloc_, bytes, "convert: measurement candidate");
+  const int np = (n + 31) / 32 * 32;
+  gptq_device(h, tensors_[weight_slot].get<float>(), n, k, groups, bits, rows, false);
+  gptq_store_kernel<<<grid_for(std::int64_t(k) * n), kThreads, 0, s>>>(gq_[2].get<float>(), n, k, np,
+                                                                         h.perm.get<int>(), c.w.get<__half>());
   EXL_CUDA_CHECK_LAUNCH();
-  download(q, gq_[4], std::size_t(kn), s);
-  download(codes, gq_[5], std::size_t(groups) * np, s);
-  EXL_CUDA_CHECK(cudaMemcpyAsync(scale_max, smax, std::size_t(groups) * sizeof(__half), cudaMemcpyDeviceToHost, s));
-  download(dequant, gq_[0], std::size_t(n) * k, s);
+  for (auto& [cid, cand] : candidates_)
+    if (cid == id) {
+      cand = std::move(c);
+      return;
+    }
+  candidates_.emplace_back(id, std::move(c));
+}
+
+void ConvertMath::candidate_use(int weight_slot, int id) {
+  use_device(device_);
+  EXL_CUDA_REQUIRE(weight_slot >= 0 && weight_slot < EXL_CUDA_CONV_SLOTS,
+                   "convert_candidate_use: slot " + std::to_string(weight_slot));
+  for (auto& [cid, c] : candidates_) {
+    if (cid != id) continue;
+    const std::int64_t count = std::int64_t(c.n) * c.k;
+    float* dst = static_cast<float*>(scratch(tensors_[weight_slot], std::size_t(count) * sizeof(float),
+                                             slot_name(weight_slot)));
+    half_to_f32_kernel<<<grid_for(count), kThreads, 0, stream_.get()>>>(c.w.get<__half>(), count, dst);
+    EXL_CUDA_CHECK_LAUNCH();
+    counts_[weight_slot] = count;
+    return;
+  }
+  throw_status(EXL_CUDA_ERR_INVALID, "convert_candidate_use: no candidate " + std::to_string(id));
+}
+
+void ConvertMath::candidates_clear() {
+  use_device(device_);
   stream_.sync();
+  candidates_.clear();
+}
+
+void ConvertMath::set_row(int which, int row, int rows, const float* x, int T, int H) {
+  use_device(device_);
+  EXL_CUDA_REQUIRE(which >= 0 && which < 2 && rows > 0 && row >= 0 && row < rows && x && T > 0 && H > 0,
+                   "convert_rows: row " + std::to_string(row) + " of " + std::to_string(rows));
+  if (int(rows_[0].size()) != rows || T != row_tokens_ || H != row_hidden_) {
+    stream_.sync();
+    for (auto& v : rows_) {
+      v.clear();
+      v.resize(std::size_t(rows));
+    }
+    row_tokens_ = T;
+    row_hidden_ = H;
+  }
+  const std::size_t count = std::size_t(T) * H;
+  upload(rows_[which][std::size_t(row)], &alloc_, x, count, which ? "convert: reference rows" : "convert: input rows",
+         stream_.get());
+}
+
+double ConvertMath::evaluate(const exl_cuda_block_shape& sh, bool attention) {
+  use_device(device_);
+  const int R = int(rows_[0].size()), T = row_tokens_, H = row_hidden_;
+  EXL_CUDA_REQUIRE(R > 0 && H == sh.hidden, "convert_evaluate: no rows of this block's width");
+  const std::size_t count = std::size_t(T) * H;
+  for (int r = 0; r < R; ++r)
+    EXL_CUDA_REQUIRE(rows_[0][r].bytes() >= count * sizeof(float) && rows_[1][r].bytes() >= count * sizeof(float),
+                     "convert_evaluate: row " + std::to_string(r) + " not set");
+  const cudaStream_t s = stream_.get();
+  float* y = static_cast<float*>(scratch(x_, count * sizeof(float), "convert: block input"));
+  const int blocks = std::min(grid_for(std::int64_t(count)), 1024);
+  auto* part = static_cast<double*>(scratch(rfn_, std::size_t(R) * blocks * 2 * sizeof(double), "convert: errors"));
+  for (int r = 0; r < R; ++r) {
+    EXL_CUDA_CHECK(cudaMemcpyAsync(y, rows_[0][r].get(), count * sizeof(float), cudaMemcpyDeviceToDevice, s));
+    run_device(sh, attention, y, T, false);
+    rfn_partial_kernel<<<blocks, kThreads, 0, s>>>(y, rows_[1][r].get<float>(), std::int64_t(count),
+                                                    part + std::size_t(r) * blocks * 2);
+    EXL_CUDA_CHECK_LAUNCH();
+  }
+  std::vector<double> host(std::size_t(R) * blocks * 2);
+  download(host.data(), rfn_, host.size(), s);
+  stream_.sync();
+  double sum = 0.0;
+  for (int r = 0; r < R; ++r) {
+    double num = 0.0, den = 0.0;
+    for (int b = 0; b < blocks; ++b) {
+      num += host[(std::size_t(r) * blocks + b) * 2];
+      den += host[(std::size_t(r) * blocks + b) * 2 + 1];
+    }
+    if (!std::isfinite(num) || !std::isfinite(den))
+      throw_status(EXL_CUDA_ERR_INVALID, "convert_evaluate: NaN/inf in the block output (row " + std::to_string(r) + ")");
+    sum += den > 0.0 ? std::sqrt(num / den) : std::sqrt(num);
+  }
+  return sum / double(R);
 }
 
 }  // namespace exl::cuda

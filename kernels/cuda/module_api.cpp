@@ -214,6 +214,32 @@ int api_convert_gptq(exl_cuda_convert* c, int slot, const float* w, int n, int k
   });
 }
 
+int api_convert_candidate(exl_cuda_convert* c, int id, int hessian_slot, int weight_slot, int n, int k, int groups,
+                          const int* bits, const int* rows) {
+  return with_convert(c, "convert_candidate", [&](ConvertMath& m) {
+    m.candidate(id, hessian_slot, weight_slot, n, k, groups, bits, rows);
+  });
+}
+
+int api_convert_candidate_use(exl_cuda_convert* c, int weight_slot, int id) {
+  return with_convert(c, "convert_candidate_use", [&](ConvertMath& m) { m.candidate_use(weight_slot, id); });
+}
+
+int api_convert_candidates_clear(exl_cuda_convert* c) {
+  return with_convert(c, "convert_candidates_clear", [&](ConvertMath& m) { m.candidates_clear(); });
+}
+
+int api_convert_rows(exl_cuda_convert* c, int which, int row, int rows, const float* x, int tokens, int hidden) {
+  return with_convert(c, "convert_rows", [&](ConvertMath& m) { m.set_row(which, row, rows, x, tokens, hidden); });
+}
+
+int api_convert_evaluate(exl_cuda_convert* c, const exl_cuda_block_shape* s, int attention, double* mean_rfn) {
+  return with_convert(c, "convert_evaluate", [&](ConvertMath& m) {
+    EXL_CUDA_REQUIRE(s && mean_rfn, "convert_evaluate: null");
+    *mean_rfn = m.evaluate(*s, attention != 0);
+  });
+}
+
 const exl_cuda_api k_api = {
     EXL_CUDA_ABI_VERSION,
     sizeof(exl_cuda_api),
@@ -256,6 +282,11 @@ const exl_cuda_api k_api = {
     api_convert_hessian_prepare,
     api_convert_hessian_factor,
     api_convert_gptq,
+    api_convert_candidate,
+    api_convert_candidate_use,
+    api_convert_candidates_clear,
+    api_convert_rows,
+    api_convert_evaluate,
 };
 
 }  // namespace

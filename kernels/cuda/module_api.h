@@ -16,8 +16,9 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 5u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
-                                    4: paged KV cache; 5: the converter's block math */
+#define EXL_CUDA_ABI_VERSION 6u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
+                                    4: paged KV cache; 5: the converter's block math; 6: the converter's
+                                    measurement on the device (candidates, rows, evaluate) */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -281,6 +282,25 @@ typedef struct exl_cuda_api {
    * rows), codes [groups, n_pad] (0..15), scale_max [groups] fp16, dequant [n, k] fp32. */
   int (*convert_gptq)(exl_cuda_convert* c, int slot, const float* w, int n, int k, int groups, const int* bits,
                       const int* rows, int rtn, uint8_t* q, uint8_t* codes, uint16_t* scale_max, float* dequant);
+
+  /* ---- ABI 6: the measurement pass on the device ---- */
+  /* Candidate `id` (any int; replaced if present): GPTQ as convert_gptq of the weight now in
+   * `weight_slot` ([n, k]) with the prepared Hessian `hessian_slot`; only its dequantized weight is
+   * kept, as fp16 in device memory (the values are fp16-exact). EXL_CUDA_ERR_OUT_OF_MEMORY when the
+   * store would pass the VRAM budget: nothing is kept then and the caller may hold it elsewhere. */
+  int (*convert_candidate)(exl_cuda_convert* c, int id, int hessian_slot, int weight_slot, int n, int k, int groups,
+                           const int* bits, const int* rows);
+  /* Puts candidate `id` into `weight_slot` in place of the weight there. */
+  int (*convert_candidate_use)(exl_cuda_convert* c, int weight_slot, int id);
+  /* Frees every candidate. */
+  int (*convert_candidates_clear)(exl_cuda_convert* c);
+  /* Calibration row `row` of the measurement: which 0 = the block's input, 1 = its reference output,
+   * each [tokens, hidden] fp32 (host); rows are kept in device memory until rows is called with
+   * another count. */
+  int (*convert_rows)(exl_cuda_convert* c, int which, int row, int rows, const float* x, int tokens, int hidden);
+  /* Runs the loaded block on every input row and returns the mean over rows of the relative Frobenius
+   * error against the reference rows (outputs clamped to +-65504), as the CPU path computes it. */
+  int (*convert_evaluate)(exl_cuda_convert* c, const exl_cuda_block_shape* s, int attention, double* mean_rfn);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

@@ -8,9 +8,9 @@
 #include "exl/error.h"
 #include "exl/kernels/exl2.h"
 #include "exl/kernels/exl2_pack.h"
+#include "block_math.h"
 #include "exl_test.h"
 #if defined(EXL_HAVE_CUDA_LOADER)
-#include "block_math.h"
 #include "test_cuda_support.h"
 #endif
 
@@ -54,6 +54,63 @@ double weighted_error(const std::vector<float>& w, const std::vector<float>& q, 
       for (int j = 0; j < k; ++j) e += d[std::size_t(i)] * h[std::size_t(i) * k + j] * d[std::size_t(j)];
   }
   return e;
+}
+
+std::vector<float> uniform(std::mt19937& rng, std::size_t n, float lo, float hi) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+// A small decoder block with random weights: attention with GQA (8 heads on 2 KV heads of 32),
+// optional q/k/v biases, and an MLP of 704.
+struct TestBlock {
+  convert_detail::BlockShape s;
+  convert_detail::AttentionWeights aw;
+  convert_detail::MlpWeights mw;
+  // Draws a fresh [n, k] weight scaled for unit-variance outputs.
+  std::vector<float> linear(std::mt19937& rng, int n, int k) const {
+    return uniform(rng, std::size_t(n) * k, -std::sqrt(3.0f / k), std::sqrt(3.0f / k));
+  }
+};
+TestBlock test_block(std::mt19937& rng, RopeStyle style, bool bias) {
+  TestBlock b;
+  auto& s = b.s;
+  s.hidden = 256; s.heads = 8; s.kv_heads = 2; s.head_dim = 32; s.intermediate = 704; s.norm_eps = 1e-5f;
+  RopeParams rp;
+  rp.head_dim = 32; rp.theta = 10000.0f; rp.max_seq_len = 2048;
+  s.rope = rope_table(rp);
+  s.rope_style = style;
+  const int H = s.hidden, qd = s.heads * s.head_dim, kd = s.kv_heads * s.head_dim, I = s.intermediate;
+  b.aw.norm = uniform(rng, std::size_t(H), 0.5f, 1.5f);
+  b.aw.q = b.linear(rng, qd, H); b.aw.k = b.linear(rng, kd, H); b.aw.v = b.linear(rng, kd, H); b.aw.o = b.linear(rng, H, qd);
+  if (bias) {
+    b.aw.q_bias = uniform(rng, std::size_t(qd), -0.1f, 0.1f);
+    b.aw.k_bias = uniform(rng, std::size_t(kd), -0.1f, 0.1f);
+    b.aw.v_bias = uniform(rng, std::size_t(kd), -0.1f, 0.1f);
+  }
+  b.mw.norm = uniform(rng, std::size_t(H), 0.5f, 1.5f);
+  b.mw.gate = b.linear(rng, I, H); b.mw.up = b.linear(rng, I, H); b.mw.down = b.linear(rng, H, I);
+  return b;
+}
+
+using Rows = std::vector<std::vector<float>>;
+
+// Loads the block into `m`, runs the rows collecting Hessians A and B, prepares both; returns the
+// outputs (the measurement's reference).
+Rows reference_run(convert_detail::BlockMath& m, const TestBlock& b, bool attention, const Rows& in) {
+  using namespace convert_detail;
+  const int T = int(in[0].size()) / b.s.hidden;
+  m.reset_hessian(hessian_a, b.s.hidden);
+  m.reset_hessian(hessian_b, attention ? b.s.heads * b.s.head_dim : b.s.intermediate);
+  if (attention) m.load(b.s, b.aw);
+  else m.load(b.s, b.mw);
+  Rows out = in;
+  for (auto& y : out) m.run(y.data(), T, true);
+  m.prepare_hessian(hessian_a, int(in.size()), "a");
+  m.prepare_hessian(hessian_b, int(in.size()), "b");
+  return out;
 }
 
 // Packs a quantized layer and dequantizes it with the reference decoder: exactly its `dequant`
@@ -182,16 +239,64 @@ EXL_TEST(convert, optimizer_on_fixture_measurement) {
   }
 }
 
+// The measurement's candidates: evaluate() with a candidate in use equals quantizing the projection,
+// replacing its weight and running the rows directly; changed() and a fresh load give the weights
+// object back; cleared candidates are gone.
+EXL_TEST(convert, measurement_candidates_equal_direct_quantization) {
+  using namespace convert_detail;
+  std::mt19937 rng(79);
+  const TestBlock b = test_block(rng, RopeStyle::neox, true);
+  const int T = 45, H = b.s.hidden;
+  Rows in;
+  for (int r = 0; r < 3; ++r) in.push_back(uniform(rng, std::size_t(T) * H, -1.0f, 1.0f));
+  for (const bool attention : {true, false}) {
+    auto m = make_cpu_block_math();
+    const Rows ref = reference_run(*m, b, attention, in);
+    m->set_rows(in, ref);
+    CHECK_EQ(m->evaluate(), 0.0);
+    const std::string proj = attention ? "v_proj" : "down_proj", other = attention ? "q_proj" : "gate_proj";
+    const HessianSlot slot = attention ? hessian_a : hessian_b;
+    const int k = attention ? H : b.s.intermediate, n = attention ? b.s.kv_heads * b.s.head_dim : H;
+    const QuantOption o1{{{3, 1.0, 64}}}, o2{{{4, 0.1, 32}, {2, 0.9, 64}}};
+    m->add_candidate(7, slot, proj, n, k, o1);
+    m->add_candidate(9, slot, proj, n, k, o2);
+    m->add_candidate(11, hessian_a, other, attention ? H : b.s.intermediate, H, o1);
+    for (const auto& [id, o] : {std::pair{7, o1}, std::pair{9, o2}}) {
+      m->use_candidate(proj, id);
+      const double e = m->evaluate();
+      // Directly: the projection's quantized weight in a copy of the block, every row run.
+      TestBlock c = b;
+      std::vector<float>& w = attention ? c.aw.v : c.mw.down;
+      w = m->quantize(slot, w.data(), n, k, o).dequant;
+      auto direct = make_cpu_block_math();
+      if (attention) direct->load(c.s, c.aw);
+      else direct->load(c.s, c.mw);
+      double sum = 0.0;
+      for (std::size_t r = 0; r < in.size(); ++r) {
+        std::vector<float> y = in[r];
+        direct->run(y.data(), T, false);
+        sum += relative_error(y, ref[r]);
+      }
+      CHECK_EQ(e, sum / 3.0);
+      CHECK_MSG(e > 1e-3 && e < 0.5, o.describe() << ": error " << e);
+    }
+    m->use_candidate(other, 11);
+    const double both = m->evaluate();
+    CHECK(both > 0.0);
+    m->changed(proj);  // the weights object's projection again; the other candidate stays in use
+    const double other_only = m->evaluate();
+    CHECK(other_only > 0.0 && other_only != both);
+    if (attention) m->load(b.s, b.aw);
+    else m->load(b.s, b.mw);
+    CHECK_EQ(m->evaluate(), 0.0);
+    m->clear_candidates();
+    CHECK_THROWS_ERROR(m->use_candidate(proj, 7), ErrorKind::internal, "no candidate 7");
+  }
+}
+
 // ---- the GPU block math (kernels/cuda/convert_math.cu) against the CPU's ----
 #if defined(EXL_HAVE_CUDA_LOADER)
 namespace {
-
-std::vector<float> uniform(std::mt19937& rng, std::size_t n, float lo, float hi) {
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = u(rng);
-  return v;
-}
 
 // sqrt(sum (a - b)^2 / sum b^2)
 double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
@@ -233,7 +338,7 @@ void check_gptq_pair(const QuantizedLinear& cpu, const QuantizedLinear& gpu, con
 EXL_GPU_TEST(convert, cuda_hessian_and_gptq_match_cpu) {
   const exl_cuda_api& api = exl::test::cuda_api();
   std::mt19937 rng(77);
-  for (const auto [k, n] : {std::pair{320, 72}, std::pair{128, 200}}) {
+  for (const auto& [k, n] : {std::pair{320, 72}, std::pair{128, 200}}) {
     const int t = 512;
     const std::vector<float> x = activations(t, k, rng);
     const std::vector<double> h = hessian(x, t, k);
@@ -296,25 +401,11 @@ EXL_GPU_TEST(convert, cuda_blocks_match_cpu) {
   using namespace convert_detail;
   for (const RopeStyle style : {RopeStyle::neox, RopeStyle::gptj}) {
     for (const bool bias : {false, true}) {
-      BlockShape s;
-      s.hidden = 256; s.heads = 8; s.kv_heads = 2; s.head_dim = 32; s.intermediate = 704; s.norm_eps = 1e-5f;
-      RopeParams rp;
-      rp.head_dim = 32; rp.theta = 10000.0f; rp.max_seq_len = 2048;
-      s.rope = rope_table(rp);
-      s.rope_style = style;
-      const int H = s.hidden, qd = s.heads * s.head_dim, kd = s.kv_heads * s.head_dim, I = s.intermediate, T = 77;
-      auto lin = [&](int n, int k) { return uniform(rng, std::size_t(n) * k, -std::sqrt(3.0f / k), std::sqrt(3.0f / k)); };
-      AttentionWeights aw;
-      aw.norm = uniform(rng, std::size_t(H), 0.5f, 1.5f);
-      aw.q = lin(qd, H); aw.k = lin(kd, H); aw.v = lin(kd, H); aw.o = lin(H, qd);
-      if (bias) {
-        aw.q_bias = uniform(rng, std::size_t(qd), -0.1f, 0.1f);
-        aw.k_bias = uniform(rng, std::size_t(kd), -0.1f, 0.1f);
-        aw.v_bias = uniform(rng, std::size_t(kd), -0.1f, 0.1f);
-      }
-      MlpWeights mw;
-      mw.norm = uniform(rng, std::size_t(H), 0.5f, 1.5f);
-      mw.gate = lin(I, H); mw.up = lin(I, H); mw.down = lin(H, I);
+      TestBlock b = test_block(rng, style, bias);
+      const BlockShape& s = b.s;
+      AttentionWeights& aw = b.aw;
+      const MlpWeights& mw = b.mw;
+      const int H = s.hidden, qd = s.heads * s.head_dim, I = s.intermediate, T = 77;
       const std::vector<float> x = uniform(rng, std::size_t(T) * H, -1.0f, 1.0f);
       auto cpu = make_cpu_block_math();
       auto gpu = make_cuda_block_math(0);
@@ -340,7 +431,7 @@ EXL_GPU_TEST(convert, cuda_blocks_match_cpu) {
         // changed(): a replaced projection is what the next run uses
         if (attention) {
           std::vector<float> y2 = x, y3 = x;
-          aw.o = lin(H, qd);
+          aw.o = b.linear(rng, H, qd);
           gpu->changed("o_proj");
           gpu->run(y2.data(), T, false);
           cpu->load(s, aw);
@@ -350,6 +441,57 @@ EXL_GPU_TEST(convert, cuda_blocks_match_cpu) {
         }
       }
     }
+  }
+}
+
+// The measurement on the device: candidates kept there and evaluate() computed there give the
+// CPU's errors (the GPTQ integers differ in a few rounding ties, hence a tolerance), and the
+// reference run against itself gives zero.
+EXL_GPU_TEST(convert, cuda_measurement_matches_cpu) {
+  exl::test::cuda_api();
+  using namespace convert_detail;
+  std::mt19937 rng(80);
+  const TestBlock b = test_block(rng, RopeStyle::neox, true);
+  const int T = 64, H = b.s.hidden;
+  Rows in;
+  for (int r = 0; r < 4; ++r) in.push_back(uniform(rng, std::size_t(T) * H, -1.0f, 1.0f));
+  for (const bool attention : {true, false}) {
+    auto cpu = make_cpu_block_math();
+    auto gpu = make_cuda_block_math(0);
+    const Rows rc = reference_run(*cpu, b, attention, in), rg = reference_run(*gpu, b, attention, in);
+    CHECK(rel_diff(rg[0], rc[0]) < 1e-5);
+    cpu->set_rows(in, rc);
+    gpu->set_rows(in, rg);
+    CHECK_MSG(gpu->evaluate() < 1e-6, "reference against itself: " << gpu->evaluate());
+    const std::vector<std::pair<std::string, HessianSlot>> projs =
+        attention ? std::vector<std::pair<std::string, HessianSlot>>{{"q_proj", hessian_a}, {"k_proj", hessian_a},
+                                                                     {"v_proj", hessian_a}, {"o_proj", hessian_b}}
+                  : std::vector<std::pair<std::string, HessianSlot>>{{"gate_proj", hessian_a}, {"up_proj", hessian_a},
+                                                                     {"down_proj", hessian_b}};
+    const QuantOption opts[] = {QuantOption{{{3, 1.0, 64}}}, QuantOption{{{4, 0.1, 32}, {2, 0.9, 64}}}};
+    int id = 0;
+    for (const auto& [proj, slot] : projs) {
+      const int qd = b.s.heads * b.s.head_dim, kd = b.s.kv_heads * b.s.head_dim;
+      const int k = slot == hessian_a ? H : (attention ? qd : b.s.intermediate);
+      const int n = proj == "q_proj" ? qd : (proj == "k_proj" || proj == "v_proj") ? kd
+                    : (proj == "gate_proj" || proj == "up_proj") ? b.s.intermediate : H;
+      for (const QuantOption& o : opts) {
+        cpu->add_candidate(id, slot, proj, n, k, o);
+        gpu->add_candidate(id, slot, proj, n, k, o);
+        ++id;
+      }
+    }
+    // Every projection's first candidate, then its second, one projection at a time.
+    for (int c = 0; c < id; ++c) {
+      const std::string& proj = projs[std::size_t(c / 2)].first;
+      cpu->use_candidate(proj, c);
+      gpu->use_candidate(proj, c);
+      const double ec = cpu->evaluate(), eg = gpu->evaluate();
+      CHECK_MSG(std::fabs(eg - ec) <= 0.03 * ec && ec > 1e-3,
+                "attention " << attention << " candidate " << c << ": gpu " << eg << " cpu " << ec);
+    }
+    gpu->clear_candidates();
+    CHECK_THROWS_ERROR(gpu->use_candidate(projs[0].first, 0), ErrorKind::invalid_argument, "no candidate 0");
   }
 }
 #endif

@@ -53,7 +53,28 @@ class BlockMath {
   virtual std::vector<std::int32_t> prepare_hessian(int slot, int rows, const std::string& what) = 0;
   // GPTQ of w [n, k] (HF layout) with the prepared Hessian `slot` (exl::gptq_quantize).
   virtual QuantizedLinear quantize(int slot, const float* w, int n, int k, const QuantOption& o) = 0;
+
+  // The measurement pass (§7.4). A candidate is quantize() of a projection's weight as loaded
+  // ([n, k], Hessian `slot`), kept by the math object under `id` (the GPU keeps its dequantized
+  // weight in device memory, so candidates never travel to the host and back); use_candidate()
+  // puts it into the loaded block in place of the projection's weight until the next load() or
+  // changed() of that projection. Candidates live until clear_candidates().
+  virtual void add_candidate(int id, int slot, const std::string& proj, int n, int k, const QuantOption& o) = 0;
+  virtual void use_candidate(const std::string& proj, int id) = 0;
+  virtual void clear_candidates() = 0;
+  // The rows evaluate() runs the loaded block on: inputs and reference outputs, [tokens, hidden]
+  // each (both must outlive the evaluate() calls).
+  virtual void set_rows(const std::vector<std::vector<float>>& in, const std::vector<std::vector<float>>& ref) = 0;
+  // Mean over the rows of relative_error(block(in[r]), ref[r]); throws on NaN/inf outputs.
+  virtual double evaluate() = 0;
 };
+
+// A projection's weight by name ("q_proj" … "down_proj"); throws for a name the block lacks.
+const std::vector<float>& projection(const AttentionWeights& w, const std::string& proj);
+const std::vector<float>& projection(const MlpWeights& w, const std::string& proj);
+
+// ||y - ref||_F / ||ref||_F in fp64 with both clamped to +-65504 (the fp16 range), §7.4.
+double relative_error(const std::vector<float>& y, const std::vector<float>& ref);
 
 std::unique_ptr<BlockMath> make_cpu_block_math();
 // The device implementation (exl_cuda module); throws Error(device) when no usable GPU or module.

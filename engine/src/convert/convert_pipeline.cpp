@@ -1,6 +1,8 @@
 // The measurement pass (§7.4) and the quantization pass (§7.9, head §7.7) over calibration
 // states kept in memory, one decoder block at a time.
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "convert_internal.h"
@@ -14,6 +16,8 @@ constexpr const char* kAttn[] = {"q_proj", "k_proj", "v_proj", "o_proj"};
 constexpr const char* kMlp[] = {"gate_proj", "up_proj", "down_proj"};
 
 using States = std::vector<std::vector<float>>;
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 std::vector<float>* weight_slot(AttentionWeights& w, const std::string& p) {
   if (p == "q_proj") return &w.q;
@@ -86,16 +90,6 @@ States run_reference(const Source& src, BlockMath& math, const Block& blk, const
 
 HessianSlot slot_of(const std::string& proj) { return Block::uses_b(proj) ? hessian_b : hessian_a; }
 
-double relative_error(const std::vector<float>& y, const std::vector<float>& ref) {
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    const double a = std::clamp(double(y[i]), -65504.0, 65504.0), b = std::clamp(double(ref[i]), -65504.0, 65504.0);
-    num += (a - b) * (a - b);
-    den += b * b;
-  }
-  return den > 0.0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
 // Runs the block loaded in `math` (`blk`) on every row of `in` (copies) and returns the mean
 // relative error against `ref`.
 double evaluate(const Source& src, BlockMath& math, const Block& blk, const States& in, const States& ref,
@@ -125,42 +119,52 @@ Measurement measure(const Source& src, BlockMath& math, States states, const Pro
   const int steps = 2 * src.layers;
   for (int i = 0; i < steps; ++i) {
     check_stop(stop);
+    const auto t_start = Clock::now();
     const Block blk = load_block(src, i / 2, i % 2 == 0);
     const States ref = run_reference(src, math, blk, states);
     const auto& table = blk.attention ? attention_options() : mlp_options();
-    // Quantize every distinct candidate of every projection once.
-    std::map<std::string, QuantizedLinear> cache;
-    Block work = blk;
+    const auto t_ref = Clock::now();
+    // Quantize every distinct candidate of every projection once; the math object keeps them.
+    std::map<std::string, std::pair<int, std::uint64_t>> cands;  // id -> (candidate id, total bits)
     for (const BlockOption& bo : table)
       for (const auto& [proj, opt] : bo) {
         const std::string id = proj + " " + opt.describe();
-        if (cache.count(id)) continue;
+        if (cands.count(id)) continue;
         const auto [k, n] = src.dims(proj);
-        cache.emplace(id, math.quantize(slot_of(proj), work.weight(proj).data(), n, k, opt));
+        const int cid = int(cands.size());
+        math.add_candidate(cid, slot_of(proj), proj, n, k, opt);
+        cands.emplace(id, std::make_pair(cid, linear_total_bits(opt, k, n)));
       }
+    const auto t_cand = Clock::now();
     MeasuredBlock mb;
     mb.key = blk.key;
-    work.load_into(math, src.shape);
-    std::map<std::string, std::string> current;  // projection -> candidate id now in `work`
+    math.set_rows(states, ref);
+    std::map<std::string, std::string> current;  // projection -> candidate id in use
     for (const BlockOption& bo : table) {
       MeasuredOption mo;
       mo.option = bo;
       for (const auto& [proj, opt] : bo) {
         const std::string id = proj + " " + opt.describe();
-        const QuantizedLinear& q = cache.at(id);
+        const auto& [cid, bits] = cands.at(id);
         if (current[proj] != id) {
-          work.set(math, proj, q.dequant);
+          math.use_candidate(proj, cid);
           current[proj] = id;
         }
-        mo.total_bits += q.total_bits + 16 * std::uint64_t(blk.bias(proj).empty() ? 0 : q.n_pad);
+        const auto [k, n] = src.dims(proj);
+        mo.total_bits += bits + 16 * std::uint64_t(blk.bias(proj).empty() ? 0 : (n + 31) / 32 * 32);
       }
-      mo.accuracy = std::max(1e-6, 1.0 - evaluate(src, math, work, states, ref));
+      mo.accuracy = std::max(1e-6, 1.0 - math.evaluate());
       mb.options.push_back(std::move(mo));
     }
+    math.clear_candidates();
+    const auto t_end = Clock::now();
     double best = 0.0;
     for (const auto& o : mb.options) best = std::max(best, o.accuracy);
     if (best < 0.1) throw Error(ErrorKind::internal, "measurement accuracy below 0.1 for every option", {}, blk.key);
-    report(progress, "measure", i + 1, steps, blk.key + ": best accuracy " + std::to_string(best));
+    char times[128];
+    std::snprintf(times, sizeof times, " (%zu candidates; reference %.1f s, candidates %.1f s, evaluation %.1f s)",
+                  cands.size(), seconds(t_ref - t_start), seconds(t_cand - t_ref), seconds(t_end - t_cand));
+    report(progress, "measure", i + 1, steps, blk.key + ": best accuracy " + std::to_string(best) + times);
     m.blocks.push_back(std::move(mb));
     states = ref;  // measurement feeds the unquantized outputs forward
   }

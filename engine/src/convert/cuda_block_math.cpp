@@ -4,6 +4,7 @@
 // scales and the dequantized weight, from which the layout and bit count are filled here exactly
 // as the CPU path does.
 #include <array>
+#include <map>
 
 #include "block_math.h"
 #include "exl/error.h"
@@ -53,20 +54,7 @@ class CudaBlockMath final : public BlockMath {
     mlp_ = &w;
     attn_ = nullptr;
   }
-  void changed(const std::string& p) override {
-    if (attn_) {
-      if (p == "q_proj") upload(EXL_CUDA_CONV_Q, attn_->q);
-      else if (p == "k_proj") upload(EXL_CUDA_CONV_K, attn_->k);
-      else if (p == "v_proj") upload(EXL_CUDA_CONV_V, attn_->v);
-      else if (p == "o_proj") upload(EXL_CUDA_CONV_O, attn_->o);
-      else throw Error(ErrorKind::internal, "converter: no attention projection " + p);
-    } else if (mlp_) {
-      if (p == "gate_proj") upload(EXL_CUDA_CONV_GATE, mlp_->gate);
-      else if (p == "up_proj") upload(EXL_CUDA_CONV_UP, mlp_->up);
-      else if (p == "down_proj") upload(EXL_CUDA_CONV_DOWN, mlp_->down);
-      else throw Error(ErrorKind::internal, "converter: no MLP projection " + p);
-    }
-  }
+  void changed(const std::string& p) override { upload(weight_slot(p), loaded(p)); }
   void run(float* x, int tokens, bool collect) override {
     cuda_loader::check(api_->convert_run_block(handle_, &shape_, attention_ ? 1 : 0, x, tokens, collect ? 1 : 0),
                        "convert_run_block");
@@ -107,7 +95,59 @@ class CudaBlockMath final : public BlockMath {
     return r;
   }
 
+  void add_candidate(int id, int slot, const std::string& proj, int n, int k, const QuantOption& o) override {
+    const GroupLayout layout = group_layout(o, k);
+    host_candidates_.erase(id);
+    const int st = api_->convert_candidate(handle_, id, slot, weight_slot(proj), n, k, layout.groups(),
+                                           layout.bits.data(), layout.rows.data());
+    if (st == EXL_CUDA_ERR_OUT_OF_MEMORY) {  // no room on the device: keep this one in host memory
+      host_candidates_[id] = quantize(slot, loaded(proj).data(), n, k, o).dequant;
+      return;
+    }
+    cuda_loader::check(st, "convert_candidate");
+  }
+  void use_candidate(const std::string& proj, int id) override {
+    const auto it = host_candidates_.find(id);
+    if (it != host_candidates_.end()) upload(weight_slot(proj), it->second);
+    else cuda_loader::check(api_->convert_candidate_use(handle_, weight_slot(proj), id), "convert_candidate_use");
+  }
+  void clear_candidates() override {
+    host_candidates_.clear();
+    cuda_loader::check(api_->convert_candidates_clear(handle_), "convert_candidates_clear");
+  }
+  void set_rows(const std::vector<std::vector<float>>& in, const std::vector<std::vector<float>>& ref) override {
+    if (in.size() != ref.size() || in.empty()) throw Error(ErrorKind::internal, "converter: rows and references differ");
+    const int H = shape_.hidden, T = int(in[0].size()) / H, R = int(in.size());
+    for (int r = 0; r < R; ++r) {
+      cuda_loader::check(api_->convert_rows(handle_, 0, r, R, in[std::size_t(r)].data(), T, H), "convert_rows");
+      cuda_loader::check(api_->convert_rows(handle_, 1, r, R, ref[std::size_t(r)].data(), T, H), "convert_rows");
+    }
+  }
+  double evaluate() override {
+    double m = 0.0;
+    const int st = api_->convert_evaluate(handle_, &shape_, attention_ ? 1 : 0, &m);
+    if (st == EXL_CUDA_ERR_INVALID) throw Error(ErrorKind::internal, std::string(api_->last_error()));
+    cuda_loader::check(st, "convert_evaluate");
+    return m;
+  }
+
  private:
+  int weight_slot(const std::string& p) const {
+    static const std::pair<const char*, int> slots[] = {
+        {"q_proj", EXL_CUDA_CONV_Q},       {"k_proj", EXL_CUDA_CONV_K},   {"v_proj", EXL_CUDA_CONV_V},
+        {"o_proj", EXL_CUDA_CONV_O},       {"gate_proj", EXL_CUDA_CONV_GATE}, {"up_proj", EXL_CUDA_CONV_UP},
+        {"down_proj", EXL_CUDA_CONV_DOWN}};
+    for (const auto& [name, slot] : slots)
+      if (p == name && (slot == EXL_CUDA_CONV_GATE || slot == EXL_CUDA_CONV_UP || slot == EXL_CUDA_CONV_DOWN) != attention_)
+        return slot;
+    throw Error(ErrorKind::internal, "converter: the loaded block has no projection " + p);
+  }
+  // The loaded weights object's projection.
+  const std::vector<float>& loaded(const std::string& p) const {
+    if (attn_) return projection(*attn_, p);
+    if (mlp_) return projection(*mlp_, p);
+    throw Error(ErrorKind::internal, "converter: no block loaded");
+  }
   void describe(const BlockShape& s) {
     inv_freq_ = s.rope.inv_freq;
     shape_ = exl_cuda_block_shape{};
@@ -136,6 +176,7 @@ class CudaBlockMath final : public BlockMath {
   const MlpWeights* mlp_ = nullptr;
   std::array<int, 3> k_{};
   std::array<std::vector<std::int32_t>, 3> perm_;
+  std::map<int, std::vector<float>> host_candidates_;
 };
 
 }  // namespace
