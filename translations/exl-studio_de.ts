@@ -220,6 +220,245 @@
     </message>
 </context>
 <context>
+    <name>ConvertDialog</name>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="12" />
+        <source>Convert a model to EXL2</source>
+        <translation>Ein Modell in EXL2 umwandeln</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="29" />
+        <source>Convert</source>
+        <translation>Umwandeln</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="36" />
+        <source>Cancel conversion</source>
+        <translation>Umwandlung abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="43" />
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="54" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="63" />
+        <source>Model to convert</source>
+        <translation>Umzuwandelndes Modell</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="62" />
+        <source>HF model folder or .gguf file</source>
+        <translation>HF-Modellordner oder .gguf-Datei</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="67" />
+        <source>Folder…</source>
+        <translation>Ordner…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="68" />
+        <source>GGUF file…</source>
+        <translation>GGUF-Datei…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="70" />
+        <source>Output folder (new or empty)</source>
+        <translation>Ausgabeordner (neu oder leer)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="78" />
+        <source>Where the EXL2 model is written</source>
+        <translation>Wohin das EXL2-Modell geschrieben wird</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="79" />
+        <source>Output folder</source>
+        <translation>Ausgabeordner</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="83" />
+        <source>Choose…</source>
+        <translation>Auswählen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="89" />
+        <source>Bits per weight (decoder layers)</source>
+        <translation>Bits pro Gewicht (Decoder-Schichten)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="98" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="103" />
+        <source>Head bits</source>
+        <translation>Bits des Kopfes</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="106" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="110" />
+        <source>Automatic (the GPU when usable)</source>
+        <translation>Automatisch (die GPU, wenn nutzbar)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="110" />
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="110" />
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="119" />
+        <source>Fast: no measurement pass (the same option for every layer; minutes on a CPU)</source>
+        <translation>Schnell: kein Messdurchlauf (dieselbe Option für jede Schicht; Minuten auf einer CPU)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="137" />
+        <source>Conversion progress</source>
+        <translation>Fortschritt der Umwandlung</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="146" />
+        <source>about %1 left</source>
+        <translation>noch etwa %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="160" />
+        <source>Converted: %1 The model is in %2 and on the model list.</source>
+        <translation>Umgewandelt: %1 Das Modell liegt in %2 und steht in der Modellliste.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="175" />
+        <source>Choose the HF model folder</source>
+        <translation>HF-Modellordner auswählen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="180" />
+        <source>Choose a GGUF file</source>
+        <translation>GGUF-Datei auswählen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="181" />
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF-Modelle (*.gguf)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="186" />
+        <source>Choose the output folder</source>
+        <translation>Ausgabeordner auswählen</translation>
+    </message>
+</context>
+<context>
+    <name>ConvertJob</name>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="40" />
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="42" />
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="43" />
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="114" />
+        <source>Choose the model to convert: an HF model folder or a .gguf file.</source>
+        <translation>Wählen Sie das umzuwandelnde Modell: einen HF-Modellordner oder eine .gguf-Datei.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="117" />
+        <source>%1 does not exist.</source>
+        <translation>%1 existiert nicht.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="119" />
+        <source>%1 is neither a model folder nor a .gguf file.</source>
+        <translation>%1 ist weder ein Modellordner noch eine .gguf-Datei.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="121" />
+        <source>Choose the output folder.</source>
+        <translation>Wählen Sie den Ausgabeordner.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="124" />
+        <source>The output folder %1 is not empty.</source>
+        <translation>Der Ausgabeordner %1 ist nicht leer.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="126" />
+        <source>The output folder must differ from the input.</source>
+        <translation>Der Ausgabeordner muss sich von der Eingabe unterscheiden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="149" />
+        <source>Choosing the device</source>
+        <translation>Gerät wird gewählt</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="151" />
+        <source>Reading the calibration text</source>
+        <translation>Kalibrierungstext wird gelesen</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="153" />
+        <source>Measuring every layer</source>
+        <translation>Jede Schicht wird gemessen</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="155" />
+        <source>Choosing the bits per layer</source>
+        <translation>Bits pro Schicht werden gewählt</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="157" />
+        <source>Quantizing</source>
+        <translation>Quantisierung</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="159" />
+        <source>Writing the model</source>
+        <translation>Modell wird geschrieben</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="161" />
+        <source>Done</source>
+        <translation>Fertig</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="168" />
+        <source>A conversion is already running.</source>
+        <translation>Eine Umwandlung läuft bereits.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="216" />
+        <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
+        <translation>Decoder %1 bpw, Kopf %2 bpw, %3 Dateien.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="221" />
+        <source>Cancelled: nothing was kept.</source>
+        <translation>Abgebrochen: nichts wurde behalten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="261" />
+        <source>%1 (in %2).</source>
+        <translation>%1 (in %2).</translation>
+    </message>
+</context>
+<context>
     <name>DraftSettings</name>
     <message>
         <location filename="../ui/qml/components/DraftSettings.qml" line="23" />
@@ -281,83 +520,83 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="211" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="210" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Ihre Chatvorlage für dieses Modell ist nicht lesbar (%1); stattdessen wird die Vorlage des Modells verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="80" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="79" />
         <source>the CPU was asked for</source>
         <translation>die CPU wurde angefordert</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="157" />
         <source>%1 is not a folder.</source>
         <translation>%1 ist kein Ordner.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="161" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="160" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 hat keine tokenizer.json und kann daher nicht chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="221" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="220" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Die Chatvorlage des Modells ist nicht lesbar (%1); stattdessen wird ChatML verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="219" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="218" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Das Modell hat keine Chatvorlage; ChatML wird verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="169" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="168" />
         <source>The draft model %1 has no tokenizer.json, so its vocabulary cannot be checked.</source>
         <translation>Das Entwurfsmodell %1 hat keine tokenizer.json, daher kann sein Vokabular nicht geprüft werden.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="172" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="171" />
         <source>%1 cannot be the draft model of %2: %3</source>
         <translation>%1 kann nicht das Entwurfsmodell von %2 sein: %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="193" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="192" />
         <source>Out of memory while loading the draft model %1: %2. Try a shorter context, a smaller cache type or no draft model.</source>
         <translation>Nicht genügend Speicher beim Laden des Entwurfsmodells %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cachetyp oder kein Entwurfsmodell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="195" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="194" />
         <source>Could not load the draft model %1: %2</source>
         <translation>Das Entwurfsmodell %1 konnte nicht geladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="237" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="236" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="239" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="244" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="238" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="243" />
         <source>Could not load %1: %2</source>
         <translation>%1 konnte nicht geladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="241" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="240" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="335" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="334" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="347" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="346" />
         <source>The conversation is empty.</source>
         <translation>Die Unterhaltung ist leer.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="349" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="348" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Die Unterhaltung (%1 Token) passt nicht in den Kontext von %2 Token. Beginnen Sie einen neuen Chat oder laden Sie das Modell mit längerem Kontext.</translation>
     </message>
@@ -549,7 +788,7 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="498" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="500" />
         <source>Could not read the chat template file %1.</source>
         <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
     </message>
@@ -575,57 +814,57 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="163" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="173" />
         <source>Chat template</source>
         <translation>Chatvorlage</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="181" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="173" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="174" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="193" />
         <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-Chatvorlage für dieses Modell (leer: die des Modells)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="187" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
         <source>Chat template for this model</source>
         <translation>Chatvorlage für dieses Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="205" />
         <source>Load from file…</source>
         <translation>Aus Datei laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="200" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="210" />
         <source>Use the model's template</source>
         <translation>Vorlage des Modells verwenden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="217" />
         <source>Choose a chat template file</source>
         <translation>Chatvorlagendatei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="218" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="218" />
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -656,13 +895,13 @@
     </message>
     <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="90" />
         <source>Add a model folder</source>
         <translation>Einen Modellordner hinzufügen</translation>
     </message>
     <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="63" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="90" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="100" />
         <source>Looking for models…</source>
         <translation>Modelle werden gesucht…</translation>
     </message>
@@ -677,77 +916,87 @@
         <translation>Erneut nach Modellordnern suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="91" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="72" />
+        <source>Convert…</source>
+        <translation>Umwandeln…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="73" />
+        <source>Convert a model to EXL2</source>
+        <translation>Ein Modell in EXL2 umwandeln</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="101" />
         <source>No models found. Put model folders into the models folder, add a folder, or drop one here.</source>
         <translation>Keine Modelle gefunden. Legen Sie Modellordner in den Modellordner, fügen Sie einen Ordner hinzu oder ziehen Sie einen hierher.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="134" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Ein entferntes Modell läuft auf seinem Server: Die Ladeeinstellungen und die Speicherpassung unten gelten nicht. „Laden“ wählt es für den Chat aus.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="126" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="136" />
         <source>Load settings</source>
         <translation>Ladeeinstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="139" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits pro Gewicht (Was-wäre-wenn)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="142" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="147" />
         <source>Context length</source>
         <translation>Kontextlänge</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="145" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
         <source>Cache type</source>
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="212" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="223" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="233" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="225" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="235" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="239" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="231" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="241" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="238" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="248" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="244" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="254" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>
@@ -1068,7 +1317,7 @@
     </message>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
         <source>off</source>
         <translation>aus</translation>
     </message>
@@ -1113,74 +1362,74 @@
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="78" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="79" />
         <source>Draft tokens</source>
         <translation>Entwurfstoken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
         <source>%1 by n-gram lookup</source>
         <translation>%1 per N-Gramm-Suche</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
         <source>%1 by the draft model</source>
         <translation>%1 vom Entwurfsmodell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="91" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="92" />
         <source>Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.</source>
         <translation>Entwurfstoken pro Durchlauf des Modells für spekulatives Dekodieren (0: aus), wie auf der Seite „Modelle“, wo das Entwurfsmodell gewählt wird.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="94" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
         <source>Appearance</source>
         <translation>Darstellung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="96" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="104" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="97" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="105" />
         <source>Theme</source>
         <translation>Design</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
         <source>System</source>
         <translation>System</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
         <source>Light</source>
         <translation>Hell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="102" />
         <source>Dark</source>
         <translation>Dunkel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="108" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="115" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="109" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="116" />
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="119" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="120" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Text aus akzeptierten Entwurfstoken in Antworten einfärben</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="126" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="128" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="133" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="134" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · Chats und Einstellungen bleiben auf diesem Computer.</translation>
     </message>

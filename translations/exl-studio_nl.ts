@@ -220,6 +220,245 @@
     </message>
 </context>
 <context>
+    <name>ConvertDialog</name>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="12" />
+        <source>Convert a model to EXL2</source>
+        <translation>Een model naar EXL2 converteren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="29" />
+        <source>Convert</source>
+        <translation>Converteren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="36" />
+        <source>Cancel conversion</source>
+        <translation>Conversie annuleren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="43" />
+        <source>Close</source>
+        <translation>Sluiten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="54" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="63" />
+        <source>Model to convert</source>
+        <translation>Te converteren model</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="62" />
+        <source>HF model folder or .gguf file</source>
+        <translation>HF-modelmap of .gguf-bestand</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="67" />
+        <source>Folder…</source>
+        <translation>Map…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="68" />
+        <source>GGUF file…</source>
+        <translation>GGUF-bestand…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="70" />
+        <source>Output folder (new or empty)</source>
+        <translation>Uitvoermap (nieuw of leeg)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="78" />
+        <source>Where the EXL2 model is written</source>
+        <translation>Waar het EXL2-model wordt geschreven</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="79" />
+        <source>Output folder</source>
+        <translation>Uitvoermap</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="83" />
+        <source>Choose…</source>
+        <translation>Kiezen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="89" />
+        <source>Bits per weight (decoder layers)</source>
+        <translation>Bits per gewicht (decoderlagen)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="98" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="103" />
+        <source>Head bits</source>
+        <translation>Bits van de kop</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="106" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
+        <source>Device</source>
+        <translation>Apparaat</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="110" />
+        <source>Automatic (the GPU when usable)</source>
+        <translation>Automatisch (de GPU als die bruikbaar is)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="110" />
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="110" />
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="119" />
+        <source>Fast: no measurement pass (the same option for every layer; minutes on a CPU)</source>
+        <translation>Snel: geen meetronde (dezelfde optie voor elke laag; minuten op een CPU)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="137" />
+        <source>Conversion progress</source>
+        <translation>Voortgang van de conversie</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="146" />
+        <source>about %1 left</source>
+        <translation>nog ongeveer %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="160" />
+        <source>Converted: %1 The model is in %2 and on the model list.</source>
+        <translation>Geconverteerd: %1 Het model staat in %2 en in de modellenlijst.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="175" />
+        <source>Choose the HF model folder</source>
+        <translation>Kies de HF-modelmap</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="180" />
+        <source>Choose a GGUF file</source>
+        <translation>Kies een GGUF-bestand</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="181" />
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF-modellen (*.gguf)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="186" />
+        <source>Choose the output folder</source>
+        <translation>Kies de uitvoermap</translation>
+    </message>
+</context>
+<context>
+    <name>ConvertJob</name>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="40" />
+        <source>%1 h %2 min</source>
+        <translation>%1 u %2 min</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="42" />
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="43" />
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="114" />
+        <source>Choose the model to convert: an HF model folder or a .gguf file.</source>
+        <translation>Kies het model om te converteren: een HF-modelmap of een .gguf-bestand.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="117" />
+        <source>%1 does not exist.</source>
+        <translation>%1 bestaat niet.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="119" />
+        <source>%1 is neither a model folder nor a .gguf file.</source>
+        <translation>%1 is geen modelmap en geen .gguf-bestand.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="121" />
+        <source>Choose the output folder.</source>
+        <translation>Kies de uitvoermap.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="124" />
+        <source>The output folder %1 is not empty.</source>
+        <translation>De uitvoermap %1 is niet leeg.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="126" />
+        <source>The output folder must differ from the input.</source>
+        <translation>De uitvoermap moet een andere zijn dan de invoer.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="149" />
+        <source>Choosing the device</source>
+        <translation>Apparaat kiezen</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="151" />
+        <source>Reading the calibration text</source>
+        <translation>Kalibratietekst lezen</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="153" />
+        <source>Measuring every layer</source>
+        <translation>Elke laag meten</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="155" />
+        <source>Choosing the bits per layer</source>
+        <translation>Bits per laag kiezen</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="157" />
+        <source>Quantizing</source>
+        <translation>Kwantiseren</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="159" />
+        <source>Writing the model</source>
+        <translation>Model schrijven</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="161" />
+        <source>Done</source>
+        <translation>Klaar</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="168" />
+        <source>A conversion is already running.</source>
+        <translation>Er loopt al een conversie.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="216" />
+        <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
+        <translation>Decoder %1 bpw, kop %2 bpw, %3 bestanden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="221" />
+        <source>Cancelled: nothing was kept.</source>
+        <translation>Geannuleerd: er is niets bewaard.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="261" />
+        <source>%1 (in %2).</source>
+        <translation>%1 (in %2).</translation>
+    </message>
+</context>
+<context>
     <name>DraftSettings</name>
     <message>
         <location filename="../ui/qml/components/DraftSettings.qml" line="23" />
@@ -281,83 +520,83 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="211" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="210" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Je chatsjabloon voor dit model is onleesbaar (%1); het eigen sjabloon van het model wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="80" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="79" />
         <source>the CPU was asked for</source>
         <translation>de CPU werd gevraagd</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="158" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="157" />
         <source>%1 is not a folder.</source>
         <translation>%1 is geen map.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="161" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="160" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 heeft geen tokenizer.json en kan dus niet chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="221" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="220" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Het chatsjabloon van het model is onleesbaar (%1); ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="219" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="218" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Het model heeft geen chatsjabloon; ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="169" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="168" />
         <source>The draft model %1 has no tokenizer.json, so its vocabulary cannot be checked.</source>
         <translation>Het conceptmodel %1 heeft geen tokenizer.json, dus de woordenschat kan niet worden gecontroleerd.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="172" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="171" />
         <source>%1 cannot be the draft model of %2: %3</source>
         <translation>%1 kan niet het conceptmodel van %2 zijn: %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="193" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="192" />
         <source>Out of memory while loading the draft model %1: %2. Try a shorter context, a smaller cache type or no draft model.</source>
         <translation>Onvoldoende geheugen bij het laden van het conceptmodel %1: %2. Probeer een kortere context, een kleiner cachetype of geen conceptmodel.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="195" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="194" />
         <source>Could not load the draft model %1: %2</source>
         <translation>Het conceptmodel %1 kon niet worden geladen: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="237" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="236" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1: %2. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="239" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="244" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="238" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="243" />
         <source>Could not load %1: %2</source>
         <translation>%1 kon niet worden geladen: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="241" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="240" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="335" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="334" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="347" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="346" />
         <source>The conversation is empty.</source>
         <translation>Het gesprek is leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="349" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="348" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
@@ -549,7 +788,7 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="498" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="500" />
         <source>Could not read the chat template file %1.</source>
         <translation>Het chatsjabloonbestand %1 kon niet worden gelezen.</translation>
     </message>
@@ -575,57 +814,57 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="163" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="173" />
         <source>Chat template</source>
         <translation>Chatsjabloon</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="171" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="181" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Je sjabloon hieronder wordt voor dit model gebruikt (vanaf de volgende keer laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="173" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Het eigen sjabloon van het model wordt gebruikt. Plak of laad hieronder een sjabloon om het jouwe te gebruiken.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="174" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Het model heeft geen chatsjabloon: het ingebouwde ChatML-formaat wordt gebruikt, tenzij je hieronder een sjabloon opgeeft.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="193" />
         <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-chatsjabloon voor dit model (leeg: dat van het model zelf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="187" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
         <source>Chat template for this model</source>
         <translation>Chatsjabloon voor dit model</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="205" />
         <source>Load from file…</source>
         <translation>Uit bestand laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="200" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="210" />
         <source>Use the model's template</source>
         <translation>Sjabloon van het model gebruiken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="217" />
         <source>Choose a chat template file</source>
         <translation>Kies een chatsjabloonbestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="218" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-sjablonen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="208" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="218" />
         <source>All files (*)</source>
         <translation>Alle bestanden (*)</translation>
     </message>
@@ -656,13 +895,13 @@
     </message>
     <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="90" />
         <source>Add a model folder</source>
         <translation>Een modelmap toevoegen</translation>
     </message>
     <message>
         <location filename="../ui/qml/pages/ModelsPage.qml" line="63" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="90" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="100" />
         <source>Looking for models…</source>
         <translation>Modellen zoeken…</translation>
     </message>
@@ -677,77 +916,87 @@
         <translation>Opnieuw naar modelmappen zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="91" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="72" />
+        <source>Convert…</source>
+        <translation>Converteren…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="73" />
+        <source>Convert a model to EXL2</source>
+        <translation>Een model naar EXL2 converteren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="101" />
         <source>No models found. Put model folders into the models folder, add a folder, or drop one here.</source>
         <translation>Geen modellen gevonden. Zet modelmappen in de modellenmap, voeg een map toe of sleep er een hierheen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="134" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Een extern model draait op zijn server: de laadinstellingen en de geheugenpassing hieronder gelden niet. Laden selecteert het voor de chat.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="126" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="136" />
         <source>Load settings</source>
         <translation>Laadinstellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="139" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits per gewicht (wat als)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="142" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="147" />
         <source>Context length</source>
         <translation>Contextlengte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="145" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
         <source>Cache type</source>
         <translation>Cachetype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="212" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
         <source>Memory fit</source>
         <translation>Past het in het geheugen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="223" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="233" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="225" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="235" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="239" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="231" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="241" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="238" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="248" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="244" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="254" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>
@@ -1068,7 +1317,7 @@
     </message>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="81" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
         <source>off</source>
         <translation>uit</translation>
     </message>
@@ -1113,74 +1362,74 @@
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="78" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="79" />
         <source>Draft tokens</source>
         <translation>Concepttokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
         <source>%1 by n-gram lookup</source>
         <translation>%1 via n-gram-opzoeking</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
         <source>%1 by the draft model</source>
         <translation>%1 via het conceptmodel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="91" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="92" />
         <source>Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.</source>
         <translation>Concepttokens per doorgang van het model voor speculatief decoderen (0: uit), zoals op de pagina Modellen, waar het conceptmodel wordt gekozen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="94" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
         <source>Appearance</source>
         <translation>Weergave</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="96" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="104" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="97" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="105" />
         <source>Theme</source>
         <translation>Thema</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
         <source>System</source>
         <translation>Systeem</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="100" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
         <source>Light</source>
         <translation>Licht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="102" />
         <source>Dark</source>
         <translation>Donker</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="108" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="115" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="109" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="116" />
         <source>Language</source>
         <translation>Taal</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="119" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="120" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Tekst van geaccepteerde concepttokens in antwoorden kleuren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="126" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
         <source>Font size</source>
         <translation>Lettergrootte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="128" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="133" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="134" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · chats en instellingen blijven op deze computer.</translation>
     </message>

@@ -67,6 +67,16 @@ Item {
                     Accessible.name: qsTr("Look for model folders again")
                     onClicked: page.models.refresh()
                 }
+                Button {
+                    objectName: "convertDialogButton"
+                    text: qsTr("Convert…")
+                    Accessible.name: qsTr("Convert a model to EXL2")
+                    onClicked: convertDialog.open()
+                }
+            }
+            ConvertDialog {
+                id: convertDialog
+                models: page.models
             }
             Label {
                 id: addError

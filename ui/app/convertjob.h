@@ -1,0 +1,97 @@
+// The convert dialog's job: exl::convert_model (HF folder or GGUF file to EXL2 at a target bpw) on
+// a worker thread, its progress as properties (stage, fraction, ETA, the converter's last line),
+// cancel through the converter's stop token, and the outcome (the output folder, or the error).
+// A finished conversion's folder can be added to the model list (ModelManager::addFolder).
+#pragma once
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QtQml/qqmlregistration.h>
+#include <memory>
+#include <thread>
+
+class ConvertJob : public QObject
+{
+    Q_OBJECT
+    QML_ELEMENT
+    // Input: an HF model folder (FP16/BF16/FP32 safetensors) or a .gguf file; output: a new folder.
+    // Paths or file:// URLs.
+    Q_PROPERTY(QString input READ input WRITE setInput NOTIFY settingsChanged)
+    Q_PROPERTY(QString output READ output WRITE setOutput NOTIFY settingsChanged)
+    Q_PROPERTY(double bits READ bits WRITE setBits NOTIFY settingsChanged)
+    Q_PROPERTY(int headBits READ headBits WRITE setHeadBits NOTIFY settingsChanged)
+    Q_PROPERTY(bool fast READ fast WRITE setFast NOTIFY settingsChanged)
+    // "auto" (the GPU when usable), "cpu" or "cuda".
+    Q_PROPERTY(QString device READ device WRITE setDevice NOTIFY settingsChanged)
+    Q_PROPERTY(QString settingsError READ settingsError NOTIFY settingsChanged)
+    Q_PROPERTY(bool running READ running NOTIFY stateChanged)
+    Q_PROPERTY(bool succeeded READ succeeded NOTIFY stateChanged)
+    Q_PROPERTY(QString error READ error NOTIFY stateChanged)
+    Q_PROPERTY(QString resultText READ resultText NOTIFY stateChanged)
+    Q_PROPERTY(QString outputFolder READ outputFolder NOTIFY stateChanged)
+    Q_PROPERTY(double progress READ progress NOTIFY progressChanged)
+    Q_PROPERTY(QString stage READ stage NOTIFY progressChanged)
+    Q_PROPERTY(QString message READ message NOTIFY progressChanged)
+    Q_PROPERTY(QString eta READ eta NOTIFY progressChanged)
+public:
+    explicit ConvertJob(QObject *parent = nullptr);
+    ~ConvertJob() override;  // cancels and waits for a running conversion
+
+    QString input() const { return m_input; }
+    void setInput(const QString &pathOrUrl);
+    QString output() const { return m_output; }
+    void setOutput(const QString &pathOrUrl);
+    double bits() const { return m_bits; }
+    void setBits(double bits);
+    int headBits() const { return m_headBits; }
+    void setHeadBits(int bits);
+    bool fast() const { return m_fast; }
+    void setFast(bool fast);
+    QString device() const { return m_device; }
+    void setDevice(const QString &device);
+    // Why start() would refuse the current settings (empty: it would start).
+    QString settingsError() const;
+
+    bool running() const { return m_running; }
+    bool succeeded() const { return m_succeeded; }
+    QString error() const { return m_error; }
+    QString resultText() const { return m_resultText; }
+    QString outputFolder() const { return m_outputFolder; }
+    double progress() const { return m_progress; }
+    QString stage() const { return m_stage; }
+    QString message() const { return m_message; }
+    QString eta() const { return m_eta; }
+
+    // Starts the conversion (false, with `error` set, when the settings are incomplete or one is
+    // running); cancel() asks it to stop at the next block and returns at once.
+    Q_INVOKABLE bool start();
+    Q_INVOKABLE void cancel();
+
+    // Overall fraction done from the converter's stage and step (stages weighted by their usual
+    // share of the time; `fast`: no measurement stage). Exposed for the tests.
+    static double overallProgress(const QString &stage, int step, int steps, bool fast);
+    // The converter's English stage name, translated.
+    static QString stageName(const QString &stage);
+
+Q_SIGNALS:
+    void settingsChanged();
+    void stateChanged();
+    void progressChanged();
+    // The conversion ended: ok with the finished folder, or not (error() says why; cancelled too).
+    void finished(bool ok, const QString &outputFolder);
+
+private:
+    void onProgress(const QString &stage, int step, int steps, const QString &message);
+    void onDone(bool ok, const QString &error, const QString &summary);
+
+    QString m_input, m_output, m_device = QStringLiteral("auto");
+    double m_bits = 4.0;
+    int m_headBits = 6;
+    bool m_fast = false;
+    bool m_running = false, m_succeeded = false;
+    QString m_error, m_resultText, m_outputFolder, m_stage, m_message, m_eta;
+    double m_progress = 0.0;
+    QElapsedTimer m_clock;
+    // Last member: destroyed (stop requested, joined) before the others.
+    std::unique_ptr<std::jthread> m_worker;
+};
