@@ -358,102 +358,102 @@
 <context>
     <name>ConvertJob</name>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="40" />
+        <location filename="../ui/app/convertjob.cpp" line="45" />
         <source>%1 h %2 min</source>
         <translation>%1 h %2 min</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="42" />
+        <location filename="../ui/app/convertjob.cpp" line="47" />
         <source>%1 min %2 s</source>
         <translation>%1 min %2 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="43" />
+        <location filename="../ui/app/convertjob.cpp" line="48" />
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="114" />
+        <location filename="../ui/app/convertjob.cpp" line="119" />
         <source>Choose the model to convert: an HF model folder or a .gguf file.</source>
         <translation>Wählen Sie das umzuwandelnde Modell: einen HF-Modellordner oder eine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="117" />
+        <location filename="../ui/app/convertjob.cpp" line="122" />
         <source>%1 does not exist.</source>
         <translation>%1 existiert nicht.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="119" />
+        <location filename="../ui/app/convertjob.cpp" line="124" />
         <source>%1 is neither a model folder nor a .gguf file.</source>
         <translation>%1 ist weder ein Modellordner noch eine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="121" />
+        <location filename="../ui/app/convertjob.cpp" line="126" />
         <source>Choose the output folder.</source>
         <translation>Wählen Sie den Ausgabeordner.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="124" />
+        <location filename="../ui/app/convertjob.cpp" line="129" />
         <source>The output folder %1 is not empty.</source>
         <translation>Der Ausgabeordner %1 ist nicht leer.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="126" />
+        <location filename="../ui/app/convertjob.cpp" line="131" />
         <source>The output folder must differ from the input.</source>
         <translation>Der Ausgabeordner muss sich von der Eingabe unterscheiden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="149" />
+        <location filename="../ui/app/convertjob.cpp" line="32" />
         <source>Choosing the device</source>
         <translation>Gerät wird gewählt</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="151" />
+        <location filename="../ui/app/convertjob.cpp" line="33" />
         <source>Reading the calibration text</source>
         <translation>Kalibrierungstext wird gelesen</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="153" />
+        <location filename="../ui/app/convertjob.cpp" line="34" />
         <source>Measuring every layer</source>
         <translation>Jede Schicht wird gemessen</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="155" />
+        <location filename="../ui/app/convertjob.cpp" line="35" />
         <source>Choosing the bits per layer</source>
         <translation>Bits pro Schicht werden gewählt</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="157" />
+        <location filename="../ui/app/convertjob.cpp" line="36" />
         <source>Quantizing</source>
         <translation>Quantisierung</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="159" />
+        <location filename="../ui/app/convertjob.cpp" line="37" />
         <source>Writing the model</source>
         <translation>Modell wird geschrieben</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="161" />
+        <location filename="../ui/app/convertjob.cpp" line="38" />
         <source>Done</source>
         <translation>Fertig</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="168" />
+        <location filename="../ui/app/convertjob.cpp" line="162" />
         <source>A conversion is already running.</source>
         <translation>Eine Umwandlung läuft bereits.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="216" />
+        <location filename="../ui/app/convertjob.cpp" line="210" />
         <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
         <translation>Decoder %1 bpw, Kopf %2 bpw, %3 Dateien.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="221" />
+        <location filename="../ui/app/convertjob.cpp" line="215" />
         <source>Cancelled: nothing was kept.</source>
         <translation>Abgebrochen: nichts wurde behalten.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="261" />
+        <location filename="../ui/app/convertjob.cpp" line="255" />
         <source>%1 (in %2).</source>
         <translation>%1 (in %2).</translation>
     </message>

@@ -358,102 +358,102 @@
 <context>
     <name>ConvertJob</name>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="40" />
+        <location filename="../ui/app/convertjob.cpp" line="45" />
         <source>%1 h %2 min</source>
         <translation>%1 u %2 min</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="42" />
+        <location filename="../ui/app/convertjob.cpp" line="47" />
         <source>%1 min %2 s</source>
         <translation>%1 min %2 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="43" />
+        <location filename="../ui/app/convertjob.cpp" line="48" />
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="114" />
+        <location filename="../ui/app/convertjob.cpp" line="119" />
         <source>Choose the model to convert: an HF model folder or a .gguf file.</source>
         <translation>Kies het model om te converteren: een HF-modelmap of een .gguf-bestand.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="117" />
+        <location filename="../ui/app/convertjob.cpp" line="122" />
         <source>%1 does not exist.</source>
         <translation>%1 bestaat niet.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="119" />
+        <location filename="../ui/app/convertjob.cpp" line="124" />
         <source>%1 is neither a model folder nor a .gguf file.</source>
         <translation>%1 is geen modelmap en geen .gguf-bestand.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="121" />
+        <location filename="../ui/app/convertjob.cpp" line="126" />
         <source>Choose the output folder.</source>
         <translation>Kies de uitvoermap.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="124" />
+        <location filename="../ui/app/convertjob.cpp" line="129" />
         <source>The output folder %1 is not empty.</source>
         <translation>De uitvoermap %1 is niet leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="126" />
+        <location filename="../ui/app/convertjob.cpp" line="131" />
         <source>The output folder must differ from the input.</source>
         <translation>De uitvoermap moet een andere zijn dan de invoer.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="149" />
+        <location filename="../ui/app/convertjob.cpp" line="32" />
         <source>Choosing the device</source>
         <translation>Apparaat kiezen</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="151" />
+        <location filename="../ui/app/convertjob.cpp" line="33" />
         <source>Reading the calibration text</source>
         <translation>Kalibratietekst lezen</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="153" />
+        <location filename="../ui/app/convertjob.cpp" line="34" />
         <source>Measuring every layer</source>
         <translation>Elke laag meten</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="155" />
+        <location filename="../ui/app/convertjob.cpp" line="35" />
         <source>Choosing the bits per layer</source>
         <translation>Bits per laag kiezen</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="157" />
+        <location filename="../ui/app/convertjob.cpp" line="36" />
         <source>Quantizing</source>
         <translation>Kwantiseren</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="159" />
+        <location filename="../ui/app/convertjob.cpp" line="37" />
         <source>Writing the model</source>
         <translation>Model schrijven</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="161" />
+        <location filename="../ui/app/convertjob.cpp" line="38" />
         <source>Done</source>
         <translation>Klaar</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="168" />
+        <location filename="../ui/app/convertjob.cpp" line="162" />
         <source>A conversion is already running.</source>
         <translation>Er loopt al een conversie.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="216" />
+        <location filename="../ui/app/convertjob.cpp" line="210" />
         <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
         <translation>Decoder %1 bpw, kop %2 bpw, %3 bestanden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="221" />
+        <location filename="../ui/app/convertjob.cpp" line="215" />
         <source>Cancelled: nothing was kept.</source>
         <translation>Geannuleerd: er is niets bewaard.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="261" />
+        <location filename="../ui/app/convertjob.cpp" line="255" />
         <source>%1 (in %2).</source>
         <translation>%1 (in %2).</translation>
     </message>

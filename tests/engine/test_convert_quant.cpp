@@ -97,6 +97,13 @@ TestBlock test_block(std::mt19937& rng, RopeStyle style, bool bias) {
 
 using Rows = std::vector<std::vector<float>>;
 
+// `count` calibration rows of `tokens` x `hidden` uniform in [-1, 1).
+Rows random_rows(std::mt19937& rng, int count, int tokens, int hidden) {
+  Rows rows;
+  for (int r = 0; r < count; ++r) rows.push_back(uniform(rng, std::size_t(tokens) * hidden, -1.0f, 1.0f));
+  return rows;
+}
+
 // Loads the block into `m`, runs the rows collecting Hessians A and B, prepares both; returns the
 // outputs (the measurement's reference).
 Rows reference_run(convert_detail::BlockMath& m, const TestBlock& b, bool attention, const Rows& in) {
@@ -247,8 +254,7 @@ EXL_TEST(convert, measurement_candidates_equal_direct_quantization) {
   std::mt19937 rng(79);
   const TestBlock b = test_block(rng, RopeStyle::neox, true);
   const int T = 45, H = b.s.hidden;
-  Rows in;
-  for (int r = 0; r < 3; ++r) in.push_back(uniform(rng, std::size_t(T) * H, -1.0f, 1.0f));
+  const Rows in = random_rows(rng, 3, T, H);
   for (const bool attention : {true, false}) {
     auto m = make_cpu_block_math();
     const Rows ref = reference_run(*m, b, attention, in);
@@ -453,8 +459,7 @@ EXL_GPU_TEST(convert, cuda_measurement_matches_cpu) {
   std::mt19937 rng(80);
   const TestBlock b = test_block(rng, RopeStyle::neox, true);
   const int T = 64, H = b.s.hidden;
-  Rows in;
-  for (int r = 0; r < 4; ++r) in.push_back(uniform(rng, std::size_t(T) * H, -1.0f, 1.0f));
+  const Rows in = random_rows(rng, 4, T, H);
   for (const bool attention : {true, false}) {
     auto cpu = make_cpu_block_math();
     auto gpu = make_cuda_block_math(0);

@@ -21,16 +21,21 @@ QString localPath(const QString &pathOrUrl)
     return QDir::cleanPath(url.isLocalFile() ? url.toLocalFile() : trimmed);
 }
 
-// Share of the whole conversion each stage takes (measured on the H200 and the CPU: the
-// measurement dominates a measured conversion, the quantization a --fast one).
-struct StageWeight {
+// The converter's stages: their share of the whole conversion (measured on the H200 and the CPU:
+// the measurement dominates a measured conversion, the quantization a --fast one) and their names.
+struct Stage {
     const char *name;
     double measured, fast;
+    const char *label;
 };
-constexpr StageWeight kStages[] = {
-    {"device", 0.0, 0.0},      {"calibration", 0.02, 0.03}, {"measure", 0.58, 0.0},
-    {"optimize", 0.01, 0.01},  {"quantize", 0.37, 0.93},    {"write", 0.02, 0.03},
-    {"done", 0.0, 0.0},
+constexpr Stage kStages[] = {
+    {"device", 0.0, 0.0, QT_TRANSLATE_NOOP("ConvertJob", "Choosing the device")},
+    {"calibration", 0.02, 0.03, QT_TRANSLATE_NOOP("ConvertJob", "Reading the calibration text")},
+    {"measure", 0.58, 0.0, QT_TRANSLATE_NOOP("ConvertJob", "Measuring every layer")},
+    {"optimize", 0.01, 0.01, QT_TRANSLATE_NOOP("ConvertJob", "Choosing the bits per layer")},
+    {"quantize", 0.37, 0.93, QT_TRANSLATE_NOOP("ConvertJob", "Quantizing")},
+    {"write", 0.02, 0.03, QT_TRANSLATE_NOOP("ConvertJob", "Writing the model")},
+    {"done", 0.0, 0.0, QT_TRANSLATE_NOOP("ConvertJob", "Done")},
 };
 
 QString formatDuration(double seconds)
@@ -130,7 +135,7 @@ QString ConvertJob::settingsError() const
 double ConvertJob::overallProgress(const QString &stage, int step, int steps, bool fast)
 {
     double before = 0.0;
-    for (const StageWeight &s : kStages) {
+    for (const Stage &s : kStages) {
         const double w = fast ? s.fast : s.measured;
         if (stage == QLatin1String(s.name)) {
             if (stage == QLatin1String("done"))
@@ -145,20 +150,9 @@ double ConvertJob::overallProgress(const QString &stage, int step, int steps, bo
 
 QString ConvertJob::stageName(const QString &stage)
 {
-    if (stage == QLatin1String("device"))
-        return tr("Choosing the device");
-    if (stage == QLatin1String("calibration"))
-        return tr("Reading the calibration text");
-    if (stage == QLatin1String("measure"))
-        return tr("Measuring every layer");
-    if (stage == QLatin1String("optimize"))
-        return tr("Choosing the bits per layer");
-    if (stage == QLatin1String("quantize"))
-        return tr("Quantizing");
-    if (stage == QLatin1String("write"))
-        return tr("Writing the model");
-    if (stage == QLatin1String("done"))
-        return tr("Done");
+    for (const Stage &s : kStages)
+        if (stage == QLatin1String(s.name))
+            return tr(s.label);
     return stage;
 }
 
