@@ -320,37 +320,42 @@
         <translation>Schnell: kein Messdurchlauf (dieselbe Option für jede Schicht; Minuten auf einer CPU)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="137" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="127" />
+        <source>This folder holds an interrupted conversion: Convert continues it (with the same settings).</source>
+        <translation>Dieser Ordner enthält eine unterbrochene Umwandlung: „Umwandeln“ setzt sie fort (mit denselben Einstellungen).</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="144" />
         <source>Conversion progress</source>
         <translation>Fortschritt der Umwandlung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="146" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="153" />
         <source>about %1 left</source>
         <translation>noch etwa %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="160" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="167" />
         <source>Converted: %1 The model is in %2 and on the model list.</source>
         <translation>Umgewandelt: %1 Das Modell liegt in %2 und steht in der Modellliste.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="175" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="182" />
         <source>Choose the HF model folder</source>
         <translation>HF-Modellordner auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="180" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="187" />
         <source>Choose a GGUF file</source>
         <translation>GGUF-Datei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="181" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="188" />
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="186" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="193" />
         <source>Choose the output folder</source>
         <translation>Ausgabeordner auswählen</translation>
     </message>
@@ -393,14 +398,19 @@
         <translation>Wählen Sie den Ausgabeordner.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="129" />
+        <location filename="../ui/app/convertjob.cpp" line="132" />
         <source>The output folder %1 is not empty.</source>
         <translation>Der Ausgabeordner %1 ist nicht leer.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="131" />
+        <location filename="../ui/app/convertjob.cpp" line="134" />
         <source>The output folder must differ from the input.</source>
         <translation>Der Ausgabeordner muss sich von der Eingabe unterscheiden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="225" />
+        <source>Cancelled. The finished layers are kept in the output folder: Convert continues from there.</source>
+        <translation>Abgebrochen. Die fertigen Schichten bleiben im Ausgabeordner: „Umwandeln“ setzt dort fort.</translation>
     </message>
     <message>
         <location filename="../ui/app/convertjob.cpp" line="32" />
@@ -438,22 +448,17 @@
         <translation>Fertig</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="162" />
+        <location filename="../ui/app/convertjob.cpp" line="170" />
         <source>A conversion is already running.</source>
         <translation>Eine Umwandlung läuft bereits.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="210" />
+        <location filename="../ui/app/convertjob.cpp" line="219" />
         <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
         <translation>Decoder %1 bpw, Kopf %2 bpw, %3 Dateien.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="215" />
-        <source>Cancelled: nothing was kept.</source>
-        <translation>Abgebrochen: nichts wurde behalten.</translation>
-    </message>
-    <message>
-        <location filename="../ui/app/convertjob.cpp" line="255" />
+        <location filename="../ui/app/convertjob.cpp" line="265" />
         <source>%1 (in %2).</source>
         <translation>%1 (in %2).</translation>
     </message>

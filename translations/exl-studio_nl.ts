@@ -320,37 +320,42 @@
         <translation>Snel: geen meetronde (dezelfde optie voor elke laag; minuten op een CPU)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="137" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="127" />
+        <source>This folder holds an interrupted conversion: Convert continues it (with the same settings).</source>
+        <translation>Deze map bevat een onderbroken conversie: Converteren zet die voort (met dezelfde instellingen).</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="144" />
         <source>Conversion progress</source>
         <translation>Voortgang van de conversie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="146" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="153" />
         <source>about %1 left</source>
         <translation>nog ongeveer %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="160" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="167" />
         <source>Converted: %1 The model is in %2 and on the model list.</source>
         <translation>Geconverteerd: %1 Het model staat in %2 en in de modellenlijst.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="175" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="182" />
         <source>Choose the HF model folder</source>
         <translation>Kies de HF-modelmap</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="180" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="187" />
         <source>Choose a GGUF file</source>
         <translation>Kies een GGUF-bestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="181" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="188" />
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-modellen (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="186" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="193" />
         <source>Choose the output folder</source>
         <translation>Kies de uitvoermap</translation>
     </message>
@@ -393,14 +398,19 @@
         <translation>Kies de uitvoermap.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="129" />
+        <location filename="../ui/app/convertjob.cpp" line="132" />
         <source>The output folder %1 is not empty.</source>
         <translation>De uitvoermap %1 is niet leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="131" />
+        <location filename="../ui/app/convertjob.cpp" line="134" />
         <source>The output folder must differ from the input.</source>
         <translation>De uitvoermap moet een andere zijn dan de invoer.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="225" />
+        <source>Cancelled. The finished layers are kept in the output folder: Convert continues from there.</source>
+        <translation>Geannuleerd. De afgewerkte lagen blijven in de uitvoermap bewaard: Converteren gaat daar verder.</translation>
     </message>
     <message>
         <location filename="../ui/app/convertjob.cpp" line="32" />
@@ -438,22 +448,17 @@
         <translation>Klaar</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="162" />
+        <location filename="../ui/app/convertjob.cpp" line="170" />
         <source>A conversion is already running.</source>
         <translation>Er loopt al een conversie.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="210" />
+        <location filename="../ui/app/convertjob.cpp" line="219" />
         <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
         <translation>Decoder %1 bpw, kop %2 bpw, %3 bestanden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="215" />
-        <source>Cancelled: nothing was kept.</source>
-        <translation>Geannuleerd: er is niets bewaard.</translation>
-    </message>
-    <message>
-        <location filename="../ui/app/convertjob.cpp" line="255" />
+        <location filename="../ui/app/convertjob.cpp" line="265" />
         <source>%1 (in %2).</source>
         <translation>%1 (in %2).</translation>
     </message>

@@ -51,7 +51,8 @@ T = {  # source: (Dutch, German)
  'Done': ('Klaar', 'Fertig'),
  'A conversion is already running.': ('Er loopt al een conversie.', 'Eine Umwandlung läuft bereits.'),
  'Decoder %1 bpw, head %2 bpw, %3 files.': ('Decoder %1 bpw, kop %2 bpw, %3 bestanden.', 'Decoder %1 bpw, Kopf %2 bpw, %3 Dateien.'),
- 'Cancelled: nothing was kept.': ('Geannuleerd: er is niets bewaard.', 'Abgebrochen: nichts wurde behalten.'),
+ 'Cancelled. The finished layers are kept in the output folder: Convert continues from there.': ('Geannuleerd. De afgewerkte lagen blijven in de uitvoermap bewaard: Converteren gaat daar verder.', 'Abgebrochen. Die fertigen Schichten bleiben im Ausgabeordner: „Umwandeln“ setzt dort fort.'),
+ 'This folder holds an interrupted conversion: Convert continues it (with the same settings).': ('Deze map bevat een onderbroken conversie: Converteren zet die voort (met dezelfde instellingen).', 'Dieser Ordner enthält eine unterbrochene Umwandlung: „Umwandeln“ setzt sie fort (mit denselben Einstellungen).'),
  '%1 (in %2).': ('%1 (in %2).', '%1 (in %2).'),
  # Per-model chat template (ModelsPage, ModelManager, EngineGenerationBackend).
  'Chat template': ('Chatsjabloon', 'Chatvorlage'),

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <stop_token>
 
 #include "commands.h"
@@ -27,7 +28,7 @@ int cmd_convert(const Args& a) {
   // args.cpp maps -o to --out and -m to --model.
   a.check_known({"-i", "--in_dir", "--out", "--out_dir", "--model", "-b", "--bits", "-hb", "--head-bits", "--head_bits", "-m",
                  "--measurement", "-om", "--output_measurement", "-c", "--cal", "--rows", "-r", "--length", "-l",
-                 "--device", "--threads", "-mr", "--measurement_rows", "-ss", "--shard_size", "--fast"});
+                 "--device", "--threads", "-mr", "--measurement_rows", "-ss", "--shard_size", "--fast", "--resume"});
   ConvertOptions o;
   o.input_dir = flag(a, "-i", "--in_dir");
   if (o.input_dir.empty()) throw Error(ErrorKind::invalid_argument, "convert needs -i HF_DIR");
@@ -51,6 +52,8 @@ int cmd_convert(const Args& a) {
   // --fast: no measurement pass (the options come from the layer shapes), only the quantization
   // pass with its Hessian error feedback: a first model in minutes on the CPU.
   o.fast = a.has("--fast");
+  // --resume: continue an interrupted conversion from the state kept in OUT_DIR/.exl-resume.
+  o.resume = a.has("--resume");
   o.rows = a.has("-r") ? a.get_int("-r", o.rows) : a.get_int("--rows", o.rows);
   o.length = a.has("-l") ? a.get_int("-l", o.length) : a.get_int("--length", o.length);
   o.measure_rows = a.has("-mr") ? a.get_int("-mr", 0) : a.get_int("--measurement_rows", o.measure_rows);
@@ -72,7 +75,15 @@ int cmd_convert(const Args& a) {
                  p.message.c_str());
   };
   std::signal(SIGINT, on_sigint);
-  const ConvertResult r = convert_model(o, progress, g_stop.get_token());
+  ConvertResult r;
+  try {
+    r = convert_model(o, progress, g_stop.get_token());
+  } catch (const Error& e) {
+    if (!o.measure_only && std::filesystem::exists(std::filesystem::path(o.output_dir) / ".exl-resume" / "job.json"))
+      std::fprintf(stderr, " -- the finished part is kept in %s: run the same command with --resume to continue\n",
+                   (std::filesystem::path(o.output_dir) / ".exl-resume").string().c_str());
+    throw;
+  }
   std::signal(SIGINT, SIG_DFL);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (o.measure_only) {

@@ -32,8 +32,9 @@ commands:
   selftest   [--fixtures DIR] [--filter SUITE|PREFIX*] [--device cpu|cuda]   run the built-in test
              cases (GPU ones too; --device cuda: only those, and no GPU is a failure)
   convert    -i HF_DIR|FILE.gguf -o OUT_DIR -b BPW [-hb 6] [-m MEAS] [-om MEAS] [--cal FILE] [--rows N]
-             [--length N] [--fast] [--device auto|cpu|cuda[:N]]   quantize an FP16/BF16/FP32 (or GGUF)
-             model to EXL2 at a target bpw (--fast: no measurement; auto: the GPU when usable)
+             [--length N] [--fast] [--resume] [--device auto|cpu|cuda[:N]]   quantize an FP16/BF16/FP32
+             (or GGUF) model to EXL2 at a target bpw (--fast: no measurement; auto: the GPU when usable;
+             --resume: continue an interrupted conversion into the same OUT_DIR)
   fit        -m DIR | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
              [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
     const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
                                             "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
                                             "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
-                                            "--add-generation-prompt", "--fast", "--quiet", "--nondeterministic", "--fp16"};
+                                            "--add-generation-prompt", "--fast", "--resume", "--quiet", "--nondeterministic", "--fp16"};
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);

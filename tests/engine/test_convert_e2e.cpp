@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -211,6 +212,46 @@ EXL_TEST(convert, e2e_fast_without_measurement) {
   om.fast = true;
   om.measurement_out = work_dir() / "fast.measurement.json";
   CHECK_THROWS_ERROR(convert_model(om), ErrorKind::invalid_argument, "no measurement");
+}
+
+// An interrupted conversion continues with `resume` from the state kept in the output folder:
+// stopped in the measurement pass and in the quantization pass, then resumed, it writes the same
+// tensors, bit for bit, as the uninterrupted conversion. A state left there without `resume`,
+// or resumed with other options, is a clear error; the state is gone once the model is written.
+EXL_TEST(convert, e2e_resume_after_interruption_gives_the_same_model) {
+  const fs::path whole = xs_4bpw();
+  const TensorStore a = TensorStore::open_dir(whole);
+  for (const auto& [stage, step] : {std::pair<std::string, int>{"measure", 3}, {"quantize", 5}}) {
+    ConvertOptions o = xs_options(4.0, "resume-" + stage);
+    o.checkpoint_seconds = 0;  // save after every block
+    std::stop_source stop;
+    auto cut = [&, stage = stage, step = step](const ConvertProgress& p) {
+      if (p.stage == stage && p.step >= step) stop.request_stop();
+    };
+    CHECK_THROWS_ERROR(convert_model(o, cut, stop.get_token()), ErrorKind::cancelled, "");
+    CHECK(!fs::exists(o.output_dir / "config.json"));
+    CHECK(fs::exists(o.output_dir / ".exl-resume" / "job.json"));
+    CHECK_THROWS_ERROR(convert_model(o), ErrorKind::invalid_argument, "--resume");
+    ConvertOptions other = o;
+    other.resume = true;
+    other.bits = 5.0;
+    CHECK_THROWS_ERROR(convert_model(other), ErrorKind::invalid_argument, "other options");
+    o.resume = true;
+    std::string resumed;
+    convert_model(o, [&](const ConvertProgress& p) {
+      if (p.message.find("resumed after") != std::string::npos) resumed = p.message;
+    });
+    CHECK_MSG(!resumed.empty(), stage << ": no block was taken from the saved state");
+    std::printf("    interrupted in %s: %s\n", stage.c_str(), resumed.c_str());
+    CHECK(!fs::exists(o.output_dir / ".exl-resume"));
+    const TensorStore b = TensorStore::open_dir(o.output_dir);
+    CHECK(a.names() == b.names());
+    for (const std::string& n : a.names()) {
+      const TensorInfo& x = a.get(n);
+      const TensorInfo& y = b.get(n);
+      CHECK_MSG(x.nbytes == y.nbytes && std::memcmp(x.data, y.data, x.nbytes) == 0, stage << ": " << n << " differs");
+    }
+  }
 }
 
 EXL_TEST(convert, e2e_errors_and_cancel) {

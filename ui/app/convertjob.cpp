@@ -125,11 +125,19 @@ QString ConvertJob::settingsError() const
     if (m_output.isEmpty())
         return tr("Choose the output folder.");
     const QFileInfo out(m_output);
-    if (out.exists() && (!out.isDir() || !QDir(m_output).isEmpty()))
+    const QStringList entries = out.isDir() ? QDir(m_output).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot)
+                                            : QStringList();
+    // An interrupted conversion's state (.exl-resume) is no obstacle: start() continues it.
+    if (out.exists() && (!out.isDir() || !(entries.isEmpty() || (resumable() && entries.size() == 1))))
         return tr("The output folder %1 is not empty.").arg(m_output);
     if (QDir::cleanPath(in.absoluteFilePath()) == QDir::cleanPath(out.absoluteFilePath()))
         return tr("The output folder must differ from the input.");
     return {};
+}
+
+bool ConvertJob::resumable() const
+{
+    return !m_output.isEmpty() && QFileInfo::exists(m_output + QStringLiteral("/.exl-resume/job.json"));
 }
 
 double ConvertJob::overallProgress(const QString &stage, int step, int steps, bool fast)
@@ -180,6 +188,7 @@ bool ConvertJob::start()
     o.head_bits = m_headBits;
     o.fast = m_fast;
     o.device = m_device.toStdString();
+    o.resume = resumable();
     m_running = true;
     m_succeeded = false;
     m_error.clear();
@@ -212,8 +221,9 @@ bool ConvertJob::start()
                           .arg(r.head_bpw, 0, 'f', 2)
                           .arg(r.files.size());
         } catch (const exl::Error &e) {
-            error = e.kind() == exl::ErrorKind::cancelled ? tr("Cancelled: nothing was kept.")
-                                                          : QString::fromUtf8(e.what());
+            error = e.kind() == exl::ErrorKind::cancelled
+                        ? tr("Cancelled. The finished layers are kept in the output folder: Convert continues from there.")
+                        : QString::fromUtf8(e.what());
         } catch (const std::exception &e) {
             error = QString::fromUtf8(e.what());
         }

@@ -24,6 +24,8 @@ class ConvertJob : public QObject
     // "auto" (the GPU when usable), "cpu" or "cuda".
     Q_PROPERTY(QString device READ device WRITE setDevice NOTIFY settingsChanged)
     Q_PROPERTY(QString settingsError READ settingsError NOTIFY settingsChanged)
+    // The output folder holds an interrupted conversion's state: start() continues it.
+    Q_PROPERTY(bool resumable READ resumable NOTIFY stateChanged)
     Q_PROPERTY(bool running READ running NOTIFY stateChanged)
     Q_PROPERTY(bool succeeded READ succeeded NOTIFY stateChanged)
     Q_PROPERTY(QString error READ error NOTIFY stateChanged)
@@ -51,6 +53,7 @@ public:
     void setDevice(const QString &device);
     // Why start() would refuse the current settings (empty: it would start).
     QString settingsError() const;
+    bool resumable() const;
 
     bool running() const { return m_running; }
     bool succeeded() const { return m_succeeded; }

@@ -129,6 +129,12 @@ struct ConvertOptions {
   std::string device = "cpu";                   // cpu, cuda, cuda:N, or auto (the GPU when usable)
   std::uint64_t max_shard_bytes = 8192ull << 20;
   int threads = 0;                              // 0 = all cores
+  // The conversion's state is kept in <output_dir>/.exl-resume while it runs (measured blocks,
+  // quantized blocks, calibration states; saved at most every checkpoint_seconds, 0: after every
+  // block) and removed when the model is written. `resume` continues an interrupted conversion
+  // from there (same input and options); without it, a state left there is an error.
+  bool resume = false;
+  double checkpoint_seconds = 30.0;
 };
 
 struct ConvertProgress {

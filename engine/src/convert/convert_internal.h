@@ -1,5 +1,7 @@
 // Internal pieces of the converter shared by its source files.
 #pragma once
+#include <chrono>
+#include <filesystem>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -41,11 +43,51 @@ std::vector<std::vector<std::int32_t>> calibration_rows(const Tokenizer& tok, co
                                                         int length, int vocab);
 
 using Progress = ConvertProgressFn;
+
+// An interrupted conversion's state in <output>/.exl-resume (convert_resume.cpp). Created at the
+// start of a conversion: with `resume`, a state left there (made with the same `fingerprint`, the
+// options that decide the result) is read back; without it, a state there is an error. The
+// passes report each finished block; the calibration states are saved at most every
+// `interval_seconds` (0: after every block). remove() once the model is written.
+class Checkpoint {
+ public:
+  Checkpoint(const std::filesystem::path& output_dir, std::string fingerprint, bool resume, double interval_seconds);
+  bool resumed() const { return resumed_; }
+  // What was read back: the measured blocks (all of them when measure_complete) and the
+  // unquantized states after them; the quantized blocks, their tensors in block order (without
+  // the embedding), their bits, the last block's error and the quantized states after them.
+  Measurement measured;
+  bool measure_complete = false;
+  std::vector<std::vector<float>> measure_states;
+  int quant_blocks = 0;
+  std::vector<TensorData> quant_tensors;
+  std::uint64_t decoder_bits = 0;
+  double last_error = 0.0;
+  std::vector<std::vector<float>> quant_states;
+
+  void save_measurement(const Measurement& m, const std::vector<std::vector<float>>& states, bool complete);
+  void save_block(int index, const std::vector<TensorData>& tensors);
+  void save_quantized(int done, std::uint64_t bits, double error, const std::vector<std::vector<float>>& states);
+  void remove();
+
+ private:
+  bool due() const;
+  void write_job();
+  std::filesystem::path dir_;
+  std::string fingerprint_;
+  double interval_ = 30.0;
+  bool resumed_ = false;
+  std::chrono::steady_clock::time_point last_save_;
+  int saved_measured_ = 0, saved_quant_blocks_ = 0;
+  bool saved_measure_complete_ = false;
+  std::uint64_t saved_bits_ = 0;
+  double saved_error_ = 0.0;
+};
 void check_stop(std::stop_token stop);
 
 // Measurement pass (§7.4) over `states` (one [length, hidden] fp32 buffer per row).
 Measurement measure(const Source& src, BlockMath& math, std::vector<std::vector<float>> states,
-                    const Progress& progress, std::stop_token stop);
+                    const Progress& progress, std::stop_token stop, Checkpoint* checkpoint = nullptr);
 
 // Without a measurement pass (--fast): every option of every block scored from the layer shapes
 // alone, estimated error = sum over the block's projections of (weights share) x sum over the
@@ -62,7 +104,7 @@ struct QuantizeOutput {
 // Quantization pass (§7.9) with one option per block, then the head (§7.7).
 QuantizeOutput quantize(const Source& src, BlockMath& math, std::vector<std::vector<float>> states,
                         const std::vector<BlockOption>& strategy, int head_bits, const Progress& progress,
-                        std::stop_token stop);
+                        std::stop_token stop, Checkpoint* checkpoint = nullptr);
 
 // The on-disk tensors of one quantized linear (packed, §2.1).
 void append_exl2_tensors(const std::string& prefix, const QuantizedLinear& q, const std::vector<float>& bias,

@@ -124,6 +124,24 @@ std::unique_ptr<BlockMath> block_math_for(const std::string& device, std::string
   return make_cuda_block_math(index);
 }
 
+// The options that decide a conversion's result, as a resumed conversion must find them.
+std::string resume_fingerprint(const ConvertOptions& o) {
+  std::error_code ec;
+  nlohmann::json f;
+  f["input"] = fs::absolute(o.input_dir, ec).lexically_normal().string();
+  f["bits"] = o.bits;
+  f["head_bits"] = o.head_bits;
+  f["rows"] = o.rows;
+  f["length"] = o.length;
+  f["measure_rows"] = o.measure_rows;
+  f["fast"] = o.fast;
+  f["calibration"] = o.calibration_file ? o.calibration_file->string() + " (" +
+                                              std::to_string(fs::file_size(*o.calibration_file, ec)) + " bytes)"
+                                        : std::string("built-in");
+  f["measurement"] = o.measurement_in ? o.measurement_in->string() : std::string();
+  return f.dump();
+}
+
 }  // namespace
 
 ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& progress, std::stop_token stop) {
@@ -152,6 +170,13 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
     });
   }
   const fs::path source_dir = imported ? imported->path() : o.input_dir;
+  std::optional<Checkpoint> checkpoint;
+  if (!o.measure_only) {
+    checkpoint.emplace(o.output_dir, resume_fingerprint(o), o.resume, o.checkpoint_seconds);
+    if (checkpoint->resumed())
+      say("resume", 1, 1, "continuing the interrupted conversion in " + (o.output_dir / ".exl-resume").string());
+  }
+  Checkpoint* cp = checkpoint ? &*checkpoint : nullptr;
   const Source src = Source::open(source_dir);
 
   const std::string text = o.calibration_file ? read_text(*o.calibration_file) : builtin_calibration_text();
@@ -179,10 +204,13 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   } else if (o.fast) {
     m = estimated_measurement(src);
     say("measure", 1, 1, "skipped (fast): options chosen from the layer shapes");
+  } else if (cp && cp->measure_complete) {
+    m = cp->measured;
+    say("measure", 1, 1, "measurement read from the interrupted conversion");
   } else {
     std::vector<std::vector<float>> mstates = states;
     if (o.measure_rows > 0 && o.measure_rows < int(mstates.size())) mstates.resize(std::size_t(o.measure_rows));
-    m = measure(src, *math, std::move(mstates), progress, stop);
+    m = measure(src, *math, std::move(mstates), progress, stop, cp);
   }
   const std::string mjson = measurement_to_json(m);
   if (o.measurement_out) write_file_atomic(*o.measurement_out, mjson);
@@ -202,7 +230,7 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   }
   say("optimize", 1, 1, "decoder " + std::to_string(double(opt.total_bits) / double(numel)) + " bpw planned");
 
-  QuantizeOutput q = quantize(src, *math, std::move(states), strategy, o.head_bits, progress, stop);
+  QuantizeOutput q = quantize(src, *math, std::move(states), strategy, o.head_bits, progress, stop, cp);
   res.decoder_bits = q.decoder_bits;
   res.decoder_bpw = double(q.decoder_bits) / double(numel);
   res.head_bpw = double(q.head_bits) / double(q.head_numel);
@@ -219,6 +247,7 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   if (!o.fast || o.measurement_in) write_file_atomic(o.output_dir / "measurement.json", mjson);
   write_file_atomic(o.output_dir / "config.json", config_with_quantization(source_dir, o, row_count, o.length));
   res.files.push_back(o.output_dir / "config.json");
+  if (cp) cp->remove();
   say("done", 1, 1, "decoder " + std::to_string(res.decoder_bpw) + " bpw, head " + std::to_string(res.head_bpw) + " bpw");
   return res;
 }

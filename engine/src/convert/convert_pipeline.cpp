@@ -114,10 +114,17 @@ void report(const Progress& p, const std::string& stage, int step, int steps, co
 }  // namespace
 
 Measurement measure(const Source& src, BlockMath& math, States states, const Progress& progress,
-                    std::stop_token stop) {
+                    std::stop_token stop, Checkpoint* checkpoint) {
   Measurement m;
   const int steps = 2 * src.layers;
-  for (int i = 0; i < steps; ++i) {
+  int first = 0;
+  if (checkpoint && !checkpoint->measured.blocks.empty()) {  // resumed: the blocks measured before
+    m = checkpoint->measured;
+    states = std::move(checkpoint->measure_states);
+    first = int(m.blocks.size());
+    report(progress, "measure", first, steps, "resumed after " + std::to_string(first) + " measured blocks");
+  }
+  for (int i = first; i < steps; ++i) {
     check_stop(stop);
     const auto t_start = Clock::now();
     const Block blk = load_block(src, i / 2, i % 2 == 0);
@@ -167,6 +174,7 @@ Measurement measure(const Source& src, BlockMath& math, States states, const Pro
     report(progress, "measure", i + 1, steps, blk.key + ": best accuracy " + std::to_string(best) + times);
     m.blocks.push_back(std::move(mb));
     states = ref;  // measurement feeds the unquantized outputs forward
+    if (checkpoint) checkpoint->save_measurement(m, states, i + 1 == steps);
   }
   return m;
 }
@@ -202,7 +210,7 @@ Measurement estimated_measurement(const Source& src) {
 }
 
 QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const std::vector<BlockOption>& strategy,
-                        int head_bits, const Progress& progress, std::stop_token stop) {
+                        int head_bits, const Progress& progress, std::stop_token stop, Checkpoint* checkpoint) {
   QuantizeOutput out;
   const LayerTensors* lt = nullptr;
   out.tensors.push_back([&] {
@@ -215,9 +223,19 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
     out.tensors.push_back(make_tensor(name, DType::f16, t.shape, v.data(), v.size()));
   };
   const int steps = 2 * src.layers;
-  for (int i = 0; i < steps; ++i) {
+  int first = 0;
+  if (checkpoint && checkpoint->quant_blocks > 0) {  // resumed: the blocks quantized before
+    first = checkpoint->quant_blocks;
+    for (TensorData& t : checkpoint->quant_tensors) out.tensors.push_back(std::move(t));
+    out.decoder_bits = checkpoint->decoder_bits;
+    out.last_block_error = checkpoint->last_error;
+    states = std::move(checkpoint->quant_states);
+    report(progress, "quantize", first, steps + 1, "resumed after " + std::to_string(first) + " quantized blocks");
+  }
+  for (int i = first; i < steps; ++i) {
     check_stop(stop);
     const int layer = i / 2;
+    const std::size_t block_begin = out.tensors.size();
     lt = &src.model->layers()[std::size_t(layer)];
     const std::string lp = "model.layers." + std::to_string(layer);
     Block blk = load_block(src, layer, i % 2 == 0);
@@ -233,6 +251,10 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
       blk.set(math, proj, std::move(q.dequant));
     }
     out.last_block_error = evaluate(src, math, blk, states, ref, &states);
+    if (checkpoint) {
+      checkpoint->save_block(i, std::vector<TensorData>(out.tensors.begin() + std::ptrdiff_t(block_begin), out.tensors.end()));
+      checkpoint->save_quantized(i + 1, out.decoder_bits, out.last_block_error, states);
+    }
     report(progress, "quantize", i + 1, steps + 1,
            blk.key + ": rfn error " + std::to_string(out.last_block_error));
   }

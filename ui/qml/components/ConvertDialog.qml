@@ -121,6 +121,13 @@ Dialog {
             onToggled: convertJob.fast = checked
         }
         Label {
+            objectName: "resumeNote"
+            Layout.fillWidth: true
+            visible: !convertJob.running && convertJob.resumable && convertJob.settingsError.length === 0
+            text: qsTr("This folder holds an interrupted conversion: Convert continues it (with the same settings).")
+            wrapMode: Text.Wrap
+        }
+        Label {
             objectName: "settingsError"
             Layout.fillWidth: true
             visible: !convertJob.running && text.length > 0
