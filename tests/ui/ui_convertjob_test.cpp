@@ -5,6 +5,7 @@
 // EXL_REQUIRE_FIXTURES=1.
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -207,6 +208,9 @@ private Q_SLOTS:
         QVERIFY2(job.error().contains(QStringLiteral("config.json")) || job.error().contains(QStringLiteral("safetensors")),
                  qPrintable(job.error()));
         QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("out/config.json"))));
+        // Nothing to resume from: no state is left behind, the folder can be used again.
+        QVERIFY(!QFileInfo::exists(tmp.filePath(QStringLiteral("out/.exl-resume"))));
+        QVERIFY(!job.resumable());
     }
 
     void destroyingARunningJobStopsIt()

@@ -52,6 +52,10 @@ using Progress = ConvertProgressFn;
 class Checkpoint {
  public:
   Checkpoint(const std::filesystem::path& output_dir, std::string fingerprint, bool resume, double interval_seconds);
+  // A state folder that never got a job.json (the conversion failed before its first save) goes.
+  ~Checkpoint();
+  Checkpoint(const Checkpoint&) = delete;
+  Checkpoint& operator=(const Checkpoint&) = delete;
   bool resumed() const { return resumed_; }
   // What was read back: the measured blocks (all of them when measure_complete) and the
   // unquantized states after them; the quantized blocks, their tensors in block order (without

@@ -119,6 +119,11 @@ Checkpoint::Checkpoint(const fs::path& output_dir, std::string fingerprint, bool
   saved_error_ = last_error;
 }
 
+Checkpoint::~Checkpoint() {
+  std::error_code ec;
+  if (!fs::exists(dir_ / "job.json", ec)) fs::remove_all(dir_, ec);
+}
+
 void Checkpoint::write_job() {
   json job;
   job["fingerprint"] = fingerprint_;
