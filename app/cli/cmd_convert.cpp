@@ -3,7 +3,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <stop_token>
 
 #include "commands.h"
@@ -79,9 +78,9 @@ int cmd_convert(const Args& a) {
   try {
     r = convert_model(o, progress, g_stop.get_token());
   } catch (const Error& e) {
-    if (!o.measure_only && std::filesystem::exists(std::filesystem::path(o.output_dir) / ".exl-resume" / "job.json"))
+    if (!o.measure_only && has_conversion_state(o.output_dir))
       std::fprintf(stderr, " -- the finished part is kept in %s: run the same command with --resume to continue\n",
-                   (std::filesystem::path(o.output_dir) / ".exl-resume").string().c_str());
+                   conversion_state_dir(o.output_dir).string().c_str());
     throw;
   }
   std::signal(SIGINT, SIG_DFL);

@@ -137,7 +137,7 @@ QString ConvertJob::settingsError() const
 
 bool ConvertJob::resumable() const
 {
-    return !m_output.isEmpty() && QFileInfo::exists(m_output + QStringLiteral("/.exl-resume/job.json"));
+    return !m_output.isEmpty() && exl::has_conversion_state(m_output.toStdString());
 }
 
 double ConvertJob::overallProgress(const QString &stage, int step, int steps, bool fast)

@@ -160,6 +160,11 @@ struct ConvertResult {
 ConvertResult convert_model(const ConvertOptions& options, const ConvertProgressFn& progress = {},
                             std::stop_token stop = {});
 
+// Where a conversion into `output_dir` keeps its state while it runs (ConvertOptions::resume), and
+// whether an interrupted one left a state there to continue.
+std::filesystem::path conversion_state_dir(const std::filesystem::path& output_dir);
+bool has_conversion_state(const std::filesystem::path& output_dir);
+
 // Built-in calibration text (several domains, written for this project; see data/README.md).
 const std::string& builtin_calibration_text();
 

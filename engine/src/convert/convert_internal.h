@@ -56,17 +56,22 @@ class Checkpoint {
   ~Checkpoint();
   Checkpoint(const Checkpoint&) = delete;
   Checkpoint& operator=(const Checkpoint&) = delete;
+  // What job.json says is done: read back at the start, updated by each save.
+  struct Done {
+    int measured_blocks = 0;
+    bool measure_complete = false;
+    int quant_blocks = 0;
+    std::uint64_t decoder_bits = 0;
+    double last_error = 0.0;
+  };
+  const Done& done() const { return done_; }
   bool resumed() const { return resumed_; }
-  // What was read back: the measured blocks (all of them when measure_complete) and the
-  // unquantized states after them; the quantized blocks, their tensors in block order (without
-  // the embedding), their bits, the last block's error and the quantized states after them.
+  // What was read back: the measured blocks (all of them when complete) and the unquantized states
+  // after them; the quantized blocks' tensors in block order (without the embedding) and the
+  // quantized states after them. The passes take them over.
   Measurement measured;
-  bool measure_complete = false;
   std::vector<std::vector<float>> measure_states;
-  int quant_blocks = 0;
   std::vector<TensorData> quant_tensors;
-  std::uint64_t decoder_bits = 0;
-  double last_error = 0.0;
   std::vector<std::vector<float>> quant_states;
 
   void save_measurement(const Measurement& m, const std::vector<std::vector<float>>& states, bool complete);
@@ -82,10 +87,7 @@ class Checkpoint {
   double interval_ = 30.0;
   bool resumed_ = false;
   std::chrono::steady_clock::time_point last_save_;
-  int saved_measured_ = 0, saved_quant_blocks_ = 0;
-  bool saved_measure_complete_ = false;
-  std::uint64_t saved_bits_ = 0;
-  double saved_error_ = 0.0;
+  Done done_;
 };
 void check_stop(std::stop_token stop);
 

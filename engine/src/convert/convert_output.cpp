@@ -174,7 +174,7 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   if (!o.measure_only) {
     checkpoint.emplace(o.output_dir, resume_fingerprint(o), o.resume, o.checkpoint_seconds);
     if (checkpoint->resumed())
-      say("resume", 1, 1, "continuing the interrupted conversion in " + (o.output_dir / ".exl-resume").string());
+      say("resume", 1, 1, "continuing the interrupted conversion in " + conversion_state_dir(o.output_dir).string());
   }
   Checkpoint* cp = checkpoint ? &*checkpoint : nullptr;
   const Source src = Source::open(source_dir);
@@ -204,7 +204,7 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   } else if (o.fast) {
     m = estimated_measurement(src);
     say("measure", 1, 1, "skipped (fast): options chosen from the layer shapes");
-  } else if (cp && cp->measure_complete) {
+  } else if (cp && cp->done().measure_complete) {
     m = cp->measured;
     say("measure", 1, 1, "measurement read from the interrupted conversion");
   } else {

@@ -224,11 +224,11 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
   };
   const int steps = 2 * src.layers;
   int first = 0;
-  if (checkpoint && checkpoint->quant_blocks > 0) {  // resumed: the blocks quantized before
-    first = checkpoint->quant_blocks;
+  if (checkpoint && checkpoint->done().quant_blocks > 0) {  // resumed: the blocks quantized before
+    first = checkpoint->done().quant_blocks;
     for (TensorData& t : checkpoint->quant_tensors) out.tensors.push_back(std::move(t));
-    out.decoder_bits = checkpoint->decoder_bits;
-    out.last_block_error = checkpoint->last_error;
+    out.decoder_bits = checkpoint->done().decoder_bits;
+    out.last_block_error = checkpoint->done().last_error;
     states = std::move(checkpoint->quant_states);
     report(progress, "quantize", first, steps + 1, "resumed after " + std::to_string(first) + " quantized blocks");
   }

@@ -59,11 +59,28 @@ std::string block_file(int index) {
 
 }  // namespace
 
+}  // namespace exl::convert_detail
+
+namespace exl {
+
+std::filesystem::path conversion_state_dir(const std::filesystem::path& output_dir) {
+  return output_dir / ".exl-resume";
+}
+
+bool has_conversion_state(const std::filesystem::path& output_dir) {
+  std::error_code ec;
+  return std::filesystem::exists(conversion_state_dir(output_dir) / "job.json", ec);
+}
+
+}  // namespace exl
+
+namespace exl::convert_detail {
+
 Checkpoint::Checkpoint(const fs::path& output_dir, std::string fingerprint, bool resume, double interval_seconds)
-    : dir_(output_dir / ".exl-resume"), fingerprint_(std::move(fingerprint)), interval_(interval_seconds) {
+    : dir_(conversion_state_dir(output_dir)), fingerprint_(std::move(fingerprint)), interval_(interval_seconds) {
   last_save_ = std::chrono::steady_clock::now();
   std::error_code ec;
-  const bool found = fs::exists(dir_ / "job.json", ec);
+  const bool found = has_conversion_state(output_dir);
   if (found && !resume)
     throw Error(ErrorKind::invalid_argument,
                 "an interrupted conversion is kept in this output folder: continue it with --resume, or remove " +
@@ -87,21 +104,21 @@ Checkpoint::Checkpoint(const fs::path& output_dir, std::string fingerprint, bool
                 "the interrupted conversion in this folder was started with other options (input, bits, head bits, "
                 "calibration or --fast); start it again with those, or remove " + dir_.string(),
                 (dir_ / "job.json").string());
-  const int measured_blocks = job.value("measured_blocks", 0);
-  if (measured_blocks > 0) {
+  done_.measured_blocks = job.value("measured_blocks", 0);
+  done_.measure_complete = job.value("measure_complete", false);
+  done_.quant_blocks = job.value("quantized_blocks", 0);
+  done_.decoder_bits = job.value("decoder_bits", std::uint64_t(0));
+  done_.last_error = job.value("last_error", 0.0);
+  if (done_.measured_blocks > 0) {
     measured = read_measurement(dir_ / "measurement.json");
-    if (int(measured.blocks.size()) < measured_blocks)
+    if (int(measured.blocks.size()) < done_.measured_blocks)
       throw Error(ErrorKind::format, "the saved measurement is shorter than job.json says", dir_.string());
-    measured.blocks.resize(std::size_t(measured_blocks));
-    measure_complete = job.value("measure_complete", false);
-    if (!measure_complete) measure_states = read_states(dir_ / "measure_states.bin");
+    measured.blocks.resize(std::size_t(done_.measured_blocks));
+    if (!done_.measure_complete) measure_states = read_states(dir_ / "measure_states.bin");
   }
-  quant_blocks = job.value("quantized_blocks", 0);
-  if (quant_blocks > 0) {
-    decoder_bits = job.value("decoder_bits", std::uint64_t(0));
-    last_error = job.value("last_error", 0.0);
+  if (done_.quant_blocks > 0) {
     quant_states = read_states(dir_ / "quantize_states.bin");
-    for (int b = 0; b < quant_blocks; ++b) {
+    for (int b = 0; b < done_.quant_blocks; ++b) {
       const TensorStore store = TensorStore::open_files({dir_ / "blocks" / block_file(b)});
       for (const std::string& name : store.names()) {
         const TensorInfo& t = store.get(name);
@@ -111,27 +128,22 @@ Checkpoint::Checkpoint(const fs::path& output_dir, std::string fingerprint, bool
       }
     }
   }
-  resumed_ = measured_blocks > 0 || quant_blocks > 0;
-  saved_measured_ = measured_blocks;
-  saved_measure_complete_ = measure_complete;
-  saved_quant_blocks_ = quant_blocks;
-  saved_bits_ = decoder_bits;
-  saved_error_ = last_error;
+  resumed_ = done_.measured_blocks > 0 || done_.quant_blocks > 0;
 }
 
 Checkpoint::~Checkpoint() {
   std::error_code ec;
-  if (!fs::exists(dir_ / "job.json", ec)) fs::remove_all(dir_, ec);
+  if (!fs::exists(dir_ / "job.json", ec)) fs::remove_all(dir_, ec);  // never saved: nothing to resume
 }
 
 void Checkpoint::write_job() {
   json job;
   job["fingerprint"] = fingerprint_;
-  job["measured_blocks"] = saved_measured_;
-  job["measure_complete"] = saved_measure_complete_;
-  job["quantized_blocks"] = saved_quant_blocks_;
-  job["decoder_bits"] = saved_bits_;
-  job["last_error"] = saved_error_;
+  job["measured_blocks"] = done_.measured_blocks;
+  job["measure_complete"] = done_.measure_complete;
+  job["quantized_blocks"] = done_.quant_blocks;
+  job["decoder_bits"] = done_.decoder_bits;
+  job["last_error"] = done_.last_error;
   write_file_atomic(dir_ / "job.json", job.dump(1));
   last_save_ = std::chrono::steady_clock::now();
 }
@@ -144,8 +156,8 @@ void Checkpoint::save_measurement(const Measurement& m, const std::vector<std::v
   if (!complete && !due()) return;
   write_file_atomic(dir_ / "measurement.json", measurement_to_json(m));
   if (!complete) write_states(dir_ / "measure_states.bin", states);
-  saved_measured_ = int(m.blocks.size());
-  saved_measure_complete_ = complete;
+  done_.measured_blocks = int(m.blocks.size());
+  done_.measure_complete = complete;
   write_job();
 }
 
@@ -156,9 +168,9 @@ void Checkpoint::save_block(int index, const std::vector<TensorData>& tensors) {
 void Checkpoint::save_quantized(int done, std::uint64_t bits, double error, const std::vector<std::vector<float>>& states) {
   if (!due()) return;
   write_states(dir_ / "quantize_states.bin", states);
-  saved_quant_blocks_ = done;
-  saved_bits_ = bits;
-  saved_error_ = error;
+  done_.quant_blocks = done;
+  done_.decoder_bits = bits;
+  done_.last_error = error;
   write_job();
 }
 
