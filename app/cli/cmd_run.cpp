@@ -188,7 +188,8 @@ SamplerSettings sampler_from(const Args& a) {
   return ss;
 }
 
-// A draft model on the same device as the target, with a cache as long as the target's.
+// A draft model on the target's device (a split: its GPU with the most free memory, or
+// --draft-device), with a cache as long as the target's.
 struct DraftSession {
   std::shared_ptr<const Model> model;
   std::unique_ptr<Backend> backend;
@@ -204,7 +205,7 @@ static DraftSession open_draft(const Args& a, const Session& s, const std::strin
   o.max_chunk_size = s.max_chunk;
   o.threads = a.get_int("--threads", 0);
   o.deterministic = !a.has("--nondeterministic");
-  d.backend = make_backend(s.backend->name(), o);
+  d.backend = make_backend(a.get_or("--draft-device", draft_device(*s.backend)), o);
   d.backend->load(d.model);
   CacheOptions c;
   c.type = parse_cache_type(a.get_or("--cache", "fp16"));
@@ -218,7 +219,7 @@ int cmd_generate(const Args& a) {
       {"--prompt", "--max-new-tokens", "--ignore-eos", "--greedy", "--temperature", "--top-k", "--top-p", "--min-p",
        "--seed", "--json", "--bos", "--typical", "--repetition-penalty", "--rep-pen", "--frequency-penalty",
        "--freq-pen", "--presence-penalty", "--pres-pen", "--penalty-range", "--rep-pen-range", "--logit-bias", "--ban",
-       "--ban-token", "--stop", "--draft-model", "--draft", "--draft-tokens", "--ngram", "--ngram-tokens", "--chat", "--system"}));
+       "--ban-token", "--stop", "--draft-model", "--draft", "--draft-device", "--draft-tokens", "--ngram", "--ngram-tokens", "--chat", "--system"}));
   const int n = a.get_int("--max-new-tokens", 128);
   if (n < 0) throw Error(ErrorKind::invalid_argument, "must be >= 0", "", "--max-new-tokens");
   Session s = open_session(a);
@@ -352,10 +353,24 @@ int cmd_bench(const Args& a) {
            {"prefill_tokens_per_s", best_prefill}, {"decode_tokens_per_s", best_decode},
            {"weights_bytes", mem.weights_bytes}, {"cache_bytes", mem.cache_bytes}, {"scratch_bytes", mem.scratch_bytes},
            {"device_used_bytes", mem.device_total - mem.device_free}};
+    // Each device of a layer split (one entry without a split).
+    json per = json::array();
+    for (const DeviceMemoryStats& d : mem.devices)
+      per.push_back({{"device", d.device}, {"first_layer", d.first_layer}, {"layers", d.layers},
+                     {"weights_bytes", d.weights_bytes}, {"cache_bytes", d.cache_bytes},
+                     {"scratch_bytes", d.scratch_bytes}, {"device_used_bytes", d.device_total - d.device_free}});
+    j["devices"] = per;
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("%s: prefill %d tokens: %.1f tokens/s; decode %d tokens: %.1f tokens/s (best of %d)\n",
                 s.backend->name().c_str(), pt, best_prefill, gt, best_decode, repeats);
+    const MemoryStats mem = s.backend->memory();
+    if (mem.devices.size() > 1)
+      for (const DeviceMemoryStats& d : mem.devices)
+        std::printf("  cuda:%d layers %d-%d: weights %.0f MiB, cache %.0f MiB, scratch %.0f MiB; device %.0f of %.0f MiB used\n",
+                    d.device, d.first_layer, d.first_layer + d.layers - 1, d.weights_bytes / 1048576.0,
+                    d.cache_bytes / 1048576.0, d.scratch_bytes / 1048576.0,
+                    (d.device_total - d.device_free) / 1048576.0, d.device_total / 1048576.0);
   }
   return 0;
 }

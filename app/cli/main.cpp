@@ -56,6 +56,16 @@ options of commands that run a model:
   --threads N                     CPU threads (default: all cores)
   --nondeterministic              CUDA: faster decode (about 10 %), but a seed no longer repeats a
                                   generation bit for bit (partial sums meet in any order)
+  --vram-limit GiB                CUDA: most memory the backend may take on its device
+  -gs, --gpu-split 20,23          CUDA: split the layers over GPUs 0, 1, ... using at most these GiB
+                                  on each (the VRAM planner places them; the head with the last layer)
+  --auto-split                    CUDA: fill every visible GPU in order, keeping a reserve on each
+  --layer-split D:N,D:N,...       CUDA: explicit split, device D holds the next N layers (the last N
+                                  may be left out: the rest); "0:12,0" runs two segments on one GPU
+  --split-via-host                hand the hidden state between GPUs through pinned host memory
+                                  even where peer copies work
+  --draft-device cuda:N           speculative decoding: the draft model's device (default: the
+                                  target's GPU with the most free memory)
 )";
 
 }  // namespace
@@ -72,7 +82,8 @@ int main(int argc, char** argv) {
     const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
                                             "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
                                             "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
-                                            "--add-generation-prompt", "--fast", "--resume", "--quiet", "--nondeterministic", "--fp16"};
+                                            "--add-generation-prompt", "--fast", "--resume", "--quiet", "--nondeterministic", "--fp16",
+                                            "--split-via-host"};
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);

@@ -97,26 +97,37 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
   EXL_CUDA_REQUIRE(m.num_layers > 0 && m.hidden > 0 && m.num_heads > 0 && m.num_kv_heads > 0 && m.head_dim > 0 &&
                        m.layers && m.rope_inv_freq,
                    "load: incomplete model description");
-  decode_graph_.reset();
-  chunk_graphs_.clear();
+  reset_graphs();
   loaded_ = false;
   layers_.clear();
-  vocab_ = m.vocab; hidden_ = m.hidden; nl_ = m.num_layers; nh_ = m.num_heads; nkv_ = m.num_kv_heads;
+  embedding_.reset(); final_norm_.reset(); head_ = DeviceLinear{};
+  const int total = m.num_layers;
+  const int count = opt_.layer_count > 0 ? opt_.layer_count : total - opt_.layer_first;
+  EXL_CUDA_REQUIRE(opt_.layer_first >= 0 && count > 0 && opt_.layer_first + count <= total,
+                   "load: layer segment " + std::to_string(opt_.layer_first) + " + " + std::to_string(count) +
+                       " outside the model's " + std::to_string(total) + " layers");
+  first_layer_ = opt_.layer_first;
+  has_embedding_ = first_layer_ == 0;
+  has_head_ = first_layer_ + count == total;
+  vocab_ = m.vocab; hidden_ = m.hidden; nl_ = count; nh_ = m.num_heads; nkv_ = m.num_kv_heads;
   hd_ = m.head_dim; inter_ = m.intermediate; eps_ = m.rms_eps; mscale_ = m.rope_mscale;
   pos_div_ = m.rope_position_divisor > 0 ? m.rope_position_divisor : 1.0f; rope_style_ = m.rope_style;
   const cudaStream_t s = stream_->get();
   const std::uint64_t seed = m.synthetic_seed;
   weight_bytes_ = 0;
-  upload_half(embedding_, &alloc_, m.embedding, m.embedding_dtype, std::size_t(vocab_) * hidden_, seed ? seed + 11 : 0,
-              -0.05f, 0.05f, "embedding", s);
-  upload_half(final_norm_, &alloc_, m.final_norm, m.final_norm_dtype, std::size_t(hidden_), seed ? seed + 12 : 0, 0.9f,
-              1.1f, "final norm", s);
+  if (has_embedding_)
+    upload_half(embedding_, &alloc_, m.embedding, m.embedding_dtype, std::size_t(vocab_) * hidden_,
+                seed ? seed + 11 : 0, -0.05f, 0.05f, "embedding", s);
+  if (has_head_)
+    upload_half(final_norm_, &alloc_, m.final_norm, m.final_norm_dtype, std::size_t(hidden_), seed ? seed + 12 : 0,
+                0.9f, 1.1f, "final norm", s);
   upload_small(inv_freq_, &alloc_, std::vector<float>(m.rope_inv_freq, m.rope_inv_freq + hd_ / 2), "rope", s);
   layers_.resize(std::size_t(nl_));
   for (int i = 0; i < nl_; ++i) {
-    const exl_cuda_layer& src = m.layers[i];
+    const int g = first_layer_ + i;  // the model's layer index (synthetic seeds as on one device)
+    const exl_cuda_layer& src = m.layers[g];
     DeviceLayer& l = layers_[std::size_t(i)];
-    const std::uint64_t ls = seed ? seed + 1000ull * (i + 1) : 0;
+    const std::uint64_t ls = seed ? seed + 1000ull * (g + 1) : 0;
     upload_half(l.input_norm, &alloc_, src.input_norm, src.input_norm_dtype, std::size_t(hidden_), ls, 0.9f, 1.1f,
                 "input norm", s);
     upload_half(l.post_norm, &alloc_, src.post_norm, src.post_norm_dtype, std::size_t(hidden_), ls + 1, 0.9f, 1.1f,
@@ -156,8 +167,11 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
     l.gu_one_perm = same_input_perm({&src.gate, &src.up});
     if (progress) progress(user, std::uint64_t(i + 1), std::uint64_t(nl_ + 1));
   }
-  upload_linear(m.head, &alloc_, seed ? seed + 7 : 0, s, head_, &weight_bytes_);
-  fused_ok_ = head_.exl2 && hidden_ % 4 == 0 && hidden_ <= 65536 && inter_ <= 65536 && nh_ * hd_ <= 65536 &&
+  if (has_head_) upload_linear(m.head, &alloc_, seed ? seed + 7 : 0, s, head_, &weight_bytes_);
+  // The embedding table and the norms count as weights too (memory(), the planner's "weights").
+  weight_bytes_ += embedding_.bytes() + final_norm_.bytes();
+  for (const DeviceLayer& l : layers_) weight_bytes_ += l.input_norm.bytes() + l.post_norm.bytes();
+  fused_ok_ = (head_.exl2 || !has_head_) && hidden_ % 4 == 0 && hidden_ <= 65536 && inter_ <= 65536 && nh_ * hd_ <= 65536 &&
               hd_ % 2 == 0 && hd_ <= 512;
   for (const DeviceLayer& l : layers_)
     for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) fused_ok_ = fused_ok_ && p->exl2;
@@ -167,7 +181,8 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
   loaded_ = true;
   capacity_ = 0;
   cache_len_ = 0;
-  log_message(1, "exl_cuda: loaded " + std::to_string(nl_) + " layers, " + std::to_string(weight_bytes_ >> 20) +
+  log_message(1, "exl_cuda: loaded " + std::to_string(nl_) + " layers (" + std::to_string(first_layer_) + " .. " +
+                     std::to_string(first_layer_ + nl_ - 1) + ") on device " + std::to_string(opt_.device) + ", " + std::to_string(weight_bytes_ >> 20) +
                      " MiB of weights");
 }
 
@@ -182,9 +197,7 @@ void CudaBackend::allocate_cache(int max_seq_len, int kfmt, int vfmt, int pages)
     throw_status(EXL_CUDA_ERR_UNSUPPORTED, "a Q8/Q4 cache needs head_dim a multiple of 64 (the model has " +
                                                std::to_string(hd_) + ")");
   use_device(opt_.device);
-  decode_graph_.reset();
-  chunk_graphs_.clear();
-  sample_graph_.reset();
+  reset_graphs();
   capacity_ = 0;
   for (DeviceLayer& l : layers_) { l.k_cache.reset(); l.v_cache.reset(); l.k_scales.reset(); l.v_scales.reset(); }
   k_stage_.reset(); v_stage_.reset();
@@ -241,7 +254,7 @@ void CudaBackend::allocate_scratch() {
   qh_.allocate(&alloc_, std::size_t(C) * qd * 2, "q fp16");
   att_.allocate(&alloc_, std::size_t(C) * qd * 2, "attention out");
   gu32_.allocate(&alloc_, std::size_t(C) * inter_ * 2 * 4, "gate, up");
-  logit_rows_ = int(std::max<std::size_t>(1, std::min<std::size_t>(C, (256u << 20) / (std::size_t(vocab_) * 4))));
+  logit_rows_ = !has_head_ ? 0 : int(std::max<std::size_t>(1, std::min<std::size_t>(C, (256u << 20) / (std::size_t(vocab_) * 4))));
   logits_.allocate(&alloc_, std::size_t(logit_rows_) * vocab_ * 4, "logits");
   // Reconstruct buffer for the prefill path: the largest non-head layer.
   dq_elems_ = 0;
@@ -277,6 +290,7 @@ void CudaBackend::allocate_scratch() {
   h_step_ = PinnedBuffer(16);
   h_ids_ = PinnedBuffer(std::size_t(C) * 4);
   h_logits_ = PinnedBuffer(std::size_t(logit_rows_) * vocab_ * 4);
+  h_hidden_ = PinnedBuffer(out_host_ ? std::size_t(C) * hidden_ * 4 : 0);
   allocate_sampler();
 }
 
@@ -383,6 +397,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   float* x = x_.get<float>();
   GemvInit inits[k_gemv_max_inits];
   const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
+  enqueue_hidden_in(t);
   embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, inits,
                  accumulator_inits(0, t, head_rows, inits), s);
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
@@ -439,6 +454,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     d.in.permuted = l.down_in_order;
     exl2_gemv_run(d, s);
   }
+  enqueue_hidden_out(t);
   if (head_rows <= 0) return;
   // The logits were cleared by the last layer's q/k/v launch.
   GemvCall h;
@@ -475,6 +491,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   float* g32 = gu32_.get<float>();
   float* u32 = g32 + std::size_t(t) * inter_;
   const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
+  enqueue_hidden_in(t);
   embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, nullptr, 0, s);
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
   for (DeviceLayer& l : layers_) {
@@ -494,6 +511,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
     lin(l.down, a, x, true);
   }
+  enqueue_hidden_out(t);
 }
 
 void CudaBackend::enqueue_head(int row0, int rows) {
@@ -514,10 +532,10 @@ void CudaBackend::enqueue_decode_step() {
   EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
   EXL_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), h_ids_.get(), 4, cudaMemcpyHostToDevice, s));
   if (fused_ok_) {
-    enqueue_fused(1, decode_splits_, k_split_len, 0, 1);
+    enqueue_fused(1, decode_splits_, k_split_len, 0, has_head_ ? 1 : 0);
   } else {
     enqueue_layers(1, decode_splits_, k_split_len);
-    enqueue_head(0, 1);
+    if (has_head_) enqueue_head(0, 1);
   }
 }
 
@@ -525,18 +543,20 @@ void CudaBackend::forward(const std::int32_t* ids, int n, int logits_mode, float
   EXL_CUDA_REQUIRE(loaded_ && capacity_ > 0, "forward before load/allocate_cache");
   EXL_CUDA_REQUIRE(n > 0 && n <= chunk_, "forward: chunk of " + std::to_string(n) + " tokens (max " + std::to_string(chunk_) + ")");
   EXL_CUDA_REQUIRE(cache_len_ + n <= capacity_, "forward: the KV cache holds " + std::to_string(capacity_) + " tokens");
+  EXL_CUDA_REQUIRE(has_head_ || logits_mode == 0, "forward: this layer segment has no head (logits from the last segment)");
+  EXL_CUDA_REQUIRE(has_embedding_ || prev_, "forward: a layer segment after the first needs link_segments first");
   for (int i = 0; i < n; ++i)
     EXL_CUDA_REQUIRE(ids[i] >= 0 && ids[i] < vocab_, "forward: token id " + std::to_string(ids[i]) + " outside the vocabulary");
   use_device(opt_.device);
   const cudaStream_t s = stream_->get();
   std::memcpy(h_ids_.get(), ids, std::size_t(n) * 4);
   h_step_.get<int>()[0] = cache_len_;
-  const bool graph = opt_.cuda_graphs && n == 1 && logits_mode != 0;
+  const bool graph = opt_.cuda_graphs && n == 1 && (logits_mode != 0 || !has_head_);
   if (graph) {
     if (!decode_graph_.ready()) decode_graph_.capture(s, [&] { enqueue_decode_step(); });
     decode_graph_.launch(s);
     stream_->sync();
-    std::memcpy(logits, h_logits_.get(), std::size_t(vocab_) * 4);
+    if (has_head_) std::memcpy(logits, h_logits_.get(), std::size_t(vocab_) * 4);
     cache_len_ += 1;
     return;
   }
@@ -646,6 +666,59 @@ void CudaBackend::truncate(int length) {
   cache_len_ = length;
 }
 
+void CudaBackend::reset_graphs() {
+  decode_graph_.reset();
+  chunk_graphs_.clear();
+  sample_graph_.reset();
+}
+
+void CudaBackend::enqueue_hidden_in(int t) {
+  if (has_embedding_) return;
+  EXL_CUDA_REQUIRE(prev_ && t <= prev_->chunk_ && t <= chunk_, "layer segment: no input from the previous segment");
+  const void* src = prev_via_host_ ? prev_->h_hidden_.get() : prev_->x_.get();
+  EXL_CUDA_REQUIRE(src, "layer segment: the previous segment has no output buffer (allocate its cache)");
+  // Same device: a plain copy; another GPU: peer to peer (or staged by the driver); pinned host:
+  // an upload. cudaMemcpyDefault tells them apart by address (unified addressing).
+  EXL_CUDA_CHECK(cudaMemcpyAsync(x_.get(), src, std::size_t(t) * hidden_ * 4, cudaMemcpyDefault, stream_->get()));
+}
+
+void CudaBackend::enqueue_hidden_out(int t) {
+  if (!out_host_) return;
+  EXL_CUDA_REQUIRE(h_hidden_.get(), "layer segment: no host buffer for the next segment");
+  EXL_CUDA_CHECK(cudaMemcpyAsync(h_hidden_.get(), x_.get(), std::size_t(t) * hidden_ * 4, cudaMemcpyDeviceToHost,
+                                 stream_->get()));
+}
+
+void CudaBackend::link_after(CudaBackend& prev, bool via_host) {
+  EXL_CUDA_REQUIRE(loaded_ && prev.loaded_, "link_segments before load");
+  EXL_CUDA_REQUIRE(&prev != this, "link_segments: a segment cannot follow itself");
+  EXL_CUDA_REQUIRE(!has_embedding_ && !prev.has_head_ && prev.first_layer_ + prev.nl_ == first_layer_ &&
+                       prev.hidden_ == hidden_,
+                   "link_segments: segment at layers " + std::to_string(first_layer_) + ".. does not follow the one at " +
+                       std::to_string(prev.first_layer_) + " .. " + std::to_string(prev.first_layer_ + prev.nl_ - 1));
+  if (!via_host && prev.opt_.device != opt_.device) {
+    int can = 0;
+    EXL_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, opt_.device, prev.opt_.device));
+    if (can) {
+      use_device(opt_.device);
+      const cudaError_t e = cudaDeviceEnablePeerAccess(prev.opt_.device, 0);
+      if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+      else EXL_CUDA_CHECK(e);
+    } else {
+      via_host = true;
+      log_message(1, "exl_cuda: no peer access from device " + std::to_string(opt_.device) + " to " +
+                         std::to_string(prev.opt_.device) + ": the hidden state goes through pinned host memory");
+    }
+  }
+  prev_ = &prev;
+  prev_via_host_ = via_host;
+  prev.out_host_ = via_host;
+  if (via_host && prev.chunk_ > 0) prev.h_hidden_ = PinnedBuffer(std::size_t(prev.chunk_) * prev.hidden_ * 4);
+  if (!via_host) prev.h_hidden_ = PinnedBuffer();
+  reset_graphs();
+  prev.reset_graphs();
+}
+
 exl_cuda_memory CudaBackend::memory() const {
   exl_cuda_memory m{};
   m.weights_bytes = weight_bytes_;
@@ -654,7 +727,7 @@ exl_cuda_memory CudaBackend::memory() const {
   m.scratch_bytes = alloc_.in_use > m.cache_bytes + weight_bytes_ ? alloc_.in_use - m.cache_bytes - weight_bytes_ : 0;
   m.allocations = alloc_.allocations;
   std::size_t free_b = 0, total_b = 0;
-  if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) { m.device_free = free_b; m.device_total = total_b; }
+  if (cudaSetDevice(opt_.device) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) { m.device_free = free_b; m.device_total = total_b; }
   else (void)cudaGetLastError();
   return m;
 }

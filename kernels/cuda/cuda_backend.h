@@ -93,9 +93,17 @@ class CudaBackend {
   void set_length_unchecked(int past) { cache_len_ = past; }
   int vocab() const { return vocab_; }
   cudaStream_t stream() const { return stream_->get(); }
+  // Layer segments (module_api.h, link_segments): this segment's input is prev's residual after
+  // each of prev's steps, copied device to device or through prev's pinned host buffer.
+  void link_after(CudaBackend& prev, bool via_host);
 
  private:
   void allocate_scratch();
+  void reset_graphs();
+  // A later segment's input (prev_'s residual into x_) and, when the next segment reads it
+  // through the host, this segment's output (x_ into h_hidden_): t rows each.
+  void enqueue_hidden_in(int t);
+  void enqueue_hidden_out(int t);
   void enqueue_layers(int t, int splits, int split_len);
   void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
   int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
@@ -125,6 +133,15 @@ class CudaBackend {
   // Quantized caches: RoPE does kv_prepare's rotations and (whole blocks) the stores' writes, the
   // decode merge rotates the output back (EXL_CUDA_KV_FOLD=0: the separate passes).
   bool fold_kv_ = true;
+
+  // Layer segment (options layer_first / layer_count): layers_[i] is the model's layer
+  // first_layer_ + i; only the first segment holds the embedding, only the last the head.
+  int first_layer_ = 0;
+  bool has_embedding_ = true, has_head_ = true;
+  CudaBackend* prev_ = nullptr;  // the segment before this one (input), or none
+  bool prev_via_host_ = false;   // read prev_->h_hidden_ instead of prev_->x_
+  bool out_host_ = false;        // the next segment reads h_hidden_: copy x_ there after each step
+  PinnedBuffer h_hidden_;        // fp32 [chunk, hidden]
 
   // model
   int vocab_ = 0, hidden_ = 0, nl_ = 0, nh_ = 0, nkv_ = 0, hd_ = 0, inter_ = 0, rope_style_ = 0;

@@ -13,12 +13,14 @@ namespace exl::cuda {
 void CudaBackend::allocate_sampler() {
   sample_graph_.reset();
   sampler_.reset();
+  if (!has_head_) return;  // a layer segment before the last one: no logits to sample
   // Penalty entries are distinct ids of the context, which is at most the cache plus the step.
   sampler_ = std::make_unique<DeviceSampler>(&alloc_, vocab_, capacity_ + 64);
 }
 
 void CudaBackend::forward_sample(const std::int32_t* ids, int n, const exl_cuda_sampler& smp,
                                  exl_cuda_sample_result* out) {
+  EXL_CUDA_REQUIRE(has_head_, "forward_sample: this layer segment has no head (sample on the last segment)");
   EXL_CUDA_REQUIRE(loaded_ && capacity_ > 0 && sampler_, "forward_sample before load/allocate_cache");
   EXL_CUDA_REQUIRE(out, "forward_sample: null result");
   sampler_->stage(smp);  // validates before anything runs

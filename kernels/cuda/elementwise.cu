@@ -37,7 +37,7 @@ __global__ void embedding_kernel(const __half* __restrict__ table, int dim, cons
                                  int n, float* __restrict__ out, RopeParams rope, GemvInits inits) {
   pdl_trigger();
   pdl_wait();
-  if (int(blockIdx.x) < n) {
+  if (table && int(blockIdx.x) < n) {  // no table: a later layer segment, `out` holds its input
     const __half* row = table + std::size_t(ids[blockIdx.x]) * dim;
     float* o = out + std::size_t(blockIdx.x) * dim;
     for (int i = threadIdx.x; i < dim; i += blockDim.x) o[i] = __half2float(row[i]);

@@ -254,7 +254,8 @@ void attention_decode_step(const AttentionShape& a, const DecodeStepInputs& in, 
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);
 void embedding(const __half* table, int dim, const std::int32_t* ids, int n, float* out, cudaStream_t s);
 // The decode step's first kernel: the embedding rows, the RoPE table of the step's positions
-// (rope.cs, when set) and up to 6 init regions (the first layer's accumulators).
+// (rope.cs, when set) and up to 6 init regions (the first layer's accumulators). table null: no
+// gather (a layer segment after the first, whose input is already in `out`).
 void embedding_step(const __half* table, int dim, const std::int32_t* ids, int n, float* out, const RopeParams& rope,
                     const GemvInit* inits, int ninits, cudaStream_t s);
 // y[r, :n] = bias (or 0) when !accumulate; y[r, :n] += bias when accumulate (no-op without bias).

@@ -125,6 +125,13 @@ int api_forward(exl_cuda_backend* b, const std::int32_t* ids, int n, int mode, f
   });
 }
 
+int api_link_segments(exl_cuda_backend* prev, exl_cuda_backend* next, int via_host) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(prev && next, "link_segments: null");
+    next->impl->link_after(*prev->impl, via_host != 0);
+  });
+}
+
 int api_truncate(exl_cuda_backend* b, int length) {
   return guarded([&] {
     EXL_CUDA_REQUIRE(b, "truncate_cache: null");
@@ -287,6 +294,7 @@ const exl_cuda_api k_api = {
     api_convert_candidates_clear,
     api_convert_rows,
     api_convert_evaluate,
+    api_link_segments,
 };
 
 }  // namespace

@@ -16,9 +16,10 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 6u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
+#define EXL_CUDA_ABI_VERSION 7u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
                                     4: paged KV cache; 5: the converter's block math; 6: the converter's
-                                    measurement on the device (candidates, rows, evaluate) */
+                                    measurement on the device (candidates, rows, evaluate); 7: layer
+                                    segments (options.layer_first/layer_count, link_segments) */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -104,6 +105,14 @@ typedef struct exl_cuda_options {
   int fast_reduce;        /* 1: the EXL2 GEMV's split-K partials meet in fp32 atomics (about 10 % faster
                              decode, last bits vary from run to run); 0: a fixed order, so a seed
                              repeats a generation exactly */
+  /* ABI 7, layer split over devices: this backend holds the model's layers layer_first ..
+   * layer_first + layer_count - 1 (layer_count 0: to the last). The embedding is loaded only by the
+   * segment that starts at layer 0, the final norm and head only by the one that ends at the last
+   * layer; a segment that does not start at 0 takes its input from the segment linked before it
+   * (link_segments), one that does not end at the last layer produces no logits (forward with
+   * logits_mode 0, CUDA graphs still used for one token). */
+  int layer_first;
+  int layer_count;
 } exl_cuda_options;
 
 typedef struct exl_cuda_memory {
@@ -301,6 +310,15 @@ typedef struct exl_cuda_api {
   /* Runs the loaded block on every input row and returns the mean over rows of the relative Frobenius
    * error against the reference rows (outputs clamped to +-65504), as the CPU path computes it. */
   int (*convert_evaluate)(exl_cuda_convert* c, const exl_cuda_block_shape* s, int attention, double* mean_rfn);
+
+  /* ---- ABI 7: layer segments on several devices ---- */
+  /* `next` (whose layers follow `prev`'s) reads its input, the residual stream after prev's last
+   * layer, from `prev` at the start of each step: a device-to-device copy (peer to peer between two
+   * GPUs, peer access enabled where the devices allow it), or, with via_host != 0 or without peer
+   * access, through a pinned host buffer prev writes at the end of its step. The caller runs prev's
+   * forward before next's (each returns with its stream finished). Both must be loaded; both stay
+   * alive while linked; it discards both backends' captured graphs. */
+  int (*link_segments)(exl_cuda_backend* prev, exl_cuda_backend* next, int via_host);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

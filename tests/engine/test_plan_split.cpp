@@ -183,3 +183,106 @@ EXL_TEST(plan, json_schema_is_stable) {
           return c;
         }(), 4.0, 6, Layout::engine).layers[0].device);
 }
+
+// The runtime split (BackendOptions::split) taken from a plan: one segment per GPU holding layers,
+// in order, the manual allowance as each segment's VRAM limit.
+EXL_TEST(plan, split_segments_follow_the_plan) {
+  const GpuSpec g = find_gpu("RTX 4090");
+  const ModelShape s = shape_from_config(preset_config("llama3-70b"), 4.0, 6, Layout::engine);
+  const Plan two = make_plan(s, options({g, g}, 8192));
+  CHECK_MSG(two.fits, two.problem);
+  const std::vector<LayerSegment> seg = split_segments(two);
+  CHECK_EQ(seg.size(), std::size_t(2));
+  CHECK_EQ(seg[0].device, 0);
+  CHECK_EQ(seg[1].device, 1);
+  CHECK_EQ(seg[0].layers, two.devices[0].last_layer + 1);
+  CHECK_EQ(seg[1].layers, 80 - seg[0].layers);
+  CHECK_EQ(seg[0].vram_limit, std::uint64_t(0));  // automatic: no allowance
+  // Manual: the allowance in GiB becomes the segment's limit; ordinals can be remapped.
+  PlanOptions o = options({g, g}, 4096);
+  o.gpu_split_gb = {20, 23};
+  const Plan manual = make_plan(s, o);
+  CHECK_MSG(manual.fits, manual.problem);
+  const std::vector<LayerSegment> m = split_segments(manual, {3, 5});
+  CHECK_EQ(m.size(), std::size_t(2));
+  CHECK_EQ(m[0].device, 3);
+  CHECK_EQ(m[1].device, 5);
+  CHECK_EQ(m[0].vram_limit, std::uint64_t(20) << 30);
+  CHECK_EQ(m[1].vram_limit, std::uint64_t(23) << 30);
+  CHECK_EQ(m[0].layers + m[1].layers, 80);
+  CHECK_EQ(m[0].layers, manual.devices[0].last_layer - manual.devices[0].first_layer + 1);
+  // A third GPU with nothing on it gets no segment.
+  PlanOptions three = options({g, g, g}, 4096);
+  three.gpu_split_gb = {20, 23, 10};
+  const std::vector<LayerSegment> t = split_segments(make_plan(s, three));
+  CHECK_EQ(t.size(), std::size_t(2));
+  // Too small: the plan's problem, as a clear error.
+  PlanOptions small = options({g, g}, 4096);
+  small.gpu_split_gb = {10, 10};
+  try {
+    (void)split_segments(make_plan(s, small));
+    CHECK_MSG(false, "a split that does not fit was accepted");
+  } catch (const Error& e) {
+    CHECK_MSG(std::string(e.what()).find("does not fit") != std::string::npos, e.what());
+  }
+}
+
+// Layouts the backend cannot run: the head on a GPU after the last layer's, GPU 0 without layers.
+EXL_TEST(plan, split_segments_refuse_what_the_backend_cannot_place) {
+  Plan p;
+  p.fits = true;
+  p.devices.resize(2);
+  p.devices[0].first_layer = 0;
+  p.devices[0].last_layer = 79;
+  p.devices[1].has_head = true;
+  auto refuses = [](const Plan& plan, const std::string& needle) {
+    try {
+      (void)split_segments(plan);
+      CHECK_MSG(false, "accepted (expected '" << needle << "')");
+    } catch (const Error& e) {
+      CHECK_MSG(std::string(e.what()).find(needle) != std::string::npos, e.what());
+    }
+  };
+  refuses(p, "head would sit on GPU 1");
+  p.devices[0] = DevicePlan{};
+  p.devices[1].first_layer = 0;
+  p.devices[1].last_layer = 79;
+  refuses(p, "GPU 0 holds no layers");
+  p.devices[0].first_layer = 0;
+  p.devices[0].last_layer = 9;
+  p.devices[1].first_layer = 11;
+  refuses(p, "expected 10");
+  p.devices[1].first_layer = 10;
+  const std::vector<LayerSegment> ok = split_segments(p);
+  CHECK_EQ(ok.size(), std::size_t(2));
+  CHECK_EQ(ok[0].layers, 10);
+  CHECK_EQ(ok[1].layers, 70);
+  CHECK_EQ(split_segments(p, {1, 0})[0].device, 1);
+  p.fits = false;
+  p.problem = "layer 3 does not fit";
+  refuses(p, "layer 3 does not fit");
+}
+
+EXL_TEST(plan, parse_layer_split) {
+  std::vector<LayerSegment> s = parse_layer_split("0:12,0");
+  CHECK_EQ(s.size(), std::size_t(2));
+  CHECK_EQ(s[0].device, 0);
+  CHECK_EQ(s[0].layers, 12);
+  CHECK_EQ(s[1].device, 0);
+  CHECK_EQ(s[1].layers, 0);
+  s = parse_layer_split("1:20,0:40,2:20");
+  CHECK_EQ(s.size(), std::size_t(3));
+  CHECK_EQ(s[2].device, 2);
+  CHECK_EQ(s[2].layers, 20);
+  s = parse_layer_split("3");
+  CHECK_EQ(s.size(), std::size_t(1));
+  CHECK_EQ(s[0].device, 3);
+  for (const char* bad : {"", ",", "0:", "0:,1", "a:3", "0:0,1", "0:3,,1", "0:-1", "0:3,", "-1:2", "0:9999999"}) {
+    try {
+      (void)parse_layer_split(bad);
+      CHECK_MSG(false, "'" << bad << "' was accepted");
+    } catch (const Error& e) {
+      CHECK_MSG(std::string(e.what()).find("layer split") != std::string::npos, e.what());
+    }
+  }
+}

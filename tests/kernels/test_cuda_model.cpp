@@ -5,9 +5,13 @@
 #include <thread>
 
 #include "exl/backend.h"
+#include "exl/error.h"
+#include "exl/generator.h"
 #include "exl/gpu_power.h"
+#include "exl/model.h"
 #include "exl_test.h"
 #include "../engine/model_checks.h"
+#include "../engine/refs.h"
 #include "../engine/prefix_checks.h"
 
 using exl::CacheType;
@@ -68,5 +72,149 @@ EXL_GPU_TEST(cuda_model, gpu_power_reads) {
                 g.total_bytes / 1073741824.0);
     CHECK(!g.name.empty());
     CHECK(g.total_bytes > 0 && g.used_bytes > 0 && g.used_bytes <= g.total_bytes);
+  }
+}
+
+// Layer split (issue 13) on one GPU: the model's layers in two or three segments on device 0, each
+// with its own stream, memory budget and graphs, the hidden state handed over device to device or
+// through pinned host memory. Every logit equals the one-device run's bit for bit: prompt chunks
+// (all positions), decode steps (the captured graph of every segment), sampling on the device, a
+// paged cache reused across sequences; memory() lists each segment.
+namespace {
+
+struct SplitRun {
+  std::shared_ptr<const exl::Model> model;
+  std::unique_ptr<exl::Backend> backend;
+};
+
+SplitRun split_run(const std::string& folder, std::vector<exl::LayerSegment> split, bool via_host) {
+  SplitRun r;
+  r.model = exl::Model::open(fixture("models/" + folder));
+  exl::BackendOptions o;
+  o.max_chunk_size = 64;  // the 100+-token prompts run in several chunks
+  o.split = std::move(split);
+  o.split_via_host = via_host;
+  r.backend = exl::make_backend("cuda", o);
+  r.backend->load(r.model);
+  exl::CacheOptions c;
+  c.max_seq_len = 512;
+  r.backend->allocate_cache(c);
+  return r;
+}
+
+// Everything one run produces, in order: all prompt logits, then 12 greedy decode steps' logits,
+// then 12 ids sampled on the device (temperature 0.8, seed 7), for each fixture prompt.
+struct Trace {
+  std::vector<float> logits;
+  std::vector<std::int32_t> ids;
+};
+
+Trace trace(exl::Backend& b) {
+  Trace t;
+  std::vector<float> l;
+  for (const Prompt& p : read_prompts()) {
+    b.reuse_prefix(p.ids, 0);
+    exl::prefill(b, p.ids, 64, exl::LogitsWanted::all, l);
+    t.logits.insert(t.logits.end(), l.begin(), l.end());
+    std::vector<std::int32_t> ctx = p.ids;
+    for (int i = 0; i < 12; ++i) {
+      const std::int32_t next = top1(std::span<const float>(l.data() + l.size() - std::size_t(b.vocab_size()),
+                                                            std::size_t(b.vocab_size())));
+      ctx.push_back(next);
+      b.forward(std::span<const std::int32_t>(&ctx.back(), 1), exl::LogitsWanted::last, l);
+      t.logits.insert(t.logits.end(), l.begin(), l.end());
+    }
+    exl::SamplerSettings ss;
+    ss.temperature = 0.8f;
+    ss.seed = 7;
+    exl::Sampler sampler(ss);
+    for (int i = 0; i < 12; ++i) {
+      ctx.push_back(b.forward_sample(std::span<const std::int32_t>(&ctx.back(), 1), sampler, ctx));
+      t.ids.push_back(ctx.back());
+    }
+    // The prompt again: its pages are reused from the cache (prefix reuse across sequences).
+    const int reused = b.reuse_prefix(p.ids, int(p.ids.size()) - 1);
+    CHECK_MSG(reused > 0, "prompt " << p.name << ": no cached prefix reused");
+    exl::prefill(b, std::span<const std::int32_t>(p.ids).subspan(std::size_t(reused)), 64, exl::LogitsWanted::last, l);
+    t.logits.insert(t.logits.end(), l.begin(), l.end());
+  }
+  return t;
+}
+
+void check_split_equals_one_device(const std::string& folder) {
+  SplitRun one = split_run(folder, {}, false);
+  const Trace want = trace(*one.backend);
+  const exl::MemoryStats m1 = one.backend->memory();
+  CHECK_EQ(int(m1.devices.size()), 1);
+  const int layers = one.model->config().num_layers;
+  struct Case {
+    std::vector<exl::LayerSegment> split;
+    bool via_host;
+  };
+  std::vector<Case> cases = {
+      {{{0, layers / 2}, {0, 0}}, false},
+      {{{0, layers / 2}, {0, 0}}, true},
+  };
+  if (layers >= 3) cases.push_back({{{0, 1}, {0, layers - 2}, {0, 1}}, false});
+  for (const Case& c : cases) {
+    SplitRun r = split_run(folder, c.split, c.via_host);
+    const Trace got = trace(*r.backend);
+    const std::string what = folder + " in " + std::to_string(c.split.size()) + " segments" + (c.via_host ? " via host" : "");
+    CHECK_EQ(r.backend->name(), std::string(c.split.size() == 2 ? "cuda:0+cuda:0" : "cuda:0+cuda:0+cuda:0"));
+    CHECK_EQ(got.logits.size(), want.logits.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < std::min(got.logits.size(), want.logits.size()); ++i)
+      differ += got.logits[i] != want.logits[i];
+    CHECK_MSG(differ == 0, what << ": " << differ << " of " << want.logits.size() << " logits differ");
+    CHECK_MSG(got.ids == want.ids, what << ": device sampling chose other ids");
+    const exl::MemoryStats m = r.backend->memory();
+    CHECK_EQ(m.devices.size(), c.split.size());
+    int next = 0;
+    for (const exl::DeviceMemoryStats& d : m.devices) {
+      CHECK_EQ(d.device, 0);
+      CHECK_EQ(d.first_layer, next);
+      CHECK(d.layers > 0 && d.weights_bytes > 0 && d.cache_bytes > 0);
+      next += d.layers;
+    }
+    CHECK_EQ(next, layers);
+    // The embedding and head sit once, on the first and last segment: the weights add up.
+    CHECK_EQ(m.weights_bytes, m1.weights_bytes);
+    CHECK_EQ(m.cache_bytes, m1.cache_bytes);
+  }
+}
+
+}  // namespace
+
+EXL_GPU_TEST(cuda_model, layer_split_exl2_equals_one_device) { check_split_equals_one_device("exl2/ref-s-4.0bpw"); }
+EXL_GPU_TEST(cuda_model, layer_split_fp16_equals_one_device) { check_split_equals_one_device("hf/ref-xs"); }
+
+// A split that does not place the model's layers, a segment without layers, a device that is not
+// there: clear errors, no crash.
+EXL_GPU_TEST(cuda_model, layer_split_bad_requests_are_clear_errors) {
+  auto model = exl::Model::open(fixture("models/exl2/ref-s-4.0bpw"));
+  const int layers = model->config().num_layers;
+  auto fails = [&](std::vector<exl::LayerSegment> split, const std::string& needle) {
+    exl::BackendOptions o;
+    o.split = std::move(split);
+    try {
+      auto b = exl::make_backend("cuda", o);
+      b->load(model);
+      b->allocate_cache({256, CacheType::fp16});
+      CHECK_MSG(false, "no error (expected '" << needle << "')");
+    } catch (const exl::Error& e) {
+      CHECK_MSG(std::string(e.what()).find(needle) != std::string::npos, e.what());
+    }
+  };
+  fails({{0, layers}, {0, 2}}, "layers");
+  fails({{0, 2}, {0, 2}}, "layers");
+  fails({{0, 0}, {0, 0}}, "only the last may be 0");
+  fails({{0, 1}, {4096, 0}}, "");
+  exl::BackendOptions o;
+  o.split = {{0, 1}, {0, 0}};
+  try {
+    (void)exl::make_backend("cpu", o);
+    CHECK_MSG(false, "a split on the CPU backend was accepted");
+  } catch (const exl::Error& e) {
+    CHECK_MSG(std::string(e.what()).find("CUDA") != std::string::npos, e.what());
   }
 }

@@ -251,7 +251,7 @@ void EngineGenerationBackend::loadDraft(const LoadOptions &options)
     exl::BackendOptions o;
     o.max_chunk_size = m_maxChunk;
     o.threads = m_threads;
-    m_draftBackend = exl::make_backend(m_backend->name(), o);  // the model's device
+    m_draftBackend = exl::make_backend(exl::draft_device(*m_backend), o);  // the model's GPU with the most room
     m_draftBackend->load(m_draftModel);
     m_draftBackend->allocate_cache({m_backend->cache_capacity(), cacheType(options.cacheKind)});
 }

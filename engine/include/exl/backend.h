@@ -38,6 +38,13 @@ struct CacheOptions {
   int cache_tokens = 0;
 };
 
+// One device's share of a layer split (BackendOptions::split).
+struct LayerSegment {
+  int device = 0;              // CUDA device ordinal (the same device may appear twice: tests)
+  int layers = 0;              // decoder layers, following the previous segment's; 0 in the last: the rest
+  std::uint64_t vram_limit = 0;  // bytes this segment may allocate on its device (0: no limit)
+};
+
 struct BackendOptions {
   int max_chunk_size = 2048;  // longest forward chunk; longer inputs are split by the caller
   int threads = 0;            // CPU backend: 0 = all cores
@@ -46,16 +53,34 @@ struct BackendOptions {
   // CUDA backend: sum the quantized matmul's partial results in a fixed order, so a seed repeats a
   // generation exactly (false: fp32 atomics, about 10 % faster decode, last bits vary per run).
   bool deterministic = true;
+  // CUDA backend: bytes it may allocate on the device (0: no limit); loading past it fails cleanly.
+  std::uint64_t vram_limit = 0;
+  // CUDA backend, layer split over devices (ExLlamaV2's gpu_split, resolved by the VRAM planner:
+  // exl::plan::split_segments): segment i holds the next `layers` decoder layers and their KV
+  // cache on its device, the embedding sits with the first, the final norm and head with the last;
+  // the hidden state goes from one to the next peer to peer, or through pinned host memory where
+  // peer access is missing. Empty: `device` holds everything.
+  std::vector<LayerSegment> split;
+  bool split_via_host = false;  // hand the hidden state over through pinned host memory even where peer copies work
 };
 
 enum class LogitsWanted : std::uint8_t { none, last, all };
 
+// What one device of a backend holds (a layer split lists each of its devices).
+struct DeviceMemoryStats {
+  int device = 0;
+  int first_layer = 0, layers = 0;  // the decoder layers placed there
+  std::uint64_t weights_bytes = 0, cache_bytes = 0, scratch_bytes = 0;
+  std::uint64_t device_total = 0, device_free = 0;
+};
+
 struct MemoryStats {
-  std::uint64_t weights_bytes = 0;
+  std::uint64_t weights_bytes = 0;  // all devices together
   std::uint64_t cache_bytes = 0;
   std::uint64_t scratch_bytes = 0;
-  std::uint64_t device_total = 0;  // 0 on the CPU
+  std::uint64_t device_total = 0;  // 0 on the CPU; a split: summed over its distinct devices
   std::uint64_t device_free = 0;
+  std::vector<DeviceMemoryStats> devices;  // per segment (CUDA backend); empty on the CPU
 };
 
 class Backend {
@@ -119,5 +144,9 @@ namespace exl {
 // line saying what was chosen and, for "auto" on the CPU, why no GPU was used.
 std::unique_ptr<Backend> make_backend(const std::string& device, const BackendOptions& options,
                                       std::string* note = nullptr);
+
+// Where a draft model goes beside `target`: the target's device, or for a layer split the GPU of
+// the split with the most free memory ("cpu", "cuda:N").
+std::string draft_device(const Backend& target);
 
 }  // namespace exl

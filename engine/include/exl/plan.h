@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "exl/backend.h"
 #include "exl/model_config.h"
 
 namespace exl::plan {
@@ -191,6 +192,16 @@ double speculative_bound(double target_step_s, double draft_step_s, int k, doubl
 std::int64_t max_context(const ModelShape& model, const PlanOptions& options, const ModelShape* draft = nullptr);
 // Highest decoder bpw in [2, 8] (steps of 0.01) that fits at options.context, for model's config.
 double max_bpw(const ModelShape& model, const PlanOptions& options, const ModelShape* draft = nullptr);
+
+// The runtime layer split of a plan (BackendOptions::split): one segment per GPU that holds layers,
+// in order, on CUDA device devices[i] for options.gpus[i] (empty: i), with the manual split's
+// allowance as its VRAM limit. Throws Error(invalid_argument) with the plan's problem when it does
+// not fit, or when the plan leaves GPU 0 without layers or puts the head on a GPU after the last
+// layer's (the backend keeps the embedding with the first layer and the head with the last).
+std::vector<LayerSegment> split_segments(const Plan& plan, const std::vector<int>& devices = {});
+// Parses an explicit split "D:N,D:N,..." (CUDA device D holds the next N layers; N 0 or omitted in
+// the last entry: the rest), e.g. "0:12,0" for two segments on one GPU. Throws invalid_argument.
+std::vector<LayerSegment> parse_layer_split(const std::string& text);
 
 // The JSON the app and `exl fit --json` read (schema "exl.plan/1").
 std::string plan_to_json(const ModelShape& model, const PlanOptions& options, const Plan& plan,

@@ -292,4 +292,67 @@ double max_bpw(const ModelShape& m, const PlanOptions& o, const ModelShape* draf
   return lo / 100.0;
 }
 
+std::vector<LayerSegment> split_segments(const Plan& plan, const std::vector<int>& devices) {
+  if (!plan.fits) throw Error(ErrorKind::invalid_argument, "the split does not fit: " + plan.problem, "", "--gpu-split");
+  if (!devices.empty() && devices.size() != plan.devices.size())
+    throw Error(ErrorKind::invalid_argument, "split: " + std::to_string(devices.size()) + " device ordinals for " +
+                                                 std::to_string(plan.devices.size()) + " GPUs");
+  std::vector<LayerSegment> out;
+  int next = 0, head_on = -1, last_on = -1;
+  for (std::size_t d = 0; d < plan.devices.size(); ++d) {
+    const DevicePlan& p = plan.devices[d];
+    if (p.has_head) head_on = int(d);
+    if (p.first_layer < 0) continue;
+    if (p.first_layer != next)
+      throw Error(ErrorKind::invalid_argument, "split: GPU " + std::to_string(d) + " starts at layer " +
+                                                   std::to_string(p.first_layer) + ", expected " + std::to_string(next));
+    if (out.empty() && d != 0)
+      throw Error(ErrorKind::invalid_argument, "split: GPU 0 holds no layers (it keeps the embedding); give it a share",
+                  "", "--gpu-split");
+    LayerSegment g;
+    g.device = devices.empty() ? int(d) : devices[d];
+    g.layers = p.last_layer - p.first_layer + 1;
+    g.vram_limit = p.budget_bytes;
+    out.push_back(g);
+    next = p.last_layer + 1;
+    last_on = int(d);
+  }
+  if (out.empty()) throw Error(ErrorKind::invalid_argument, "split: no GPU holds a layer", "", "--gpu-split");
+  if (head_on != last_on)
+    throw Error(ErrorKind::invalid_argument, "split: the head would sit on GPU " + std::to_string(head_on) +
+                                                 " without the last layer (GPU " + std::to_string(last_on) +
+                                                 "); give GPU " + std::to_string(last_on) + " more room",
+                "", "--gpu-split");
+  return out;
+}
+
+std::vector<LayerSegment> parse_layer_split(const std::string& text) {
+  std::vector<LayerSegment> out;
+  auto bad = [&](const std::string& why) {
+    return Error(ErrorKind::invalid_argument, "layer split '" + text + "': " + why + " (D:N,D:N,...: CUDA device D "
+                                              "holds the next N layers; the last N may be left out for the rest)",
+                 "", "--layer-split");
+  };
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    if (item.empty()) throw bad("empty entry");
+    const std::size_t colon = item.find(':');
+    auto number = [&](const std::string& v, const char* what) {
+      if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)
+        throw bad(std::string("bad ") + what + " '" + v + "'");
+      return std::stoi(v);
+    };
+    LayerSegment g;
+    g.device = number(item.substr(0, colon), "device");
+    g.layers = colon == std::string::npos ? 0 : number(item.substr(colon + 1), "layer count");
+    out.push_back(g);
+    pos = comma + 1;
+  }
+  for (std::size_t i = 0; i + 1 < out.size(); ++i)
+    if (out[i].layers <= 0) throw bad("entry " + std::to_string(i + 1) + " needs a layer count above 0");
+  return out;
+}
+
 }  // namespace exl::plan

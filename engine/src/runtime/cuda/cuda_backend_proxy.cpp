@@ -5,7 +5,11 @@
 // store page holds each position, shares and evicts pages, and finds cached prefixes; before each
 // step the module gets the active sequence's page table and length (set_cache_pages) and copies
 // pages on write (copy_cache_page). The unpaged cache is one page as long as the context.
+// A layer split (BackendOptions::split) is one module backend per segment, linked in order: every
+// step runs the segments one after the other (each hands its residual to the next), the page
+// table and page copies go to all of them, and only the last one produces logits or samples.
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <cstdlib>
 
@@ -60,22 +64,50 @@ class CudaBackend final : public Backend, private PageStorage {
     std::string why;
     api_ = cuda_loader::api(&why);
     if (!api_) throw Error(ErrorKind::device, "CUDA backend unavailable: " + why);
-    exl_cuda_options co{};
-    co.device = o.device;
-    co.max_chunk = o.max_chunk_size;
-    co.cuda_graphs = o.cuda_graphs ? 1 : 0;
-    co.fast_reduce = o.deterministic ? 0 : 1;
-    cuda_loader::check(api_->create(&co, &handle_), "create");
+    std::vector<LayerSegment> split = o.split;
+    if (split.empty()) split.push_back({o.device, 0, o.vram_limit});
+    for (std::size_t i = 0; i < split.size(); ++i)
+      if (split[i].layers < 0 || (split[i].layers == 0 && i + 1 < split.size()))
+        throw Error(ErrorKind::invalid_argument, "layer split: segment " + std::to_string(i) + " on cuda:" +
+                                                     std::to_string(split[i].device) + " holds " +
+                                                     std::to_string(split[i].layers) +
+                                                     " layers (only the last may be 0: the rest)");
+    int first = 0;
+    for (const LayerSegment& g : split) {
+      exl_cuda_options co{};
+      co.device = g.device;
+      co.max_chunk = o.max_chunk_size;
+      co.cuda_graphs = o.cuda_graphs ? 1 : 0;
+      co.fast_reduce = o.deterministic ? 0 : 1;
+      co.vram_limit = g.vram_limit;
+      co.layer_first = first;
+      co.layer_count = g.layers;
+      Segment seg;
+      seg.device = g.device;
+      seg.first = first;
+      seg.count = g.layers;
+      // Created one by one: a failure destroys the ones made so far (~CudaBackend does not run).
+      try {
+        cuda_loader::check(api_->create(&co, &seg.handle), "create");
+      } catch (...) {
+        destroy_all();
+        throw;
+      }
+      segs_.push_back(seg);
+      first += g.layers;
+    }
     device_sampling_ = device_sampler_enabled(std::getenv("EXL_CUDA_DEVICE_SAMPLER"));
     if (!device_sampling_) log(LogLevel::info, "CUDA backend: device sampling off (EXL_CUDA_DEVICE_SAMPLER=0)");
   }
-  ~CudaBackend() override {
-    if (handle_) api_->destroy(handle_);
-  }
+  ~CudaBackend() override { destroy_all(); }
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
 
-  std::string name() const override { return "cuda:" + std::to_string(opts_.device); }
+  std::string name() const override {
+    std::string n;
+    for (const Segment& g : segs_) n += (n.empty() ? "cuda:" : "+cuda:") + std::to_string(g.device);
+    return n;
+  }
 
   void load(std::shared_ptr<const Model> model) override {
     const ModelConfig& c = model->config();
@@ -107,7 +139,20 @@ class CudaBackend final : public Backend, private PageStorage {
     m.final_norm_dtype = dtype_code(model->final_norm().dtype);
     m.head = describe(model->head());
     m.layers = layers.data();
-    cuda_loader::check(api_->load(handle_, &m, nullptr, nullptr), "load");
+    model_.reset();
+    // The split must place every layer: the explicit counts (the last one 0 = the rest) add up.
+    const Segment& tail = segs_.back();
+    if (tail.first >= c.num_layers || (tail.count > 0 && tail.first + tail.count != c.num_layers))
+      throw Error(ErrorKind::invalid_argument,
+                  "layer split: the segments place " + std::to_string(tail.count > 0 ? tail.first + tail.count : tail.first) +
+                      (tail.count > 0 ? "" : "+") + " layers; the model has " + std::to_string(c.num_layers));
+    for (Segment& g : segs_) {
+      g.layers = g.count > 0 ? g.count : c.num_layers - g.first;
+      cuda_loader::check(api_->load(g.handle, &m, nullptr, nullptr), "load");
+    }
+    for (std::size_t i = 1; i < segs_.size(); ++i)
+      cuda_loader::check(api_->link_segments(segs_[i - 1].handle, segs_[i].handle, opts_.split_via_host ? 1 : 0),
+                         "link_segments");
     model_ = std::move(model);
     capacity_ = 0;
     pages_.reset();
@@ -146,9 +191,11 @@ class CudaBackend final : public Backend, private PageStorage {
       const int tokens = std::max(options.max_seq_len, options.cache_tokens);
       page_tokens = kPageTokens;
       pages = (tokens + kPageTokens - 1) / kPageTokens;
-      cuda_loader::check(api_->allocate_paged_cache(handle_, options.max_seq_len, pages, code), "allocate_cache");
+      for (const Segment& g : segs_)
+        cuda_loader::check(api_->allocate_paged_cache(g.handle, options.max_seq_len, pages, code), "allocate_cache");
     } else {
-      cuda_loader::check(api_->allocate_cache(handle_, options.max_seq_len, code), "allocate_cache");
+      for (const Segment& g : segs_)
+        cuda_loader::check(api_->allocate_cache(g.handle, options.max_seq_len, code), "allocate_cache");
     }
     pages_ = std::make_unique<PageCache>(pages, page_tokens);
     paged_ = options.paged;
@@ -177,7 +224,8 @@ class CudaBackend final : public Backend, private PageStorage {
     const std::size_t rows = mode == 0 ? 0 : mode == 1 ? 1 : ids.size();
     logits.resize(rows * std::size_t(vocab_size()));
     begin_step(ids);
-    cuda_loader::check(api_->forward(handle_, ids.data(), int(ids.size()), mode, logits.data()), "forward");
+    run_segments_before_last(ids);
+    cuda_loader::check(api_->forward(segs_.back().handle, ids.data(), int(ids.size()), mode, logits.data()), "forward");
     pages_->commit(seq_, ids);
   }
 
@@ -212,18 +260,30 @@ class CudaBackend final : public Backend, private PageStorage {
     c.uniform = pack_.greedy ? 0.0 : sampler.next_uniform();  // one uniform per draw, as on the host
     exl_cuda_sample_result r{};
     begin_step(ids);
-    cuda_loader::check(api_->forward_sample(handle_, ids.data(), int(ids.size()), &c, &r), "forward_sample");
+    run_segments_before_last(ids);
+    cuda_loader::check(api_->forward_sample(segs_.back().handle, ids.data(), int(ids.size()), &c, &r),
+                       "forward_sample");
     pages_->commit(seq_, ids);
     return r.id;
   }
   bool samples_on_device() const override { return device_sampling_; }
 
   MemoryStats memory() const override {
-    exl_cuda_memory m{};
-    cuda_loader::check(api_->memory(handle_, &m), "memory");
     MemoryStats s;
-    s.weights_bytes = m.weights_bytes; s.cache_bytes = m.cache_bytes; s.scratch_bytes = m.scratch_bytes;
-    s.device_total = m.device_total; s.device_free = m.device_free;
+    std::set<int> counted;
+    for (const Segment& g : segs_) {
+      exl_cuda_memory m{};
+      cuda_loader::check(api_->memory(g.handle, &m), "memory");
+      DeviceMemoryStats d;
+      d.device = g.device;
+      d.first_layer = g.first;
+      d.layers = g.layers;
+      d.weights_bytes = m.weights_bytes; d.cache_bytes = m.cache_bytes; d.scratch_bytes = m.scratch_bytes;
+      d.device_total = m.device_total; d.device_free = m.device_free;
+      s.weights_bytes += m.weights_bytes; s.cache_bytes += m.cache_bytes; s.scratch_bytes += m.scratch_bytes;
+      if (counted.insert(g.device).second) { s.device_total += m.device_total; s.device_free += m.device_free; }
+      s.devices.push_back(d);
+    }
     return s;
   }
 
@@ -240,18 +300,39 @@ class CudaBackend final : public Backend, private PageStorage {
     pages_->reserve(seq_, int(ids.size()), *this);
     const std::span<const std::int32_t> table = pages_->page_table(seq_);
     const bool send = paged_ && !std::equal(table.begin(), table.end(), sent_.begin(), sent_.end());
-    cuda_loader::check(api_->set_cache_pages(handle_, send ? table.data() : nullptr, int(table.size()), length),
-                       "set_cache_pages");
+    for (const Segment& g : segs_)
+      cuda_loader::check(api_->set_cache_pages(g.handle, send ? table.data() : nullptr, int(table.size()), length),
+                         "set_cache_pages");
     if (send) sent_.assign(table.begin(), table.end());
+  }
+  // A layer split: every segment but the last runs the step (no logits); each hands its residual
+  // to the next when the next one starts.
+  void run_segments_before_last(std::span<const std::int32_t> ids) {
+    for (std::size_t i = 0; i + 1 < segs_.size(); ++i)
+      cuda_loader::check(api_->forward(segs_[i].handle, ids.data(), int(ids.size()), 0, nullptr), "forward");
   }
   // PageStorage: copy on write of one page, every layer's K and V.
   void copy_page(int dst, int src) override {
-    cuda_loader::check(api_->copy_cache_page(handle_, dst, src), "copy_cache_page");
+    for (const Segment& g : segs_) cuda_loader::check(api_->copy_cache_page(g.handle, dst, src), "copy_cache_page");
   }
+  void destroy_all() {
+    for (auto it = segs_.rbegin(); it != segs_.rend(); ++it)
+      if (it->handle) api_->destroy(it->handle);
+    segs_.clear();
+  }
+
+  // One module backend per device segment (one without a split).
+  struct Segment {
+    exl_cuda_backend* handle = nullptr;
+    int device = 0;
+    int first = 0;   // the model's index of its first layer
+    int count = 0;   // as given (0: the rest)
+    int layers = 0;  // resolved at load
+  };
 
   BackendOptions opts_;
   const exl_cuda_api* api_ = nullptr;
-  exl_cuda_backend* handle_ = nullptr;
+  std::vector<Segment> segs_;
   std::shared_ptr<const Model> model_;
   int capacity_ = 0;
   std::unique_ptr<PageCache> pages_;
