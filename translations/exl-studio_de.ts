@@ -525,83 +525,88 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="210" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="237" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Ihre Chatvorlage für dieses Modell ist nicht lesbar (%1); stattdessen wird die Vorlage des Modells verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="79" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="80" />
         <source>the CPU was asked for</source>
         <translation>die CPU wurde angefordert</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="157" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="168" />
         <source>%1 is not a folder.</source>
         <translation>%1 ist kein Ordner.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="160" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="171" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 hat keine tokenizer.json und kann daher nicht chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="220" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="247" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Die Chatvorlage des Modells ist nicht lesbar (%1); stattdessen wird ChatML verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="218" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="245" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Das Modell hat keine Chatvorlage; ChatML wird verwendet.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="168" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="179" />
         <source>The draft model %1 has no tokenizer.json, so its vocabulary cannot be checked.</source>
         <translation>Das Entwurfsmodell %1 hat keine tokenizer.json, daher kann sein Vokabular nicht geprüft werden.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="171" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="182" />
         <source>%1 cannot be the draft model of %2: %3</source>
         <translation>%1 kann nicht das Entwurfsmodell von %2 sein: %3</translation>
     </message>
     <message>
         <location filename="../ui/services/enginegenerationbackend.cpp" line="192" />
+        <source>The GPU split "%1" cannot hold %2: %3</source>
+        <translation>Die GPU-Aufteilung "%1" kann %2 nicht aufnehmen: %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="219" />
         <source>Out of memory while loading the draft model %1: %2. Try a shorter context, a smaller cache type or no draft model.</source>
         <translation>Nicht genügend Speicher beim Laden des Entwurfsmodells %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cachetyp oder kein Entwurfsmodell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="194" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="221" />
         <source>Could not load the draft model %1: %2</source>
         <translation>Das Entwurfsmodell %1 konnte nicht geladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="236" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="263" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1: %2. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="238" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="243" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="265" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="270" />
         <source>Could not load %1: %2</source>
         <translation>%1 konnte nicht geladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="240" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="267" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Speicher voll beim Laden von %1. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="334" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="383" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="346" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="395" />
         <source>The conversation is empty.</source>
         <translation>Die Unterhaltung ist leer.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="348" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="397" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Die Unterhaltung (%1 Token) passt nicht in den Kontext von %2 Token. Beginnen Sie einen neuen Chat oder laden Sie das Modell mit längerem Kontext.</translation>
     </message>
@@ -793,7 +798,12 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="500" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="162" />
+        <source>"%1" is not a GPU split: leave it empty for one GPU, write auto, or give GiB per GPU such as 20,23.</source>
+        <translation>"%1" ist keine GPU-Aufteilung: leer lassen für eine GPU, auto schreiben oder GiB pro GPU angeben, etwa 20,23.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="527" />
         <source>Could not read the chat template file %1.</source>
         <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
     </message>
@@ -819,57 +829,57 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="173" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Chat template</source>
         <translation>Chatvorlage</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="181" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="203" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="205" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="206" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="193" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="215" />
         <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-Chatvorlage für dieses Modell (leer: die des Modells)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="219" />
         <source>Chat template for this model</source>
         <translation>Chatvorlage für dieses Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="205" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="227" />
         <source>Load from file…</source>
         <translation>Aus Datei laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="210" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="232" />
         <source>Use the model's template</source>
         <translation>Vorlage des Modells verwenden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="217" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="239" />
         <source>Choose a chat template file</source>
         <translation>Chatvorlagendatei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="218" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="240" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="218" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="240" />
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -971,37 +981,48 @@
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="165" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="172" />
+        <source>GPU split</source>
+        <translation>GPU-Aufteilung</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="170" />
+        <source>one GPU; auto; or GiB per GPU, e.g. 20,23</source>
+        <translation>eine GPU; auto; oder GiB pro GPU, z. B. 20,23</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="244" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="233" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="255" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="235" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="257" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="239" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="261" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="241" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="263" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="248" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="270" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="254" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="276" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>
@@ -1442,52 +1463,52 @@
 <context>
     <name>TelemetryModel</name>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="104" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="107" />
         <source>Running on the CPU: unpacking the quantized weights takes longer than reading them, so the processor's arithmetic, not its memory bandwidth, sets the speed.</source>
         <translation>Läuft auf der CPU: Das Entpacken der quantisierten Gewichte dauert länger als ihr Lesen, daher bestimmt die Rechenleistung des Prozessors die Geschwindigkeit, nicht seine Speicherbandbreite.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="108" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="111" />
         <source> (SM clock %1 of %2 MHz)</source>
         <translation> (SM-Takt %1 von %2 MHz)</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="113" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="116" />
         <source>The GPU is slowed down to stay within its temperature limit%1: check its cooling.</source>
         <translation>Die GPU wird gedrosselt, um ihre Temperaturgrenze einzuhalten%1: Prüfen Sie die Kühlung.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="115" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="118" />
         <source>The GPU runs at its power limit%1.</source>
         <translation>Die GPU läuft an ihrer Leistungsgrenze%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="117" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="120" />
         <source>The GPU's hardware slowdown is active (temperature or power supply)%1.</source>
         <translation>Die Hardware-Drosselung der GPU ist aktiv (Temperatur oder Stromversorgung)%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="119" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
         <source>The GPU's application clocks are set below their maximum%1.</source>
         <translation>Die Anwendungstakte der GPU sind unter ihr Maximum gesetzt%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="125" />
         <source>Other processes use the GPU (%1) and share its memory bandwidth.</source>
         <translation>Andere Prozesse nutzen die GPU (%1) und teilen sich ihre Speicherbandbreite.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="124" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
         <source>The GPU is idle %1 % of the time: the host does not keep it busy between tokens (host-side stalls).</source>
         <translation>Die GPU ist %1 % der Zeit untätig: Der Host hält sie zwischen den Tokens nicht beschäftigt (Verzögerungen auf der Host-Seite).</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="130" />
         <source>The model is small: fixed costs per token (kernel launches, synchronisation) outweigh reading its weights.</source>
         <translation>Das Modell ist klein: Feste Kosten pro Token (Kernel-Starts, Synchronisation) überwiegen das Lesen seiner Gewichte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="129" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="132" />
         <source>The decode kernels themselves: they reach %1 % of the memory bandwidth on this model's layer shapes.</source>
         <translation>Die Dekodier-Kernel selbst: Sie erreichen %1 % der Speicherbandbreite bei den Schichtformen dieses Modells.</translation>
     </message>

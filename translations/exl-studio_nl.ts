@@ -525,83 +525,88 @@
 <context>
     <name>EngineGenerationBackend</name>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="210" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="237" />
         <source>Your chat template for this model cannot be read (%1); using the model's own instead.</source>
         <translation>Je chatsjabloon voor dit model is onleesbaar (%1); het eigen sjabloon van het model wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="79" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="80" />
         <source>the CPU was asked for</source>
         <translation>de CPU werd gevraagd</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="157" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="168" />
         <source>%1 is not a folder.</source>
         <translation>%1 is geen map.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="160" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="171" />
         <source>%1 has no tokenizer.json, so it cannot chat.</source>
         <translation>%1 heeft geen tokenizer.json en kan dus niet chatten.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="220" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="247" />
         <source>The model's chat template cannot be read (%1); using ChatML instead.</source>
         <translation>Het chatsjabloon van het model is onleesbaar (%1); ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="218" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="245" />
         <source>The model has no chat template; using ChatML.</source>
         <translation>Het model heeft geen chatsjabloon; ChatML wordt gebruikt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="168" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="179" />
         <source>The draft model %1 has no tokenizer.json, so its vocabulary cannot be checked.</source>
         <translation>Het conceptmodel %1 heeft geen tokenizer.json, dus de woordenschat kan niet worden gecontroleerd.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="171" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="182" />
         <source>%1 cannot be the draft model of %2: %3</source>
         <translation>%1 kan niet het conceptmodel van %2 zijn: %3</translation>
     </message>
     <message>
         <location filename="../ui/services/enginegenerationbackend.cpp" line="192" />
+        <source>The GPU split "%1" cannot hold %2: %3</source>
+        <translation>De GPU-verdeling "%1" kan %2 niet bevatten: %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="219" />
         <source>Out of memory while loading the draft model %1: %2. Try a shorter context, a smaller cache type or no draft model.</source>
         <translation>Onvoldoende geheugen bij het laden van het conceptmodel %1: %2. Probeer een kortere context, een kleiner cachetype of geen conceptmodel.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="194" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="221" />
         <source>Could not load the draft model %1: %2</source>
         <translation>Het conceptmodel %1 kon niet worden geladen: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="236" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="263" />
         <source>Out of memory while loading %1: %2. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1: %2. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="238" />
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="243" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="265" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="270" />
         <source>Could not load %1: %2</source>
         <translation>%1 kon niet worden geladen: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="240" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="267" />
         <source>Out of memory while loading %1. Try a shorter context, a smaller cache type or a smaller model.</source>
         <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="334" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="383" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="346" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="395" />
         <source>The conversation is empty.</source>
         <translation>Het gesprek is leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="348" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="397" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
@@ -793,7 +798,12 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="500" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="162" />
+        <source>"%1" is not a GPU split: leave it empty for one GPU, write auto, or give GiB per GPU such as 20,23.</source>
+        <translation>"%1" is geen GPU-verdeling: laat het leeg voor één GPU, schrijf auto, of geef GiB per GPU, zoals 20,23.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="527" />
         <source>Could not read the chat template file %1.</source>
         <translation>Het chatsjabloonbestand %1 kon niet worden gelezen.</translation>
     </message>
@@ -819,57 +829,57 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="173" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Chat template</source>
         <translation>Chatsjabloon</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="181" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="203" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Je sjabloon hieronder wordt voor dit model gebruikt (vanaf de volgende keer laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="205" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Het eigen sjabloon van het model wordt gebruikt. Plak of laad hieronder een sjabloon om het jouwe te gebruiken.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="206" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Het model heeft geen chatsjabloon: het ingebouwde ChatML-formaat wordt gebruikt, tenzij je hieronder een sjabloon opgeeft.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="193" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="215" />
         <source>Jinja chat template for this model (empty: the model's own)</source>
         <translation>Jinja-chatsjabloon voor dit model (leeg: dat van het model zelf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="219" />
         <source>Chat template for this model</source>
         <translation>Chatsjabloon voor dit model</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="205" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="227" />
         <source>Load from file…</source>
         <translation>Uit bestand laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="210" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="232" />
         <source>Use the model's template</source>
         <translation>Sjabloon van het model gebruiken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="217" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="239" />
         <source>Choose a chat template file</source>
         <translation>Kies een chatsjabloonbestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="218" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="240" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-sjablonen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="218" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="240" />
         <source>All files (*)</source>
         <translation>Alle bestanden (*)</translation>
     </message>
@@ -971,37 +981,48 @@
         <translation>Cachetype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="222" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="165" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="172" />
+        <source>GPU split</source>
+        <translation>GPU-verdeling</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="170" />
+        <source>one GPU; auto; or GiB per GPU, e.g. 20,23</source>
+        <translation>één GPU; auto; of GiB per GPU, bv. 20,23</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="244" />
         <source>Memory fit</source>
         <translation>Past het in het geheugen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="233" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="255" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="235" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="257" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="239" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="261" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="241" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="263" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="248" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="270" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="254" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="276" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>
@@ -1442,52 +1463,52 @@
 <context>
     <name>TelemetryModel</name>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="104" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="107" />
         <source>Running on the CPU: unpacking the quantized weights takes longer than reading them, so the processor's arithmetic, not its memory bandwidth, sets the speed.</source>
         <translation>Draait op de CPU: het uitpakken van de gekwantiseerde gewichten duurt langer dan het lezen ervan, dus de rekenkracht van de processor bepaalt de snelheid, niet zijn geheugenbandbreedte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="108" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="111" />
         <source> (SM clock %1 of %2 MHz)</source>
         <translation> (SM-klok %1 van %2 MHz)</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="113" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="116" />
         <source>The GPU is slowed down to stay within its temperature limit%1: check its cooling.</source>
         <translation>De GPU wordt vertraagd om binnen zijn temperatuurgrens te blijven%1: controleer de koeling.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="115" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="118" />
         <source>The GPU runs at its power limit%1.</source>
         <translation>De GPU draait op zijn vermogenslimiet%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="117" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="120" />
         <source>The GPU's hardware slowdown is active (temperature or power supply)%1.</source>
         <translation>De hardwarevertraging van de GPU is actief (temperatuur of voeding)%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="119" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
         <source>The GPU's application clocks are set below their maximum%1.</source>
         <translation>De applicatieklokken van de GPU staan lager dan hun maximum%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="125" />
         <source>Other processes use the GPU (%1) and share its memory bandwidth.</source>
         <translation>Andere processen gebruiken de GPU (%1) en delen zijn geheugenbandbreedte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="124" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
         <source>The GPU is idle %1 % of the time: the host does not keep it busy between tokens (host-side stalls).</source>
         <translation>De GPU is %1 % van de tijd inactief: de host houdt hem tussen tokens niet bezig (vertraging aan de hostkant).</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="130" />
         <source>The model is small: fixed costs per token (kernel launches, synchronisation) outweigh reading its weights.</source>
         <translation>Het model is klein: vaste kosten per token (kernelstarts, synchronisatie) wegen zwaarder dan het lezen van de gewichten.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="129" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="132" />
         <source>The decode kernels themselves: they reach %1 % of the memory bandwidth on this model's layer shapes.</source>
         <translation>De decodeerkernels zelf: ze halen %1 % van de geheugenbandbreedte bij de laagvormen van dit model.</translation>
     </message>

@@ -6,6 +6,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 T = {  # source: (Dutch, German)
+    'The GPU split "%1" cannot hold %2: %3': ('De GPU-verdeling "%1" kan %2 niet bevatten: %3', 'Die GPU-Aufteilung "%1" kann %2 nicht aufnehmen: %3'),
+    '"%1" is not a GPU split: leave it empty for one GPU, write auto, or give GiB per GPU such as 20,23.': ('"%1" is geen GPU-verdeling: laat het leeg voor één GPU, schrijf auto, of geef GiB per GPU, zoals 20,23.', '"%1" ist keine GPU-Aufteilung: leer lassen für eine GPU, auto schreiben oder GiB pro GPU angeben, etwa 20,23.'),
+    'GPU split': ('GPU-verdeling', 'GPU-Aufteilung'),
+    'one GPU; auto; or GiB per GPU, e.g. 20,23': ('één GPU; auto; of GiB per GPU, bv. 20,23', 'eine GPU; auto; oder GiB pro GPU, z. B. 20,23'),
  # The convert dialog (ConvertDialog, ConvertJob, ModelsPage).
  'Convert a model to EXL2': ('Een model naar EXL2 converteren', 'Ein Modell in EXL2 umwandeln'),
  'Convert': ('Converteren', 'Umwandeln'),

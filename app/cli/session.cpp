@@ -36,50 +36,26 @@ static std::vector<LayerSegment> split_from(const Args& a, const std::string& di
                 "--gpu-split");
   if (auto ls = a.get("--layer-split")) return plan::parse_layer_split(*ls);
   if (given == 0) return {};
+  plan::PlanOptions po;
 #if defined(EXL_HAVE_CUDA_LOADER)
-  const std::vector<CudaDeviceInfo> devices = cuda_devices();
+  for (const CudaDeviceInfo& d : cuda_devices()) {
+    plan::GpuSpec g;
+    g.name = d.name;
+    g.memory_mib = d.total_bytes / plan::kMiB;
+    g.bandwidth_gbs = d.peak_bandwidth_gbs;
+    po.gpus.push_back(g);
+    if (po.gpus.size() == 1) po.sm_count = d.sm_count;
+  }
 #else
-  const std::vector<int> devices;
   throw Error(ErrorKind::device, "a GPU split needs the CUDA backend; this build has none", "", "--gpu-split");
 #endif
-  plan::PlanOptions po;
   po.layout = plan::Layout::engine;
   po.context = c.max_seq_len;
   po.cache = plan::parse_cache(c.k_bits || c.v_bits ? "k" + std::to_string(c.k_bits ? c.k_bits : 16) + "v" +
                                                           std::to_string(c.v_bits ? c.v_bits : 16)
                                                     : std::string(cache_type_name(c.type)));
   po.max_chunk = max_chunk;
-  if (gs) {
-    std::size_t pos = 0;
-    while (pos <= gs->size()) {
-      const std::size_t comma = std::min(gs->find(',', pos), gs->size());
-      const std::string v = gs->substr(pos, comma - pos);
-      try {
-        std::size_t used = 0;
-        po.gpu_split_gb.push_back(std::stod(v, &used));
-        if (used != v.size()) throw std::invalid_argument(v);
-      } catch (const std::exception&) {
-        throw Error(ErrorKind::invalid_argument, "'" + v + "' is not a number of GiB", "", "--gpu-split");
-      }
-      pos = comma + 1;
-    }
-    if (po.gpu_split_gb.size() > devices.size())
-      throw Error(ErrorKind::invalid_argument,
-                  "the split names " + std::to_string(po.gpu_split_gb.size()) + " GPUs; " +
-                      std::to_string(devices.size()) + " are present",
-                  "", "--gpu-split");
-  }
-  const std::size_t n = gs ? po.gpu_split_gb.size() : devices.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    plan::GpuSpec g;
-    g.name = devices[i].name;
-    g.memory_mib = devices[i].total_bytes / plan::kMiB;
-    g.bandwidth_gbs = devices[i].peak_bandwidth_gbs;
-    po.gpus.push_back(g);
-  }
-  if (n > 0) po.sm_count = devices[0].sm_count;
-  const plan::Plan p = plan::make_plan(plan::shape_from_folder(dir, po.layout), po);
-  return plan::split_segments(p);
+  return plan::resolve_split(gs ? *gs : "auto", plan::shape_from_folder(dir, po.layout), po);
 }
 
 Session open_session(const Args& a, int min_ctx, const std::string& model_dir) {

@@ -286,3 +286,34 @@ EXL_TEST(plan, parse_layer_split) {
     }
   }
 }
+
+// The split as users write it ("", "auto", GiB per GPU) through the planner.
+EXL_TEST(plan, resolve_split_from_text) {
+  const GpuSpec g = find_gpu("RTX 4090");
+  const ModelShape s = shape_from_config(preset_config("llama3-70b"), 4.0, 6, Layout::engine);
+  const PlanOptions o = options({g, g, g}, 4096);
+  CHECK(resolve_split("", s, o).empty());
+  const std::vector<LayerSegment> a = resolve_split("auto", s, o);
+  CHECK_EQ(a.size(), std::size_t(2));  // two 4090s hold it; the third stays empty
+  CHECK_EQ(a[0].layers + a[1].layers, 80);
+  const std::vector<LayerSegment> m = resolve_split("20,23", s, o);  // the first two GPUs
+  CHECK_EQ(m.size(), std::size_t(2));
+  CHECK_EQ(m[1].vram_limit, std::uint64_t(23) << 30);
+  PlanOptions manual = options({g, g}, 4096);
+  manual.gpu_split_gb = {20, 23};
+  CHECK_EQ(m[0].layers, split_segments(make_plan(s, manual))[0].layers);
+  for (const char* bad : {"20,", "x", "20,23,10,5", "-3,40", "20;23", "1e9"}) {
+    try {
+      (void)resolve_split(bad, s, o);
+      CHECK_MSG(false, "'" << bad << "' was accepted");
+    } catch (const Error& e) {
+      CHECK_MSG(std::string(e.what()).find("GPU split") != std::string::npos, e.what());
+    }
+  }
+  try {
+    (void)resolve_split("10,10", s, o);
+    CHECK_MSG(false, "a split that does not fit was accepted");
+  } catch (const Error& e) {
+    CHECK_MSG(std::string(e.what()).find("does not fit") != std::string::npos, e.what());
+  }
+}

@@ -57,6 +57,28 @@ private Q_SLOTS:
         QVERIFY(settings.size() >= 5);
     }
 
+    // The GPU split setting: normalised, validated, carried into the load options.
+    void gpuSplitIsValidated()
+    {
+        FakeInferenceService service(QStringLiteral("cuda:0"), FakeTiming{0, 0, 1, 0, 1});
+        ModelManager models(&service, planner24());
+        QCOMPARE(models.gpuSplit(), QString());
+        models.setGpuSplit(QStringLiteral(" 20, 23.5 "));
+        QCOMPARE(models.gpuSplit(), QStringLiteral("20,23.5"));
+        QCOMPARE(models.loadOptions().gpuSplit, QStringLiteral("20,23.5"));
+        QVERIFY(models.gpuSplitError().isEmpty());
+        models.setGpuSplit(QStringLiteral("Auto"));
+        QCOMPARE(models.loadOptions().gpuSplit, QStringLiteral("auto"));
+        for (const char *bad : {"20;23", "x", "20,,23", "-4", "20,"}) {
+            models.setGpuSplit(QString::fromLatin1(bad));
+            QVERIFY2(!models.gpuSplitError().isEmpty(), bad);
+            QCOMPARE(models.loadOptions().gpuSplit, QStringLiteral("auto"));  // the last good value stays
+        }
+        models.setGpuSplit(QString());
+        QVERIFY(models.gpuSplitError().isEmpty());
+        QCOMPARE(models.loadOptions().gpuSplit, QString());
+    }
+
     void fitFollowsSettings()
     {
         FakeInferenceService service(QStringLiteral("cuda:0"), FakeTiming{0, 0, 1, 0, 1});

@@ -143,6 +143,39 @@ private Q_SLOTS:
         QCOMPARE(model.gpus().size(), 1);
     }
 
+    // A layer split: the other GPU holding layers gets an engine meter with its weights and cache.
+    void splitGpusShowTheirWeightsAndCache()
+    {
+        TelemetryModel model;
+        TelemetrySample s = sample(1.0, 0.0, 0.0, 20 * kGiB, 24 * kGiB);
+        s.vramWeightsBytes = 16 * kGiB;
+        s.vramCacheBytes = 2 * kGiB;
+        s.gpu.index = 0;
+        s.gpu.name = QStringLiteral("RTX 4090");
+        GpuMemorySample second{1, QStringLiteral("RTX 4090"), 22 * kGiB, 24 * kGiB};
+        second.engine = true;
+        second.weightsBytes = 18 * kGiB;
+        second.cacheBytes = 3 * kGiB;
+        s.gpu.otherGpus = {second};
+        model.addSample(s);
+        const QVariantList gpus = model.gpus();
+        QCOMPARE(gpus.size(), 2);
+        const QVariantMap g1 = gpus.at(1).toMap();
+        QCOMPARE(g1.value("index").toInt(), 1);
+        QCOMPARE(g1.value("engine").toBool(), true);
+        QCOMPARE(g1.value("weightsGiB").toDouble(), 18.0);
+        QCOMPARE(g1.value("cacheGiB").toDouble(), 3.0);
+        QCOMPARE(g1.value("otherGiB").toDouble(), 1.0);
+        QCOMPARE(g1.value("freeGiB").toDouble(), 2.0);
+        // Figures past what the device reports in use are clamped, never negative "other".
+        s.gpu.otherGpus[0].weightsBytes = 30 * kGiB;
+        model.addSample(s);
+        const QVariantMap clamped = model.gpus().at(1).toMap();
+        QCOMPARE(clamped.value("weightsGiB").toDouble(), 22.0);
+        QCOMPARE(clamped.value("cacheGiB").toDouble(), 0.0);
+        QCOMPARE(clamped.value("otherGiB").toDouble(), 0.0);
+    }
+
     void likelyReasonOnlyWhenWellShortOfTheBound()
     {
         TelemetrySample s = sample(1.0, 600.0, 1000.0, 10 * kGiB, 24 * kGiB);

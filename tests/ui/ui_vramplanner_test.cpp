@@ -115,6 +115,44 @@ private Q_SLOTS:
         QCOMPARE(big.plan({m_model, 0.0, 1024, CacheKind::Fp16, 0}).largestContextThatFits, m_model.nativeContext);
     }
 
+    // A GPU split: the smallest single GPU that holds the model at a long context, less 1 MiB, does
+    // not hold it alone, but two of them do with "auto"; the figures add up over both GPUs.
+    void splitPlansOverSeveralGpus()
+    {
+        const int ctx = 32768;
+        auto fitsOn = [&](std::uint64_t mib) {
+            EngineVramPlanner p(gpu(mib), 128, false);
+            return p.plan({m_model, 0.0, ctx, CacheKind::Fp16, 0}).fits;
+        };
+        std::uint64_t lo = 64, hi = 1 << 20;  // lo does not fit, hi fits
+        QVERIFY(!fitsOn(lo) && fitsOn(hi));
+        while (hi - lo > 1) {
+            const std::uint64_t mid = (lo + hi) / 2;
+            (fitsOn(mid) ? hi : lo) = mid;
+        }
+        EngineVramPlanner one(gpu(hi), 128, false);
+        const VramPlan whole = one.plan({m_model, 0.0, ctx, CacheKind::Fp16, 0});
+        EngineVramPlanner planner(gpu(lo), 128, false);
+        planner.setGpus({gpu(lo), gpu(lo)});
+        VramPlanRequest r{m_model, 0.0, ctx, CacheKind::Fp16, 0};
+        QVERIFY(!planner.plan(r).fits);  // no split: the first GPU alone
+        r.gpuSplit = QStringLiteral("auto");
+        const VramPlan split = planner.plan(r);
+        QVERIFY(split.available);
+        QVERIFY(split.fits);
+        QCOMPARE(split.deviceBytes, qint64(2 * lo) * 1024 * 1024);
+        QCOMPARE(split.target, QStringLiteral("Test GPU + Test GPU"));
+        QCOMPARE(split.cacheBytes, whole.cacheBytes);      // every layer's cache, wherever it is
+        QCOMPARE(split.weightsBytes, whole.weightsBytes);  // embedding on the first, head on the last
+        QVERIFY(split.scratchBytes > whole.scratchBytes);  // a second CUDA context and scratch
+        // Manual GiB per GPU: too little in all is "does not fit"; more GPUs than present:
+        // no estimate.
+        r.gpuSplit = QStringLiteral("0.01,0.01");
+        QVERIFY(!planner.plan(r).fits);
+        r.gpuSplit = QStringLiteral("10,10,10");
+        QVERIFY(!planner.plan(r).available);
+    }
+
     void unreadableFolderHasNoEstimate()
     {
         EngineVramPlanner planner(gpu(24576), 128, false);

@@ -72,6 +72,7 @@ void EngineGenerationBackend::makeBackend()
     exl::BackendOptions options;
     options.max_chunk_size = m_maxChunk;
     options.threads = m_threads;
+    options.split = m_split;
     std::string note;
     try {
         m_backend = exl::make_backend(m_device, options, &note);
@@ -113,12 +114,22 @@ GpuStatus EngineGenerationBackend::gpuStatus() const
     g.clockReasons = st.clock_reasons;
     g.otherProcesses = st.other_processes;
     g.index = m_backend ? cudaIndex(*m_backend) : -1;
+    // A layer split: the other GPUs holding layers, with their weights and cache.
+    const exl::MemoryStats mem = m_backend && m_split.size() > 1 ? m_backend->memory() : exl::MemoryStats{};
     for (const exl::GpuMemoryInfo &d : m_power->devices()) {
         if (d.index == g.index) {
             g.name = QString::fromStdString(d.name);
             continue;
         }
-        g.otherGpus.append(GpuMemorySample{d.index, QString::fromStdString(d.name), qint64(d.used_bytes), qint64(d.total_bytes)});
+        GpuMemorySample o{d.index, QString::fromStdString(d.name), qint64(d.used_bytes), qint64(d.total_bytes)};
+        for (const exl::DeviceMemoryStats &s : mem.devices) {
+            if (s.device != d.index)
+                continue;
+            o.engine = true;
+            o.weightsBytes += qint64(s.weights_bytes);
+            o.cacheBytes += qint64(s.cache_bytes);
+        }
+        g.otherGpus.append(o);
     }
     return g;
 }
@@ -174,8 +185,24 @@ LoadResult EngineGenerationBackend::load(const QString &path, const LoadOptions 
         }
         progress(0.1);
         const int chunk = std::clamp(options.maxChunkSize, 16, 8192);
-        if (m_backendDirty || chunk != m_maxChunk) {
+        std::vector<exl::LayerSegment> split;
+        try {
+            split = resolveSplit(path, options);
+        } catch (const exl::Error &e) {
+            return {false, {}, tr("The GPU split \"%1\" cannot hold %2: %3").arg(options.gpuSplit, folder, QString::fromUtf8(e.what())), {}};
+        }
+        const auto sameSplit = [&] {
+            if (split.size() != m_split.size())
+                return false;
+            for (std::size_t i = 0; i < split.size(); ++i)
+                if (split[i].device != m_split[i].device || split[i].layers != m_split[i].layers
+                    || split[i].vram_limit != m_split[i].vram_limit)
+                    return false;
+            return true;
+        };
+        if (m_backendDirty || chunk != m_maxChunk || !sameSplit()) {
             m_maxChunk = chunk;
+            m_split = std::move(split);
             makeBackend();
         }
         m_backendDirty = true;
@@ -277,6 +304,28 @@ double systemCopyBandwidth()
     return measured;
 }
 }  // namespace
+
+std::vector<exl::LayerSegment> EngineGenerationBackend::resolveSplit(const QString &path, const LoadOptions &options) const
+{
+    const QString text = options.gpuSplit.trimmed();
+    if (text.isEmpty() || m_device == "cpu" || !exl::cuda_available())
+        return {};
+    namespace plan = exl::plan;
+    plan::PlanOptions o;
+    for (const exl::CudaDeviceInfo &d : exl::cuda_devices()) {
+        plan::GpuSpec g;
+        g.name = d.name;
+        g.memory_mib = d.total_bytes / plan::kMiB;
+        g.bandwidth_gbs = d.peak_bandwidth_gbs;
+        o.gpus.push_back(g);
+        if (o.gpus.size() == 1)
+            o.sm_count = d.sm_count;
+    }
+    o.context = std::max(16, options.contextLength);
+    o.cache = planCacheSpec(options.cacheKind);
+    o.max_chunk = std::clamp(options.maxChunkSize, 16, 8192);
+    return plan::resolve_split(text.toStdString(), plan::shape_from_folder(QFile::encodeName(path).toStdString(), plan::Layout::engine), o);
+}
 
 void EngineGenerationBackend::computeBound(const QString &path, const LoadOptions &options)
 {
@@ -462,6 +511,18 @@ GenerationBackend::VramUsage EngineGenerationBackend::vram() const
     v.used = qint64(m.device_total - std::min(m.device_free, m.device_total));
     v.weights = qint64(m.weights_bytes);
     v.cache = qint64(m.cache_bytes);
+    if (m.devices.size() > 1) {  // a layer split: this meter is its first GPU's (gpuStatus() has the others)
+        const exl::DeviceMemoryStats &first = m.devices.front();
+        v.total = qint64(first.device_total);
+        v.used = qint64(first.device_total - std::min(first.device_free, first.device_total));
+        v.weights = v.cache = 0;
+        for (const exl::DeviceMemoryStats &d : m.devices) {
+            if (d.device != first.device)
+                continue;
+            v.weights += qint64(d.weights_bytes);
+            v.cache += qint64(d.cache_bytes);
+        }
+    }
     if (m_draftBackend) {  // the draft model's weights and cache, on the same device
         const exl::MemoryStats d = m_draftBackend->memory();
         v.weights += qint64(d.weights_bytes);

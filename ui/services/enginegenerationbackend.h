@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "exl/backend.h"
 #include "generationbackend.h"
 
 namespace exl {
@@ -88,6 +89,10 @@ private:
     std::string m_device;
     int m_threads = 0;
     int m_maxChunk = 2048;
+    std::vector<exl::LayerSegment> m_split;  // the layer split the backend was made with (empty: none)
+    // LoadOptions::gpuSplit as segments for `path` (the planner over the machine's GPUs); empty for
+    // no split or a backend without GPUs. Throws exl::Error for a split that cannot work.
+    std::vector<exl::LayerSegment> resolveSplit(const QString &path, const LoadOptions &options) const;
     QString m_deviceName;
     QString m_deviceNote;
     std::unique_ptr<exl::Backend> m_backend;

@@ -40,7 +40,7 @@ std::uint64_t systemMemoryBytes()
 }  // namespace
 
 EngineVramPlanner::EngineVramPlanner(exl::plan::GpuSpec target, int smCount, bool systemMemory)
-    : m_gpu(std::move(target)), m_smCount(std::max(1, smCount)), m_systemMemory(systemMemory)
+    : m_gpu(std::move(target)), m_gpus{m_gpu}, m_smCount(std::max(1, smCount)), m_systemMemory(systemMemory)
 {
 }
 
@@ -53,8 +53,8 @@ std::unique_ptr<EngineVramPlanner> EngineVramPlanner::forDevice(const QString &d
         try {
             if (exl::cuda_available()) {
                 const auto devices = exl::cuda_devices();
-                if (index >= 0 && index < int(devices.size())) {
-                    const exl::CudaDeviceInfo &d = devices[std::size_t(index)];
+                std::vector<exl::plan::GpuSpec> gpus;
+                for (const exl::CudaDeviceInfo &d : devices) {
                     exl::plan::GpuSpec g;
                     try {
                         g = exl::plan::find_gpu(d.name);  // bandwidth, tensor rate, context size
@@ -65,7 +65,13 @@ std::unique_ptr<EngineVramPlanner> EngineVramPlanner::forDevice(const QString &d
                     g.memory_mib = d.total_bytes / exl::plan::kMiB;  // what this device really has
                     if (g.bandwidth_gbs <= 0)
                         g.bandwidth_gbs = d.peak_bandwidth_gbs;
-                    return std::make_unique<EngineVramPlanner>(g, d.sm_count, false);
+                    gpus.push_back(g);
+                }
+                if (index >= 0 && index < int(devices.size())) {
+                    auto planner = std::make_unique<EngineVramPlanner>(gpus[std::size_t(index)],
+                                                                       devices[std::size_t(index)].sm_count, false);
+                    planner->setGpus(std::move(gpus));
+                    return planner;
                 }
             }
         } catch (const std::exception &) {
@@ -122,18 +128,30 @@ VramPlan EngineVramPlanner::plan(const VramPlanRequest &request) const
         o.context = std::max(1, request.contextLength);
         o.cache = planCacheSpec(request.cacheKind);
         o.gpus = {m_gpu};
+        const bool split = !request.gpuSplit.isEmpty() && !m_systemMemory;
+        if (split) {
+            o.gpus = m_gpus;  // a split places layers on the GPUs in CUDA order
+            exl::plan::apply_split(request.gpuSplit.toStdString(), o);
+        }
         o.sm_count = m_smCount;
         o.draft_tokens = std::max(1, request.draftTokens);
         const exl::plan::Plan p = exl::plan::make_plan(shape, o, draft.get());
         if (p.devices.empty())
             return out;
-        const exl::plan::DevicePlan &d = p.devices.front();
         out.available = true;
-        out.weightsBytes = qint64(d.weights_bytes);
-        out.cacheBytes = qint64(d.cache_bytes);
-        out.scratchBytes = qint64(d.scratch_bytes + d.overhead_bytes);  // scratch, CUDA context, margins
-        out.draftBytes = qint64(d.parts.draft);  // the planner's whole draft model, on the first device
-        out.deviceBytes = qint64(m_gpu.total_bytes());
+        QStringList names;
+        // A split: the figures of every GPU it uses, added up.
+        for (std::size_t i = 0; i < p.devices.size(); ++i) {
+            const exl::plan::DevicePlan &d = p.devices[i];
+            if (i > 0 && d.first_layer < 0 && !d.has_head)
+                continue;
+            out.weightsBytes += qint64(d.weights_bytes);
+            out.cacheBytes += qint64(d.cache_bytes);
+            out.scratchBytes += qint64(d.scratch_bytes + d.overhead_bytes);  // scratch, CUDA context, margins
+            out.draftBytes += qint64(d.parts.draft);  // the planner's whole draft model, on the first device
+            out.deviceBytes += qint64(d.gpu.total_bytes());
+            names.append(QString::fromStdString(d.gpu.name));
+        }
         out.fits = p.fits;
         std::int64_t largest = exl::plan::max_context(shape, o, draft.get());
         if (request.model.nativeContext > 0)
@@ -143,7 +161,7 @@ VramPlan EngineVramPlanner::plan(const VramPlanRequest &request) const
         out.speculativeTokensPerSecond = p.speculative_tokens_per_s;
         out.speculativeAcceptance = o.draft_acceptance;
         if (!m_systemMemory)
-            out.target = QString::fromStdString(m_gpu.name);
+            out.target = names.join(QStringLiteral(" + "));
     } catch (const std::exception &) {
         // A folder the planner cannot read (no headers, unknown architecture): no estimate.
         return {};

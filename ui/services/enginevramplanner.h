@@ -27,6 +27,8 @@ public:
 
     VramPlan plan(const VramPlanRequest &request) const override;
     const exl::plan::GpuSpec &target() const { return m_gpu; }
+    // Every GPU of the machine in CUDA order, for a request's GPU split (default: the target only).
+    void setGpus(std::vector<exl::plan::GpuSpec> gpus) { m_gpus = std::move(gpus); }
     bool systemMemory() const { return m_systemMemory; }
 
     // Nominal bandwidth of system memory for the CPU bound (dual-channel DDR5-class), GB/s.
@@ -37,6 +39,7 @@ private:
     std::shared_ptr<const exl::plan::ModelShape> folderShape(const QString &path) const;
 
     exl::plan::GpuSpec m_gpu;
+    std::vector<exl::plan::GpuSpec> m_gpus;
     int m_smCount;
     bool m_systemMemory;
     // Shapes read from model folders (headers only), by path.

@@ -29,6 +29,9 @@ struct LoadOptions {
     QString draftModelPath;
     int maxChunkSize = 2048;  // longest prefill chunk
     QString chatTemplate;     // the user's chat template for this model; empty: the model's own
+    // Layers over several GPUs: empty (one GPU), "auto" (fill the GPUs in order) or GiB per GPU,
+    // "20,23" (ExLlamaV2's gpu_split); see exl::plan::resolve_split.
+    QString gpuSplit;
 };
 
 struct SamplingSettings {
@@ -102,12 +105,16 @@ struct GenerationStats {
     double tokensPerPass() const { return targetPasses > 0 ? double(generatedTokens - 1) / targetPasses : 0.0; }
 };
 
-// One GPU of the machine other than the engine's (NVML: memory in use by anything).
+// One GPU of the machine other than the engine's first (NVML: memory in use by anything). With a
+// layer split, the other GPUs holding layers are `engine` ones, with their weights and cache.
 struct GpuMemorySample {
     int index = 0;
     QString name;
     qint64 usedBytes = 0;
     qint64 totalBytes = 0;
+    bool engine = false;
+    qint64 weightsBytes = 0;
+    qint64 cacheBytes = 0;
 };
 
 // What the app can see of the engine's GPU besides memory, for the hint on why decoding falls

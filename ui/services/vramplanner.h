@@ -14,6 +14,7 @@ struct VramPlanRequest {
     // by n-gram lookup takes no memory). Its weights and its own cache, as long as the model's,
     // count on the device the model is on.
     ModelInfo draft{};
+    QString gpuSplit{};  // as LoadOptions::gpuSplit
 };
 
 struct VramPlan {

@@ -148,6 +148,32 @@ QStringList ModelManager::cacheTypeNames() const
     return names;
 }
 
+void ModelManager::setGpuSplit(const QString &text)
+{
+    QString t = text.trimmed().toLower();
+    t.remove(QLatin1Char(' '));
+    QString error;
+    if (!t.isEmpty() && t != QLatin1String("auto")) {
+        const QStringList parts = t.split(QLatin1Char(','));
+        for (const QString &p : parts) {
+            bool ok = false;
+            const double gib = p.toDouble(&ok);
+            if (!ok || gib < 0 || gib > 1e6) {
+                error = tr("\"%1\" is not a GPU split: leave it empty for one GPU, write auto, or give GiB per GPU "
+                           "such as 20,23.").arg(text.trimmed());
+                break;
+            }
+        }
+    }
+    if (error.isEmpty() && t == m_options.gpuSplit && m_gpuSplitError.isEmpty())
+        return;
+    m_gpuSplitError = error;
+    if (error.isEmpty())
+        m_options.gpuSplit = t;
+    Q_EMIT settingsChanged();
+    updateFit();
+}
+
 void ModelManager::setDraftTokens(int count)
 {
     count = std::clamp(count, 0, kMaxDraftTokens);
@@ -314,7 +340,8 @@ void ModelManager::updateFit()
     {
         const int draft = draftModelIndex();
         plan = m_planner->plan({m_models.at(m_currentIndex), m_bpw, m_options.contextLength, m_options.cacheKind,
-                                m_options.draftTokens, draft >= 0 ? m_draftChoices.at(draft) : ModelInfo{}});
+                                m_options.draftTokens, draft >= 0 ? m_draftChoices.at(draft) : ModelInfo{},
+                                m_options.gpuSplit});
     }
     fit.insert(QStringLiteral("available"), plan.available);
     if (plan.available) {

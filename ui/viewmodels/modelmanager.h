@@ -28,6 +28,10 @@ class ModelManager : public QAbstractListModel
     Q_PROPERTY(int cacheType READ cacheType WRITE setCacheType NOTIFY settingsChanged)
     Q_PROPERTY(QStringList cacheTypeNames READ cacheTypeNames CONSTANT)
     Q_PROPERTY(int draftTokens READ draftTokens WRITE setDraftTokens NOTIFY settingsChanged)
+    // Layers over several GPUs: "" (one GPU), "auto" or GiB per GPU "20,23"; takes effect at the
+    // next load. gpuSplitError: why the last text given was not taken (empty: it was).
+    Q_PROPERTY(QString gpuSplit READ gpuSplit WRITE setGpuSplit NOTIFY settingsChanged)
+    Q_PROPERTY(QString gpuSplitError READ gpuSplitError NOTIFY settingsChanged)
     Q_PROPERTY(QStringList draftModelNames READ draftModelNames NOTIFY draftModelsChanged)
     Q_PROPERTY(int draftModelIndex READ draftModelIndex WRITE setDraftModelIndex NOTIFY draftModelsChanged)
     Q_PROPERTY(QString draftModelName READ draftModelName NOTIFY draftModelsChanged)
@@ -67,6 +71,9 @@ public:
     QStringList cacheTypeNames() const;
     int draftTokens() const { return m_options.draftTokens; }
     void setDraftTokens(int count);
+    QString gpuSplit() const { return m_options.gpuSplit; }
+    void setGpuSplit(const QString &text);
+    QString gpuSplitError() const { return m_gpuSplitError; }
 
     // The draft model for speculative decoding. Offered for the selected model: the other local
     // models whose vocabulary equals its own (what the engine accepts as a draft), smallest first;
@@ -155,6 +162,7 @@ Q_SIGNALS:
     void chatTemplateOverrideEdited(const QString &modelPath, const QString &text);
 
 private:
+    QString m_gpuSplitError;
     void onScanFinished(const ModelScanResult &result);
     // The list: the service's models, then those the last scan found.
     void applyModels();

@@ -78,15 +78,18 @@ QVariantList TelemetryModel::gpus() const
         if (o.totalBytes <= 0)
             continue;
         const qint64 used = std::clamp<qint64>(o.usedBytes, 0, o.totalBytes);
+        // A GPU of the engine's layer split: its weights and cache, the rest of its use as "other".
+        const qint64 weights = o.engine ? std::clamp<qint64>(o.weightsBytes, 0, used) : 0;
+        const qint64 cache = o.engine ? std::clamp<qint64>(o.cacheBytes, 0, used - weights) : 0;
         out.append(QVariantMap{
             {QStringLiteral("index"), o.index},
             {QStringLiteral("name"), o.name},
-            {QStringLiteral("engine"), false},
+            {QStringLiteral("engine"), o.engine},
             {QStringLiteral("totalGiB"), o.totalBytes / kGiB},
             {QStringLiteral("usedGiB"), used / kGiB},
-            {QStringLiteral("weightsGiB"), 0.0},
-            {QStringLiteral("cacheGiB"), 0.0},
-            {QStringLiteral("otherGiB"), used / kGiB},
+            {QStringLiteral("weightsGiB"), weights / kGiB},
+            {QStringLiteral("cacheGiB"), cache / kGiB},
+            {QStringLiteral("otherGiB"), (used - weights - cache) / kGiB},
             {QStringLiteral("freeGiB"), (o.totalBytes - used) / kGiB},
         });
     }

@@ -199,6 +199,16 @@ double max_bpw(const ModelShape& model, const PlanOptions& options, const ModelS
 // not fit, or when the plan leaves GPU 0 without layers or puts the head on a GPU after the last
 // layer's (the backend keeps the embedding with the first layer and the head with the last).
 std::vector<LayerSegment> split_segments(const Plan& plan, const std::vector<int>& devices = {});
+// A split as users write it: "" (none), "auto" (fill options.gpus in order, keeping the reserves) or
+// GiB per GPU "20,23" (ExLlamaV2's gpu_split; fewer values than GPUs use the first ones), placed by
+// make_plan on options.gpus (the GPUs present, in CUDA order) and returned as split_segments. Empty
+// for "". Throws Error(invalid_argument) naming the problem (bad number, more values than GPUs,
+// does not fit).
+std::vector<LayerSegment> resolve_split(const std::string& text, const ModelShape& model, PlanOptions options);
+// The parsing half of resolve_split: sets options.gpu_split_gb (and keeps the GPUs it names) for a
+// manual split, nothing for "auto" or "". Throws as resolve_split.
+void apply_split(const std::string& text, PlanOptions& options);
+
 // Parses an explicit split "D:N,D:N,..." (CUDA device D holds the next N layers; N 0 or omitted in
 // the last entry: the rest), e.g. "0:12,0" for two segments on one GPU. Throws invalid_argument.
 std::vector<LayerSegment> parse_layer_split(const std::string& text);

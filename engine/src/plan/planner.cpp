@@ -326,6 +326,42 @@ std::vector<LayerSegment> split_segments(const Plan& plan, const std::vector<int
   return out;
 }
 
+std::vector<LayerSegment> resolve_split(const std::string& text, const ModelShape& model, PlanOptions options) {
+  if (text.empty()) return {};
+  apply_split(text, options);
+  return split_segments(make_plan(model, options));
+}
+
+void apply_split(const std::string& text, PlanOptions& options) {
+  options.gpu_split_gb.clear();
+  if (!text.empty() && text != "auto") {
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', pos), text.size());
+      const std::string v = text.substr(pos, comma - pos);
+      double gib = 0;
+      std::size_t used = 0;
+      try {
+        gib = std::stod(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (v.empty() || used != v.size() || !(gib >= 0) || gib > 1e6)
+        throw Error(ErrorKind::invalid_argument, "GPU split '" + text + "': '" + v + "' is not a number of GiB",
+                    "", "--gpu-split");
+      options.gpu_split_gb.push_back(gib);
+      pos = comma + 1;
+    }
+    if (options.gpu_split_gb.size() > options.gpus.size())
+      throw Error(ErrorKind::invalid_argument,
+                  "GPU split '" + text + "' names " + std::to_string(options.gpu_split_gb.size()) + " GPUs; " +
+                      std::to_string(options.gpus.size()) + (options.gpus.size() == 1 ? " is" : " are") + " present",
+                  "", "--gpu-split");
+    options.gpus.resize(options.gpu_split_gb.size());
+  }
+  if (options.gpus.empty()) throw Error(ErrorKind::invalid_argument, "GPU split: no GPU present", "", "--gpu-split");
+}
+
 std::vector<LayerSegment> parse_layer_split(const std::string& text) {
   std::vector<LayerSegment> out;
   auto bad = [&](const std::string& why) {

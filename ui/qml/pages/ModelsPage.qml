@@ -158,6 +158,28 @@ Item {
                     valueText: page.models.cacheTypeNames[value] ?? ""
                     onMoved: v => page.models.cacheType = v
                 }
+                // Layers over several GPUs (ExLlamaV2's gpu_split); the fit below plans for it.
+                RowLayout {
+                    Layout.fillWidth: true
+                    visible: !page.models.onCpu && !page.models.currentIsRemote
+                    Label { text: qsTr("GPU split") }
+                    TextField {
+                        id: gpuSplitField
+                        Layout.fillWidth: true
+                        text: page.models.gpuSplit
+                        placeholderText: qsTr("one GPU; auto; or GiB per GPU, e.g. 20,23")
+                        selectByMouse: true
+                        Accessible.name: qsTr("GPU split")
+                        onEditingFinished: page.models.gpuSplit = text
+                    }
+                }
+                Label {
+                    Layout.fillWidth: true
+                    visible: page.models.gpuSplitError.length > 0
+                    wrapMode: Text.Wrap
+                    color: "#c62828"
+                    text: page.models.gpuSplitError
+                }
                 DraftSettings {
                     Layout.fillWidth: true
                     pickerEnabled: !page.models.currentIsRemote
