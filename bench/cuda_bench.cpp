@@ -188,11 +188,12 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
 }
 
 // quick: 4-bit layers of the 8B's three main shapes, one row, with and without PDL (for tuning runs).
-bool bench_gemv(double copy_gbs, bool quick = false) {
+bool bench_gemv(double copy_gbs, bool quick = false, bool large = false) {
   struct Shape { int k, n; };
   const std::vector<Shape> all = {{4096, 4096}, {4096, 1024}, {4096, 14336}, {14336, 4096}, {2048, 5632}, {4096, 128256}};
   const std::vector<Shape> few = {{4096, 4096}, {4096, 14336}, {14336, 4096}};
-  for (const Shape& s : quick ? few : all) {
+  const std::vector<Shape> big = {{8192, 8192}, {8192, 1024}, {8192, 28672}, {28672, 8192}, {8192, 128256}};  // llama3-70b
+  for (const Shape& s : large ? big : quick ? few : all) {
     for (bool mixed : {false, true}) {
       if (quick && mixed) continue;
       SynthLinear L;
@@ -252,6 +253,11 @@ int main(int argc, char** argv) {
   const Preset tiny{"tinyllama-1.1b", 32000, 2048, 22, 32, 4, 64, 5632};
   const Preset l8b{"llama3-8b", 128256, 4096, 32, 32, 8, 128, 14336};
   if (sel == "llama3-8b") ok &= bench_model(l8b, false, copy, {0}, 0);  // one model, for a profiler
+  if (sel == "llama3-70b") {  // the 70B's GEMV shapes (one row) and its decode
+    const Preset l70{"llama3-70b", 128256, 8192, 80, 64, 8, 128, 28672};
+    ok &= bench_gemv(copy, true, true);
+    ok &= bench_model(l70, false, copy, {0, 2048}, 512);
+  }
   if (sel == "decode") {  // decode alone at context 0 (A/B comparisons of the decode step)
     ok &= bench_model(tiny, false, copy, {0}, 0);
     ok &= bench_model(l8b, false, copy, {0}, 0);

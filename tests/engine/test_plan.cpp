@@ -96,6 +96,10 @@ EXL_TEST(plan, scratch_engine_and_exllamav2) {
                                16777216 + 262144 + 8 * 4 +  // GEMV split-K workspace, decode split counters
                                256 + 8 * (8192 + 64) + 12 * 65536 + 2 * 128256 * 4 + 16;  // device sampler
   CHECK_EQ(scratch_bytes(e, o, 8192), expect);
+  // A device of a layer split without the head: no logits rows, no device sampler.
+  const std::uint64_t head_part = 523ull * 128256 * 4 + 256 + 8 * (8192 + 64) + 12 * 65536 + 2 * 128256 * 4 + 16;
+  CHECK_EQ(head_scratch_bytes(e, o, 8192), head_part);
+  CHECK_EQ(scratch_bytes(e, o, 8192, nullptr, false), expect - head_part);
   // §5.5: dominated by the head's temp_dq 2 * 4096 * 128256.
   o.layout = Layout::exllamav2;
   const ModelShape x = shape_from_config(preset_config("llama3-8b"), 4.0, 6, Layout::exllamav2);
@@ -105,7 +109,7 @@ EXL_TEST(plan, scratch_engine_and_exllamav2) {
   o.max_chunk = 16;
   std::vector<std::uint64_t> b;
   scratch_bytes(e, o, 8192, &b);
-  CHECK_EQ(b.at(7), std::uint64_t(0));
+  CHECK_EQ(b.at(6), std::uint64_t(0));
 }
 
 EXL_TEST(plan, fixture_weights_equal_headers) {

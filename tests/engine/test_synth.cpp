@@ -2,6 +2,7 @@
 // the spec's tensor checklist (§2.1-2.10, §7.10), loading and a CPU forward, and the errors.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -275,6 +276,34 @@ EXL_TEST(synth, same_seed_same_bytes) {
   CHECK(read_text(a / "output.safetensors") == read_text(b / "output.safetensors"));
   CHECK(read_text(a / "output.safetensors") != read_text(c / "output.safetensors"));
   for (const auto& d : {a, b, c}) fs::remove_all(d);
+}
+
+// Linears that read the same input share its permutation, as converted models do (the engine
+// folds a shared permutation into the step's RMSNorm): q/k/v, and gate/up; others differ.
+EXL_TEST(synth, shared_inputs_share_the_permutation) {
+  const fs::path dir = fresh_dir("perm");
+  write("test-tiny", 4.0, dir);
+  const TensorStore st = TensorStore::open_dir(dir);
+  auto perm = [&](const std::string& p) {
+    const TensorInfo& t = st.get(p + ".q_invperm");
+    const auto* v = reinterpret_cast<const std::int32_t*>(t.data);
+    return std::vector<std::int32_t>(v, v + t.numel());
+  };
+  for (const std::string l : {"model.layers.0.", "model.layers.1."}) {
+    const std::vector<std::int32_t> q = perm(l + "self_attn.q_proj");
+    const std::vector<std::int32_t> g = perm(l + "mlp.gate_proj");
+    CHECK(perm(l + "self_attn.k_proj") == q);
+    CHECK(perm(l + "self_attn.v_proj") == q);
+    CHECK(perm(l + "mlp.up_proj") == g);
+    CHECK(perm(l + "self_attn.o_proj") != q);
+    CHECK(perm(l + "mlp.down_proj") != g);
+    CHECK(q != g);
+    std::vector<std::int32_t> sorted = q;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i) CHECK_EQ(sorted[i], std::int32_t(i));
+  }
+  CHECK(perm("model.layers.0.self_attn.q_proj") != perm("model.layers.1.self_attn.q_proj"));
+  fs::remove_all(dir);
 }
 
 EXL_TEST(synth, bad_arguments) {

@@ -177,8 +177,12 @@ struct Plan {
 Plan make_plan(const ModelShape& model, const PlanOptions& options, const ModelShape* draft = nullptr);
 
 // Scratch bytes of one device holding layers (engine: CudaBackend::allocate_scratch; exllamav2: §5.5).
+// head = false: a device of a layer split without the head (no logits, no device sampler).
 std::uint64_t scratch_bytes(const ModelShape& model, const PlanOptions& options, std::int64_t cache_tokens,
-                            std::vector<std::uint64_t>* buffers = nullptr);
+                            std::vector<std::uint64_t>* buffers = nullptr, bool head = true);
+// The part of scratch_bytes that only the device holding the head allocates (engine layout).
+std::uint64_t head_scratch_bytes(const ModelShape& model, const PlanOptions& options, std::int64_t cache_tokens,
+                                 std::vector<std::uint64_t>* buffers = nullptr);
 
 // Decode bytes read per token at `position` (weights once, every sequence's cache to `position`).
 std::uint64_t decode_bytes_per_token(const ModelShape& model, const PlanOptions& options, std::int64_t position);

@@ -64,12 +64,31 @@ std::int64_t cache_tokens(const ModelConfig& c, const CacheSpec& cache, std::int
   return s;
 }
 
+std::uint64_t head_scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int64_t tokens,
+                                 std::vector<std::uint64_t>* buffers) {
+  std::vector<std::uint64_t> b;
+  if (o.layout == Layout::engine) {
+    const std::uint64_t vocab = std::uint64_t(m.config.vocab_size);
+    const std::uint64_t C = std::uint64_t(std::min<std::int64_t>(o.max_chunk, tokens));
+    const std::uint64_t logit_rows = std::max<std::uint64_t>(1, std::min<std::uint64_t>(C, (256ull << 20) / (vocab * 4)));
+    b.push_back(logit_rows * vocab * 4);
+    // The device sampler (kernels/cuda/sampler.cu): settings blob (header, penalty window of the
+    // context + 64, 65536 bias/ban edits of 12 bytes), weights and keys per vocabulary entry, result.
+    b.push_back(256 + 8 * (std::uint64_t(tokens) + 64) + 12 * 65536);
+    b.push_back(vocab * 4);
+    b.push_back(vocab * 4);
+    b.push_back(16);
+  }
+  if (buffers) *buffers = b;
+  return std::accumulate(b.begin(), b.end(), std::uint64_t(0));
+}
+
 std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int64_t tokens,
-                            std::vector<std::uint64_t>* buffers) {
+                            std::vector<std::uint64_t>* buffers, bool head) {
   const ModelConfig& c = m.config;
   const std::uint64_t h = std::uint64_t(c.hidden_size), nh = std::uint64_t(c.num_heads), hd = std::uint64_t(c.head_dim);
   const std::uint64_t qd = nh * hd, kd = std::uint64_t(c.num_kv_heads) * hd, inter = std::uint64_t(c.intermediate_size);
-  const std::uint64_t vocab = std::uint64_t(c.vocab_size), B = std::uint64_t(std::max(1, o.batch));
+  const std::uint64_t B = std::uint64_t(std::max(1, o.batch));
   std::uint64_t max_dq = 0;
   for (const ModuleBytes& l : m.layers) max_dq = std::max(max_dq, l.max_dq_elems);
   std::vector<std::uint64_t> b;
@@ -78,8 +97,6 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
     const std::uint64_t wide = std::max({h, qd, inter});
     // residual, activations, q|k|v, q fp16, attention out, gate|up
     b = {C * h * 4, C * wide * 2, C * (qd + 2 * kd) * 4, C * qd * 2, C * qd * 2, C * inter * 2 * 4};
-    const std::uint64_t logit_rows = std::max<std::uint64_t>(1, std::min<std::uint64_t>(C, (256ull << 20) / (vocab * 4)));
-    b.push_back(logit_rows * vocab * 4);
     b.push_back(C <= 16 ? 0 : max_dq * 2);  // reconstruct buffer for the prefill path
     // decode attention: about four CTAs per multiprocessor over the KV heads
     const std::uint64_t sms = std::uint64_t(std::max(1, o.sm_count)), nkv = std::uint64_t(c.num_kv_heads);
@@ -91,12 +108,11 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
     b.push_back(std::max(splits * nh * (hd + 2), C * nh * chunk_splits * (hd + 2)) * 4);  // attention partials
     b.push_back((4ull << 20) * 4 + (1ull << 16) * 4);  // EXL2 GEMV split-K partials and counters
     b.push_back(nkv * 4);                                // the decode step's split counters
-    // The device sampler (kernels/cuda/sampler.cu): settings blob (header, penalty window of the
-    // context + 64, 65536 bias/ban edits of 12 bytes), weights and keys per vocabulary entry, result.
-    b.push_back(256 + 8 * (std::uint64_t(tokens) + 64) + 12 * 65536);
-    b.push_back(vocab * 4);
-    b.push_back(vocab * 4);
-    b.push_back(16);
+    if (head) {  // logits and the device sampler: on the device holding the head
+      std::vector<std::uint64_t> hb;
+      head_scratch_bytes(m, o, tokens, &hb);
+      b.insert(b.end(), hb.begin(), hb.end());
+    }
     b.push_back(16);     // step
     b.push_back(C * 4);  // ids
     // A quantized K or V store stages the chunk's rows in fp16 (kernels/cuda/kv_cache.cu).

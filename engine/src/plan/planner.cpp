@@ -68,6 +68,11 @@ struct Ctx {
   void add_head(DeviceComponents& p) const {
     p.head += m.head.device;
     p.rounding += round_all(m.head.buffers);
+    if (o.layout == Layout::engine) {  // logits and the device sampler live with the head
+      std::vector<std::uint64_t> hb;
+      p.logits += head_scratch_bytes(m, o, tokens, &hb);
+      p.rounding += round_all(hb);
+    }
     if (o.layout == Layout::exllamav2)
       p.logits += std::uint64_t(std::max(1, o.batch)) * std::uint64_t((m.config.vocab_size + 31) / 32 * 32) * 2;
   }
@@ -77,7 +82,7 @@ struct Ctx {
     p.context = default_context_mib(g) * kMiB;
     p.margin = o.fragmentation_margin;
     std::vector<std::uint64_t> sb;
-    p.scratch = scratch_bytes(m, o, tokens, &sb);
+    p.scratch = scratch_bytes(m, o, tokens, &sb, false);
     p.rounding += round_all(sb);
     if (o.layout == Layout::engine) {
       p.cublas = 32 * kMiB;

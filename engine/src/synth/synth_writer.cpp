@@ -10,6 +10,8 @@
 #include <future>
 #include <mutex>
 #include <numeric>
+#include <string>
+#include <utility>
 
 #include "exl/error.h"
 #include "exl/kernels/exl2_pack.h"
@@ -74,8 +76,22 @@ void add_f16(Tensors& t, std::string name, std::vector<std::int64_t> shape, std:
   t.list.push_back(std::move(d));
 }
 
-// One EXL2 linear: random permutation, scale maxima, codes and values, packed slice by slice.
-void add_linear(Tensors& t, const LinearPlan& lp, std::uint64_t seed) {
+// The seed of a linear's input permutation: linears that read the same input share it, as
+// act-order conversions write them (q/k/v the attention norm's output, gate/up the MLP norm's),
+// so the engine's input-permutation fold applies as it does to converted models.
+std::uint64_t perm_seed(std::uint64_t seed, std::string prefix) {
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{".k_proj", ".q_proj"}, {".v_proj", ".q_proj"},
+                                 {".up_proj", ".gate_proj"}})
+    if (prefix.size() >= from.size() && prefix.compare(prefix.size() - from.size(), from.size(), from) == 0)
+      prefix = prefix.substr(0, prefix.size() - from.size()) + to;
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a: the same bytes on every platform
+  for (const unsigned char c : prefix) h = (h ^ c) * 0x100000001b3ull;
+  return stream_seed(seed, 3, h);
+}
+
+// One EXL2 linear: random permutation (seeded by `pseed`), scale maxima, codes and values,
+// packed slice by slice.
+void add_linear(Tensors& t, const LinearPlan& lp, std::uint64_t seed, std::uint64_t pseed) {
   const int k = lp.k, n = lp.n, n_pad = (n + 31) / 32 * 32, groups = lp.layout.groups();
   int q_rows = 0;
   std::vector<int> row_bits(static_cast<std::size_t>(k));
@@ -87,7 +103,8 @@ void add_linear(Tensors& t, const LinearPlan& lp, std::uint64_t seed) {
   Rng r(stream_seed(seed, 1, 0));
   std::vector<std::int32_t> perm(static_cast<std::size_t>(k));
   std::iota(perm.begin(), perm.end(), 0);
-  for (int i = k - 1; i > 0; --i) std::swap(perm[std::size_t(i)], perm[r.below(std::uint32_t(i + 1))]);
+  Rng rp(pseed);
+  for (int i = k - 1; i > 0; --i) std::swap(perm[std::size_t(i)], perm[rp.below(std::uint32_t(i + 1))]);
   // Weight std about 1/sqrt(k): activations stay O(1) through the layers and the head.
   const double sigma = 1.0 / std::sqrt(double(k)), e4 = mean_scale4();
   std::vector<half_bits> smax(static_cast<std::size_t>(groups));
@@ -264,7 +281,7 @@ SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) 
       if (it.kind == Item::embedding) add_f16(*t, it.name, {cfg.vocab_size, cfg.hidden_size}, s, -0.05f, 0.05f);
       else if (it.kind == Item::norm) add_f16(*t, it.name, {cfg.hidden_size}, s, 0.9f, 1.1f);
       else if (o.fp16) add_dense(*t, *it.lin, s);
-      else add_linear(*t, *it.lin, s);
+      else add_linear(*t, *it.lin, s, perm_seed(o.seed, it.lin->prefix));
       finish_pending();
       std::uint64_t bytes = 0;
       for (const TensorData& d : t->list) bytes += d.bytes.size();
