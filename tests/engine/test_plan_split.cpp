@@ -317,3 +317,91 @@ EXL_TEST(plan, resolve_split_from_text) {
     CHECK_MSG(std::string(e.what()).find("does not fit") != std::string::npos, e.what());
   }
 }
+
+// The split solver on 1-4 GPUs of unequal sizes, with reserves, against layouts worked out by hand.
+// The model: 10 layers of exactly 1 GiB, a 0.5 GiB head, a 0.25 GiB embedding (test-tiny's shapes
+// otherwise, so its scratch and cache are a few MiB); every GPU's fixed cost is its 256 MiB CUDA
+// context, 32 MiB cuBLAS workspace and 64 MiB margin (352 MiB, plus those few MiB), GPU 0's also the
+// embedding; reserves 192 MiB on GPU 0 and 64 MiB on the others.
+EXL_TEST(plan, split_solver_hand_computed_layouts) {
+  ModelShape s = shape_from_config(preset_config("test-tiny"), 4.0, 6, Layout::engine);
+  s.config.num_layers = 10;
+  s.layers.assign(10, ModuleBytes{});
+  for (ModuleBytes& l : s.layers) { l.device = kGiB; l.read = kGiB; l.max_dq_elems = 4096; }
+  s.head.device = s.head.read = kGiB / 2;
+  s.head.buffers.clear();
+  s.embedding.device = kGiB / 4;
+  s.embedding.buffers.clear();
+  auto gpu = [](double gib) {
+    GpuSpec g;
+    g.name = "GPU " + std::to_string(gib);
+    g.memory_mib = std::uint64_t(gib * 1024);
+    g.bandwidth_gbs = 1000;
+    g.context_mib = 256;
+    return g;
+  };
+  auto layout = [&](const Plan& p) {
+    std::string out;
+    for (const DevicePlan& d : p.devices) {
+      if (!out.empty()) out += " | ";
+      out += d.first_layer < 0 ? "-" : std::to_string(d.first_layer) + "-" + std::to_string(d.last_layer);
+      if (d.has_head) out += "+h";
+    }
+    return out;
+  };
+  PlanOptions o = options({gpu(12)}, 256);
+  // One GPU: 352 + 256 + 10 x 1024 + 512 = 11360 MiB of 12096 (12 GiB less the reserve).
+  Plan p = make_plan(s, o);
+  CHECK_MSG(p.fits, p.problem);
+  CHECK_EQ(layout(p), std::string("0-9+h"));
+  // Four GPUs, automatic: GPU 0 (3.5 GiB, 3392 MiB usable): 608 + 2 layers = 2656 (a third: 3680);
+  // GPU 1 (2.5 GiB, 2496): 352 + 2 layers = 2400; GPU 2 (4.5 GiB, 4544): 352 + 4 layers = 4448;
+  // GPU 3 (3 GiB, 3008): 352 + 2 layers + head = 2912.
+  o.gpus = {gpu(3.5), gpu(2.5), gpu(4.5), gpu(3)};
+  p = make_plan(s, o);
+  CHECK_MSG(p.fits, p.problem);
+  CHECK_EQ(layout(p), std::string("0-1 | 2-3 | 4-7 | 8-9+h"));
+  std::vector<LayerSegment> seg = split_segments(p);
+  CHECK_EQ(seg.size(), std::size_t(4));
+  CHECK_EQ(seg[2].layers, 4);
+  // The first three alone: layers 8 and 9 and the head are left over, on GPU 2 past its room.
+  o.gpus.resize(3);
+  p = make_plan(s, o);
+  CHECK(!p.fits);
+  CHECK_MSG(p.problem.find("layer 8 does not fit") != std::string::npos, p.problem);
+  // Two GPUs: GPU 0 as before, GPU 1 (8 GiB, 8128 usable): 352 + 7 layers = 7520, an eighth layer
+  // (8544) does not fit: layer 9 lands on GPU 1 regardless (the last device) and overflows.
+  o.gpus = {gpu(3.5), gpu(8)};
+  p = make_plan(s, o);
+  CHECK(!p.fits);
+  CHECK_EQ(layout(p), std::string("0-1 | 2-9+h"));
+  // Bigger second GPU: fits, same layout.
+  o.gpus = {gpu(3.5), gpu(10)};
+  p = make_plan(s, o);
+  CHECK_MSG(p.fits, p.problem);
+  CHECK_EQ(layout(p), std::string("0-1 | 2-9+h"));
+  // A larger reserve on GPU 0 (1 GiB): 3.5 GiB less 1 GiB = 2560 usable, one layer (1632) fits.
+  o.reserve_first = kGiB;
+  p = make_plan(s, o);
+  CHECK_EQ(layout(p), std::string("0-0 | 1-9+h"));
+  o.reserve_first = 192 * kMiB;
+  // Manual, four GPUs of unequal allowances (GiB): GPU 0 1.9 (1945 MiB): 608 + 1 layer = 1632;
+  // GPU 1 3.5: 352 + 3 layers = 3424; GPU 2 2.5: 352 + 2 = 2400; GPU 3 5 (5120): 352 + 4 layers +
+  // head = 4960 on a 6 GiB card.
+  o.gpus = {gpu(3.5), gpu(4), gpu(4.5), gpu(6)};
+  o.gpu_split_gb = {1.9, 3.5, 2.5, 5};
+  p = make_plan(s, o);
+  CHECK_MSG(p.fits, p.problem);
+  CHECK_EQ(layout(p), std::string("0-0 | 1-3 | 4-5 | 6-9+h"));
+  seg = split_segments(p);
+  CHECK_EQ(seg.size(), std::size_t(4));
+  CHECK_EQ(seg[1].layers, 3);
+  CHECK_EQ(seg[3].vram_limit, std::uint64_t(5) * kGiB);
+  // Three of them: the same allowances cannot hold layers 6-9.
+  o.gpus.resize(3);
+  o.gpu_split_gb.resize(3);
+  p = make_plan(s, o);
+  CHECK(!p.fits);
+  CHECK_MSG(p.problem.find("split allows") != std::string::npos, p.problem);
+  CHECK_THROWS_ERROR(split_segments(p), ErrorKind::invalid_argument, "does not fit");
+}
