@@ -380,6 +380,17 @@ EXL_TEST(plan, split_solver_hand_computed_layouts) {
   p = make_plan(s, o);
   CHECK_MSG(p.fits, p.problem);
   CHECK_EQ(layout(p), std::string("0-1 | 2-9+h"));
+  // A draft model goes on the GPU with the most room left: GPU 1 (10240 - 9056 = 1184 MiB free,
+  // GPU 0 3584 - 2656 = 928), as exl::draft_device picks at load; one GPU: GPU 0.
+  const ModelShape draft = shape_from_config(preset_config("test-tiny"), 4.0, 6, Layout::engine);
+  p = make_plan(s, o, &draft);
+  CHECK_EQ(p.draft_device, 1);
+  CHECK_EQ(p.devices[0].parts.draft, std::uint64_t(0));
+  CHECK(p.devices[1].parts.draft > 0);
+  CHECK(p.speculative_tokens_per_s > 0);
+  PlanOptions single = options({gpu(12)}, 256);
+  CHECK_EQ(make_plan(s, single, &draft).draft_device, 0);
+  CHECK_EQ(make_plan(s, single).draft_device, -1);
   // A larger reserve on GPU 0 (1 GiB): 3.5 GiB less 1 GiB = 2560 usable, one layer (1632) fits.
   o.reserve_first = kGiB;
   p = make_plan(s, o);

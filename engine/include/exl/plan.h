@@ -169,10 +169,12 @@ struct Plan {
   double decode_bound_empty = 0.0;        // at position 0
   double prefill_bound_tokens_per_s = 0.0;
   double speculative_tokens_per_s = 0.0;  // with a draft model (0 without)
+  int draft_device = -1;                  // the GPU the draft model goes on (-1: none)
   std::vector<ThroughputPoint> line;
 };
 
-// Places the model (and the optional draft, on GPU 0 with its own cache) on the GPUs. Never throws
+// Places the model (and the optional draft, with its own cache, on the GPU holding layers that has the
+// most free memory once the model is placed, as exl::draft_device chooses at load) on the GPUs. Never throws
 // for "does not fit": the Plan says so. Throws Error(invalid_argument) for bad options.
 Plan make_plan(const ModelShape& model, const PlanOptions& options, const ModelShape* draft = nullptr);
 

@@ -67,6 +67,7 @@ std::string plan_to_json(const ModelShape& m, const PlanOptions& o, const Plan& 
                   {"acceptance", o.draft_acceptance},
                   {"bytes_per_token", decode_bytes_per_token(*draft, o, o.context)}};
     j["speculative_tokens_per_s"] = p.speculative_tokens_per_s;
+    j["draft_device"] = p.draft_device;
   }
   return j.dump(2);
 }

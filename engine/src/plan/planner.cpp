@@ -100,7 +100,7 @@ struct Ctx {
   }
 };
 
-// Everything a draft model needs on GPU 0 beside the target (its own backend, shared context).
+// Everything a draft model needs on its GPU beside the target (its own backend, shared context).
 std::uint64_t draft_bytes(const ModelShape& d, const PlanOptions& o, std::int64_t context) {
   PlanOptions od = o;
   od.fragmentation_margin = 0;
@@ -169,7 +169,6 @@ Plan make_plan(const ModelShape& m, const PlanOptions& o, const ModelShape* draf
     if (active[d]) return;
     active[d] = true;
     parts[d] = c.fixed(o.gpus[d], d == 0);
-    if (d == 0) parts[d].draft = dbytes;
   };
   for (std::size_t d = 0; d < n; ++d) {
     const std::uint64_t reserve = d == 0 ? o.reserve_first : o.reserve_other;
@@ -201,6 +200,19 @@ Plan make_plan(const ModelShape& m, const PlanOptions& o, const ModelShape* draf
                      (manual ? "the split allows " : "the GPUs hold ") + std::to_string(cap[dev] >> 20) + " MiB on GPU " +
                      std::to_string(dev) + ", " + std::to_string(total(parts[dev]) >> 20) + " MiB needed there";
   }
+  // The draft model goes where the backend puts it (exl::draft_device): on the GPU of the split with
+  // the most free memory once the model is placed (GPU 0 without a split).
+  std::size_t draft_on = 0;
+  if (dbytes > 0) {
+    std::int64_t best = INT64_MIN;
+    for (std::size_t d = 0; d < n; ++d) {
+      if (!active[d] || (d > 0 && devs[d].first_layer < 0)) continue;
+      const std::int64_t room = std::int64_t(o.gpus[d].total_bytes()) - std::int64_t(total(parts[d]));
+      if (room > best) best = room, draft_on = d;
+    }
+    parts[draft_on].draft = dbytes;
+  }
+  plan.draft_device = dbytes > 0 ? int(draft_on) : -1;
   plan.fits = plan.problem.empty();
   plan.margin_bytes = INT64_MAX;
   for (std::size_t d = 0; d < n; ++d) {
@@ -258,8 +270,9 @@ Plan make_plan(const ModelShape& m, const PlanOptions& o, const ModelShape* draf
     flop_s += 2.0 * params / (d.gpu.fp16_tflops * 1e12);
   }
   plan.prefill_bound_tokens_per_s = flop_s > 0 ? 1.0 / flop_s : 0.0;
-  if (draft && o.gpus[0].bandwidth_gbs > 0) {
-    const double td = double(decode_bytes_per_token(*draft, o, o.context)) / (o.gpus[0].bandwidth_gbs * 1e9);
+  if (draft && o.gpus[draft_on].bandwidth_gbs > 0) {
+    const double td =
+        double(decode_bytes_per_token(*draft, o, o.context)) / (o.gpus[draft_on].bandwidth_gbs * 1e9);
     plan.speculative_tokens_per_s = speculative_bound(t_full, td, o.draft_tokens, o.draft_acceptance);
   }
   return plan;
