@@ -16,10 +16,11 @@ struct Loaded {
   std::unique_ptr<exl::Backend> backend;
 };
 
-Loaded load(const std::string& name, const std::string& device = "cpu", int ctx = 1024) {
+Loaded load(const std::string& name, const std::string& device = "cpu", const exl::BackendOptions& options = {},
+            int ctx = 1024) {
   Loaded l;
   l.model = exl::Model::open(exl::test::fixture("models/exl2/" + name));
-  l.backend = exl::make_backend(device, {});
+  l.backend = exl::make_backend(device, options);
   l.backend->load(l.model);
   l.backend->allocate_cache({ctx, exl::CacheType::fp16});
   return l;
@@ -34,12 +35,16 @@ exl::GenerateOptions greedy(int n) {
 }
 
 // `device` "cpu": also against ExLlamaV2's ids and acceptance (same arithmetic class as its
-// reference); "cuda": speculative equals plain greedy on the GPU, acceptance reported.
-void check_draft_greedy(const std::string& device) {
+// reference); "cuda": speculative equals plain greedy on the GPU, acceptance reported. `split`: the
+// target's layers in device segments, the draft where exl::draft_device puts it.
+void check_draft_greedy(const std::string& device, const std::vector<exl::LayerSegment>& split = {}) {
   const bool vs_reference = device == "cpu";
   const auto refs = exl::test::read_json("refs/speculative_exl2.json")["results"];
   const auto prompts = exl::test::read_prompts();
-  Loaded target = load("ref-s-4.0bpw", device), draft = load("ref-xs-4.0bpw", device);
+  exl::BackendOptions to;
+  to.split = split;
+  Loaded target = load("ref-s-4.0bpw", device, to);
+  Loaded draft = load("ref-xs-4.0bpw", split.empty() ? device : exl::draft_device(*target.backend));
   exl::check_draft_vocabulary(*target.model->tokenizer(), *draft.model->tokenizer());
   std::vector<std::vector<std::int32_t>> plain;
   for (const auto& p : prompts) {
@@ -81,6 +86,8 @@ EXL_TEST(speculative, fixture_draft_greedy_equals_plain_and_exllamav2) { check_d
 
 // Issue #5: identical to plain greedy for K = 1..8 on both backends.
 EXL_GPU_TEST(cuda_model, speculative_draft_greedy_equals_plain) { check_draft_greedy("cuda"); }
+// Issue #13: the same with the target's layers in two segments (one GPU) and the draft beside them.
+EXL_GPU_TEST(cuda_model, speculative_with_a_layer_split) { check_draft_greedy("cuda", {{0, 3}, {0, 0}}); }
 
 EXL_TEST(speculative, fixture_ngram_equals_plain_and_speeds_up_repeated_text) {
   const auto prompts = exl::test::read_prompts();
