@@ -669,12 +669,32 @@
         <translation>Passt nicht: benötigt %1 von %2 GiB.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="70" />
+        <location filename="../ui/qml/components/FitBar.qml" line="76" />
+        <source>GPU %1 (%2): no layers, %3 of %4 GiB</source>
+        <translation>GPU %1 (%2): keine Schichten, %3 von %4 GiB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="78" />
+        <source>GPU %1 (%2): layers %3–%4, %5 of %6 GiB</source>
+        <translation>GPU %1 (%2): Schichten %3–%4, %5 von %6 GiB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="82" />
+        <source>, the head</source>
+        <translation>, der Kopf</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="82" />
+        <source>, the draft model</source>
+        <translation>, das Entwurfsmodell</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="88" />
         <source>Largest context that fits: %1 tokens · bound decode speed %2 tok/s</source>
         <translation>Größter passender Kontext: %1 Token · begrenzte Dekodiergeschwindigkeit %2 Tok./s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="77" />
+        <location filename="../ui/qml/components/FitBar.qml" line="95" />
         <source>With the draft model: about %1 tok/s if %2 % of drafted tokens are accepted</source>
         <translation>Mit dem Entwurfsmodell: etwa %1 Tok./s, wenn %2 % der Entwurfstoken angenommen werden</translation>
     </message>
@@ -803,7 +823,7 @@
         <translation>"%1" ist keine GPU-Aufteilung: leer lassen für eine GPU, auto schreiben oder GiB pro GPU angeben, etwa 20,23.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="527" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="539" />
         <source>Could not read the chat template file %1.</source>
         <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
     </message>

@@ -669,12 +669,32 @@
         <translation>Past niet: vraagt %1 van %2 GiB.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="70" />
+        <location filename="../ui/qml/components/FitBar.qml" line="76" />
+        <source>GPU %1 (%2): no layers, %3 of %4 GiB</source>
+        <translation>GPU %1 (%2): geen lagen, %3 van %4 GiB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="78" />
+        <source>GPU %1 (%2): layers %3–%4, %5 of %6 GiB</source>
+        <translation>GPU %1 (%2): lagen %3–%4, %5 van %6 GiB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="82" />
+        <source>, the head</source>
+        <translation>, de kop</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="82" />
+        <source>, the draft model</source>
+        <translation>, het conceptmodel</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="88" />
         <source>Largest context that fits: %1 tokens · bound decode speed %2 tok/s</source>
         <translation>Grootste context die past: %1 tokens · begrensde decodeersnelheid %2 tok/s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="77" />
+        <location filename="../ui/qml/components/FitBar.qml" line="95" />
         <source>With the draft model: about %1 tok/s if %2 % of drafted tokens are accepted</source>
         <translation>Met het conceptmodel: ongeveer %1 tok/s als %2 % van de concepttokens wordt geaccepteerd</translation>
     </message>
@@ -803,7 +823,7 @@
         <translation>"%1" is geen GPU-verdeling: laat het leeg voor één GPU, schrijf auto, of geef GiB per GPU, zoals 20,23.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="527" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="539" />
         <source>Could not read the chat template file %1.</source>
         <translation>Het chatsjabloonbestand %1 kon niet worden gelezen.</translation>
     </message>

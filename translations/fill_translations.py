@@ -6,6 +6,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 T = {  # source: (Dutch, German)
+    'GPU %1 (%2): no layers, %3 of %4 GiB': ('GPU %1 (%2): geen lagen, %3 van %4 GiB', 'GPU %1 (%2): keine Schichten, %3 von %4 GiB'),
+    'GPU %1 (%2): layers %3–%4, %5 of %6 GiB': ('GPU %1 (%2): lagen %3–%4, %5 van %6 GiB', 'GPU %1 (%2): Schichten %3–%4, %5 von %6 GiB'),
+    ', the head': (', de kop', ', der Kopf'),
+    ', the draft model': (', het conceptmodel', ', das Entwurfsmodell'),
     'The GPU split "%1" cannot hold %2: %3': ('De GPU-verdeling "%1" kan %2 niet bevatten: %3', 'Die GPU-Aufteilung "%1" kann %2 nicht aufnehmen: %3'),
     '"%1" is not a GPU split: leave it empty for one GPU, write auto, or give GiB per GPU such as 20,23.': ('"%1" is geen GPU-verdeling: laat het leeg voor één GPU, schrijf auto, of geef GiB per GPU, zoals 20,23.', '"%1" ist keine GPU-Aufteilung: leer lassen für eine GPU, auto schreiben oder GiB pro GPU angeben, etwa 20,23.'),
     'GPU split': ('GPU-verdeling', 'GPU-Aufteilung'),

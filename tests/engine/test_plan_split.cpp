@@ -354,6 +354,13 @@ EXL_TEST(plan, split_solver_hand_computed_layouts) {
   Plan p = make_plan(s, o);
   CHECK_MSG(p.fits, p.problem);
   CHECK_EQ(layout(p), std::string("0-9+h"));
+  // The head never sits alone: on 11 GiB (11072 MiB usable) all 10 layers fit (608 + 10240 = 10848)
+  // but not the head beside them (11360), so layer 9 goes along with it to GPU 1.
+  o.gpus = {gpu(11), gpu(4)};
+  p = make_plan(s, o);
+  CHECK_MSG(p.fits, p.problem);
+  CHECK_EQ(layout(p), std::string("0-8 | 9-9+h"));
+  CHECK_EQ(split_segments(p).size(), std::size_t(2));
   // Four GPUs, automatic: GPU 0 (3.5 GiB, 3392 MiB usable): 608 + 2 layers = 2656 (a third: 3680);
   // GPU 1 (2.5 GiB, 2496): 352 + 2 layers = 2400; GPU 2 (4.5 GiB, 4544): 352 + 4 layers = 4448;
   // GPU 3 (3 GiB, 3008): 352 + 2 layers + head = 2912.

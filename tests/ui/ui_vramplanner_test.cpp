@@ -145,6 +145,17 @@ private Q_SLOTS:
         QCOMPARE(split.cacheBytes, whole.cacheBytes);      // every layer's cache, wherever it is
         QCOMPARE(split.weightsBytes, whole.weightsBytes);  // embedding on the first, head on the last
         QVERIFY(split.scratchBytes > whole.scratchBytes);  // a second CUDA context and scratch
+        // Where the layers go: GPU 0 from layer 0, GPU 1 up to the last layer and the head.
+        QCOMPARE(split.devices.size(), 2);
+        const int layers = int(m_config.value(QStringLiteral("num_hidden_layers")).toInteger());
+        QCOMPARE(split.devices[0].firstLayer, 0);
+        QCOMPARE(split.devices[1].firstLayer, split.devices[0].lastLayer + 1);
+        QCOMPARE(split.devices[1].lastLayer, layers - 1);
+        QVERIFY(!split.devices[0].head && split.devices[1].head);
+        QCOMPARE(split.devices[0].usedBytes + split.devices[1].usedBytes,
+                 split.weightsBytes + split.cacheBytes + split.scratchBytes);
+        QCOMPARE(split.devices[1].totalBytes, qint64(lo) * 1024 * 1024);
+        QVERIFY(planner.plan({m_model, 0.0, 1024, CacheKind::Fp16, 0, {}, QStringLiteral("auto")}).devices.isEmpty());
         // Manual GiB per GPU: too little in all is "does not fit"; more GPUs than present:
         // no estimate.
         r.gpuSplit = QStringLiteral("0.01,0.01");

@@ -151,7 +151,13 @@ VramPlan EngineVramPlanner::plan(const VramPlanRequest &request) const
             out.draftBytes += qint64(d.parts.draft);  // the planner's whole draft model, on the first device
             out.deviceBytes += qint64(d.gpu.total_bytes());
             names.append(QString::fromStdString(d.gpu.name));
+            if (split)
+                out.devices.append(VramPlanDevice{int(i), QString::fromStdString(d.gpu.name), d.first_layer, d.last_layer,
+                                                  d.has_head, p.draft_device == int(i), qint64(d.used_bytes),
+                                                  qint64(d.gpu.total_bytes())});
         }
+        if (out.devices.size() < 2)
+            out.devices.clear();  // one GPU used: the totals say it all
         out.fits = p.fits;
         std::int64_t largest = exl::plan::max_context(shape, o, draft.get());
         if (request.model.nativeContext > 0)

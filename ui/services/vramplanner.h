@@ -17,6 +17,19 @@ struct VramPlanRequest {
     QString gpuSplit{};  // as LoadOptions::gpuSplit
 };
 
+// One GPU of a split plan: the layers placed there and its memory.
+struct VramPlanDevice {
+    int index = 0;        // CUDA ordinal
+    QString name;
+    int firstLayer = -1;  // -1: no layers
+    int lastLayer = -1;
+    bool head = false;
+    bool draft = false;   // the draft model goes here
+    qint64 usedBytes = 0;
+    qint64 totalBytes = 0;
+    bool operator==(const VramPlanDevice &) const = default;
+};
+
 struct VramPlan {
     bool available = false;  // false: no planner, nothing below is meaningful
     qint64 weightsBytes = 0;
@@ -30,6 +43,7 @@ struct VramPlan {
     double speculativeTokensPerSecond = 0.0;  // the same with the draft model, accepting that share: 0: none
     double speculativeAcceptance = 0.0;       // of drafted tokens (the planner's assumption)
     QString target;  // the device planned for (a GPU's name; empty: system memory or unknown)
+    QList<VramPlanDevice> devices;  // a split over several GPUs: each GPU it uses (empty: one device)
 };
 
 class VramPlanner

@@ -362,6 +362,18 @@ void ModelManager::updateFit()
                    m_options.draftTokens > 0 ? plan.speculativeTokensPerSecond : 0.0);
         fit.insert(QStringLiteral("speculativeAcceptance"), plan.speculativeAcceptance);
         fit.insert(QStringLiteral("target"), plan.target);
+        QVariantList devices;  // a split: where the layers go
+        for (const VramPlanDevice &d : plan.devices)
+            devices.append(QVariantMap{{QStringLiteral("index"), d.index},
+                                       {QStringLiteral("name"), d.name},
+                                       {QStringLiteral("firstLayer"), d.firstLayer},
+                                       {QStringLiteral("lastLayer"), d.lastLayer},
+                                       {QStringLiteral("head"), d.head},
+                                       {QStringLiteral("draft"), d.draft},
+                                       {QStringLiteral("usedGiB"), d.usedBytes / kGiB},
+                                       {QStringLiteral("totalGiB"), d.totalBytes / kGiB},
+                                       {QStringLiteral("fits"), d.usedBytes <= d.totalBytes}});
+        fit.insert(QStringLiteral("devices"), devices);
     }
     if (fit != m_fit) {
         m_fit = fit;

@@ -178,27 +178,32 @@ Plan make_plan(const ModelShape& m, const PlanOptions& o, const ModelShape* draf
   activate(0);
   std::vector<DevicePlan> devs(n);
   std::size_t dev = 0;
-  const int modules = m.config.num_layers + 1;  // the layers, then the head
-  for (int i = 0; i < modules; ++i) {
-    const bool head = i == m.config.num_layers;
+  // Layers in order; the last one and the head go together (the backend keeps the head on the device
+  // of the last layer, so a head that does not fit beside it takes the last layer along).
+  const int layers = m.config.num_layers;
+  for (int i = 0; i < layers; ++i) {
+    const bool head = i == layers - 1;
+    auto add = [&](DeviceComponents& p) {
+      c.add_layer(p, i);
+      if (head) c.add_head(p);
+    };
     for (;;) {
       DeviceComponents trial = parts[dev];
       if (!active[dev]) trial = c.fixed(o.gpus[dev], dev == 0);
-      head ? c.add_head(trial) : c.add_layer(trial, i);
+      add(trial);
       if (total(trial) <= cap[dev] || dev + 1 == n) break;
       ++dev;
     }
     activate(dev);
-    head ? c.add_head(parts[dev]) : c.add_layer(parts[dev], i);
+    add(parts[dev]);
     if (head) devs[dev].has_head = true;
-    else {
-      if (devs[dev].first_layer < 0) devs[dev].first_layer = i;
-      devs[dev].last_layer = i;
-    }
+    if (devs[dev].first_layer < 0) devs[dev].first_layer = i;
+    devs[dev].last_layer = i;
     if (total(parts[dev]) > cap[dev] && plan.problem.empty())
-      plan.problem = std::string(head ? "the head" : "layer " + std::to_string(i)) + " does not fit: " +
-                     (manual ? "the split allows " : "the GPUs hold ") + std::to_string(cap[dev] >> 20) + " MiB on GPU " +
-                     std::to_string(dev) + ", " + std::to_string(total(parts[dev]) >> 20) + " MiB needed there";
+      plan.problem = "layer " + std::to_string(i) + (head ? " and the head" : "") + (head ? " do" : " does") +
+                     " not fit: " + (manual ? "the split allows " : "the GPUs hold ") + std::to_string(cap[dev] >> 20) +
+                     " MiB on GPU " + std::to_string(dev) + ", " + std::to_string(total(parts[dev]) >> 20) +
+                     " MiB needed there";
   }
   // The draft model goes where the backend puts it (exl::draft_device): on the GPU of the split with
   // the most free memory once the model is placed (GPU 0 without a split).

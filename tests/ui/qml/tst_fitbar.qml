@@ -67,6 +67,30 @@ Item {
             compare(findChild(bar, "speculative").text, "With the draft model: about 411 tok/s if 70 % of drafted tokens are accepted")
         }
 
+        function named(item, name, out) {
+            for (let i = 0; i < item.children.length; ++i) {
+                const c = item.children[i]
+                if (c.objectName === name && c.visible)
+                    out.push(c)
+                named(c, name, out)
+            }
+            return out
+        }
+
+        function test_splitListsEachGpu() {
+            verify(named(createTemporaryObject(fitComponent, parent, { fit: estimate(true) }), "splitDevice", []).length === 0)
+            const fit = estimate(true)
+            fit.devices = [
+                { index: 0, name: "RTX 4090", firstLayer: 0, lastLayer: 37, head: false, draft: false, usedGiB: 20.31, totalGiB: 24, fits: true },
+                { index: 1, name: "RTX 4090", firstLayer: 38, lastLayer: 79, head: true, draft: true, usedGiB: 25.5, totalGiB: 24, fits: false }]
+            const bar = createTemporaryObject(fitComponent, parent, { fit: fit })
+            const lines = named(bar, "splitDevice", [])
+            compare(lines.length, 2)
+            compare(lines[0].text, "GPU 0 (RTX 4090): layers 0–37, 20.3 of 24 GiB")
+            compare(lines[1].text, "GPU 1 (RTX 4090): layers 38–79, 25.5 of 24 GiB, the head, the draft model")
+            verify(Qt.colorEqual(lines[1].color, "#c62828"))
+        }
+
         function test_doesNotFit() {
             const bar = createTemporaryObject(fitComponent, parent, { fit: estimate(false) })
             compare(findChild(bar, "verdict").text, "Does not fit: needs 30.0 of 24 GiB.")

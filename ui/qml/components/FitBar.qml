@@ -64,6 +64,24 @@ ColumnLayout {
                                 .arg(root.onCpu ? qsTr("system memory") : (root.fit.target ? root.fit.target : qsTr("the GPU")))
               : qsTr("Does not fit: needs %1 of %2 GiB.").arg(root.fit.usedGiB.toFixed(1)).arg(root.fit.deviceGiB.toFixed(0))
     }
+    // A split over several GPUs: what each one holds.
+    Repeater {
+        model: root.available && root.fit.devices ? root.fit.devices : []
+        delegate: Label {
+            required property var modelData
+            objectName: "splitDevice"
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            color: modelData.fits ? Material.foreground : "#c62828"
+            text: (modelData.firstLayer < 0 ? qsTr("GPU %1 (%2): no layers, %3 of %4 GiB")
+                                                  .arg(modelData.index).arg(modelData.name)
+                                            : qsTr("GPU %1 (%2): layers %3–%4, %5 of %6 GiB")
+                                                  .arg(modelData.index).arg(modelData.name)
+                                                  .arg(modelData.firstLayer).arg(modelData.lastLayer))
+                  .arg(modelData.usedGiB.toFixed(1)).arg(modelData.totalGiB.toFixed(0))
+                  + (modelData.head ? qsTr(", the head") : "") + (modelData.draft ? qsTr(", the draft model") : "")
+        }
+    }
     Label {
         objectName: "largest"
         visible: root.available
