@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "exl/backend.h"
+#include "exl/cuda.h"
 #include "exl/error.h"
 #include "exl/generator.h"
 #include "exl/gpu_power.h"
@@ -186,6 +187,28 @@ void check_split_equals_one_device(const std::string& folder) {
 }  // namespace
 
 EXL_GPU_TEST(cuda_model, layer_split_exl2_equals_one_device) { check_split_equals_one_device("exl2/ref-s-4.0bpw"); }
+
+// Two physical GPUs (issue #13; skipped on a one-GPU machine): half the layers on GPU 1, the hidden
+// state peer to peer (or through pinned host memory), bit-identical to GPU 0 alone.
+EXL_GPU_TEST(cuda_model, layer_split_over_two_gpus_equals_one_device) {
+  if (exl::cuda_devices().size() < 2) SKIP("needs two GPUs (this machine has one)");
+  const std::string folder = "exl2/ref-s-4.0bpw";
+  SplitRun one = split_run(folder, {}, false);
+  const Trace want = trace(*one.backend);
+  const int layers = one.model->config().num_layers;
+  for (bool via_host : {false, true}) {
+    SplitRun r = split_run(folder, {{0, layers / 2}, {1, 0}}, via_host);
+    CHECK_EQ(r.backend->name(), std::string("cuda:0+cuda:1"));
+    const Trace got = trace(*r.backend);
+    CHECK_MSG(got.logits == want.logits, "two GPUs" << (via_host ? " via host" : "") << ": logits differ");
+    CHECK_MSG(got.ids == want.ids, "two GPUs: device sampling chose other ids");
+    const exl::MemoryStats m = r.backend->memory();
+    CHECK_EQ(m.devices.size(), std::size_t(2));
+    CHECK_EQ(m.devices[1].device, 1);
+    CHECK(m.device_total > m.devices[0].device_total);  // two devices' memory
+    CHECK_EQ(exl::draft_device(*r.backend).rfind("cuda:", 0), std::size_t(0));
+  }
+}
 EXL_GPU_TEST(cuda_model, layer_split_fp16_equals_one_device) { check_split_equals_one_device("hf/ref-xs"); }
 
 // A split that does not place the model's layers, a segment without layers, a device that is not
