@@ -56,7 +56,8 @@ options of commands that run a model:
   --threads N                     CPU threads (default: all cores)
   --nondeterministic              CUDA: faster decode (about 10 %), but a seed no longer repeats a
                                   generation bit for bit (partial sums meet in any order)
-  --vram-limit GiB                CUDA: most memory the backend may take on its device
+  --vram-limit GiB                CUDA: most memory the backend may take on its device (with a
+                                  split: on each device a -gs share does not already cap)
   -gs, --gpu-split 20,23          CUDA: split the layers over GPUs 0, 1, ... using at most these GiB
                                   on each (the VRAM planner places them; the head with the last layer)
   --auto-split                    CUDA: fill every visible GPU in order, keeping a reserve on each

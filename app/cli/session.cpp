@@ -78,6 +78,8 @@ Session open_session(const Args& a, int min_ctx, const std::string& model_dir) {
   c.max_seq_len = a.get_int("--ctx", std::max(min_ctx, std::min(s.model->config().max_position_embeddings, 4096)));
   c.max_seq_len = std::max(c.max_seq_len, min_ctx);
   o.split = split_from(a, dir, c, s.max_chunk);
+  for (LayerSegment& g : o.split)  // --vram-limit caps each segment the split does not cap itself
+    if (g.vram_limit == 0) g.vram_limit = o.vram_limit;
   o.split_via_host = a.has("--split-via-host");
   s.backend = make_backend(a.get_or("--device", o.split.empty() ? "auto" : "cuda"), o, &s.device_note);
   // Running on the CPU because the GPU is unusable: say why (what is missing, how to get it).
