@@ -22,6 +22,10 @@ for split in "" "-gs 20,60" "-gs 40,40" "--auto-split"; do
   fitargs=(--gpu "${gpus}x H200" --ctx 4096)
   [ -n "$split" ] && ./exl fit -m /tmp/l70 "${fitargs[@]}" $split --json > /tmp/fit.json
   [ -z "$split" ] && ./exl fit -m /tmp/l70 --gpu H200 --ctx 4096 --json > /tmp/fit.json
+  if ! python3 -c "import json; json.load(open('/tmp/fit.json'))" 2>/dev/null; then
+    echo "(no plan for this split on ${gpus} GPU(s))"
+    continue
+  fi
   nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 100 > /tmp/smi.log &
   smi=$!
   base=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | tr '\n' ' ')
