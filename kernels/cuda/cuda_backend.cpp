@@ -290,7 +290,7 @@ void CudaBackend::allocate_scratch() {
   h_step_ = PinnedBuffer(16);
   h_ids_ = PinnedBuffer(std::size_t(C) * 4);
   h_logits_ = PinnedBuffer(std::size_t(logit_rows_) * vocab_ * 4);
-  h_hidden_ = PinnedBuffer(out_host_ ? std::size_t(C) * hidden_ * 4 : 0);
+  h_hidden_ = PinnedBuffer(out_host_ ? std::size_t(C) * hidden_ * 4 : 0, true);  // the next segment's GPU reads it
   allocate_sampler();
 }
 
@@ -713,7 +713,7 @@ void CudaBackend::link_after(CudaBackend& prev, bool via_host) {
   prev_ = &prev;
   prev_via_host_ = via_host;
   prev.out_host_ = via_host;
-  if (via_host && prev.chunk_ > 0) prev.h_hidden_ = PinnedBuffer(std::size_t(prev.chunk_) * prev.hidden_ * 4);
+  if (via_host && prev.chunk_ > 0) prev.h_hidden_ = PinnedBuffer(std::size_t(prev.chunk_) * prev.hidden_ * 4, true);
   if (!via_host) prev.h_hidden_ = PinnedBuffer();
   reset_graphs();
   prev.reset_graphs();

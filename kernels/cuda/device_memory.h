@@ -76,8 +76,10 @@ class DeviceBuffer {
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t bytes) {
-    if (bytes) EXL_CUDA_CHECK(cudaMallocHost(&ptr_, bytes));
+  // portable: pinned for every device's context (a buffer two GPUs copy through), not only the
+  // current one's.
+  explicit PinnedBuffer(std::size_t bytes, bool portable = false) {
+    if (bytes) EXL_CUDA_CHECK(cudaHostAlloc(&ptr_, bytes, portable ? cudaHostAllocPortable : cudaHostAllocDefault));
     bytes_ = bytes;
   }
   ~PinnedBuffer() { if (ptr_) (void)cudaFreeHost(ptr_); }
