@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <initializer_list>
 #include <optional>
@@ -17,8 +18,12 @@
 #include "exl/generator.h"
 #include "exl/log.h"
 #include "exl/perplexity.h"
+#include "exl/plan.h"
 #include "exl/synth.h"
 #include "session.h"
+#if defined(EXL_HAVE_CUDA_LOADER)
+#include "exl/cuda.h"
+#endif
 
 namespace exl::cli {
 namespace {
@@ -319,10 +324,63 @@ int cmd_ppl(const Args& a) {
   return 0;
 }
 
+namespace {
+
+// "512,2048" -> {512, 2048}; each entry a whole number in [lo, hi].
+std::vector<int> int_list(const std::string& text, const char* flag, int lo, int hi) {
+  std::vector<int> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string v = text.substr(pos, comma - pos);
+    if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < lo ||
+        std::stoi(v) > hi)
+      throw Error(ErrorKind::invalid_argument,
+                  "'" + v + "' is not a whole number in " + std::to_string(lo) + ".." + std::to_string(hi), "", flag);
+    out.push_back(std::stoi(v));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Host memory copy bandwidth (bytes read + written per second, GB/s), median of a few 256 MiB copies.
+double host_copy_gbs() {
+  const std::size_t bytes = std::size_t(256) << 20;
+  std::vector<char> a(bytes, 1), b(bytes, 0);
+  std::vector<double> t;
+  for (int i = 0; i < 5; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::memcpy(b.data(), a.data(), bytes);
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    a[std::size_t(i)] = b[bytes - 1 - std::size_t(i)];  // keep the copies observable
+  }
+  return 2.0 * double(bytes) / median_of(t) / 1e9;
+}
+
+std::uint64_t used_device_bytes(const MemoryStats& m) {
+  if (m.device_total == 0) return m.weights_bytes + m.cache_bytes + m.scratch_bytes;  // the CPU backend's own
+  return m.device_total - std::min(m.device_free, m.device_total);
+}
+
+}  // namespace
+
+// exl bench: prefill per prompt length (with the time to the first token) and decode per context,
+// each beside its bound: prefill <= FP16 tensor rate / (2 x linear weights), decode <= copy
+// bandwidth / bytes read per token (weights once plus the KV cache to that position, the planner's
+// count). Rates are measured on the device at the start; timings are medians.
 int cmd_bench(const Args& a) {
-  a.check_known(with_session_flags({"--prompt-tokens", "--gen-tokens", "--json", "--repeats", "--synth", "--bpw",
-                                    "--head-bits", "--seed"}));
-  const int pt = a.get_int("--prompt-tokens", 512), gt = a.get_int("--gen-tokens", 128);
+  a.check_known(with_session_flags({"--prompt", "--prompt-tokens", "--gen", "--gen-tokens", "--json", "--repeats",
+                                    "--synth", "--bpw", "--head-bits", "--seed"}));
+  const std::vector<int> prompts =
+      int_list(a.get_or("--prompt", a.get_or("--prompt-tokens", "512")), "--prompt", 1, 1 << 20);
+  const std::vector<int> contexts = int_list(a.get_or("--ctx", "0"), "--ctx", 0, 1 << 22);
+  const int gen = a.get_int("--gen", a.get_int("--gen-tokens", 128));
+  if (gen < 4 || gen > 65536) throw Error(ErrorKind::invalid_argument, "must be in 4..65536", "", "--gen");
   const int repeats = std::max(1, a.get_int("--repeats", 3));
   // --synth: the random model is written to a temporary folder (removed on exit), not built in
   // device memory directly: the loader then runs exactly as for a real model.
@@ -331,47 +389,121 @@ int cmd_bench(const Args& a) {
     if (a.has("--model")) throw Error(ErrorKind::invalid_argument, "use either -m DIR or --synth PRESET", "", "--synth");
     synth.make(*preset, a.get_double("--bpw", 4.0), a.get_int("--head-bits", 6), std::uint64_t(a.get_int("--seed", 1)));
   }
-  Session s = open_session(a, pt + gt + 1, synth.dir.string());
-  const int vocab = s.backend->vocab_size();
-  std::vector<std::int32_t> prompt(static_cast<std::size_t>(pt));
-  for (int i = 0; i < pt; ++i) prompt[std::size_t(i)] = std::int32_t((i * 7919 + 13) % vocab);
-  GenerateOptions o;
-  o.max_new_tokens = gt;
-  o.ignore_eos = true;
-  o.sampler.greedy = true;
-  o.max_chunk_size = s.max_chunk;
-  o.reuse_cache = false;  // every repeat prefills the whole prompt
-  double best_prefill = 0, best_decode = 0;
-  for (int r = 0; r < repeats; ++r) {
-    const GenerateResult g = generate(*s.backend, nullptr, prompt, o);
-    best_prefill = std::max(best_prefill, g.prefill_tokens_per_s());
-    best_decode = std::max(best_decode, g.decode_tokens_per_s());
+  const std::string dir = synth.dir.empty() ? a.require("--model") : synth.dir.string();
+  const int longest = std::max(*std::max_element(prompts.begin(), prompts.end()),
+                               *std::max_element(contexts.begin(), contexts.end()) + gen);
+  Session s = open_session(a, longest + 1, dir, false);
+  Backend& b = *s.backend;
+  const MemoryStats m0 = b.memory();
+  const bool gpu = !m0.devices.empty();
+
+  // The rates the bounds use, measured here.
+  double copy_gbs = 0.0, tflops = 0.0;
+  if (gpu) {
+#if defined(EXL_HAVE_CUDA_LOADER)
+    const CudaDeviceRates r = cuda_device_rates(m0.devices.front().device);
+    copy_gbs = r.copy_gbs;
+    tflops = r.fp16_tflops;
+#endif
+  } else {
+    copy_gbs = host_copy_gbs();  // no tensor-core rate on the CPU: prefill has no bound there
   }
+  plan::PlanOptions po;
+  po.layout = plan::Layout::engine;
+  po.cache = plan::parse_cache(s.cache.k_bits || s.cache.v_bits
+                                   ? "k" + std::to_string(s.cache.k_bits ? s.cache.k_bits : 16) + "v" +
+                                         std::to_string(s.cache.v_bits ? s.cache.v_bits : 16)
+                                   : std::string(cache_type_name(s.cache.type)));
+  const plan::ModelShape shape = plan::shape_from_folder(dir, po.layout);
+
+  const int vocab = b.vocab_size();
+  std::vector<std::int32_t> ids(static_cast<std::size_t>(longest));
+  for (int i = 0; i < longest; ++i) ids[std::size_t(i)] = std::int32_t((std::int64_t(i) * 7919 + 13) % vocab);
+  std::uint64_t peak = used_device_bytes(m0);
+  std::vector<float> logits;
+
+  struct PrefillRow { int tokens; double tokens_per_s, bound, ttft_ms; };
+  std::vector<PrefillRow> pre;
+  for (int p : prompts) {
+    std::vector<double> t;
+    for (int r = 0; r < repeats + 1; ++r) {  // the first is a warm-up
+      b.truncate_cache(0);
+      const auto t0 = std::chrono::steady_clock::now();
+      prefill(b, std::span<const std::int32_t>(ids.data(), std::size_t(p)), s.max_chunk, LogitsWanted::last, logits);
+      (void)std::max_element(logits.begin(), logits.end());  // the first token, as the host would pick it
+      if (r > 0) t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double sec = median_of(t);
+    const double bound = tflops > 0 ? tflops * 1e12 / (2.0 * double(shape.linear_params)) : 0.0;
+    pre.push_back({p, p / sec, bound, sec * 1e3});
+    peak = std::max(peak, used_device_bytes(b.memory()));
+  }
+
+  struct DecodeRow { int context; double tokens_per_s; std::uint64_t bytes; double bound; };
+  std::vector<DecodeRow> dec;
+  SamplerSettings greedy;
+  greedy.greedy = true;
+  for (int c : contexts) {
+    b.truncate_cache(0);
+    std::vector<std::int32_t> ctx(ids.begin(), ids.begin() + c);
+    if (c > 0) prefill(b, ctx, s.max_chunk, LogitsWanted::none, logits);
+    ctx.push_back(ids[std::size_t(c)]);
+    Sampler sampler(greedy);
+    std::vector<double> t;
+    for (int g = 0; g < gen; ++g) {  // as a generation does: sampling on the device where it can
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::int32_t next = b.forward_sample(std::span<const std::int32_t>(&ctx.back(), 1), sampler, ctx);
+      if (g >= 3) t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      ctx.push_back(next);
+    }
+    const std::uint64_t bytes = plan::decode_bytes_per_token(shape, po, c + gen / 2);
+    dec.push_back({c, 1.0 / median_of(t), bytes, copy_gbs * 1e9 / double(bytes)});
+    peak = std::max(peak, used_device_bytes(b.memory()));
+  }
+
+  const MemoryStats mem = b.memory();
+  auto pct = [](double v, double bound) { return bound > 0 ? 100.0 * v / bound : 0.0; };
   if (a.has("--json")) {
-    const MemoryStats mem = s.backend->memory();
-    json j{{"device", s.backend->name()}, {"prompt_tokens", pt}, {"gen_tokens", gt},
-           {"prefill_tokens_per_s", best_prefill}, {"decode_tokens_per_s", best_decode},
-           {"weights_bytes", mem.weights_bytes}, {"cache_bytes", mem.cache_bytes}, {"scratch_bytes", mem.scratch_bytes},
-           {"device_used_bytes", mem.device_total - mem.device_free}};
+    json jp = json::array(), jd = json::array(), per = json::array();
+    for (const PrefillRow& r : pre)
+      jp.push_back({{"tokens", r.tokens}, {"tokens_per_s", r.tokens_per_s}, {"bound_tokens_per_s", r.bound},
+                    {"percent_of_bound", pct(r.tokens_per_s, r.bound)}, {"time_to_first_token_ms", r.ttft_ms}});
+    for (const DecodeRow& r : dec)
+      jd.push_back({{"context", r.context}, {"tokens_per_s", r.tokens_per_s}, {"bytes_per_token", r.bytes},
+                    {"bound_tokens_per_s", r.bound}, {"percent_of_bound", pct(r.tokens_per_s, r.bound)}});
     // Each device of a layer split (one entry without a split).
-    json per = json::array();
     for (const DeviceMemoryStats& d : mem.devices)
       per.push_back({{"device", d.device}, {"first_layer", d.first_layer}, {"layers", d.layers},
                      {"weights_bytes", d.weights_bytes}, {"cache_bytes", d.cache_bytes},
                      {"scratch_bytes", d.scratch_bytes}, {"device_used_bytes", d.device_total - d.device_free}});
-    j["devices"] = per;
+    json j{{"device", b.name()}, {"copy_bandwidth_gbs", copy_gbs}, {"fp16_tflops", tflops}, {"gen_tokens", gen},
+           {"prefill", jp}, {"decode", jd}, {"peak_vram_bytes", peak},
+           // the first prompt length and context, as single figures
+           {"prompt_tokens", pre.front().tokens}, {"prefill_tokens_per_s", pre.front().tokens_per_s},
+           {"decode_tokens_per_s", dec.front().tokens_per_s},
+           {"weights_bytes", mem.weights_bytes}, {"cache_bytes", mem.cache_bytes}, {"scratch_bytes", mem.scratch_bytes},
+           {"device_used_bytes", used_device_bytes(mem)}, {"devices", per}};
     std::printf("%s\n", j.dump().c_str());
-  } else {
-    std::printf("%s: prefill %d tokens: %.1f tokens/s; decode %d tokens: %.1f tokens/s (best of %d)\n",
-                s.backend->name().c_str(), pt, best_prefill, gt, best_decode, repeats);
-    const MemoryStats mem = s.backend->memory();
-    if (mem.devices.size() > 1)
-      for (const DeviceMemoryStats& d : mem.devices)
-        std::printf("  cuda:%d layers %d-%d: weights %.0f MiB, cache %.0f MiB, scratch %.0f MiB; device %.0f of %.0f MiB used\n",
-                    d.device, d.first_layer, d.first_layer + d.layers - 1, d.weights_bytes / 1048576.0,
-                    d.cache_bytes / 1048576.0, d.scratch_bytes / 1048576.0,
-                    (d.device_total - d.device_free) / 1048576.0, d.device_total / 1048576.0);
+    return 0;
   }
+  std::printf("%s: copy bandwidth %.0f GB/s%s (measured)\n", b.name().c_str(), copy_gbs,
+              tflops > 0 ? (", FP16 tensor rate " + std::to_string(int(tflops + 0.5)) + " TFLOP/s").c_str() : "");
+  for (const PrefillRow& r : pre) {
+    std::printf("prefill %6d tokens: %9.1f tokens/s", r.tokens, r.tokens_per_s);
+    if (r.bound > 0) std::printf("  bound %9.1f  %5.1f %%", r.bound, pct(r.tokens_per_s, r.bound));
+    std::printf("  time to first token %.1f ms\n", r.ttft_ms);
+  }
+  for (const DecodeRow& r : dec)
+    std::printf("decode at %6d: %9.1f tokens/s  bound %9.1f  %5.1f %%  (%.3f GB read per token)\n", r.context,
+                r.tokens_per_s, r.bound, pct(r.tokens_per_s, r.bound), r.bytes / 1e9);
+  std::printf("peak memory %.2f GiB (weights %.2f, cache %.2f, scratch %.2f GiB)\n", peak / 1073741824.0,
+              mem.weights_bytes / 1073741824.0, mem.cache_bytes / 1073741824.0, mem.scratch_bytes / 1073741824.0);
+  if (mem.devices.size() > 1)
+    for (const DeviceMemoryStats& d : mem.devices)
+      std::printf("  cuda:%d layers %d-%d: weights %.0f MiB, cache %.0f MiB, scratch %.0f MiB; device %.0f of %.0f MiB used\n",
+                  d.device, d.first_layer, d.first_layer + d.layers - 1, d.weights_bytes / 1048576.0,
+                  d.cache_bytes / 1048576.0, d.scratch_bytes / 1048576.0,
+                  (d.device_total - d.device_free) / 1048576.0, d.device_total / 1048576.0);
   return 0;
 }
 

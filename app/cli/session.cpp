@@ -58,7 +58,7 @@ static std::vector<LayerSegment> split_from(const Args& a, const std::string& di
   return plan::resolve_split(gs ? *gs : "auto", plan::shape_from_folder(dir, po.layout), po);
 }
 
-Session open_session(const Args& a, int min_ctx, const std::string& model_dir) {
+Session open_session(const Args& a, int min_ctx, const std::string& model_dir, bool ctx_flag) {
   Session s;
   const std::string dir = model_dir.empty() ? a.require("--model") : model_dir;
   s.model = Model::open(dir);
@@ -75,7 +75,8 @@ Session open_session(const Args& a, int min_ctx, const std::string& model_dir) {
   c.type = cache_type_from(a);
   c.k_bits = a.get_int("--cache-k", 0);
   c.v_bits = a.get_int("--cache-v", 0);
-  c.max_seq_len = a.get_int("--ctx", std::max(min_ctx, std::min(s.model->config().max_position_embeddings, 4096)));
+  const int fallback = std::max(min_ctx, std::min(s.model->config().max_position_embeddings, 4096));
+  c.max_seq_len = ctx_flag ? a.get_int("--ctx", fallback) : fallback;
   c.max_seq_len = std::max(c.max_seq_len, min_ctx);
   o.split = split_from(a, dir, c, s.max_chunk);
   for (LayerSegment& g : o.split)  // --vram-limit caps each segment the split does not cap itself
@@ -97,6 +98,7 @@ Session open_session(const Args& a, int min_ctx, const std::string& model_dir) {
     std::fprintf(stderr, "exl: %s\n", line.c_str());
   }
   s.backend->allocate_cache(c);
+  s.cache = c;
   return s;
 }
 

@@ -16,13 +16,16 @@ struct Session {
   std::unique_ptr<Backend> backend;
   int max_chunk = 2048;
   std::string device_note;
+  CacheOptions cache;  // as allocated
 };
 
 // Flags: -m/--model DIR, --device cpu|cuda[:N]|auto, --cache fp16|fp32|fp8|q8|q6|q4 (or -c8, -cq4,
 // -cq6, -cq8), --cache-k/--cache-v BITS (4, 8, 16), --ctx N,
 // --max-chunk N, --threads N, --nondeterministic. `min_ctx` raises the context to what the command needs.
 // `model_dir` (when not empty) replaces -m/--model.
-Session open_session(const Args& a, int min_ctx = 0, const std::string& model_dir = {});
+// `ctx_flag` false: --ctx means something else to the command (exl bench's decode contexts); the
+// context is then min_ctx.
+Session open_session(const Args& a, int min_ctx = 0, const std::string& model_dir = {}, bool ctx_flag = true);
 
 // The flags open_session reads (for Args::check_known).
 extern const char* const kSessionFlags[];

@@ -19,7 +19,8 @@ extern "C" {
 #define EXL_CUDA_ABI_VERSION 7u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
                                     4: paged KV cache; 5: the converter's block math; 6: the converter's
                                     measurement on the device (candidates, rows, evaluate); 7: layer
-                                    segments (options.layer_first/layer_count, link_segments) */
+                                    segments (options.layer_first/layer_count, link_segments),
+                                    bench_fp16_gemm */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -319,6 +320,9 @@ typedef struct exl_cuda_api {
    * forward before next's (each returns with its stream finished). Both must be loaded; both stay
    * alive while linked; it discards both backends' captured graphs. */
   int (*link_segments)(exl_cuda_backend* prev, exl_cuda_backend* next, int via_host);
+  /* The FP16 tensor-core rate: an m x n x k cuBLAS GEMM (fp16 in, fp32 accumulation), median of
+   * repeats, in TFLOP/s (exl bench's prefill bound). */
+  int (*bench_fp16_gemm)(int device, int m, int n, int k, double* tflops);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

@@ -333,6 +333,36 @@ int bench_copy_bandwidth(int device, uint64_t bytes, double* gbs) {
   });
 }
 
+// FP16 GEMM on tensor cores (cuBLAS, fp32 accumulation as the prefill path uses it): an m x n x k
+// product timed between events, median of repeats after a warm-up; TFLOP/s.
+int bench_fp16_gemm(int device, int m, int n, int k, double* tflops) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(tflops && m > 0 && n > 0 && k > 0, "bench_fp16_gemm: bad arguments");
+    use_device(device);
+    Stream st;
+    CublasHandle cb;
+    EXL_CUBLAS_CHECK(cublasSetStream(cb.get(), st.get()));
+    Event e0, e1;
+    DeviceBuffer a(nullptr, std::size_t(m) * k * 2, "GEMM A"), b(nullptr, std::size_t(k) * n * 2, "GEMM B"),
+        c(nullptr, std::size_t(m) * n * 4, "GEMM C");
+    EXL_CUDA_CHECK(cudaMemsetAsync(a.get(), 0x3c, a.bytes(), st.get()));  // fp16 1.0x: finite values
+    EXL_CUDA_CHECK(cudaMemsetAsync(b.get(), 0x3c, b.bytes(), st.get()));
+    const float one = 1.0f, zero = 0.0f;
+    std::vector<double> ms;
+    for (int i = 0; i < 12; ++i) {
+      EXL_CUDA_CHECK(cudaEventRecord(e0.get(), st.get()));
+      EXL_CUBLAS_CHECK(cublasGemmEx(cb.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b.get(), CUDA_R_16F, n, a.get(),
+                                    CUDA_R_16F, k, &zero, c.get(), CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      EXL_CUDA_CHECK(cudaEventRecord(e1.get(), st.get()));
+      EXL_CUDA_CHECK(cudaEventSynchronize(e1.get()));
+      float t = 0;
+      EXL_CUDA_CHECK(cudaEventElapsedTime(&t, e0.get(), e1.get()));
+      if (i >= 2) ms.push_back(t);
+    }
+    *tflops = 2.0 * double(m) * n * k / (median(ms) * 1e-3) / 1e12;
+  });
+}
+
 // Times `repeats` back-to-back launches between two events over enough copies of the layer
 // (rotated) that the weights do not stay in the 50 MB L2 cache; returns microseconds per call.
 int bench_exl2_matmul(int device, const exl_cuda_exl2* w, int m, int mode, int repeats, double* us) {

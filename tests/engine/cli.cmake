@@ -6,3 +6,11 @@ if(Python3_Interpreter_FOUND)
                    --exl $<TARGET_FILE:exl> --fixtures ${EXL_FIXTURES_DIR})
   set_tests_properties(chat_cli PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+
+# `exl bench`: prefill per prompt length and decode per context, each beside its bound (issue 3).
+if(Python3_Interpreter_FOUND)
+  add_test(NAME bench_cli
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/bench_cli_check.py
+                   --exl $<TARGET_FILE:exl> --fixtures ${EXL_FIXTURES_DIR})
+  set_tests_properties(bench_cli PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

@@ -27,6 +27,14 @@ struct CudaDeviceInfo {
 // Devices the module sees (throws Error(device) when the module is unusable).
 std::vector<CudaDeviceInfo> cuda_devices();
 
+// Measured rates of a device (exl bench's bounds): device copy bandwidth (bytes read + written per
+// second, GB/s) and the FP16 tensor-core rate of a cuBLAS GEMM (TFLOP/s). Throws Error(device).
+struct CudaDeviceRates {
+  double copy_gbs = 0.0;
+  double fp16_tflops = 0.0;
+};
+CudaDeviceRates cuda_device_rates(int device);
+
 // A Backend on device options.device. Throws Error(device) when the module is unusable.
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options);
 

@@ -5,6 +5,7 @@
 #include "cuda_libs.h"
 #include "cuda_loader.h"
 #include "exl/cuda.h"
+#include "exl/error.h"
 #include "exl/version.h"
 
 namespace exl {
@@ -34,6 +35,16 @@ CudaRuntimeInfo cuda_runtime_info() {
       r.devices.push_back(std::string("(device query failed: ") + e.what() + ")");
     }
   }
+  return r;
+}
+
+CudaDeviceRates cuda_device_rates(int device) {
+  std::string why;
+  const exl_cuda_api* api = cuda_loader::api(&why);
+  if (!api) throw Error(ErrorKind::device, "CUDA backend unavailable: " + why);
+  CudaDeviceRates r;
+  cuda_loader::check(api->bench_copy_bandwidth(device, 1ull << 30, &r.copy_gbs), "bench_copy_bandwidth");
+  cuda_loader::check(api->bench_fp16_gemm(device, 4096, 4096, 4096, &r.fp16_tflops), "bench_fp16_gemm");
   return r;
 }
 
