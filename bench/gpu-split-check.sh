@@ -29,7 +29,8 @@ for split in "" "-gs 20,60" "-gs 40,40" "--auto-split"; do
   nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 100 > /tmp/smi.log &
   smi=$!
   base=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | tr '\n' ' ')
-  ./exl bench -m /tmp/l70 --ctx 4096 --prompt-tokens 512 --gen-tokens 128 --repeats 2 --json $split 2>&1 | tail -2
+  # bench sizes its cache to (largest --ctx + --gen + 1) = 4096 tokens, the context exl fit plans for
+  ./exl bench -m /tmp/l70 --prompt 512 --ctx 3967 --gen 128 --repeats 2 --json $split 2>&1 | tail -2
   kill $smi
   python3 - "$base" <<'PY'
 import json, sys, collections
