@@ -36,8 +36,11 @@ def tokens_of(exl, model, text):
 
 
 def bench_decode(exl, model, device, prompt_tokens, gen, repeats, ctx):
-    cmd = [exl, "bench", "-m", model, "--device", device, "--prompt-tokens", str(prompt_tokens),
-           "--gen-tokens", str(gen), "--repeats", str(repeats), "--ctx", str(ctx), "--json"]
+    # Decode after a prompt of prompt_tokens (exl bench's --ctx is the decode context; its cache is
+    # sized from it, so `ctx` is not passed).
+    del ctx
+    cmd = [exl, "bench", "-m", model, "--device", device, "--prompt", str(prompt_tokens), "--ctx",
+           str(prompt_tokens), "--gen", str(gen), "--repeats", str(repeats), "--json"]
     r = run(cmd)
     return json.loads(r.stdout.strip().splitlines()[-1])
 
