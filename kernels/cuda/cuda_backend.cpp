@@ -290,7 +290,7 @@ void CudaBackend::allocate_scratch() {
   h_step_ = PinnedBuffer(16);
   h_ids_ = PinnedBuffer(std::size_t(C) * 4);
   h_logits_ = PinnedBuffer(std::size_t(logit_rows_) * vocab_ * 4);
-  h_hidden_ = PinnedBuffer(out_host_ ? std::size_t(C) * hidden_ * 4 : 0, true);  // the next segment's GPU reads it
+  size_hidden_out();
   allocate_sampler();
 }
 
@@ -675,7 +675,7 @@ void CudaBackend::reset_graphs() {
 void CudaBackend::enqueue_hidden_in(int t) {
   if (has_embedding_) return;
   EXL_CUDA_REQUIRE(prev_ && t <= prev_->chunk_ && t <= chunk_, "layer segment: no input from the previous segment");
-  const void* src = prev_via_host_ ? prev_->h_hidden_.get() : prev_->x_.get();
+  const void* src = prev_->out_host_ ? prev_->h_hidden_.get() : prev_->x_.get();
   EXL_CUDA_REQUIRE(src, "layer segment: the previous segment has no output buffer (allocate its cache)");
   // Same device: a plain copy; another GPU: peer to peer (or staged by the driver); pinned host:
   // an upload. cudaMemcpyDefault tells them apart by address (unified addressing).
@@ -687,6 +687,11 @@ void CudaBackend::enqueue_hidden_out(int t) {
   EXL_CUDA_REQUIRE(h_hidden_.get(), "layer segment: no host buffer for the next segment");
   EXL_CUDA_CHECK(cudaMemcpyAsync(h_hidden_.get(), x_.get(), std::size_t(t) * hidden_ * 4, cudaMemcpyDeviceToHost,
                                  stream_->get()));
+}
+
+void CudaBackend::size_hidden_out() {
+  // Pinned for every device: the next segment's GPU reads it.
+  h_hidden_ = PinnedBuffer(out_host_ && chunk_ > 0 ? std::size_t(chunk_) * hidden_ * 4 : 0, true);
 }
 
 void CudaBackend::link_after(CudaBackend& prev, bool via_host) {
@@ -711,10 +716,8 @@ void CudaBackend::link_after(CudaBackend& prev, bool via_host) {
     }
   }
   prev_ = &prev;
-  prev_via_host_ = via_host;
   prev.out_host_ = via_host;
-  if (via_host && prev.chunk_ > 0) prev.h_hidden_ = PinnedBuffer(std::size_t(prev.chunk_) * prev.hidden_ * 4, true);
-  if (!via_host) prev.h_hidden_ = PinnedBuffer();
+  prev.size_hidden_out();
   reset_graphs();
   prev.reset_graphs();
 }

@@ -103,6 +103,7 @@ class CudaBackend {
   // A later segment's input (prev_'s residual into x_) and, when the next segment reads it
   // through the host, this segment's output (x_ into h_hidden_): t rows each.
   void enqueue_hidden_in(int t);
+  void size_hidden_out();  // h_hidden_: a chunk of rows when out_host_ (once the scratch is sized), else none
   void enqueue_hidden_out(int t);
   void enqueue_layers(int t, int splits, int split_len);
   void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
@@ -139,7 +140,6 @@ class CudaBackend {
   int first_layer_ = 0;
   bool has_embedding_ = true, has_head_ = true;
   CudaBackend* prev_ = nullptr;  // the segment before this one (input), or none
-  bool prev_via_host_ = false;   // read prev_->h_hidden_ instead of prev_->x_
   bool out_host_ = false;        // the next segment reads h_hidden_: copy x_ there after each step
   PinnedBuffer h_hidden_;        // fp32 [chunk, hidden]
 
