@@ -410,10 +410,7 @@ int cmd_bench(const Args& a) {
   }
   plan::PlanOptions po;
   po.layout = plan::Layout::engine;
-  po.cache = plan::parse_cache(s.cache.k_bits || s.cache.v_bits
-                                   ? "k" + std::to_string(s.cache.k_bits ? s.cache.k_bits : 16) + "v" +
-                                         std::to_string(s.cache.v_bits ? s.cache.v_bits : 16)
-                                   : std::string(cache_type_name(s.cache.type)));
+  po.cache = plan::cache_spec(s.cache);
   const plan::ModelShape shape = plan::shape_from_folder(dir, po.layout);
 
   const int vocab = b.vocab_size();

@@ -39,11 +39,7 @@ static std::vector<LayerSegment> split_from(const Args& a, const std::string& di
   plan::PlanOptions po;
 #if defined(EXL_HAVE_CUDA_LOADER)
   for (const CudaDeviceInfo& d : cuda_devices()) {
-    plan::GpuSpec g;
-    g.name = d.name;
-    g.memory_mib = d.total_bytes / plan::kMiB;
-    g.bandwidth_gbs = d.peak_bandwidth_gbs;
-    po.gpus.push_back(g);
+    po.gpus.push_back(plan::gpu_spec_for_device(d.name, d.total_bytes, d.peak_bandwidth_gbs));
     if (po.gpus.size() == 1) po.sm_count = d.sm_count;
   }
 #else
@@ -51,9 +47,7 @@ static std::vector<LayerSegment> split_from(const Args& a, const std::string& di
 #endif
   po.layout = plan::Layout::engine;
   po.context = c.max_seq_len;
-  po.cache = plan::parse_cache(c.k_bits || c.v_bits ? "k" + std::to_string(c.k_bits ? c.k_bits : 16) + "v" +
-                                                          std::to_string(c.v_bits ? c.v_bits : 16)
-                                                    : std::string(cache_type_name(c.type)));
+  po.cache = plan::cache_spec(c);
   po.max_chunk = max_chunk;
   return plan::resolve_split(gs ? *gs : "auto", plan::shape_from_folder(dir, po.layout), po);
 }

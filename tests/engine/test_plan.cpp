@@ -211,3 +211,28 @@ EXL_TEST(plan, allocation_rounding_hand_computed) {
   // FP8 at 24576: 6 MiB per store, exact; at 20480: 5 MiB, rounds to 6: 44 MiB.
   CHECK_NEAR(rounding(20480, "fp8") - rounding(24576, "fp8"), 44 * MiB, 64 * 1024.0);
 }
+
+// The cache a backend allocates, as the planner counts it: the type, or separate key/value widths.
+EXL_TEST(plan, cache_spec_from_backend_options) {
+  CacheOptions o;
+  o.type = CacheType::q6;
+  CacheSpec c = cache_spec(o);
+  CHECK_EQ(c.k_bits, 8);
+  CHECK_EQ(c.v_bits, 4);
+  CHECK(c.quantized());
+  o.type = CacheType::fp16;
+  o.k_bits = 8;  // K8 with FP16 values
+  c = cache_spec(o);
+  CHECK_EQ(c.k_bits, 8);
+  CHECK_EQ(c.v_bits, 16);
+  CHECK_EQ(c.name, std::string("k8v16"));
+  o.type = CacheType::fp8;
+  o.k_bits = 0;
+  o.v_bits = 4;
+  c = cache_spec(o);
+  CHECK(!c.fp8);
+  CHECK_EQ(c.k_bits, 8);
+  CHECK_EQ(c.v_bits, 4);
+  o.v_bits = 0;
+  CHECK(cache_spec(o).fp8);
+}

@@ -312,12 +312,8 @@ std::vector<exl::LayerSegment> EngineGenerationBackend::resolveSplit(const QStri
         return {};
     namespace plan = exl::plan;
     plan::PlanOptions o;
-    for (const exl::CudaDeviceInfo &d : exl::cuda_devices()) {
-        plan::GpuSpec g;
-        g.name = d.name;
-        g.memory_mib = d.total_bytes / plan::kMiB;
-        g.bandwidth_gbs = d.peak_bandwidth_gbs;
-        o.gpus.push_back(g);
+    for (const exl::CudaDeviceInfo &d : exl::cuda_devices()) {  // as the fit calculator sees them
+        o.gpus.push_back(plan::gpu_spec_for_device(d.name, d.total_bytes, d.peak_bandwidth_gbs));
         if (o.gpus.size() == 1)
             o.sm_count = d.sm_count;
     }

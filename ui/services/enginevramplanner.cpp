@@ -54,19 +54,8 @@ std::unique_ptr<EngineVramPlanner> EngineVramPlanner::forDevice(const QString &d
             if (exl::cuda_available()) {
                 const auto devices = exl::cuda_devices();
                 std::vector<exl::plan::GpuSpec> gpus;
-                for (const exl::CudaDeviceInfo &d : devices) {
-                    exl::plan::GpuSpec g;
-                    try {
-                        g = exl::plan::find_gpu(d.name);  // bandwidth, tensor rate, context size
-                    } catch (const exl::Error &) {
-                        // Not in the table: the driver's figures below.
-                    }
-                    g.name = d.name;
-                    g.memory_mib = d.total_bytes / exl::plan::kMiB;  // what this device really has
-                    if (g.bandwidth_gbs <= 0)
-                        g.bandwidth_gbs = d.peak_bandwidth_gbs;
-                    gpus.push_back(g);
-                }
+                for (const exl::CudaDeviceInfo &d : devices)
+                    gpus.push_back(exl::plan::gpu_spec_for_device(d.name, d.total_bytes, d.peak_bandwidth_gbs));
                 if (index >= 0 && index < int(devices.size())) {
                     auto planner = std::make_unique<EngineVramPlanner>(gpus[std::size_t(index)],
                                                                        devices[std::size_t(index)].sm_count, false);

@@ -43,6 +43,11 @@ const std::vector<GpuSpec>& builtin_gpus();
 // Case-insensitive; ignores "NVIDIA"/"GeForce" prefixes and spaces ("rtx4090", "4090", "H200").
 // Looks in `extra` first. Throws Error(invalid_argument) listing close names when unknown.
 GpuSpec find_gpu(const std::string& name, const std::vector<GpuSpec>& extra = {});
+// A GPU present on this machine as the planner sees it: the table's entry for its name (bandwidth,
+// tensor rate, CUDA context size) where there is one, with the memory the driver reports; the
+// driver's bandwidth figure where the table has none. The app's fit, its load and `exl -gs` plan
+// the same way through it.
+GpuSpec gpu_spec_for_device(const std::string& name, std::uint64_t total_bytes, double driver_bandwidth_gbs);
 // A JSON file: [{"name": ..., "memory_mib" or "memory_gb": ..., "bandwidth_gbs": ..., "fp16_tflops": ...}].
 // Throws Error(io/format/config) naming the file and the entry.
 std::vector<GpuSpec> load_gpu_file(const std::filesystem::path& path);
@@ -107,6 +112,9 @@ struct CacheSpec {
 };
 // "fp16", "fp32", "fp8", "q8", "q6" (k8v4), "q4", "k8v4", "k4v8", "k8v8", ... Throws invalid_argument.
 CacheSpec parse_cache(const std::string& s);
+// The cache a backend allocates for `options`: its type, with --cache-k/--cache-v widths (4, 8, 16)
+// overriding the key's or value's (an FP8 type overridden on one side is planned as Q8 there).
+CacheSpec cache_spec(const CacheOptions& options);
 // K+V bytes per token per layer (§6.4): 4D (fp16), 2D (fp8), D*(kb+vb)/8 + scales 2*(D/32)*2 (Q).
 double cache_bytes_per_token_layer(const ModelConfig& c, const CacheSpec& cache);
 // Tokens the cache really holds: whole pages of 256 (both layouts; a page is whole Q blocks, §6.3).

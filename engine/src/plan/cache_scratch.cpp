@@ -45,6 +45,17 @@ CacheSpec parse_cache(const std::string& text) {
   return c;
 }
 
+CacheSpec cache_spec(const CacheOptions& o) {
+  const char* names[] = {"fp32", "fp16", "fp8", "q8", "q6", "q4"};  // CacheType order
+  CacheSpec c = parse_cache(names[static_cast<int>(o.type)]);
+  if (o.k_bits == 0 && o.v_bits == 0) return c;
+  if (o.k_bits) c.k_bits = o.k_bits;
+  if (o.v_bits) c.v_bits = o.v_bits;
+  c.fp8 = false;
+  c.name = "k" + std::to_string(c.k_bits) + "v" + std::to_string(c.v_bits);
+  return c;
+}
+
 double cache_bytes_per_token_layer(const ModelConfig& c, const CacheSpec& cache) {
   const double d = double(c.num_kv_heads) * c.head_dim;
   if (!cache.quantized()) return d * (cache.k_bits + cache.v_bits) / 8.0;  // fp32, fp16, fp8

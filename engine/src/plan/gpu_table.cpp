@@ -91,6 +91,19 @@ GpuSpec find_gpu(const std::string& name, const std::vector<GpuSpec>& extra) {
               "", "--gpu");
 }
 
+GpuSpec gpu_spec_for_device(const std::string& name, std::uint64_t total_bytes, double driver_bandwidth_gbs) {
+  GpuSpec g;
+  try {
+    g = find_gpu(name);
+  } catch (const Error&) {
+    // Not in the table: the driver's figures below.
+  }
+  g.name = name;
+  g.memory_mib = total_bytes / kMiB;  // what this device really has
+  if (g.bandwidth_gbs <= 0) g.bandwidth_gbs = driver_bandwidth_gbs;
+  return g;
+}
+
 std::vector<GpuSpec> load_gpu_file(const std::filesystem::path& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(ErrorKind::io, "cannot open the GPU list", path.string());
