@@ -25,7 +25,7 @@
 // its own words of the next units with cp.async into the warp's ring in shared memory (5 KB,
 // 20/B units of B bits for MT <= 2), the mma of a whole group accumulate before the group's scales
 // (decoded once per block into shared memory as fp16) are applied. Before griddepcontrol.wait
-// (PDL, launch.cuh) a block asks L2 for all its units (prefetch), loads the unit table, decodes
+// (PDL, launch.cuh) a block asks L2 for each warp's first two units (prefetch), loads the unit table, decodes
 // the scales and loads its rows' permutation (as uint16): all of that overlaps the previous
 // kernel. After the wait it writes the launch's init regions (the next layer's accumulators),
 // then gathers its rows' activations through the permutation (or, for an input that already
@@ -186,6 +186,8 @@ struct GemvJobs {
   int inits = 0;
   GemvWorkspace ws;
   int skip = 0;  // experiments only (EXL_GEMV_SKIP): stages left out to place time, see gemv_knobs
+  int prefetch_units = 2;            // L2 prefetch before the wait: a warp's first units
+  int prefetch_blocks = 1 << 30;     // ... in blocks below this index only
 };
 
 // Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
@@ -195,8 +197,11 @@ struct GemvJobs {
 // EXL_GEMV_SLOTS caps the blocks per multiprocessor the split assumes (fewer leave room for the
 // next launch's blocks to become resident early and prefetch their weights under PDL).
 // EXL_GEMV_OVERHEAD sets choose_ksplit's cost of a block's fixed part (in units of a warp).
+// EXL_GEMV_PREFETCH: units per warp asked of L2 before the wait (default 2: the H200 measured all
+// of a warp's units 3.5 % slower on the 8B and 1 % on tinyllama, none 1 % slower on tinyllama;
+// bench/RESULTS.md, session 14); EXL_GEMV_PREFETCH_WAVE=1: only the launch's first wave asks.
 struct GemvKnobs {
-  int upb = 0, skip = 0, slots = 0;
+  int upb = 0, skip = 0, slots = 0, prefetch = 2, prefetch_wave = 0;
   double overhead = 3.0;
 };
 const GemvKnobs& gemv_knobs() {
@@ -206,6 +211,8 @@ const GemvKnobs& gemv_knobs() {
     if (const char* v = std::getenv("EXL_GEMV_UPB")) r.upb = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_SKIP")) r.skip = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_OVERHEAD")) r.overhead = std::atof(v);
+    if (const char* v = std::getenv("EXL_GEMV_PREFETCH")) r.prefetch = std::atoi(v);
+    if (const char* v = std::getenv("EXL_GEMV_PREFETCH_WAVE")) r.prefetch_wave = std::atoi(v);
     return r;
   }();
   return k;
@@ -272,17 +279,26 @@ __device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n
 // group (units of one group share their scales) before it is scaled into the warp's partials
 // red_w. info, xs: the run's first unit in the block's tables; s_scale [group - g0][64]: the
 // block's scales.
-template <int B, int MT, int RW>
-__device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, std::size_t stride, int n,
-                                          const int2* info, const __half* s_scale, int g0, const __half* xs,
-                                          int xs_stride, int lane, float* red_w, std::uint32_t* ring) {
-  constexpr int D = RW / (64 * B);  // ring slots
-  static_assert(D >= 2, "ring too small");
+// The run's first D - 1 ring slots (one commit group each): run_units does this itself unless the
+// caller did it earlier (the chain kernel, before its grid barrier: weights are never written).
+template <int B, int RW>
+__device__ __forceinline__ void prime_units(const std::uint32_t* __restrict__ wp, std::size_t stride, int n, int lane,
+                                            std::uint32_t* ring) {
+  constexpr int D = RW / (64 * B);
 #pragma unroll
   for (int d = 0; d < D - 1; ++d) {
     if (d < n) copy_unit<B>(ring + d * 64 * B, wp + d * stride, lane);
     cp_async_commit();
   }
+}
+
+template <int B, int MT, int RW>
+__device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, std::size_t stride, int n,
+                                          const int2* info, const __half* s_scale, int g0, const __half* xs,
+                                          int xs_stride, int lane, float* red_w, std::uint32_t* ring, bool primed) {
+  constexpr int D = RW / (64 * B);  // ring slots
+  static_assert(D >= 2, "ring too small");
+  if (!primed) prime_units<B, RW>(wp, stride, n, lane, ring);
   const std::uint32_t* next = wp + (D - 1) * stride;
   int fill = D - 1, use = 0;  // slots
   for (int i = 0; i < n;) {
@@ -331,75 +347,137 @@ constexpr std::size_t gemv_smem_bytes(int upb) {
          + std::size_t(1 + k_warps) * MT * 4;                    // row norms ([MT] + [warps][MT])
 }
 
-template <int MT, int MODE>
-__global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
-  extern __shared__ uint4 smem4[];
-  pdl_trigger();
-  int j = 0;
+// One block's share of a launch (or of a chain stage): job, column tile, K range, and the
+// contiguous range [wa, wb) of the block's units each warp takes (so groups and widths come in runs).
+struct BlockPlan {
+  int j = 0, tile = 0, kb = 0, u0 = 0, u1 = 0, nb = 0, wa = 0, wb = 0, g0 = 0, ngr = 0;
+};
+
+__device__ __forceinline__ BlockPlan plan_block(const GemvJobs& jobs, int bx) {
+  BlockPlan p;
 #pragma unroll
   for (int i = 1; i < k_max_jobs; ++i)
-    if (i < jobs.count && int(blockIdx.x) >= jobs.job[i].block_begin) j = i;
-  const GemvJob& job = jobs.job[j];
-  const Exl2Device& w = job.w;
-  const int bid = int(blockIdx.x) - job.block_begin;
-  const int tile = bid / job.ksplit;
-  const int kb = bid - tile * job.ksplit;
-  const int units = w.k / 32;
-  const int u0 = kb * job.upb;
-  const int u1 = min(units, u0 + job.upb);
-  const int nb = u1 - u0;
-  const int m0 = blockIdx.y * MT;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int rows_blk = job.upb * 32;
-  // Shared memory: unit table, scales [groups of the block][64] fp16, warp partials
-  // [warps][MT][64], permutation [rows_blk] uint16, x [MT][rows_blk] fp16, norms.
-  std::uint32_t* ring = reinterpret_cast<std::uint32_t*>(smem4) + warp * RingOf<MT>::words;
-  int2* s_info = reinterpret_cast<int2*>(reinterpret_cast<std::uint32_t*>(smem4) + k_warps * RingOf<MT>::words);
-  __half* s_scale = reinterpret_cast<__half*>(s_info + pad4(job.upb));
-  float* red = reinterpret_cast<float*>(s_scale + pad4(job.upb) * k_tile_cols);  // 16-byte aligned from here on
-  std::uint16_t* s_perm = reinterpret_cast<std::uint16_t*>(red + k_warps * MT * k_tile_cols);
-  __half* xs = reinterpret_cast<__half*>(s_perm + rows_blk);
-  float* s_norm = reinterpret_cast<float*>(xs + MT * rows_blk);  // [MT] + [warps][MT]
-  const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;  // words per packed row
-  // The warp's units: a contiguous range [wa, wb) of the block's (so groups and widths come in runs).
-  const int wa = nb * warp / k_warps, wb = nb * (warp + 1) / k_warps;
+    if (i < jobs.count && bx >= jobs.job[i].block_begin) p.j = i;
+  const GemvJob& job = jobs.job[p.j];
+  const int bid = bx - job.block_begin;
+  p.tile = bid / job.ksplit;
+  p.kb = bid - p.tile * job.ksplit;
+  p.u0 = p.kb * job.upb;
+  p.u1 = min(job.w.k / 32, p.u0 + job.upb);
+  p.nb = p.u1 - p.u0;
+  const int warp = threadIdx.x >> 5;
+  p.wa = p.nb * warp / k_warps;
+  p.wb = p.nb * (warp + 1) / k_warps;
+  p.g0 = p.nb > 0 ? job.w.units[p.u0].y >> 4 : 0;
+  p.ngr = p.nb > 0 ? (job.w.units[p.u1 - 1].y >> 4) - p.g0 + 1 : 0;
+  return p;
+}
 
-  // Before the wait (weights, tables and permutation are never written by a kernel): each lane
-  // asks L2 for one of the warp's units, the tables and the permutation land in shared memory.
-  if (lane < wb - wa && !(jobs.skip & 8)) {
-    const int2 info = w.units[u0 + wa + lane];
+// Shared memory of a block: the warp's ring, unit table, scales [groups of the block][64] fp16,
+// warp partials [warps][MT][64], permutation [rows] uint16, x [MT][rows] fp16, norms.
+template <int MT>
+struct BlockSmem {
+  std::uint32_t* ring;
+  int2* info;
+  __half* scale;
+  float* red;
+  std::uint16_t* perm;
+  __half* xs;
+  float* norm;
+  int rows;
+  __device__ __forceinline__ BlockSmem(uint4* base, int upb) {
+    const int warp = threadIdx.x >> 5;
+    rows = upb * 32;
+    ring = reinterpret_cast<std::uint32_t*>(base) + warp * RingOf<MT>::words;
+    info = reinterpret_cast<int2*>(reinterpret_cast<std::uint32_t*>(base) + k_warps * RingOf<MT>::words);
+    scale = reinterpret_cast<__half*>(info + pad4(upb));
+    red = reinterpret_cast<float*>(scale + pad4(upb) * k_tile_cols);  // 16-byte aligned from here on
+    perm = reinterpret_cast<std::uint16_t*>(red + k_warps * MT * k_tile_cols);
+    xs = reinterpret_cast<__half*>(perm + rows);
+    norm = reinterpret_cast<float*>(xs + MT * rows);  // [MT] + [warps][MT]
+  }
+};
+
+// Loads of data that earlier kernels (or, in a chain, earlier stages of the same kernel) write:
+// in a chain they bypass L1, which is not coherent within a kernel.
+template <bool CHAIN, class T>
+__device__ __forceinline__ T ld_act(const T* p) {
+  if constexpr (CHAIN) return __ldcg(p);
+  else return *p;
+}
+
+// Everything a block can do before its input exists (weights, tables and permutations are never
+// written by a kernel): ask L2 for its units, load the unit table, decode the scales and load the
+// permutation into shared memory, clear the warp partials.
+template <int MT>
+__device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct, const BlockPlan& p,
+                                              const BlockSmem<MT>& sm, int bx) {
+  const GemvJob& job = jobs.job[p.j];
+  const Exl2Device& w = job.w;
+  const int lane = threadIdx.x & 31;
+  const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;  // words per packed row
+  if (lane < min(p.wb - p.wa, jobs.prefetch_units) && bx < jobs.prefetch_blocks && !(jobs.skip & 8)) {
+    const int2 info = w.units[p.u0 + p.wa + lane];
     const int bits = info.y & 15;
-    const char* p = reinterpret_cast<const char*>(w.q_weight + std::size_t(info.x) * unit_stride +
-                                                  std::size_t(tile) * 64 * bits);
-    for (int l = 0; l < 2 * bits; ++l) prefetch_l2(p + l * 128);
+    const char* q = reinterpret_cast<const char*>(w.q_weight + std::size_t(info.x) * unit_stride +
+                                                  std::size_t(p.tile) * 64 * bits);
+    for (int l = 0; l < 2 * bits; ++l) prefetch_l2(q + l * 128);
   }
-  for (int i = threadIdx.x; i < nb; i += k_threads) s_info[i] = w.units[u0 + i];
+  for (int i = threadIdx.x; i < p.nb; i += k_threads) sm.info[i] = w.units[p.u0 + i];
   // The scales of the block's groups (units come in whole, consecutive groups), decoded once.
-  const int g0 = nb > 0 ? w.units[u0].y >> 4 : 0;
-  const int ngr = nb > 0 ? (w.units[u1 - 1].y >> 4) - g0 + 1 : 0;
-  for (int i = threadIdx.x; i < ((jobs.skip & 4) ? 0 : ngr * k_tile_cols); i += k_threads) {
-    const int grp = g0 + i / k_tile_cols, c = i % k_tile_cols;
+  for (int i = threadIdx.x; i < ((jobs.skip & 4) ? 0 : p.ngr * k_tile_cols); i += k_threads) {
+    const int grp = p.g0 + i / k_tile_cols, c = i % k_tile_cols;
     const int r = c & 15;  // column mt*16 + g + 8h: word g, nibble mt*2 + h
-    const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(grp) * w.tiles + tile) * 8 + (r & 7));
-    s_scale[i] = __float2half_rn(exl2_scale(w.q_scale_max[grp], (sw >> (4 * ((c >> 4) * 2 + (r >> 3)))) & 15u));
+    const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(grp) * w.tiles + p.tile) * 8 + (r & 7));
+    sm.scale[i] = __float2half_rn(exl2_scale(w.q_scale_max[grp], (sw >> (4 * ((c >> 4) * 2 + (r >> 3)))) & 15u));
   }
-  const int rows_valid = nb * 32;
-  const bool direct = in.permuted;  // rows in stored order: the block's are one contiguous range
   if (!direct) {
-    const int4* perm4 = reinterpret_cast<const int4*>(w.perm + u0 * 32);
-    for (int i = threadIdx.x; i < rows_valid / 4; i += k_threads) {
-      const int4 p = __ldg(perm4 + i);
-      reinterpret_cast<ushort4*>(s_perm)[i] =
-          make_ushort4(std::uint16_t(p.x), std::uint16_t(p.y), std::uint16_t(p.z), std::uint16_t(p.w));
+    const int4* perm4 = reinterpret_cast<const int4*>(w.perm + p.u0 * 32);
+    for (int i = threadIdx.x; i < p.nb * 8; i += k_threads) {
+      const int4 v = __ldg(perm4 + i);
+      reinterpret_cast<ushort4*>(sm.perm)[i] =
+          make_ushort4(std::uint16_t(v.x), std::uint16_t(v.y), std::uint16_t(v.z), std::uint16_t(v.w));
     }
   }
-  for (int i = threadIdx.x; i < k_warps * MT * k_tile_cols; i += k_threads) red[i] = 0.0f;
+  for (int i = threadIdx.x; i < k_warps * MT * k_tile_cols; i += k_threads) sm.red[i] = 0.0f;
   __syncthreads();
-  pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
-  // The init regions (zero or bias), spread over all blocks of the launch.
-  write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
-              int(gridDim.x * gridDim.y) * k_threads);
+}
 
+// The first ring slots of the warp's first run (the chain kernel issues them before its grid
+// barrier, so the weights are on their way while the previous stage finishes).
+template <int MT>
+__device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan& p, const BlockSmem<MT>& sm) {
+  if (p.wa >= p.wb || (jobs.skip & 1)) return;
+  const Exl2Device& w = jobs.job[p.j].w;
+  const int lane = threadIdx.x & 31;
+  const int bits = sm.info[p.wa].y & 15;
+  int e = p.wa + 1;
+  while (e < p.wb && (sm.info[e].y & 15) == bits) ++e;
+  const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;
+  const std::uint32_t* wp = w.q_weight + std::size_t(sm.info[p.wa].x) * unit_stride + std::size_t(p.tile) * 64 * bits;
+  const std::size_t stride = std::size_t(bits) * unit_stride;
+  switch (bits) {
+    case 2: prime_units<2, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
+    case 3: prime_units<3, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
+    case 4: prime_units<4, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
+    case 5: prime_units<5, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
+    case 6: prime_units<6, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
+    default: prime_units<8, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
+  }
+}
+
+// What a block does once its input exists: the norm pass, the activation gather, the weight
+// stream with its mma, and the block's sums into y (or the split-K workspace, the tile's last
+// block adding the slots in split order). `primed`: gemv_prime issued the first run's slots.
+template <int MT, int MODE, bool CHAIN>
+__device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput& in, int m, int m0,
+                                          const BlockPlan& p, const BlockSmem<MT>& sm, int bx, bool primed) {
+  const GemvJob& job = jobs.job[p.j];
+  const Exl2Device& w = job.w;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int rows_blk = sm.rows;
+  __half* xs = sm.xs;
+  const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;
   if constexpr (MODE == k_x_norm) {
     // RMSNorm folded in: each block recomputes the rows' 1 / rms from the fp32 residual.
     // All rows' loads of an iteration are issued together (one latency per iteration, not per row).
@@ -411,7 +489,7 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
       float4 v[MT];
 #pragma unroll
       for (int mm = 0; mm < MT; ++mm)
-        v[mm] = mm < mv ? reinterpret_cast<const float4*>(in.xf + std::size_t(m0 + mm) * in.ldx)[i]
+        v[mm] = mm < mv ? ld_act<CHAIN>(reinterpret_cast<const float4*>(in.xf + std::size_t(m0 + mm) * in.ldx) + i)
                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
       for (int mm = 0; mm < MT; ++mm)
@@ -421,38 +499,40 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
     for (int mm = 0; mm < MT; ++mm) {
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) ss[mm] += __shfl_xor_sync(0xffffffffu, ss[mm], o);
-      if (lane == 0) s_norm[MT + warp * MT + mm] = ss[mm];
+      if (lane == 0) sm.norm[MT + warp * MT + mm] = ss[mm];
     }
     __syncthreads();
     if (threadIdx.x < MT) {
       float t = 0.0f;
 #pragma unroll
-      for (int wi = 0; wi < k_warps; ++wi) t += s_norm[MT + wi * MT + threadIdx.x];
-      s_norm[threadIdx.x] = rsqrtf(t / float(w.k) + in.eps);
+      for (int wi = 0; wi < k_warps; ++wi) t += sm.norm[MT + wi * MT + threadIdx.x];
+      sm.norm[threadIdx.x] = rsqrtf(t / float(w.k) + in.eps);
     }
     __syncthreads();
   }
   // Activation gather through the permutation: all MT rows of RU permuted rows per thread are
   // loaded before any is stored (independent loads in flight).
   constexpr int RU = MT <= 2 ? k_gather_unroll : MT <= 8 ? 2 : 1;
+  const int rows_valid = p.nb * 32;
+  const bool direct = in.permuted;  // rows in stored order: the block's are one contiguous range
   for (int base = threadIdx.x; base < ((jobs.skip & 2) ? 0 : rows_valid); base += k_threads * RU) {
     __half v[MT][RU];
 #pragma unroll
     for (int e = 0; e < RU; ++e) {
       const int row = base + e * k_threads;
-      const int p = row < rows_valid ? (direct ? u0 * 32 + row : int(s_perm[row])) : 0;
+      const int q = row < rows_valid ? (direct ? p.u0 * 32 + row : int(sm.perm[row])) : 0;
 #pragma unroll
       for (int mm = 0; mm < MT; ++mm) {
         v[mm][e] = __float2half_rn(0.0f);
         if (m0 + mm < m && row < rows_valid) {
           const std::size_t off = std::size_t(m0 + mm) * in.ldx;
           if constexpr (MODE == k_x_silu) {
-            const float gv = in.xf[off + p];
-            v[mm][e] = __float2half_rn(gv / (1.0f + expf(-gv)) * in.up[off + p]);
+            const float gv = ld_act<CHAIN>(in.xf + off + q);
+            v[mm][e] = __float2half_rn(gv / (1.0f + expf(-gv)) * ld_act<CHAIN>(in.up + off + q));
           } else if constexpr (MODE == k_x_norm) {
-            v[mm][e] = __float2half_rn(in.xf[off + p] * s_norm[mm] * __half2float(__ldg(in.norm_w + p)));
+            v[mm][e] = __float2half_rn(ld_act<CHAIN>(in.xf + off + q) * sm.norm[mm] * __half2float(__ldg(in.norm_w + q)));
           } else {
-            v[mm][e] = in.x[off + p];
+            v[mm][e] = ld_act<CHAIN>(in.x + off + q);
           }
         }
       }
@@ -468,16 +548,18 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   }
   __syncthreads();
 
-  float* red_w = red + warp * MT * k_tile_cols;
+  float* red_w = sm.red + warp * MT * k_tile_cols;
   // The warp's units in runs of one width: one specialised loop per run.
-  for (int i = wa; i < ((jobs.skip & 1) ? wa : wb);) {
-    const int bits = s_info[i].y & 15;
+  for (int i = p.wa; i < ((jobs.skip & 1) ? p.wa : p.wb);) {
+    const int bits = sm.info[i].y & 15;
     int e = i + 1;
-    while (e < wb && (s_info[e].y & 15) == bits) ++e;
-    const std::uint32_t* wp = w.q_weight + std::size_t(s_info[i].x) * unit_stride + std::size_t(tile) * 64 * bits;
+    while (e < p.wb && (sm.info[e].y & 15) == bits) ++e;
+    const std::uint32_t* wp = w.q_weight + std::size_t(sm.info[i].x) * unit_stride + std::size_t(p.tile) * 64 * bits;
     const std::size_t stride = std::size_t(bits) * unit_stride;
-#define EXL_RUN(B) \
-  run_units<B, MT, RingOf<MT>::words>(wp, stride, e - i, s_info + i, s_scale, g0, xs + i * 32, rows_blk, lane, red_w, ring)
+    const bool pr = primed && i == p.wa;
+#define EXL_RUN(B)                                                                                                   \
+  run_units<B, MT, RingOf<MT>::words>(wp, stride, e - i, sm.info + i, sm.scale, p.g0, xs + i * 32, rows_blk, lane, \
+                                      red_w, sm.ring, pr)
     switch (bits) {
       case 2: EXL_RUN(2); break;
       case 3: EXL_RUN(3); break;
@@ -493,37 +575,136 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   // The block's sums (warps in order). Without split K they go straight into y; with it, into
   // the block's slot of the workspace, and the tile's last block to finish adds the slots in
   // split order: the result does not depend on which block finished first.
-  // Without a workspace (the backend's default until the ordered form is confirmed on hardware,
-  // see kernels.h) the blocks add their sums with fp32 atomics, in whatever order they finish.
+  // Without a workspace (exl_cuda_options.fast_reduce) the blocks add their sums with fp32
+  // atomics, in whatever order they finish.
   const int ks = job.ksplit;
   const bool ordered = jobs.ws.partials != nullptr;
-  float* slots = jobs.ws.partials + std::size_t(blockIdx.x - kb) * (MT * k_tile_cols);
+  float* slots = jobs.ws.partials + std::size_t(bx - p.kb) * (MT * k_tile_cols);
   for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
     const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
     float sum = 0.0f;
 #pragma unroll
-    for (int wi = 0; wi < k_warps; ++wi) sum += red[(wi * MT + mm) * k_tile_cols + c];
-    const int col = tile * k_tile_cols + c;
+    for (int wi = 0; wi < k_warps; ++wi) sum += sm.red[(wi * MT + mm) * k_tile_cols + c];
+    const int col = p.tile * k_tile_cols + c;
+    float* yp = job.y + std::size_t(m0 + mm) * job.ldy + col;
     if (!ordered) {
-      if (m0 + mm < m && col < w.n) atomicAdd(job.y + std::size_t(m0 + mm) * job.ldy + col, sum);
+      if (m0 + mm < m && col < w.n) atomicAdd(yp, sum);
     } else if (ks == 1) {
-      if (m0 + mm < m && col < w.n) job.y[std::size_t(m0 + mm) * job.ldy + col] += sum;
+      if (m0 + mm < m && col < w.n) __stcg(yp, ld_act<CHAIN>(yp) + sum);
     } else {
-      __stcg(slots + std::size_t(kb) * (MT * k_tile_cols) + i, sum);
+      __stcg(slots + std::size_t(p.kb) * (MT * k_tile_cols) + i, sum);
     }
   }
   if (!ordered || ks == 1) return;
-  unsigned* counter = jobs.ws.counters + job.tile_begin + tile;
+  unsigned* counter = jobs.ws.counters + job.tile_begin + p.tile;
   if (!last_block_arrival(counter, unsigned(ks))) return;
   for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
     const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
-    const int col = tile * k_tile_cols + c;
+    const int col = p.tile * k_tile_cols + c;
     if (m0 + mm >= m || col >= w.n) continue;
     float sum = 0.0f;
     for (int k = 0; k < ks; ++k) sum += __ldcg(slots + std::size_t(k) * (MT * k_tile_cols) + i);
-    job.y[std::size_t(m0 + mm) * job.ldy + col] += sum;
+    float* yp = job.y + std::size_t(m0 + mm) * job.ldy + col;
+    __stcg(yp, ld_act<CHAIN>(yp) + sum);
   }
-  if (threadIdx.x == 0) *counter = 0u;  // ready for the next launch (which waits for this one)
+  if (threadIdx.x == 0) *counter = 0u;  // ready for the next launch or stage (which waits for this one)
+}
+
+template <int MT, int MODE>
+__global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
+  extern __shared__ uint4 smem4[];
+  pdl_trigger();
+  const BlockPlan p = plan_block(jobs, int(blockIdx.x));
+  const BlockSmem<MT> sm(smem4, jobs.job[p.j].upb);
+  gemv_prologue<MT>(jobs, in.permuted, p, sm, int(blockIdx.x));
+  pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
+  // The init regions (zero or bias), spread over all blocks of the launch.
+  write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
+              int(gridDim.x * gridDim.y) * k_threads);
+  gemv_body<MT, MODE, false>(jobs, in, m, int(blockIdx.y) * MT, p, sm, int(blockIdx.x), false);
+}
+
+// ---- the chain: several GEMV launches as stages of one persistent kernel ----
+
+struct ChainStage {
+  GemvJobs jobs;
+  GemvInput in;
+  int mode = 0;
+  int items = 0;  // blocks of the stage as a launch
+};
+struct GemvChain {
+  ChainStage st[k_gemv_chain_max];
+  int count = 0;
+  unsigned* barrier = nullptr;  // [0]: arrivals, [1]: generation (both left as found for the next launch)
+};
+
+// Every block of the grid arrives and waits for the others (all resident: the grid is at most
+// what the device holds at once). Self-resetting: the last to arrive clears the count and then
+// publishes the next generation.
+__device__ __forceinline__ void grid_barrier(unsigned* bar, unsigned blocks) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned gen, t;
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];\n" : "=r"(gen) : "l"(bar + 1) : "memory");
+    asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], 1;\n" : "=r"(t) : "l"(bar) : "memory");
+    if (t == blocks - 1) {
+      asm volatile("st.relaxed.gpu.u32 [%0], %1;\n" ::"l"(bar), "r"(0u) : "memory");
+      asm volatile("st.release.gpu.u32 [%0], %1;\n" ::"l"(bar + 1), "r"(gen + 1u) : "memory");
+    } else {
+      unsigned g = gen;
+      std::uint64_t t0, now;
+      asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t0));
+      while (g == gen) {
+        asm volatile("ld.acquire.gpu.u32 %0, [%1];\n" : "=r"(g) : "l"(bar + 1) : "memory");
+        asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
+        if (now - t0 > 10000000000ull) __trap();  // 10 s: a block never arrived; an error, not a hang
+      }
+    }
+  }
+  __syncthreads();
+}
+
+// Stage after stage, each block takes the stage's blocks bx = blockIdx.x, + gridDim.x, ...; a
+// grid barrier stands where a launch boundary stood. Before each barrier a block already does
+// its first item's prologue of the next stage and issues that item's first weight copies.
+template <int MT>
+__global__ void __launch_bounds__(k_threads, 3) exl2_chain_kernel(GemvChain ch, int m) {
+  extern __shared__ uint4 smem4[];
+  // The chain is launched without PDL (it starts on drained multiprocessors, so its whole grid
+  // becomes resident), and its dependents are scheduled only once every block has triggered,
+  // i.e. is resident: the grid barriers cannot wait for a block that has no room.
+  pdl_trigger();
+  for (int s = 0; s < ch.count; ++s) {
+    const ChainStage& st = ch.st[s];
+    for (int bx = int(blockIdx.x);; bx += int(gridDim.x)) {
+      const bool first = bx == int(blockIdx.x);
+      const bool have = bx < st.items;
+      if (!have && !first) break;
+      BlockPlan p;
+      if (have) p = plan_block(st.jobs, bx);
+      const BlockSmem<MT> sm(smem4, have ? st.jobs.job[p.j].upb : 1);
+      if (have) {
+        gemv_prologue<MT>(st.jobs, st.in.permuted, p, sm, bx);
+        gemv_prime<MT>(st.jobs, p, sm);
+      }
+      if (first) {
+        if (s == 0) {
+          pdl_wait();
+        } else {
+          grid_barrier(ch.barrier, gridDim.x);
+        }
+        write_inits(st.jobs.init, st.jobs.inits, int(blockIdx.x) * k_threads + int(threadIdx.x),
+                    int(gridDim.x) * k_threads);
+      }
+      if (!have) break;
+      switch (st.mode) {
+        case k_x_norm: gemv_body<MT, k_x_norm, true>(st.jobs, st.in, m, 0, p, sm, bx, true); break;
+        case k_x_silu: gemv_body<MT, k_x_silu, true>(st.jobs, st.in, m, 0, p, sm, bx, true); break;
+        default: gemv_body<MT, k_x_half, true>(st.jobs, st.in, m, 0, p, sm, bx, true); break;
+      }
+      __syncthreads();  // shared memory is reused by the next item
+    }
+  }
 }
 
 // Repack: one warp per (tile, unit); lane l builds its 2B words from the on-disk layout.
@@ -671,23 +852,45 @@ void plan_job(GemvJob& j, int mt, int ksplit, int upb_force) {
   j.upb = (units + j.ksplit - 1) / j.ksplit;  // even split
 }
 
-template <int MT, int MODE>
-void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
-  int blocks = 0, max_upb = 0, tiles = 0;
+// Checks a call; returns its column tiles (all layers).
+int check_call(const GemvCall& c) {
+  if (c.count > k_max_jobs) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 3 fused layers");
+  if (c.inits > k_max_inits) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 6 init regions");
+  for (int i = 0; i < c.count; ++i) {
+    if (c.w[i]->k != c.w[0]->k) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: fused layers differ in k");
+    if (c.w[i]->k > 65536) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv: more than 65536 input features");
+  }
+  if (c.mode == k_x_norm && c.w[0]->k % 4 != 0) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: norm input needs k % 4 == 0");
+  int tiles = 0;
+  for (int i = 0; i < c.count; ++i) tiles += c.w[i]->tiles;
+  if (tiles > k_gemv_counters) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv: more than 65536 column tiles");
+  return tiles;
+}
+
+// Lays out the jobs of one launch (or chain stage): block and counter offsets; returns the blocks.
+int layout_jobs(GemvJobs& jobs, int mt, int m, int* max_upb) {
+  int blocks = 0, tiles = 0;
   bool split = false;
   for (int i = 0; i < jobs.count; ++i) {
     jobs.job[i].block_begin = blocks;
     jobs.job[i].tile_begin = tiles;
     blocks += jobs.job[i].w.tiles * jobs.job[i].ksplit;
     tiles += jobs.job[i].w.tiles;
-    max_upb = std::max(max_upb, jobs.job[i].upb);
+    *max_upb = std::max(*max_upb, jobs.job[i].upb);
     split = split || jobs.job[i].ksplit > 1;
   }
   if (split && jobs.ws.partials) {
     if (!jobs.ws.counters) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: workspace without counters");
-    if (std::size_t(blocks) * MT * k_tile_cols > k_gemv_partial_floats || tiles > k_gemv_counters || m > MT)
+    if (std::size_t(blocks) * mt * k_tile_cols > k_gemv_partial_floats || tiles > k_gemv_counters || m > mt)
       throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: the launch's split-K partials exceed the GEMV workspace");
   }
+  return blocks;
+}
+
+template <int MT, int MODE>
+void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
+  int max_upb = 0;
+  const int blocks = layout_jobs(jobs, MT, m, &max_upb);
   const std::size_t smem = gemv_smem_bytes<MT>(max_upb);
   static bool configured = false;  // one opt-in per instantiation (above 48 KB)
   if (!configured) {
@@ -731,7 +934,8 @@ bool partials_fit(int tiles, int ks, int mt) {
 // gather, reduction: about GemvKnobs::overhead = 3 units of a warp) plus its warps' units; the split
 // with the fewest waves (resident block slots: registers and shared memory) times block cost
 // wins, the smaller split on ties (fewer atomics and activation gathers).
-int choose_ksplit(const GemvCall& c, int mt, int tiles) {
+// `grid` > 0: the blocks run on a persistent grid of that many (the chain) instead of as a launch.
+int choose_ksplit(const GemvCall& c, int mt, int tiles, int grid = 0) {
   static int smem_per_sm = 0;
   if (!smem_per_sm) {
     int dev = 0;
@@ -749,7 +953,7 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
     const std::size_t smem = smem_bytes_for(mt, upb) + 1024;  // + the driver's reserve
     int per_sm = std::max(1, std::min(by_regs, int(std::size_t(smem_per_sm) / smem)));
     if (gemv_knobs().slots > 0) per_sm = std::min(per_sm, gemv_knobs().slots);
-    const double capacity = double(per_sm) * std::max(1, c.sm_count);
+    const double capacity = grid > 0 ? double(grid) : double(per_sm) * std::max(1, c.sm_count);
     const double blocks = double(tiles) * ((units + upb - 1) / upb);
     const double waves = std::ceil(blocks / capacity);
     const double cost = waves * (gemv_knobs().overhead + std::ceil(double(upb) / k_warps));
@@ -761,16 +965,7 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
 template <int MODE>
 void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
   if (c.m <= 0 || c.count <= 0) return;
-  if (c.count > k_max_jobs) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 3 fused layers");
-  if (c.inits > k_max_inits) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: at most 6 init regions");
-  for (int i = 0; i < c.count; ++i) {
-    if (c.w[i]->k != c.w[0]->k) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: fused layers differ in k");
-    if (c.w[i]->k > 65536) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv: more than 65536 input features");
-  }
-  if (MODE == k_x_norm && c.w[0]->k % 4 != 0) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: norm input needs k % 4 == 0");
-  int tiles = 0;
-  for (int i = 0; i < c.count; ++i) tiles += c.w[i]->tiles;
-  if (tiles > k_gemv_counters) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv: more than 65536 column tiles");
+  const int tiles = check_call(c);
   for (int r = 0; r < c.m;) {
     int mt = mt_for(std::min(16, c.m - r));
     // Fewer rows per launch where the workspace cannot hold the partials of the least split
@@ -783,6 +978,8 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     jobs.count = c.count;
     jobs.ws = c.ws;
     jobs.skip = gemv_knobs().skip;
+    jobs.prefetch_units = gemv_knobs().prefetch;
+    if (gemv_knobs().prefetch_wave) jobs.prefetch_blocks = blocks_by_registers(mt) * std::max(1, c.sm_count);
     if (upb_force <= 0) upb_force = gemv_knobs().upb;
     const int ksplit = choose_ksplit(c, mt, tiles);
     for (int i = 0; i < c.count; ++i) {
@@ -811,7 +1008,63 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
   }
 }
 
+// The chain's grid: as many blocks as the device holds at once (a grid barrier needs all resident).
+int chain_grid(std::size_t smem, int sm_count) {
+  static std::size_t configured = 0;
+  if (configured != smem) {
+    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_chain_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    configured = smem;
+  }
+  int per_sm = 0;
+  EXL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, exl2_chain_kernel<1>, k_threads, smem));
+  if (per_sm < 1) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_chain: the kernel does not fit a multiprocessor");
+
+  return per_sm * std::max(1, sm_count);
+}
+
 }  // namespace
+
+void exl2_gemv_chain(const GemvChainCall& c, cudaStream_t s) {
+  if (c.count <= 0) return;
+  if (c.count > k_gemv_chain_max) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: too many stages");
+  if (!c.barrier) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: no barrier counters");
+  const int m = c.stage[0].m;
+  for (int i = 0; i < c.count; ++i) {
+    if (c.stage[i].m != 1 || c.stage[i].count <= 0)
+      throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_chain: stages of one row only");
+    if (c.stage[i].ws.partials != c.stage[0].ws.partials)
+      throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: stages with different workspaces");
+  }
+  const std::size_t smem = gemv_smem_bytes<1>(upb_limit(1));
+  const int grid = chain_grid(smem, c.stage[0].sm_count);
+  GemvChain ch;
+  ch.count = c.count;
+  ch.barrier = c.barrier;
+  for (int i = 0; i < c.count; ++i) {
+    const GemvCall& g = c.stage[i];
+    const int tiles = check_call(g);
+    if (g.ws.partials && !partials_fit(tiles, min_ksplit(g.w[0]->k, 1), 1))
+      throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_chain: layer too large for the split-K workspace");
+    ChainStage& st = ch.st[i];
+    st.jobs.count = g.count;
+    st.jobs.ws = g.ws;
+    st.jobs.skip = gemv_knobs().skip;
+    const int ksplit = choose_ksplit(g, 1, tiles, grid);
+    for (int j = 0; j < g.count; ++j) {
+      st.jobs.job[j].w = *g.w[j];
+      st.jobs.job[j].y = g.y[j];
+      st.jobs.job[j].ldy = g.ldy[j];
+      plan_job(st.jobs.job[j], 1, ksplit, gemv_knobs().upb);
+    }
+    st.jobs.inits = g.inits;
+    for (int j = 0; j < g.inits; ++j) st.jobs.init[j] = g.init[j];
+    int max_upb = 0;
+    st.items = layout_jobs(st.jobs, 1, m, &max_upb);
+    st.in = g.in;
+    st.mode = g.mode;
+  }
+  launch_ex(false, exl2_chain_kernel<1>, dim3(grid), dim3(k_threads), smem, s, ch, m);
+}
 
 int exl2_tiles(int n_pad) { return (n_pad + k_tile_cols - 1) / k_tile_cols; }
 
