@@ -25,9 +25,9 @@
 // its own words of the next units with cp.async into the warp's ring in shared memory (5 KB,
 // 20/B units of B bits for MT <= 2), the mma of a whole group accumulate before the group's scales
 // (decoded once per block into shared memory as fp16) are applied. Before griddepcontrol.wait
-// (PDL, launch.cuh) a block asks L2 for each warp's first two units (prefetch), loads the unit table, decodes
-// the scales and loads its rows' permutation (as uint16): all of that overlaps the previous
-// kernel. After the wait it writes the launch's init regions (the next layer's accumulators),
+// (PDL, launch.cuh) a block loads the unit table, decodes the scales, loads its rows'
+// permutation (as uint16) and issues each warp's first ring copies of weights: all of that
+// overlaps the previous kernel. After the wait it writes the launch's init regions (the next layer's accumulators),
 // then gathers its rows' activations through the permutation (or, for an input that already
 // comes in stored row order, GemvInput::permuted, reads them as one contiguous range) into
 // shared memory as fp16: from
@@ -186,8 +186,9 @@ struct GemvJobs {
   int inits = 0;
   GemvWorkspace ws;
   int skip = 0;  // experiments only (EXL_GEMV_SKIP): stages left out to place time, see gemv_knobs
-  int prefetch_units = 2;            // L2 prefetch before the wait: a warp's first units
+  int prefetch_units = 0;            // L2 prefetch before the wait: a warp's first units
   int prefetch_blocks = 1 << 30;     // ... in blocks below this index only
+  int prime = 1;                     // first ring slots issued: 0 in the main loop, 1 before the wait, 2 before the gather
 };
 
 // Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
@@ -197,11 +198,13 @@ struct GemvJobs {
 // EXL_GEMV_SLOTS caps the blocks per multiprocessor the split assumes (fewer leave room for the
 // next launch's blocks to become resident early and prefetch their weights under PDL).
 // EXL_GEMV_OVERHEAD sets choose_ksplit's cost of a block's fixed part (in units of a warp).
-// EXL_GEMV_PREFETCH: units per warp asked of L2 before the wait (default 2: the H200 measured all
-// of a warp's units 3.5 % slower on the 8B and 1 % on tinyllama, none 1 % slower on tinyllama;
-// bench/RESULTS.md, session 14); EXL_GEMV_PREFETCH_WAVE=1: only the launch's first wave asks.
+// EXL_GEMV_PREFETCH: units per warp asked of L2 before the wait (default none: with the first ring
+// slots issued before the wait, EXL_GEMV_PRIME=1, the default, the prefetch only competes with the
+// previous kernel's reads; bench/RESULTS.md, session 14); EXL_GEMV_PREFETCH_WAVE=1: only the
+// launch's first wave asks; EXL_GEMV_PRIME: 0 the ring's first slots issued in the main loop, 2
+// after the wait but before the activation gather.
 struct GemvKnobs {
-  int upb = 0, skip = 0, slots = 0, prefetch = 2, prefetch_wave = 0;
+  int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1;
   double overhead = 3.0;
 };
 const GemvKnobs& gemv_knobs() {
@@ -213,6 +216,7 @@ const GemvKnobs& gemv_knobs() {
     if (const char* v = std::getenv("EXL_GEMV_OVERHEAD")) r.overhead = std::atof(v);
     if (const char* v = std::getenv("EXL_GEMV_PREFETCH")) r.prefetch = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_PREFETCH_WAVE")) r.prefetch_wave = std::atoi(v);
+    if (const char* v = std::getenv("EXL_GEMV_PRIME")) r.prime = std::atoi(v);
     return r;
   }();
   return k;
@@ -617,11 +621,13 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   const BlockPlan p = plan_block(jobs, int(blockIdx.x));
   const BlockSmem<MT> sm(smem4, jobs.job[p.j].upb);
   gemv_prologue<MT>(jobs, in.permuted, p, sm, int(blockIdx.x));
+  if (jobs.prime == 1) gemv_prime<MT>(jobs, p, sm);
   pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
   // The init regions (zero or bias), spread over all blocks of the launch.
   write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
               int(gridDim.x * gridDim.y) * k_threads);
-  gemv_body<MT, MODE, false>(jobs, in, m, int(blockIdx.y) * MT, p, sm, int(blockIdx.x), false);
+  if (jobs.prime == 2) gemv_prime<MT>(jobs, p, sm);
+  gemv_body<MT, MODE, false>(jobs, in, m, int(blockIdx.y) * MT, p, sm, int(blockIdx.x), jobs.prime != 0);
 }
 
 // ---- the chain: several GEMV launches as stages of one persistent kernel ----
@@ -979,6 +985,7 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     jobs.ws = c.ws;
     jobs.skip = gemv_knobs().skip;
     jobs.prefetch_units = gemv_knobs().prefetch;
+    jobs.prime = gemv_knobs().prime;
     if (gemv_knobs().prefetch_wave) jobs.prefetch_blocks = blocks_by_registers(mt) * std::max(1, c.sm_count);
     if (upb_force <= 0) upb_force = gemv_knobs().upb;
     const int ksplit = choose_ksplit(c, mt, tiles);
