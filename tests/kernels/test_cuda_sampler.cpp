@@ -276,6 +276,23 @@ std::size_t common_prefix(const std::vector<std::int32_t>& a, const std::vector<
   return i;
 }
 
+// Greedy generations of both backends (48 tokens, no prefix reuse): how long they agree, and the
+// largest teacher-forced decode logit difference of b against a along a's ids.
+struct GreedyPair {
+  std::size_t equal = 0, count = 0;
+  double worst = 0.0;
+};
+GreedyPair compare_greedy(Backend& a, Backend& b, const std::vector<std::int32_t>& prompt) {
+  GenerateOptions g;
+  g.max_new_tokens = 48;
+  g.ignore_eos = true;
+  g.sampler.greedy = true;
+  g.reuse_cache = false;
+  const GenerateResult ra = generate(a, nullptr, prompt, g);
+  const GenerateResult rb = generate(b, nullptr, prompt, g);
+  return {common_prefix(ra.ids, rb.ids), ra.ids.size(), teacher_forced_max_diff(a, b, prompt, ra.ids)};
+}
+
 // At position i of `ids` (after `prompt`), the host distribution of `backend`'s logits and the
 // slack of the draw (the step's uniform is the i-th of the seed's stream).
 double draw_slack_at(Backend& backend, const std::vector<std::int32_t>& prompt, const std::vector<std::int32_t>& ids,
@@ -413,18 +430,11 @@ EXL_GPU_TEST(cuda_model, chain_decode_matches_launches) {
   Loaded b = load_on("cuda", "ref-s-4.0bpw");
   ::unsetenv("EXL_CUDA_CHAIN");
   const std::vector<std::int32_t> prompt = prompt_for(a.backend->vocab_size());
-  GenerateOptions g;
-  g.max_new_tokens = 48;
-  g.ignore_eos = true;
-  g.sampler.greedy = true;
-  g.reuse_cache = false;
-  const GenerateResult ra = generate(*a.backend, nullptr, prompt, g);
-  const GenerateResult rb = generate(*b.backend, nullptr, prompt, g);
-  const double worst = teacher_forced_max_diff(*a.backend, *b.backend, prompt, ra.ids);
-  std::printf("  chain vs separate launches: greedy ids equal %zu of %zu, max |dlogit| %.5f\n",
-              common_prefix(ra.ids, rb.ids), ra.ids.size(), worst);
-  CHECK_MSG(worst <= 0.01, "chain decode logits differ by " << worst);
-  CHECK_MSG(common_prefix(ra.ids, rb.ids) >= 40, "greedy ids part at " << common_prefix(ra.ids, rb.ids));
+  const GreedyPair c = compare_greedy(*a.backend, *b.backend, prompt);
+  std::printf("  chain vs separate launches: greedy ids equal %zu of %zu, max |dlogit| %.5f\n", c.equal, c.count,
+              c.worst);
+  CHECK_MSG(c.worst <= 0.01, "chain decode logits differ by " << c.worst);
+  CHECK_MSG(c.equal >= 40, "greedy ids part at " << c.equal);
   GenerateOptions o;
   o.max_new_tokens = 64;
   o.ignore_eos = true;
@@ -445,15 +455,8 @@ EXL_GPU_TEST(cuda_model, fast_reduce_matches_ordered) {
   Loaded a = load_on("cuda", "ref-s-4.0bpw");
   Loaded b = load_on("cuda", "ref-s-4.0bpw", fast);
   const std::vector<std::int32_t> prompt = prompt_for(a.backend->vocab_size());
-  GenerateOptions g;
-  g.max_new_tokens = 48;
-  g.ignore_eos = true;
-  g.sampler.greedy = true;
-  g.reuse_cache = false;
-  const GenerateResult ra = generate(*a.backend, nullptr, prompt, g);
-  const GenerateResult rb = generate(*b.backend, nullptr, prompt, g);
-  const double worst = teacher_forced_max_diff(*a.backend, *b.backend, prompt, ra.ids);
-  std::printf("  ordered vs atomic split-K: greedy ids equal %zu of %zu, max |dlogit| %.5f\n",
-              common_prefix(ra.ids, rb.ids), ra.ids.size(), worst);
-  CHECK_MSG(worst <= 0.01, "atomic split-K logits differ by " << worst);
+  const GreedyPair c = compare_greedy(*a.backend, *b.backend, prompt);
+  std::printf("  ordered vs atomic split-K: greedy ids equal %zu of %zu, max |dlogit| %.5f\n", c.equal, c.count,
+              c.worst);
+  CHECK_MSG(c.worst <= 0.01, "atomic split-K logits differ by " << c.worst);
 }
