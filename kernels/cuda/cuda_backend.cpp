@@ -177,11 +177,11 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
   for (const DeviceLayer& l : layers_) weight_bytes_ += l.input_norm.bytes() + l.post_norm.bytes();
   fused_ok_ = (head_.exl2 || !has_head_) && hidden_ % 4 == 0 && hidden_ <= 65536 && inter_ <= 65536 && nh_ * hd_ <= 65536 &&
               hd_ % 2 == 0 && hd_ <= 512;
-  chain_ok_ = fused_ok_;
-  for (const DeviceLayer& l : layers_) chain_ok_ = chain_ok_ && !l.o.bias.bytes() && !l.down.bias.bytes();
   for (const DeviceLayer& l : layers_)
     for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) fused_ok_ = fused_ok_ && p->exl2;
   if (const char* e = std::getenv("EXL_CUDA_FUSED"); e && std::string(e) == "0") fused_ok_ = false;
+  chain_ok_ = fused_ok_;  // and no o or down bias (the chain has no launch to add one between stages)
+  for (const DeviceLayer& l : layers_) chain_ok_ = chain_ok_ && !l.o.bias.bytes() && !l.down.bias.bytes();
   if (progress) progress(user, std::uint64_t(nl_ + 1), std::uint64_t(nl_ + 1));
   stream_->sync();
   loaded_ = true;
