@@ -503,11 +503,7 @@ void launch_prefill(const AttentionShape& a, const __half* q, const __half* k_ca
                     const int* past, __half* out, float* out32, cudaStream_t s, const KvSource& kq = {},
                     const KvSource& vq = {}) {
   constexpr std::size_t smem = prefill_smem_bytes<D>();
-  static bool configured = false;
-  if (!configured) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_prefill_kernel<D, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    configured = true;
-  }
+  opt_in_smem<attn_prefill_kernel<D, Q>>(smem);
   const float scale_log2 = a.scale * 1.4426950408889634f;
   KvSource kp = kq, vp = vq;
   kp.pages = vp.pages = a.pages;  // (the fp16 form reads kp.pages only)
@@ -811,12 +807,7 @@ void launch_decode_mma(const AttentionShape& a, const __half* q, const __half* k
                        const int* past, float* part, cudaStream_t s, const KvSource& kq = {}, const KvSource& vq = {}) {
   constexpr std::size_t smem = decode_mma_smem_bytes<D, KF, VF>();
   static_assert(smem >= (4 * 8 * D + 64) * sizeof(float), "the warps' merge reuses the tiles' shared memory");
-  static bool configured = false;
-  if (!configured) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_decode_mma_kernel<D, KF, VF>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(smem)));
-    configured = true;
-  }
+  opt_in_smem<attn_decode_mma_kernel<D, KF, VF>>(smem);
   KvSource kp = kq, vp = vq;
   kp.pages = vp.pages = a.pages;
   launch(attn_decode_mma_kernel<D, KF, VF>, dim3(a.splits, a.nkv, a.t), dim3(128), smem, s, q, k_cache, v_cache, past,
@@ -1079,12 +1070,7 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
 
 template <int D, int KF, int VF>
 void configure_decode_reg() {
-  static bool configured = false;
-  if (!configured) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(attn_decode_reg_kernel<D, KF, VF>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(decode_reg_smem_bytes<D, KF, VF>())));
-    configured = true;
-  }
+  opt_in_smem<attn_decode_reg_kernel<D, KF, VF>>(decode_reg_smem_bytes<D, KF, VF>());
 }
 
 template <int D, int KF, int VF>

@@ -472,7 +472,9 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     d.in.permuted = l.down_in_order;
     run(d, li + 1 == nl_ && head_rows <= 0);
   }
-  if (!chain || head_rows <= 0) enqueue_hidden_out(t);  // x is final (a pending chain ran with the last down)
+  // x is final: without a head a chain ran with the last down (and a segment with a head hands
+  // nothing on, enqueue_hidden_out is a no-op there).
+  enqueue_hidden_out(t);
   if (head_rows <= 0) return;
   // The logits were cleared by the last layer's q/k/v launch.
   GemvCall h;
@@ -481,7 +483,6 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   norm_input(h, x + std::size_t(head_row0) * hidden_, head_rows, final_norm_,
              !chain && fold_perms_ ? head_.view.perm : nullptr, head_rows > 1 && unfold_rows_);
   run(h, true);
-  if (chain) enqueue_hidden_out(t);  // after the chain that ended with the last layer's down and the head
   if (copy_logits_)
     EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), logits_.get(), std::size_t(head_rows) * vocab_ * 4,
                                    cudaMemcpyDeviceToHost, s));

@@ -448,7 +448,8 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
 }
 
 // The first ring slots of the warp's first run (the chain kernel issues them before its grid
-// barrier, so the weights are on their way while the previous stage finishes).
+// barrier, the launch form before the PDL wait: the weights are on their way while the previous
+// kernel or stage finishes).
 template <int MT>
 __device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan& p, const BlockSmem<MT>& sm) {
   if (p.wa >= p.wb || (jobs.skip & 1)) return;
@@ -837,12 +838,7 @@ std::size_t smem_bytes_for(int mt, int upb) {
 // Most units per block that the device's per-block shared memory allows (64 KB on sm_75, where
 // the largest blocks of the H100/H200 would not fit).
 int upb_limit(int mt) {
-  static int optin = 0;
-  if (!optin) {
-    int dev = 0;
-    EXL_CUDA_CHECK(cudaGetDevice(&dev));
-    EXL_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  }
+  const int optin = device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>();
   int u = max_units_per_block(mt);
   while (u > 1 && smem_bytes_for(mt, u) > std::size_t(optin)) --u;
   return u;
@@ -898,12 +894,7 @@ void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
   int max_upb = 0;
   const int blocks = layout_jobs(jobs, MT, m, &max_upb);
   const std::size_t smem = gemv_smem_bytes<MT>(max_upb);
-  static bool configured = false;  // one opt-in per instantiation (above 48 KB)
-  if (!configured) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_gemv_kernel<MT, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(gemv_smem_bytes<MT>(upb_limit(MT)))));
-    configured = true;
-  }
+  opt_in_smem<exl2_gemv_kernel<MT, MODE>>(gemv_smem_bytes<MT>(upb_limit(MT)));
   launch(exl2_gemv_kernel<MT, MODE>, dim3(blocks, (m + MT - 1) / MT), dim3(k_threads), smem, s, jobs, in, m);
 }
 
@@ -942,12 +933,7 @@ bool partials_fit(int tiles, int ks, int mt) {
 // wins, the smaller split on ties (fewer atomics and activation gathers).
 // `grid` > 0: the blocks run on a persistent grid of that many (the chain) instead of as a launch.
 int choose_ksplit(const GemvCall& c, int mt, int tiles, int grid = 0) {
-  static int smem_per_sm = 0;
-  if (!smem_per_sm) {
-    int dev = 0;
-    EXL_CUDA_CHECK(cudaGetDevice(&dev));
-    EXL_CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-  }
+  const int smem_per_sm = device_attribute<cudaDevAttrMaxSharedMemoryPerMultiprocessor>();
   const int by_regs = blocks_by_registers(mt);
   const int units = c.w[0]->k / 32;
   const int ks_min = min_ksplit(c.w[0]->k, mt);
@@ -1017,15 +1003,10 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
 
 // The chain's grid: as many blocks as the device holds at once (a grid barrier needs all resident).
 int chain_grid(std::size_t smem, int sm_count) {
-  static std::size_t configured = 0;
-  if (configured != smem) {
-    EXL_CUDA_CHECK(cudaFuncSetAttribute(exl2_chain_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    configured = smem;
-  }
+  opt_in_smem<exl2_chain_kernel<1>>(smem);
   int per_sm = 0;
   EXL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, exl2_chain_kernel<1>, k_threads, smem));
   if (per_sm < 1) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_chain: the kernel does not fit a multiprocessor");
-
   return per_sm * std::max(1, sm_count);
 }
 

@@ -11,11 +11,48 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <cstddef>
 #include <utility>
 
 #include "cuda_check.h"
 
 namespace exl::cuda {
+
+// ---- per-device settings: each GPU of a layer split has its own ----
+
+constexpr int k_max_devices = 64;  // devices past this are served, only not cached
+
+inline int current_device() {
+  int d = 0;
+  EXL_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+// A device attribute of the current device, read once per device.
+template <cudaDeviceAttr A>
+int device_attribute() {
+  static std::atomic<int> cached[k_max_devices] = {};
+  const int dev = current_device();
+  if (dev < k_max_devices)
+    if (const int v = cached[dev].load(std::memory_order_relaxed)) return v;
+  int v = 0;
+  EXL_CUDA_CHECK(cudaDeviceGetAttribute(&v, A, dev));
+  if (dev < k_max_devices) cached[dev].store(v, std::memory_order_relaxed);
+  return v;
+}
+
+// Lets `Kernel` launch with `bytes` of dynamic shared memory (above the default 48 KB) on the
+// current device. The limit is an attribute per device and kernel, so it is set on each device
+// once (again only for a larger request), not once per process.
+template <auto Kernel>
+void opt_in_smem(std::size_t bytes) {
+  static std::atomic<std::size_t> set[k_max_devices] = {};
+  const int dev = current_device();
+  if (dev < k_max_devices && set[dev].load(std::memory_order_relaxed) >= bytes) return;
+  EXL_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  if (dev < k_max_devices) set[dev].store(bytes, std::memory_order_relaxed);
+}
 
 // Whether launches carry the PDL attribute (default: on for compute capability 9.0 and newer,
 // decided by the backend at creation).
