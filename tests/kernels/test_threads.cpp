@@ -2,6 +2,7 @@
 // items (except the last), works for tiny and empty ranges, nested calls and repeated use,
 // and follows set_cpu_threads.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -62,4 +63,31 @@ EXL_TEST(threads, concurrent_callers) {
   a.join();
   b.join();
   CHECK_EQ(sum.load(), std::int64_t(2) * 100 * (999 * 1000 / 2));
+}
+
+// The hand-over paths: back-to-back jobs (workers and caller spinning), jobs after pauses longer
+// than a worker's spin (workers asleep on the condition variable), and jobs whose chunks outlast
+// the caller's spin (the caller asleep until the last worker finishes).
+EXL_TEST(threads, hand_over_spinning_and_sleeping) {
+  test::CpuConfig cfg(true, 3);
+  auto run_job = [](std::int64_t n, int chunk_us) {
+    std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
+    parallel_for(n, 1, [&](std::int64_t b, std::int64_t e) {
+      if (chunk_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(chunk_us));
+      for (std::int64_t i = b; i < e; ++i) hits[i].fetch_add(1);
+    });
+    int bad = 0;
+    for (auto& h : hits) bad += h.load() != 1;
+    return bad;
+  };
+  int bad = 0;
+  for (int rep = 0; rep < 20000; ++rep) bad += run_job(1 + rep % 37, 0);
+  CHECK_EQ(bad, 0);
+  for (int rep = 0; rep < 20; ++rep) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + rep % 3));
+    bad += run_job(16, 0);
+  }
+  CHECK_EQ(bad, 0);
+  for (int rep = 0; rep < 10; ++rep) bad += run_job(12, 3000 + 500 * (rep % 3));
+  CHECK_EQ(bad, 0);
 }
