@@ -172,46 +172,46 @@ EXL_AVX2 void exl2_gemv_tile_avx2(const Exl2Weight& w, const Exl2Prep& P, int m,
   else if (m - r0 == 1) gemv_rows<1>(w, P, r0, n0, yt);
 }
 
+// y[r0 .. r0 + M) += x rows . the dequantized block buf [rows][32]: an M x 32 register tile (M
+// activation rows, four 8-column vectors), each weight vector loaded once for the M rows.
+template <int M>
+EXL_AVX2 EXL_INLINE void gemm_rows(const float* x, std::int64_t xs, const float* buf, int rows, float* y) {
+  __m256 acc[M][4];
+#pragma GCC unroll 4
+  for (int r = 0; r < M; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) acc[r][v] = _mm256_loadu_ps(y + r * k_tile + 8 * v);
+  for (int i = 0; i < rows; ++i) {
+    __m256 b[M];
+#pragma GCC unroll 4
+    for (int r = 0; r < M; ++r) b[r] = _mm256_broadcast_ss(x + r * xs + i);
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      const __m256 wv = _mm256_loadu_ps(buf + i * k_tile + 8 * v);
+#pragma GCC unroll 4
+      for (int r = 0; r < M; ++r) acc[r][v] = _mm256_fmadd_ps(wv, b[r], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < M; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) _mm256_storeu_ps(y + r * k_tile + 8 * v, acc[r][v]);
+}
+
 EXL_AVX2 void exl2_gemm_tile_avx2(const Exl2Weight& w, const Exl2Prep& P, int m, int n0, float* yt, float* buf) {
   std::fill(yt, yt + std::int64_t(m) * k_tile, 0.0f);
   for (int row0 = 0; row0 < w.k; row0 += k_block_rows) {
     const int rows = std::min(k_block_rows, w.k - row0);
     dequant_block(w, P, n0, row0, rows, buf);
+    // Three rows at a time: 12 accumulators, a weight vector and three broadcasts fill the 16
+    // vector registers.
     int r = 0;
-    for (; r + 2 <= m; r += 2) {
-      const float* x0 = P.xp.data() + std::int64_t(r) * w.k + row0;
-      const float* x1 = x0 + w.k;
-      float* y0 = yt + std::int64_t(r) * k_tile;
-      float* y1 = y0 + k_tile;
-      __m256 a0[4], a1[4];
-      for (int v = 0; v < 4; ++v) {
-        a0[v] = _mm256_loadu_ps(y0 + 8 * v);
-        a1[v] = _mm256_loadu_ps(y1 + 8 * v);
-      }
-      for (int i = 0; i < rows; ++i) {
-        const __m256 b0 = _mm256_broadcast_ss(x0 + i), b1 = _mm256_broadcast_ss(x1 + i);
-        for (int v = 0; v < 4; ++v) {
-          const __m256 wv = _mm256_loadu_ps(buf + i * k_tile + 8 * v);
-          a0[v] = _mm256_fmadd_ps(wv, b0, a0[v]);
-          a1[v] = _mm256_fmadd_ps(wv, b1, a1[v]);
-        }
-      }
-      for (int v = 0; v < 4; ++v) {
-        _mm256_storeu_ps(y0 + 8 * v, a0[v]);
-        _mm256_storeu_ps(y1 + 8 * v, a1[v]);
-      }
-    }
-    for (; r < m; ++r) {
-      const float* x0 = P.xp.data() + std::int64_t(r) * w.k + row0;
-      float* y0 = yt + std::int64_t(r) * k_tile;
-      __m256 a0[4];
-      for (int v = 0; v < 4; ++v) a0[v] = _mm256_loadu_ps(y0 + 8 * v);
-      for (int i = 0; i < rows; ++i) {
-        const __m256 b0 = _mm256_broadcast_ss(x0 + i);
-        for (int v = 0; v < 4; ++v) a0[v] = _mm256_fmadd_ps(_mm256_loadu_ps(buf + i * k_tile + 8 * v), b0, a0[v]);
-      }
-      for (int v = 0; v < 4; ++v) _mm256_storeu_ps(y0 + 8 * v, a0[v]);
-    }
+    for (; r + 3 <= m; r += 3)
+      gemm_rows<3>(P.xp.data() + std::int64_t(r) * w.k + row0, w.k, buf, rows, yt + std::int64_t(r) * k_tile);
+    if (m - r == 2)
+      gemm_rows<2>(P.xp.data() + std::int64_t(r) * w.k + row0, w.k, buf, rows, yt + std::int64_t(r) * k_tile);
+    else if (m - r == 1)
+      gemm_rows<1>(P.xp.data() + std::int64_t(r) * w.k + row0, w.k, buf, rows, yt + std::int64_t(r) * k_tile);
   }
 }
 

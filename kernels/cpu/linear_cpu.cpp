@@ -50,16 +50,28 @@ EXL_AVX2 inline float hsum(__m256 v) {
 
 template <DType DT, int M>
 EXL_AVX2 void dot_rows_avx2_t(const float* x, int k, const void* w, std::int64_t wrow, float* out) {
-  __m256 acc[M];
-  for (int r = 0; r < M; ++r) acc[r] = _mm256_setzero_ps();
+  // Two accumulators per row (even and odd 8-element steps) so that one row does not wait on
+  // the FMA latency; loops over rows unrolled so the accumulators stay in registers.
+  __m256 acc[M][2];
+#pragma GCC unroll 4
+  for (int r = 0; r < M; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
   const std::int64_t base = wrow * k;
   int i = 0;
+  for (; i + 16 <= k; i += 16) {
+    const __m256 w0 = load8<DT>(w, base + i), w1 = load8<DT>(w, base + i + 8);
+#pragma GCC unroll 4
+    for (int r = 0; r < M; ++r) {
+      acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x + std::int64_t(r) * k + i), acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x + std::int64_t(r) * k + i + 8), acc[r][1]);
+    }
+  }
   for (; i + 8 <= k; i += 8) {
     const __m256 wv = load8<DT>(w, base + i);
-    for (int r = 0; r < M; ++r) acc[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(x + std::int64_t(r) * k + i), acc[r]);
+#pragma GCC unroll 4
+    for (int r = 0; r < M; ++r) acc[r][0] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(x + std::int64_t(r) * k + i), acc[r][0]);
   }
   for (int r = 0; r < M; ++r) {
-    float s = hsum(acc[r]);
+    float s = hsum(_mm256_add_ps(acc[r][0], acc[r][1]));
     for (int j = i; j < k; ++j) s += x[std::int64_t(r) * k + j] * detail::load_elem(w, DT, base + j);
     out[r] = s;
   }
