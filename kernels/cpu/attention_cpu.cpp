@@ -23,23 +23,90 @@ EXL_AVX2 inline __m256 load8(const void* p, bool f16, std::int64_t i) {
   return _mm256_loadu_ps(static_cast<const float*>(p) + i);
 }
 
-EXL_AVX2 float dot_avx2(const float* q, const void* k, bool f16, std::int64_t base, int d) {
-  __m256 acc = _mm256_setzero_ps();
-  int i = 0;
-  for (; i + 8 <= d; i += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), load8(k, f16, base + i), acc);
+EXL_AVX2 inline float hsum8(__m256 acc) {
   const __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
   const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  float r = _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
-  for (; i < d; ++i) r += q[i] * detail::load_elem(k, f16 ? DType::f16 : DType::f32, base + i);
-  return r;
+  return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
 
-EXL_AVX2 void axpy_avx2(float a, const void* v, bool f16, std::int64_t base, int d, float* acc) {
-  const __m256 av = _mm256_set1_ps(a);
-  int i = 0;
-  for (; i + 8 <= d; i += 8)
-    _mm256_storeu_ps(acc + i, _mm256_fmadd_ps(av, load8(v, f16, base + i), _mm256_loadu_ps(acc + i)));
-  for (; i < d; ++i) acc[i] += a * detail::load_elem(v, f16 ? DType::f16 : DType::f32, base + i);
+// scores[j - first] = scale * q . k_j for keys first .. last, four keys at a time (four
+// independent FMA chains instead of one). Each key's sum is formed as a one-key loop would: one
+// 8-lane accumulator over the 8-element steps, reduced, then the tail dimensions in order.
+EXL_AVX2 void scores_avx2(const AttentionParams& p, const float* q, const void* k, bool f16, int kvh, int first,
+                          int last, float* scores) {
+  const int d = p.head_dim, d8 = d / 8 * 8;
+  const DType dt = f16 ? DType::f16 : DType::f32;
+  auto base_of = [&](int j) { return (kv_row(p, j) * p.n_kv_heads + kvh) * d; };
+  auto tail = [&](float r, std::int64_t base) {
+    for (int i = d8; i < d; ++i) r += q[i] * detail::load_elem(k, dt, base + i);
+    return r * p.scale;
+  };
+  int j = first;
+  for (; j + 4 <= last + 1; j += 4) {
+    const std::int64_t b0 = base_of(j), b1 = base_of(j + 1), b2 = base_of(j + 2), b3 = base_of(j + 3);
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (int i = 0; i < d8; i += 8) {
+      const __m256 qv = _mm256_loadu_ps(q + i);
+      a0 = _mm256_fmadd_ps(qv, load8(k, f16, b0 + i), a0);
+      a1 = _mm256_fmadd_ps(qv, load8(k, f16, b1 + i), a1);
+      a2 = _mm256_fmadd_ps(qv, load8(k, f16, b2 + i), a2);
+      a3 = _mm256_fmadd_ps(qv, load8(k, f16, b3 + i), a3);
+    }
+    float* sc = scores + (j - first);
+    sc[0] = tail(hsum8(a0), b0);
+    sc[1] = tail(hsum8(a1), b1);
+    sc[2] = tail(hsum8(a2), b2);
+    sc[3] = tail(hsum8(a3), b3);
+  }
+  for (; j <= last; ++j) {
+    const std::int64_t b = base_of(j);
+    __m256 a = _mm256_setzero_ps();
+    for (int i = 0; i < d8; i += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), load8(k, f16, b + i), a);
+    scores[j - first] = tail(hsum8(a), b);
+  }
+}
+
+// o[c .. c + 8N) = sum over keys (in order) of w_j * v_j[c .. c + 8N), in N registers.
+template <int N>
+EXL_AVX2 void wsum_chunk(const AttentionParams& p, const float* w, const void* v, bool f16, int kvh, int first,
+                         int last, int c, float* o) {
+  __m256 acc[N];
+#pragma GCC unroll 8
+  for (int u = 0; u < N; ++u) acc[u] = _mm256_setzero_ps();
+  for (int j = first; j <= last; ++j) {
+    const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * p.head_dim + c;
+    const __m256 a = _mm256_set1_ps(w[j - first]);
+#pragma GCC unroll 8
+    for (int u = 0; u < N; ++u) acc[u] = _mm256_fmadd_ps(a, load8(v, f16, base + 8 * u), acc[u]);
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < N; ++u) _mm256_storeu_ps(o + c + 8 * u, acc[u]);
+}
+
+// o = sum over keys first .. last of w_j * v_j (o[i] accumulated key by key from 0, as the
+// one-key form does), 64 dimensions at a time held in registers.
+EXL_AVX2 void weighted_sum_avx2(const AttentionParams& p, const float* w, const void* v, bool f16, int kvh, int first,
+                                int last, float* o) {
+  const int d = p.head_dim, d8 = d / 8 * 8;
+  for (int c = 0; c < d8; c += 64) {
+    switch (std::min(64, d8 - c) / 8) {
+      case 1: wsum_chunk<1>(p, w, v, f16, kvh, first, last, c, o); break;
+      case 2: wsum_chunk<2>(p, w, v, f16, kvh, first, last, c, o); break;
+      case 3: wsum_chunk<3>(p, w, v, f16, kvh, first, last, c, o); break;
+      case 4: wsum_chunk<4>(p, w, v, f16, kvh, first, last, c, o); break;
+      case 5: wsum_chunk<5>(p, w, v, f16, kvh, first, last, c, o); break;
+      case 6: wsum_chunk<6>(p, w, v, f16, kvh, first, last, c, o); break;
+      case 7: wsum_chunk<7>(p, w, v, f16, kvh, first, last, c, o); break;
+      default: wsum_chunk<8>(p, w, v, f16, kvh, first, last, c, o); break;
+    }
+  }
+  const DType dt = f16 ? DType::f16 : DType::f32;
+  for (int i = d8; i < d; ++i) {
+    float r = 0.0f;
+    for (int j = first; j <= last; ++j)
+      r += w[j - first] * detail::load_elem(v, dt, (kv_row(p, j) * p.n_kv_heads + kvh) * d + i);
+    o[i] = r;
+  }
 }
 #endif
 
@@ -72,16 +139,16 @@ void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache
       const int first = p.window > 0 ? std::max(0, last - p.window + 1) : 0;
       const float* qv = q + pr * d;
       scores.resize(std::size_t(last - first + 1));
+#if EXL_X86
+      if (simd) scores_avx2(p, qv, k_cache, f16, kvh, first, last, scores.data());
+#endif
       float mx = -INFINITY;
       for (int j = first; j <= last; ++j) {
-        const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
-#if EXL_X86
-        const float s = (simd ? dot_avx2(qv, k_cache, f16, base, d) : dot_scalar(qv, k_cache, p.cache_dtype, base, d)) * p.scale;
-#else
-        const float s = dot_scalar(qv, k_cache, p.cache_dtype, base, d) * p.scale;
-#endif
-        scores[j - first] = s;
-        mx = std::max(mx, s);
+        if (!simd) {
+          const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
+          scores[j - first] = dot_scalar(qv, k_cache, p.cache_dtype, base, d) * p.scale;
+        }
+        mx = std::max(mx, scores[j - first]);
       }
       float denom = 0.0f;
       for (float& s : scores) {
@@ -89,18 +156,18 @@ void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache
         denom += s;
       }
       const float inv = 1.0f / denom;
+      for (float& s : scores) s *= inv;  // the weights
       float* o = out + pr * d;
+#if EXL_X86
+      if (simd) {
+        weighted_sum_avx2(p, scores.data(), v_cache, f16, kvh, first, last, o);
+        continue;
+      }
+#endif
       std::fill(o, o + d, 0.0f);
       for (int j = first; j <= last; ++j) {
         const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
-        const float wgt = scores[j - first] * inv;
-#if EXL_X86
-        if (simd) {
-          axpy_avx2(wgt, v_cache, f16, base, d, o);
-          continue;
-        }
-#endif
-        axpy_scalar(wgt, v_cache, p.cache_dtype, base, d, o);
+        axpy_scalar(scores[j - first], v_cache, p.cache_dtype, base, d, o);
       }
     }
   });
