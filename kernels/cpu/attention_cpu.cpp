@@ -108,6 +108,119 @@ EXL_AVX2 void weighted_sum_avx2(const AttentionParams& p, const float* w, const 
     o[i] = r;
   }
 }
+
+// One (query token, KV head) task with all `group` query heads of that KV head together: each
+// block of keys (and then of values) is converted to fp32 once into `kv` and used by every head of
+// the group, instead of each head reading the cache again. Per head the arithmetic is that of
+// scores_avx2 / weighted_sum_avx2 in the same order (fp16 -> fp32 is exact), so the results are
+// bit-identical to processing the heads one by one.
+constexpr int k_key_block = 64;
+
+// Cache rows j0 .. j0 + nb - 1 of KV head kvh as fp32 rows of head_dim in dst.
+EXL_AVX2 void stage_rows(const AttentionParams& p, const void* cache, bool f16, int kvh, int j0, int nb, float* dst) {
+  const int d = p.head_dim;
+  for (int r = 0; r < nb; ++r, dst += d) {
+    const std::int64_t base = (kv_row(p, j0 + r) * p.n_kv_heads + kvh) * d;
+    int i = 0;
+    for (; i + 8 <= d; i += 8) _mm256_storeu_ps(dst + i, load8(cache, f16, base + i));
+    for (; i < d; ++i) dst[i] = detail::load_elem(cache, f16 ? DType::f16 : DType::f32, base + i);
+  }
+}
+
+EXL_AVX2 void attend_group_avx2(const AttentionParams& p, const float* q, const void* k_cache, const void* v_cache,
+                                bool f16, int kvh, int group, int first, int last, float* out,
+                                std::vector<float>& kv, std::vector<float>& w) {
+  const int d = p.head_dim, d8 = d / 8 * 8;
+  const int n = last - first + 1;
+  kv.resize(std::size_t(k_key_block) * d);
+  w.resize(std::size_t(group) * n);
+  auto stage = [&](const void* cache, int j0, int nb) { stage_rows(p, cache, f16, kvh, j0, nb, kv.data()); };
+  // Scores of every head, four keys at a time from the staged block.
+  for (int j0 = first; j0 <= last; j0 += k_key_block) {
+    const int nb = std::min(k_key_block, last - j0 + 1);
+    stage(k_cache, j0, nb);
+    for (int h = 0; h < group; ++h) {
+      const float* qh = q + std::size_t(h) * d;
+      float* sc = w.data() + std::size_t(h) * n + (j0 - first);
+      auto tail = [&](float r, const float* kr) {
+        for (int i = d8; i < d; ++i) r += qh[i] * kr[i];
+        return r * p.scale;
+      };
+      int j = 0;
+      for (; j + 4 <= nb; j += 4) {
+        const float* k0 = kv.data() + std::size_t(j) * d;
+        const float *k1 = k0 + d, *k2 = k1 + d, *k3 = k2 + d;
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int i = 0; i < d8; i += 8) {
+          const __m256 qv = _mm256_loadu_ps(qh + i);
+          a0 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + i), a0);
+          a1 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k1 + i), a1);
+          a2 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k2 + i), a2);
+          a3 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k3 + i), a3);
+        }
+        sc[j] = tail(hsum8(a0), k0);
+        sc[j + 1] = tail(hsum8(a1), k1);
+        sc[j + 2] = tail(hsum8(a2), k2);
+        sc[j + 3] = tail(hsum8(a3), k3);
+      }
+      for (; j < nb; ++j) {
+        const float* kr = kv.data() + std::size_t(j) * d;
+        __m256 a = _mm256_setzero_ps();
+        for (int i = 0; i < d8; i += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(qh + i), _mm256_loadu_ps(kr + i), a);
+        sc[j] = tail(hsum8(a), kr);
+      }
+    }
+  }
+  // Softmax per head (max-subtracted, fp32), as the one-head form.
+  for (int h = 0; h < group; ++h) {
+    float* sc = w.data() + std::size_t(h) * n;
+    float mx = -INFINITY;
+    for (int j = 0; j < n; ++j) mx = std::max(mx, sc[j]);
+    float denom = 0.0f;
+    for (int j = 0; j < n; ++j) {
+      sc[j] = std::exp(sc[j] - mx);
+      denom += sc[j];
+    }
+    const float inv = 1.0f / denom;
+    for (int j = 0; j < n; ++j) sc[j] *= inv;
+    std::fill(out + std::size_t(h) * d, out + std::size_t(h + 1) * d, 0.0f);
+  }
+  // Weighted sums: each head's output accumulated block by block (64 dimensions at a time in
+  // registers, loaded and stored around each block: the same FMA sequence as one long run).
+  for (int j0 = first; j0 <= last; j0 += k_key_block) {
+    const int nb = std::min(k_key_block, last - j0 + 1);
+    stage(v_cache, j0, nb);
+    for (int h = 0; h < group; ++h) {
+      const float* wh = w.data() + std::size_t(h) * n + (j0 - first);
+      float* o = out + std::size_t(h) * d;
+      for (int c = 0; c < d8; c += 64) {
+        const int nv = std::min(64, d8 - c) / 8;
+        __m256 acc[8];
+        for (int u = 0; u < nv; ++u) acc[u] = _mm256_loadu_ps(o + c + 8 * u);
+        if (nv == 8) {
+          for (int j = 0; j < nb; ++j) {
+            const __m256 a = _mm256_set1_ps(wh[j]);
+            const float* vr = kv.data() + std::size_t(j) * d + c;
+#pragma GCC unroll 8
+            for (int u = 0; u < 8; ++u) acc[u] = _mm256_fmadd_ps(a, _mm256_loadu_ps(vr + 8 * u), acc[u]);
+          }
+        } else {
+          for (int j = 0; j < nb; ++j) {
+            const __m256 a = _mm256_set1_ps(wh[j]);
+            const float* vr = kv.data() + std::size_t(j) * d + c;
+            for (int u = 0; u < nv; ++u) acc[u] = _mm256_fmadd_ps(a, _mm256_loadu_ps(vr + 8 * u), acc[u]);
+          }
+        }
+        for (int u = 0; u < nv; ++u) _mm256_storeu_ps(o + c + 8 * u, acc[u]);
+      }
+      for (int i = d8; i < d; ++i) {
+        float r = o[i];
+        for (int j = 0; j < nb; ++j) r += wh[j] * kv[std::size_t(j) * d + i];
+        o[i] = r;
+      }
+    }
+  }
+}
 #endif
 
 float dot_scalar(const float* q, const void* k, DType dt, std::int64_t base, int d) {
@@ -129,6 +242,22 @@ void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache
   const int group = p.n_heads / p.n_kv_heads;
   const bool f16 = p.cache_dtype == DType::f16;
   const bool simd = cpu_simd_active();
+#if EXL_X86
+  if (simd) {  // a task per (token, KV head), its query heads together
+    const std::int64_t tasks = std::int64_t(p.tokens) * p.n_kv_heads;
+    parallel_for(tasks, 1, [&](std::int64_t b, std::int64_t e) {
+      std::vector<float> kv, w;
+      for (std::int64_t tk = b; tk < e; ++tk) {
+        const int t = int(tk / p.n_kv_heads), kvh = int(tk % p.n_kv_heads);
+        const int last = p.past + t;
+        const int first = p.window > 0 ? std::max(0, last - p.window + 1) : 0;
+        const std::int64_t h0 = std::int64_t(t) * p.n_heads + std::int64_t(kvh) * group;
+        attend_group_avx2(p, q + h0 * d, k_cache, v_cache, f16, kvh, group, first, last, out + h0 * d, kv, w);
+      }
+    });
+    return;
+  }
+#endif
   const std::int64_t pairs = std::int64_t(p.tokens) * p.n_heads;
   parallel_for(pairs, 1, [&](std::int64_t b, std::int64_t e) {
     std::vector<float> scores;
