@@ -1,7 +1,9 @@
 // Fast CPU causal GQA attention over an fp32 or fp16 KV cache, and the cache write.
-// Layout: q/out [t, n_heads, d]; cache [capacity, n_kv_heads, d]. Threads split the
-// (token, head) pairs; each pair computes its scores in one pass (fp32 dot products, AVX2 +
-// F16C when available), a max-subtracted softmax in fp32 and the weighted sum of values in fp32.
+// Layout: q/out [t, n_heads, d]; cache [capacity, n_kv_heads, d]. With AVX2, threads split the
+// (token, KV head) pairs and each takes the query heads of its KV head together (attend_group_avx2:
+// keys and values converted to fp32 once per block of 64 for the whole group); the portable path
+// splits (token, head) pairs. Both: scores as fp32 dot products, a max-subtracted softmax in fp32,
+// the weighted sum of values in fp32, in the same order per head.
 // Masking is causal bottom-right with an optional sliding window, as in attention_ref.
 #include <algorithm>
 #include <cmath>
@@ -27,86 +29,6 @@ EXL_AVX2 inline float hsum8(__m256 acc) {
   const __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
   const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
-}
-
-// scores[j - first] = scale * q . k_j for keys first .. last, four keys at a time (four
-// independent FMA chains instead of one). Each key's sum is formed as a one-key loop would: one
-// 8-lane accumulator over the 8-element steps, reduced, then the tail dimensions in order.
-EXL_AVX2 void scores_avx2(const AttentionParams& p, const float* q, const void* k, bool f16, int kvh, int first,
-                          int last, float* scores) {
-  const int d = p.head_dim, d8 = d / 8 * 8;
-  const DType dt = f16 ? DType::f16 : DType::f32;
-  auto base_of = [&](int j) { return (kv_row(p, j) * p.n_kv_heads + kvh) * d; };
-  auto tail = [&](float r, std::int64_t base) {
-    for (int i = d8; i < d; ++i) r += q[i] * detail::load_elem(k, dt, base + i);
-    return r * p.scale;
-  };
-  int j = first;
-  for (; j + 4 <= last + 1; j += 4) {
-    const std::int64_t b0 = base_of(j), b1 = base_of(j + 1), b2 = base_of(j + 2), b3 = base_of(j + 3);
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    for (int i = 0; i < d8; i += 8) {
-      const __m256 qv = _mm256_loadu_ps(q + i);
-      a0 = _mm256_fmadd_ps(qv, load8(k, f16, b0 + i), a0);
-      a1 = _mm256_fmadd_ps(qv, load8(k, f16, b1 + i), a1);
-      a2 = _mm256_fmadd_ps(qv, load8(k, f16, b2 + i), a2);
-      a3 = _mm256_fmadd_ps(qv, load8(k, f16, b3 + i), a3);
-    }
-    float* sc = scores + (j - first);
-    sc[0] = tail(hsum8(a0), b0);
-    sc[1] = tail(hsum8(a1), b1);
-    sc[2] = tail(hsum8(a2), b2);
-    sc[3] = tail(hsum8(a3), b3);
-  }
-  for (; j <= last; ++j) {
-    const std::int64_t b = base_of(j);
-    __m256 a = _mm256_setzero_ps();
-    for (int i = 0; i < d8; i += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), load8(k, f16, b + i), a);
-    scores[j - first] = tail(hsum8(a), b);
-  }
-}
-
-// o[c .. c + 8N) = sum over keys (in order) of w_j * v_j[c .. c + 8N), in N registers.
-template <int N>
-EXL_AVX2 void wsum_chunk(const AttentionParams& p, const float* w, const void* v, bool f16, int kvh, int first,
-                         int last, int c, float* o) {
-  __m256 acc[N];
-#pragma GCC unroll 8
-  for (int u = 0; u < N; ++u) acc[u] = _mm256_setzero_ps();
-  for (int j = first; j <= last; ++j) {
-    const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * p.head_dim + c;
-    const __m256 a = _mm256_set1_ps(w[j - first]);
-#pragma GCC unroll 8
-    for (int u = 0; u < N; ++u) acc[u] = _mm256_fmadd_ps(a, load8(v, f16, base + 8 * u), acc[u]);
-  }
-#pragma GCC unroll 8
-  for (int u = 0; u < N; ++u) _mm256_storeu_ps(o + c + 8 * u, acc[u]);
-}
-
-// o = sum over keys first .. last of w_j * v_j (o[i] accumulated key by key from 0, as the
-// one-key form does), 64 dimensions at a time held in registers.
-EXL_AVX2 void weighted_sum_avx2(const AttentionParams& p, const float* w, const void* v, bool f16, int kvh, int first,
-                                int last, float* o) {
-  const int d = p.head_dim, d8 = d / 8 * 8;
-  for (int c = 0; c < d8; c += 64) {
-    switch (std::min(64, d8 - c) / 8) {
-      case 1: wsum_chunk<1>(p, w, v, f16, kvh, first, last, c, o); break;
-      case 2: wsum_chunk<2>(p, w, v, f16, kvh, first, last, c, o); break;
-      case 3: wsum_chunk<3>(p, w, v, f16, kvh, first, last, c, o); break;
-      case 4: wsum_chunk<4>(p, w, v, f16, kvh, first, last, c, o); break;
-      case 5: wsum_chunk<5>(p, w, v, f16, kvh, first, last, c, o); break;
-      case 6: wsum_chunk<6>(p, w, v, f16, kvh, first, last, c, o); break;
-      case 7: wsum_chunk<7>(p, w, v, f16, kvh, first, last, c, o); break;
-      default: wsum_chunk<8>(p, w, v, f16, kvh, first, last, c, o); break;
-    }
-  }
-  const DType dt = f16 ? DType::f16 : DType::f32;
-  for (int i = d8; i < d; ++i) {
-    float r = 0.0f;
-    for (int j = first; j <= last; ++j)
-      r += w[j - first] * detail::load_elem(v, dt, (kv_row(p, j) * p.n_kv_heads + kvh) * d + i);
-    o[i] = r;
-  }
 }
 
 // One (query token, KV head) task with all `group` query heads of that KV head together: each
@@ -257,6 +179,9 @@ void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache
     });
     return;
   }
+#else
+  (void)f16;
+  (void)simd;
 #endif
   const std::int64_t pairs = std::int64_t(p.tokens) * p.n_heads;
   parallel_for(pairs, 1, [&](std::int64_t b, std::int64_t e) {
@@ -268,15 +193,10 @@ void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache
       const int first = p.window > 0 ? std::max(0, last - p.window + 1) : 0;
       const float* qv = q + pr * d;
       scores.resize(std::size_t(last - first + 1));
-#if EXL_X86
-      if (simd) scores_avx2(p, qv, k_cache, f16, kvh, first, last, scores.data());
-#endif
       float mx = -INFINITY;
       for (int j = first; j <= last; ++j) {
-        if (!simd) {
-          const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
-          scores[j - first] = dot_scalar(qv, k_cache, p.cache_dtype, base, d) * p.scale;
-        }
+        const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
+        scores[j - first] = dot_scalar(qv, k_cache, p.cache_dtype, base, d) * p.scale;
         mx = std::max(mx, scores[j - first]);
       }
       float denom = 0.0f;
@@ -287,12 +207,6 @@ void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache
       const float inv = 1.0f / denom;
       for (float& s : scores) s *= inv;  // the weights
       float* o = out + pr * d;
-#if EXL_X86
-      if (simd) {
-        weighted_sum_avx2(p, scores.data(), v_cache, f16, kvh, first, last, o);
-        continue;
-      }
-#endif
       std::fill(o, o + d, 0.0f);
       for (int j = first; j <= last; ++j) {
         const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
