@@ -954,8 +954,8 @@ void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
   if constexpr (MT == 1) {
     if (const int ks = cluster_split(jobs, MT, blocks)) {
       opt_in_smem<exl2_gemv_kernel<1, MODE, true>>(gemv_smem_bytes<1>(upb_limit(1)));
-      launch_cluster(exl2_gemv_kernel<1, MODE, true>, dim3(blocks, 1), dim3(k_threads), smem, s, unsigned(ks), jobs,
-                     in, m);
+      launch_with(true, unsigned(ks), exl2_gemv_kernel<1, MODE, true>, dim3(blocks, 1), dim3(k_threads), smem, s, jobs,
+                  in, m);
       return;
     }
   }
