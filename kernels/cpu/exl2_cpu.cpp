@@ -5,6 +5,9 @@
 // registers, then multiply-accumulated for up to 3 activation rows at a time (fp32).
 // Larger m: each tile is dequantized 256 rows at a time to fp32 (scale applied) and multiplied
 // as a blocked GEMM. AVX2/FMA paths are selected at run time; the portable path mirrors them.
+// The AVX2 paths read the tile-contiguous copy of the packed words (Exl2Weight::q_tiled,
+// exl2_tile_cpu) when the caller made one: a tile's packed rows are then one sequential stream
+// instead of 128 bytes every n_pad words.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -151,6 +154,15 @@ void exl2_matmul_cpu(const Exl2Weight& w, const float* x, int m, float* y) {
       for (int r = 0; r < m; ++r)
         std::memcpy(y + std::int64_t(r) * w.n + n0, yt.data() + std::int64_t(r) * k_tile, sizeof(float) * cols);
     }
+  });
+}
+
+void exl2_tile_cpu(const Exl2Weight& w, std::uint32_t* out) {
+  const int tiles = w.n_pad / k_tile;
+  parallel_for(tiles, 1, [&](std::int64_t tb, std::int64_t te) {
+    for (std::int64_t t = tb; t < te; ++t)
+      for (std::int64_t r = 0; r < w.q_rows; ++r)
+        std::memcpy(out + (t * w.q_rows + r) * k_tile, w.q_weight + r * w.n_pad + t * k_tile, sizeof(std::uint32_t) * k_tile);
   });
 }
 

@@ -65,6 +65,17 @@ EXL_AVX2 inline __m256 load_scales(const Exl2Weight& w, const Exl2Prep& P, int g
 
 #define EXL_INLINE __attribute__((always_inline)) inline
 
+// Packed row `qrow` of the 32-column tile at n0, and the word stride from one packed row to the
+// next: in the tile-contiguous copy when there is one (sequential reads), else in q_weight.
+struct PackedRows {
+  const std::uint32_t* p;
+  std::int64_t stride;
+};
+inline PackedRows packed_rows(const Exl2Weight& w, int n0, int qrow) {
+  if (w.q_tiled) return {w.q_tiled + (std::int64_t(n0 / k_tile) * w.q_rows + qrow) * k_tile, k_tile};
+  return {w.q_weight + std::int64_t(qrow) * w.n_pad + n0, w.n_pad};
+}
+
 // acc[r][I % NA] += q(row I) * x[r][I] for one 8-column slice of one 32-row chunk; several
 // accumulators per activation row hide the FMA latency.
 template <int B, int M, int NA, int I>
@@ -124,12 +135,12 @@ EXL_AVX2 void gemv_rows(const Exl2Weight& w, const Exl2Prep& P, int r0, int n0, 
   alignas(32) float yacc[M][k_tile] = {};
   for (int g = 0; g < G; ++g) {
     const Exl2Group& gr = P.groups[g];
-    const std::uint32_t* wp = w.q_weight + std::int64_t(gr.first_qrow) * w.n_pad + n0;
+    const PackedRows pr = packed_rows(w, n0, gr.first_qrow);
     const float* xr = P.xp.data() + std::int64_t(r0) * w.k + gr.first_row;
     const float z = float(1 << (gr.bits - 1));
     for (int v = 0; v < 4; ++v) {
       __m256 sum[M];
-      group_slice_any<M>(gr.bits, wp + 8 * v, w.n_pad, gr.rows, xr, w.k, sum);
+      group_slice_any<M>(gr.bits, pr.p + 8 * v, pr.stride, gr.rows, xr, w.k, sum);
       const __m256 sc = load_scales(w, P, g, n0, v);
       for (int r = 0; r < M; ++r) {
         const __m256 zx = _mm256_set1_ps(z * P.xsum[std::size_t(r0 + r) * G + g]);
@@ -153,8 +164,8 @@ EXL_AVX2 void dequant_block(const Exl2Weight& w, const Exl2Prep& P, int n0, int 
     const __m256 z = _mm256_set1_ps(float(1 << (gr.bits - 1)));
     for (int r = lo; r < hi; r += 32) {
       const int c0 = r - gr.first_row;
-      decode_chunk(gr.bits, w.q_weight + std::int64_t(gr.first_qrow + c0 / 32 * gr.bits) * w.n_pad + n0, w.n_pad,
-                   vals);
+      const PackedRows pr = packed_rows(w, n0, gr.first_qrow + c0 / 32 * gr.bits);
+      decode_chunk(gr.bits, pr.p, pr.stride, vals);
       float* out = buf + std::int64_t(r - row0) * k_tile;
       for (int i = 0; i < 32; ++i)
         for (int v = 0; v < 4; ++v)

@@ -1,6 +1,7 @@
 // Fast CPU EXL2 matmul against the reference on random layers: every bit width and mixes,
 // group sizes 32/64/128 with partial groups, padded columns, m from 1 (decode) to 40 (tile +
-// GEMM path), SIMD and portable paths, 1 and several threads.
+// GEMM path), SIMD and portable paths, 1 and several threads, with and without the
+// tile-contiguous copy of the packed weights (bit-identical).
 // Tolerances: the CPU kernel multiplies integer (q - z) by the activations and applies the fp16
 // scale once per group (like the GPU kernel, spec §2.7), so it does not round each weight to
 // fp16 as the reference's dequantized matrix does. Against the exact product computed here in
@@ -8,6 +9,7 @@
 // Against exl2_matmul_ref (fp16 weight rounding, <= 2^-11 relative per weight): relative L2
 // <= 2e-3.
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -47,11 +49,21 @@ void check_layer(const test::Exl2RandomLayer& L, int m, std::uint32_t seed) {
   std::vector<float> ref(std::size_t(m) * w.n), out(std::size_t(m) * w.n, 12345.0f);
   exl2_matmul_ref(w, x.data(), m, ref.data());
   const std::vector<float> exact = exact_product(L, x, m);
+  // The tile-contiguous copy (Exl2Weight::q_tiled) must give the same bits as q_weight.
+  std::vector<std::uint32_t> tiled(std::size_t(w.n_pad) * std::size_t(w.q_rows), 0xdeadbeefu);
+  exl2_tile_cpu(w, tiled.data());
+  Exl2Weight wt = w;
+  wt.q_tiled = tiled.data();
+  std::vector<float> out_t(out.size());
   for (bool simd : {true, false}) {
     for (int threads : {1, 3}) {
       test::CpuConfig cfg(simd, threads);
       std::fill(out.begin(), out.end(), 12345.0f);
       exl2_matmul_cpu(w, x.data(), m, out.data());
+      std::fill(out_t.begin(), out_t.end(), 54321.0f);
+      exl2_matmul_cpu(wt, x.data(), m, out_t.data());
+      CHECK_MSG(std::memcmp(out_t.data(), out.data(), out.size() * sizeof(float)) == 0,
+                "tiled copy differs: k=" << w.k << " n=" << w.n << " m=" << m << " simd=" << simd);
       const test::Diff dr = test::compare(out.data(), ref.data(), out.size());
       CHECK_MSG(dr.ref_max > 0.0, "reference output is all zero");
       CHECK_MSG(dr.rel_l2 <= 2e-3, "vs reference: rel_l2=" << dr.rel_l2);

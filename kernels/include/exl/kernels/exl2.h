@@ -22,6 +22,10 @@ struct Exl2Weight {
   int n_pad = 0;   // out_features rounded up to a multiple of 32 (q_weight/q_scale width)
   int groups = 0;
   int q_rows = 0;  // packed rows of q_weight
+  // Optional: q_weight repacked tile-contiguous by exl2_tile_cpu ([n_pad / 32][q_rows][32]: each
+  // 32-column tile's packed rows one after the other). The fast CPU kernels stream it instead of
+  // walking q_weight down a column strip (same values, same results); null: q_weight is read.
+  const std::uint32_t* q_tiled = nullptr;
 };
 
 // Per-group facts derived from q_groups (first stored row, rows, bits, first packed row).
@@ -50,5 +54,8 @@ void exl2_matmul_ref(const Exl2Weight& w, const float* x, int m, float* y);
 // rather than rounding every weight to fp16, so it equals the exact product of the unrounded
 // (q - z) * scale weights to fp32 summation noise, and the reference to within that rounding.
 void exl2_matmul_cpu(const Exl2Weight& w, const float* x, int m, float* y);
+
+// The tile-contiguous copy of q_weight for Exl2Weight::q_tiled: out holds n_pad * q_rows words.
+void exl2_tile_cpu(const Exl2Weight& w, std::uint32_t* out);
 
 }  // namespace exl
