@@ -31,12 +31,7 @@ EXL_AVX2 inline float hsum8(__m256 acc) {
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
 
-// One (query token, KV head) task with all `group` query heads of that KV head together: each
-// block of keys (and then of values) is converted to fp32 once into `kv` and used by every head of
-// the group, instead of each head reading the cache again. Per head the arithmetic is that of
-// scores_avx2 / weighted_sum_avx2 in the same order (fp16 -> fp32 is exact), so the results are
-// bit-identical to processing the heads one by one.
-constexpr int k_key_block = 64;
+constexpr int k_key_block = 64;  // keys (and values) staged as fp32 at a time
 
 // Cache rows j0 .. j0 + nb - 1 of KV head kvh as fp32 rows of head_dim in dst.
 EXL_AVX2 void stage_rows(const AttentionParams& p, const void* cache, bool f16, int kvh, int j0, int nb, float* dst) {
@@ -49,6 +44,31 @@ EXL_AVX2 void stage_rows(const AttentionParams& p, const void* cache, bool f16, 
   }
 }
 
+// o[c .. c + 8 * nv) += sum over the block's keys (in order) of w_j * v_j, in registers (nv <= 8;
+// NV > 0 fixes it at compile time so that the loop unrolls, 0 takes nv).
+template <int NV>
+EXL_AVX2 void add_weighted_rows(const float* w, const float* v, int nb, int d, int c, int nv, float* o) {
+  const int cnt = NV > 0 ? NV : nv;
+  __m256 acc[8]{};  // (entries at and past cnt unused)
+#pragma GCC unroll 8
+  for (int u = 0; u < cnt; ++u) acc[u] = _mm256_loadu_ps(o + c + 8 * u);
+  for (int j = 0; j < nb; ++j) {
+    const __m256 a = _mm256_set1_ps(w[j]);
+    const float* vr = v + std::size_t(j) * d + c;
+#pragma GCC unroll 8
+    for (int u = 0; u < cnt; ++u) acc[u] = _mm256_fmadd_ps(a, _mm256_loadu_ps(vr + 8 * u), acc[u]);
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < cnt; ++u) _mm256_storeu_ps(o + c + 8 * u, acc[u]);
+}
+
+// One (query token, KV head) task with all `group` query heads of that KV head together: each
+// block of keys (and then of values) is converted to fp32 once into `kv` and used by every head of
+// the group, instead of each head reading the cache again. Scores four keys at a time (four FMA
+// chains), each key's sum formed as a one-key loop would (one 8-lane accumulator over the 8-element
+// steps, reduced, then the tail dimensions); outputs 64 dimensions at a time in registers. Per head
+// the order of every operation is that of a plain one-head, key-by-key loop (fp16 -> fp32 is
+// exact), so grouping changes no result bit.
 EXL_AVX2 void attend_group_avx2(const AttentionParams& p, const float* q, const void* k_cache, const void* v_cache,
                                 bool f16, int kvh, int group, int first, int last, float* out,
                                 std::vector<float>& kv, std::vector<float>& w) {
@@ -56,11 +76,10 @@ EXL_AVX2 void attend_group_avx2(const AttentionParams& p, const float* q, const 
   const int n = last - first + 1;
   kv.resize(std::size_t(k_key_block) * d);
   w.resize(std::size_t(group) * n);
-  auto stage = [&](const void* cache, int j0, int nb) { stage_rows(p, cache, f16, kvh, j0, nb, kv.data()); };
   // Scores of every head, four keys at a time from the staged block.
   for (int j0 = first; j0 <= last; j0 += k_key_block) {
     const int nb = std::min(k_key_block, last - j0 + 1);
-    stage(k_cache, j0, nb);
+    stage_rows(p, k_cache, f16, kvh, j0, nb, kv.data());
     for (int h = 0; h < group; ++h) {
       const float* qh = q + std::size_t(h) * d;
       float* sc = w.data() + std::size_t(h) * n + (j0 - first);
@@ -111,29 +130,14 @@ EXL_AVX2 void attend_group_avx2(const AttentionParams& p, const float* q, const 
   // registers, loaded and stored around each block: the same FMA sequence as one long run).
   for (int j0 = first; j0 <= last; j0 += k_key_block) {
     const int nb = std::min(k_key_block, last - j0 + 1);
-    stage(v_cache, j0, nb);
+    stage_rows(p, v_cache, f16, kvh, j0, nb, kv.data());
     for (int h = 0; h < group; ++h) {
       const float* wh = w.data() + std::size_t(h) * n + (j0 - first);
       float* o = out + std::size_t(h) * d;
       for (int c = 0; c < d8; c += 64) {
         const int nv = std::min(64, d8 - c) / 8;
-        __m256 acc[8];
-        for (int u = 0; u < nv; ++u) acc[u] = _mm256_loadu_ps(o + c + 8 * u);
-        if (nv == 8) {
-          for (int j = 0; j < nb; ++j) {
-            const __m256 a = _mm256_set1_ps(wh[j]);
-            const float* vr = kv.data() + std::size_t(j) * d + c;
-#pragma GCC unroll 8
-            for (int u = 0; u < 8; ++u) acc[u] = _mm256_fmadd_ps(a, _mm256_loadu_ps(vr + 8 * u), acc[u]);
-          }
-        } else {
-          for (int j = 0; j < nb; ++j) {
-            const __m256 a = _mm256_set1_ps(wh[j]);
-            const float* vr = kv.data() + std::size_t(j) * d + c;
-            for (int u = 0; u < nv; ++u) acc[u] = _mm256_fmadd_ps(a, _mm256_loadu_ps(vr + 8 * u), acc[u]);
-          }
-        }
-        for (int u = 0; u < nv; ++u) _mm256_storeu_ps(o + c + 8 * u, acc[u]);
+        if (nv == 8) add_weighted_rows<8>(wh, kv.data(), nb, d, c, nv, o);
+        else add_weighted_rows<0>(wh, kv.data(), nb, d, c, nv, o);
       }
       for (int i = d8; i < d; ++i) {
         float r = o[i];

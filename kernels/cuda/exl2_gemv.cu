@@ -480,6 +480,16 @@ __device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan
 // What a block does once its input exists: the norm pass, the activation gather, the weight
 // stream with its mma, and the block's sums into y (or the split-K workspace, the tile's last
 // block adding the slots in split order). `primed`: gemv_prime issued the first run's slots.
+// Entry i (row i / 64, column i % 64) of a block's sums: the warps' partials added in warp order.
+template <int MT>
+__device__ __forceinline__ float warp_sum(const BlockSmem<MT>& sm, int i) {
+  const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
+  float sum = 0.0f;
+#pragma unroll
+  for (int wi = 0; wi < k_warps; ++wi) sum += sm.red[(wi * MT + mm) * k_tile_cols + c];
+  return sum;
+}
+
 // Split K inside a thread block cluster (sm_90): the ks blocks of a tile form one cluster, rank =
 // split index (the launch puts a tile's blocks in consecutive x, every job's first block at a
 // multiple of ks). Each block leaves its sums (warps in order) in its own shared memory; rank 0
@@ -494,11 +504,7 @@ __device__ __forceinline__ void cluster_tail(const GemvJob& job, int m, int m0, 
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
-    const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
-    float sum = 0.0f;
-#pragma unroll
-    for (int wi = 0; wi < k_warps; ++wi) sum += sm.red[(wi * MT + mm) * k_tile_cols + c];
-    sm.red[i] = sum;  // warp 0's entry of the same (row, column): read by this thread alone
+    sm.red[i] = warp_sum(sm, i);  // warp 0's entry of the same (row, column): read by this thread alone
   }
   cluster.sync();
   if (cluster.block_rank() == 0) {
@@ -633,9 +639,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   float* slots = jobs.ws.partials + std::size_t(bx - p.kb) * (MT * k_tile_cols);
   for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
     const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
-    float sum = 0.0f;
-#pragma unroll
-    for (int wi = 0; wi < k_warps; ++wi) sum += sm.red[(wi * MT + mm) * k_tile_cols + c];
+    const float sum = warp_sum(sm, i);
     const int col = p.tile * k_tile_cols + c;
     float* yp = job.y + std::size_t(m0 + mm) * job.ldy + col;
     if (!ordered) {
