@@ -48,7 +48,7 @@ int cmd_convert(const Args& a) {
   if (!m.empty()) o.measurement_in = m;
   const std::string cal = flag(a, "-c", "--cal");
   if (!cal.empty()) o.calibration_file = cal;
-  // --fast: no measurement pass (the options come from the layer shapes), only the quantization
+  // --fast: no measurement pass (options ranked by their rounding error on the weights), only the quantization
   // pass with its Hessian error feedback: a first model in minutes on the CPU.
   o.fast = a.has("--fast");
   // --resume: continue an interrupted conversion from the state kept in OUT_DIR/.exl-resume.

@@ -195,7 +195,7 @@ EXL_TEST(convert, e2e_ref_s_4_0_within_1_percent_of_reference) {
   CHECK_MSG(ours <= theirs * 1.01, "ours " << ours << " vs the reference converter's " << theirs);
 }
 
-// --fast: no measurement pass; the options come from the layer shapes and still hit the target,
+// --fast: no measurement pass; the options, ranked by their rounding error on the weights, still hit the target,
 // the file loads, its perplexity stays near the measured conversion's, and no measurement is
 // written as if one had been made.
 EXL_TEST(convert, e2e_fast_without_measurement) {

@@ -1,6 +1,7 @@
 // Converter: group layouts of the option tables, GPTQ on random matrices (beats round-to-nearest
 // in Hessian-weighted error; packs and dequantizes bit-exactly), and the optimizer; on a GPU, the
 // device block math against the CPU's.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -192,6 +193,39 @@ EXL_TEST(convert, gptq_beats_rtn_and_packs_bit_exactly) {
     CHECK_MSG(eg < 0.9 * er, o.describe() << ": gptq " << eg << " rtn " << er);
     check_packs_exactly(g);
     CHECK_EQ(g.total_bits, linear_total_bits(o, k, n));
+  }
+}
+
+// The --fast estimate: over every column it is exactly the round-to-nearest error of
+// gptq_quantize (identity act-order); over a sample of columns it stays close; it ranks what the
+// bits alone do not (4 bits in groups of 32 against 128).
+EXL_TEST(convert, rtn_estimate_equals_round_to_nearest) {
+  std::mt19937 rng(77);
+  const int k = 256, n = 200;
+  std::normal_distribution<float> nd(0, 0.05f);
+  std::vector<float> w(std::size_t(n) * k);
+  for (auto& v : w) v = nd(rng);
+  // An identity Hessian: act-order keeps the input order, as the estimate does.
+  std::vector<double> h(std::size_t(k) * k, 0.0);
+  for (int i = 0; i < k; ++i) h[std::size_t(i) * k + i] = 1.0;
+  const PreparedHessian ph = prepare_hessian(h, k, "identity");
+  RtnErrorEstimate all(w.data(), n, k, 1), sampled(w.data(), n, k, 7);
+  double energy = 0.0;
+  for (float v : w) energy += double(v) * v;
+  double prev = 0.0;
+  for (const QuantOption& o : {QuantOption{{{8, 1.0, 128}}}, QuantOption{{{5, 1.0, 32}}}, QuantOption{{{4, 1.0, 32}}},
+                               QuantOption{{{4, 1.0, 128}}}, QuantOption{{{4, 0.25, 32}, {3, 0.75, 64}}},
+                               QuantOption{{{3, 1.0, 128}}}, QuantOption{{{2, 1.0, 64}}}}) {
+    const QuantizedLinear r = gptq_quantize(w.data(), n, k, ph, o, /*rtn=*/true);
+    double err = 0.0;
+    for (std::size_t i = 0; i < w.size(); ++i) err += (double(r.dequant[i]) - w[i]) * (double(r.dequant[i]) - w[i]);
+    const GroupLayout layout = group_layout(o, k);
+    const double est = all.relative_error(layout), est_s = sampled.relative_error(layout);
+    CHECK_MSG(std::fabs(est - err / energy) <= 1e-9 * (err / energy), o.describe() << ": " << est << " vs " << err / energy);
+    CHECK_EQ(all.relative_error(layout), est);  // the kept group errors give the same answer
+    CHECK_MSG(std::fabs(est_s - est) < 0.15 * est, o.describe() << ": sampled " << est_s << " vs " << est);
+    CHECK_MSG(est > prev, o.describe() << " should lose more than the option before it");  // listed best first
+    prev = est;
   }
 }
 

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <stop_token>
 #include <string>
 #include <utility>
@@ -110,6 +112,26 @@ struct QuantizedLinear {
 QuantizedLinear gptq_quantize(const float* w, int n, int k, const PreparedHessian& h,
                               const QuantOption& option, bool rtn = false);
 
+// Round-to-nearest error of one linear layer under candidate options, without calibration data:
+// what `exl convert --fast` ranks options by. Groups are quantized as gptq_quantize does (scale
+// codes from every column, the same scale search, the runtime's fp16 scales) in stored = input
+// order, over every `column_step`-th output column; the error of a group is kept, so options
+// that share groups (same rows, same bits) cost one evaluation.
+class RtnErrorEstimate {
+ public:
+  RtnErrorEstimate(const float* w, int n, int k, int column_step);
+  // Sum of squared errors over the sampled columns divided by their sum of squares.
+  double relative_error(const GroupLayout& layout);
+
+ private:
+  double group_error(int row, int rows, int bits);
+  const float* w_;
+  int n_, k_;
+  std::vector<int> cols_;
+  double energy_ = 0.0;
+  std::map<std::tuple<int, int, int>, double> memo_;
+};
+
 // ---- the whole conversion ----
 
 struct ConvertOptions {
@@ -124,8 +146,8 @@ struct ConvertOptions {
   int rows = 8;                                 // calibration rows
   int length = 512;                             // tokens per row
   int measure_rows = 0;                         // rows used by the measurement pass (0 = all rows)
-  bool fast = false;                            // no measurement pass: options chosen from the layer
-                                                // shapes (estimated_measurement), then quantization
+  bool fast = false;                            // no measurement pass: options ranked by their rounding
+                                                // error on the weights (estimated_measurement)
   std::string device = "cpu";                   // cpu, cuda, cuda:N, or auto (the GPU when usable)
   std::uint64_t max_shard_bytes = 8192ull << 20;
   int threads = 0;                              // 0 = all cores

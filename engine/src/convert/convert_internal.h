@@ -95,10 +95,12 @@ void check_stop(std::stop_token stop);
 Measurement measure(const Source& src, BlockMath& math, std::vector<std::vector<float>> states,
                     const Progress& progress, std::stop_token stop, Checkpoint* checkpoint = nullptr);
 
-// Without a measurement pass (--fast): every option of every block scored from the layer shapes
-// alone, estimated error = sum over the block's projections of (weights share) x sum over the
-// option's parts of (proportion x 2^-bits), so the optimizer spreads the budget evenly.
-Measurement estimated_measurement(const Source& src);
+// Without a measurement pass (--fast): every option of every block scored from its weights alone
+// (no calibration data): the block's error is the root of its projections' relative squared
+// round-to-nearest errors under the option (RtnErrorEstimate), weighted by their sizes. This sees
+// what the bits alone do not: group sizes, scale overhead, and weights that sit badly on the grid
+// (e.g. an imported GGUF's 4-bit blocks).
+Measurement estimated_measurement(const Source& src, const Progress& progress, std::stop_token stop);
 
 struct QuantizeOutput {
   std::vector<TensorData> tensors;  // module order, ready to write

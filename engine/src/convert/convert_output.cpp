@@ -202,8 +202,8 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
                       std::to_string(2 * src.layers), o.measurement_in->string());
     say("measure", 1, 1, "measurement read from " + o.measurement_in->string());
   } else if (o.fast) {
-    m = estimated_measurement(src);
-    say("measure", 1, 1, "skipped (fast): options chosen from the layer shapes");
+    m = estimated_measurement(src, progress, stop);
+    say("measure", 1, 1, "skipped (fast): options ranked by their rounding error on the weights");
   } else if (cp && cp->done().measure_complete) {
     m = cp->measured;
     say("measure", 1, 1, "measurement read from the interrupted conversion");

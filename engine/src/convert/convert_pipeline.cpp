@@ -179,32 +179,40 @@ Measurement measure(const Source& src, BlockMath& math, States states, const Pro
   return m;
 }
 
-Measurement estimated_measurement(const Source& src) {
+Measurement estimated_measurement(const Source& src, const Progress& progress, std::stop_token stop) {
   Measurement m;
-  // Biases are the same in every layer: the first layer's blocks tell.
-  const Block attn0 = load_block(src, 0, true), mlp0 = load_block(src, 0, false);
-  for (int i = 0; i < 2 * src.layers; ++i) {
-    const Block& shape = i % 2 == 0 ? attn0 : mlp0;
-    const auto& table = shape.attention ? attention_options() : mlp_options();
+  const int steps = 2 * src.layers;
+  for (int i = 0; i < steps; ++i) {
+    check_stop(stop);
+    Block blk = load_block(src, i / 2, i % 2 == 0);
+    const auto& table = blk.attention ? attention_options() : mlp_options();
+    // Each projection's round-to-nearest error over a sample of its output columns (about 96).
+    std::map<std::string, RtnErrorEstimate> est;
+    for (const char* proj : blk.projs()) {
+      const auto [k, n] = src.dims(proj);
+      est.emplace(proj, RtnErrorEstimate(blk.weight(proj).data(), n, k, std::max(1, n / 96)));
+    }
     MeasuredBlock mb;
-    mb.key = "model.layers." + std::to_string(i / 2) + (shape.attention ? ".self_attn" : ".mlp");
+    mb.key = blk.key;
     for (const BlockOption& bo : table) {
       MeasuredOption mo;
       mo.option = bo;
+      // The block's error: the root of the projections' relative squared errors, weighted by
+      // their sizes (a linear layer's relative output error on inputs without structure).
       double err = 0.0, weights = 0.0;
       for (const auto& [proj, opt] : bo) {
         const auto [k, n] = src.dims(proj);
         const int n_pad = (n + 31) / 32 * 32;
-        mo.total_bits += linear_total_bits(opt, k, n) + 16 * std::uint64_t(shape.bias(proj).empty() ? 0 : n_pad);
-        double e = 0.0;
-        for (const QuantPart& part : opt.parts) e += part.prop * std::ldexp(1.0, -part.bits);
-        err += double(k) * double(n) * e;
+        const GroupLayout layout = group_layout(opt, k);
+        mo.total_bits += linear_total_bits(layout, k, n) + 16 * std::uint64_t(blk.bias(proj).empty() ? 0 : n_pad);
+        err += double(k) * double(n) * est.at(proj).relative_error(layout);
         weights += double(k) * double(n);
       }
-      mo.accuracy = std::max(1e-6, 1.0 - err / weights);
+      mo.accuracy = std::max(1e-6, 1.0 - std::sqrt(err / weights));
       mb.options.push_back(std::move(mo));
     }
     m.blocks.push_back(std::move(mb));
+    report(progress, "estimate", i + 1, steps, blk.key);
   }
   return m;
 }

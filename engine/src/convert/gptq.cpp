@@ -64,6 +64,57 @@ std::vector<double> inverse_from_cholesky(const std::vector<double>& l, int k) {
 
 inline float pow35(float x) { return x * x * x * std::sqrt(x); }
 
+// A group's per-column scale codes (1..16, quadratic in the column's absolute maximum relative to
+// the group's largest) and their unscaled steps; returns the group's largest step. `x` is
+// [rows, np], columns contiguous.
+float scale_codes(const float* x, int rows, int np, int* code, float* sigma, int maxq) {
+  float M = 0.0f;
+  for (int c = 0; c < np; ++c) {
+    float xmax = 0.0f;
+    for (int j = 0; j < rows; ++j) xmax = std::max(xmax, std::fabs(x[std::size_t(j) * np + c]));
+    sigma[c] = (xmax + 1e-12f) / (float(maxq) / 2.0f);
+    M = std::max(M, sigma[c]);
+  }
+  for (int c = 0; c < np; ++c) {
+    code[c] = std::clamp(int(std::nearbyint(16.0f * std::sqrt(sigma[c] / M))), 1, 16);
+    sigma[c] = float(code[c] * code[c]) / 256.0f * M;
+  }
+  return M;
+}
+
+// The multiplier of the steps (0.70 ... 1.20 in 97 steps) with the least error under norm 3.5.
+float search_multiplier(const float* x, int rows, int np, const float* sigma, int z, int maxq) {
+  std::vector<double> perr(97, 0.0);
+  parallel_for(97, 4, [&](std::int64_t pb, std::int64_t pe) {
+    for (std::int64_t i = pb; i < pe; ++i) {
+      const float p = 0.70f + 0.50f * float(i) / 96.0f;
+      double acc = 0.0;
+      for (int j = 0; j < rows; ++j) {
+        const float* row = x + std::size_t(j) * np;
+        float racc = 0.0f;
+        for (int c = 0; c < np; ++c) {
+          const float s = sigma[c] * p;
+          const float qv = std::clamp(std::nearbyint(row[c] / s), float(-z), float(maxq - z));
+          racc += pow35(std::fabs(qv * s - row[c]));
+        }
+        acc += racc;
+      }
+      perr[std::size_t(i)] = acc;
+    }
+  });
+  const int best = int(std::min_element(perr.begin(), perr.end()) - perr.begin());
+  return 0.70f + 0.50f * float(best) / 96.0f;
+}
+
+// The scales the runtime will compute (§2.6) from the stored maximum and codes; returns the
+// stored maximum.
+half_bits runtime_scales(float M, float p, const int* code, int np, float* scale) {
+  const half_bits smax = float_to_half(M * p);
+  const float m = round_to_half(half_to_float(smax) * (1.0f / 256.0f));
+  for (int c = 0; c < np; ++c) scale[c] = round_to_half(float(code[c] * code[c]) * m);
+  return smax;
+}
+
 }  // namespace
 
 PreparedHessian prepare_hessian(std::vector<double> h, int k, const std::string& what) {
@@ -118,7 +169,7 @@ QuantizedLinear gptq_quantize(const float* w, int n, int k, const PreparedHessia
     for (int c = 0; c < n; ++c) W[std::size_t(j) * np + c] = w[std::size_t(c) * k + h.perm[j]];
   std::vector<float> deq(std::size_t(k) * np, 0.0f);
   std::vector<float> err;
-  std::vector<float> base(np), sigma(np), scale(np);
+  std::vector<float> sigma(np), scale(np);
   std::vector<int> code(np);
 
   int a = 0;
@@ -126,44 +177,10 @@ QuantizedLinear gptq_quantize(const float* w, int n, int k, const PreparedHessia
     const int rows = r.layout.rows[g], b = r.layout.bits[g], e = a + rows;
     const int maxq = (1 << b) - 1, z = 1 << (b - 1);
     // Scale search on the current (error-compensated) rows.
-    float M = 0.0f;
-    for (int c = 0; c < np; ++c) {
-      float xmax = 0.0f;
-      for (int j = a; j < e; ++j) xmax = std::max(xmax, std::fabs(W[std::size_t(j) * np + c]));
-      base[c] = (xmax + 1e-12f) / (float(maxq) / 2.0f);
-      M = std::max(M, base[c]);
-    }
-    for (int c = 0; c < np; ++c) {
-      code[c] = std::clamp(int(std::nearbyint(16.0f * std::sqrt(base[c] / M))), 1, 16);
-      sigma[c] = float(code[c] * code[c]) / 256.0f * M;
-    }
-    std::vector<double> perr(97, 0.0);
-    parallel_for(97, 4, [&](std::int64_t pb, std::int64_t pe) {
-      for (std::int64_t i = pb; i < pe; ++i) {
-        const float p = 0.70f + 0.50f * float(i) / 96.0f;
-        double acc = 0.0;
-        for (int j = a; j < e; ++j) {
-          const float* row = W.data() + std::size_t(j) * np;
-          float racc = 0.0f;
-          for (int c = 0; c < np; ++c) {
-            const float s = sigma[c] * p;
-            const float qv = std::clamp(std::nearbyint(row[c] / s), float(-z), float(maxq - z));
-            racc += pow35(std::fabs(qv * s - row[c]));
-          }
-          acc += racc;
-        }
-        perr[std::size_t(i)] = acc;
-      }
-    });
-    const int best = int(std::min_element(perr.begin(), perr.end()) - perr.begin());
-    const float pbest = 0.70f + 0.50f * float(best) / 96.0f;
-    const half_bits smax = float_to_half(M * pbest);
-    r.scale_max[std::size_t(g)] = smax;
-    const float m = round_to_half(half_to_float(smax) * (1.0f / 256.0f));
-    for (int c = 0; c < np; ++c) {
-      scale[c] = round_to_half(float(code[c] * code[c]) * m);
-      r.codes[std::size_t(g) * np + c] = std::uint8_t(code[c] - 1);
-    }
+    const float M = scale_codes(W.data() + std::size_t(a) * np, rows, np, code.data(), sigma.data(), maxq);
+    const float pbest = search_multiplier(W.data() + std::size_t(a) * np, rows, np, sigma.data(), z, maxq);
+    r.scale_max[std::size_t(g)] = runtime_scales(M, pbest, code.data(), np, scale.data());
+    for (int c = 0; c < np; ++c) r.codes[std::size_t(g) * np + c] = std::uint8_t(code[c] - 1);
     // Column sweep with error feedback inside the group.
     err.assign(std::size_t(rows) * np, 0.0f);
     for (int j = a; j < e; ++j) {
@@ -204,6 +221,56 @@ QuantizedLinear gptq_quantize(const float* w, int n, int k, const PreparedHessia
   for (int j = 0; j < k; ++j)
     for (int c = 0; c < n; ++c) r.dequant[std::size_t(c) * k + h.perm[j]] = deq[std::size_t(j) * np + c];
   return r;
+}
+
+RtnErrorEstimate::RtnErrorEstimate(const float* w, int n, int k, int column_step) : w_(w), n_(n), k_(k) {
+  for (int c = 0; c < n; c += std::max(1, column_step)) cols_.push_back(c);
+  for (int c : cols_)
+    for (int j = 0; j < k; ++j) energy_ += double(w[std::size_t(c) * k + j]) * w[std::size_t(c) * k + j];
+}
+
+double RtnErrorEstimate::group_error(int row, int rows, int bits) {
+  const auto key = std::make_tuple(row, rows, bits);
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  const int maxq = (1 << bits) - 1, z = 1 << (bits - 1);
+  const int ns = int(cols_.size());
+  // The group's rows, all columns (the scale codes depend on every column's maximum).
+  std::vector<float> x(std::size_t(rows) * n_);
+  for (int j = 0; j < rows; ++j)
+    for (int c = 0; c < n_; ++c) x[std::size_t(j) * n_ + c] = w_[std::size_t(c) * k_ + row + j];
+  std::vector<int> code(static_cast<std::size_t>(n_));
+  std::vector<float> sigma(static_cast<std::size_t>(n_));
+  const float M = scale_codes(x.data(), rows, n_, code.data(), sigma.data(), maxq);
+  // The search and the error over the sampled columns only.
+  std::vector<float> xs(static_cast<std::size_t>(rows) * ns), ss(static_cast<std::size_t>(ns)), scale(static_cast<std::size_t>(ns));
+  std::vector<int> cs(static_cast<std::size_t>(ns));
+  for (int i = 0; i < ns; ++i) {
+    ss[std::size_t(i)] = sigma[std::size_t(cols_[std::size_t(i)])];
+    cs[std::size_t(i)] = code[std::size_t(cols_[std::size_t(i)])];
+    for (int j = 0; j < rows; ++j) xs[std::size_t(j) * ns + i] = x[std::size_t(j) * n_ + cols_[std::size_t(i)]];
+  }
+  const float p = search_multiplier(xs.data(), rows, ns, ss.data(), z, maxq);
+  runtime_scales(M, p, cs.data(), ns, scale.data());
+  double err = 0.0;
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < ns; ++i) {
+      const float v = xs[std::size_t(j) * ns + i], s = scale[std::size_t(i)];
+      const int q = s > 0.0f ? std::clamp(int(std::nearbyint(v / s)) + z, 0, maxq) : z;
+      const double d = double(round_to_half(float(q - z) * s)) - v;
+      err += d * d;
+    }
+  memo_.emplace(key, err);
+  return err;
+}
+
+double RtnErrorEstimate::relative_error(const GroupLayout& layout) {
+  double err = 0.0;
+  int row = 0;
+  for (int g = 0; g < layout.groups(); ++g) {
+    err += group_error(row, layout.rows[std::size_t(g)], layout.bits[std::size_t(g)]);
+    row += layout.rows[std::size_t(g)];
+  }
+  return energy_ > 0.0 ? err / energy_ : 0.0;
 }
 
 }  // namespace exl
