@@ -5,6 +5,7 @@
 // registers, then multiply-accumulated for up to 3 activation rows at a time (fp32).
 // Larger m: each tile is dequantized 256 rows at a time to fp32 (scale applied) and multiplied
 // as a blocked GEMM. AVX2/FMA paths are selected at run time; the portable path mirrors them.
+// One row (decode) takes an AVX-512 form on CPUs that have it, bit-identical to the AVX2 one.
 // The AVX2 paths read the tile-contiguous copy of the packed words (Exl2Weight::q_tiled,
 // exl2_tile_cpu) when the caller made one: a tile's packed rows are then one sequential stream
 // instead of 128 bytes every n_pad words.
@@ -135,7 +136,7 @@ void gemm_tile_scalar(const Exl2Weight& w, const Exl2Prep& P, int m, int n0, flo
 void exl2_matmul_cpu(const Exl2Weight& w, const float* x, int m, float* y) {
   if (m <= 0 || w.n <= 0) return;
   const Exl2Prep P = prepare(w, x, m);
-  const bool simd = cpu_simd_active();
+  const bool simd = cpu_simd_active(), avx512 = cpu_avx512_active();
   const int tiles = w.n_pad / k_tile;
   parallel_for(tiles, 1, [&](std::int64_t tb, std::int64_t te) {
     std::vector<float> yt(std::size_t(m) * k_tile);
@@ -144,7 +145,8 @@ void exl2_matmul_cpu(const Exl2Weight& w, const float* x, int m, float* y) {
     for (std::int64_t t = tb; t < te; ++t) {
       const int n0 = int(t) * k_tile;
       if (m <= k_gemv_max_m) {
-        if (simd) detail::exl2_gemv_tile_avx2(w, P, m, n0, yt.data());
+        if (avx512 && m == 1) detail::exl2_gemv1_tile_avx512(w, P, n0, yt.data());
+        else if (simd) detail::exl2_gemv_tile_avx2(w, P, m, n0, yt.data());
         else gemv_tile_scalar(w, P, m, n0, yt.data());
       } else {
         if (simd) detail::exl2_gemm_tile_avx2(w, P, m, n0, yt.data(), buf.data());

@@ -65,17 +65,6 @@ EXL_AVX2 inline __m256 load_scales(const Exl2Weight& w, const Exl2Prep& P, int g
 
 #define EXL_INLINE __attribute__((always_inline)) inline
 
-// Packed row `qrow` of the 32-column tile at n0, and the word stride from one packed row to the
-// next: in the tile-contiguous copy when there is one (sequential reads), else in q_weight.
-struct PackedRows {
-  const std::uint32_t* p;
-  std::int64_t stride;
-};
-inline PackedRows packed_rows(const Exl2Weight& w, int n0, int qrow) {
-  if (w.q_tiled) return {w.q_tiled + (std::int64_t(n0 / k_tile) * w.q_rows + qrow) * k_tile, k_tile};
-  return {w.q_weight + std::int64_t(qrow) * w.n_pad + n0, w.n_pad};
-}
-
 // acc[r][I % NA] += q(row I) * x[r][I] for one 8-column slice of one 32-row chunk; several
 // accumulators per activation row hide the FMA latency.
 template <int B, int M, int NA, int I>

@@ -1,7 +1,8 @@
 // Fast CPU EXL2 matmul against the reference on random layers: every bit width and mixes,
 // group sizes 32/64/128 with partial groups, padded columns, m from 1 (decode) to 40 (tile +
 // GEMM path), SIMD and portable paths, 1 and several threads, with and without the
-// tile-contiguous copy of the packed weights (bit-identical).
+// tile-contiguous copy of the packed weights (bit-identical), and on CPUs with AVX-512 the
+// one-row AVX-512 kernel against the AVX2 one (bit-identical).
 // Tolerances: the CPU kernel multiplies integer (q - z) by the activations and applies the fp16
 // scale once per group (like the GPU kernel, spec §2.7), so it does not round each weight to
 // fp16 as the reference's dequantized matrix does. Against the exact product computed here in
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "exl/kernels/cpu_features.h"
 #include "exl/kernels/exl2.h"
 #include "exl2_random.h"
 #include "exl_test.h"
@@ -64,6 +66,17 @@ void check_layer(const test::Exl2RandomLayer& L, int m, std::uint32_t seed) {
       exl2_matmul_cpu(wt, x.data(), m, out_t.data());
       CHECK_MSG(std::memcmp(out_t.data(), out.data(), out.size() * sizeof(float)) == 0,
                 "tiled copy differs: k=" << w.k << " n=" << w.n << " m=" << m << " simd=" << simd);
+      if (simd && cpu_has_avx512()) {
+        // The AVX-512 one-row kernel gives the AVX2 kernel's bits (both layouts).
+        std::vector<float> out_2(out.size(), 999.0f), out_t2(out.size(), 998.0f);
+        set_cpu_avx512_enabled(false);
+        exl2_matmul_cpu(w, x.data(), m, out_2.data());
+        exl2_matmul_cpu(wt, x.data(), m, out_t2.data());
+        set_cpu_avx512_enabled(true);
+        CHECK_MSG(std::memcmp(out_2.data(), out.data(), out.size() * sizeof(float)) == 0 &&
+                      std::memcmp(out_t2.data(), out.data(), out.size() * sizeof(float)) == 0,
+                  "AVX-512 differs from AVX2: k=" << w.k << " n=" << w.n << " m=" << m);
+      }
       const test::Diff dr = test::compare(out.data(), ref.data(), out.size());
       CHECK_MSG(dr.ref_max > 0.0, "reference output is all zero");
       CHECK_MSG(dr.rel_l2 <= 2e-3, "vs reference: rel_l2=" << dr.rel_l2);

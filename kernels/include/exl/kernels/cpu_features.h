@@ -10,5 +10,11 @@ bool cpu_has_avx2();
 void set_cpu_simd_enabled(bool enabled);
 // True when the CPU kernels currently take their AVX2 paths.
 bool cpu_simd_active();
+// True when the CPU also supports AVX-512F (used by the one-row EXL2 GEMV).
+bool cpu_has_avx512();
+// Allows (default, unless EXL_CPU_AVX512=0) or forbids the AVX-512 paths; tests compare both.
+void set_cpu_avx512_enabled(bool enabled);
+// True when the SIMD paths are active and take their AVX-512 forms where there is one.
+bool cpu_avx512_active();
 
 }  // namespace exl
