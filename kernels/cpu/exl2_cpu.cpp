@@ -5,7 +5,7 @@
 // registers, then multiply-accumulated for up to 3 activation rows at a time (fp32).
 // Larger m: each tile is dequantized 256 rows at a time to fp32 (scale applied) and multiplied
 // as a blocked GEMM. AVX2/FMA paths are selected at run time; the portable path mirrors them.
-// One row (decode) takes an AVX-512 form on CPUs that have it, bit-identical to the AVX2 one.
+// On CPUs with AVX-512 both take AVX-512 forms, bit-identical to the AVX2 ones.
 // The AVX2 paths read the tile-contiguous copy of the packed words (Exl2Weight::q_tiled,
 // exl2_tile_cpu) when the caller made one: a tile's packed rows are then one sequential stream
 // instead of 128 bytes every n_pad words.
@@ -149,7 +149,8 @@ void exl2_matmul_cpu(const Exl2Weight& w, const float* x, int m, float* y) {
         else if (simd) detail::exl2_gemv_tile_avx2(w, P, m, n0, yt.data());
         else gemv_tile_scalar(w, P, m, n0, yt.data());
       } else {
-        if (simd) detail::exl2_gemm_tile_avx2(w, P, m, n0, yt.data(), buf.data());
+        if (avx512) detail::exl2_gemm_tile_avx512(w, P, m, n0, yt.data(), buf.data());
+        else if (simd) detail::exl2_gemm_tile_avx2(w, P, m, n0, yt.data(), buf.data());
         else gemm_tile_scalar(w, P, m, n0, yt.data(), buf.data());
       }
       const int cols = std::min(k_tile, w.n - n0);

@@ -142,7 +142,9 @@ EXL_AVX2 void gemv_rows(const Exl2Weight& w, const Exl2Prep& P, int r0, int n0, 
     for (int c = 0; c < k_tile; ++c) yt[std::int64_t(r0 + r) * k_tile + c] = yacc[r][c];
 }
 
-EXL_AVX2 void dequant_block(const Exl2Weight& w, const Exl2Prep& P, int n0, int row0, int rows, float* buf) {
+}  // namespace
+
+EXL_AVX2 void exl2_dequant_block_avx2(const Exl2Weight& w, const Exl2Prep& P, int n0, int row0, int rows, float* buf) {
   alignas(32) __m256 vals[4][32];
   for (std::size_t g = 0; g < P.groups.size(); ++g) {
     const Exl2Group& gr = P.groups[g];
@@ -162,8 +164,6 @@ EXL_AVX2 void dequant_block(const Exl2Weight& w, const Exl2Prep& P, int n0, int 
     }
   }
 }
-
-}  // namespace
 
 EXL_AVX2 void exl2_gemv_tile_avx2(const Exl2Weight& w, const Exl2Prep& P, int m, int n0, float* yt) {
   int r0 = 0;
@@ -202,7 +202,7 @@ EXL_AVX2 void exl2_gemm_tile_avx2(const Exl2Weight& w, const Exl2Prep& P, int m,
   std::fill(yt, yt + std::int64_t(m) * k_tile, 0.0f);
   for (int row0 = 0; row0 < w.k; row0 += k_block_rows) {
     const int rows = std::min(k_block_rows, w.k - row0);
-    dequant_block(w, P, n0, row0, rows, buf);
+    exl2_dequant_block_avx2(w, P, n0, row0, rows, buf);
     // Three rows at a time: 12 accumulators, a weight vector and three broadcasts fill the 16
     // vector registers.
     int r = 0;
@@ -222,6 +222,7 @@ EXL_AVX2 void exl2_gemm_tile_avx2(const Exl2Weight& w, const Exl2Prep& P, int m,
 namespace exl::detail {
 void exl2_gemv_tile_avx2(const Exl2Weight&, const Exl2Prep&, int, int, float*) {}
 void exl2_gemm_tile_avx2(const Exl2Weight&, const Exl2Prep&, int, int, float*, float*) {}
+void exl2_dequant_block_avx2(const Exl2Weight&, const Exl2Prep&, int, int, int, float*) {}
 }  // namespace exl::detail
 
 #endif

@@ -1,9 +1,12 @@
-// AVX-512 form of the CPU EXL2 one-row GEMV (decode), chosen at run time when the CPU has
-// AVX-512F (cpu_avx512_active()). A 32-column tile is two 16-column vectors instead of four
-// 8-column ones, so unpacking and the multiply-adds take half the instructions per weight; each
-// column's arithmetic is the AVX2 kernel's in the same order (4 interleaved accumulators per
-// 32-row chunk, summed in order, then scale * (sum - z * sum x)), so the results are bit-identical
-// to it (the exl2_cpu test compares them).
+// AVX-512 forms of the CPU EXL2 one-row GEMV (decode) and of the GEMM on dequantized blocks
+// (prefill), chosen at run time when the CPU has AVX-512F (cpu_avx512_active()). A 32-column
+// tile is two 16-column vectors instead of four 8-column ones, so unpacking and the multiply-adds
+// take half the instructions per weight, and the GEMM's register tile grows to 12 rows (32
+// registers). Each output's arithmetic is the AVX2 kernels' in the same order (GEMV: 4
+// interleaved accumulators per 32-row chunk, summed in order, then scale * (sum - z * sum x);
+// GEMM: one multiply-add per row of the same dequantized block), so the results are
+// bit-identical to them (the exl2_cpu test compares them).
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -97,12 +100,53 @@ EXL_AVX512 void exl2_gemv1_tile_avx512(const Exl2Weight& w, const Exl2Prep& P, i
   _mm512_storeu_ps(yt + 16, y[1]);
 }
 
+// y[r0 .. r0 + M) += x rows . buf [rows][32]: an M x 32 register tile (M activation rows, two
+// 16-column vectors), each weight vector loaded once for the M rows; per output element the
+// same multiply-add sequence as the AVX2 tile.
+template <int M>
+EXL_AVX512 EXL_INLINE512 void gemm_rows16(const float* x, std::int64_t xs, const float* buf, int rows, float* y) {
+  __m512 acc[M][2];
+#pragma GCC unroll 12
+  for (int r = 0; r < M; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; ++v) acc[r][v] = _mm512_loadu_ps(y + r * k_tile + 16 * v);
+  for (int i = 0; i < rows; ++i) {
+    const __m512 w0 = _mm512_loadu_ps(buf + i * k_tile), w1 = _mm512_loadu_ps(buf + i * k_tile + 16);
+#pragma GCC unroll 12
+    for (int r = 0; r < M; ++r) {
+      const __m512 b = _mm512_set1_ps(x[r * xs + i]);
+      acc[r][0] = _mm512_fmadd_ps(w0, b, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(w1, b, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < M; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; ++v) _mm512_storeu_ps(y + r * k_tile + 16 * v, acc[r][v]);
+}
+
+EXL_AVX512 void exl2_gemm_tile_avx512(const Exl2Weight& w, const Exl2Prep& P, int m, int n0, float* yt, float* buf) {
+  std::fill(yt, yt + std::int64_t(m) * k_tile, 0.0f);
+  constexpr int k_block_rows = 256;
+  for (int row0 = 0; row0 < w.k; row0 += k_block_rows) {
+    const int rows = std::min(k_block_rows, w.k - row0);
+    exl2_dequant_block_avx2(w, P, n0, row0, rows, buf);
+    // Twelve rows at a time: 24 accumulators and two weight vectors of the 32 registers.
+    const float* x = P.xp.data() + row0;
+    int r = 0;
+    for (; r + 12 <= m; r += 12) gemm_rows16<12>(x + std::int64_t(r) * w.k, w.k, buf, rows, yt + std::int64_t(r) * k_tile);
+    for (; r + 4 <= m; r += 4) gemm_rows16<4>(x + std::int64_t(r) * w.k, w.k, buf, rows, yt + std::int64_t(r) * k_tile);
+    for (; r < m; ++r) gemm_rows16<1>(x + std::int64_t(r) * w.k, w.k, buf, rows, yt + std::int64_t(r) * k_tile);
+  }
+}
+
 }  // namespace exl::detail
 
 #else  // not x86: the dispatcher never calls it (cpu_avx512_active() is false)
 
 namespace exl::detail {
 void exl2_gemv1_tile_avx512(const Exl2Weight&, const Exl2Prep&, int, float*) {}
+void exl2_gemm_tile_avx512(const Exl2Weight&, const Exl2Prep&, int, int, float*, float*) {}
 }  // namespace exl::detail
 
 #endif

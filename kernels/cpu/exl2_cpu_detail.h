@@ -31,7 +31,12 @@ inline PackedRows packed_rows(const Exl2Weight& w, int n0, int qrow) {
 void exl2_gemv_tile_avx2(const Exl2Weight& w, const Exl2Prep& P, int m, int n0, float* yt);
 // Same for any m through 256-row fp32 dequantized blocks; buf holds 256 x 32 floats.
 void exl2_gemm_tile_avx2(const Exl2Weight& w, const Exl2Prep& P, int m, int n0, float* yt, float* buf);
-// The one-row case in AVX-512 (exl2_cpu_avx512.cpp), bit-identical to exl2_gemv_tile_avx2.
+// Rows [row0, row0 + rows) of the 32-column tile at n0 dequantized to fp32 (scale applied):
+// buf[rows][32].
+void exl2_dequant_block_avx2(const Exl2Weight& w, const Exl2Prep& P, int n0, int row0, int rows, float* buf);
+// AVX-512 forms (exl2_cpu_avx512.cpp), bit-identical to the AVX2 ones: the one-row GEMV, and
+// the GEMM of any m on the same dequantized blocks.
 void exl2_gemv1_tile_avx512(const Exl2Weight& w, const Exl2Prep& P, int n0, float* yt);
+void exl2_gemm_tile_avx512(const Exl2Weight& w, const Exl2Prep& P, int m, int n0, float* yt, float* buf);
 
 }  // namespace exl::detail

@@ -2,7 +2,7 @@
 // group sizes 32/64/128 with partial groups, padded columns, m from 1 (decode) to 40 (tile +
 // GEMM path), SIMD and portable paths, 1 and several threads, with and without the
 // tile-contiguous copy of the packed weights (bit-identical), and on CPUs with AVX-512 the
-// one-row AVX-512 kernel against the AVX2 one (bit-identical).
+// AVX-512 kernels against the AVX2 ones (bit-identical).
 // Tolerances: the CPU kernel multiplies integer (q - z) by the activations and applies the fp16
 // scale once per group (like the GPU kernel, spec §2.7), so it does not round each weight to
 // fp16 as the reference's dequantized matrix does. Against the exact product computed here in
@@ -67,7 +67,7 @@ void check_layer(const test::Exl2RandomLayer& L, int m, std::uint32_t seed) {
       CHECK_MSG(std::memcmp(out_t.data(), out.data(), out.size() * sizeof(float)) == 0,
                 "tiled copy differs: k=" << w.k << " n=" << w.n << " m=" << m << " simd=" << simd);
       if (simd && cpu_has_avx512()) {
-        // The AVX-512 one-row kernel gives the AVX2 kernel's bits (both layouts).
+        // The AVX-512 kernels give the AVX2 kernels' bits (both layouts).
         std::vector<float> out_2(out.size(), 999.0f), out_t2(out.size(), 998.0f);
         set_cpu_avx512_enabled(false);
         exl2_matmul_cpu(w, x.data(), m, out_2.data());
