@@ -36,28 +36,34 @@ bool cholesky_lower(std::vector<double>& a, int k) {
   return true;
 }
 
-// H^-1 from its lower Cholesky factor L (H = L L^T): H^-1 = L^-T L^-1.
+// H^-1 from its lower Cholesky factor L (H = L L^T): H^-1 = L^-T L^-1. L^-1 is kept transposed
+// (row c = column c of L^-1) so that every inner product below runs over contiguous memory; the
+// sums are formed in the same order as over the column-major form.
 std::vector<double> inverse_from_cholesky(const std::vector<double>& l, int k) {
-  std::vector<double> inv(std::size_t(k) * k, 0.0);  // L^-1, lower triangular, column by column
+  std::vector<double> inv_t(std::size_t(k) * k, 0.0);  // inv_t[c][i] = (L^-1)[i][c], i >= c
   parallel_for(k, 16, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) {
+      double* col = inv_t.data() + std::size_t(c) * k;
       for (int i = int(c); i < k; ++i) {
         double s = (i == c) ? 1.0 : 0.0;
         const double* li = l.data() + std::size_t(i) * k;
-        for (int p = int(c); p < i; ++p) s -= li[p] * inv[std::size_t(p) * k + c];
-        inv[std::size_t(i) * k + c] = s / li[i];
+        for (int p = int(c); p < i; ++p) s -= li[p] * col[p];
+        col[i] = s / li[i];
       }
     }
   });
   std::vector<double> h(std::size_t(k) * k, 0.0);  // (L^-1)^T L^-1
   parallel_for(k, 8, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i)
+    for (std::int64_t i = b; i < e; ++i) {
+      const double* ci = inv_t.data() + std::size_t(i) * k;
       for (int j = int(i); j < k; ++j) {
+        const double* cj = inv_t.data() + std::size_t(j) * k;
         double s = 0.0;
-        for (int p = j; p < k; ++p) s += inv[std::size_t(p) * k + i] * inv[std::size_t(p) * k + j];
+        for (int p = j; p < k; ++p) s += ci[p] * cj[p];
         h[std::size_t(i) * k + j] = s;
         h[std::size_t(j) * k + i] = s;
       }
+    }
   });
   return h;
 }
