@@ -7,6 +7,7 @@
 
 #include "exl/convert.h"
 #include "exl/error.h"
+#include "exl/kernels/cpu_features.h"
 #include "exl/kernels/exl2.h"
 #include "exl/kernels/exl2_pack.h"
 #include "block_math.h"
@@ -193,6 +194,12 @@ EXL_TEST(convert, gptq_beats_rtn_and_packs_bit_exactly) {
     CHECK_MSG(eg < 0.9 * er, o.describe() << ": gptq " << eg << " rtn " << er);
     check_packs_exactly(g);
     CHECK_EQ(g.total_bits, linear_total_bits(o, k, n));
+    // The scale search's AVX2 form (multipliers in vector lanes) picks what the portable loop picks.
+    set_cpu_simd_enabled(false);
+    const QuantizedLinear gp = gptq_quantize(w.data(), n, k, ph, o);
+    set_cpu_simd_enabled(true);
+    CHECK_MSG(gp.q == g.q && gp.codes == g.codes && gp.scale_max == g.scale_max && gp.dequant == g.dequant,
+              o.describe() << ": the portable scale search chose differently");
   }
 }
 
