@@ -316,8 +316,8 @@
     </message>
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="119" />
-        <source>Fast: no measurement pass (the same option for every layer; minutes on a CPU)</source>
-        <translation>Schnell: kein Messdurchlauf (dieselbe Option für jede Schicht; Minuten auf einer CPU)</translation>
+        <source>Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)</source>
+        <translation>Schnell: kein Messdurchlauf (Optionen nach ihrem Rundungsfehler auf den Gewichten gewählt; Minuten auf einer CPU)</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="127" />

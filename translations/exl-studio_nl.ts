@@ -316,8 +316,8 @@
     </message>
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="119" />
-        <source>Fast: no measurement pass (the same option for every layer; minutes on a CPU)</source>
-        <translation>Snel: geen meetronde (dezelfde optie voor elke laag; minuten op een CPU)</translation>
+        <source>Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)</source>
+        <translation>Snel: geen meetronde (opties gekozen op hun afrondingsfout op de gewichten; minuten op een CPU)</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="127" />

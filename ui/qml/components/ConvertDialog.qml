@@ -116,7 +116,7 @@ Dialog {
         CheckBox {
             objectName: "fastBox"
             enabled: !convertJob.running
-            text: qsTr("Fast: no measurement pass (the same option for every layer; minutes on a CPU)")
+            text: qsTr("Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)")
             checked: convertJob.fast
             onToggled: convertJob.fast = checked
         }
