@@ -9,12 +9,27 @@ set -euo pipefail
 
 data_home="${XDG_DATA_HOME:-$HOME/.local/share}"
 dest="$data_home/exl-studio/models/smollm2-135m-instruct-exl2-4.0bpw"
+# How the model is made; a folder made another way (an older converter: no or another stamp) is
+# converted again, and kept until the new one is complete (and used if that fails).
+recipe="exl convert --fast -b 4.0, options ranked by their rounding error on the weights"
 # config.json is the last file the converter writes: its presence means a finished model.
+old_model=""
 if [[ -f "$dest/config.json" && -f "$dest/tokenizer.json" ]]; then
-  echo "default model already present: $dest" >&2
-  echo "$dest"
-  exit 0
+  if [[ "$(cat "$dest/.exl-recipe" 2>/dev/null)" == "$recipe" ]]; then
+    echo "default model already present: $dest" >&2
+    echo "$dest"
+    exit 0
+  fi
+  old_model="$dest"
+  echo "the default model in $dest was made by an older exl convert: converting it again" >&2
 fi
+# Without a new model, the old one (when there is one) is better than none.
+keep_old() {
+  [[ -n "$old_model" ]] || exit 1
+  echo "fetch-default-model: $1; keeping the earlier conversion in $old_model" >&2
+  echo "$old_model"
+  exit 0
+}
 
 exl="${1:-}"
 if [[ -z "$exl" ]]; then
@@ -24,15 +39,16 @@ if [[ -z "$exl" ]]; then
     exl="$(ls -t "$root"/build/*/app/cli/exl 2>/dev/null | head -n 1 || true)"
   fi
 fi
-[[ -x "$exl" ]] || { echo "fetch-default-model: no exl binary found (build it first or pass its path)" >&2; exit 1; }
+[[ -x "$exl" ]] || { echo "fetch-default-model: no exl binary found (build it first or pass its path)" >&2; keep_old "no exl binary"; }
 
 echo "[1/2] the GGUF (SmolLM2-135M-Instruct, Q4_1) ..." >&2
-gguf="$("$(dirname "${BASH_SOURCE[0]}")/fetch-smollm2-gguf.sh")"
+gguf="$("$(dirname "${BASH_SOURCE[0]}")/fetch-smollm2-gguf.sh")" || keep_old "the GGUF could not be fetched"
 
-# --fast (one option per layer for the target, no measurement pass) on the GPU and the CPU alike:
-# on this model the measured strategy is worse (H200, bench/RESULTS.md session 12: wiki / tiny
-# ppl +38 % / +43 % over FP16 measured against +29 % / +24 % with --fast: the per-block errors rate
-# the middle layers as insensitive and give them 2-bit groups). The GPU only makes it faster.
+# --fast (no measurement pass; options ranked by their rounding error on the weights) on the GPU
+# and the CPU alike: on this model the measured strategy is worse (bench/RESULTS.md sessions 12
+# and 16: wiki / tiny ppl +35 % / +45 % over FP16 measured against +22 % / +17 % with --fast: the
+# per-block errors rate the middle layers as insensitive and give them 2-bit groups). The GPU
+# only makes it faster.
 if "$exl" version 2>/dev/null | grep -q '^backend: *CUDA'; then
   convert_mode=(--device cuda --fast); how="on the GPU, seconds"
 else
@@ -42,7 +58,8 @@ echo "[2/2] converting to EXL2 4.0 bpw into $dest ($how) ..." >&2
 mkdir -p "$(dirname "$dest")"
 tmp_dest="$dest.partial"
 rm -rf "$tmp_dest"
-"$exl" convert -i "$gguf" -o "$tmp_dest" -b 4.0 "${convert_mode[@]}" >&2
+"$exl" convert -i "$gguf" -o "$tmp_dest" -b 4.0 "${convert_mode[@]}" >&2 || { rm -rf "$tmp_dest"; keep_old "the conversion failed"; }
+printf '%s\n' "$recipe" >"$tmp_dest/.exl-recipe"
 rm -rf "$dest"
 mv "$tmp_dest" "$dest"
 echo "default model ready: $dest" >&2
