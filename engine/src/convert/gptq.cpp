@@ -136,9 +136,7 @@ float search_multiplier(const float* x, int rows, int np, const float* sigma, in
     parallel_for(vectors, 1, [&](std::int64_t vb, std::int64_t ve) {
       multiplier_errors_avx2(x, rows, np, sigma, z, maxq, ps, int(vb), int(ve), perr.data());
     });
-    const int best = int(std::min_element(perr.begin(), perr.end()) - perr.begin());
-    return multiplier(best);
-  }
+  } else
 #endif
   parallel_for(k_multipliers, 4, [&](std::int64_t pb, std::int64_t pe) {
     for (std::int64_t i = pb; i < pe; ++i) {
