@@ -47,6 +47,8 @@ if has build; then
   wheel=$(ls ../wheels/exllamav2-*.whl 2>/dev/null | head -n 1)
   [[ -n $wheel ]] || { stamp "no exllamav2 wheel in .gpu/wheels"; exit 1; }
   python3 -m pip install --no-index --no-deps --target "$work/py" "$wheel" >"$out/pip.log" 2>&1
+  # Imported at the top of its tokenizer module, used only for a parquet calibration file.
+  python3 -c "import fastparquet" 2>/dev/null || : >"$work/py/fastparquet.py"
   stamp "building the ExLlamaV2 extension (JIT, $MAX_JOBS jobs)"
   t0=$(date +%s)
   python3 -c "import exllamav2.ext" >"$out/build.log" 2>&1
