@@ -781,8 +781,10 @@ double ConvertMath::evaluate(const exl_cuda_block_shape& sh, bool attention) {
   for (int r = 0; r < R; ++r) {
     EXL_CUDA_CHECK(cudaMemcpyAsync(y, rows_[0][r].get(), count * sizeof(float), cudaMemcpyDeviceToDevice, s));
     run_device(sh, attention, y, T, false);
-    rfn_partial_kernel<<<blocks, kThreads, 0, s>>>(y, rows_[1][r].get<float>(), std::int64_t(count),
-                                                    part + std::size_t(r) * blocks * 2);
+    // The row's first token is left out (first_token_skip, engine/src/convert/block_math.h).
+    const std::size_t skip = T > 1 ? std::size_t(H) : 0;
+    rfn_partial_kernel<<<blocks, kThreads, 0, s>>>(y + skip, rows_[1][r].get<float>() + skip,
+                                                    std::int64_t(count - skip), part + std::size_t(r) * blocks * 2);
     EXL_CUDA_CHECK_LAUNCH();
   }
   std::vector<double> host(std::size_t(R) * blocks * 2);

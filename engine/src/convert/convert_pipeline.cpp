@@ -101,7 +101,7 @@ double evaluate(const Source& src, BlockMath& math, const Block& blk, const Stat
     y = in[r];
     math.run(y.data(), T, false);
     if (!std::isfinite(y[0])) throw Error(ErrorKind::internal, "NaN/inf in the block output", {}, blk.key);
-    sum += relative_error(y, ref[r]);
+    sum += relative_error(y, ref[r], first_token_skip(T, src.shape.hidden));
     if (out) (*out)[r] = y;
   }
   return sum / double(in.size());

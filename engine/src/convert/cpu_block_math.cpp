@@ -103,7 +103,7 @@ class CpuBlockMath final : public BlockMath {
       y_ = (*rows_in_)[r];
       run(y_.data(), T, false);
       if (!std::isfinite(y_[0])) throw Error(ErrorKind::internal, "NaN/inf in the block output");
-      sum += relative_error(y_, (*rows_ref_)[r]);
+      sum += relative_error(y_, (*rows_ref_)[r], first_token_skip(T, shape_.hidden));
     }
     return sum / double(rows_in_->size());
   }
@@ -202,9 +202,9 @@ const std::vector<float>& projection(const MlpWeights& w, const std::string& p) 
   throw Error(ErrorKind::internal, "converter: no MLP projection " + p);
 }
 
-double relative_error(const std::vector<float>& y, const std::vector<float>& ref) {
+double relative_error(const std::vector<float>& y, const std::vector<float>& ref, std::size_t skip) {
   double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
+  for (std::size_t i = skip; i < y.size(); ++i) {
     const double a = std::clamp(double(y[i]), -65504.0, 65504.0), b = std::clamp(double(ref[i]), -65504.0, 65504.0);
     num += (a - b) * (a - b);
     den += b * b;
