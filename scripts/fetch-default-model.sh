@@ -21,7 +21,7 @@ fi
 # On the GPU the measured conversion (seconds): with each row's first token left out of the
 # measurement's block errors it is the best 4.0 bpw file of this model we know (bench/RESULTS.md,
 # session 17: wiki / tiny ppl +16 % / +12 % over FP16; the reference converter +18 % / +24 %). On the
-# CPU the measurement would take about 12 minutes on 2 cores, so --fast there (about 1.5 minutes;
+# CPU the measurement takes about 9 minutes on 2 cores, so --fast there (about 1.5 minutes;
 # +22 % / +17 %); `exl convert` without --fast makes the better file on a CPU too.
 measured_recipe="exl convert -b 4.0, measured, each row's first token left out of the block errors"
 if [[ -x "$exl" ]] && "$exl" version 2>/dev/null | grep -q '^backend: *CUDA'; then
