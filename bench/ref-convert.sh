@@ -26,6 +26,7 @@ out=$(cd "$out" && pwd)
 case $model in /*) ;; *) model=$PWD/$model ;; esac
 stages=${REF_STAGES:-build ref ours fast ppl}
 work=${REF_WORK:-/tmp/refconv}
+source "$(dirname "$0")/ref-ext.sh"
 source "$(dirname "$0")/gpu-env.sh"  # enters .gpu/bin
 fixtures=$(cd ../fixtures 2>/dev/null && pwd || echo /nonexistent)
 has() { [[ " $stages " == *" $1 "* ]]; }
@@ -41,18 +42,13 @@ if [[ $model == *.gguf ]]; then
   fi
 fi
 
-export PYTHONPATH=$work/py${PYTHONPATH:+:$PYTHONPATH}
-export TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS=${MAX_JOBS:-16}
+ref_env "$work"
 if has build; then
   wheel=$(ls ../wheels/exllamav2-*.whl 2>/dev/null | head -n 1)
   [[ -n $wheel ]] || { stamp "no exllamav2 wheel in .gpu/wheels"; exit 1; }
-  python3 -m pip install --no-index --no-deps --target "$work/py" "$wheel" >"$out/pip.log" 2>&1
-  # Imported at the top of its tokenizer module, used only for a parquet calibration file.
-  python3 -c "import fastparquet" 2>/dev/null || : >"$work/py/fastparquet.py"
   stamp "building the ExLlamaV2 extension (JIT, $MAX_JOBS jobs)"
-  t0=$(date +%s)
-  python3 -c "import exllamav2.ext" >"$out/build.log" 2>&1
-  stamp "extension build rc $? in $(( $(date +%s) - t0 )) s"
+  ref_build "$wheel" "$work" "$out"
+  stamp "extension build rc $? in ${ref_build_s:-0} s"
 fi
 
 if has ref; then

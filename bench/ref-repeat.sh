@@ -18,21 +18,14 @@ hb=${4:?head bits}
 runs=${5:?runs}
 mkdir -p "$out"
 work=${REF_WORK:-/tmp/refrep}
-mkdir -p "$work/py"
 log=$out/summary.txt
 stamp() { echo "[$(date +%T)] $*" | tee -a "$log"; }
-python3 -m pip install -q --no-index --no-deps --target "$work/py" "$src"/exllamav2-*.whl >"$work/pip.log" 2>&1 ||
-  { stamp "pip failed"; cat "$work/pip.log"; exit 1; }
-# The converter imports fastparquet at the top of its tokenizer module but uses it only for a
-# user's parquet calibration file; the default calibration never reaches it.
-python3 -c "import fastparquet" 2>/dev/null || : >"$work/py/fastparquet.py"
-export PYTHONPATH=$work/py${PYTHONPATH:+:$PYTHONPATH}
-export TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS=${MAX_JOBS:-16}
-t0=$(date +%s)
-python3 -c "import exllamav2.ext" >"$work/build.log" 2>&1
+source "$(dirname "$0")/ref-ext.sh"
+ref_env "$work"
+ref_build "$(ls "$src"/exllamav2-*.whl | head -n 1)" "$work" "$work"
 rc=$?
-stamp "extension build rc $rc in $(( $(date +%s) - t0 )) s"
-[ $rc -eq 0 ] || { tail -n 40 "$work/build.log" | tee -a "$log"; exit 1; }
+stamp "extension build rc $rc in ${ref_build_s:-0} s"
+[ $rc -eq 0 ] || { tail -n 40 "$work/pip.log" "$work/build.log" | tee -a "$log"; exit 1; }
 for ((i = 1; i <= runs; ++i)); do
   rm -rf "$work/job$i" "$work/out$i"
   t0=$(date +%s)
