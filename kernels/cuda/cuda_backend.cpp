@@ -86,6 +86,10 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   fused_decode_ = fused && std::string(fused) == "1";
   if (const char* c = std::getenv("EXL_CUDA_CHAIN")) chain_decode_ = std::string(c) != "0";
   if (const char* c = std::getenv("EXL_CUDA_CHAIN_SINGLE")) chain_single_ = std::string(c) == "1";
+  if (const char* c = std::getenv("EXL_CUDA_PIPE"); c && std::string(c) == "1" && !opt_.fast_reduce) {
+    pipe_decode_ = true;
+    chain_decode_ = true;  // the pipeline runs the chain's stages
+  }
   // EXL_CUDA_GRAPHS=0: every step enqueued launch by launch (to tell a graph problem from a kernel's).
   if (const char* g = std::getenv("EXL_CUDA_GRAPHS")) opt_.cuda_graphs = std::string(g) != "0";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
@@ -417,6 +421,8 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     ch.add() = c;
     if (!flush && !chain_single_) return;
     ch.barrier = gemv_ws_.barrier();
+    ch.pipe = pipe_decode_ && exl2_pipe_supported();
+    ch.pipe_sync = gemv_ws_.pipe_sync();
     exl2_gemv_chain(ch, s);
     ch = GemvChainCall{};
   };

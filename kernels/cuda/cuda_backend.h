@@ -50,12 +50,14 @@ class GemvScratch {
  public:
   void allocate(Allocator* alloc, cudaStream_t s) {
     partials_.allocate(alloc, k_gemv_partial_floats * 4, "GEMV split-K partials");
-    // The split-K tickets, then the chain's grid barrier (2 counters).
-    counters_.allocate(alloc, std::size_t(k_gemv_counters + 2) * 4, "GEMV split-K counters");
+    // The split-K tickets, then the chain's grid barrier (2 counters) and the decode pipeline's
+    // stage counters (k_gemv_chain_max + 1).
+    counters_.allocate(alloc, std::size_t(k_gemv_counters + 2 + k_gemv_chain_max + 1) * 4, "GEMV split-K counters");
     EXL_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
   }
   GemvWorkspace view() const { return {partials_.get<float>(), counters_.get<unsigned>()}; }
   unsigned* barrier() const { return counters_.get<unsigned>() + k_gemv_counters; }
+  unsigned* pipe_sync() const { return counters_.get<unsigned>() + k_gemv_counters + 2; }
 
  private:
   DeviceBuffer partials_, counters_;
@@ -128,6 +130,9 @@ class CudaBackend {
   // (bench/RESULTS.md, session 14), so only on request.
   bool chain_decode_ = false;
   bool chain_single_ = false;  // EXL_CUDA_CHAIN_SINGLE=1: one stage per chain launch (experiments)
+  // EXL_CUDA_PIPE=1 (sm_90, ordered split-K sums): the chain's stages as the persistent decode
+  // pipeline (exl2_gemv_pipe, kernels/cuda/PERSISTENT_DECODE.md): an experiment, off by default.
+  bool pipe_decode_ = false;
   // Chunks of 2 .. gemv_max_rows tokens: RMSNorm and SiLU * up as their own launches (fp16 rows,
   // gathered by the GEMV as plain activations) instead of folded into every GEMV block: a pass
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).

@@ -105,10 +105,18 @@ struct GemvChainCall {
   GemvCall stage[k_gemv_chain_max];
   int count = 0;
   unsigned* barrier = nullptr;
+  // The stages as the persistent decode pipeline (exl2_gemv_pipe) instead of the chain kernel:
+  // its counters (k_gemv_chain_max + 1, zero; GemvScratch::pipe_sync).
+  bool pipe = false;
+  unsigned* pipe_sync = nullptr;
   // Appends a stage (a fifth one makes exl2_gemv_chain refuse the call).
   GemvCall& add() { return stage[count++ < k_gemv_chain_max ? count - 1 : k_gemv_chain_max - 1]; }
 };
 void exl2_gemv_chain(const GemvChainCall& c, cudaStream_t s);
+// exl2_pipe.cu: the stages of a chain (one row, split-K workspace required) as one persistent
+// launch whose producer warp streams weights across the stage boundaries (sm_90: bulk copies).
+void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s);
+bool exl2_pipe_supported();
 // x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], added to (the caller initialises it:
 // zero, bias or the residual); with a workspace in a fixed order, so results repeat bit for bit. `units_per_block` 0 = automatic.
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,

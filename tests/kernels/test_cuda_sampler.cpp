@@ -422,18 +422,20 @@ EXL_GPU_TEST(cuda_model, seeded_generation_repeats_exactly) {
 // (exl2_gemv_chain, EXL_CUDA_CHAIN=1) against separate launches (=0): teacher-forced decode logits
 // agree within the rounding of other split-K orders and greedy ids match, and a seeded generation
 // through the chain repeats exactly (its sums keep a fixed order across the grid barriers).
-EXL_GPU_TEST(cuda_model, chain_decode_matches_launches) {
+namespace {
+// `env`=1 against separate launches (the chain or the decode pipeline: the same stages).
+void persistent_matches_launches(const char* env, const char* what) {
   (void)cuda_api();
-  ::setenv("EXL_CUDA_CHAIN", "0", 1);
+  ::setenv(env, "0", 1);
   Loaded a = load_on("cuda", "ref-s-4.0bpw");
-  ::setenv("EXL_CUDA_CHAIN", "1", 1);
+  ::setenv(env, "1", 1);
   Loaded b = load_on("cuda", "ref-s-4.0bpw");
-  ::unsetenv("EXL_CUDA_CHAIN");
+  ::unsetenv(env);
   const std::vector<std::int32_t> prompt = prompt_for(a.backend->vocab_size());
   const GreedyPair c = compare_greedy(*a.backend, *b.backend, prompt);
-  std::printf("  chain vs separate launches: greedy ids equal %zu of %zu, max |dlogit| %.5f\n", c.equal, c.count,
+  std::printf("  %s vs separate launches: greedy ids equal %zu of %zu, max |dlogit| %.5f\n", what, c.equal, c.count,
               c.worst);
-  CHECK_MSG(c.worst <= 0.01, "chain decode logits differ by " << c.worst);
+  CHECK_MSG(c.worst <= 0.01, what << " decode logits differ by " << c.worst);
   CHECK_MSG(c.equal >= 40, "greedy ids part at " << c.equal);
   GenerateOptions o;
   o.max_new_tokens = 64;
@@ -443,8 +445,15 @@ EXL_GPU_TEST(cuda_model, chain_decode_matches_launches) {
   o.reuse_cache = false;
   const GenerateResult r1 = generate(*b.backend, nullptr, prompt, o);
   const GenerateResult r2 = generate(*b.backend, nullptr, prompt, o);
-  CHECK_MSG(r1.ids == r2.ids, "seeded chain generation repeats only to " << common_prefix(r1.ids, r2.ids));
+  CHECK_MSG(r1.ids == r2.ids, "seeded " << what << " generation repeats only to " << common_prefix(r1.ids, r2.ids));
 }
+}  // namespace
+
+EXL_GPU_TEST(cuda_model, chain_decode_matches_launches) { persistent_matches_launches("EXL_CUDA_CHAIN", "chain"); }
+
+// The same stages as the persistent decode pipeline (EXL_CUDA_PIPE=1, exl2_gemv_pipe; on a GPU
+// before sm_90 the backend runs the chain kernel instead, and this repeats the test above).
+EXL_GPU_TEST(cuda_model, pipe_decode_matches_launches) { persistent_matches_launches("EXL_CUDA_PIPE", "pipeline"); }
 
 // BackendOptions::deterministic = false (exl --nondeterministic): the split-K partials meet in fp32
 // atomics; the logits stay within rounding of the ordered sums (teacher-forced decode).

@@ -1,0 +1,667 @@
+// The persistent decode pipeline (kernels/cuda/PERSISTENT_DECODE.md, experiment 2): the one-token
+// GEMVs from one attention to the next (o, gate/up, down, the next layer's q/k/v or the head) as
+// the stages of one launch in which the weight stream never stops at a stage boundary.
+//
+// One block per multiprocessor (the grid is the device: every wait below needs all blocks
+// resident). A block is one producer warp and CW consumer warps:
+//   - The producer walks the block's work items of every stage in order (item = one 64-column
+//     tile of one layer over a range of its 32-row units, as a launch-form block) and copies each
+//     item's unit table, permutation, scales and weights into a ring in shared memory with bulk
+//     copies (cp.async.bulk, sm_90). It waits only for ring space, never for activations, so the
+//     next stage's weights arrive while the consumers still wait for that stage's input.
+//   - The consumers wait for a stage's input to be complete (a counter per stage in global
+//     memory, released by the blocks that finish its column tiles), read the whole input vector
+//     once per block into shared memory as fp16 (RMSNorm or SiLU(gate) * up applied there), and
+//     then run each item's units from the ring: the same decode and mma as the launch form, the
+//     units of an item split over the consumer warps in contiguous runs. Split-K partials go
+//     to the GEMV workspace and the tile's last item adds them in split order (deterministic).
+// Ring protocol: per item entry e (k_queue entries reused in turn) one "meta" mbarrier (tables),
+// one "full" mbarrier per consumer warp (that warp's units; the producer sets the expected bytes
+// before it issues the copies) and one "empty" mbarrier (each consumer warp arrives once it is
+// done with the item). Items are released in order, so the producer reuses ring bytes once the
+// item that held them is released.
+// Counters (GemvScratch::pipe_sync, zero between launches): [s] counts the finished column
+// tiles of stage s plus one arrival per block once it has written its share of the stage's init
+// regions; [k_gemv_chain_max] counts the blocks that are done; the last one clears them all.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+
+#include "async_copy.cuh"
+#include "cuda_check.h"
+#include "exl2_common.cuh"
+#include "exl2_tile.cuh"
+#include "kernels.h"
+#include "launch.cuh"
+
+namespace exl::cuda {
+namespace {
+
+constexpr int k_queue = 16;          // ring entries (items in flight per block)
+constexpr int k_pipe_units = 128;    // most units per item
+constexpr int k_pipe_stages = k_gemv_chain_max;
+
+struct PipeJob {
+  Exl2Device w;
+  float* y = nullptr;
+  int upb = 0, ksplit = 0;
+  int item_begin = 0;  // first item of this job in the stage
+  int tile_begin = 0;  // first split-K ticket of this job
+};
+struct PipeStage {
+  PipeJob job[k_gemv_max_layers];
+  int count = 0;
+  int items = 0;   // work items of the stage (all jobs)
+  int target = 0;  // its counter once complete: column tiles + blocks
+  int k = 0;       // input features (shared by the jobs)
+  int mode = 0;
+  GemvInput in;
+  GemvInit init[k_gemv_max_inits];
+  int inits = 0;
+};
+struct PipeParams {
+  PipeStage st[k_pipe_stages];
+  int count = 0;
+  float* partials = nullptr;
+  unsigned* tickets = nullptr;
+  unsigned* sync = nullptr;  // [k_pipe_stages] stage counters, then the blocks done
+  int ring_bytes = 0;
+  int xs_halves = 0;
+};
+
+// One item's plan (both roles compute it from the stage's parameters alone).
+struct PipeItem {
+  int j = 0, tile = 0, kb = 0, u0 = 0, u1 = 0;
+};
+__device__ __forceinline__ PipeItem pipe_item(const PipeStage& st, int it) {
+  PipeItem p;
+#pragma unroll
+  for (int i = 1; i < k_gemv_max_layers; ++i)
+    if (i < st.count && it >= st.job[i].item_begin) p.j = i;
+  const PipeJob& job = st.job[p.j];
+  const int id = it - job.item_begin;
+  p.tile = id / job.ksplit;
+  p.kb = id - p.tile * job.ksplit;
+  p.u0 = p.kb * job.upb;
+  p.u1 = min(job.w.k / 32, p.u0 + job.upb);
+  return p;
+}
+
+// Written by the producer before it arrives on the item's meta barrier (byte offsets in the ring).
+template <int CW>
+struct ItemHdr {
+  int perm, smax, scale;  // tables: permutation (int32 per row), scale maxima (fp16, from g0e), scale words
+  int g0, g0e;            // first group of the item, first group of the copied maxima
+  int info;               // unit table (int2, from unit u0 & ~1)
+  int woff[CW];           // first weight byte of each consumer warp's units
+};
+
+// ---- sm_90 primitives: mbarriers and bulk copies ----
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_init_fence() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_expect(std::uint64_t* bar, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+#endif
+}
+__device__ __forceinline__ bool mbar_test(std::uint64_t* bar, unsigned parity) {
+  unsigned ok = 1;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(ok)
+      : "r"(smem_u32(bar)), "r"(parity)
+      : "memory");
+#endif
+  return ok != 0;
+}
+__device__ __forceinline__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+}
+// 10 s without progress is a scheduling mistake: an error (trap), not a hang.
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  if (mbar_test(bar, parity)) return;
+  const std::uint64_t t0 = global_ns();
+  while (!mbar_test(bar, parity))
+    if (global_ns() - t0 > 10000000000ull) __trap();
+}
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                   smem_u32(dst)),
+               "l"(src), "r"(bytes), "r"(smem_u32(bar))
+               : "memory");
+#endif
+}
+// Barrier of the consumer warps only (the producer runs ahead): named barrier 1.
+template <int CW>
+__device__ __forceinline__ void consumers_sync() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(CW * 32) : "memory");
+}
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void red_release_add(unsigned* p, unsigned v) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned atom_acq_rel_add(unsigned* p, unsigned v) {
+  unsigned t;
+  asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], %2;\n" : "=r"(t) : "l"(p), "r"(v) : "memory");
+  return t;
+}
+__device__ __forceinline__ void wait_counter(const unsigned* p, unsigned target) {
+  if (ld_acquire(p) >= target) return;
+  const std::uint64_t t0 = global_ns();
+  while (ld_acquire(p) < target)
+    if (global_ns() - t0 > 10000000000ull) __trap();
+}
+
+// Ring bytes of an item's tables (all multiples of 16, the bulk copies' granule).
+struct MetaSizes {
+  int info, perm, smax, scale;
+  __host__ __device__ int total() const { return info + perm + smax + scale; }
+};
+__host__ __device__ inline MetaSizes meta_sizes(int u0, int u1, int g0, int g1, bool permuted) {
+  MetaSizes m;
+  m.info = (((u1 + 1) & ~1) - (u0 & ~1)) * 8;
+  m.perm = permuted ? 0 : (u1 - u0) * 32 * 4;
+  m.smax = (((g1 + 8) & ~7) - (g0 & ~7)) * 2;
+  m.scale = (g1 - g0 + 1) * 32;
+  return m;
+}
+
+// Warp w's contiguous share [wa, wb) of an item's nb units.
+template <int CW>
+__device__ __forceinline__ int share_begin(int nb, int w) { return nb * w / CW; }
+
+template <int CW>
+struct PipeSmem {
+  unsigned char* ring;
+  __half* xs;
+  float* red;          // [CW][64]
+  float* norm;         // [CW]
+  std::uint64_t* meta;   // [k_queue]
+  std::uint64_t* full;   // [k_queue][CW]
+  std::uint64_t* empty;  // [k_queue]
+  ItemHdr<CW>* hdr;      // [k_queue]
+  int* off;              // producer scratch [k_pipe_units + 1]
+  int* end;              // producer: ring end of each entry's item [k_queue]
+  unsigned* flag;        // [1]
+  __device__ __forceinline__ PipeSmem(unsigned char* base, const PipeParams& p) {
+    ring = base;
+    xs = reinterpret_cast<__half*>(base + p.ring_bytes);
+    red = reinterpret_cast<float*>(xs + ((p.xs_halves + 7) & ~7));
+    norm = red + CW * k_tile_cols;
+    meta = reinterpret_cast<std::uint64_t*>(norm + ((CW + 1) & ~1));
+    full = meta + k_queue;
+    empty = full + k_queue * CW;
+    hdr = reinterpret_cast<ItemHdr<CW>*>(empty + k_queue);
+    off = reinterpret_cast<int*>(hdr + k_queue);
+    end = off + k_pipe_units + 1;
+    flag = reinterpret_cast<unsigned*>(end + k_queue);
+  }
+};
+template <int CW>
+constexpr std::size_t pipe_fixed_smem(int xs_halves) {
+  return std::size_t((xs_halves + 7) & ~7) * 2 + std::size_t(CW) * k_tile_cols * 4 + std::size_t((CW + 1) & ~1) * 4 +
+         std::size_t(k_queue) * (CW + 2) * 8 + std::size_t(k_queue) * sizeof(ItemHdr<CW>) +
+         std::size_t(k_pipe_units + 1 + k_queue) * 4 + 16;
+}
+
+// ---- the producer warp ----
+
+template <int CW>
+__device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
+  const int lane = threadIdx.x & 31;
+  const int R = p.ring_bytes;
+  int pos = 0, released = 0, seq = 0, oldest = 0;
+  for (int s = 0; s < p.count; ++s) {
+    const PipeStage& st = p.st[s];
+    for (int it = int(blockIdx.x); it < st.items; it += int(gridDim.x), ++seq) {
+      const PipeItem pi = pipe_item(st, it);
+      const Exl2Device& w = st.job[pi.j].w;
+      const int nb = pi.u1 - pi.u0;
+      // Unit sizes and their prefix sums (unit order), 32 units per round.
+      int carry = 0;
+      for (int r = 0; r < nb; r += 32) {
+        const int i = r + lane;
+        const int sz = i < nb ? 256 * (__ldg(&w.units[pi.u0 + i].y) & 15) : 0;
+        int incl = sz;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+          const int v = __shfl_up_sync(0xffffffffu, incl, o);
+          if (lane >= o) incl += v;
+        }
+        if (i < nb) sm.off[i] = carry + incl - sz;
+        carry += __shfl_sync(0xffffffffu, incl, 31);
+      }
+      if (lane == 0) sm.off[nb] = carry;
+      const int g0 = __ldg(&w.units[pi.u0].y) >> 4, g1 = __ldg(&w.units[pi.u1 - 1].y) >> 4;
+      const MetaSizes ms = meta_sizes(pi.u0, pi.u1, g0, g1, st.in.permuted);
+      const int meta_bytes = ms.total();
+      const int total = meta_bytes + carry;
+      // Ring space: skip to the start at a wrap, then wait until the bytes and the entry are free.
+      if (pos % R + total > R) pos += R - pos % R;
+      const int e = seq % k_queue;
+      while (oldest < seq && (seq - oldest >= k_queue || released < pos + total - R)) {
+        mbar_wait(&sm.empty[oldest % k_queue], unsigned(oldest / k_queue) & 1u);
+        released = sm.end[oldest % k_queue];
+        ++oldest;
+      }
+      __syncwarp();
+      const int base = pos % R;
+      if (lane == 0) {
+        sm.end[e] = pos + total;
+        ItemHdr<CW>& h = sm.hdr[e];
+        h.info = base;
+        h.perm = base + ms.info;
+        h.smax = h.perm + ms.perm;
+        h.scale = h.smax + ms.smax;
+        h.g0 = g0;
+        h.g0e = g0 & ~7;
+        mbar_expect(&sm.meta[e], unsigned(meta_bytes));
+        for (int c = 0; c < CW; ++c) {
+          const int a = share_begin<CW>(nb, c), b = share_begin<CW>(nb, c + 1);
+          h.woff[c] = base + meta_bytes + sm.off[a];
+          mbar_expect(&sm.full[e * CW + c], unsigned(sm.off[b] - sm.off[a]));
+        }
+      }
+      __syncwarp();
+      // The tables (meta barrier), then the units (their warp's barrier).
+      unsigned char* dst = sm.ring + base;
+      if (lane == 0) bulk_copy(dst, w.units + (pi.u0 & ~1), unsigned(ms.info), &sm.meta[e]);
+      if (lane == 1 && ms.perm) bulk_copy(dst + ms.info, w.perm + pi.u0 * 32, unsigned(ms.perm), &sm.meta[e]);
+      if (lane == 2) bulk_copy(dst + ms.info + ms.perm, w.q_scale_max + (g0 & ~7), unsigned(ms.smax), &sm.meta[e]);
+      for (int g = lane; g <= g1 - g0; g += 32)
+        bulk_copy(dst + ms.info + ms.perm + ms.smax + g * 32, w.q_scale + (std::size_t(g0 + g) * w.tiles + pi.tile) * 8,
+                  32u, &sm.meta[e]);
+      const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;
+      for (int i = lane; i < nb; i += 32) {
+        const int2 info = __ldg(&w.units[pi.u0 + i]);
+        const int bits = info.y & 15;
+        int c = i * CW / nb;
+        while (c + 1 < CW && share_begin<CW>(nb, c + 1) <= i) ++c;
+        while (c > 0 && share_begin<CW>(nb, c) > i) --c;
+        bulk_copy(dst + meta_bytes + sm.off[i],
+                  w.q_weight + std::size_t(info.x) * unit_stride + std::size_t(pi.tile) * 64 * bits, unsigned(256 * bits),
+                  &sm.full[e * CW + c]);
+      }
+      pos += total;
+      __syncwarp();
+    }
+  }
+}
+
+// ---- the consumer warps ----
+
+// The input vector of a stage into shared memory as fp16 (all consumer threads).
+template <int CW>
+__device__ void load_input(const PipeStage& st, const PipeSmem<CW>& sm) {
+  constexpr int CT = CW * 32;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int k4 = st.k / 4;
+  const GemvInput& in = st.in;
+  __half2* xs2 = reinterpret_cast<__half2*>(sm.xs);
+  if (st.mode == k_x_norm) {
+    const float4* xf = reinterpret_cast<const float4*>(in.xf);
+    float ss = 0.0f;
+    for (int i = tid; i < k4; i += CT) {
+      const float4 v = __ldcg(xf + i);
+      ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+    if (lane == 0) sm.norm[warp] = ss;
+    consumers_sync<CW>();
+    float t = 0.0f;
+#pragma unroll
+    for (int w = 0; w < CW; ++w) t += sm.norm[w];
+    const float rinv = rsqrtf(t / float(st.k) + in.eps);
+    for (int i = tid; i < k4; i += CT) {
+      const float4 v = __ldcg(xf + i);
+      const int q = 4 * i;
+      xs2[2 * i] = __halves2half2(__float2half_rn(v.x * rinv * __half2float(__ldg(in.norm_w + q))),
+                                  __float2half_rn(v.y * rinv * __half2float(__ldg(in.norm_w + q + 1))));
+      xs2[2 * i + 1] = __halves2half2(__float2half_rn(v.z * rinv * __half2float(__ldg(in.norm_w + q + 2))),
+                                      __float2half_rn(v.w * rinv * __half2float(__ldg(in.norm_w + q + 3))));
+    }
+  } else if (st.mode == k_x_silu) {
+    const float4* g4 = reinterpret_cast<const float4*>(in.xf);
+    const float4* u4 = reinterpret_cast<const float4*>(in.up);
+    for (int i = tid; i < k4; i += CT) {
+      const float4 g = __ldcg(g4 + i), u = __ldcg(u4 + i);
+      xs2[2 * i] = __halves2half2(__float2half_rn(g.x / (1.0f + expf(-g.x)) * u.x),
+                                  __float2half_rn(g.y / (1.0f + expf(-g.y)) * u.y));
+      xs2[2 * i + 1] = __halves2half2(__float2half_rn(g.z / (1.0f + expf(-g.z)) * u.z),
+                                      __float2half_rn(g.w / (1.0f + expf(-g.w)) * u.w));
+    }
+  } else {
+    const uint2* x = reinterpret_cast<const uint2*>(in.x);
+    for (int i = tid; i < k4; i += CT) reinterpret_cast<uint2*>(sm.xs)[i] = __ldcg(x + i);
+  }
+}
+
+// The B fragment of one unit for the lanes of row 0 (g == 0): rows 2t, 2t+1, 2t+8, ... of the unit.
+__device__ __forceinline__ void unit_fragment(const __half* xs, const std::int32_t* perm, int row0, int lane,
+                                              std::uint32_t (&b)[1][4]) {
+  b[0][0] = b[0][1] = b[0][2] = b[0][3] = 0u;
+  if (lane >= 4) return;
+  const int t = lane;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const int r = row0 + 2 * t + 8 * q;
+    if (perm) {
+      const __half lo = xs[perm[r]], hi = xs[perm[r + 1]];
+      const __half2 h = __halves2half2(lo, hi);
+      b[0][q] = *reinterpret_cast<const std::uint32_t*>(&h);
+    } else {
+      b[0][q] = *reinterpret_cast<const std::uint32_t*>(xs + r);
+    }
+  }
+}
+
+// A run of n units of width B at ring bytes `w8` (unit i at w8 + 256 B i): per group the mma
+// accumulate in `part`, then go into acc scaled by the group's 64 fp16 scales (the launch form's
+// order: acc = fma(part, scale, acc) group by group).
+template <int B>
+__device__ __forceinline__ void pipe_run(const unsigned char* w8, int n, const int2* info, int row0,
+                                         const __half* xs, const std::int32_t* perm, const std::uint32_t* scales,
+                                         const __half* smax, int g0, int g0e, int lane, float (&acc)[4][4]) {
+  for (int i = 0; i < n;) {
+    const int grp = info[i].y >> 4;
+    float part[1][4][4];
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) part[0][mt][c] = 0.0f;
+    for (; i < n && (info[i].y >> 4) == grp; ++i) {
+      std::uint32_t w[16];
+      read_unit<B>(reinterpret_cast<const std::uint32_t*>(w8 + std::size_t(i) * 256 * B), lane, w);
+      std::uint32_t b[1][4];
+      unit_fragment(xs, perm, row0 + i * 32, lane, b);
+      mma_tile<B, 1, 0, 0>(w, b, part);
+      mma_tile<B, 1, 0, 1>(w, b, part);
+      mma_tile<B, 1, 0, 2>(w, b, part);
+      mma_tile<B, 1, 0, 3>(w, b, part);
+      mma_tile<B, 1, 1, 0>(w, b, part);
+      mma_tile<B, 1, 1, 1>(w, b, part);
+      mma_tile<B, 1, 1, 2>(w, b, part);
+      mma_tile<B, 1, 1, 3>(w, b, part);
+    }
+    if ((lane & 3) == 0) {  // row 0 of the C fragments: c0 (column mt*16 + g), c2 (column + 8)
+      const std::uint32_t sw = scales[(grp - g0) * 8 + (lane >> 2)];
+      const __half mx = smax[grp - g0e];
+#pragma unroll
+      for (int mt = 0; mt < 4; ++mt) {
+        acc[mt][0] = fmaf(part[0][mt][0], exl2_scale(mx, (sw >> (4 * (mt * 2))) & 15u), acc[mt][0]);
+        acc[mt][2] = fmaf(part[0][mt][2], exl2_scale(mx, (sw >> (4 * (mt * 2 + 1))) & 15u), acc[mt][2]);
+      }
+    }
+  }
+}
+
+template <int CW>
+__device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
+  constexpr int CT = CW * 32;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const unsigned G = gridDim.x;
+  int seq = 0;
+  for (int s = 0; s < p.count; ++s) {
+    const PipeStage& st = p.st[s];
+    if (s > 0) {
+      if (tid == 0) wait_counter(p.sync + s - 1, unsigned(p.st[s - 1].target));
+      consumers_sync<CW>();
+    }
+    // This stage's init regions (accumulators of later launches: their earlier readers are done).
+    write_inits(st.init, st.inits, int(blockIdx.x) * CT + tid, int(G) * CT);
+    load_input<CW>(st, sm);
+    consumers_sync<CW>();
+    if (tid == 0) red_release_add(p.sync + s, 1u);  // the block's init share is written
+    for (int it = int(blockIdx.x); it < st.items; it += int(G), ++seq) {
+      const PipeItem pi = pipe_item(st, it);
+      const PipeJob& job = st.job[pi.j];
+      const int nb = pi.u1 - pi.u0;
+      const int e = seq % k_queue;
+      const unsigned ph = unsigned(seq / k_queue) & 1u;
+      float acc[4][4];
+#pragma unroll
+      for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) acc[mt][c] = 0.0f;
+      mbar_wait(&sm.meta[e], ph);
+      const ItemHdr<CW>& h = sm.hdr[e];
+      const int wa = share_begin<CW>(nb, warp), wb = share_begin<CW>(nb, warp + 1);
+      if (wa < wb) {
+        mbar_wait(&sm.full[e * CW + warp], ph);
+        const int2* info = reinterpret_cast<const int2*>(sm.ring + h.info) + (pi.u0 - (pi.u0 & ~1));
+        const std::int32_t* perm = st.in.permuted ? nullptr : reinterpret_cast<const std::int32_t*>(sm.ring + h.perm);
+        const std::uint32_t* scales = reinterpret_cast<const std::uint32_t*>(sm.ring + h.scale);
+        const __half* smax = reinterpret_cast<const __half*>(sm.ring + h.smax);
+        // Rows: with a permutation, relative to the item (perm holds the item's rows); without,
+        // absolute (the input is in stored row order).
+        const int row_base = perm ? 0 : pi.u0 * 32;
+        const unsigned char* w8 = sm.ring + h.woff[warp];
+        for (int i = wa; i < wb;) {
+          const int bits = info[i].y & 15;
+          int e2 = i + 1;
+          while (e2 < wb && (info[e2].y & 15) == bits) ++e2;
+#define EXL_PIPE_RUN(B) \
+  pipe_run<B>(w8, e2 - i, info + i, row_base + i * 32, sm.xs, perm, scales, smax, h.g0, h.g0e, lane, acc)
+          switch (bits) {
+            case 2: EXL_PIPE_RUN(2); break;
+            case 3: EXL_PIPE_RUN(3); break;
+            case 4: EXL_PIPE_RUN(4); break;
+            case 5: EXL_PIPE_RUN(5); break;
+            case 6: EXL_PIPE_RUN(6); break;
+            default: EXL_PIPE_RUN(8); break;
+          }
+#undef EXL_PIPE_RUN
+          w8 += std::size_t(e2 - i) * 256 * bits;
+          i = e2;
+        }
+      }
+      // The warp's sums by column, then the ring entry goes back to the producer.
+      float* red_w = sm.red + warp * k_tile_cols;
+      if ((lane & 3) == 0) {
+#pragma unroll
+        for (int mt = 0; mt < 4; ++mt) {
+          red_w[mt * 16 + (lane >> 2)] = acc[mt][0];
+          red_w[mt * 16 + (lane >> 2) + 8] = acc[mt][2];
+        }
+      }
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&sm.empty[e]);
+      consumers_sync<CW>();
+      // The item's sums (warps in order): into y, or into its split-K slot and the tile's last
+      // item adds the slots in split order.
+      const int col = pi.tile * k_tile_cols + tid;
+      const bool valid = tid < k_tile_cols && col < job.w.n;
+      float sum = 0.0f;
+      if (tid < k_tile_cols) {
+#pragma unroll
+        for (int w = 0; w < CW; ++w) sum += sm.red[w * k_tile_cols + tid];
+      }
+      bool done = true;
+      if (job.ksplit == 1) {
+        if (valid) __stcg(job.y + col, __ldcg(job.y + col) + sum);
+        consumers_sync<CW>();
+      } else {
+        float* slots = p.partials + std::size_t(it - pi.kb) * k_tile_cols;
+        if (tid < k_tile_cols) __stcg(slots + std::size_t(pi.kb) * k_tile_cols + tid, sum);
+        consumers_sync<CW>();
+        unsigned* ticket = p.tickets + job.tile_begin + pi.tile;
+        if (tid == 0) *sm.flag = atom_acq_rel_add(ticket, 1u);
+        consumers_sync<CW>();
+        done = *sm.flag == unsigned(job.ksplit) - 1u;
+        if (done) {
+          if (valid) {
+            float t = 0.0f;
+            for (int k = 0; k < job.ksplit; ++k) t += __ldcg(slots + std::size_t(k) * k_tile_cols + tid);
+            __stcg(job.y + col, __ldcg(job.y + col) + t);
+          }
+          if (tid == 0) *ticket = 0u;
+        }
+        consumers_sync<CW>();
+      }
+      if (done && tid == 0) red_release_add(p.sync + s, 1u);  // one more column tile of the stage
+    }
+  }
+  // The last block out clears the counters for the next launch (every block is past its waits).
+  if (tid == 0 && atom_acq_rel_add(p.sync + k_pipe_stages, 1u) == G - 1u) {
+    for (int s = 0; s <= k_pipe_stages; ++s) p.sync[s] = 0u;
+  }
+}
+
+template <int CW>
+__global__ void __launch_bounds__((CW + 1) * 32, 1) exl2_pipe_kernel(const __grid_constant__ PipeParams p) {
+  extern __shared__ __align__(128) unsigned char pipe_smem[];
+  // Launched without PDL (its grid must be resident before anyone waits); its dependents are
+  // scheduled once every block has triggered.
+  pdl_trigger();
+  const PipeSmem<CW> sm(pipe_smem, p);
+  if (threadIdx.x == 0) {
+    for (int e = 0; e < k_queue; ++e) {
+      mbar_init(&sm.meta[e], 1);
+      mbar_init(&sm.empty[e], CW);
+      for (int c = 0; c < CW; ++c) mbar_init(&sm.full[e * CW + c], 1);
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+  pdl_wait();
+  if (int(threadIdx.x) >= CW * 32) {
+    pipe_produce<CW>(p, sm);
+  } else {
+    pipe_consume<CW>(p, sm);
+  }
+}
+
+// Items per tile (split K) of a stage: the fewest items on the busiest block, counted in units
+// plus a small fixed part per item, with every item fitting half the ring.
+int pipe_ksplit(int units, int tiles, int grid, int max_bits, int ring_bytes) {
+  int best = 0;
+  double best_cost = 1e30;
+  for (int ks = 1; ks <= units; ++ks) {
+    const int upb = (units + ks - 1) / ks;
+    if (upb > k_pipe_units) continue;
+    const int kse = (units + upb - 1) / upb;
+    const std::size_t bytes = std::size_t(upb) * (256 * max_bits + 8 + 128 + 32 + 2) + 64;
+    if (bytes * 2 > std::size_t(ring_bytes)) continue;
+    const std::size_t items = std::size_t(tiles) * kse;
+    if (kse > 1 && items * k_tile_cols > k_gemv_partial_floats) break;
+    const double per_block = std::ceil(double(items) / grid);
+    const double cost = per_block * (2.0 + upb);
+    if (cost < best_cost - 1e-9) { best_cost = cost; best = kse; }
+  }
+  if (best == 0) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: a layer's work items do not fit the ring");
+  return best;
+}
+
+bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+template <int CW>
+void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
+  PipeParams p;
+  int kmax = 0;
+  for (int i = 0; i < c.count; ++i) kmax = std::max(kmax, c.stage[i].w[0]->k);
+  p.xs_halves = kmax;
+  const int optin = device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>();
+  const std::size_t fixed = pipe_fixed_smem<CW>(kmax) + 128;
+  if (std::size_t(optin) < fixed + 32768)
+    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: not enough shared memory per block");
+  p.ring_bytes = int(std::min<std::size_t>(std::size_t(optin) - fixed, 200u << 10) & ~std::size_t(127));
+  const std::size_t smem = std::size_t(p.ring_bytes) + fixed;
+  opt_in_smem<exl2_pipe_kernel<CW>>(smem);
+  const int grid = std::max(1, c.stage[0].sm_count);
+  p.count = c.count;
+  p.partials = c.stage[0].ws.partials;
+  p.tickets = c.stage[0].ws.counters;
+  p.sync = c.pipe_sync;
+  for (int i = 0; i < c.count; ++i) {
+    const GemvCall& g = c.stage[i];
+    PipeStage& st = p.st[i];
+    int tiles = 0, max_bits = 2;
+    for (int j = 0; j < g.count; ++j) {
+      const Exl2Device& w = *g.w[j];
+      if (w.k != g.w[0]->k || w.k % 32 != 0)
+        throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: the layers of a stage differ in k");
+      if (!aligned16(w.q_weight) || !aligned16(w.q_scale) || !aligned16(w.q_scale_max) || !aligned16(w.perm) ||
+          !aligned16(w.units))
+        throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: layer tables not 16-byte aligned");
+      tiles += w.tiles;
+      max_bits = std::max(max_bits, w.max_bits);
+    }
+    if (tiles > k_gemv_counters) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: too many column tiles");
+    const int units = g.w[0]->k / 32;
+    const int ks = pipe_ksplit(units, tiles, grid, max_bits, p.ring_bytes);
+    const int upb = (units + ks - 1) / ks;
+    st.count = g.count;
+    int items = 0, tile_begin = 0;
+    for (int j = 0; j < g.count; ++j) {
+      PipeJob& job = st.job[j];
+      job.w = *g.w[j];
+      job.y = g.y[j];
+      job.upb = upb;
+      job.ksplit = ks;
+      job.item_begin = items;
+      job.tile_begin = tile_begin;
+      items += job.w.tiles * ks;
+      tile_begin += job.w.tiles;
+    }
+    st.items = items;
+    st.target = tiles + grid;
+    st.k = g.w[0]->k;
+    st.mode = g.mode;
+    st.in = g.in;
+    st.inits = g.inits;
+    for (int j = 0; j < g.inits; ++j) st.init[j] = g.init[j];
+  }
+  launch_ex(false, exl2_pipe_kernel<CW>, dim3(grid), dim3((CW + 1) * 32), smem, s, p);
+}
+
+}  // namespace
+
+bool exl2_pipe_supported() { return device_attribute<cudaDevAttrComputeCapabilityMajor>() >= 9; }
+
+void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s) {
+  if (c.count <= 0) return;
+  if (c.count > k_pipe_stages) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages");
+  if (!exl2_pipe_supported()) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: needs compute capability 9.0");
+  if (!c.pipe_sync) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: no stage counters");
+  for (int i = 0; i < c.count; ++i) {
+    const GemvCall& g = c.stage[i];
+    if (g.m != 1 || g.count <= 0) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: stages of one row only");
+    if (!g.ws.partials || g.ws.partials != c.stage[0].ws.partials)
+      throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: every stage needs the same split-K workspace");
+    if (g.mode == k_x_norm && !g.in.norm_w) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: norm without weights");
+  }
+  static const int warps = [] {
+    const char* v = std::getenv("EXL_PIPE_WARPS");
+    return v && std::atoi(v) == 16 ? 16 : 8;
+  }();
+  if (warps == 16) launch_pipe<16>(c, s);
+  else launch_pipe<8>(c, s);
+}
+
+}  // namespace exl::cuda
