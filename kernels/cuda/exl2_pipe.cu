@@ -3,26 +3,32 @@
 // the stages of one launch in which the weight stream never stops at a stage boundary.
 //
 // One block per multiprocessor (the grid is the device: every wait below needs all blocks
-// resident). A block is one producer warp and CW consumer warps:
+// resident). A block is CW consumer warps, one producer warp and one tail warp:
 //   - The producer walks the block's work items of every stage in order (item = one 64-column
 //     tile of one layer over a range of its 32-row units, as a launch-form block) and copies each
 //     item's unit table, permutation, scales and weights into a ring in shared memory with bulk
 //     copies (cp.async.bulk, sm_90). It waits only for ring space, never for activations, so the
 //     next stage's weights arrive while the consumers still wait for that stage's input.
 //   - The consumers wait for a stage's input to be complete (a counter per stage in global
-//     memory, released by the blocks that finish its column tiles), read the whole input vector
-//     once per block into shared memory as fp16 (RMSNorm or SiLU(gate) * up applied there), and
-//     then run each item's units from the ring: the same decode and mma as the launch form, the
-//     units of an item split over the consumer warps in contiguous runs. Split-K partials go
-//     to the GEMV workspace and the tile's last item adds them in split order (deterministic).
+//     memory), read the whole input vector once per block into shared memory as fp16 (RMSNorm
+//     or SiLU(gate) * up applied there), and then run each item's units from the ring: the same
+//     decode and mma as the launch form, the units of an item split over the consumer warps in
+//     contiguous runs, each warp on its own (no block-wide barrier per item). Each warp leaves
+//     its 64 column sums in one of k_sum_bufs buffers.
+//   - The tail warp adds each item's warp sums in warp order and puts them into y, or into the
+//     item's slot of the GEMV workspace where the tile's last item (a ticket per tile) adds the
+//     slots in split order (deterministic, as the launch form); a finished tile counts towards
+//     its stage's counter. Its global round trips are off the consumers' path.
 // Ring protocol: per item entry e (k_queue entries reused in turn) one "meta" mbarrier (tables),
 // one "full" mbarrier per consumer warp (that warp's units; the producer sets the expected bytes
 // before it issues the copies) and one "empty" mbarrier (each consumer warp arrives once it is
 // done with the item). Items are released in order, so the producer reuses ring bytes once the
-// item that held them is released.
+// item that held them is released. Sum buffers: "sum_full" (the consumer warps arrive) and
+// "sum_empty" (the tail warp arrives).
 // Counters (GemvScratch::pipe_sync, zero between launches): [s] counts the finished column
 // tiles of stage s plus one arrival per block once it has written its share of the stage's init
-// regions; [k_gemv_chain_max] counts the blocks that are done; the last one clears them all.
+// regions; [k_gemv_chain_max] counts the consumers and tail warps that are done; the last one
+// clears them all.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -41,6 +47,7 @@ namespace {
 constexpr int k_queue = 16;          // ring entries (items in flight per block)
 constexpr int k_pipe_units = 128;    // most units per item
 constexpr int k_pipe_stages = k_gemv_chain_max;
+constexpr int k_sum_bufs = 4;        // items whose sums wait for the tail warp
 
 struct PipeJob {
   Exl2Device w;
@@ -177,6 +184,13 @@ __device__ __forceinline__ void wait_counter(const unsigned* p, unsigned target)
     if (global_ns() - t0 > 10000000000ull) __trap();
 }
 
+// Every block's consumers and tail warp arrive once they are past all their waits; the last of
+// them clears the counters for the next launch.
+__device__ __forceinline__ void pipe_exit(const PipeParams& p) {
+  if (atom_acq_rel_add(p.sync + k_pipe_stages, 1u) == 2u * gridDim.x - 1u)
+    for (int s = 0; s <= k_pipe_stages; ++s) p.sync[s] = 0u;
+}
+
 // Ring bytes of an item's tables (all multiples of 16, the bulk copies' granule).
 struct MetaSizes {
   int info, perm, smax, scale;
@@ -199,33 +213,36 @@ template <int CW>
 struct PipeSmem {
   unsigned char* ring;
   __half* xs;
-  float* red;          // [CW][64]
+  float* red;          // [k_sum_bufs][CW][64]
   float* norm;         // [CW]
   std::uint64_t* meta;   // [k_queue]
   std::uint64_t* full;   // [k_queue][CW]
   std::uint64_t* empty;  // [k_queue]
+  std::uint64_t* sum_full;   // [k_sum_bufs]: the consumer warps' sums are in
+  std::uint64_t* sum_empty;  // [k_sum_bufs]: the tail warp has read them
   ItemHdr<CW>* hdr;      // [k_queue]
   int* off;              // producer scratch [k_pipe_units + 1]
   int* end;              // producer: ring end of each entry's item [k_queue]
-  unsigned* flag;        // [1]
   __device__ __forceinline__ PipeSmem(unsigned char* base, const PipeParams& p) {
     ring = base;
     xs = reinterpret_cast<__half*>(base + p.ring_bytes);
     red = reinterpret_cast<float*>(xs + ((p.xs_halves + 7) & ~7));
-    norm = red + CW * k_tile_cols;
+    norm = red + k_sum_bufs * CW * k_tile_cols;
     meta = reinterpret_cast<std::uint64_t*>(norm + ((CW + 1) & ~1));
     full = meta + k_queue;
     empty = full + k_queue * CW;
-    hdr = reinterpret_cast<ItemHdr<CW>*>(empty + k_queue);
+    sum_full = empty + k_queue;
+    sum_empty = sum_full + k_sum_bufs;
+    hdr = reinterpret_cast<ItemHdr<CW>*>(sum_empty + k_sum_bufs);
     off = reinterpret_cast<int*>(hdr + k_queue);
     end = off + k_pipe_units + 1;
-    flag = reinterpret_cast<unsigned*>(end + k_queue);
   }
 };
 template <int CW>
 constexpr std::size_t pipe_fixed_smem(int xs_halves) {
-  return std::size_t((xs_halves + 7) & ~7) * 2 + std::size_t(CW) * k_tile_cols * 4 + std::size_t((CW + 1) & ~1) * 4 +
-         std::size_t(k_queue) * (CW + 2) * 8 + std::size_t(k_queue) * sizeof(ItemHdr<CW>) +
+  return std::size_t((xs_halves + 7) & ~7) * 2 + std::size_t(k_sum_bufs) * CW * k_tile_cols * 4 +
+         std::size_t((CW + 1) & ~1) * 4 + std::size_t(k_queue) * (CW + 2) * 8 + std::size_t(k_sum_bufs) * 2 * 8 +
+         std::size_t(k_queue) * sizeof(ItemHdr<CW>) +
          std::size_t(k_pipe_units + 1 + k_queue) * 4 + 16;
 }
 
@@ -429,10 +446,9 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
   int seq = 0;
   for (int s = 0; s < p.count; ++s) {
     const PipeStage& st = p.st[s];
-    if (s > 0) {
-      if (tid == 0) wait_counter(p.sync + s - 1, unsigned(p.st[s - 1].target));
-      consumers_sync<CW>();
-    }
+    // Every consumer warp is past its items of the previous stage here (x_s is reused).
+    if (s > 0 && tid == 0) wait_counter(p.sync + s - 1, unsigned(p.st[s - 1].target));
+    consumers_sync<CW>();
     // This stage's init regions (accumulators of later launches: their earlier readers are done).
     write_inits(st.init, st.inits, int(blockIdx.x) * CT + tid, int(G) * CT);
     load_input<CW>(st, sm);
@@ -440,7 +456,6 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
     if (tid == 0) red_release_add(p.sync + s, 1u);  // the block's init share is written
     for (int it = int(blockIdx.x); it < st.items; it += int(G), ++seq) {
       const PipeItem pi = pipe_item(st, it);
-      const PipeJob& job = st.job[pi.j];
       const int nb = pi.u1 - pi.u0;
       const int e = seq % k_queue;
       const unsigned ph = unsigned(seq / k_queue) & 1u;
@@ -481,8 +496,12 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
           i = e2;
         }
       }
-      // The warp's sums by column, then the ring entry goes back to the producer.
-      float* red_w = sm.red + warp * k_tile_cols;
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&sm.empty[e]);  // the ring entry goes back to the producer
+      // The warp's sums by column into the item's sum buffer, for the tail warp.
+      const int b = seq % k_sum_bufs;
+      if (seq >= k_sum_bufs) mbar_wait(&sm.sum_empty[b], unsigned(seq / k_sum_bufs - 1) & 1u);
+      float* red_w = sm.red + (b * CW + warp) * k_tile_cols;
       if ((lane & 3) == 0) {
 #pragma unroll
         for (int mt = 0; mt < 4; ++mt) {
@@ -491,50 +510,78 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
         }
       }
       __syncwarp();
-      if (lane == 0) mbar_arrive(&sm.empty[e]);
-      consumers_sync<CW>();
-      // The item's sums (warps in order): into y, or into its split-K slot and the tile's last
-      // item adds the slots in split order.
-      const int col = pi.tile * k_tile_cols + tid;
-      const bool valid = tid < k_tile_cols && col < job.w.n;
-      float sum = 0.0f;
-      if (tid < k_tile_cols) {
-#pragma unroll
-        for (int w = 0; w < CW; ++w) sum += sm.red[w * k_tile_cols + tid];
-      }
-      bool done = true;
-      if (job.ksplit == 1) {
-        if (valid) __stcg(job.y + col, __ldcg(job.y + col) + sum);
-        consumers_sync<CW>();
-      } else {
-        float* slots = p.partials + std::size_t(it - pi.kb) * k_tile_cols;
-        if (tid < k_tile_cols) __stcg(slots + std::size_t(pi.kb) * k_tile_cols + tid, sum);
-        consumers_sync<CW>();
-        unsigned* ticket = p.tickets + job.tile_begin + pi.tile;
-        if (tid == 0) *sm.flag = atom_acq_rel_add(ticket, 1u);
-        consumers_sync<CW>();
-        done = *sm.flag == unsigned(job.ksplit) - 1u;
-        if (done) {
-          if (valid) {
-            float t = 0.0f;
-            for (int k = 0; k < job.ksplit; ++k) t += __ldcg(slots + std::size_t(k) * k_tile_cols + tid);
-            __stcg(job.y + col, __ldcg(job.y + col) + t);
-          }
-          if (tid == 0) *ticket = 0u;
-        }
-        consumers_sync<CW>();
-      }
-      if (done && tid == 0) red_release_add(p.sync + s, 1u);  // one more column tile of the stage
+      if (lane == 0) mbar_arrive(&sm.sum_full[b]);
     }
   }
-  // The last block out clears the counters for the next launch (every block is past its waits).
-  if (tid == 0 && atom_acq_rel_add(p.sync + k_pipe_stages, 1u) == G - 1u) {
-    for (int s = 0; s <= k_pipe_stages; ++s) p.sync[s] = 0u;
+  if (tid == 0) pipe_exit(p);
+}
+
+// The tail warp: each item's sums (consumer warps in order) into y, or into the item's split-K
+// slot, the tile's last item adding the slots in split order; a finished tile counts towards
+// its stage. Off the consumers' path: they go on with the next item meanwhile.
+template <int CW>
+__device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm) {
+  const int lane = threadIdx.x & 31;
+  int seq = 0;
+  for (int s = 0; s < p.count; ++s) {
+    const PipeStage& st = p.st[s];
+    for (int it = int(blockIdx.x); it < st.items; it += int(gridDim.x), ++seq) {
+      const PipeItem pi = pipe_item(st, it);
+      const PipeJob& job = st.job[pi.j];
+      const int b = seq % k_sum_bufs;
+      mbar_wait(&sm.sum_full[b], unsigned(seq / k_sum_bufs) & 1u);
+      float sum[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        sum[h] = 0.0f;
+#pragma unroll
+        for (int w = 0; w < CW; ++w) sum[h] += sm.red[(b * CW + w) * k_tile_cols + lane + 32 * h];
+      }
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&sm.sum_empty[b]);
+      bool done = true;
+      if (job.ksplit == 1) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int col = pi.tile * k_tile_cols + lane + 32 * h;
+          if (col < job.w.n) __stcg(job.y + col, __ldcg(job.y + col) + sum[h]);
+        }
+      } else {
+        float* slots = p.partials + std::size_t(it - pi.kb) * k_tile_cols;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) __stcg(slots + std::size_t(pi.kb) * k_tile_cols + lane + 32 * h, sum[h]);
+        __threadfence();
+        __syncwarp();
+        unsigned* ticket = p.tickets + job.tile_begin + pi.tile;
+        unsigned t = 0;
+        if (lane == 0) t = atom_acq_rel_add(ticket, 1u);
+        t = __shfl_sync(0xffffffffu, t, 0);
+        done = t == unsigned(job.ksplit) - 1u;
+        if (done) {
+          __threadfence();
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int col = pi.tile * k_tile_cols + lane + 32 * h;
+            if (col >= job.w.n) continue;
+            float v = 0.0f;
+            for (int k = 0; k < job.ksplit; ++k) v += __ldcg(slots + std::size_t(k) * k_tile_cols + lane + 32 * h);
+            __stcg(job.y + col, __ldcg(job.y + col) + v);
+          }
+          if (lane == 0) *ticket = 0u;
+        }
+      }
+      if (done) {
+        __threadfence();
+        __syncwarp();
+        if (lane == 0) red_release_add(p.sync + s, 1u);  // one more column tile of the stage
+      }
+    }
   }
+  if (lane == 0) pipe_exit(p);
 }
 
 template <int CW>
-__global__ void __launch_bounds__((CW + 1) * 32, 1) exl2_pipe_kernel(const __grid_constant__ PipeParams p) {
+__global__ void __launch_bounds__((CW + 2) * 32, 1) exl2_pipe_kernel(const __grid_constant__ PipeParams p) {
   extern __shared__ __align__(128) unsigned char pipe_smem[];
   // Launched without PDL (its grid must be resident before anyone waits); its dependents are
   // scheduled once every block has triggered.
@@ -546,12 +593,19 @@ __global__ void __launch_bounds__((CW + 1) * 32, 1) exl2_pipe_kernel(const __gri
       mbar_init(&sm.empty[e], CW);
       for (int c = 0; c < CW; ++c) mbar_init(&sm.full[e * CW + c], 1);
     }
+    for (int b = 0; b < k_sum_bufs; ++b) {
+      mbar_init(&sm.sum_full[b], CW);
+      mbar_init(&sm.sum_empty[b], 1);
+    }
     mbar_init_fence();
   }
   __syncthreads();
   pdl_wait();
-  if (int(threadIdx.x) >= CW * 32) {
+  const int warp = int(threadIdx.x) >> 5;
+  if (warp == CW) {
     pipe_produce<CW>(p, sm);
+  } else if (warp == CW + 1) {
+    pipe_tail<CW>(p, sm);
   } else {
     pipe_consume<CW>(p, sm);
   }
@@ -637,7 +691,7 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
     st.inits = g.inits;
     for (int j = 0; j < g.inits; ++j) st.init[j] = g.init[j];
   }
-  launch_ex(false, exl2_pipe_kernel<CW>, dim3(grid), dim3((CW + 1) * 32), smem, s, p);
+  launch_ex(false, exl2_pipe_kernel<CW>, dim3(grid), dim3((CW + 2) * 32), smem, s, p);
 }
 
 }  // namespace
