@@ -423,6 +423,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     ch.barrier = gemv_ws_.barrier();
     ch.pipe = pipe_decode_ && exl2_pipe_supported();
     ch.pipe_sync = gemv_ws_.pipe_sync();
+    ch.pipe_trace = gemv_ws_.pipe_trace();
     exl2_gemv_chain(ch, s);
     ch = GemvChainCall{};
   };

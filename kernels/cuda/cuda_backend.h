@@ -2,6 +2,7 @@
 // fp16 KV cache, all scratch (allocated at load / allocate_cache, never while generating),
 // one stream, the cuBLAS handle, and the CUDA graph of the decode step.
 #pragma once
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <vector>
@@ -54,13 +55,25 @@ class GemvScratch {
     // stage counters (k_gemv_chain_max + 1).
     counters_.allocate(alloc, std::size_t(k_gemv_counters + 2 + k_gemv_chain_max + 1) * 4, "GEMV split-K counters");
     EXL_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
+    // EXL_PIPE_TRACE=1 (experiments): the decode pipeline's time accounts, reported on destruction.
+    if (const char* t = std::getenv("EXL_PIPE_TRACE"); t && std::string(t) == "1") {
+      trace_.allocate(alloc, k_pipe_trace_bytes, "decode pipeline trace");
+      EXL_CUDA_CHECK(cudaMemsetAsync(trace_.get(), 0, trace_.bytes(), s));
+    }
+  }
+  GemvScratch() = default;
+  GemvScratch(const GemvScratch&) = delete;
+  GemvScratch& operator=(const GemvScratch&) = delete;
+  ~GemvScratch() {
+    if (trace_.bytes()) pipe_trace_report(trace_.get<unsigned long long>());
   }
   GemvWorkspace view() const { return {partials_.get<float>(), counters_.get<unsigned>()}; }
   unsigned* barrier() const { return counters_.get<unsigned>() + k_gemv_counters; }
   unsigned* pipe_sync() const { return counters_.get<unsigned>() + k_gemv_counters + 2; }
+  unsigned long long* pipe_trace() const { return trace_.get<unsigned long long>(); }
 
  private:
-  DeviceBuffer partials_, counters_;
+  DeviceBuffer partials_, counters_, trace_;
 };
 
 // Uploads one linear layer (exl2 or dense) into `out`, through `staging` for dense conversion.

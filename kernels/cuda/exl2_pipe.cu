@@ -32,7 +32,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "async_copy.cuh"
 #include "cuda_check.h"
@@ -73,6 +75,7 @@ struct PipeParams {
   float* partials = nullptr;
   unsigned* tickets = nullptr;
   unsigned* sync = nullptr;  // [k_pipe_stages] stage counters, then the blocks done
+  unsigned long long* trace = nullptr;  // EXL_PIPE_TRACE: time accounts (pipe_trace_report), or null
   int ring_bytes = 0;
   int xs_halves = 0;
 };
@@ -144,6 +147,24 @@ __device__ __forceinline__ std::uint64_t global_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
   return t;
 }
+// The time accounts of EXL_PIPE_TRACE (SM cycles, per block, summed over launches).
+enum TraceField : int {
+  k_tr_launches, k_tr_consumer, k_tr_stage_wait, k_tr_input, k_tr_meta_wait, k_tr_data_wait, k_tr_ring_wait,
+  k_tr_producer, k_tr_sum_wait, k_tr_tail, k_tr_items, k_tr_tail_global, k_tr_fields = 16
+};
+constexpr int k_trace_blocks = int(k_pipe_trace_bytes / (8 * k_tr_fields));
+struct Tracer {
+  unsigned long long* p;
+  __device__ __forceinline__ long long now() const { return p ? clock64() : 0; }
+  __device__ __forceinline__ void add(int f, long long since) const {
+    if (p && int(blockIdx.x) < k_trace_blocks)
+      atomicAdd(p + blockIdx.x * k_tr_fields + f, static_cast<unsigned long long>(clock64() - since));
+  }
+  __device__ __forceinline__ void count(int f, unsigned long long v) const {
+    if (p && int(blockIdx.x) < k_trace_blocks) atomicAdd(p + blockIdx.x * k_tr_fields + f, v);
+  }
+};
+
 // 10 s without progress is a scheduling mistake: an error (trap), not a hang.
 __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
   if (mbar_test(bar, parity)) return;
@@ -253,6 +274,8 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
   const int lane = threadIdx.x & 31;
   const int R = p.ring_bytes;
   int pos = 0, released = 0, seq = 0, oldest = 0;
+  const Tracer tr{lane == 0 ? p.trace : nullptr};
+  const long long t_start = tr.now();
   for (int s = 0; s < p.count; ++s) {
     const PipeStage& st = p.st[s];
     for (int it = int(blockIdx.x); it < st.items; it += int(gridDim.x), ++seq) {
@@ -281,11 +304,13 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
       // Ring space: skip to the start at a wrap, then wait until the bytes and the entry are free.
       if (pos % R + total > R) pos += R - pos % R;
       const int e = seq % k_queue;
+      const long long t_ring = tr.now();
       while (oldest < seq && (seq - oldest >= k_queue || released < pos + total - R)) {
         mbar_wait(&sm.empty[oldest % k_queue], unsigned(oldest / k_queue) & 1u);
         released = sm.end[oldest % k_queue];
         ++oldest;
       }
+      tr.add(k_tr_ring_wait, t_ring);
       __syncwarp();
       const int base = pos % R;
       if (lane == 0) {
@@ -328,6 +353,7 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
       __syncwarp();
     }
   }
+  tr.add(k_tr_producer, t_start);
 }
 
 // ---- the consumer warps ----
@@ -444,15 +470,21 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const unsigned G = gridDim.x;
   int seq = 0;
+  const Tracer tr{tid == 0 ? p.trace : nullptr};  // thread 0: the stage waits and warp 0's waits
+  const long long t_start = tr.now();
   for (int s = 0; s < p.count; ++s) {
     const PipeStage& st = p.st[s];
+    const long long t_wait = tr.now();
     // Every consumer warp is past its items of the previous stage here (x_s is reused).
     if (s > 0 && tid == 0) wait_counter(p.sync + s - 1, unsigned(p.st[s - 1].target));
     consumers_sync<CW>();
+    tr.add(k_tr_stage_wait, t_wait);
+    const long long t_input = tr.now();
     // This stage's init regions (accumulators of later launches: their earlier readers are done).
     write_inits(st.init, st.inits, int(blockIdx.x) * CT + tid, int(G) * CT);
     load_input<CW>(st, sm);
     consumers_sync<CW>();
+    tr.add(k_tr_input, t_input);
     if (tid == 0) red_release_add(p.sync + s, 1u);  // the block's init share is written
     for (int it = int(blockIdx.x); it < st.items; it += int(G), ++seq) {
       const PipeItem pi = pipe_item(st, it);
@@ -464,11 +496,16 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
       for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
         for (int c = 0; c < 4; ++c) acc[mt][c] = 0.0f;
+      const long long t_meta = tr.now();
       mbar_wait(&sm.meta[e], ph);
+      tr.add(k_tr_meta_wait, t_meta);
+      tr.count(k_tr_items, 1);
       const ItemHdr<CW>& h = sm.hdr[e];
       const int wa = share_begin<CW>(nb, warp), wb = share_begin<CW>(nb, warp + 1);
       if (wa < wb) {
+        const long long t_data = tr.now();
         mbar_wait(&sm.full[e * CW + warp], ph);
+        tr.add(k_tr_data_wait, t_data);
         const int2* info = reinterpret_cast<const int2*>(sm.ring + h.info) + (pi.u0 - (pi.u0 & ~1));
         const std::int32_t* perm = st.in.permuted ? nullptr : reinterpret_cast<const std::int32_t*>(sm.ring + h.perm);
         const std::uint32_t* scales = reinterpret_cast<const std::uint32_t*>(sm.ring + h.scale);
@@ -513,6 +550,8 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
       if (lane == 0) mbar_arrive(&sm.sum_full[b]);
     }
   }
+  tr.add(k_tr_consumer, t_start);
+  tr.count(k_tr_launches, 1);
   if (tid == 0) pipe_exit(p);
 }
 
@@ -523,13 +562,18 @@ template <int CW>
 __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm) {
   const int lane = threadIdx.x & 31;
   int seq = 0;
+  const Tracer tr{lane == 0 ? p.trace : nullptr};
+  const long long t_start = tr.now();
   for (int s = 0; s < p.count; ++s) {
     const PipeStage& st = p.st[s];
     for (int it = int(blockIdx.x); it < st.items; it += int(gridDim.x), ++seq) {
       const PipeItem pi = pipe_item(st, it);
       const PipeJob& job = st.job[pi.j];
       const int b = seq % k_sum_bufs;
+      const long long t_sum = tr.now();
       mbar_wait(&sm.sum_full[b], unsigned(seq / k_sum_bufs) & 1u);
+      tr.add(k_tr_sum_wait, t_sum);
+      const long long t_global = tr.now();
       float sum[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -575,8 +619,10 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm) {
         __syncwarp();
         if (lane == 0) red_release_add(p.sync + s, 1u);  // one more column tile of the stage
       }
+      tr.add(k_tr_tail_global, t_global);
     }
   }
+  tr.add(k_tr_tail, t_start);
   if (lane == 0) pipe_exit(p);
 }
 
@@ -652,6 +698,7 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
   p.partials = c.stage[0].ws.partials;
   p.tickets = c.stage[0].ws.counters;
   p.sync = c.pipe_sync;
+  p.trace = c.pipe_trace;
   for (int i = 0; i < c.count; ++i) {
     const GemvCall& g = c.stage[i];
     PipeStage& st = p.st[i];
@@ -716,6 +763,39 @@ void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s) {
   }();
   if (warps == 16) launch_pipe<16>(c, s);
   else launch_pipe<8>(c, s);
+}
+
+void pipe_trace_report(const unsigned long long* trace) {
+  try {
+    std::vector<unsigned long long> h(k_pipe_trace_bytes / 8);
+    EXL_CUDA_CHECK(cudaDeviceSynchronize());
+    EXL_CUDA_CHECK(cudaMemcpy(h.data(), trace, k_pipe_trace_bytes, cudaMemcpyDeviceToHost));
+    int khz = 0;
+    EXL_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, current_device()));
+    const double us_per_cycle = khz > 0 ? 1e3 / khz : 0.0;
+    int blocks = 0;
+    while (blocks < k_trace_blocks && h[std::size_t(blocks) * k_tr_fields + k_tr_launches]) ++blocks;
+    if (!blocks) return;
+    const double launches = double(h[k_tr_launches]);
+    static const char* names[] = {"", "consumer (start to exit)", "stage input waits", "init + input loads",
+                                  "item table waits (warp 0)", "weight waits (warp 0)", "producer ring waits",
+                                  "producer (start to last copy)", "tail sum waits", "tail (start to exit)", "",
+                                  "tail global ops"};
+    std::fprintf(stderr, "pipe trace: %d blocks, %.0f launches, %.1f items per block and launch; us per launch "
+                         "(mean over blocks / max), clock %d MHz:\n",
+                 blocks, launches, double(h[k_tr_items]) / launches, khz / 1000);
+    for (int f = 1; f < k_tr_fields; ++f) {
+      if (f == k_tr_items || f >= int(sizeof(names) / sizeof(names[0]))) continue;
+      double sum = 0.0, mx = 0.0;
+      for (int b = 0; b < blocks; ++b) {
+        const double v = double(h[std::size_t(b) * k_tr_fields + f]) / launches * us_per_cycle;
+        sum += v;
+        mx = std::max(mx, v);
+      }
+      std::fprintf(stderr, "  %-32s %9.2f / %9.2f\n", names[f], sum / blocks, mx);
+    }
+  } catch (...) {
+  }
 }
 
 }  // namespace exl::cuda

@@ -109,6 +109,7 @@ struct GemvChainCall {
   // its counters (k_gemv_chain_max + 1, zero; GemvScratch::pipe_sync).
   bool pipe = false;
   unsigned* pipe_sync = nullptr;
+  unsigned long long* pipe_trace = nullptr;  // k_pipe_trace_bytes, zeroed, or null (no trace)
   // Appends a stage (a fifth one makes exl2_gemv_chain refuse the call).
   GemvCall& add() { return stage[count++ < k_gemv_chain_max ? count - 1 : k_gemv_chain_max - 1]; }
 };
@@ -117,6 +118,10 @@ void exl2_gemv_chain(const GemvChainCall& c, cudaStream_t s);
 // launch whose producer warp streams weights across the stage boundaries (sm_90: bulk copies).
 void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s);
 bool exl2_pipe_supported();
+// The pipeline's time accounts (EXL_PIPE_TRACE=1): per block, summed over launches; printed to
+// stderr as means and maxima per launch (what waits on what).
+constexpr std::size_t k_pipe_trace_bytes = std::size_t(1024) * 16 * 8;
+void pipe_trace_report(const unsigned long long* trace);
 // x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], added to (the caller initialises it:
 // zero, bias or the residual); with a workspace in a fixed order, so results repeat bit for bit. `units_per_block` 0 = automatic.
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
