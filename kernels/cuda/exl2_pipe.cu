@@ -715,8 +715,9 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
     }
     if (tiles > k_gemv_counters) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: too many column tiles");
     const int units = g.w[0]->k / 32;
-    const int ks = pipe_ksplit(units, tiles, grid, max_bits, p.ring_bytes);
-    const int upb = (units + ks - 1) / ks;
+    const int split = pipe_ksplit(units, tiles, grid, max_bits, p.ring_bytes);
+    const int upb = (units + split - 1) / split;
+    const int ks = (units + upb - 1) / upb;  // every item has units
     st.count = g.count;
     int items = 0, tile_begin = 0;
     for (int j = 0; j < g.count; ++j) {
