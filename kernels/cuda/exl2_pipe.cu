@@ -165,12 +165,19 @@ struct Tracer {
   }
 };
 
-// 10 s without progress is a scheduling mistake: an error (trap), not a hang.
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+// 10 s without progress is a scheduling mistake: an error (trap), not a hang. Lane 0 of the
+// waiting warp says first which wait it was (device printf, flushed when the error is reported).
+__device__ __noinline__ void pipe_stuck(const char* what, int index, unsigned value) {
+  if ((threadIdx.x & 31) == 0)
+    printf("exl2_gemv_pipe: block %d warp %d: no progress in 10 s waiting for %s %d (%u)\n", int(blockIdx.x),
+           int(threadIdx.x >> 5), what, index, value);
+  __trap();
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity, const char* what, int index) {
   if (mbar_test(bar, parity)) return;
   const std::uint64_t t0 = global_ns();
   while (!mbar_test(bar, parity))
-    if (global_ns() - t0 > 10000000000ull) __trap();
+    if (global_ns() - t0 > 10000000000ull) pipe_stuck(what, index, parity);
 }
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -198,11 +205,12 @@ __device__ __forceinline__ unsigned atom_acq_rel_add(unsigned* p, unsigned v) {
   asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], %2;\n" : "=r"(t) : "l"(p), "r"(v) : "memory");
   return t;
 }
-__device__ __forceinline__ void wait_counter(const unsigned* p, unsigned target) {
+__device__ __forceinline__ void wait_counter(const unsigned* p, unsigned target, int stage) {
   if (ld_acquire(p) >= target) return;
   const std::uint64_t t0 = global_ns();
-  while (ld_acquire(p) < target)
-    if (global_ns() - t0 > 10000000000ull) __trap();
+  unsigned v;
+  while ((v = ld_acquire(p)) < target)
+    if (global_ns() - t0 > 10000000000ull) pipe_stuck("the input of stage", stage, v);
 }
 
 // Every block's consumers and tail warp arrive once they are past all their waits; the last of
@@ -306,7 +314,7 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
       const int e = seq % k_queue;
       const long long t_ring = tr.now();
       while (oldest < seq && (seq - oldest >= k_queue || released < pos + total - R)) {
-        mbar_wait(&sm.empty[oldest % k_queue], unsigned(oldest / k_queue) & 1u);
+        mbar_wait(&sm.empty[oldest % k_queue], unsigned(oldest / k_queue) & 1u, "ring space, item", oldest);
         released = sm.end[oldest % k_queue];
         ++oldest;
       }
@@ -476,7 +484,7 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
     const PipeStage& st = p.st[s];
     const long long t_wait = tr.now();
     // Every consumer warp is past its items of the previous stage here (x_s is reused).
-    if (s > 0 && tid == 0) wait_counter(p.sync + s - 1, unsigned(p.st[s - 1].target));
+    if (s > 0 && tid == 0) wait_counter(p.sync + s - 1, unsigned(p.st[s - 1].target), s);
     consumers_sync<CW>();
     tr.add(k_tr_stage_wait, t_wait);
     const long long t_input = tr.now();
@@ -497,14 +505,14 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
 #pragma unroll
         for (int c = 0; c < 4; ++c) acc[mt][c] = 0.0f;
       const long long t_meta = tr.now();
-      mbar_wait(&sm.meta[e], ph);
+      mbar_wait(&sm.meta[e], ph, "the tables of item", seq);
       tr.add(k_tr_meta_wait, t_meta);
       tr.count(k_tr_items, 1);
       const ItemHdr<CW>& h = sm.hdr[e];
       const int wa = share_begin<CW>(nb, warp), wb = share_begin<CW>(nb, warp + 1);
       if (wa < wb) {
         const long long t_data = tr.now();
-        mbar_wait(&sm.full[e * CW + warp], ph);
+        mbar_wait(&sm.full[e * CW + warp], ph, "the weights of item", seq);
         tr.add(k_tr_data_wait, t_data);
         const int2* info = reinterpret_cast<const int2*>(sm.ring + h.info) + (pi.u0 - (pi.u0 & ~1));
         const std::int32_t* perm = st.in.permuted ? nullptr : reinterpret_cast<const std::int32_t*>(sm.ring + h.perm);
@@ -537,7 +545,7 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
       if (lane == 0) mbar_arrive(&sm.empty[e]);  // the ring entry goes back to the producer
       // The warp's sums by column into the item's sum buffer, for the tail warp.
       const int b = seq % k_sum_bufs;
-      if (seq >= k_sum_bufs) mbar_wait(&sm.sum_empty[b], unsigned(seq / k_sum_bufs - 1) & 1u);
+      if (seq >= k_sum_bufs) mbar_wait(&sm.sum_empty[b], unsigned(seq / k_sum_bufs - 1) & 1u, "a sum buffer, item", seq);
       float* red_w = sm.red + (b * CW + warp) * k_tile_cols;
       if ((lane & 3) == 0) {
 #pragma unroll
@@ -571,7 +579,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm) {
       const PipeJob& job = st.job[pi.j];
       const int b = seq % k_sum_bufs;
       const long long t_sum = tr.now();
-      mbar_wait(&sm.sum_full[b], unsigned(seq / k_sum_bufs) & 1u);
+      mbar_wait(&sm.sum_full[b], unsigned(seq / k_sum_bufs) & 1u, "the sums of item", seq);
       tr.add(k_tr_sum_wait, t_sum);
       const long long t_global = tr.now();
       float sum[2];
