@@ -7,7 +7,8 @@
 #   2. the converter's GPU measurement against the CPU's (the first-token rule, session 17);
 #   3. only if step 1 passed: the pipeline's time accounts (EXL_PIPE_TRACE=1, printed when each
 #      model's backend goes) on tinyllama and llama3-8b, then alternating A/B rounds of the raw decode step: launches, the pipeline
-#      with 8 and with 16 consumer warps.
+#      with 8 consumer warps (gathering through the permutation, and with the input in stored
+#      order: EXL_PIPE_ORDER=1) and with 16.
 # usage (GPU machine, after `bash bench/gpu-prep.sh build/dev ref-s-4.0bpw` here):
 #   bash bench/gpu-pipe.sh OUT_DIR [ROUNDS]
 set -u
@@ -20,7 +21,7 @@ source "$here/gpu-env.sh"
 start=$(date +%s)
 say() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$out/pipe.log"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv >"$out/env.txt" 2>&1
-say "kernel test (modes 0 1 2 6 8 9)"
+say "kernel test (modes 0 1 2 6 8 9 10)"
 timeout 150 ./exl selftest --device cuda --fixtures ../fixtures --filter cuda_kernels.exl2_matmul_fused_and_cublas \
   >"$out/kernel.log" 2>&1
 kernel_rc=$?
@@ -49,5 +50,6 @@ say "trace (tinyllama-1.1b, then llama3-8b; a report per model)"
 EXL_CUDA_PIPE=1 EXL_PIPE_TRACE=1 EXL_BENCH=decode timeout 120 ./exl_cuda_bench ./libexl_cuda.so >"$out/trace.log" 2>&1
 say "trace rc $?: $(grep -E 'decode ctx' "$out/trace.log" | tr '\n' ' ')"
 say "A/B"
-bash "$here/gpu-ab.sh" "$out/ab.txt" "$rounds" - "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_WARPS=16" >/dev/null 2>&1
+bash "$here/gpu-ab.sh" "$out/ab.txt" "$rounds" - "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ORDER=1" \
+  "EXL_CUDA_PIPE=1 EXL_PIPE_WARPS=16" >/dev/null 2>&1
 say "A/B done: $(wc -l <"$out/ab.txt") lines"

@@ -90,6 +90,8 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
     pipe_decode_ = true;
     chain_decode_ = true;  // the pipeline runs the chain's stages
   }
+  if (const char* w = std::getenv("EXL_PIPE_WARPS")) pipe_warps_ = std::atoi(w) == 16 ? 16 : 8;
+  if (const char* o = std::getenv("EXL_PIPE_ORDER")) pipe_order_ = std::string(o) == "1";
   // EXL_CUDA_GRAPHS=0: every step enqueued launch by launch (to tell a graph problem from a kernel's).
   if (const char* g = std::getenv("EXL_CUDA_GRAPHS")) opt_.cuda_graphs = std::string(g) != "0";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
@@ -424,6 +426,8 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     ch.pipe = pipe_decode_ && exl2_pipe_supported();
     ch.pipe_sync = gemv_ws_.pipe_sync();
     ch.pipe_trace = gemv_ws_.pipe_trace();
+    ch.pipe_warps = pipe_warps_;
+    ch.pipe_order = pipe_order_;
     exl2_gemv_chain(ch, s);
     ch = GemvChainCall{};
   };
@@ -441,6 +445,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     const bool unfold = t > 1 && unfold_rows_;
     __half* a = a_.get<__half>();
     norm_input(c, x, t, l.input_norm, !chain && fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
+    if (l.qkv_one_perm) c.in.order = l.q.view.perm;
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     run(c, true);
     // The attention output in o's stored row order where its permutation is known (t < 32 here).
@@ -465,6 +470,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
     gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
     norm_input(gu, x, t, l.post_norm, !chain && fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
+    if (l.gu_one_perm) gu.in.order = l.gate.view.perm;
     run(gu, false);
     prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
     GemvCall d;

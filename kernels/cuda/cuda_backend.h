@@ -146,6 +146,8 @@ class CudaBackend {
   // EXL_CUDA_PIPE=1 (sm_90, ordered split-K sums): the chain's stages as the persistent decode
   // pipeline (exl2_gemv_pipe, kernels/cuda/PERSISTENT_DECODE.md): an experiment, off by default.
   bool pipe_decode_ = false;
+  int pipe_warps_ = 8;        // EXL_PIPE_WARPS=16: consumer warps per block
+  bool pipe_order_ = false;   // EXL_PIPE_ORDER=1: the input filled in stored row order (GemvInput::order)
   // Chunks of 2 .. gemv_max_rows tokens: RMSNorm and SiLU * up as their own launches (fp16 rows,
   // gathered by the GEMV as plain activations) instead of folded into every GEMV block: a pass
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).

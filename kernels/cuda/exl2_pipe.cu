@@ -367,6 +367,7 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
 // ---- the consumer warps ----
 
 // The input vector of a stage into shared memory as fp16 (all consumer threads).
+// With in.order (the layers' shared permutation) element r of x_s is input feature order[r].
 template <int CW>
 __device__ void load_input(const PipeStage& st, const PipeSmem<CW>& sm) {
   constexpr int CT = CW * 32;
@@ -374,6 +375,40 @@ __device__ void load_input(const PipeStage& st, const PipeSmem<CW>& sm) {
   const int k4 = st.k / 4;
   const GemvInput& in = st.in;
   __half2* xs2 = reinterpret_cast<__half2*>(sm.xs);
+  if (in.order) {
+    float rinv = 0.0f;
+    if (st.mode == k_x_norm) {
+      const float4* xf = reinterpret_cast<const float4*>(in.xf);
+      float ss = 0.0f;
+      for (int i = tid; i < k4; i += CT) {
+        const float4 v = __ldcg(xf + i);
+        ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
+      }
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+      if (lane == 0) sm.norm[warp] = ss;
+      consumers_sync<CW>();
+      float t = 0.0f;
+#pragma unroll
+      for (int w = 0; w < CW; ++w) t += sm.norm[w];
+      rinv = rsqrtf(t / float(st.k) + in.eps);
+    }
+    for (int r = tid; r < st.k; r += CT) {
+      const int q = __ldg(in.order + r);
+      float v;
+      if (st.mode == k_x_norm) {
+        v = __ldcg(in.xf + q) * rinv * __half2float(__ldg(in.norm_w + q));
+      } else if (st.mode == k_x_silu) {
+        const float g = __ldcg(in.xf + q);
+        v = g / (1.0f + expf(-g)) * __ldcg(in.up + q);
+      } else {
+        sm.xs[r] = __ldcg(in.x + q);
+        continue;
+      }
+      sm.xs[r] = __float2half_rn(v);
+    }
+    return;
+  }
   if (st.mode == k_x_norm) {
     const float4* xf = reinterpret_cast<const float4*>(in.xf);
     float ss = 0.0f;
@@ -744,6 +779,10 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
     st.k = g.w[0]->k;
     st.mode = g.mode;
     st.in = g.in;
+    // c.pipe_order: the input in the layers' stored row order (one layer: its own permutation).
+    if (st.in.permuted || !c.pipe_order) st.in.order = nullptr;
+    else if (!st.in.order && g.count == 1) st.in.order = g.w[0]->perm;
+    if (st.in.order) st.in.permuted = true;
     st.inits = g.inits;
     for (int j = 0; j < g.inits; ++j) st.init[j] = g.init[j];
   }
@@ -766,11 +805,7 @@ void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s) {
       throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: every stage needs the same split-K workspace");
     if (g.mode == k_x_norm && !g.in.norm_w) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: norm without weights");
   }
-  static const int warps = [] {
-    const char* v = std::getenv("EXL_PIPE_WARPS");
-    return v && std::atoi(v) == 16 ? 16 : 8;
-  }();
-  if (warps == 16) launch_pipe<16>(c, s);
+  if (c.pipe_warps == 16) launch_pipe<16>(c, s);
   else launch_pipe<8>(c, s);
 }
 

@@ -53,6 +53,10 @@ struct GemvInput {
   // the producing layer's columns (exl2_repack's column map) and the layer's own is the identity.
   // Each block then reads its rows as one contiguous range instead of gathering through perm.
   bool permuted = false;
+  // A hint for the decode pipeline (exl2_gemv_pipe): the permutation all layers of the call share
+  // (null where they differ or it is unknown). With GemvChainCall::pipe_order the pipeline fills
+  // its input in that stored row order once per block and reads each unit's rows contiguously.
+  const std::int32_t* order = nullptr;
 };
 struct GemvInit {
   float* dst = nullptr;
@@ -110,6 +114,8 @@ struct GemvChainCall {
   bool pipe = false;
   unsigned* pipe_sync = nullptr;
   unsigned long long* pipe_trace = nullptr;  // k_pipe_trace_bytes, zeroed, or null (no trace)
+  int pipe_warps = 8;        // consumer warps per block: 8 or 16
+  bool pipe_order = false;   // fill the input in the layers' shared stored order (GemvInput::order)
   // Appends a stage (a fifth one makes exl2_gemv_chain refuse the call).
   GemvCall& add() { return stage[count++ < k_gemv_chain_max ? count - 1 : k_gemv_chain_max - 1]; }
 };

@@ -63,13 +63,14 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_fused_and_cublas) {
       const HalfData x = random_half(rng, std::size_t(m) * w.k, -1.0f, 1.0f);
       std::vector<float> ref(std::size_t(m) * w.n);
       exl2_matmul_ref(w, x.f.data(), m, ref.data());
-      // 8: the persistent chain, 9: the decode pipeline (one row; sm_90, refused elsewhere)
-      for (int mode : {0, 1, 2, 6, 8, 9}) {
+      // 8: the persistent chain, 9: the decode pipeline, 10: its 16-warp, stored-order form (one
+      // row; sm_90, refused elsewhere)
+      for (int mode : {0, 1, 2, 6, 8, 9, 10}) {
         if ((mode != 1 && m > 16) || (mode >= 8 && m != 1)) continue;
         std::vector<float> got(ref.size(), NAN);
         const int st = api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), mode);
-        if (mode == 9 && st == EXL_CUDA_ERR_UNSUPPORTED) {
-          if (!pipe_note++) std::printf("  mode 9 skipped: %s\n", api.last_error());
+        if (mode >= 9 && st == EXL_CUDA_ERR_UNSUPPORTED) {
+          if (!pipe_note++) std::printf("  modes 9 and 10 skipped: %s\n", api.last_error());
           continue;
         }
         CUDA_OK(st);

@@ -453,7 +453,15 @@ EXL_GPU_TEST(cuda_model, chain_decode_matches_launches) { persistent_matches_lau
 
 // The same stages as the persistent decode pipeline (EXL_CUDA_PIPE=1, exl2_gemv_pipe; on a GPU
 // before sm_90 the backend runs the chain kernel instead, and this repeats the test above).
-EXL_GPU_TEST(cuda_model, pipe_decode_matches_launches) { persistent_matches_launches("EXL_CUDA_PIPE", "pipeline"); }
+EXL_GPU_TEST(cuda_model, pipe_decode_matches_launches) {
+  persistent_matches_launches("EXL_CUDA_PIPE", "pipeline");
+  // Its variants: 16 consumer warps; the input filled in the layers' stored order.
+  ::setenv("EXL_PIPE_WARPS", "16", 1);
+  ::setenv("EXL_PIPE_ORDER", "1", 1);
+  persistent_matches_launches("EXL_CUDA_PIPE", "pipeline (16 warps, stored order)");
+  ::unsetenv("EXL_PIPE_WARPS");
+  ::unsetenv("EXL_PIPE_ORDER");
+}
 
 // BackendOptions::deterministic = false (exl --nondeterministic): the split-K partials meet in fp32
 // atomics; the logits stay within rounding of the ordered sums (teacher-forced decode).
