@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # One device call for the persistent decode pipeline (EXL_CUDA_PIPE=1, kernels/cuda/exl2_pipe.cu)
 # and the converter's device-side measurement, in priority order, each step time-limited:
-#   1. the pipeline against the CPU twin (kernel test mode 9) and against separate launches on a
-#      fixture model (teacher-forced logits, seeded repeats); compute-sanitizer memcheck over the
-#      kernel test when the tool is there;
+#   1. the pipeline against the CPU twin (kernel test modes 9 and 10) and against separate
+#      launches on a fixture model (teacher-forced logits, seeded repeats); compute-sanitizer
+#      memcheck over the kernel test when the tool is there;
 #   2. the converter's GPU measurement against the CPU's (the first-token rule, session 17);
 #   3. only if step 1 passed: the pipeline's time accounts (EXL_PIPE_TRACE=1, printed when each
-#      model's backend goes) on tinyllama and llama3-8b, then alternating A/B rounds of the raw decode step: launches, the pipeline
-#      with 8 consumer warps (gathering through the permutation, and with the input in stored
-#      order: EXL_PIPE_ORDER=1) and with 16.
+#      model's backend goes) on tinyllama and llama3-8b, then alternating A/B rounds of the raw
+#      decode step: launches, the pipeline with 8 consumer warps (gathering through the
+#      permutation, and with the input in stored order: EXL_PIPE_ORDER=1) and with 16.
 # usage (GPU machine, after `bash bench/gpu-prep.sh build/dev ref-s-4.0bpw` here):
 #   bash bench/gpu-pipe.sh OUT_DIR [ROUNDS]
 set -u
