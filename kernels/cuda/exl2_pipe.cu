@@ -376,18 +376,36 @@ __device__ void load_input(const PipeStage& st, const PipeSmem<CW>& sm) {
   const GemvInput& in = st.in;
   __half2* xs2 = reinterpret_cast<__half2*>(sm.xs);
   if (in.order) {
-    float rinv = 0.0f;
-    if (st.mode == k_x_norm) {
-      const float4* xf = reinterpret_cast<const float4*>(in.xf);
-      float ss = 0.0f;
-      for (int i = tid; i < k4; i += CT) {
-        const float4 v = __ldcg(xf + i);
+    // Read in feature order (coalesced) into fp32 staging after the k halves, then gather:
+    // x_s[r] = fp16(stage[order[r]] (* 1/rms * w[order[r]])), the launch form's rounding.
+    float* stage = reinterpret_cast<float*>(sm.xs + st.k);
+    float ss = 0.0f;
+    for (int i = tid; i < k4; i += CT) {
+      float4 v;
+      if (st.mode == k_x_norm) {
+        v = __ldcg(reinterpret_cast<const float4*>(in.xf) + i);
         ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
+      } else if (st.mode == k_x_silu) {
+        const float4 g = __ldcg(reinterpret_cast<const float4*>(in.xf) + i);
+        const float4 u = __ldcg(reinterpret_cast<const float4*>(in.up) + i);
+        v = make_float4(g.x / (1.0f + expf(-g.x)) * u.x, g.y / (1.0f + expf(-g.y)) * u.y,
+                        g.z / (1.0f + expf(-g.z)) * u.z, g.w / (1.0f + expf(-g.w)) * u.w);
+      } else {
+        const uint2 h = __ldcg(reinterpret_cast<const uint2*>(in.x) + i);
+        const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&h.x));
+        const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&h.y));
+        v = make_float4(a.x, a.y, b.x, b.y);
       }
+      reinterpret_cast<float4*>(stage)[i] = v;
+    }
+    float rinv = 1.0f;
+    if (st.mode == k_x_norm) {
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
       if (lane == 0) sm.norm[warp] = ss;
-      consumers_sync<CW>();
+    }
+    consumers_sync<CW>();
+    if (st.mode == k_x_norm) {
       float t = 0.0f;
 #pragma unroll
       for (int w = 0; w < CW; ++w) t += sm.norm[w];
@@ -395,17 +413,8 @@ __device__ void load_input(const PipeStage& st, const PipeSmem<CW>& sm) {
     }
     for (int r = tid; r < st.k; r += CT) {
       const int q = __ldg(in.order + r);
-      float v;
-      if (st.mode == k_x_norm) {
-        v = __ldcg(in.xf + q) * rinv * __half2float(__ldg(in.norm_w + q));
-      } else if (st.mode == k_x_silu) {
-        const float g = __ldcg(in.xf + q);
-        v = g / (1.0f + expf(-g)) * __ldcg(in.up + q);
-      } else {
-        sm.xs[r] = __ldcg(in.x + q);
-        continue;
-      }
-      sm.xs[r] = __float2half_rn(v);
+      const float v = stage[q];
+      sm.xs[r] = __float2half_rn(st.mode == k_x_norm ? v * rinv * __half2float(__ldg(in.norm_w + q)) : v);
     }
     return;
   }
@@ -726,8 +735,13 @@ bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15
 template <int CW>
 void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
   PipeParams p;
+  // The input region: k halves, and k floats more of staging where a stage fills it in stored order.
   int kmax = 0;
-  for (int i = 0; i < c.count; ++i) kmax = std::max(kmax, c.stage[i].w[0]->k);
+  for (int i = 0; i < c.count; ++i) {
+    const GemvCall& g = c.stage[i];
+    const bool ordered = c.pipe_order && !g.in.permuted && (g.in.order || g.count == 1);
+    kmax = std::max(kmax, g.w[0]->k * (ordered ? 3 : 1));
+  }
   p.xs_halves = kmax;
   const int optin = device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>();
   const std::size_t fixed = pipe_fixed_smem<CW>(kmax) + 128;
