@@ -62,16 +62,6 @@ constexpr int k_warps = k_threads / 32;
 constexpr int k_max_jobs = k_gemv_max_layers;
 constexpr int k_max_inits = k_gemv_max_inits;
 
-struct GemvJob {
-  Exl2Device w;
-  float* y = nullptr;
-  int ldy = 0;
-  int upb = 0;          // units per block
-  int ksplit = 0;       // blocks over K per tile
-  int block_begin = 0;  // first linear block index of this job
-  int tile_begin = 0;   // first split-K counter of this job
-};
-
 struct GemvJobs {
   GemvJob job[k_max_jobs];
   int count = 0;
@@ -241,15 +231,9 @@ struct BlockPlan {
 
 __device__ __forceinline__ BlockPlan plan_block(const GemvJobs& jobs, int bx) {
   BlockPlan p;
-#pragma unroll
-  for (int i = 1; i < k_max_jobs; ++i)
-    if (i < jobs.count && bx >= jobs.job[i].block_begin) p.j = i;
+  const SplitPlan sp = split_plan(jobs.job, jobs.count, bx);
+  p.j = sp.j; p.tile = sp.tile; p.kb = sp.kb; p.u0 = sp.u0; p.u1 = sp.u1;
   const GemvJob& job = jobs.job[p.j];
-  const int bid = bx - job.block_begin;
-  p.tile = bid / job.ksplit;
-  p.kb = bid - p.tile * job.ksplit;
-  p.u0 = p.kb * job.upb;
-  p.u1 = min(job.w.k / 32, p.u0 + job.upb);
   p.nb = p.u1 - p.u0;
   const int warp = threadIdx.x >> 5;
   p.wa = p.nb * warp / k_warps;

@@ -51,15 +51,8 @@ constexpr int k_pipe_units = 128;    // most units per item
 constexpr int k_pipe_stages = k_gemv_chain_max;
 constexpr int k_sum_bufs = 4;        // items whose sums wait for the tail warp
 
-struct PipeJob {
-  Exl2Device w;
-  float* y = nullptr;
-  int upb = 0, ksplit = 0;
-  int item_begin = 0;  // first item of this job in the stage
-  int tile_begin = 0;  // first split-K ticket of this job
-};
 struct PipeStage {
-  PipeJob job[k_gemv_max_layers];
+  GemvJob job[k_gemv_max_layers];  // block_begin: the job's first item in the stage
   int count = 0;
   int items = 0;   // work items of the stage (all jobs)
   int target = 0;  // its counter once complete: column tiles + blocks
@@ -80,22 +73,17 @@ struct PipeParams {
   int xs_halves = 0;
 };
 
-// One item's plan (both roles compute it from the stage's parameters alone).
-struct PipeItem {
-  int j = 0, tile = 0, kb = 0, u0 = 0, u1 = 0;
-};
-__device__ __forceinline__ PipeItem pipe_item(const PipeStage& st, int it) {
-  PipeItem p;
-#pragma unroll
-  for (int i = 1; i < k_gemv_max_layers; ++i)
-    if (i < st.count && it >= st.job[i].item_begin) p.j = i;
-  const PipeJob& job = st.job[p.j];
-  const int id = it - job.item_begin;
-  p.tile = id / job.ksplit;
-  p.kb = id - p.tile * job.ksplit;
-  p.u0 = p.kb * job.upb;
-  p.u1 = min(job.w.k / 32, p.u0 + job.upb);
-  return p;
+// One item's plan (every role computes it from the stage's parameters alone).
+__device__ __forceinline__ SplitPlan pipe_item(const PipeStage& st, int it) { return split_plan(st.job, st.count, it); }
+
+// The block's items, stage after stage, in the order every role walks them: f(stage index,
+// stage, item index, plan, the block's running item number).
+template <class F>
+__device__ __forceinline__ void for_each_item(const PipeParams& p, F&& f) {
+  int seq = 0;
+  for (int s = 0; s < p.count; ++s)
+    for (int it = int(blockIdx.x); it < p.st[s].items; it += int(gridDim.x), ++seq)
+      f(s, p.st[s], it, pipe_item(p.st[s], it), seq);
 }
 
 // Written by the producer before it arrives on the item's meta barrier (byte offsets in the ring).
@@ -281,86 +269,82 @@ template <int CW>
 __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
   const int lane = threadIdx.x & 31;
   const int R = p.ring_bytes;
-  int pos = 0, released = 0, seq = 0, oldest = 0;
+  int pos = 0, released = 0, oldest = 0;
   const Tracer tr{lane == 0 ? p.trace : nullptr};
   const long long t_start = tr.now();
-  for (int s = 0; s < p.count; ++s) {
-    const PipeStage& st = p.st[s];
-    for (int it = int(blockIdx.x); it < st.items; it += int(gridDim.x), ++seq) {
-      const PipeItem pi = pipe_item(st, it);
-      const Exl2Device& w = st.job[pi.j].w;
-      const int nb = pi.u1 - pi.u0;
-      // Unit sizes and their prefix sums (unit order), 32 units per round.
-      int carry = 0;
-      for (int r = 0; r < nb; r += 32) {
-        const int i = r + lane;
-        const int sz = i < nb ? 256 * (__ldg(&w.units[pi.u0 + i].y) & 15) : 0;
-        int incl = sz;
+  for_each_item(p, [&](int, const PipeStage& st, int, const SplitPlan& pi, int seq) {
+    const Exl2Device& w = st.job[pi.j].w;
+    const int nb = pi.u1 - pi.u0;
+    // Unit sizes and their prefix sums (unit order), 32 units per round.
+    int carry = 0;
+    for (int r = 0; r < nb; r += 32) {
+      const int i = r + lane;
+      const int sz = i < nb ? 256 * (__ldg(&w.units[pi.u0 + i].y) & 15) : 0;
+      int incl = sz;
 #pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-          const int v = __shfl_up_sync(0xffffffffu, incl, o);
-          if (lane >= o) incl += v;
-        }
-        if (i < nb) sm.off[i] = carry + incl - sz;
-        carry += __shfl_sync(0xffffffffu, incl, 31);
+      for (int o = 1; o < 32; o <<= 1) {
+        const int v = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += v;
       }
-      if (lane == 0) sm.off[nb] = carry;
-      const int g0 = __ldg(&w.units[pi.u0].y) >> 4, g1 = __ldg(&w.units[pi.u1 - 1].y) >> 4;
-      const MetaSizes ms = meta_sizes(pi.u0, pi.u1, g0, g1, st.in.permuted);
-      const int meta_bytes = ms.total();
-      const int total = meta_bytes + carry;
-      // Ring space: skip to the start at a wrap, then wait until the bytes and the entry are free.
-      if (pos % R + total > R) pos += R - pos % R;
-      const int e = seq % k_queue;
-      const long long t_ring = tr.now();
-      while (oldest < seq && (seq - oldest >= k_queue || released < pos + total - R)) {
-        mbar_wait(&sm.empty[oldest % k_queue], unsigned(oldest / k_queue) & 1u, "ring space, item", oldest);
-        released = sm.end[oldest % k_queue];
-        ++oldest;
-      }
-      tr.add(k_tr_ring_wait, t_ring);
-      __syncwarp();
-      const int base = pos % R;
-      if (lane == 0) {
-        sm.end[e] = pos + total;
-        ItemHdr<CW>& h = sm.hdr[e];
-        h.info = base;
-        h.perm = base + ms.info;
-        h.smax = h.perm + ms.perm;
-        h.scale = h.smax + ms.smax;
-        h.g0 = g0;
-        h.g0e = g0 & ~7;
-        mbar_expect(&sm.meta[e], unsigned(meta_bytes));
-        for (int c = 0; c < CW; ++c) {
-          const int a = share_begin<CW>(nb, c), b = share_begin<CW>(nb, c + 1);
-          h.woff[c] = base + meta_bytes + sm.off[a];
-          mbar_expect(&sm.full[e * CW + c], unsigned(sm.off[b] - sm.off[a]));
-        }
-      }
-      __syncwarp();
-      // The tables (meta barrier), then the units (their warp's barrier).
-      unsigned char* dst = sm.ring + base;
-      if (lane == 0) bulk_copy(dst, w.units + (pi.u0 & ~1), unsigned(ms.info), &sm.meta[e]);
-      if (lane == 1 && ms.perm) bulk_copy(dst + ms.info, w.perm + pi.u0 * 32, unsigned(ms.perm), &sm.meta[e]);
-      if (lane == 2) bulk_copy(dst + ms.info + ms.perm, w.q_scale_max + (g0 & ~7), unsigned(ms.smax), &sm.meta[e]);
-      for (int g = lane; g <= g1 - g0; g += 32)
-        bulk_copy(dst + ms.info + ms.perm + ms.smax + g * 32, w.q_scale + (std::size_t(g0 + g) * w.tiles + pi.tile) * 8,
-                  32u, &sm.meta[e]);
-      const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;
-      for (int i = lane; i < nb; i += 32) {
-        const int2 info = __ldg(&w.units[pi.u0 + i]);
-        const int bits = info.y & 15;
-        int c = i * CW / nb;
-        while (c + 1 < CW && share_begin<CW>(nb, c + 1) <= i) ++c;
-        while (c > 0 && share_begin<CW>(nb, c) > i) --c;
-        bulk_copy(dst + meta_bytes + sm.off[i],
-                  w.q_weight + std::size_t(info.x) * unit_stride + std::size_t(pi.tile) * 64 * bits, unsigned(256 * bits),
-                  &sm.full[e * CW + c]);
-      }
-      pos += total;
-      __syncwarp();
+      if (i < nb) sm.off[i] = carry + incl - sz;
+      carry += __shfl_sync(0xffffffffu, incl, 31);
     }
-  }
+    if (lane == 0) sm.off[nb] = carry;
+    const int g0 = __ldg(&w.units[pi.u0].y) >> 4, g1 = __ldg(&w.units[pi.u1 - 1].y) >> 4;
+    const MetaSizes ms = meta_sizes(pi.u0, pi.u1, g0, g1, st.in.permuted);
+    const int meta_bytes = ms.total();
+    const int total = meta_bytes + carry;
+    // Ring space: skip to the start at a wrap, then wait until the bytes and the entry are free.
+    if (pos % R + total > R) pos += R - pos % R;
+    const int e = seq % k_queue;
+    const long long t_ring = tr.now();
+    while (oldest < seq && (seq - oldest >= k_queue || released < pos + total - R)) {
+      mbar_wait(&sm.empty[oldest % k_queue], unsigned(oldest / k_queue) & 1u, "ring space, item", oldest);
+      released = sm.end[oldest % k_queue];
+      ++oldest;
+    }
+    tr.add(k_tr_ring_wait, t_ring);
+    __syncwarp();
+    const int base = pos % R;
+    if (lane == 0) {
+      sm.end[e] = pos + total;
+      ItemHdr<CW>& h = sm.hdr[e];
+      h.info = base;
+      h.perm = base + ms.info;
+      h.smax = h.perm + ms.perm;
+      h.scale = h.smax + ms.smax;
+      h.g0 = g0;
+      h.g0e = g0 & ~7;
+      mbar_expect(&sm.meta[e], unsigned(meta_bytes));
+      for (int c = 0; c < CW; ++c) {
+        const int a = share_begin<CW>(nb, c), b = share_begin<CW>(nb, c + 1);
+        h.woff[c] = base + meta_bytes + sm.off[a];
+        mbar_expect(&sm.full[e * CW + c], unsigned(sm.off[b] - sm.off[a]));
+      }
+    }
+    __syncwarp();
+    // The tables (meta barrier), then the units (their warp's barrier).
+    unsigned char* dst = sm.ring + base;
+    if (lane == 0) bulk_copy(dst, w.units + (pi.u0 & ~1), unsigned(ms.info), &sm.meta[e]);
+    if (lane == 1 && ms.perm) bulk_copy(dst + ms.info, w.perm + pi.u0 * 32, unsigned(ms.perm), &sm.meta[e]);
+    if (lane == 2) bulk_copy(dst + ms.info + ms.perm, w.q_scale_max + (g0 & ~7), unsigned(ms.smax), &sm.meta[e]);
+    for (int g = lane; g <= g1 - g0; g += 32)
+      bulk_copy(dst + ms.info + ms.perm + ms.smax + g * 32, w.q_scale + (std::size_t(g0 + g) * w.tiles + pi.tile) * 8,
+                32u, &sm.meta[e]);
+    const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;
+    for (int i = lane; i < nb; i += 32) {
+      const int2 info = __ldg(&w.units[pi.u0 + i]);
+      const int bits = info.y & 15;
+      int c = i * CW / nb;
+      while (c + 1 < CW && share_begin<CW>(nb, c + 1) <= i) ++c;
+      while (c > 0 && share_begin<CW>(nb, c) > i) --c;
+      bulk_copy(dst + meta_bytes + sm.off[i],
+                w.q_weight + std::size_t(info.x) * unit_stride + std::size_t(pi.tile) * 64 * bits, unsigned(256 * bits),
+                &sm.full[e * CW + c]);
+    }
+    pos += total;
+    __syncwarp();
+  });
   tr.add(k_tr_producer, t_start);
 }
 
@@ -539,7 +523,7 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
     tr.add(k_tr_input, t_input);
     if (tid == 0) red_release_add(p.sync + s, 1u);  // the block's init share is written
     for (int it = int(blockIdx.x); it < st.items; it += int(G), ++seq) {
-      const PipeItem pi = pipe_item(st, it);
+      const SplitPlan pi = pipe_item(st, it);
       const int nb = pi.u1 - pi.u0;
       const int e = seq % k_queue;
       const unsigned ph = unsigned(seq / k_queue) & 1u;
@@ -589,7 +573,8 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
       if (lane == 0) mbar_arrive(&sm.empty[e]);  // the ring entry goes back to the producer
       // The warp's sums by column into the item's sum buffer, for the tail warp.
       const int b = seq % k_sum_bufs;
-      if (seq >= k_sum_bufs) mbar_wait(&sm.sum_empty[b], unsigned(seq / k_sum_bufs - 1) & 1u, "a sum buffer, item", seq);
+      if (seq >= k_sum_bufs)
+        mbar_wait(&sm.sum_empty[b], unsigned(seq / k_sum_bufs - 1) & 1u, "a sum buffer, item", seq);
       float* red_w = sm.red + (b * CW + warp) * k_tile_cols;
       if ((lane & 3) == 0) {
 #pragma unroll
@@ -613,67 +598,62 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
 template <int CW>
 __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm) {
   const int lane = threadIdx.x & 31;
-  int seq = 0;
   const Tracer tr{lane == 0 ? p.trace : nullptr};
   const long long t_start = tr.now();
-  for (int s = 0; s < p.count; ++s) {
-    const PipeStage& st = p.st[s];
-    for (int it = int(blockIdx.x); it < st.items; it += int(gridDim.x), ++seq) {
-      const PipeItem pi = pipe_item(st, it);
-      const PipeJob& job = st.job[pi.j];
-      const int b = seq % k_sum_bufs;
-      const long long t_sum = tr.now();
-      mbar_wait(&sm.sum_full[b], unsigned(seq / k_sum_bufs) & 1u, "the sums of item", seq);
-      tr.add(k_tr_sum_wait, t_sum);
-      const long long t_global = tr.now();
-      float sum[2];
+  for_each_item(p, [&](int s, const PipeStage& st, int it, const SplitPlan& pi, int seq) {
+    const GemvJob& job = st.job[pi.j];
+    const int b = seq % k_sum_bufs;
+    const long long t_sum = tr.now();
+    mbar_wait(&sm.sum_full[b], unsigned(seq / k_sum_bufs) & 1u, "the sums of item", seq);
+    tr.add(k_tr_sum_wait, t_sum);
+    const long long t_global = tr.now();
+    float sum[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      sum[h] = 0.0f;
+#pragma unroll
+      for (int w = 0; w < CW; ++w) sum[h] += sm.red[(b * CW + w) * k_tile_cols + lane + 32 * h];
+    }
+    __syncwarp();
+    if (lane == 0) mbar_arrive(&sm.sum_empty[b]);
+    bool done = true;
+    if (job.ksplit == 1) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        sum[h] = 0.0f;
-#pragma unroll
-        for (int w = 0; w < CW; ++w) sum[h] += sm.red[(b * CW + w) * k_tile_cols + lane + 32 * h];
+        const int col = pi.tile * k_tile_cols + lane + 32 * h;
+        if (col < job.w.n) __stcg(job.y + col, __ldcg(job.y + col) + sum[h]);
       }
+    } else {
+      float* slots = p.partials + std::size_t(it - pi.kb) * k_tile_cols;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) __stcg(slots + std::size_t(pi.kb) * k_tile_cols + lane + 32 * h, sum[h]);
+      __threadfence();
       __syncwarp();
-      if (lane == 0) mbar_arrive(&sm.sum_empty[b]);
-      bool done = true;
-      if (job.ksplit == 1) {
+      unsigned* ticket = p.tickets + job.tile_begin + pi.tile;
+      unsigned t = 0;
+      if (lane == 0) t = atom_acq_rel_add(ticket, 1u);
+      t = __shfl_sync(0xffffffffu, t, 0);
+      done = t == unsigned(job.ksplit) - 1u;
+      if (done) {
+        __threadfence();
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int col = pi.tile * k_tile_cols + lane + 32 * h;
-          if (col < job.w.n) __stcg(job.y + col, __ldcg(job.y + col) + sum[h]);
+          if (col >= job.w.n) continue;
+          float v = 0.0f;
+          for (int k = 0; k < job.ksplit; ++k) v += __ldcg(slots + std::size_t(k) * k_tile_cols + lane + 32 * h);
+          __stcg(job.y + col, __ldcg(job.y + col) + v);
         }
-      } else {
-        float* slots = p.partials + std::size_t(it - pi.kb) * k_tile_cols;
-#pragma unroll
-        for (int h = 0; h < 2; ++h) __stcg(slots + std::size_t(pi.kb) * k_tile_cols + lane + 32 * h, sum[h]);
-        __threadfence();
-        __syncwarp();
-        unsigned* ticket = p.tickets + job.tile_begin + pi.tile;
-        unsigned t = 0;
-        if (lane == 0) t = atom_acq_rel_add(ticket, 1u);
-        t = __shfl_sync(0xffffffffu, t, 0);
-        done = t == unsigned(job.ksplit) - 1u;
-        if (done) {
-          __threadfence();
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int col = pi.tile * k_tile_cols + lane + 32 * h;
-            if (col >= job.w.n) continue;
-            float v = 0.0f;
-            for (int k = 0; k < job.ksplit; ++k) v += __ldcg(slots + std::size_t(k) * k_tile_cols + lane + 32 * h);
-            __stcg(job.y + col, __ldcg(job.y + col) + v);
-          }
-          if (lane == 0) *ticket = 0u;
-        }
+        if (lane == 0) *ticket = 0u;
       }
-      if (done) {
-        __threadfence();
-        __syncwarp();
-        if (lane == 0) red_release_add(p.sync + s, 1u);  // one more column tile of the stage
-      }
-      tr.add(k_tr_tail_global, t_global);
     }
-  }
+    if (done) {
+      __threadfence();
+      __syncwarp();
+      if (lane == 0) red_release_add(p.sync + s, 1u);  // one more column tile of the stage
+    }
+    tr.add(k_tr_tail_global, t_global);
+  });
   tr.add(k_tr_tail, t_start);
   if (lane == 0) pipe_exit(p);
 }
@@ -778,12 +758,12 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
     st.count = g.count;
     int items = 0, tile_begin = 0;
     for (int j = 0; j < g.count; ++j) {
-      PipeJob& job = st.job[j];
+      GemvJob& job = st.job[j];
       job.w = *g.w[j];
       job.y = g.y[j];
       job.upb = upb;
       job.ksplit = ks;
-      job.item_begin = items;
+      job.block_begin = items;
       job.tile_begin = tile_begin;
       items += job.w.tiles * ks;
       tile_begin += job.w.tiles;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "async_copy.cuh"
+#include "kernels.h"
 
 namespace exl::cuda {
 
@@ -135,6 +136,36 @@ __device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, s
   }
 #pragma unroll
   for (int j = 2 * B; j < 16; ++j) w[j] = 0u;
+}
+
+// One layer of a GEMV launch (or of a pipeline stage): its column tiles are split over K into
+// `ksplit` blocks (work items) of `upb` units each.
+struct GemvJob {
+  Exl2Device w;
+  float* y = nullptr;
+  int ldy = 0;
+  int upb = 0;          // units per block
+  int ksplit = 0;       // blocks over K per tile
+  int block_begin = 0;  // first linear block (item) index of this job
+  int tile_begin = 0;   // first split-K counter of this job
+};
+
+// Which job, column tile, split and unit range [u0, u1) block (item) `idx` of a launch takes.
+struct SplitPlan {
+  int j = 0, tile = 0, kb = 0, u0 = 0, u1 = 0;
+};
+__device__ __forceinline__ SplitPlan split_plan(const GemvJob* jobs, int count, int idx) {
+  SplitPlan p;
+#pragma unroll
+  for (int i = 1; i < k_gemv_max_layers; ++i)
+    if (i < count && idx >= jobs[i].block_begin) p.j = i;
+  const GemvJob& job = jobs[p.j];
+  const int id = idx - job.block_begin;
+  p.tile = id / job.ksplit;
+  p.kb = id - p.tile * job.ksplit;
+  p.u0 = p.kb * job.upb;
+  p.u1 = min(job.w.k / 32, p.u0 + job.upb);
+  return p;
 }
 
 }  // namespace exl::cuda
