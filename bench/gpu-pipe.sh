@@ -1,55 +1,62 @@
 #!/usr/bin/env bash
 # One device call for the persistent decode pipeline (EXL_CUDA_PIPE=1, kernels/cuda/exl2_pipe.cu)
-# and the converter's device-side measurement, in priority order, each step time-limited:
+# and the converter's device-side measurement, in priority order, each step time-limited and
+# skipped once the call's budget would be passed:
 #   1. the pipeline against the CPU twin (kernel test modes 9 and 10) and against separate
-#      launches on a fixture model (teacher-forced logits, seeded repeats); compute-sanitizer
-#      memcheck over the kernel test when the tool is there;
+#      launches on a fixture model (teacher-forced logits, seeded repeats: the default form, 16
+#      warps with the input in stored order, and attention as a stage);
 #   2. the converter's GPU measurement against the CPU's (the first-token rule, session 17);
 #   3. only if step 1 passed: the pipeline's time accounts (EXL_PIPE_TRACE=1, printed when each
-#      model's backend goes) on tinyllama and llama3-8b, then alternating A/B rounds of the raw
-#      decode step: launches, the pipeline with 8 consumer warps (gathering through the
-#      permutation, and with the input in stored order: EXL_PIPE_ORDER=1) and with 16.
+#      model's backend goes) on tinyllama and llama3-8b, with and without the attention stage,
+#      then alternating A/B rounds of the raw decode step: launches against the pipeline's forms;
+#   4. compute-sanitizer memcheck over the kernel test, if the tool is there and time is left.
 # usage (GPU machine, after `bash bench/gpu-prep.sh build/dev ref-s-4.0bpw` here):
-#   bash bench/gpu-pipe.sh OUT_DIR [ROUNDS]
+#   bash bench/gpu-pipe.sh OUT_DIR [ROUNDS] [BUDGET_SECONDS]
 set -u
-out=${1:?usage: bench/gpu-pipe.sh OUT_DIR [ROUNDS]}
+out=${1:?usage: bench/gpu-pipe.sh OUT_DIR [ROUNDS] [BUDGET_SECONDS]}
 rounds=${2:-2}
+budget=${3:-560}
 [[ $out == /* ]] || out=$PWD/$out
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/gpu-env.sh"
 start=$(date +%s)
 say() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$out/pipe.log"; }
+# Whether a step of about $1 seconds still fits the budget.
+fits() { [ $(($(date +%s) - start + $1)) -le "$budget" ] || { say "skipped (budget): $2"; return 1; }; }
+selftest() { ./exl selftest --device cuda --fixtures ../fixtures --filter "$1"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv >"$out/env.txt" 2>&1
 say "kernel test (modes 0 1 2 6 8 9 10)"
-timeout 150 ./exl selftest --device cuda --fixtures ../fixtures --filter cuda_kernels.exl2_matmul_fused_and_cublas \
-  >"$out/kernel.log" 2>&1
+timeout 120 bash -c "$(declare -f selftest); selftest cuda_kernels.exl2_matmul_fused_and_cublas" >"$out/kernel.log" 2>&1
 kernel_rc=$?
 say "kernel test rc $kernel_rc: $(tail -n 1 "$out/kernel.log")"
 say "model test (pipeline vs launches)"
-timeout 120 ./exl selftest --device cuda --fixtures ../fixtures --filter cuda_model.pipe_decode_matches_launches \
-  >"$out/model.log" 2>&1
+timeout 150 bash -c "$(declare -f selftest); selftest cuda_model.pipe_decode_matches_launches" >"$out/model.log" 2>&1
 model_rc=$?
-say "model test rc $model_rc: $(grep -E 'pipeline vs|passed' "$out/model.log" | tr '\n' ' ')"
-san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
-if [ -n "$san" ] && [ $kernel_rc -eq 0 ]; then
-  say "memcheck over the kernel test"
-  timeout 150 "$san" --tool memcheck --error-exitcode 9 ./exl selftest --device cuda --fixtures ../fixtures \
-    --filter cuda_kernels.exl2_matmul_fused_and_cublas >"$out/memcheck.log" 2>&1
-  say "memcheck rc $?: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -n 1)"
+say "model test rc $model_rc: $(grep -E 'pipeline|passed' "$out/model.log" | tr '\n' ' ')"
+if fits 90 "converter measurement"; then
+  timeout 90 bash -c "$(declare -f selftest); selftest convert.cuda_measurement_matches_cpu" >"$out/convert.log" 2>&1
+  say "convert rc $?: $(tail -n 1 "$out/convert.log")"
 fi
-say "converter measurement on the device"
-timeout 150 ./exl selftest --device cuda --fixtures ../fixtures --filter convert.cuda_measurement_matches_cpu \
-  >"$out/convert.log" 2>&1
-say "convert rc $?: $(tail -n 1 "$out/convert.log")"
 if [ $kernel_rc -ne 0 ] || [ $model_rc -ne 0 ]; then
   say "pipeline failed its tests: no timings"
   exit 1
 fi
-say "trace (tinyllama-1.1b, then llama3-8b; a report per model)"
-EXL_CUDA_PIPE=1 EXL_PIPE_TRACE=1 EXL_BENCH=decode timeout 120 ./exl_cuda_bench ./libexl_cuda.so >"$out/trace.log" 2>&1
-say "trace rc $?: $(grep -E 'decode ctx' "$out/trace.log" | tr '\n' ' ')"
-say "A/B"
-bash "$here/gpu-ab.sh" "$out/ab.txt" "$rounds" - "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ORDER=1" \
-  "EXL_CUDA_PIPE=1 EXL_PIPE_WARPS=16" >/dev/null 2>&1
-say "A/B done: $(wc -l <"$out/ab.txt") lines"
+for form in "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1"; do
+  fits 60 "trace $form" || break
+  tag=$(echo "$form" | tr ' =' '_-')
+  env $form EXL_PIPE_TRACE=1 EXL_BENCH=decode timeout 60 ./exl_cuda_bench ./libexl_cuda.so >"$out/trace-$tag.log" 2>&1
+  say "trace [$form] rc $?: $(grep -E 'decode ctx' "$out/trace-$tag.log" | tr '\n' ' ')"
+done
+if fits 200 "A/B"; then
+  bash "$here/gpu-ab.sh" "$out/ab.txt" "$rounds" - "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1" \
+    "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1 EXL_PIPE_ORDER=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1 EXL_PIPE_WARPS=16" \
+    >/dev/null 2>&1
+  say "A/B done: $(wc -l <"$out/ab.txt") lines"
+fi
+san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
+if [ -n "$san" ] && fits 120 "memcheck"; then
+  timeout 120 "$san" --tool memcheck --error-exitcode 9 ./exl selftest --device cuda --fixtures ../fixtures \
+    --filter cuda_kernels.exl2_matmul_fused_and_cublas >"$out/memcheck.log" 2>&1
+  say "memcheck rc $?: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -n 1)"
+fi

@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "async_copy.cuh"
+#include "attn_common.cuh"
 #include "cuda_check.h"
 #include "kernels.h"
 #include "kv_pages.cuh"
@@ -510,25 +511,6 @@ void launch_prefill(const AttentionShape& a, const __half* q, const __half* k_ca
   launch(attn_prefill_kernel<D, Q>, dim3((a.t + k_pf_rows - 1) / k_pf_rows, a.nh), dim3(128), smem, s, q, k_cache,
          v_cache, past, a.t, a.nh, a.nkv, scale_log2, out, out32, kp, vp);
   EXL_CUDA_CHECK_LAUNCH();
-}
-
-__device__ __forceinline__ int decode_split_len(int kv_len, int splits) {
-  const int per = (kv_len + splits - 1) / splits;
-  return max(64, (per + 63) / 64 * 64);  // whole 64-key tiles, at least one: short contexts use few splits
-}
-
-// The keys [k0, k1) of one decode split for query token tq (kv_len = past + tq + 1 keys); k0 >= k1
-// past the last split with keys (the merge reads only the splits below ceil(kv_len / split_len)).
-struct DecodeSplit {
-  int kv_len, k0, k1;
-};
-__device__ __forceinline__ DecodeSplit decode_split(int past, int tq, int split, int splits) {
-  DecodeSplit r;
-  r.kv_len = past + tq + 1;
-  const int split_len = decode_split_len(r.kv_len, splits);
-  r.k0 = split * split_len;
-  r.k1 = min(r.k0 + split_len, r.kv_len);
-  return r;
 }
 
 bool g_decode_mma = true;
@@ -1092,21 +1074,6 @@ int decode_reg_ctas_per_sm() {
   EXL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, attn_decode_reg_kernel<D, KF, VF>, 128,
                                                                decode_reg_smem_bytes<D, KF, VF>()));
   return n;
-}
-
-// Element e of a head's q after RoPE (rope_qkv_cache's pairs and arithmetic), from fp32 x.
-__device__ __forceinline__ float rope_elem(const float* x, int e, int d, int style, const float2* cs) {
-  if (style == 0) {
-    const int half = d / 2;
-    if (e < half) {
-      const float2 c = cs[e];
-      return x[e] * c.x - x[e + half] * c.y;
-    }
-    const float2 c = cs[e - half];
-    return x[e] * c.x + x[e - half] * c.y;
-  }
-  const float2 c = cs[e >> 1];
-  return (e & 1) ? x[e] * c.x + x[e - 1] * c.y : x[e] * c.x - x[e + 1] * c.y;
 }
 
 // The fused decode step's merge: the last split of KV head kh merges its heads' partials in

@@ -92,6 +92,7 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   }
   if (const char* w = std::getenv("EXL_PIPE_WARPS")) pipe_warps_ = std::atoi(w) == 16 ? 16 : 8;
   if (const char* o = std::getenv("EXL_PIPE_ORDER")) pipe_order_ = std::string(o) == "1";
+  if (const char* a = std::getenv("EXL_PIPE_ATTN")) pipe_attn_ = std::string(a) == "1";
   // EXL_CUDA_GRAPHS=0: every step enqueued launch by launch (to tell a graph problem from a kernel's).
   if (const char* g = std::getenv("EXL_CUDA_GRAPHS")) opt_.cuda_graphs = std::string(g) != "0";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
@@ -417,6 +418,10 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   // q/k/v or the head) run as the stages of one persistent launch, RMSNorm folded into each.
   const bool fused_step = t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16;
   const bool chain = t == 1 && chain_decode_ && chain_ok_ && !fused_step;
+  // EXL_PIPE_ATTN=1: RoPE, the cache row and attention as the first stage of each pipeline launch.
+  const bool pipe_attn = chain && pipe_decode_ && pipe_attn_ && kfmt_ == kv_f16 && vfmt_ == kv_f16 &&
+                         (hd_ == 64 || hd_ == 128) && nh_ % nkv_ == 0 && nh_ / nkv_ <= 8 && exl2_pipe_supported();
+  PipeAttention pa;  // the attention stage of the window being gathered in ch
   GemvChainCall ch;
   auto run = [&](const GemvCall& c, bool flush) {
     if (!chain) return exl2_gemv_run(c, s);
@@ -449,9 +454,16 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     run(c, true);
     // The attention output in o's stored row order where its permutation is known (t < 32 here).
-    const bool o_order = !fused_step && t < k_short_chunk && l.o_pos.bytes() > 0;  // o_pos: fold_perms_
+    const bool o_order = !fused_step && !pipe_attn && t < k_short_chunk && l.o_pos.bytes() > 0;  // o_pos: fold_perms_
     const __half* o_in = att_.get<__half>();
-    if (fused_step) {  // RoPE, cache write, attention, merge: one launch
+    if (pipe_attn) {  // the next pipeline launch starts with it (its window was flushed with q/k/v)
+      pa.shape = as;
+      pa.in.q = q32; pa.in.k = k32; pa.in.v = v32; pa.in.cs = cs_.get<float2>(); pa.in.style = rope_style_;
+      pa.in.counters = att_counters_.get<unsigned>();
+      pa.k_cache = l.k_cache.get<__half>(); pa.v_cache = l.v_cache.get<__half>();
+      pa.past = past; pa.part = part_.get<float>(); pa.out = att_.get<__half>();
+      ch.attention = &pa;
+    } else if (fused_step) {  // RoPE, cache write, attention, merge: one launch
       DecodeStepInputs in;
       in.q = q32; in.k = k32; in.v = v32; in.cs = cs_.get<float2>(); in.style = rope_style_;
       in.counters = att_counters_.get<unsigned>();

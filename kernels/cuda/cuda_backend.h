@@ -52,8 +52,8 @@ class GemvScratch {
   void allocate(Allocator* alloc, cudaStream_t s) {
     partials_.allocate(alloc, k_gemv_partial_floats * 4, "GEMV split-K partials");
     // The split-K tickets, then the chain's grid barrier (2 counters) and the decode pipeline's
-    // stage counters (k_gemv_chain_max + 1).
-    counters_.allocate(alloc, std::size_t(k_gemv_counters + 2 + k_gemv_chain_max + 1) * 4, "GEMV split-K counters");
+    // counters (k_pipe_sync_counters).
+    counters_.allocate(alloc, std::size_t(k_gemv_counters + 2 + k_pipe_sync_counters) * 4, "GEMV split-K counters");
     EXL_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
     // EXL_PIPE_TRACE=1 (experiments): the decode pipeline's time accounts, reported on destruction.
     if (const char* t = std::getenv("EXL_PIPE_TRACE"); t && std::string(t) == "1") {
@@ -148,6 +148,7 @@ class CudaBackend {
   bool pipe_decode_ = false;
   int pipe_warps_ = 8;        // EXL_PIPE_WARPS=16: consumer warps per block
   bool pipe_order_ = false;   // EXL_PIPE_ORDER=1: the input filled in stored row order (GemvInput::order)
+  bool pipe_attn_ = false;    // EXL_PIPE_ATTN=1: attention as a pipeline stage (FP16 cache)
   // Chunks of 2 .. gemv_max_rows tokens: RMSNorm and SiLU * up as their own launches (fp16 rows,
   // gathered by the GEMV as plain activations) instead of folded into every GEMV block: a pass
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).

@@ -946,6 +946,7 @@ int chain_grid(std::size_t smem, int sm_count) {
 void exl2_gemv_chain(const GemvChainCall& c, cudaStream_t s) {
   if (c.count <= 0) return;
   if (c.pipe) return exl2_gemv_pipe(c, s);
+  if (c.attention) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: an attention stage needs the pipeline");
   if (c.count > k_gemv_chain_max) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: too many stages");
   if (!c.barrier) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: no barrier counters");
   const int m = c.stage[0].m;

@@ -30,6 +30,7 @@
 // regions; [k_gemv_chain_max] counts the consumers and tail warps that are done; the last one
 // clears them all.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -37,10 +38,12 @@
 #include <vector>
 
 #include "async_copy.cuh"
+#include "attn_common.cuh"
 #include "cuda_check.h"
 #include "exl2_common.cuh"
 #include "exl2_tile.cuh"
 #include "kernels.h"
+#include "kv_pages.cuh"
 #include "launch.cuh"
 
 namespace exl::cuda {
@@ -48,10 +51,11 @@ namespace {
 
 constexpr int k_queue = 16;          // ring entries (items in flight per block)
 constexpr int k_pipe_units = 128;    // most units per item
-constexpr int k_pipe_stages = k_gemv_chain_max;
+constexpr int k_pipe_stages = k_pipe_sync_counters - 1;  // an attention stage, then the GEMV stages
 constexpr int k_sum_bufs = 4;        // items whose sums wait for the tail warp
 
 struct PipeStage {
+  int attention = 0;  // 1: the attention stage (PipeParams::attn; its items: KV head x key split)
   GemvJob job[k_gemv_max_layers];  // block_begin: the job's first item in the stage
   int count = 0;
   int items = 0;   // work items of the stage (all jobs)
@@ -67,7 +71,8 @@ struct PipeParams {
   int count = 0;
   float* partials = nullptr;
   unsigned* tickets = nullptr;
-  unsigned* sync = nullptr;  // [k_pipe_stages] stage counters, then the blocks done
+  unsigned* sync = nullptr;  // [k_pipe_stages] stage counters, then the blocks done (k_pipe_sync_counters)
+  PipeAttention attn;
   unsigned long long* trace = nullptr;  // EXL_PIPE_TRACE: time accounts (pipe_trace_report), or null
   int ring_bytes = 0;
   int xs_halves = 0;
@@ -82,8 +87,9 @@ template <class F>
 __device__ __forceinline__ void for_each_item(const PipeParams& p, F&& f) {
   int seq = 0;
   for (int s = 0; s < p.count; ++s)
-    for (int it = int(blockIdx.x); it < p.st[s].items; it += int(gridDim.x), ++seq)
-      f(s, p.st[s], it, pipe_item(p.st[s], it), seq);
+    if (!p.st[s].attention)
+      for (int it = int(blockIdx.x); it < p.st[s].items; it += int(gridDim.x), ++seq)
+        f(s, p.st[s], it, pipe_item(p.st[s], it), seq);
 }
 
 // Written by the producer before it arrives on the item's meta barrier (byte offsets in the ring).
@@ -500,6 +506,162 @@ __device__ __forceinline__ void pipe_run(const unsigned char* w8, int n, const i
   }
 }
 
+// ---- the attention stage (consumer warps) ----
+
+// Scratch of an attention item in the input region: q after RoPE [G][D], the warps' online
+// softmax states [CW][G] (max, sum) and outputs [CW][G][D], the ticket.
+template <int CW>
+constexpr std::size_t attn_scratch_bytes(int d, int g) {
+  return std::size_t(g) * d * 4 + std::size_t(CW) * g * 8 + std::size_t(CW) * g * d * 4 + 16;
+}
+
+// One item: the G query heads of KV head kh over the keys of one split (as the fused decode
+// step's split kernel, attention.cu: RoPE of q, and of the new key with its K/V row written by
+// the split that holds it). Warp w takes keys k0 + w, k0 + w + CW, ...; a lane holds D / 32
+// elements of q, K, V and the output. The warps' states meet in shared memory, the split's
+// partials (unnormalised output, max, sum) go to part, and the last split of the KV head (a
+// ticket) merges the splits in split order into out and counts the stage's head as done.
+template <int CW, int D, int G>
+__device__ void attention_item(const PipeParams& p, const PipeSmem<CW>& sm, int stage, int kh, int split) {
+  constexpr int CT = CW * 32, EPL = D / 32;
+  const PipeAttention& a = p.attn;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int nh = a.shape.nh, nkv = a.shape.nkv, splits = a.shape.splits, gsz = nh / nkv;
+  const DecodeSplit sp = decode_split(__ldcg(a.past), 0, split, splits);
+  if (sp.k0 >= sp.k1) return;  // past the keys (the whole block alike)
+  float* qs = reinterpret_cast<float*>(sm.xs);
+  float* s_m = qs + G * D;
+  float* s_l = s_m + CW * G;
+  float* s_acc = s_l + CW * G;
+  unsigned* s_ticket = reinterpret_cast<unsigned*>(s_acc + CW * G * D);
+  const float2* cs = a.in.cs;
+  const int style = a.in.style;
+  for (int i = tid; i < gsz * D; i += CT) {
+    const int h = i / D, e = i - h * D;
+    qs[h * D + e] = rope_elem(a.in.q + std::size_t(kh * gsz + h) * D, e, D, style, cs) * a.shape.scale;
+  }
+  const std::size_t row_stride = std::size_t(nkv) * D;
+  if (sp.k1 == sp.kv_len) {  // this split holds the new key: RoPE it, write the K and V rows
+    const std::size_t row = std::size_t(kv_row(a.shape.pages, sp.kv_len - 1)) * row_stride + std::size_t(kh) * D;
+    const float* kr = a.in.k + std::size_t(kh) * D;
+    const float* vr = a.in.v + std::size_t(kh) * D;
+    for (int i = tid; i < D / 2; i += CT) {
+      const int x = style == 0 ? i : 2 * i, y = style == 0 ? i + D / 2 : 2 * i + 1;
+      const float2 c = cs[i];
+      const float xa = kr[x], xb = kr[y];
+      a.k_cache[row + x] = __float2half_rn(xa * c.x - xb * c.y);
+      a.k_cache[row + y] = __float2half_rn(xb * c.x + xa * c.y);
+    }
+    for (int i = tid; i < D; i += CT) a.v_cache[row + i] = __float2half_rn(vr[i]);
+  }
+  consumers_sync<CW>();  // q in shared memory; the new row visible to the block's loads
+  float qf[G][EPL], m[G], l[G], acc[G][EPL];
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    m[h] = -FLT_MAX;
+    l[h] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < EPL; ++j) {
+      qf[h][j] = h < gsz ? qs[h * D + lane * EPL + j] : 0.0f;
+      acc[h][j] = 0.0f;
+    }
+  }
+  const __half* kb = a.k_cache + std::size_t(kh) * D + lane * EPL;
+  const __half* vb = a.v_cache + std::size_t(kh) * D + lane * EPL;
+  for (int key = sp.k0 + warp; key < sp.k1; key += CW) {
+    const std::size_t at = std::size_t(kv_row(a.shape.pages, key)) * row_stride;
+    float kf[EPL], vf[EPL];
+#pragma unroll
+    for (int j = 0; j < EPL; j += 2) {
+      const float2 kk = __half22float2(*reinterpret_cast<const __half2*>(kb + at + j));
+      const float2 vv = __half22float2(*reinterpret_cast<const __half2*>(vb + at + j));
+      kf[j] = kk.x; kf[j + 1] = kk.y;
+      vf[j] = vv.x; vf[j + 1] = vv.y;
+    }
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+      float d = 0.0f;
+#pragma unroll
+      for (int j = 0; j < EPL; ++j) d = fmaf(qf[h][j], kf[j], d);
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+      const float mn = fmaxf(m[h], d);
+      const float sa = __expf(m[h] - mn), pe = __expf(d - mn);
+      m[h] = mn;
+      l[h] = l[h] * sa + pe;
+#pragma unroll
+      for (int j = 0; j < EPL; ++j) acc[h][j] = fmaf(pe, vf[j], acc[h][j] * sa);
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+#pragma unroll
+    for (int j = 0; j < EPL; ++j) s_acc[(warp * G + h) * D + lane * EPL + j] = acc[h][j];
+    if (lane == 0) { s_m[warp * G + h] = m[h]; s_l[warp * G + h] = l[h]; }
+  }
+  consumers_sync<CW>();
+  // The split's partials: the warps merged (a warp without keys has max -FLT_MAX, weight 0).
+  for (int i = tid; i < gsz * D; i += CT) {
+    const int h = i / D, e = i - h * D;
+    float mx = -FLT_MAX;
+#pragma unroll
+    for (int w = 0; w < CW; ++w) mx = fmaxf(mx, s_m[w * G + h]);
+    float o = 0.0f, lsum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < CW; ++w) {
+      const float f = __expf(s_m[w * G + h] - mx);
+      o += s_acc[(w * G + h) * D + e] * f;
+      lsum += s_l[w * G + h] * f;
+    }
+    float* pp = a.part + (std::size_t(kh * gsz + h) * splits + split) * (D + 2);
+    __stcg(pp + e, o);
+    if (e == 0) { __stcg(pp + D, mx); __stcg(pp + D + 1, lsum); }
+  }
+  consumers_sync<CW>();
+  const int ns = (sp.kv_len + decode_split_len(sp.kv_len, splits) - 1) / decode_split_len(sp.kv_len, splits);
+  if (tid == 0) *s_ticket = atom_acq_rel_add(a.in.counters + kh, 1u);
+  consumers_sync<CW>();
+  if (*s_ticket == unsigned(ns) - 1u) {  // the last split of the head group: merge in split order
+    for (int i = tid; i < gsz * D; i += CT) {
+      const int h = i / D, e = i - h * D;
+      const float* pp = a.part + std::size_t(kh * gsz + h) * splits * (D + 2);
+      float mx = -FLT_MAX;
+      for (int k = 0; k < ns; ++k) mx = fmaxf(mx, __ldcg(pp + k * (D + 2) + D));
+      float o = 0.0f, lsum = 0.0f;
+      for (int k = 0; k < ns; ++k) {
+        const float f = __expf(__ldcg(pp + k * (D + 2) + D) - mx);
+        o += __ldcg(pp + k * (D + 2) + e) * f;
+        lsum += __ldcg(pp + k * (D + 2) + D + 1) * f;
+      }
+      __stcg(a.out + std::size_t(kh * gsz + h) * D + e, __float2half_rn(o / lsum));
+    }
+    if (tid == 0) a.in.counters[kh] = 0u;
+    __threadfence();
+    consumers_sync<CW>();
+    if (tid == 0) red_release_add(p.sync + stage, 1u);  // one more KV head of the stage
+  }
+  consumers_sync<CW>();  // the scratch is reused by the next item
+}
+
+template <int CW>
+__device__ void pipe_attention(const PipeParams& p, const PipeSmem<CW>& sm, int stage, int it) {
+  const int splits = p.attn.shape.splits, kh = it / splits, split = it - kh * splits;
+  const int gsz = p.attn.shape.nh / p.attn.shape.nkv;
+#define EXL_PIPE_ATTN(D, G) attention_item<CW, D, G>(p, sm, stage, kh, split)
+  if (p.attn.shape.d == 64) {
+    if (gsz <= 1) EXL_PIPE_ATTN(64, 1);
+    else if (gsz <= 2) EXL_PIPE_ATTN(64, 2);
+    else if (gsz <= 4) EXL_PIPE_ATTN(64, 4);
+    else EXL_PIPE_ATTN(64, 8);
+  } else {
+    if (gsz <= 1) EXL_PIPE_ATTN(128, 1);
+    else if (gsz <= 2) EXL_PIPE_ATTN(128, 2);
+    else if (gsz <= 4) EXL_PIPE_ATTN(128, 4);
+    else EXL_PIPE_ATTN(128, 8);
+  }
+#undef EXL_PIPE_ATTN
+}
+
 template <int CW>
 __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
   constexpr int CT = CW * 32;
@@ -515,6 +677,11 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
     if (s > 0 && tid == 0) wait_counter(p.sync + s - 1, unsigned(p.st[s - 1].target), s);
     consumers_sync<CW>();
     tr.add(k_tr_stage_wait, t_wait);
+    if (st.attention) {
+      if (tid == 0) red_release_add(p.sync + s, 1u);  // (no init regions)
+      for (int it = int(blockIdx.x); it < st.items; it += int(G)) pipe_attention<CW>(p, sm, s, it);
+      continue;
+    }
     const long long t_input = tr.now();
     // This stage's init regions (accumulators of later launches: their earlier readers are done).
     write_inits(st.init, st.inits, int(blockIdx.x) * CT + tid, int(G) * CT);
@@ -712,6 +879,8 @@ int pipe_ksplit(int units, int tiles, int grid, int max_bits, int ring_bytes) {
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
+static_assert(sizeof(PipeParams) <= 4000, "the pipeline's parameters must fit a kernel's 4 KB of arguments");
+
 template <int CW>
 void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
   PipeParams p;
@@ -722,6 +891,13 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
     const bool ordered = c.pipe_order && !g.in.permuted && (g.in.order || g.count == 1);
     kmax = std::max(kmax, g.w[0]->k * (ordered ? 3 : 1));
   }
+  const int a0 = c.attention ? 1 : 0;  // the attention stage first
+  if (c.attention) {
+    const AttentionShape& as = c.attention->shape;
+    const int g = as.nh / std::max(1, as.nkv);
+    const int gp = g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8;
+    kmax = std::max<int>(kmax, int((attn_scratch_bytes<CW>(as.d, gp) + 1) / 2));
+  }
   p.xs_halves = kmax;
   const int optin = device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>();
   const std::size_t fixed = pipe_fixed_smem<CW>(kmax) + 128;
@@ -731,14 +907,20 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
   const std::size_t smem = std::size_t(p.ring_bytes) + fixed;
   opt_in_smem<exl2_pipe_kernel<CW>>(smem);
   const int grid = std::max(1, c.stage[0].sm_count);
-  p.count = c.count;
+  p.count = c.count + a0;
+  if (c.attention) {
+    p.attn = *c.attention;
+    p.st[0].attention = 1;
+    p.st[0].items = p.attn.shape.nkv * p.attn.shape.splits;
+    p.st[0].target = p.attn.shape.nkv + grid;
+  }
   p.partials = c.stage[0].ws.partials;
   p.tickets = c.stage[0].ws.counters;
   p.sync = c.pipe_sync;
   p.trace = c.pipe_trace;
   for (int i = 0; i < c.count; ++i) {
     const GemvCall& g = c.stage[i];
-    PipeStage& st = p.st[i];
+    PipeStage& st = p.st[i + a0];
     int tiles = 0, max_bits = 2;
     for (int j = 0; j < g.count; ++j) {
       const Exl2Device& w = *g.w[j];
@@ -789,7 +971,17 @@ bool exl2_pipe_supported() { return device_attribute<cudaDevAttrComputeCapabilit
 
 void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s) {
   if (c.count <= 0) return;
-  if (c.count > k_pipe_stages) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages");
+  if (c.count + (c.attention ? 1 : 0) > k_pipe_stages)
+    throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages");
+  if (const PipeAttention* a = c.attention) {
+    const AttentionShape& as = a->shape;
+    if (as.t != 1 || (as.d != 64 && as.d != 128) || as.nkv < 1 || as.nh % as.nkv != 0 || as.nh / as.nkv > 8 ||
+        as.splits < 1 || as.rotate_out)
+      throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: attention of this shape is not a pipeline stage");
+    if (!a->in.q || !a->in.k || !a->in.v || !a->in.cs || !a->in.counters || !a->k_cache || !a->v_cache || !a->past ||
+        !a->part || !a->out)
+      throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: attention stage without its buffers");
+  }
   if (!exl2_pipe_supported()) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: needs compute capability 9.0");
   if (!c.pipe_sync) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: no stage counters");
   for (int i = 0; i < c.count; ++i) {

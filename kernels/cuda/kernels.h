@@ -105,17 +105,23 @@ void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block = 0);
 // so the last bits may differ from the separate launches'. Launched without PDL: its grid must
 // be resident at once. Slower than the separate launches on the H200 so far (bench/RESULTS.md).
 constexpr int k_gemv_chain_max = 4;
+// The decode pipeline's counters: one per stage (an attention stage and the chain's GEMV
+// stages), then the blocks done.
+constexpr int k_pipe_sync_counters = k_gemv_chain_max + 2;
+struct PipeAttention;
 struct GemvChainCall {
   GemvCall stage[k_gemv_chain_max];
   int count = 0;
   unsigned* barrier = nullptr;
   // The stages as the persistent decode pipeline (exl2_gemv_pipe) instead of the chain kernel:
-  // its counters (k_gemv_chain_max + 1, zero; GemvScratch::pipe_sync).
+  // its counters (k_pipe_sync_counters, zero; GemvScratch::pipe_sync).
   bool pipe = false;
   unsigned* pipe_sync = nullptr;
   unsigned long long* pipe_trace = nullptr;  // k_pipe_trace_bytes, zeroed, or null (no trace)
   int pipe_warps = 8;        // consumer warps per block: 8 or 16
   bool pipe_order = false;   // fill the input in the layers' shared stored order (GemvInput::order)
+  // The pipeline only: an attention stage before the first GEMV stage (null: none).
+  const PipeAttention* attention = nullptr;
   // Appends a stage (a fifth one makes exl2_gemv_chain refuse the call).
   GemvCall& add() { return stage[count++ < k_gemv_chain_max ? count - 1 : k_gemv_chain_max - 1]; }
 };
@@ -284,6 +290,19 @@ struct DecodeStepInputs {
 };
 void attention_decode_step(const AttentionShape& a, const DecodeStepInputs& in, __half* k_cache, __half* v_cache,
                            const int* past, float* part, __half* out, float* out32, cudaStream_t s);
+// The same step as a stage of the decode pipeline (GemvChainCall::attention, exl2_pipe.cu): RoPE
+// of q and of the new key, the K/V row into the FP16 cache, attention over the keys split
+// `shape.splits` ways and the split merge (the last split of each KV head, a ticket in
+// in.counters); out fp16 [nh * d] in feature order. head_dim 64, 128 or 256, group size <= 8.
+struct PipeAttention {
+  AttentionShape shape;   // t = 1
+  DecodeStepInputs in;
+  __half* k_cache = nullptr;
+  __half* v_cache = nullptr;
+  const int* past = nullptr;
+  float* part = nullptr;  // attention_partial_floats(shape)
+  __half* out = nullptr;
+};
 
 // ---- elementwise.cu ----
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);

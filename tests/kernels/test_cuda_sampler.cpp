@@ -452,7 +452,8 @@ void persistent_matches_launches(const char* env, const char* what) {
 EXL_GPU_TEST(cuda_model, chain_decode_matches_launches) { persistent_matches_launches("EXL_CUDA_CHAIN", "chain"); }
 
 // The same stages as the persistent decode pipeline (EXL_CUDA_PIPE=1, exl2_gemv_pipe; on a GPU
-// before sm_90 the backend runs the chain kernel instead, and this repeats the test above).
+// before sm_90 the backend runs the chain kernel and the separate attention launches instead,
+// and this repeats the test above).
 EXL_GPU_TEST(cuda_model, pipe_decode_matches_launches) {
   persistent_matches_launches("EXL_CUDA_PIPE", "pipeline");
   // Its variants: 16 consumer warps; the input filled in the layers' stored order.
@@ -461,6 +462,11 @@ EXL_GPU_TEST(cuda_model, pipe_decode_matches_launches) {
   persistent_matches_launches("EXL_CUDA_PIPE", "pipeline (16 warps, stored order)");
   ::unsetenv("EXL_PIPE_WARPS");
   ::unsetenv("EXL_PIPE_ORDER");
+  // RoPE, the cache row and attention as each launch's first stage (ref-s: head_dim 64, 3 query
+  // heads per KV head).
+  ::setenv("EXL_PIPE_ATTN", "1", 1);
+  persistent_matches_launches("EXL_CUDA_PIPE", "pipeline with attention");
+  ::unsetenv("EXL_PIPE_ATTN");
 }
 
 // BackendOptions::deterministic = false (exl --nondeterministic): the split-K partials meet in fp32
