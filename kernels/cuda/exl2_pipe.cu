@@ -103,7 +103,9 @@ struct ItemHdr {
 
 // ---- sm_90 primitives: mbarriers and bulk copies ----
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ unsigned smem_u32(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+#endif
 
 __device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
