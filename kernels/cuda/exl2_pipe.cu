@@ -752,6 +752,7 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
           red_w[mt * 16 + (lane >> 2) + 8] = acc[mt][2];
         }
       }
+      __threadfence_block();  // the lanes' sums before lane 0's arrival (release) publishes them
       __syncwarp();
       if (lane == 0) mbar_arrive(&sm.sum_full[b]);
     }
