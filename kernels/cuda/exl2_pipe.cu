@@ -570,29 +570,40 @@ __device__ void attention_item(const PipeParams& p, const PipeSmem<CW>& sm, int 
   }
   const __half* kb = a.k_cache + std::size_t(kh) * D + lane * EPL;
   const __half* vb = a.v_cache + std::size_t(kh) * D + lane * EPL;
-  for (int key = sp.k0 + warp; key < sp.k1; key += CW) {
-    const std::size_t at = std::size_t(kv_row(a.shape.pages, key)) * row_stride;
-    float kf[EPL], vf[EPL];
+  // U keys per warp and round, all their K and V loads issued before any is used (a warp has
+  // the keys k0 + warp + CW * i; whether a key exists is the same for the whole warp).
+  constexpr int U = CW >= 16 ? 2 : 4;
+  for (int base = sp.k0 + warp; base < sp.k1; base += CW * U) {
+    float kf[U][EPL], vf[U][EPL];
 #pragma unroll
-    for (int j = 0; j < EPL; j += 2) {
-      const float2 kk = __half22float2(*reinterpret_cast<const __half2*>(kb + at + j));
-      const float2 vv = __half22float2(*reinterpret_cast<const __half2*>(vb + at + j));
-      kf[j] = kk.x; kf[j + 1] = kk.y;
-      vf[j] = vv.x; vf[j + 1] = vv.y;
+    for (int u = 0; u < U; ++u) {
+      const int key = base + u * CW < sp.k1 ? base + u * CW : sp.k0;
+      const std::size_t at = std::size_t(kv_row(a.shape.pages, key)) * row_stride;
+#pragma unroll
+      for (int j = 0; j < EPL; j += 2) {
+        const float2 kk = __half22float2(*reinterpret_cast<const __half2*>(kb + at + j));
+        const float2 vv = __half22float2(*reinterpret_cast<const __half2*>(vb + at + j));
+        kf[u][j] = kk.x; kf[u][j + 1] = kk.y;
+        vf[u][j] = vv.x; vf[u][j + 1] = vv.y;
+      }
     }
 #pragma unroll
-    for (int h = 0; h < G; ++h) {
-      float d = 0.0f;
+    for (int u = 0; u < U; ++u) {
+      if (base + u * CW >= sp.k1) break;
 #pragma unroll
-      for (int j = 0; j < EPL; ++j) d = fmaf(qf[h][j], kf[j], d);
+      for (int h = 0; h < G; ++h) {
+        float d = 0.0f;
 #pragma unroll
-      for (int o = 16; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-      const float mn = fmaxf(m[h], d);
-      const float sa = __expf(m[h] - mn), pe = __expf(d - mn);
-      m[h] = mn;
-      l[h] = l[h] * sa + pe;
+        for (int j = 0; j < EPL; ++j) d = fmaf(qf[h][j], kf[u][j], d);
 #pragma unroll
-      for (int j = 0; j < EPL; ++j) acc[h][j] = fmaf(pe, vf[j], acc[h][j] * sa);
+        for (int o = 16; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+        const float mn = fmaxf(m[h], d);
+        const float sa = __expf(m[h] - mn), pe = __expf(d - mn);
+        m[h] = mn;
+        l[h] = l[h] * sa + pe;
+#pragma unroll
+        for (int j = 0; j < EPL; ++j) acc[h][j] = fmaf(pe, vf[u][j], acc[h][j] * sa);
+      }
     }
   }
 #pragma unroll
