@@ -571,38 +571,54 @@ __device__ void attention_item(const PipeParams& p, const PipeSmem<CW>& sm, int 
   const __half* kb = a.k_cache + std::size_t(kh) * D + lane * EPL;
   const __half* vb = a.v_cache + std::size_t(kh) * D + lane * EPL;
   // U keys per warp and round, all their K and V loads issued before any is used (a warp has
-  // the keys k0 + warp + CW * i; whether a key exists is the same for the whole warp).
-  constexpr int U = CW >= 16 ? 2 : 4;
+  // the keys k0 + warp + CW * i; whether a key exists is the same for the whole warp). Raw fp16
+  // pairs are kept until use (EPL / 2 registers per row).
+  constexpr int U = (CW >= 16 ? 4 : 8) / (G >= 8 ? 2 : 1);
   for (int base = sp.k0 + warp; base < sp.k1; base += CW * U) {
-    float kf[U][EPL], vf[U][EPL];
+    __half2 kr[U][EPL / 2], vr[U][EPL / 2];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int key = base + u * CW < sp.k1 ? base + u * CW : sp.k0;
       const std::size_t at = std::size_t(kv_row(a.shape.pages, key)) * row_stride;
 #pragma unroll
-      for (int j = 0; j < EPL; j += 2) {
-        const float2 kk = __half22float2(*reinterpret_cast<const __half2*>(kb + at + j));
-        const float2 vv = __half22float2(*reinterpret_cast<const __half2*>(vb + at + j));
-        kf[u][j] = kk.x; kf[u][j + 1] = kk.y;
-        vf[u][j] = vv.x; vf[u][j + 1] = vv.y;
+      for (int j = 0; j < EPL / 2; ++j) {
+        kr[u][j] = reinterpret_cast<const __half2*>(kb + at)[j];
+        vr[u][j] = reinterpret_cast<const __half2*>(vb + at)[j];
       }
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (base + u * CW >= sp.k1) break;
+      float kf[EPL];
+#pragma unroll
+      for (int j = 0; j < EPL / 2; ++j) {
+        const float2 kk = __half22float2(kr[u][j]);
+        kf[2 * j] = kk.x; kf[2 * j + 1] = kk.y;
+      }
+      float sc[G];
 #pragma unroll
       for (int h = 0; h < G; ++h) {
         float d = 0.0f;
 #pragma unroll
-        for (int j = 0; j < EPL; ++j) d = fmaf(qf[h][j], kf[u][j], d);
+        for (int j = 0; j < EPL; ++j) d = fmaf(qf[h][j], kf[j], d);
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-        const float mn = fmaxf(m[h], d);
-        const float sa = __expf(m[h] - mn), pe = __expf(d - mn);
+        sc[h] = d;
+      }
+      float vf[EPL];
+#pragma unroll
+      for (int j = 0; j < EPL / 2; ++j) {
+        const float2 vv = __half22float2(vr[u][j]);
+        vf[2 * j] = vv.x; vf[2 * j + 1] = vv.y;
+      }
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+        const float mn = fmaxf(m[h], sc[h]);
+        const float sa = __expf(m[h] - mn), pe = __expf(sc[h] - mn);
         m[h] = mn;
         l[h] = l[h] * sa + pe;
 #pragma unroll
-        for (int j = 0; j < EPL; ++j) acc[h][j] = fmaf(pe, vf[u][j], acc[h][j] * sa);
+        for (int j = 0; j < EPL; ++j) acc[h][j] = fmaf(pe, vf[j], acc[h][j] * sa);
       }
     }
   }
