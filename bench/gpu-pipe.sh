@@ -4,7 +4,7 @@
 # skipped once the call's budget would be passed:
 #   1. the pipeline against the CPU twin (kernel test modes 9 and 10) and against separate
 #      launches on a fixture model (teacher-forced logits, seeded repeats: the default form, 16
-#      warps with the input in stored order, and attention as a stage);
+#      warps with the input in stored order, attention as a stage, a cooperative launch);
 #   2. the converter's GPU measurement against the CPU's (the first-token rule, session 17);
 #   3. only if step 1 passed: the pipeline's time accounts (EXL_PIPE_TRACE=1, printed when each
 #      model's backend goes) on tinyllama and llama3-8b, with and without the attention stage,
@@ -48,10 +48,10 @@ for form in "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1"; do
   env $form EXL_PIPE_TRACE=1 EXL_BENCH=decode timeout 60 ./exl_cuda_bench ./libexl_cuda.so >"$out/trace-$tag.log" 2>&1
   say "trace [$form] rc $?: $(grep -E 'decode ctx' "$out/trace-$tag.log" | tr '\n' ' ')"
 done
-if fits 200 "A/B"; then
+if fits 240 "A/B"; then
   bash "$here/gpu-ab.sh" "$out/ab.txt" "$rounds" - "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1" \
     "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1 EXL_PIPE_ORDER=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1 EXL_PIPE_WARPS=16" \
-    >/dev/null 2>&1
+    "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1 EXL_PIPE_COOP=1" >/dev/null 2>&1
   say "A/B done: $(wc -l <"$out/ab.txt") lines"
 fi
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)

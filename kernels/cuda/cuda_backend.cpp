@@ -93,6 +93,7 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* w = std::getenv("EXL_PIPE_WARPS")) pipe_warps_ = std::atoi(w) == 16 ? 16 : 8;
   if (const char* o = std::getenv("EXL_PIPE_ORDER")) pipe_order_ = std::string(o) == "1";
   if (const char* a = std::getenv("EXL_PIPE_ATTN")) pipe_attn_ = std::string(a) == "1";
+  if (const char* a = std::getenv("EXL_PIPE_COOP")) pipe_coop_ = std::string(a) == "1";
   // EXL_CUDA_GRAPHS=0: every step enqueued launch by launch (to tell a graph problem from a kernel's).
   if (const char* g = std::getenv("EXL_CUDA_GRAPHS")) opt_.cuda_graphs = std::string(g) != "0";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
@@ -433,6 +434,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     ch.pipe_trace = gemv_ws_.pipe_trace();
     ch.pipe_warps = pipe_warps_;
     ch.pipe_order = pipe_order_;
+    ch.pipe_coop = pipe_coop_;
     exl2_gemv_chain(ch, s);
     ch = GemvChainCall{};
   };

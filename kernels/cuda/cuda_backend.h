@@ -149,6 +149,7 @@ class CudaBackend {
   int pipe_warps_ = 8;        // EXL_PIPE_WARPS=16: consumer warps per block
   bool pipe_order_ = false;   // EXL_PIPE_ORDER=1: the input filled in stored row order (GemvInput::order)
   bool pipe_attn_ = false;    // EXL_PIPE_ATTN=1: attention as a pipeline stage (FP16 cache)
+  bool pipe_coop_ = false;    // EXL_PIPE_COOP=1: the pipeline as a cooperative launch
   // Chunks of 2 .. gemv_max_rows tokens: RMSNorm and SiLU * up as their own launches (fp16 rows,
   // gathered by the GEMV as plain activations) instead of folded into every GEMV block: a pass
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).

@@ -992,7 +992,23 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
     st.inits = g.inits;
     for (int j = 0; j < g.inits; ++j) st.init[j] = g.init[j];
   }
-  launch_ex(false, exl2_pipe_kernel<CW>, dim3(grid), dim3((CW + 2) * 32), smem, s, p);
+  if (!c.pipe_coop) {
+    launch_ex(false, exl2_pipe_kernel<CW>, dim3(grid), dim3((CW + 2) * 32), smem, s, p);
+    return;
+  }
+  // Cooperative: the runtime starts the grid only once all of it fits (another stream's kernels
+  // on the same GPU cannot hold a block back), or refuses the launch.
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3((CW + 2) * 32);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeCooperative;
+  attr[0].val.cooperative = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, exl2_pipe_kernel<CW>, p));
 }
 
 }  // namespace

@@ -120,6 +120,7 @@ struct GemvChainCall {
   unsigned long long* pipe_trace = nullptr;  // k_pipe_trace_bytes, zeroed, or null (no trace)
   int pipe_warps = 8;        // consumer warps per block: 8 or 16
   bool pipe_order = false;   // fill the input in the layers' shared stored order (GemvInput::order)
+  bool pipe_coop = false;    // a cooperative launch (started only once the whole grid fits)
   // The pipeline only: an attention stage before the first GEMV stage (null: none).
   const PipeAttention* attention = nullptr;
   // Appends a stage (a fifth one makes exl2_gemv_chain refuse the call).

@@ -467,6 +467,10 @@ EXL_GPU_TEST(cuda_model, pipe_decode_matches_launches) {
   ::setenv("EXL_PIPE_ATTN", "1", 1);
   persistent_matches_launches("EXL_CUDA_PIPE", "pipeline with attention");
   ::unsetenv("EXL_PIPE_ATTN");
+  // As a cooperative launch (the runtime starts it only once the whole grid fits).
+  ::setenv("EXL_PIPE_COOP", "1", 1);
+  persistent_matches_launches("EXL_CUDA_PIPE", "pipeline, cooperative launch");
+  ::unsetenv("EXL_PIPE_COOP");
 }
 
 // BackendOptions::deterministic = false (exl --nondeterministic): the split-K partials meet in fp32
