@@ -1,6 +1,8 @@
 // The persistent decode pipeline (kernels/cuda/PERSISTENT_DECODE.md, experiment 2): the one-token
 // GEMVs from one attention to the next (o, gate/up, down, the next layer's q/k/v or the head) as
-// the stages of one launch in which the weight stream never stops at a stage boundary.
+// the stages of one launch in which the weight stream never stops at a stage boundary; with
+// GemvChainCall::attention, RoPE and attention of the layer come first (the consumers run it while
+// the producer already streams the o projection's weights), so a layer is one launch.
 //
 // One block per multiprocessor (the grid is the device: every wait below needs all blocks
 // resident). A block is CW consumer warps, one producer warp and one tail warp:
@@ -26,9 +28,9 @@
 // item that held them is released. Sum buffers: "sum_full" (the consumer warps arrive) and
 // "sum_empty" (the tail warp arrives).
 // Counters (GemvScratch::pipe_sync, zero between launches): [s] counts the finished column
-// tiles of stage s plus one arrival per block once it has written its share of the stage's init
-// regions; [k_gemv_chain_max] counts the consumers and tail warps that are done; the last one
-// clears them all.
+// tiles of stage s (of the attention stage: the merged KV heads) plus one arrival per block once
+// it has written its share of the stage's init regions; [k_pipe_stages] counts the consumers and
+// tail warps that are done; the last one clears them all.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
