@@ -5,7 +5,7 @@
 // the producer already streams the o projection's weights), so a layer is one launch.
 //
 // One block per multiprocessor (the grid is the device: every wait below needs all blocks
-// resident). A block is CW consumer warps, one producer warp and one tail warp:
+// resident). A block is CW consumer warps, one producer warp and k_tails tail warps:
 //   - The producer walks the block's work items of every stage in order (item = one 64-column
 //     tile of one layer over a range of its 32-row units, as a launch-form block) and copies each
 //     item's unit table, permutation, scales and weights into a ring in shared memory with bulk
@@ -17,16 +17,17 @@
 //     decode and mma as the launch form, the units of an item split over the consumer warps in
 //     contiguous runs, each warp on its own (no block-wide barrier per item). Each warp leaves
 //     its 64 column sums in one of k_sum_bufs buffers.
-//   - The tail warp adds each item's warp sums in warp order and puts them into y, or into the
-//     item's slot of the GEMV workspace where the tile's last item (a ticket per tile) adds the
-//     slots in split order (deterministic, as the launch form); a finished tile counts towards
-//     its stage's counter. Its global round trips are off the consumers' path.
+//   - A tail warp (items alternate between them) adds each item's warp sums in warp order and
+//     adds them to y, or puts them into the item's slot of the GEMV workspace where the tile's
+//     last item (a ticket per tile) adds the slots in split order (deterministic, as the launch
+//     form: y gets one addition per element and stage); a finished tile counts towards its
+//     stage's counter. Their global round trips are off the consumers' path.
 // Ring protocol: per item entry e (k_queue entries reused in turn) one "meta" mbarrier (tables),
 // one "full" mbarrier per consumer warp (that warp's units; the producer sets the expected bytes
 // before it issues the copies) and one "empty" mbarrier (each consumer warp arrives once it is
 // done with the item). Items are released in order, so the producer reuses ring bytes once the
 // item that held them is released. Sum buffers: "sum_full" (the consumer warps arrive) and
-// "sum_empty" (the tail warp arrives).
+// "sum_empty" (the item's tail warp arrives).
 // Counters (GemvScratch::pipe_sync, zero between launches): [s] counts the finished column
 // tiles of stage s (of the attention stage: the merged KV heads) plus one arrival per block once
 // it has written its share of the stage's init regions; [k_pipe_stages] counts the consumers and
@@ -54,7 +55,9 @@ namespace {
 constexpr int k_queue = 16;          // ring entries (items in flight per block)
 constexpr int k_pipe_units = 128;    // most units per item
 constexpr int k_pipe_stages = k_pipe_sync_counters - 1;  // an attention stage, then the GEMV stages
-constexpr int k_sum_bufs = 4;        // items whose sums wait for the tail warp
+constexpr int k_tails = 2;           // tail warps (items alternate between them)
+constexpr int k_sum_bufs = 4;        // items whose sums wait for a tail warp (a multiple of k_tails)
+static_assert(k_sum_bufs % k_tails == 0, "a sum buffer's items belong to one tail warp");
 
 struct PipeStage {
   int attention = 0;  // 1: the attention stage (PipeParams::attn; its items: KV head x key split)
@@ -214,7 +217,7 @@ __device__ __forceinline__ void wait_counter(const unsigned* p, unsigned target,
 // Every block's consumers and tail warp arrive once they are past all their waits; the last of
 // them clears the counters for the next launch.
 __device__ __forceinline__ void pipe_exit(const PipeParams& p) {
-  if (atom_acq_rel_add(p.sync + k_pipe_stages, 1u) == 2u * gridDim.x - 1u)
+  if (atom_acq_rel_add(p.sync + k_pipe_stages, 1u) == unsigned(1 + k_tails) * gridDim.x - 1u)
     for (int s = 0; s <= k_pipe_stages; ++s) p.sync[s] = 0u;
 }
 
@@ -795,11 +798,12 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
 // slot, the tile's last item adding the slots in split order; a finished tile counts towards
 // its stage. Off the consumers' path: they go on with the next item meanwhile.
 template <int CW>
-__device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm) {
+__device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail) {
   const int lane = threadIdx.x & 31;
-  const Tracer tr{lane == 0 ? p.trace : nullptr};
+  const Tracer tr{lane == 0 && tail == 0 ? p.trace : nullptr};
   const long long t_start = tr.now();
   for_each_item(p, [&](int s, const PipeStage& st, int it, const SplitPlan& pi, int seq) {
+    if (seq % k_tails != tail) return;
     const GemvJob& job = st.job[pi.j];
     const int b = seq % k_sum_bufs;
     const long long t_sum = tr.now();
@@ -815,12 +819,14 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm) {
     }
     __syncwarp();
     if (lane == 0) mbar_arrive(&sm.sum_empty[b]);
+    // y gets one addition per element and stage (this item's, or the tile's last item's sum of
+    // the slots), so an atomic add gives what a read, add and store would, without the read.
     bool done = true;
     if (job.ksplit == 1) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int col = pi.tile * k_tile_cols + lane + 32 * h;
-        if (col < job.w.n) __stcg(job.y + col, __ldcg(job.y + col) + sum[h]);
+        if (col < job.w.n) atomicAdd(job.y + col, sum[h]);
       }
     } else {
       float* slots = p.partials + std::size_t(it - pi.kb) * k_tile_cols;
@@ -841,7 +847,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm) {
           if (col >= job.w.n) continue;
           float v = 0.0f;
           for (int k = 0; k < job.ksplit; ++k) v += __ldcg(slots + std::size_t(k) * k_tile_cols + lane + 32 * h);
-          __stcg(job.y + col, __ldcg(job.y + col) + v);
+          atomicAdd(job.y + col, v);
         }
         if (lane == 0) *ticket = 0u;
       }
@@ -858,7 +864,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm) {
 }
 
 template <int CW>
-__global__ void __launch_bounds__((CW + 2) * 32, 1) exl2_pipe_kernel(const __grid_constant__ PipeParams p) {
+__global__ void __launch_bounds__((CW + 1 + k_tails) * 32, 1) exl2_pipe_kernel(const __grid_constant__ PipeParams p) {
   extern __shared__ __align__(128) unsigned char pipe_smem[];
   // Launched without PDL (its grid must be resident before anyone waits); its dependents are
   // scheduled once every block has triggered.
@@ -881,8 +887,8 @@ __global__ void __launch_bounds__((CW + 2) * 32, 1) exl2_pipe_kernel(const __gri
   const int warp = int(threadIdx.x) >> 5;
   if (warp == CW) {
     pipe_produce<CW>(p, sm);
-  } else if (warp == CW + 1) {
-    pipe_tail<CW>(p, sm);
+  } else if (warp > CW) {
+    pipe_tail<CW>(p, sm, warp - CW - 1);
   } else {
     pipe_consume<CW>(p, sm);
   }
@@ -995,14 +1001,14 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
     for (int j = 0; j < g.inits; ++j) st.init[j] = g.init[j];
   }
   if (!c.pipe_coop) {
-    launch_ex(false, exl2_pipe_kernel<CW>, dim3(grid), dim3((CW + 2) * 32), smem, s, p);
+    launch_ex(false, exl2_pipe_kernel<CW>, dim3(grid), dim3((CW + 1 + k_tails) * 32), smem, s, p);
     return;
   }
   // Cooperative: the runtime starts the grid only once all of it fits (another stream's kernels
   // on the same GPU cannot hold a block back), or refuses the launch.
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3((CW + 2) * 32);
+  cfg.blockDim = dim3((CW + 1 + k_tails) * 32);
   cfg.dynamicSmemBytes = smem;
   cfg.stream = s;
   cudaLaunchAttribute attr[1];
