@@ -97,6 +97,17 @@ __device__ __forceinline__ void for_each_item(const PipeParams& p, F&& f) {
         f(s, p.st[s], it, pipe_item(p.st[s], it), seq);
 }
 
+// The block's GEMV item after item `it` of stage `s` (false: none): the producer asks L1 for its
+// unit table while it copies the current one's.
+__device__ __forceinline__ bool next_item(const PipeParams& p, int& s, int& it) {
+  it += int(gridDim.x);
+  while (s < p.count && (p.st[s].attention || it >= p.st[s].items)) {
+    ++s;
+    it = int(blockIdx.x);
+  }
+  return s < p.count;
+}
+
 // Written by the producer before it arrives on the item's meta barrier (byte offsets in the ring).
 template <int CW>
 struct ItemHdr {
@@ -285,9 +296,16 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
   int pos = 0, released = 0, oldest = 0;
   const Tracer tr{lane == 0 ? p.trace : nullptr};
   const long long t_start = tr.now();
-  for_each_item(p, [&](int, const PipeStage& st, int, const SplitPlan& pi, int seq) {
+  for_each_item(p, [&](int s, const PipeStage& st, int it, const SplitPlan& pi, int seq) {
     const Exl2Device& w = st.job[pi.j].w;
     const int nb = pi.u1 - pi.u0;
+    int ns = s, nit = it;
+    if (next_item(p, ns, nit)) {  // the next item's unit table into L1 (128-byte lines)
+      const SplitPlan np = pipe_item(p.st[ns], nit);
+      const char* t = reinterpret_cast<const char*>(p.st[ns].job[np.j].w.units + np.u0);
+      const int lines = int((reinterpret_cast<std::uintptr_t>(t) & 127u) + std::size_t(np.u1 - np.u0) * 8 + 127) / 128;
+      if (lane < lines) asm volatile("prefetch.global.L1 [%0];\n" ::"l"(t + lane * 128) : "memory");
+    }
     // Unit sizes and their prefix sums (unit order), 32 units per round.
     int carry = 0;
     for (int r = 0; r < nb; r += 32) {
