@@ -1141,20 +1141,8 @@ __device__ __forceinline__ void decode_scores(const float (&qf)[G][16], const fl
     sc[h] = d;
   }
 }
-// ... and the online-softmax update of the slot's state with the key's value row.
-template <int G>
-__device__ __forceinline__ void decode_update(const float (&sc)[G], const float (&vf)[16], float (&m)[G], float (&l)[G],
-                                              float (&acc)[G][16]) {
-#pragma unroll
-  for (int h = 0; h < G; ++h) {
-    const float mn = fmaxf(m[h], sc[h]);
-    const float a = __expf(m[h] - mn), p = __expf(sc[h] - mn);
-    m[h] = mn;
-    l[h] = l[h] * a + p;
-#pragma unroll
-    for (int i = 0; i < 16; ++i) acc[h][i] = fmaf(p, vf[i], acc[h][i] * a);
-  }
-}
+// ... and the online-softmax update of the slot's state with the key's value row (decode_update,
+// attn_common.cuh).
 
 // The decode kernels' common tail: the online-softmax states of a warp's key slots merged with
 // shuffles (lanes with the same sub), the four warps through shared memory, and the split's

@@ -1,5 +1,6 @@
 // Device helpers of the one-token attention shared by the decode kernels (attention.cu) and the
-// decode pipeline's attention stage (exl2_pipe.cu): how the keys are split, and RoPE of q.
+// decode pipeline's attention stage (exl2_pipe.cu): how the keys are split, RoPE of q, and the
+// online-softmax update.
 #pragma once
 #include <cuda_fp16.h>
 
@@ -37,6 +38,22 @@ __device__ __forceinline__ float rope_elem(const float* x, int e, int d, int sty
   }
   const float2 c = cs[e >> 1];
   return (e & 1) ? x[e] * c.x + x[e - 1] * c.y : x[e] * c.x - x[e + 1] * c.y;
+}
+
+// The online-softmax update of G heads' states (running max m, sum l, unnormalised output acc of
+// E elements) with one key: its scores sc and its value elements vf.
+template <int G, int E>
+__device__ __forceinline__ void decode_update(const float (&sc)[G], const float (&vf)[E], float (&m)[G], float (&l)[G],
+                                              float (&acc)[G][E]) {
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    const float mn = fmaxf(m[h], sc[h]);
+    const float a = __expf(m[h] - mn), p = __expf(sc[h] - mn);
+    m[h] = mn;
+    l[h] = l[h] * a + p;
+#pragma unroll
+    for (int i = 0; i < E; ++i) acc[h][i] = fmaf(p, vf[i], acc[h][i] * a);
+  }
 }
 
 }  // namespace exl::cuda

@@ -634,15 +634,7 @@ __device__ void attention_item(const PipeParams& p, const PipeSmem<CW>& sm, int 
         const float2 vv = __half22float2(vr[u][j]);
         vf[2 * j] = vv.x; vf[2 * j + 1] = vv.y;
       }
-#pragma unroll
-      for (int h = 0; h < G; ++h) {
-        const float mn = fmaxf(m[h], sc[h]);
-        const float sa = __expf(m[h] - mn), pe = __expf(sc[h] - mn);
-        m[h] = mn;
-        l[h] = l[h] * sa + pe;
-#pragma unroll
-        for (int j = 0; j < EPL; ++j) acc[h][j] = fmaf(pe, vf[j], acc[h][j] * sa);
-      }
+      decode_update<G>(sc, vf, m, l, acc);
     }
   }
 #pragma unroll
