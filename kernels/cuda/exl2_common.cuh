@@ -28,6 +28,9 @@ __device__ __forceinline__ std::uint32_t exl2_value(const std::uint32_t (&w)[B],
   return __funnelshift_r(w[wi], w[wi + 1], sh) & mask;
 }
 
+// SiLU(g) * u in fp32, as every SiLU-gated input computes it (the MLP's down projection input).
+__device__ __forceinline__ float silu_times(float g, float u) { return g / (1.0f + expf(-g)) * u; }
+
 // Writes init regions (zero or a repeated bias, kernels.h GemvInit), thread `tid` of `stride`.
 __device__ __forceinline__ void write_inits(const GemvInit* regions, int count, int tid, int stride) {
   for (int r = 0; r < count; ++r) {

@@ -441,7 +441,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
           const std::size_t off = std::size_t(m0 + mm) * in.ldx;
           if constexpr (MODE == k_x_silu) {
             const float gv = ld_act<CHAIN>(in.xf + off + q);
-            v[mm][e] = __float2half_rn(gv / (1.0f + expf(-gv)) * ld_act<CHAIN>(in.up + off + q));
+            v[mm][e] = __float2half_rn(silu_times(gv, ld_act<CHAIN>(in.up + off + q)));
           } else if constexpr (MODE == k_x_norm) {
             v[mm][e] = __float2half_rn(ld_act<CHAIN>(in.xf + off + q) * sm.norm[mm] * __half2float(__ldg(in.norm_w + q)));
           } else {
@@ -561,9 +561,8 @@ struct GemvChain {
 __device__ __forceinline__ void grid_barrier(unsigned* bar, unsigned blocks) {
   __syncthreads();
   if (threadIdx.x == 0) {
-    unsigned gen, t;
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];\n" : "=r"(gen) : "l"(bar + 1) : "memory");
-    asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], 1;\n" : "=r"(t) : "l"(bar) : "memory");
+    const unsigned gen = ld_acquire(bar + 1);
+    const unsigned t = atom_acq_rel_add(bar, 1u);
     if (t == blocks - 1) {
       asm volatile("st.relaxed.gpu.u32 [%0], %1;\n" ::"l"(bar), "r"(0u) : "memory");
       asm volatile("st.release.gpu.u32 [%0], %1;\n" ::"l"(bar + 1), "r"(gen + 1u) : "memory");
@@ -572,7 +571,7 @@ __device__ __forceinline__ void grid_barrier(unsigned* bar, unsigned blocks) {
       std::uint64_t t0, now;
       asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t0));
       while (g == gen) {
-        asm volatile("ld.acquire.gpu.u32 %0, [%1];\n" : "=r"(g) : "l"(bar + 1) : "memory");
+        g = ld_acquire(bar + 1);
         asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
         if (now - t0 > 10000000000ull) __trap();  // 10 s: a block never arrived; an error, not a hang
       }

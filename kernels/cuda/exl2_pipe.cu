@@ -204,18 +204,8 @@ template <int CW>
 __device__ __forceinline__ void consumers_sync() {
   asm volatile("bar.sync 1, %0;\n" ::"n"(CW * 32) : "memory");
 }
-__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
 __device__ __forceinline__ void red_release_add(unsigned* p, unsigned v) {
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ unsigned atom_acq_rel_add(unsigned* p, unsigned v) {
-  unsigned t;
-  asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], %2;\n" : "=r"(t) : "l"(p), "r"(v) : "memory");
-  return t;
 }
 __device__ __forceinline__ void wait_counter(const unsigned* p, unsigned target, int stage) {
   if (ld_acquire(p) >= target) return;
@@ -382,93 +372,78 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
 // ---- the consumer warps ----
 
 // The input vector of a stage into shared memory as fp16 (all consumer threads).
-// With in.order (the layers' shared permutation) element r of x_s is input feature order[r].
+// Four input features (4i .. 4i+3) of a stage in fp32: the residual (RMSNorm mode; its squares
+// added to ss), SiLU(gate) * up, or the fp16 input widened (exact).
+__device__ __forceinline__ float4 input4(const PipeStage& st, int i, float& ss) {
+  const GemvInput& in = st.in;
+  if (st.mode == k_x_norm) {
+    const float4 v = __ldcg(reinterpret_cast<const float4*>(in.xf) + i);
+    ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
+    return v;
+  }
+  if (st.mode == k_x_silu) {
+    const float4 g = __ldcg(reinterpret_cast<const float4*>(in.xf) + i);
+    const float4 u = __ldcg(reinterpret_cast<const float4*>(in.up) + i);
+    return make_float4(silu_times(g.x, u.x), silu_times(g.y, u.y), silu_times(g.z, u.z), silu_times(g.w, u.w));
+  }
+  const uint2 h = __ldcg(reinterpret_cast<const uint2*>(in.x) + i);
+  const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&h.x));
+  const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&h.y));
+  return make_float4(a.x, a.y, b.x, b.y);
+}
+
+// Element q of the stage's input as it goes into x_s: fp16(v * 1/rms * w[q]) (the launch form's
+// rounding) in RMSNorm mode, fp16(v) otherwise.
+__device__ __forceinline__ __half input_half(const PipeStage& st, float v, float rinv, int q) {
+  return __float2half_rn(st.mode == k_x_norm ? v * rinv * __half2float(__ldg(st.in.norm_w + q)) : v);
+}
+
+// The input vector of a stage into shared memory as fp16 (all consumer threads). With in.order
+// (the layers' shared permutation) element r of x_s is input feature order[r]: the features are
+// read in order (coalesced) into fp32 staging after the k halves, then gathered.
 template <int CW>
 __device__ void load_input(const PipeStage& st, const PipeSmem<CW>& sm) {
   constexpr int CT = CW * 32;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int k4 = st.k / 4;
-  const GemvInput& in = st.in;
-  __half2* xs2 = reinterpret_cast<__half2*>(sm.xs);
-  if (in.order) {
-    // Read in feature order (coalesced) into fp32 staging after the k halves, then gather:
-    // x_s[r] = fp16(stage[order[r]] (* 1/rms * w[order[r]])), the launch form's rounding.
-    float* stage = reinterpret_cast<float*>(sm.xs + st.k);
-    float ss = 0.0f;
-    for (int i = tid; i < k4; i += CT) {
-      float4 v;
-      if (st.mode == k_x_norm) {
-        v = __ldcg(reinterpret_cast<const float4*>(in.xf) + i);
-        ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
-      } else if (st.mode == k_x_silu) {
-        const float4 g = __ldcg(reinterpret_cast<const float4*>(in.xf) + i);
-        const float4 u = __ldcg(reinterpret_cast<const float4*>(in.up) + i);
-        v = make_float4(g.x / (1.0f + expf(-g.x)) * u.x, g.y / (1.0f + expf(-g.y)) * u.y,
-                        g.z / (1.0f + expf(-g.z)) * u.z, g.w / (1.0f + expf(-g.w)) * u.w);
-      } else {
-        const uint2 h = __ldcg(reinterpret_cast<const uint2*>(in.x) + i);
-        const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&h.x));
-        const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&h.y));
-        v = make_float4(a.x, a.y, b.x, b.y);
-      }
-      reinterpret_cast<float4*>(stage)[i] = v;
-    }
-    float rinv = 1.0f;
-    if (st.mode == k_x_norm) {
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
-      if (lane == 0) sm.norm[warp] = ss;
-    }
-    consumers_sync<CW>();
-    if (st.mode == k_x_norm) {
-      float t = 0.0f;
-#pragma unroll
-      for (int w = 0; w < CW; ++w) t += sm.norm[w];
-      rinv = rsqrtf(t / float(st.k) + in.eps);
-    }
-    for (int r = tid; r < st.k; r += CT) {
-      const int q = __ldg(in.order + r);
-      const float v = stage[q];
-      sm.xs[r] = __float2half_rn(st.mode == k_x_norm ? v * rinv * __half2float(__ldg(in.norm_w + q)) : v);
-    }
-    return;
+  const bool norm = st.mode == k_x_norm;
+  float4* stage = st.in.order ? reinterpret_cast<float4*>(sm.xs + st.k) : nullptr;
+  auto put4 = [&](int i, const float4& v, float rinv) {
+    reinterpret_cast<__half2*>(sm.xs)[2 * i] =
+        __halves2half2(input_half(st, v.x, rinv, 4 * i), input_half(st, v.y, rinv, 4 * i + 1));
+    reinterpret_cast<__half2*>(sm.xs)[2 * i + 1] =
+        __halves2half2(input_half(st, v.z, rinv, 4 * i + 2), input_half(st, v.w, rinv, 4 * i + 3));
+  };
+  float ss = 0.0f;
+  for (int i = tid; i < k4; i += CT) {
+    const float4 v = input4(st, i, ss);
+    if (stage) stage[i] = v;
+    else if (!norm) put4(i, v, 1.0f);
   }
-  if (st.mode == k_x_norm) {
-    const float4* xf = reinterpret_cast<const float4*>(in.xf);
-    float ss = 0.0f;
-    for (int i = tid; i < k4; i += CT) {
-      const float4 v = __ldcg(xf + i);
-      ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
-    }
+  if (!stage && !norm) return;
+  // 1 / rms over the whole row (the launch form's order: threads, then warps in order).
+  float rinv = 1.0f;
+  if (norm) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
     if (lane == 0) sm.norm[warp] = ss;
-    consumers_sync<CW>();
+  }
+  consumers_sync<CW>();
+  if (norm) {
     float t = 0.0f;
 #pragma unroll
     for (int w = 0; w < CW; ++w) t += sm.norm[w];
-    const float rinv = rsqrtf(t / float(st.k) + in.eps);
-    for (int i = tid; i < k4; i += CT) {
-      const float4 v = __ldcg(xf + i);
-      const int q = 4 * i;
-      xs2[2 * i] = __halves2half2(__float2half_rn(v.x * rinv * __half2float(__ldg(in.norm_w + q))),
-                                  __float2half_rn(v.y * rinv * __half2float(__ldg(in.norm_w + q + 1))));
-      xs2[2 * i + 1] = __halves2half2(__float2half_rn(v.z * rinv * __half2float(__ldg(in.norm_w + q + 2))),
-                                      __float2half_rn(v.w * rinv * __half2float(__ldg(in.norm_w + q + 3))));
-    }
-  } else if (st.mode == k_x_silu) {
-    const float4* g4 = reinterpret_cast<const float4*>(in.xf);
-    const float4* u4 = reinterpret_cast<const float4*>(in.up);
-    for (int i = tid; i < k4; i += CT) {
-      const float4 g = __ldcg(g4 + i), u = __ldcg(u4 + i);
-      xs2[2 * i] = __halves2half2(__float2half_rn(g.x / (1.0f + expf(-g.x)) * u.x),
-                                  __float2half_rn(g.y / (1.0f + expf(-g.y)) * u.y));
-      xs2[2 * i + 1] = __halves2half2(__float2half_rn(g.z / (1.0f + expf(-g.z)) * u.z),
-                                      __float2half_rn(g.w / (1.0f + expf(-g.w)) * u.w));
+    rinv = rsqrtf(t / float(st.k) + st.in.eps);
+  }
+  if (stage) {
+    const float* staged = reinterpret_cast<const float*>(stage);
+    for (int r = tid; r < st.k; r += CT) {
+      const int q = __ldg(st.in.order + r);
+      sm.xs[r] = input_half(st, staged[q], rinv, q);
     }
   } else {
-    const uint2* x = reinterpret_cast<const uint2*>(in.x);
-    for (int i = tid; i < k4; i += CT) reinterpret_cast<uint2*>(sm.xs)[i] = __ldcg(x + i);
+    float unused = 0.0f;
+    for (int i = tid; i < k4; i += CT) put4(i, input4(st, i, unused), rinv);
   }
 }
 
@@ -662,7 +637,8 @@ __device__ void attention_item(const PipeParams& p, const PipeSmem<CW>& sm, int 
     if (e == 0) { __stcg(pp + D, mx); __stcg(pp + D + 1, lsum); }
   }
   consumers_sync<CW>();
-  const int ns = (sp.kv_len + decode_split_len(sp.kv_len, splits) - 1) / decode_split_len(sp.kv_len, splits);
+  const int split_len = decode_split_len(sp.kv_len, splits);
+  const int ns = (sp.kv_len + split_len - 1) / split_len;  // splits with keys
   if (tid == 0) *s_ticket = atom_acq_rel_add(a.in.counters + kh, 1u);
   consumers_sync<CW>();
   if (*s_ticket == unsigned(ns) - 1u) {  // the last split of the head group: merge in split order

@@ -121,14 +121,23 @@ __device__ __forceinline__ void pdl_trigger() {
 // by the barriers around it (the pattern of CUTLASS's GenericBarrier), instead of a full fence in
 // every thread before and after.
 #if defined(__CUDACC__)
+// Counters shared between the blocks of a grid: an acquiring load and an acquire-release add
+// (returns the old value), device scope.
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned atom_acq_rel_add(unsigned* p, unsigned v) {
+  unsigned t;
+  asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], %2;\n" : "=r"(t) : "l"(p), "r"(v) : "memory");
+  return t;
+}
+
 __device__ __forceinline__ bool last_block_arrival(unsigned* counter, unsigned count) {
   __shared__ unsigned s_ticket;
   __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned t;
-    asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], 1;\n" : "=r"(t) : "l"(counter) : "memory");
-    s_ticket = t;
-  }
+  if (threadIdx.x == 0) s_ticket = atom_acq_rel_add(counter, 1u);
   __syncthreads();
   return s_ticket == count - 1;
 }
