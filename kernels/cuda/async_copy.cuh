@@ -50,9 +50,13 @@ __device__ __forceinline__ void cp_async_wait() {
 // needs two instructions.
 template <std::uint32_t Mask, std::uint32_t Bits>
 __device__ __forceinline__ std::uint32_t and_or(std::uint32_t a) {
+#ifdef EXL_CUDA_EMU
+  return (a & Mask) | Bits;
+#else
   std::uint32_t r;
   asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(r) : "r"(a), "n"(Mask), "n"(Bits));
   return r;
+#endif
 }
 
 // c += a . b: A 16x16 row-major (a0..a3: rows g, g+8, columns 2t.., 2t+8..), B 16x8 (b0: rows
@@ -60,7 +64,10 @@ __device__ __forceinline__ std::uint32_t and_or(std::uint32_t a) {
 // columns 2t, 2t+1), g = lane / 4, t = lane % 4.
 __device__ __forceinline__ void mma16816(float (&c)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
                                          std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
-#if __CUDA_ARCH__ >= 800
+#if defined(EXL_CUDA_EMU)
+  const std::uint32_t a[4] = {a0, a1, a2, a3}, b[2] = {b0, b1};
+  ::exl::emu::mma_f16_f32(16, c, a, b);
+#elif __CUDA_ARCH__ >= 800
   asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
@@ -78,10 +85,14 @@ __device__ __forceinline__ void mma16816(float (&c)[4], std::uint32_t a0, std::u
 // (16 bytes each) of matrix i; lane l receives in r[i] the elements (2(l%4), l/4) and
 // (2(l%4)+1, l/4) of matrix i, i.e. a B fragment when the rows in memory run along k.
 __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* row_addr) {
+#ifdef EXL_CUDA_EMU
+  ::exl::emu::ldmatrix_x4(r, row_addr, true);
+#else
   const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row_addr));
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(a));
+#endif
 }
 
 }  // namespace exl::cuda

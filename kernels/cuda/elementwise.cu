@@ -106,14 +106,12 @@ void prepare_output(float* y, int rows, int n, int ldy, const float* bias, bool 
 
 void fill_random_u32(std::uint32_t* p, std::size_t n, std::uint64_t seed, cudaStream_t s) {
   if (!n) return;
-  fill_u32_kernel<<<blocks_for(std::int64_t(n)), 256, 0, s>>>(p, n, seed);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, fill_u32_kernel, dim3(blocks_for(std::int64_t(n))), dim3(256), 0, s, p, n, seed);
 }
 
 void fill_random_half(__half* p, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t s) {
   if (!n) return;
-  fill_half_kernel<<<blocks_for(std::int64_t(n)), 256, 0, s>>>(p, n, seed, lo, hi);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, fill_half_kernel, dim3(blocks_for(std::int64_t(n))), dim3(256), 0, s, p, n, seed, lo, hi);
 }
 
 }  // namespace exl::cuda

@@ -109,7 +109,13 @@ const GemvKnobs& gemv_knobs() {
   return k;
 }
 
-__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p)); }
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+#ifdef EXL_CUDA_EMU
+  (void)p;
+#else
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
+#endif
+}
 
 // A lane's share of one unit-tile (slabs of 16 bytes, then 8 bytes for odd B): from the
 // weights into a ring slot of the same layout (so a lane reads back only what it copied).
@@ -527,7 +533,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
 
 template <int MT, int MODE, bool CLUSTER = false>
 __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
-  extern __shared__ uint4 smem4[];
+  EXL_DYNAMIC_SMEM(uint4, smem4);
   pdl_trigger();
   const BlockPlan p = plan_block(jobs, int(blockIdx.x));
   const BlockSmem<MT> sm(smem4, jobs.job[p.j].upb);
@@ -564,16 +570,14 @@ __device__ __forceinline__ void grid_barrier(unsigned* bar, unsigned blocks) {
     const unsigned gen = ld_acquire(bar + 1);
     const unsigned t = atom_acq_rel_add(bar, 1u);
     if (t == blocks - 1) {
-      asm volatile("st.relaxed.gpu.u32 [%0], %1;\n" ::"l"(bar), "r"(0u) : "memory");
-      asm volatile("st.release.gpu.u32 [%0], %1;\n" ::"l"(bar + 1), "r"(gen + 1u) : "memory");
+      st_relaxed(bar, 0u);
+      st_release(bar + 1, gen + 1u);
     } else {
       unsigned g = gen;
-      std::uint64_t t0, now;
-      asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t0));
+      const std::uint64_t t0 = global_ns();
       while (g == gen) {
         g = ld_acquire(bar + 1);
-        asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
-        if (now - t0 > 10000000000ull) __trap();  // 10 s: a block never arrived; an error, not a hang
+        if (global_ns() - t0 > 10000000000ull) __trap();  // 10 s: a block never arrived; an error, not a hang
       }
     }
   }
@@ -585,7 +589,7 @@ __device__ __forceinline__ void grid_barrier(unsigned* bar, unsigned blocks) {
 // its first item's prologue of the next stage and issues that item's first weight copies.
 template <int MT>
 __global__ void __launch_bounds__(k_threads, 3) exl2_chain_kernel(GemvChain ch, int m) {
-  extern __shared__ uint4 smem4[];
+  EXL_DYNAMIC_SMEM(uint4, smem4);
   // The chain is launched without PDL (it starts on drained multiprocessors, so its whole grid
   // becomes resident), and its dependents are scheduled only once every block has triggered,
   // i.e. is resident: the grid barriers cannot wait for a block that has no room.
@@ -832,11 +836,11 @@ int blocks_by_registers(int mt) {
   if (!cached[mt]) {
     cudaFuncAttributes a{};
     switch (mt) {
-      case 1: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<1, k_x_half>)); break;
-      case 2: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<2, k_x_half>)); break;
-      case 4: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<4, k_x_half>)); break;
-      case 8: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<8, k_x_half>)); break;
-      default: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, exl2_gemv_kernel<16, k_x_half>)); break;
+      case 1: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(&exl2_gemv_kernel<1, k_x_half>))); break;
+      case 2: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(&exl2_gemv_kernel<2, k_x_half>))); break;
+      case 4: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(&exl2_gemv_kernel<4, k_x_half>))); break;
+      case 8: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(&exl2_gemv_kernel<8, k_x_half>))); break;
+      default: EXL_CUDA_CHECK(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(&exl2_gemv_kernel<16, k_x_half>))); break;
     }
     const int regs = std::max(1, (a.numRegs + 7) / 8 * 8);
     cached[mt] = std::max(1, std::min(64 / (k_threads / 32), 65536 / (regs * k_threads)));
@@ -935,7 +939,8 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
 int chain_grid(std::size_t smem, int sm_count) {
   opt_in_smem<exl2_chain_kernel<1>>(smem);
   int per_sm = 0;
-  EXL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, exl2_chain_kernel<1>, k_threads, smem));
+  EXL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, reinterpret_cast<const void*>(&exl2_chain_kernel<1>), k_threads, smem));
   if (per_sm < 1) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_chain: the kernel does not fit a multiprocessor");
   return per_sm * std::max(1, sm_count);
 }
@@ -991,14 +996,12 @@ int exl2_tiles(int n_pad) { return (n_pad + k_tile_cols - 1) / k_tile_cols; }
 void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* dst, cudaStream_t s,
                  const std::int32_t* col_map) {
   const dim3 grid(w.tiles, w.k / 32);
-  exl2_repack_kernel<<<grid, 32, 0, s>>>(w, src, dst, col_map);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, exl2_repack_kernel, grid, dim3(32), 0, s, w, src, dst, col_map);
 }
 
 void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s) {
   const dim3 grid(w.tiles, (w.k / 32 + k_rc_warps - 1) / k_rc_warps);
-  exl2_reconstruct_kernel<<<grid, k_rc_warps * 32, 0, s>>>(w, out);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, exl2_reconstruct_kernel, grid, dim3(k_rc_warps * 32), 0, s, w, out);
 }
 
 void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block) {

@@ -126,6 +126,8 @@ __device__ __forceinline__ unsigned smem_u32(const void* p) { return unsigned(__
 __device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+#elif defined(EXL_CUDA_EMU)
+  ::exl::emu::mbar_init(bar, count);
 #endif
 }
 __device__ __forceinline__ void mbar_init_fence() {
@@ -136,11 +138,15 @@ __device__ __forceinline__ void mbar_init_fence() {
 __device__ __forceinline__ void mbar_expect(std::uint64_t* bar, unsigned bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+#elif defined(EXL_CUDA_EMU)
+  ::exl::emu::mbar_arrive(bar, bytes);
 #endif
 }
 __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+#elif defined(EXL_CUDA_EMU)
+  ::exl::emu::mbar_arrive(bar, 0);
 #endif
 }
 __device__ __forceinline__ bool mbar_test(std::uint64_t* bar, unsigned parity) {
@@ -151,13 +157,10 @@ __device__ __forceinline__ bool mbar_test(std::uint64_t* bar, unsigned parity) {
       : "=r"(ok)
       : "r"(smem_u32(bar)), "r"(parity)
       : "memory");
+#elif defined(EXL_CUDA_EMU)
+  ok = ::exl::emu::mbar_test_parity(bar, parity) ? 1u : 0u;
 #endif
   return ok != 0;
-}
-__device__ __forceinline__ std::uint64_t global_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
-  return t;
 }
 // The time accounts of EXL_PIPE_TRACE (SM cycles, per block, summed over launches).
 enum TraceField : int {
@@ -179,7 +182,7 @@ struct Tracer {
 
 // 10 s without progress is a scheduling mistake: an error (trap), not a hang. Lane 0 of the
 // waiting warp says first which wait it was (device printf, flushed when the error is reported).
-__device__ __noinline__ void pipe_stuck(const char* what, int index, unsigned value) {
+__device__ EXL_NOINLINE void pipe_stuck(const char* what, int index, unsigned value) {
   if ((threadIdx.x & 31) == 0)
     printf("exl2_gemv_pipe: block %d warp %d: no progress in 10 s waiting for %s %d (%u)\n", int(blockIdx.x),
            int(threadIdx.x >> 5), what, index, value);
@@ -197,15 +200,25 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned b
                    smem_u32(dst)),
                "l"(src), "r"(bytes), "r"(smem_u32(bar))
                : "memory");
+#elif defined(EXL_CUDA_EMU)
+  ::exl::emu::bulk_copy(dst, src, bytes, bar);
 #endif
 }
 // Barrier of the consumer warps only (the producer runs ahead): named barrier 1.
 template <int CW>
 __device__ __forceinline__ void consumers_sync() {
+#ifdef EXL_CUDA_EMU
+  ::exl::emu::bar_sync(1, CW * 32);
+#else
   asm volatile("bar.sync 1, %0;\n" ::"n"(CW * 32) : "memory");
+#endif
 }
 __device__ __forceinline__ void red_release_add(unsigned* p, unsigned v) {
+#ifdef EXL_CUDA_EMU
+  ::exl::emu::atomic_add(p, v);
+#else
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+#endif
 }
 __device__ __forceinline__ void wait_counter(const unsigned* p, unsigned target, int stage) {
   if (ld_acquire(p) >= target) return;
@@ -294,7 +307,11 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
       const SplitPlan np = pipe_item(p.st[ns], nit);
       const char* t = reinterpret_cast<const char*>(p.st[ns].job[np.j].w.units + np.u0);
       const int lines = int((reinterpret_cast<std::uintptr_t>(t) & 127u) + std::size_t(np.u1 - np.u0) * 8 + 127) / 128;
+#ifndef EXL_CUDA_EMU
       if (lane < lines) asm volatile("prefetch.global.L1 [%0];\n" ::"l"(t + lane * 128) : "memory");
+#else
+      (void)lines;
+#endif
     }
     // Unit sizes and their prefix sums (unit order), 32 units per round.
     int carry = 0;
@@ -851,7 +868,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
 
 template <int CW>
 __global__ void __launch_bounds__((CW + 1 + k_tails) * 32, 1) exl2_pipe_kernel(const __grid_constant__ PipeParams p) {
-  extern __shared__ __align__(128) unsigned char pipe_smem[];
+  EXL_DYNAMIC_SMEM(__align__(128) unsigned char, pipe_smem);
   // Launched without PDL (its grid must be resident before anyone waits); its dependents are
   // scheduled once every block has triggered.
   pdl_trigger();
@@ -1002,7 +1019,11 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
   attr[0].val.cooperative = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
+#ifdef EXL_CUDA_EMU
+  EXL_CUDA_CHECK(emu_launch(exl2_pipe_kernel<CW>, cfg.gridDim, cfg.blockDim, smem, p));
+#else
   EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, exl2_pipe_kernel<CW>, p));
+#endif
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <tuple>
 #include <utility>
 
 #include "cuda_check.h"
@@ -50,7 +52,8 @@ void opt_in_smem(std::size_t bytes) {
   static std::atomic<std::size_t> set[k_max_devices] = {};
   const int dev = current_device();
   if (dev < k_max_devices && set[dev].load(std::memory_order_relaxed) >= bytes) return;
-  EXL_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  EXL_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(Kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(bytes)));
   if (dev < k_max_devices) set[dev].store(bytes, std::memory_order_relaxed);
 }
 
@@ -58,6 +61,17 @@ void opt_in_smem(std::size_t bytes) {
 // decided by the backend at creation).
 bool pdl_enabled();
 void set_pdl(bool on);
+
+#ifdef EXL_CUDA_EMU
+// The emulator runs a launch at once (kernels/cuda/emu/emu.h), each thread calling the kernel with
+// its own copy of the arguments.
+template <class... KArgs, class... Args>
+cudaError_t emu_launch(void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, Args&&... args) {
+  std::tuple<std::decay_t<KArgs>...> a(std::forward<Args>(args)...);
+  return ::exl::emu::launch(grid, block, smem, reinterpret_cast<const void*>(kernel),
+                            [&a, kernel] { std::apply(kernel, a); });
+}
+#endif
 
 // A launch with PDL (`pdl` and pdl_enabled()) and, for cluster_x > 1, in thread block clusters of
 // cluster_x blocks along x (sm_90+; grid.x a multiple of it: a cluster's blocks run at once on
@@ -86,7 +100,11 @@ void launch_with(bool pdl, unsigned cluster_x, void (*kernel)(KArgs...), dim3 gr
   }
   cfg.attrs = attr;
   cfg.numAttrs = n;
+#ifdef EXL_CUDA_EMU
+  EXL_CUDA_CHECK(emu_launch(kernel, grid, block, smem, std::forward<Args>(args)...));
+#else
   EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
+#endif
 }
 
 // `pdl` false: a plain launch (for a kernel that follows a copy or a host-side step).
@@ -102,6 +120,28 @@ void launch(void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, c
 }
 
 }  // namespace exl::cuda
+
+#ifdef EXL_CUDA_EMU
+#define EXL_NOINLINE __attribute__((noinline))
+#else
+#define EXL_NOINLINE __noinline__
+#endif
+
+// A kernel's dynamic shared memory: `T* name` (T may carry an __align__).
+#ifdef EXL_CUDA_EMU
+#define EXL_DYNAMIC_SMEM(T, name) T* name = reinterpret_cast<T*>(::exl::emu::dynamic_smem())
+#else
+#define EXL_DYNAMIC_SMEM(T, name) extern __shared__ T name[]
+#endif
+
+// A kernel's static shared variable (a block-wide variable under the emulator, too).
+#ifdef EXL_CUDA_EMU
+#define EXL_BLOCK_SHARED(T, name) \
+  static const char name##_key = 0; \
+  T& name = ::exl::emu::block_static_ref<T>(&name##_key)
+#else
+#define EXL_BLOCK_SHARED(T, name) __shared__ T name
+#endif
 
 __device__ __forceinline__ void pdl_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -120,7 +160,10 @@ __device__ __forceinline__ void pdl_trigger() {
 // then read all blocks' shares. One acq_rel atomic by thread 0, ordered with the rest of the block
 // by the barriers around it (the pattern of CUTLASS's GenericBarrier), instead of a full fence in
 // every thread before and after.
-#if defined(__CUDACC__)
+#if defined(EXL_CUDA_EMU)
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) { return ::exl::emu::ld_acquire(p); }
+__device__ __forceinline__ unsigned atom_acq_rel_add(unsigned* p, unsigned v) { return ::exl::emu::atomic_add(p, v); }
+#elif defined(__CUDACC__)
 // Counters shared between the blocks of a grid: an acquiring load and an acquire-release add
 // (returns the old value), device scope.
 __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
@@ -133,9 +176,38 @@ __device__ __forceinline__ unsigned atom_acq_rel_add(unsigned* p, unsigned v) {
   asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], %2;\n" : "=r"(t) : "l"(p), "r"(v) : "memory");
   return t;
 }
+#endif
+#if defined(__CUDACC__) || defined(EXL_CUDA_EMU)
+
+// Plain (relaxed) and releasing stores, device scope, and the %globaltimer in nanoseconds.
+__device__ __forceinline__ void st_relaxed(unsigned* p, unsigned v) {
+#ifdef EXL_CUDA_EMU
+  *p = v;
+  ::exl::emu::progress();
+#else
+  asm volatile("st.relaxed.gpu.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+#endif
+}
+__device__ __forceinline__ void st_release(unsigned* p, unsigned v) {
+#ifdef EXL_CUDA_EMU
+  *p = v;
+  ::exl::emu::progress();
+#else
+  asm volatile("st.release.gpu.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+#endif
+}
+__device__ __forceinline__ std::uint64_t global_ns() {
+#ifdef EXL_CUDA_EMU
+  return ::exl::emu::now_ns();
+#else
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+#endif
+}
 
 __device__ __forceinline__ bool last_block_arrival(unsigned* counter, unsigned count) {
-  __shared__ unsigned s_ticket;
+  EXL_BLOCK_SHARED(unsigned, s_ticket);
   __syncthreads();
   if (threadIdx.x == 0) s_ticket = atom_acq_rel_add(counter, 1u);
   __syncthreads();

@@ -1,0 +1,2 @@
+// cuda_weights.cpp compiled for the CUDA emulator (emu.h).
+#include "cuda_weights.cpp"

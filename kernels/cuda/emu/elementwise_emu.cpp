@@ -1,0 +1,2 @@
+// elementwise.cu compiled for the CUDA emulator (emu.h).
+#include "elementwise.cu"

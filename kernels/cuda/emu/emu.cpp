@@ -1,0 +1,771 @@
+// The CUDA emulator's scheduler, primitives and the subset of the CUDA runtime (and cuBLAS
+// handle calls) the emulated sources use. See emu.h for the model.
+#include "emu.h"
+
+#include <cublas_v2.h>
+#include <ucontext.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace exl::emu {
+namespace {
+
+constexpr std::size_t k_stack_bytes = 256u << 10;
+constexpr int k_optin_smem = 232448;  // an H200's opt-in shared memory per block
+constexpr int k_default_smem = 48u << 10;
+
+enum Kind : int { k_shfl_idx, k_shfl_up, k_shfl_down, k_shfl_xor, k_sync, k_ballot, k_mma8, k_mma16, k_ldm, k_ldm_t };
+const char* kind_name(int k) {
+  static const char* n[] = {"__shfl_sync",  "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__syncwarp",
+                            "__ballot_sync", "mma m16n8k8",   "mma m16n8k16",     "ldmatrix",        "ldmatrix.trans"};
+  return k >= 0 && k < 10 ? n[k] : "?";
+}
+
+struct Slot {
+  std::uint64_t v = 0;
+  std::uint32_t a[4] = {}, b[2] = {};
+  float c[4] = {};
+  const void* addr = nullptr;
+  std::uint32_t r[4] = {};
+};
+struct Warp {
+  unsigned gen = 0;
+  int arrived = 0;
+  int kind = -1;
+  unsigned mask = 0;
+  Slot slot[2][32];
+};
+struct Barrier {
+  unsigned gen = 0;
+  int arrived = 0;
+  int need = 0;
+};
+struct Block {
+  unsigned char* smem = nullptr;
+  std::size_t smem_bytes = 0;
+  std::vector<Warp> warps;
+  Barrier bars[16];
+  int live = 0;
+  std::map<const void*, std::vector<unsigned char>> statics;
+};
+enum Wait : int { w_none, w_gen, w_mbar, w_acquire };
+struct Fiber {
+  ucontext_t ctx{};
+  char* stack = nullptr;
+  uint3 tid{};
+  int block = 0, warp = 0, lane = 0;
+  bool done = false, trapped = false;
+  int wait = w_none;
+  const unsigned* wait_gen = nullptr;
+  unsigned wait_gen_value = 0;
+  std::uint64_t* wait_bar = nullptr;
+  unsigned wait_parity = 0;
+  const void* wait_addr = nullptr;
+  std::uint64_t wait_value = 0;
+  // what it waits for (the deadlock report): a collective kind, a barrier, an mbarrier, a load
+  int what = -1;
+  const void* what_ptr = nullptr;
+  unsigned what_value = 0;
+  const void* last_acq = nullptr;
+  std::uint64_t last_acq_value = 0;
+};
+struct Mbar {
+  unsigned count = 0, pending = 0;
+  long long tx = 0;
+  unsigned phase = 0;
+};
+struct Copy {
+  unsigned char* dst;
+  const unsigned char* src;
+  unsigned bytes;
+  std::uint64_t* bar;
+  std::uint64_t due;
+};
+struct Launch {
+  dim3 grid, block;
+  std::size_t smem = 0;
+  KernelBody body;
+  std::vector<Fiber> fibers;
+  std::vector<Block> blocks;
+  std::unordered_map<std::uint64_t*, Mbar> mbars;
+  std::deque<Copy> copies;
+  int live = 0;
+  bool failed = false;
+  std::string error;
+};
+
+// Allocations of the emulated device (bounds of bulk copies), by start address.
+struct Alloc {
+  std::size_t bytes;
+  bool host;
+};
+std::mutex g_alloc_mutex;
+std::map<std::uintptr_t, Alloc> g_allocs;
+std::size_t g_device_bytes = 0;
+
+Launch* g_launch = nullptr;
+Fiber* g_cur = nullptr;
+ucontext_t g_sched;
+std::uint64_t g_progress = 0;
+std::uint64_t g_round = 0;
+std::uint64_t g_time_ns = 1000000000ull;
+int g_sm_count = 4;
+std::mt19937_64 g_rng(1);
+Stats g_stats;
+cudaError_t g_last_error = cudaSuccess;
+std::map<const void*, int> g_func_smem;
+
+Fiber& cur() {
+  if (!g_cur) {
+    std::fprintf(stderr, "exl emu: a device function was called outside a launch\n");
+    std::abort();
+  }
+  return *g_cur;
+}
+Block& cur_block() { return g_launch->blocks[std::size_t(cur().block)]; }
+Warp& cur_warp() { return cur_block().warps[std::size_t(cur().warp)]; }
+
+// Fails the launch from inside a fiber (like a device-side error): the fiber never resumes.
+[[noreturn]] void fail(const std::string& why) {
+  Fiber& f = cur();
+  if (!g_launch->failed) {
+    g_launch->failed = true;
+    g_launch->error = "block " + std::to_string(f.block) + " thread " + std::to_string(f.tid.x) + ": " + why;
+  }
+  f.trapped = true;
+  swapcontext(&f.ctx, &g_sched);
+  std::abort();  // not reached: a trapped fiber is never resumed
+}
+
+bool still_waiting(const Fiber& f) {
+  switch (f.wait) {
+    case w_gen: return *f.wait_gen == f.wait_gen_value;
+    case w_mbar: {
+      auto it = g_launch->mbars.find(f.wait_bar);
+      return it != g_launch->mbars.end() && (it->second.phase & 1u) == f.wait_parity;
+    }
+    case w_acquire: return *static_cast<const unsigned*>(f.wait_addr) == unsigned(f.wait_value);
+    default: return false;
+  }
+}
+
+std::string smem_name(const Block& b, const void* p) {
+  const auto* c = static_cast<const unsigned char*>(p);
+  if (c >= b.smem && c < b.smem + b.smem_bytes) return "smem+" + std::to_string(c - b.smem);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+std::string describe(const Fiber& f) {
+  const Block& b = g_launch->blocks[std::size_t(f.block)];
+  if (f.what >= 300) return "mbarrier " + smem_name(b, f.what_ptr) + " parity " + std::to_string(f.what_value);
+  if (f.what >= 200)
+    return "acquire load at " + smem_name(b, f.what_ptr) + " (value " + std::to_string(f.what_value) + ")";
+  if (f.what >= 100)
+    return "bar.sync " + std::to_string(f.what - 100) + " (" + std::to_string(f.what_value) + " threads)";
+  return std::string("warp collective ") + kind_name(f.what);
+}
+
+void fiber_main() {
+  Fiber& f = *g_cur;
+  g_launch->body();
+  f.done = true;
+  Block& b = g_launch->blocks[std::size_t(f.block)];
+  --b.live;
+  --g_launch->live;
+  // An exited thread no longer counts towards __syncthreads.
+  Barrier& b0 = b.bars[0];
+  if (b0.arrived > 0 && b0.arrived >= b.live) {
+    b0.arrived = 0;
+    ++b0.gen;
+  }
+  ++g_progress;
+  swapcontext(&f.ctx, &g_sched);
+}
+
+void complete_if_done(Mbar& m) {
+  if (m.pending == 0 && m.tx == 0) {
+    ++m.phase;
+    m.pending = m.count;
+    ++g_progress;
+  }
+}
+
+Mbar& mbar_of(std::uint64_t* bar) {
+  auto it = g_launch->mbars.find(bar);
+  if (it == g_launch->mbars.end()) fail("mbarrier used before mbarrier.init");
+  return it->second;
+}
+
+
+// A warp collective: the lane's slot is filled by `in`, the last lane to arrive runs `all`
+// over the slots of the generation, every lane then reads its slot.
+template <class In, class All>
+Slot* collective(int kind, unsigned mask, In&& in, All&& all) {
+  Fiber& f = cur();
+  Warp& w = cur_warp();
+  if (!(mask >> f.lane & 1u)) fail(std::string(kind_name(kind)) + " called by a lane outside its mask");
+  if (w.arrived == 0) {
+    w.kind = kind;
+    w.mask = mask;
+  } else if (w.kind != kind || w.mask != mask) {
+    fail(std::string("divergent warp collectives: ") + kind_name(kind) + " while other lanes wait in " +
+         kind_name(w.kind));
+  }
+  const unsigned g = w.gen;
+  Slot* slots = w.slot[g & 1u];
+  in(slots[f.lane]);
+  ++g_progress;
+  if (++w.arrived == __builtin_popcount(mask)) {
+    all(slots);
+    w.arrived = 0;
+    ++w.gen;
+  } else {
+    f.wait = w_gen;
+    f.wait_gen = &w.gen;
+    f.wait_gen_value = g;
+    f.what = kind;
+    while (w.gen == g) swapcontext(&f.ctx, &g_sched);
+    f.wait = w_none;
+  }
+  return slots;
+}
+
+float half_lo(std::uint32_t v) { return __half2float(__ushort_as_half(static_cast<unsigned short>(v & 0xffffu))); }
+float half_hi(std::uint32_t v) { return __half2float(__ushort_as_half(static_cast<unsigned short>(v >> 16))); }
+
+}  // namespace
+
+unsigned char* dynamic_smem() { return cur_block().smem; }
+void* block_static(const void* key, std::size_t bytes) {
+  std::vector<unsigned char>& v = cur_block().statics[key];
+  if (v.size() < bytes) v.assign(bytes, 0xa5);
+  return v.data();
+}
+
+void yield(bool waiting) {
+  Fiber& f = cur();
+  if (!waiting) ++g_progress;
+  swapcontext(&f.ctx, &g_sched);
+}
+void progress() { ++g_progress; }
+void trap() { fail("__trap()"); }
+std::uint64_t now_ns() { return g_time_ns; }
+long long clock() { return static_cast<long long>(g_time_ns * 2); }
+
+std::uint64_t shfl(unsigned mask, std::uint64_t v, int arg, int kind) {
+  const int lane = cur().lane;
+  const int width = arg >> 8, a = arg & 0xff;
+  const Slot* slots = collective(kind, mask, [&](Slot& m) { m.v = v; }, [](Slot*) {});
+  const int base = lane & ~(width - 1);
+  int src = lane;
+  switch (kind) {
+    case k_shfl_idx: src = base + (a & (width - 1)); break;
+    case k_shfl_up: src = lane - a >= base ? lane - a : lane; break;
+    case k_shfl_down: src = lane + a < base + width ? lane + a : lane; break;
+    default: src = (lane ^ a) < base + width ? lane ^ a : lane; break;
+  }
+  if (!(mask >> src & 1u)) fail("shuffle from a lane outside the mask");
+  return slots[src].v;
+}
+
+void syncwarp(unsigned mask) { collective(k_sync, mask, [](Slot&) {}, [](Slot*) {}); }
+
+unsigned ballot(unsigned mask, bool pred) {
+  const Slot* slots = collective(k_ballot, mask, [&](Slot& m) { m.v = pred ? 1u : 0u; }, [](Slot*) {});
+  unsigned r = 0;
+  for (int l = 0; l < 32; ++l)
+    if ((mask >> l & 1u) && slots[l].v) r |= 1u << l;
+  return r;
+}
+
+// mma.sync m16n8k{8,16} row.col f32.f16.f16.f32: lane = 4 g + t holds A rows g, g + 8 (columns
+// 2t, 2t + 1, and 2t + 8, 2t + 9 for k16), B column g (rows 2t, 2t + 1, and 2t + 8, 2t + 9),
+// C/D rows g, g + 8, columns 2t, 2t + 1.
+void mma_f16_f32(int k, float (&c)[4], const std::uint32_t* a, const std::uint32_t* b) {
+  const Slot& s = collective(
+      k == 16 ? k_mma16 : k_mma8, 0xffffffffu,
+      [&](Slot& m) {
+        for (int i = 0; i < (k == 16 ? 4 : 2); ++i) m.a[i] = a[i];
+        for (int i = 0; i < (k == 16 ? 2 : 1); ++i) m.b[i] = b[i];
+        for (int i = 0; i < 4; ++i) m.c[i] = c[i];
+      },
+      [k](Slot* sl) {
+        float A[16][16], B[16][8], C[16][8];
+        for (int l = 0; l < 32; ++l) {
+          const int g = l >> 2, t = l & 3;
+          const Slot& m = sl[l];
+          A[g][2 * t] = half_lo(m.a[0]); A[g][2 * t + 1] = half_hi(m.a[0]);
+          A[g + 8][2 * t] = half_lo(m.a[1]); A[g + 8][2 * t + 1] = half_hi(m.a[1]);
+          B[2 * t][g] = half_lo(m.b[0]); B[2 * t + 1][g] = half_hi(m.b[0]);
+          if (k == 16) {
+            A[g][2 * t + 8] = half_lo(m.a[2]); A[g][2 * t + 9] = half_hi(m.a[2]);
+            A[g + 8][2 * t + 8] = half_lo(m.a[3]); A[g + 8][2 * t + 9] = half_hi(m.a[3]);
+            B[2 * t + 8][g] = half_lo(m.b[1]); B[2 * t + 9][g] = half_hi(m.b[1]);
+          }
+          C[g][2 * t] = m.c[0]; C[g][2 * t + 1] = m.c[1]; C[g + 8][2 * t] = m.c[2]; C[g + 8][2 * t + 1] = m.c[3];
+        }
+        for (int l = 0; l < 32; ++l) {
+          const int g = l >> 2, t = l & 3;
+          const int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
+          for (int i = 0; i < 4; ++i) {
+            float d = 0.0f;
+            for (int kk = 0; kk < k; ++kk) d = std::fma(A[rows[i]][kk], B[kk][cols[i]], d);
+            sl[l].c[i] = d + C[rows[i]][cols[i]];
+          }
+        }
+      })[cur().lane];
+  for (int i = 0; i < 4; ++i) c[i] = s.c[i];
+}
+
+// ldmatrix.x4: lanes 8i .. 8i + 7 give the row addresses of matrix i (8 halves each); lane 4g + t
+// receives of matrix i row g, halves 2t and 2t + 1 (trans: column g, rows 2t and 2t + 1).
+void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_addr, bool trans) {
+  const Slot& s = collective(
+      trans ? k_ldm_t : k_ldm, 0xffffffffu, [&](Slot& m) { m.addr = row_addr; },
+      [trans](Slot* sl) {
+        std::uint16_t M[4][8][8];
+        for (int i = 0; i < 4; ++i)
+          for (int row = 0; row < 8; ++row) std::memcpy(M[i][row], sl[8 * i + row].addr, 16);
+        for (int l = 0; l < 32; ++l) {
+          const int g = l >> 2, t = l & 3;
+          for (int i = 0; i < 4; ++i) {
+            const std::uint16_t lo = trans ? M[i][2 * t][g] : M[i][g][2 * t];
+            const std::uint16_t hi = trans ? M[i][2 * t + 1][g] : M[i][g][2 * t + 1];
+            sl[l].r[i] = std::uint32_t(lo) | std::uint32_t(hi) << 16;
+          }
+        }
+      })[cur().lane];
+  for (int i = 0; i < 4; ++i) r[i] = s.r[i];
+}
+
+void bar_sync(int id, int threads) {
+  Fiber& f = cur();
+  Block& b = cur_block();
+  if (id < 0 || id >= 16) fail("bar.sync with a barrier id outside 0..15");
+  Barrier& bar = b.bars[id];
+  const int need = threads > 0 ? threads : b.live;
+  if (bar.arrived == 0) bar.need = need;
+  else if (bar.need != need) fail("bar.sync " + std::to_string(id) + " with different thread counts");
+  const unsigned g = bar.gen;
+  ++g_progress;
+  if (++bar.arrived >= bar.need) {
+    bar.arrived = 0;
+    ++bar.gen;
+    return;
+  }
+  f.wait = w_gen;
+  f.wait_gen = &bar.gen;
+  f.wait_gen_value = g;
+  f.what = 100 + id;
+  f.what_value = unsigned(need);
+  while (bar.gen == g) swapcontext(&f.ctx, &g_sched);
+  f.wait = w_none;
+}
+
+void fence() {}
+
+unsigned ld_acquire(const unsigned* p) {
+  Fiber& f = cur();
+  unsigned v = *p;
+  if (f.last_acq == p && v == unsigned(f.last_acq_value)) {
+    // The same value again at the same address: a poll. Sleep until it changes (or the
+    // scheduler finds nobody can move and wakes everyone once).
+    f.wait = w_acquire;
+    f.wait_addr = p;
+    f.wait_value = v;
+    f.what = 200;
+    f.what_ptr = p;
+    f.what_value = v;
+    swapcontext(&f.ctx, &g_sched);
+    f.wait = w_none;
+    v = *p;
+  }
+  if (f.last_acq != p || v != unsigned(f.last_acq_value)) ++g_progress;
+  f.last_acq = p;
+  f.last_acq_value = v;
+  return v;
+}
+std::uint64_t ld_acquire64(const std::uint64_t* p) {
+  yield(false);
+  return *p;
+}
+unsigned atomic_cas(unsigned* p, unsigned cmp, unsigned v) {
+  const unsigned old = *p;
+  if (old == cmp) *p = v;
+  ++g_progress;
+  yield(false);
+  return old;
+}
+
+void mbar_init(std::uint64_t* bar, unsigned count) {
+  if (count == 0) fail("mbarrier.init with count 0");
+  Mbar& m = g_launch->mbars[bar];
+  m.count = m.pending = count;
+  m.tx = 0;
+  m.phase = 0;
+  *bar = 0;
+}
+void mbar_arrive(std::uint64_t* bar, unsigned expect) {
+  Mbar& m = mbar_of(bar);
+  if (m.pending == 0) fail("mbarrier " + smem_name(cur_block(), bar) + ": more arrivals than its count");
+  m.tx += expect;
+  --m.pending;
+  ++g_progress;
+  complete_if_done(m);
+}
+bool mbar_test_parity(std::uint64_t* bar, unsigned parity) {
+  Mbar& m = mbar_of(bar);
+  if ((m.phase & 1u) != parity) {
+    ++g_progress;
+    return true;
+  }
+  Fiber& f = cur();
+  f.wait = w_mbar;
+  f.wait_bar = bar;
+  f.wait_parity = parity;
+  f.what = 300;
+  f.what_ptr = bar;
+  f.what_value = parity;
+  swapcontext(&f.ctx, &g_sched);
+  f.wait = w_none;
+  return (mbar_of(bar).phase & 1u) != parity;
+}
+void bulk_copy(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
+  Block& b = cur_block();
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto s = reinterpret_cast<std::uintptr_t>(src);
+  if (bytes == 0 || bytes % 16 || reinterpret_cast<std::uintptr_t>(dst) % 16 || s % 16)
+    fail("cp.async.bulk of " + std::to_string(bytes) + " bytes from " + smem_name(cur_block(), src) + " to " + smem_name(cur_block(), dst) +
+         ": size and addresses must be multiples of 16");
+  if (d < b.smem || d + bytes > b.smem + b.smem_bytes)
+    fail("cp.async.bulk writes outside the block's shared memory (" + smem_name(cur_block(), dst) + ", " + std::to_string(bytes) +
+         " bytes)");
+  {
+    std::lock_guard<std::mutex> lock(g_alloc_mutex);
+    auto it = g_allocs.upper_bound(s);
+    if (it == g_allocs.begin() || s + bytes > std::prev(it)->first + std::prev(it)->second.bytes) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%p", src);
+      fail("cp.async.bulk reads " + std::to_string(bytes) + " bytes at " + buf + ", outside any device allocation");
+    }
+  }
+  mbar_of(bar);
+  std::uniform_int_distribution<int> delay(0, 3);
+  g_launch->copies.push_back(Copy{d, static_cast<const unsigned char*>(src), bytes, bar, g_round + unsigned(delay(g_rng))});
+  ++g_stats.bulk_copies;
+  ++g_progress;
+}
+
+std::uint32_t hfma2(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  auto one = [](float x, float y, float z) {
+    return std::uint32_t(__half_as_ushort(__float2half_rn(static_cast<float>(double(x) * double(y) + double(z)))));
+  };
+  return one(half_lo(a), half_lo(b), half_lo(c)) | one(half_hi(a), half_hi(b), half_hi(c)) << 16;
+}
+
+void configure(int sm_count, std::uint64_t seed) {
+  g_sm_count = std::max(1, sm_count);
+  g_rng.seed(seed);
+}
+Stats stats() { return g_stats; }
+
+cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, const void* kernel, KernelBody body) {
+  if (g_launch) {
+    std::fprintf(stderr, "exl emu: a launch from inside a kernel\n");
+    return cudaErrorNotSupported;
+  }
+  const int threads = int(block.x * block.y * block.z);
+  const int blocks = int(grid.x * grid.y * grid.z);
+  if (threads <= 0 || threads > 1024 || blocks <= 0) return cudaErrorInvalidConfiguration;
+  auto lim = g_func_smem.find(kernel);
+  const int limit = lim == g_func_smem.end() ? k_default_smem : std::max(k_default_smem, lim->second);
+  if (smem > std::size_t(limit)) return cudaErrorInvalidValue;
+  Launch L;
+  L.grid = grid;
+  L.block = block;
+  L.smem = smem;
+  L.body = std::move(body);
+  L.blocks.resize(std::size_t(blocks));
+  const std::size_t smem_alloc = (std::max<std::size_t>(smem, 16) + 127) & ~std::size_t(127);
+  std::vector<std::unique_ptr<unsigned char, void (*)(void*)>> smem_keep;
+  for (Block& b : L.blocks) {
+    b.smem = static_cast<unsigned char*>(std::aligned_alloc(128, smem_alloc));
+    smem_keep.emplace_back(b.smem, std::free);
+    std::memset(b.smem, 0xff, smem_alloc);  // NaN in fp16 and fp32: unwritten data shows
+    b.smem_bytes = smem;
+    b.warps.resize(std::size_t((threads + 31) / 32));
+    b.live = threads;
+  }
+  L.fibers.resize(std::size_t(blocks) * std::size_t(threads));
+  std::vector<std::unique_ptr<char[]>> stacks(L.fibers.size());
+  for (std::size_t i = 0; i < L.fibers.size(); ++i) {
+    Fiber& f = L.fibers[i];
+    f.block = int(i / std::size_t(threads));
+    const int t = int(i % std::size_t(threads));
+    f.tid = make_uint3(unsigned(t) % block.x, unsigned(t) / block.x % block.y, unsigned(t) / (block.x * block.y));
+    f.warp = t / 32;
+    f.lane = t % 32;
+    stacks[i].reset(new char[k_stack_bytes]);
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = stacks[i].get();
+    f.ctx.uc_stack.ss_size = k_stack_bytes;
+    f.ctx.uc_link = &g_sched;
+    makecontext(&f.ctx, fiber_main, 0);
+  }
+  L.live = int(L.fibers.size());
+  g_launch = &L;
+  gridDim = grid;
+  blockDim = block;
+  ++g_stats.launches;
+  std::vector<std::size_t> order(L.fibers.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  int stall = 0;
+  while (L.live > 0 && !L.failed) {
+    ++g_round;
+    ++g_stats.rounds;
+    g_time_ns += 1000;  // a microsecond per round
+    const std::uint64_t before = g_progress;
+    for (std::size_t i = 0; i < L.copies.size();) {
+      Copy& c = L.copies[i];
+      if (c.due > g_round) { ++i; continue; }
+      std::memcpy(c.dst, c.src, c.bytes);
+      auto it = L.mbars.find(c.bar);
+      if (it != L.mbars.end()) {
+        it->second.tx -= c.bytes;
+        complete_if_done(it->second);
+      }
+      L.copies.erase(L.copies.begin() + std::ptrdiff_t(i));
+    }
+    std::shuffle(order.begin(), order.end(), g_rng);
+    const bool force = stall > 0;
+    for (std::size_t idx : order) {
+      Fiber& f = L.fibers[idx];
+      if (f.done || f.trapped) continue;  // (after a trap the round goes on: the other lanes print too)
+      if (!force && still_waiting(f)) continue;
+      g_cur = &f;
+      threadIdx = f.tid;
+      blockIdx = make_uint3(unsigned(f.block) % grid.x, unsigned(f.block) / grid.x % grid.y,
+                            unsigned(f.block) / (grid.x * grid.y));
+      ++g_stats.switches;
+      swapcontext(&g_sched, &f.ctx);
+      g_cur = nullptr;
+    }
+    if (L.failed) break;
+    if (g_progress != before || !L.copies.empty()) {
+      stall = 0;
+      continue;
+    }
+    // Nobody moved: wake everyone once; then let the kernels' 10-second traps fire; then give up.
+    ++stall;
+    if (stall == 2) g_time_ns += 20000000000ull;
+    if (stall >= 4) {
+      L.failed = true;
+      L.error = "deadlock: no thread can make progress; waits (first waiting lane of each warp):";
+      for (std::size_t b = 0; b < L.blocks.size(); ++b)
+        for (std::size_t w = 0; w < L.blocks[b].warps.size(); ++w)
+          for (int l = 0; l < 32; ++l) {
+            const std::size_t i = b * std::size_t(threads) + w * 32 + std::size_t(l);
+            if (i >= L.fibers.size() || i / std::size_t(threads) != b) break;
+            const Fiber& f = L.fibers[i];
+            if (f.done || f.wait == w_none) continue;
+            L.error += "\n  block " + std::to_string(b) + " warp " + std::to_string(w) + " lane " + std::to_string(l) +
+                       ": " + describe(f);
+            break;
+          }
+    }
+  }
+  g_launch = nullptr;
+  if (L.failed) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "exl emu: launch failed: %s\n", L.error.c_str());
+    return cudaErrorLaunchFailure;
+  }
+  return cudaSuccess;
+}
+
+namespace {
+cudaError_t record(cudaError_t e) {
+  if (e != cudaSuccess) g_last_error = e;
+  return e;
+}
+void* emu_alloc(std::size_t bytes, bool host) {
+  void* p = std::aligned_alloc(256, (std::max<std::size_t>(bytes, 1) + 255) & ~std::size_t(255));
+  if (!p) return nullptr;
+  std::memset(p, 0xa5, bytes);  // device memory starts as garbage
+  std::lock_guard<std::mutex> lock(g_alloc_mutex);
+  g_allocs[reinterpret_cast<std::uintptr_t>(p)] = Alloc{bytes, host};
+  if (!host) g_device_bytes += bytes;
+  return p;
+}
+cudaError_t emu_free(void* p) {
+  if (!p) return cudaSuccess;
+  std::lock_guard<std::mutex> lock(g_alloc_mutex);
+  auto it = g_allocs.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == g_allocs.end()) return cudaErrorInvalidValue;
+  if (!it->second.host) g_device_bytes -= it->second.bytes;
+  g_allocs.erase(it);
+  std::free(p);
+  return cudaSuccess;
+}
+int g_device = 0;
+char g_stream_tokens[64];
+}  // namespace
+
+}  // namespace exl::emu
+
+using namespace exl::emu;
+
+uint3 threadIdx, blockIdx;
+dim3 gridDim, blockDim;
+
+// ---- the CUDA runtime subset (synchronous: every stream is the host thread) ----
+extern "C" {
+cudaError_t cudaMalloc(void** p, size_t bytes) {
+  *p = emu_alloc(bytes, false);
+  return *p ? cudaSuccess : record(cudaErrorMemoryAllocation);
+}
+cudaError_t cudaFree(void* p) { return record(emu_free(p)); }
+cudaError_t cudaMallocHost(void** p, size_t bytes) {
+  *p = emu_alloc(bytes, true);
+  return *p ? cudaSuccess : record(cudaErrorMemoryAllocation);
+}
+cudaError_t cudaHostAlloc(void** p, size_t bytes, unsigned int) { return cudaMallocHost(p, bytes); }
+cudaError_t cudaFreeHost(void* p) { return record(emu_free(p)); }
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, enum cudaMemcpyKind) {
+  if (n) std::memmove(dst, src, n);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, enum cudaMemcpyKind k, cudaStream_t) {
+  return cudaMemcpy(dst, src, n, k);
+}
+cudaError_t cudaMemset(void* p, int v, size_t n) {
+  if (n) std::memset(p, v, n);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
+cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  *s = reinterpret_cast<cudaStream_t>(&g_stream_tokens[1]);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { return cudaStreamCreate(s); }
+cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  *e = reinterpret_cast<cudaEvent_t>(&g_stream_tokens[2]);
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
+cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) {
+  *ms = 0.0f;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int* d) {
+  *d = g_device;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int d) {
+  if (d != 0) return record(cudaErrorInvalidDevice);
+  g_device = d;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDeviceCount(int* n) {
+  *n = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaDeviceGetAttribute(int* v, enum cudaDeviceAttr a, int) {
+  switch (a) {
+    case cudaDevAttrMultiProcessorCount: *v = g_sm_count; break;
+    case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
+    case cudaDevAttrComputeCapabilityMinor: *v = 0; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = k_optin_smem; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *v = k_optin_smem + 1024; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *v = k_default_smem; break;
+    case cudaDevAttrClockRate: *v = 1980000; break;
+    case cudaDevAttrL2CacheSize: *v = 60 << 20; break;
+    case cudaDevAttrMaxThreadsPerBlock: *v = 1024; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
+    case cudaDevAttrWarpSize: *v = 32; break;
+    case cudaDevAttrCooperativeLaunch: *v = 1; break;
+    default: *v = 0; break;
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaFuncSetAttribute(const void* f, enum cudaFuncAttribute a, int v) {
+  if (a == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (v > k_optin_smem) return record(cudaErrorInvalidValue);
+    g_func_smem[f] = v;
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* a, const void* f) {
+  *a = cudaFuncAttributes{};
+  a->maxThreadsPerBlock = 1024;
+  a->numRegs = 64;  // (a typical count: the GEMV's blocks per multiprocessor follow from it)
+  auto it = g_func_smem.find(f);
+  a->maxDynamicSharedSizeBytes = it == g_func_smem.end() ? k_default_smem : it->second;
+  return cudaSuccess;
+}
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, const void*, int threads, size_t smem) {
+  const int by_threads = 2048 / std::max(1, threads);
+  const int by_smem = smem ? int((k_optin_smem + 1024) / (smem + 1024)) : 32;
+  *n = std::max(0, std::min({by_threads, by_smem, 32}));
+  return cudaSuccess;
+}
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
+  *total = size_t(64) << 30;
+  *free_bytes = *total - std::min(*total, g_device_bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaGetLastError(void) {
+  const cudaError_t e = g_last_error;
+  g_last_error = cudaSuccess;
+  return e;
+}
+cudaError_t cudaPeekAtLastError(void) { return g_last_error; }
+const char* cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorLaunchFailure: return "unspecified launch failure (emulator: see its message above)";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    default: return "emulated CUDA error";
+  }
+}
+const char* cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorEmulated"; }
+
+// cuBLAS: handles only (the emulated kernels under test do not call it).
+cublasStatus_t cublasCreate_v2(cublasHandle_t* h) {
+  *h = reinterpret_cast<cublasHandle_t>(&g_stream_tokens[3]);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasDestroy_v2(cublasHandle_t) { return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t cublasSetStream_v2(cublasHandle_t, cudaStream_t) { return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t cublasSetMathMode(cublasHandle_t, cublasMath_t) { return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t, void*, size_t) { return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                            const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
+                            cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) {
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+const char* cublasGetStatusString(cublasStatus_t) { return "cuBLAS is not emulated"; }
+const char* cublasGetStatusName(cublasStatus_t) { return "CUBLAS_STATUS_NOT_SUPPORTED"; }
+}
