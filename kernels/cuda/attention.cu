@@ -52,9 +52,11 @@ __global__ void __launch_bounds__(128) attn_split_kernel(const __half* __restric
   pdl_wait();
   constexpr int EPL = D / 32;       // elements per lane in q.k
   constexpr int DPT = (D + 127) / 128;  // output dims per thread
-  __shared__ float qs[k_max_group][D];
-  __shared__ float sc[k_max_group][k_tile];
-  __shared__ float m_s[k_max_group], l_s[k_max_group], a_s[k_max_group];
+  EXL_SHARED_ARRAY(float, qs, [k_max_group][D]);
+  EXL_SHARED_ARRAY(float, sc, [k_max_group][k_tile]);
+  EXL_SHARED_ARRAY(float, m_s, [k_max_group]);
+  EXL_SHARED_ARRAY(float, l_s, [k_max_group]);
+  EXL_SHARED_ARRAY(float, a_s, [k_max_group]);
   const int split = blockIdx.x, kh = blockIdx.y, t = blockIdx.z;
   const int g = nh / nkv;
   const int kv_len = *past + t + 1;
@@ -357,7 +359,7 @@ __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restr
   constexpr int LD = D + 8;  // shared row stride in halves
   constexpr int KS = D / 16;  // k-steps of Q K^T
   constexpr int NT = D / 8;   // n-tiles of the output
-  extern __shared__ uint4 smem_pf[];
+  EXL_DYNAMIC_SMEM(uint4, smem_pf);
   __half* sk = reinterpret_cast<__half*>(smem_pf);  // [2][keys][LD]
   __half* sv = sk + 2 * k_pf_keys * LD;             // [2][keys][LD]
   pdl_trigger();
@@ -617,7 +619,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   constexpr int SB = D / 16;                                          // bytes of its scales (D / 32 fp16)
   constexpr int DATA = decode_raw_data_bytes<D, KF, VF>();
   constexpr int RAW = DATA + k_pf_keys * SB;                         // one store's raw stage
-  extern __shared__ uint4 smem_dm[];
+  EXL_DYNAMIC_SMEM(uint4, smem_dm);
   __half* sk = reinterpret_cast<__half*>(smem_dm);     // [PLAIN ? 2 : 1][keys][LD]
   __half* sv = sk + (PLAIN ? 2 : 1) * k_pf_keys * LD;  // [PLAIN ? 2 : 1][keys][LD]
   std::uint8_t* raw = reinterpret_cast<std::uint8_t*>(sv + k_pf_keys * LD);  // quantized: [2][K, V][RAW]
@@ -878,7 +880,7 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
   constexpr int SB = D / 16;  // bytes of a key's scales
   constexpr int DATA = decode_raw_data_bytes<D, KF, VF>();
   constexpr int RAW = DATA + k_pf_keys * SB;
-  extern __shared__ uint4 smem_dr[];
+  EXL_DYNAMIC_SMEM(uint4, smem_dr);
   std::uint8_t* raw = reinterpret_cast<std::uint8_t*>(smem_dr);  // [ST][K, V][RAW]
   pdl_trigger();
   pdl_wait();
@@ -1080,8 +1082,8 @@ int decode_reg_ctas_per_sm() {
 // split order (as attn_decode_merge_kernel).
 template <int D>
 __device__ void merge_heads(const float* part, int kh, int gsz, int splits, int ns, __half* out, float* out32) {
-  __shared__ float s_w[256];
-  __shared__ float s_inv;
+  EXL_SHARED_ARRAY(float, s_w, [256]);
+  EXL_BLOCK_SHARED(float, s_inv);
   for (int hh = 0; hh < gsz; ++hh) {
     const int h = kh * gsz + hh;
     const float* p = part + std::size_t(h) * splits * (D + 2);
@@ -1151,8 +1153,9 @@ template <int D, int G, int LPK>
 __device__ __forceinline__ void decode_write_partials(float (&m)[G], float (&l)[G], float (&acc)[G][16], int warp,
                                                       int slot, int sub, int d0, int gsz, int kh, int splits, int split,
                                                       float* part) {
-  __shared__ float s_m[4][G], s_l[4][G];
-  __shared__ float s_acc[4][G][D];
+  EXL_SHARED_ARRAY(float, s_m, [4][G]);
+  EXL_SHARED_ARRAY(float, s_l, [4][G]);
+  EXL_SHARED_ARRAY(float, s_acc, [4][G][D]);
 #pragma unroll
   for (int o = LPK; o < 32; o <<= 1) {
 #pragma unroll
@@ -1404,15 +1407,15 @@ __global__ void __launch_bounds__(128) attn_decode_merge_kernel(const float* __r
   pdl_trigger();
   pdl_wait();
   const int h = blockIdx.x, tq = blockIdx.y;
-  __shared__ float xo[256];  // rot: the head's fp16 output before kv_finish's rotation
+  EXL_SHARED_ARRAY(float, xo, [256]);  // rot: the head's fp16 output before kv_finish's rotation
   const int kv_len = *past + tq + 1;
   const int split_len = decode_split_len(kv_len, splits);
   const int ns = min(splits, (kv_len + split_len - 1) / split_len);
   const float* p = part + (std::size_t(tq) * nh + h) * splits * (d + 2);
   const std::size_t ps = std::size_t(d) + 2;  // floats per split
   constexpr int k_wgt = 1024;
-  __shared__ float wgt[k_wgt];
-  __shared__ float red[4];
+  EXL_SHARED_ARRAY(float, wgt, [k_wgt]);
+  EXL_SHARED_ARRAY(float, red, [4]);
   float mx = -FLT_MAX;
   for (int s = threadIdx.x; s < ns; s += blockDim.x) mx = fmaxf(mx, p[s * ps + d]);
   mx = block_reduce_128(mx, true, red);

@@ -15,6 +15,7 @@
 
 #include "cuda_check.h"
 #include "kernels.h"
+#include "launch.cuh"
 
 namespace exl::cuda {
 namespace {
@@ -35,7 +36,7 @@ __device__ __forceinline__ float pow35(float x) { return x * x * x * sqrtf(x); }
 // Block-wide reductions (blockDim.x a multiple of 32, at most 1024).
 template <class T, class Op>
 __device__ T block_reduce(T v, Op op) {
-  __shared__ T part[32];
+  EXL_SHARED_ARRAY(T, part, [32]);
   for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
   __syncthreads();
@@ -151,7 +152,7 @@ __global__ void to_f32_kernel(const double* __restrict__ a, std::int64_t count, 
 // Unblocked Cholesky (lower, column-major, leading dimension lda) of one nb x nb diagonal block
 // in shared memory; sets *fail when a pivot is not positive and finite.
 __global__ void chol_diag_kernel(double* __restrict__ a, int lda, int nb, int* __restrict__ fail) {
-  __shared__ double s[kCholBlock * kCholBlock];
+  EXL_SHARED_ARRAY(double, s, [kCholBlock * kCholBlock]);
   for (int i = threadIdx.x; i < nb * nb; i += blockDim.x) {
     const int r = i % nb, c = i / nb;
     s[c * kCholBlock + r] = r >= c ? a[std::size_t(c) * lda + r] : 0.0;
@@ -226,7 +227,7 @@ __device__ __forceinline__ int scale_code(float base, float M) {
 __global__ void group_search_kernel(const float* __restrict__ W, int np, int a, int e, int maxq, int z,
                                     const float* __restrict__ base, const float* __restrict__ block_max, int nbm,
                                     double* __restrict__ partial) {
-  __shared__ float M_s;
+  EXL_BLOCK_SHARED(float, M_s);
   if (threadIdx.x == 0) M_s = max_of(block_max, nbm);
   __syncthreads();
   const float M = M_s;
@@ -254,8 +255,9 @@ __global__ void group_scale_kernel(const double* __restrict__ partial, int nsb, 
                                    const float* __restrict__ block_max, int nbm, int np, int g,
                                    float* __restrict__ scale, std::uint8_t* __restrict__ codes,
                                    __half* __restrict__ scale_max) {
-  __shared__ double perr[kScaleSteps];
-  __shared__ float M_s, m_s;
+  EXL_SHARED_ARRAY(double, perr, [kScaleSteps]);
+  EXL_BLOCK_SHARED(float, M_s);
+  EXL_BLOCK_SHARED(float, m_s);
   for (int i = threadIdx.x; i < kScaleSteps; i += blockDim.x) {
     double s = 0.0;
     for (int b = 0; b < nsb; ++b) s += partial[std::size_t(i) * nsb + b];
@@ -287,7 +289,7 @@ __global__ void group_scale_kernel(const double* __restrict__ partial, int nsb, 
 __global__ void group_sweep_kernel(const float* __restrict__ W, int np, int a, int rows, int maxq, int z,
                                    const float* __restrict__ scale, const float* __restrict__ U, int k, int rtn,
                                    std::uint8_t* __restrict__ Q, float* __restrict__ deq, float* __restrict__ E) {
-  __shared__ float s[kMaxGroupRows][kSweepColumns];
+  EXL_SHARED_ARRAY(float, s, [kMaxGroupRows][kSweepColumns]);
   const int t = threadIdx.x, c = blockIdx.x * kSweepColumns + t;
   if (c >= np) return;
   for (int r = 0; r < rows; ++r) s[r][t] = W[std::size_t(a + r) * np + c];
@@ -405,9 +407,8 @@ void ConvertMath::linear(const float* x, int m, int k, int slot, int n, int bias
                                x, k, &beta, y, n));
   if (bias_slot >= 0 && counts_[bias_slot] > 0) {
     EXL_CUDA_REQUIRE(counts_[bias_slot] >= n, std::string("convert: short ") + slot_name(bias_slot));
-    bias_add_kernel<<<grid_for(std::int64_t(m) * n), kThreads, 0, stream_.get()>>>(y, std::int64_t(m) * n, n,
-                                                                                     tensors_[bias_slot].get<float>());
-    EXL_CUDA_CHECK_LAUNCH();
+    launch_ex(false, bias_add_kernel, dim3(grid_for(std::int64_t(m) * n)), dim3(kThreads), 0, stream_.get(), y,
+              std::int64_t(m) * n, n, tensors_[bias_slot].get<float>());
   }
 }
 
@@ -428,8 +429,8 @@ void ConvertMath::run_device(const exl_cuda_block_shape& sh, bool attention, flo
   const int H = sh.hidden;
   EXL_CUDA_REQUIRE(counts_[EXL_CUDA_CONV_NORM] == H, "convert_run_block: the norm weight is not [hidden]");
   float* a = static_cast<float*>(scratch(a_, std::size_t(T) * H * sizeof(float), "convert: normed input"));
-  rms_norm_f32_kernel<<<T, kThreads, 0, s>>>(dx, H, tensors_[EXL_CUDA_CONV_NORM].get<float>(), sh.norm_eps, a);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, rms_norm_f32_kernel, dim3(T), dim3(kThreads), 0, s, dx, H, tensors_[EXL_CUDA_CONV_NORM].get<float>(),
+            sh.norm_eps, a);
   if (collect) add_device(hessian(0), a, T);
   if (attention) {
     const int nh = sh.heads, nkv = sh.kv_heads, d = sh.head_dim;
@@ -462,8 +463,7 @@ void ConvertMath::run_device(const exl_cuda_block_shape& sh, bool attention, flo
       EXL_CUBLAS_CHECK(cublasSgemmStridedBatched(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, T, T, d, &scale, k + g * d,
                                                  kd, 0, q + std::size_t(g) * r * d, qd, d, &zero, sc, T,
                                                  std::int64_t(T) * T, r));
-      causal_softmax_kernel<<<r * T, kThreads, 0, s>>>(sc, T);
-      EXL_CUDA_CHECK_LAUNCH();
+      launch_ex(false, causal_softmax_kernel, dim3(r * T), dim3(kThreads), 0, s, sc, T);
       EXL_CUBLAS_CHECK(cublasSgemmStridedBatched(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, T, T, &one, v + g * d, kd,
                                                  0, sc, T, std::int64_t(T) * T, &zero,
                                                  att + std::size_t(g) * r * d, qd, d, r));
@@ -477,8 +477,8 @@ void ConvertMath::run_device(const exl_cuda_block_shape& sh, bool attention, flo
     float* u = static_cast<float*>(scratch(u_, std::size_t(T) * I * sizeof(float), "convert: up"));
     linear(a, T, H, EXL_CUDA_CONV_GATE, I, -1, g, false);
     linear(a, T, H, EXL_CUDA_CONV_UP, I, -1, u, false);
-    silu_mul_f32_kernel<<<grid_for(std::int64_t(T) * I), kThreads, 0, s>>>(g, u, std::int64_t(T) * I);
-    EXL_CUDA_CHECK_LAUNCH();
+    launch_ex(false, silu_mul_f32_kernel, dim3(grid_for(std::int64_t(T) * I)), dim3(kThreads), 0, s, g, u,
+              std::int64_t(T) * I);
     if (collect) add_device(hessian(1), g, T);
     linear(g, T, I, EXL_CUDA_CONV_DOWN, H, -1, dx, true);
   }
@@ -511,9 +511,8 @@ void ConvertMath::add_device(Hessian& h, const float* x, int T) {
   const float one = 1.0f, zero = 0.0f;
   // column-major x is [k, T]: x x^T = sum over tokens of the outer products
   EXL_CUBLAS_CHECK(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, k, k, T, &one, x, k, x, k, &zero, p, k));
-  add_f64_kernel<<<grid_for(std::int64_t(k) * k), kThreads, 0, stream_.get()>>>(h.h.get<double>(), p,
-                                                                                   std::int64_t(k) * k);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, add_f64_kernel, dim3(grid_for(std::int64_t(k) * k)), dim3(kThreads), 0, stream_.get(),
+            h.h.get<double>(), p, std::int64_t(k) * k);
   h.prepared = false;
 }
 
@@ -534,8 +533,7 @@ bool ConvertMath::cholesky(double* a, int k) {
   for (int kb = 0; kb < k; kb += kCholBlock) {
     const int nb = std::min(kCholBlock, k - kb), rest = k - kb - nb;
     double* a11 = a + std::size_t(kb) * k + kb;
-    chol_diag_kernel<<<1, kThreads, 0, s>>>(a11, k, nb, fail);
-    EXL_CUDA_CHECK_LAUNCH();
+    launch_ex(false, chol_diag_kernel, dim3(1), dim3(kThreads), 0, s, a11, k, nb, fail);
     if (rest == 0) break;
     double* a21 = a11 + nb;
     EXL_CUBLAS_CHECK(cublasDtrsm(blas_.get(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
@@ -556,11 +554,9 @@ void ConvertMath::hessian_prepare(int slot, double scale, std::int32_t* perm) {
   const int k = h.k;
   const std::int64_t kk = std::int64_t(k) * k;
   const cudaStream_t s = stream_.get();
-  scale_f64_kernel<<<grid_for(kk), kThreads, 0, s>>>(h.h.get<double>(), kk, scale);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, scale_f64_kernel, dim3(grid_for(kk)), dim3(kThreads), 0, s, h.h.get<double>(), kk, scale);
   DeviceBuffer diag(&alloc_, std::size_t(k) * sizeof(double), "convert: Hessian diagonal");
-  diag_kernel<<<grid_for(k), kThreads, 0, s>>>(h.h.get<double>(), k, diag.get<double>());
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, diag_kernel, dim3(grid_for(k)), dim3(kThreads), 0, s, h.h.get<double>(), k, diag.get<double>());
   std::vector<double> d(static_cast<std::size_t>(k));
   download(d.data(), diag, d.size(), s);
   stream_.sync();
@@ -573,31 +569,26 @@ void ConvertMath::hessian_prepare(int slot, double scale, std::int32_t* perm) {
   double* P = static_cast<double*>(scratch(work_[0], std::size_t(kk) * sizeof(double), "convert: permuted Hessian"));
   double* L = static_cast<double*>(scratch(work_[1], std::size_t(kk) * sizeof(double), "convert: Cholesky factor"));
   double* X = static_cast<double*>(scratch(work_[2], std::size_t(kk) * sizeof(double), "convert: inverse factor"));
-  permute_sym_kernel<<<grid_for(kk), kThreads, 0, s>>>(h.h.get<double>(), h.perm.get<int>(), k, P);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, permute_sym_kernel, dim3(grid_for(kk)), dim3(kThreads), 0, s, h.h.get<double>(), h.perm.get<int>(),
+            k, P);
   const double damp = std::max(0.12 * mean_diag, 1e-5), one = 1.0, zero = 0.0;
   for (int attempt = 0; attempt < 10; ++attempt) {
-    add_diag_kernel<<<grid_for(k), kThreads, 0, s>>>(P, k, damp);
-    EXL_CUDA_CHECK_LAUNCH();
+    launch_ex(false, add_diag_kernel, dim3(grid_for(k)), dim3(kThreads), 0, s, P, k, damp);
     EXL_CUDA_CHECK(cudaMemcpyAsync(L, P, std::size_t(kk) * sizeof(double), cudaMemcpyDeviceToDevice, s));
     if (!cholesky(L, k)) continue;
-    zero_upper_kernel<<<grid_for(kk), kThreads, 0, s>>>(L, k);
-    EXL_CUDA_CHECK_LAUNCH();
-    identity_kernel<<<grid_for(kk), kThreads, 0, s>>>(X, k);
-    EXL_CUDA_CHECK_LAUNCH();
+    launch_ex(false, zero_upper_kernel, dim3(grid_for(kk)), dim3(kThreads), 0, s, L, k);
+    launch_ex(false, identity_kernel, dim3(grid_for(kk)), dim3(kThreads), 0, s, X, k);
     EXL_CUBLAS_CHECK(cublasDtrsm(blas_.get(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                                  CUBLAS_DIAG_NON_UNIT, k, k, &one, L, k, X, k));  // X = L^-1
     // H^-1 = X^T X (lower triangle), into L's buffer
     EXL_CUBLAS_CHECK(cublasDsyrk(blas_.get(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, k, k, &one, X, k, &zero, L, k));
     if (!cholesky(L, k)) continue;
-    zero_upper_kernel<<<grid_for(kk), kThreads, 0, s>>>(L, k);
-    EXL_CUDA_CHECK_LAUNCH();
+    launch_ex(false, zero_upper_kernel, dim3(grid_for(kk)), dim3(kThreads), 0, s, L, k);
     if (h.u.bytes() != std::size_t(kk) * sizeof(float)) {
       h.u.reset();
       h.u.allocate(&alloc_, std::size_t(kk) * sizeof(float), "convert: GPTQ factor");
     }
-    to_f32_kernel<<<grid_for(kk), kThreads, 0, s>>>(L, kk, h.u.get<float>());
-    EXL_CUDA_CHECK_LAUNCH();
+    launch_ex(false, to_f32_kernel, dim3(grid_for(kk)), dim3(kThreads), 0, s, L, kk, h.u.get<float>());
     stream_.sync();
     std::copy(order.begin(), order.end(), perm);
     h.prepared = true;
@@ -623,9 +614,8 @@ void ConvertMath::gptq(int slot, const float* w, int n, int k, int groups, const
   const int np = (n + 31) / 32 * 32;
   upload(gq_[0], &alloc_, w, std::size_t(n) * k, "convert: GPTQ weight", s);
   const __half* smax = gptq_device(h, gq_[0].get<float>(), n, k, groups, bits, rows, rtn);
-  gptq_store_kernel<<<grid_for(std::int64_t(k) * n), kThreads, 0, s>>>(gq_[2].get<float>(), n, k, np,
-                                                                         h.perm.get<int>(), gq_[0].get<float>());
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, gptq_store_kernel<float>, dim3(grid_for(std::int64_t(k) * n)), dim3(kThreads), 0, s,
+            gq_[2].get<float>(), n, k, np, h.perm.get<int>(), gq_[0].get<float>());
   download(q, gq_[4], std::size_t(k) * np, s);
   download(codes, gq_[5], std::size_t(groups) * np, s);
   EXL_CUDA_CHECK(cudaMemcpyAsync(scale_max, smax, std::size_t(groups) * sizeof(__half), cudaMemcpyDeviceToHost, s));
@@ -665,21 +655,18 @@ __half* ConvertMath::gptq_device(Hessian& h, const float* w, int n, int k, int g
                                                            std::size_t(groups) * sizeof(__half),
                                                "convert: GPTQ search"));
   auto* smax = reinterpret_cast<__half*>(partial + std::size_t(kScaleSteps) * nsb);
-  gptq_load_kernel<<<grid_for(kn), kThreads, 0, s>>>(w, n, k, np, h.perm.get<int>(), W);
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, gptq_load_kernel, dim3(grid_for(kn)), dim3(kThreads), 0, s, w, n, k, np, h.perm.get<int>(), W);
   const float minus = -1.0f, one = 1.0f;
   int a = 0;
   for (int g = 0; g < groups; ++g) {
     const int b = bits[g], e = a + rows[g], maxq = (1 << b) - 1, z = 1 << (b - 1);
-    group_max_kernel<<<nbm, kThreads, 0, s>>>(W, np, a, e, maxq, base, block_max);
-    EXL_CUDA_CHECK_LAUNCH();
-    group_search_kernel<<<dim3(nsb, kScaleSteps), 128, 0, s>>>(W, np, a, e, maxq, z, base, block_max, nbm, partial);
-    EXL_CUDA_CHECK_LAUNCH();
-    group_scale_kernel<<<1, kThreads, 0, s>>>(partial, nsb, base, block_max, nbm, np, g, scale, C, smax);
-    EXL_CUDA_CHECK_LAUNCH();
-    group_sweep_kernel<<<(np + kSweepColumns - 1) / kSweepColumns, kSweepColumns, 0, s>>>(
-        W, np, a, rows[g], maxq, z, scale, h.u.get<float>(), k, rtn ? 1 : 0, Q, deq, E);
-    EXL_CUDA_CHECK_LAUNCH();
+    launch_ex(false, group_max_kernel, dim3(nbm), dim3(kThreads), 0, s, W, np, a, e, maxq, base, block_max);
+    launch_ex(false, group_search_kernel, dim3(nsb, kScaleSteps), dim3(128), 0, s, W, np, a, e, maxq, z, base,
+              block_max, nbm, partial);
+    launch_ex(false, group_scale_kernel, dim3(1), dim3(kThreads), 0, s, partial, nsb, base, block_max, nbm, np, g, scale,
+              C, smax);
+    launch_ex(false, group_sweep_kernel, dim3((np + kSweepColumns - 1) / kSweepColumns), dim3(kSweepColumns), 0, s, W,
+              np, a, rows[g], maxq, z, scale, h.u.get<float>(), k, rtn ? 1 : 0, Q, deq, E);
     if (!rtn && e < k)  // W[e:, :] -= U[a:e, e:]^T E
       EXL_CUBLAS_CHECK(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, np, k - e, rows[g], &minus, E, np,
                                    h.u.get<float>() + std::size_t(a) * k + e, k, &one, W + std::size_t(e) * np, np));
@@ -714,9 +701,8 @@ void ConvertMath::candidate(int id, int hessian_slot, int weight_slot, int n, in
   c.w.allocate(&alloc_, bytes, "convert: measurement candidate");
   const int np = (n + 31) / 32 * 32;
   gptq_device(h, tensors_[weight_slot].get<float>(), n, k, groups, bits, rows, false);
-  gptq_store_kernel<<<grid_for(std::int64_t(k) * n), kThreads, 0, s>>>(gq_[2].get<float>(), n, k, np,
-                                                                         h.perm.get<int>(), c.w.get<__half>());
-  EXL_CUDA_CHECK_LAUNCH();
+  launch_ex(false, gptq_store_kernel<__half>, dim3(grid_for(std::int64_t(k) * n)), dim3(kThreads), 0, s,
+            gq_[2].get<float>(), n, k, np, h.perm.get<int>(), c.w.get<__half>());
   for (auto& [cid, cand] : candidates_)
     if (cid == id) {
       cand = std::move(c);
@@ -734,8 +720,8 @@ void ConvertMath::candidate_use(int weight_slot, int id) {
     const std::int64_t count = std::int64_t(c.n) * c.k;
     float* dst = static_cast<float*>(scratch(tensors_[weight_slot], std::size_t(count) * sizeof(float),
                                              slot_name(weight_slot)));
-    half_to_f32_kernel<<<grid_for(count), kThreads, 0, stream_.get()>>>(c.w.get<__half>(), count, dst);
-    EXL_CUDA_CHECK_LAUNCH();
+    launch_ex(false, half_to_f32_kernel, dim3(grid_for(count)), dim3(kThreads), 0, stream_.get(), c.w.get<__half>(),
+              count, dst);
     counts_[weight_slot] = count;
     return;
   }
@@ -783,9 +769,8 @@ double ConvertMath::evaluate(const exl_cuda_block_shape& sh, bool attention) {
     run_device(sh, attention, y, T, false);
     // The row's first token is left out (first_token_skip, engine/src/convert/block_math.h).
     const std::size_t skip = T > 1 ? std::size_t(H) : 0;
-    rfn_partial_kernel<<<blocks, kThreads, 0, s>>>(y + skip, rows_[1][r].get<float>() + skip,
+    launch_ex(false, rfn_partial_kernel, dim3(blocks), dim3(kThreads), 0, s, y + skip, rows_[1][r].get<float>() + skip,
                                                     std::int64_t(count - skip), part + std::size_t(r) * blocks * 2);
-    EXL_CUDA_CHECK_LAUNCH();
   }
   std::vector<double> host(std::size_t(R) * blocks * 2);
   download(host.data(), rfn_, host.size(), s);

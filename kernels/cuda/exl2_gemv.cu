@@ -706,7 +706,7 @@ __device__ void reconstruct_unit(const std::uint32_t* t, int lane, const float (
 }
 
 __global__ void __launch_bounds__(k_rc_warps * 32) exl2_reconstruct_kernel(Exl2Device w, __half* __restrict__ out) {
-  __shared__ __align__(16) __half s_tile[k_rc_warps][32 * k_rc_ld];
+  EXL_SHARED_ARRAY(__align__(16) __half, s_tile, [k_rc_warps][32 * k_rc_ld]);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int tile = blockIdx.x, u = blockIdx.y * k_rc_warps + warp;
   if (u >= w.k / 32) return;

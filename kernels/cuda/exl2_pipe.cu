@@ -1020,7 +1020,7 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
   cfg.attrs = attr;
   cfg.numAttrs = 1;
 #ifdef EXL_CUDA_EMU
-  EXL_CUDA_CHECK(emu_launch(exl2_pipe_kernel<CW>, cfg.gridDim, cfg.blockDim, smem, p));
+  EXL_CUDA_CHECK(emu_launch(exl2_pipe_kernel<CW>, cfg.gridDim, cfg.blockDim, smem, s, p));
 #else
   EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, exl2_pipe_kernel<CW>, p));
 #endif

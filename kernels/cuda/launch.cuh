@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <tuple>
 #include <utility>
 
@@ -66,10 +67,11 @@ void set_pdl(bool on);
 // The emulator runs a launch at once (kernels/cuda/emu/emu.h), each thread calling the kernel with
 // its own copy of the arguments.
 template <class... KArgs, class... Args>
-cudaError_t emu_launch(void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, Args&&... args) {
-  std::tuple<std::decay_t<KArgs>...> a(std::forward<Args>(args)...);
-  return ::exl::emu::launch(grid, block, smem, reinterpret_cast<const void*>(kernel),
-                            [&a, kernel] { std::apply(kernel, a); });
+cudaError_t emu_launch(void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
+                       Args&&... args) {
+  auto a = std::make_shared<std::tuple<std::decay_t<KArgs>...>>(std::forward<Args>(args)...);
+  return ::exl::emu::launch(grid, block, smem, s, reinterpret_cast<const void*>(kernel),
+                            [a, kernel] { std::apply(kernel, *a); });
 }
 #endif
 
@@ -101,7 +103,7 @@ void launch_with(bool pdl, unsigned cluster_x, void (*kernel)(KArgs...), dim3 gr
   cfg.attrs = attr;
   cfg.numAttrs = n;
 #ifdef EXL_CUDA_EMU
-  EXL_CUDA_CHECK(emu_launch(kernel, grid, block, smem, std::forward<Args>(args)...));
+  EXL_CUDA_CHECK(emu_launch(kernel, grid, block, smem, s, std::forward<Args>(args)...));
 #else
   EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 #endif
@@ -135,12 +137,17 @@ void launch(void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, c
 #endif
 
 // A kernel's static shared variable (a block-wide variable under the emulator, too).
+// EXL_SHARED_ARRAY(float, s, [4][64]) declares `__shared__ float s[4][64]`.
 #ifdef EXL_CUDA_EMU
 #define EXL_BLOCK_SHARED(T, name) \
   static const char name##_key = 0; \
   T& name = ::exl::emu::block_static_ref<T>(&name##_key)
+#define EXL_SHARED_ARRAY(T, name, dims) \
+  static const char name##_key = 0; \
+  T(&name) dims = *static_cast<T(*) dims>(::exl::emu::block_static(&name##_key, sizeof(T dims)))
 #else
 #define EXL_BLOCK_SHARED(T, name) __shared__ T name
+#define EXL_SHARED_ARRAY(T, name, dims) __shared__ T name dims
 #endif
 
 __device__ __forceinline__ void pdl_wait() {

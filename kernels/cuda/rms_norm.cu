@@ -29,7 +29,7 @@ __device__ __forceinline__ float block_sum(float ss, float* warp_sums) {
 
 __global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __half* __restrict__ w, float eps,
                                 __half* __restrict__ y, const std::int32_t* __restrict__ perm) {
-  __shared__ float warp_sums[32];
+  EXL_SHARED_ARRAY(float, warp_sums, [32]);
   pdl_trigger();
   pdl_wait();
   const float* xr = x + std::size_t(blockIdx.x) * dim;
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(1024) rms_norm_perm_kernel(const float* __rest
                                                              const __half* __restrict__ w, float eps,
                                                              __half* __restrict__ y,
                                                              const std::int32_t* __restrict__ perm) {
-  __shared__ float warp_sums[32];
+  EXL_SHARED_ARRAY(float, warp_sums, [32]);
   int p[R];
   float wv[R];
 #pragma unroll

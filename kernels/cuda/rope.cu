@@ -72,7 +72,7 @@ __global__ void rope_qkv_fold_kernel(const float* __restrict__ q, const float* _
                                 bool k_staged, bool v_staged, const int* __restrict__ pages, RopeKvFold f) {
   pdl_trigger();
   pdl_wait();
-  __shared__ float xs[256];  // a rotated head row (RoPE's pairs are not the rotation's)
+  EXL_SHARED_ARRAY(float, xs, [256]);  // a rotated head row (RoPE's pairs are not the rotation's)
   const int t = blockIdx.x, h = blockIdx.y, i = threadIdx.x, lane = i & 31;
   const int pos = *past + t;
   const int half = d / 2;

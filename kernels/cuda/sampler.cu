@@ -208,7 +208,7 @@ __device__ void finish(const SamplerParams& p, float* e, int vocab, int id, int 
 __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
                                                    float* __restrict__ e, unsigned* __restrict__ keys,
                                                    SamplerResult* __restrict__ out) {
-  __shared__ Shared sh;
+  EXL_BLOCK_SHARED(Shared, sh);
   pdl_wait();
   SamplerParams p;
   memcpy(&p, blob, sizeof(SamplerParams));

@@ -50,18 +50,12 @@ struct Barrier {
   int arrived = 0;
   int need = 0;
 };
-struct Block {
-  unsigned char* smem = nullptr;
-  std::size_t smem_bytes = 0;
-  std::vector<Warp> warps;
-  Barrier bars[16];
-  int live = 0;
-  std::map<const void*, std::vector<unsigned char>> statics;
-};
 enum Wait : int { w_none, w_gen, w_mbar, w_acquire };
+struct Block;
 struct Fiber {
   ucontext_t ctx{};
   char* stack = nullptr;
+  Block* blk = nullptr;
   uint3 tid{};
   int block = 0, warp = 0, lane = 0;
   bool done = false, trapped = false;
@@ -79,6 +73,18 @@ struct Fiber {
   const void* last_acq = nullptr;
   std::uint64_t last_acq_value = 0;
 };
+struct Block {
+  int index = 0;
+  uint3 idx{};
+  unsigned char* smem = nullptr;
+  std::size_t smem_bytes = 0;
+  std::vector<Warp> warps;
+  Barrier bars[16];
+  int live = 0;
+  std::map<const void*, std::vector<unsigned char>> statics;
+  std::vector<Fiber> fibers;
+  std::vector<std::size_t> order;
+};
 struct Mbar {
   unsigned count = 0, pending = 0;
   long long tx = 0;
@@ -90,16 +96,16 @@ struct Copy {
   unsigned bytes;
   std::uint64_t* bar;
   std::uint64_t due;
+  const Block* blk;
 };
 struct Launch {
   dim3 grid, block;
   std::size_t smem = 0;
   KernelBody body;
-  std::vector<Fiber> fibers;
-  std::vector<Block> blocks;
+  std::vector<std::unique_ptr<Block>> active;
+  int next_block = 0, total_blocks = 0;
   std::unordered_map<std::uint64_t*, Mbar> mbars;
   std::deque<Copy> copies;
-  int live = 0;
   bool failed = false;
   std::string error;
 };
@@ -132,7 +138,7 @@ Fiber& cur() {
   }
   return *g_cur;
 }
-Block& cur_block() { return g_launch->blocks[std::size_t(cur().block)]; }
+Block& cur_block() { return *cur().blk; }
 Warp& cur_warp() { return cur_block().warps[std::size_t(cur().warp)]; }
 
 // Fails the launch from inside a fiber (like a device-side error): the fiber never resumes.
@@ -168,7 +174,7 @@ std::string smem_name(const Block& b, const void* p) {
 }
 
 std::string describe(const Fiber& f) {
-  const Block& b = g_launch->blocks[std::size_t(f.block)];
+  const Block& b = *f.blk;
   if (f.what >= 300) return "mbarrier " + smem_name(b, f.what_ptr) + " parity " + std::to_string(f.what_value);
   if (f.what >= 200)
     return "acquire load at " + smem_name(b, f.what_ptr) + " (value " + std::to_string(f.what_value) + ")";
@@ -181,9 +187,8 @@ void fiber_main() {
   Fiber& f = *g_cur;
   g_launch->body();
   f.done = true;
-  Block& b = g_launch->blocks[std::size_t(f.block)];
+  Block& b = *f.blk;
   --b.live;
-  --g_launch->live;
   // An exited thread no longer counts towards __syncthreads.
   Barrier& b0 = b.bars[0];
   if (b0.arrived > 0 && b0.arrived >= b.live) {
@@ -463,7 +468,7 @@ void bulk_copy(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
   }
   mbar_of(bar);
   std::uniform_int_distribution<int> delay(0, 3);
-  g_launch->copies.push_back(Copy{d, static_cast<const unsigned char*>(src), bytes, bar, g_round + unsigned(delay(g_rng))});
+  g_launch->copies.push_back(Copy{d, static_cast<const unsigned char*>(src), bytes, bar, g_round + unsigned(delay(g_rng)), &b});
   ++g_stats.bulk_copies;
   ++g_progress;
 }
@@ -481,58 +486,94 @@ void configure(int sm_count, std::uint64_t seed) {
 }
 Stats stats() { return g_stats; }
 
-cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, const void* kernel, KernelBody body) {
-  if (g_launch) {
-    std::fprintf(stderr, "exl emu: a launch from inside a kernel\n");
-    return cudaErrorNotSupported;
+namespace {
+
+std::vector<char*> g_free_stacks;
+std::mutex g_launch_mutex;
+
+// Blocks of `threads` threads and `smem` bytes that one multiprocessor holds at once.
+int blocks_per_sm(int threads, std::size_t smem) {
+  const int by_threads = 2048 / std::max(1, threads);
+  const int by_smem = smem ? int((k_optin_smem + 1024) / (smem + 1024)) : 32;
+  return std::max(0, std::min({by_threads, by_smem, 32}));
+}
+
+void start_block(Launch& L, int index) {
+  auto bp = std::make_unique<Block>();
+  Block& b = *bp;
+  const int threads = int(L.block.x * L.block.y * L.block.z);
+  b.index = index;
+  b.idx = make_uint3(unsigned(index) % L.grid.x, unsigned(index) / L.grid.x % L.grid.y,
+                     unsigned(index) / (L.grid.x * L.grid.y));
+  const std::size_t smem_alloc = (std::max<std::size_t>(L.smem, 16) + 127) & ~std::size_t(127);
+  b.smem = static_cast<unsigned char*>(std::aligned_alloc(128, smem_alloc));
+  std::memset(b.smem, 0xff, smem_alloc);  // NaN in fp16 and fp32: unwritten data shows
+  b.smem_bytes = L.smem;
+  b.warps.resize(std::size_t((threads + 31) / 32));
+  b.live = threads;
+  b.fibers.resize(std::size_t(threads));
+  b.order.resize(std::size_t(threads));
+  std::iota(b.order.begin(), b.order.end(), std::size_t(0));
+  for (int t = 0; t < threads; ++t) {
+    Fiber& f = b.fibers[std::size_t(t)];
+    f.blk = &b;
+    f.block = index;
+    f.tid = make_uint3(unsigned(t) % L.block.x, unsigned(t) / L.block.x % L.block.y,
+                       unsigned(t) / (L.block.x * L.block.y));
+    f.warp = t / 32;
+    f.lane = t % 32;
+    if (g_free_stacks.empty()) {
+      f.stack = new char[k_stack_bytes];
+    } else {
+      f.stack = g_free_stacks.back();
+      g_free_stacks.pop_back();
+    }
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = f.stack;
+    f.ctx.uc_stack.ss_size = k_stack_bytes;
+    f.ctx.uc_link = &g_sched;
+    makecontext(&f.ctx, fiber_main, 0);
   }
+  L.active.push_back(std::move(bp));
+}
+
+void end_block(Launch& L, Block& b) {
+  for (Fiber& f : b.fibers) g_free_stacks.push_back(f.stack);
+  for (auto it = L.mbars.begin(); it != L.mbars.end();) {
+    const auto* p = reinterpret_cast<const unsigned char*>(it->first);
+    it = p >= b.smem && p < b.smem + b.smem_bytes ? L.mbars.erase(it) : std::next(it);
+  }
+  std::free(b.smem);
+}
+
+// Runs a grid to completion: blocks start as the emulated multiprocessors hold them (a grid
+// that fits runs all at once), each round every thread that can move runs until its next
+// primitive.
+cudaError_t run_grid(dim3 grid, dim3 block, std::size_t smem, const void* kernel, const KernelBody& body) {
+  std::lock_guard<std::mutex> lock(g_launch_mutex);
   const int threads = int(block.x * block.y * block.z);
   const int blocks = int(grid.x * grid.y * grid.z);
   if (threads <= 0 || threads > 1024 || blocks <= 0) return cudaErrorInvalidConfiguration;
   auto lim = g_func_smem.find(kernel);
   const int limit = lim == g_func_smem.end() ? k_default_smem : std::max(k_default_smem, lim->second);
   if (smem > std::size_t(limit)) return cudaErrorInvalidValue;
+  const int resident = std::max(1, blocks_per_sm(threads, smem)) * g_sm_count;
   Launch L;
   L.grid = grid;
   L.block = block;
   L.smem = smem;
-  L.body = std::move(body);
-  L.blocks.resize(std::size_t(blocks));
-  const std::size_t smem_alloc = (std::max<std::size_t>(smem, 16) + 127) & ~std::size_t(127);
-  std::vector<std::unique_ptr<unsigned char, void (*)(void*)>> smem_keep;
-  for (Block& b : L.blocks) {
-    b.smem = static_cast<unsigned char*>(std::aligned_alloc(128, smem_alloc));
-    smem_keep.emplace_back(b.smem, std::free);
-    std::memset(b.smem, 0xff, smem_alloc);  // NaN in fp16 and fp32: unwritten data shows
-    b.smem_bytes = smem;
-    b.warps.resize(std::size_t((threads + 31) / 32));
-    b.live = threads;
-  }
-  L.fibers.resize(std::size_t(blocks) * std::size_t(threads));
-  std::vector<std::unique_ptr<char[]>> stacks(L.fibers.size());
-  for (std::size_t i = 0; i < L.fibers.size(); ++i) {
-    Fiber& f = L.fibers[i];
-    f.block = int(i / std::size_t(threads));
-    const int t = int(i % std::size_t(threads));
-    f.tid = make_uint3(unsigned(t) % block.x, unsigned(t) / block.x % block.y, unsigned(t) / (block.x * block.y));
-    f.warp = t / 32;
-    f.lane = t % 32;
-    stacks[i].reset(new char[k_stack_bytes]);
-    getcontext(&f.ctx);
-    f.ctx.uc_stack.ss_sp = stacks[i].get();
-    f.ctx.uc_stack.ss_size = k_stack_bytes;
-    f.ctx.uc_link = &g_sched;
-    makecontext(&f.ctx, fiber_main, 0);
-  }
-  L.live = int(L.fibers.size());
+  L.body = body;
+  L.total_blocks = blocks;
   g_launch = &L;
   gridDim = grid;
   blockDim = block;
   ++g_stats.launches;
-  std::vector<std::size_t> order(L.fibers.size());
-  std::iota(order.begin(), order.end(), std::size_t(0));
   int stall = 0;
-  while (L.live > 0 && !L.failed) {
+  while (!L.failed && (L.next_block < L.total_blocks || !L.active.empty())) {
+    while (int(L.active.size()) < resident && L.next_block < L.total_blocks) {
+      start_block(L, L.next_block++);
+      ++g_progress;
+    }
     ++g_round;
     ++g_stats.rounds;
     g_time_ns += 1000;  // a microsecond per round
@@ -548,21 +589,36 @@ cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, const void* kernel, 
       }
       L.copies.erase(L.copies.begin() + std::ptrdiff_t(i));
     }
-    std::shuffle(order.begin(), order.end(), g_rng);
+    std::shuffle(L.active.begin(), L.active.end(), g_rng);
     const bool force = stall > 0;
-    for (std::size_t idx : order) {
-      Fiber& f = L.fibers[idx];
-      if (f.done || f.trapped) continue;  // (after a trap the round goes on: the other lanes print too)
-      if (!force && still_waiting(f)) continue;
-      g_cur = &f;
-      threadIdx = f.tid;
-      blockIdx = make_uint3(unsigned(f.block) % grid.x, unsigned(f.block) / grid.x % grid.y,
-                            unsigned(f.block) / (grid.x * grid.y));
-      ++g_stats.switches;
-      swapcontext(&g_sched, &f.ctx);
-      g_cur = nullptr;
+    for (auto& bp : L.active) {
+      Block& b = *bp;
+      std::shuffle(b.order.begin(), b.order.end(), g_rng);
+      blockIdx = b.idx;
+      for (std::size_t t : b.order) {
+        Fiber& f = b.fibers[t];
+        if (f.done || f.trapped) continue;  // (after a trap the round goes on: the other lanes print too)
+        if (!force && still_waiting(f)) continue;
+        g_cur = &f;
+        threadIdx = f.tid;
+        ++g_stats.switches;
+        swapcontext(&g_sched, &f.ctx);
+        g_cur = nullptr;
+      }
     }
     if (L.failed) break;
+    for (std::size_t i = 0; i < L.active.size();) {
+      Block& b = *L.active[i];
+      if (b.live > 0) { ++i; continue; }
+      for (const Copy& c : L.copies)
+        if (c.blk == &b) {
+          L.failed = true;
+          L.error = "block " + std::to_string(b.index) + " exited with bulk copies in flight";
+        }
+      end_block(L, b);
+      L.active.erase(L.active.begin() + std::ptrdiff_t(i));
+      ++g_progress;
+    }
     if (g_progress != before || !L.copies.empty()) {
       stall = 0;
       continue;
@@ -573,19 +629,19 @@ cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, const void* kernel, 
     if (stall >= 4) {
       L.failed = true;
       L.error = "deadlock: no thread can make progress; waits (first waiting lane of each warp):";
-      for (std::size_t b = 0; b < L.blocks.size(); ++b)
-        for (std::size_t w = 0; w < L.blocks[b].warps.size(); ++w)
-          for (int l = 0; l < 32; ++l) {
-            const std::size_t i = b * std::size_t(threads) + w * 32 + std::size_t(l);
-            if (i >= L.fibers.size() || i / std::size_t(threads) != b) break;
-            const Fiber& f = L.fibers[i];
+      for (const auto& bp : L.active)
+        for (std::size_t w = 0; w < bp->warps.size(); ++w)
+          for (int l = 0; l < 32 && w * 32 + std::size_t(l) < bp->fibers.size(); ++l) {
+            const Fiber& f = bp->fibers[w * 32 + std::size_t(l)];
             if (f.done || f.wait == w_none) continue;
-            L.error += "\n  block " + std::to_string(b) + " warp " + std::to_string(w) + " lane " + std::to_string(l) +
-                       ": " + describe(f);
+            L.error += "\n  block " + std::to_string(bp->index) + " warp " + std::to_string(w) + " lane " +
+                       std::to_string(l) + ": " + describe(f);
             break;
           }
     }
   }
+  for (auto& bp : L.active) end_block(L, *bp);
+  L.active.clear();
   g_launch = nullptr;
   if (L.failed) {
     std::fflush(stdout);
@@ -593,6 +649,37 @@ cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, const void* kernel, 
     return cudaErrorLaunchFailure;
   }
   return cudaSuccess;
+}
+
+// Streams: work runs at once, except on a stream being captured, where it is recorded into the
+// graph (replayed in order by cudaGraphLaunch).
+using Op = std::function<cudaError_t()>;
+struct EmuStream {
+  bool capturing = false;
+  std::vector<Op> graph;
+};
+struct EmuGraph {
+  std::vector<Op> ops;
+};
+cudaError_t submit(cudaStream_t s, Op op) {
+  auto* st = reinterpret_cast<EmuStream*>(s);
+  if (st && st->capturing) {
+    st->graph.push_back(std::move(op));
+    return cudaSuccess;
+  }
+  return op();
+}
+
+}  // namespace
+
+int occupancy(int threads, std::size_t smem) { return blocks_per_sm(threads, smem); }
+
+cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream, const void* kernel, KernelBody body) {
+  if (g_launch) {
+    std::fprintf(stderr, "exl emu: a launch from inside a kernel\n");
+    return cudaErrorNotSupported;
+  }
+  return submit(stream, [=] { return run_grid(grid, block, smem, kernel, body); });
 }
 
 namespace {
@@ -620,7 +707,7 @@ cudaError_t emu_free(void* p) {
   return cudaSuccess;
 }
 int g_device = 0;
-char g_stream_tokens[64];
+char g_tokens[64];
 }  // namespace
 
 }  // namespace exl::emu
@@ -647,24 +734,102 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, enum cudaMemcpyKind
   if (n) std::memmove(dst, src, n);
   return cudaSuccess;
 }
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, enum cudaMemcpyKind k, cudaStream_t) {
-  return cudaMemcpy(dst, src, n, k);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, enum cudaMemcpyKind k, cudaStream_t s) {
+  return submit(s, [=] { return cudaMemcpy(dst, src, n, k); });
 }
 cudaError_t cudaMemset(void* p, int v, size_t n) {
   if (n) std::memset(p, v, n);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
+cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t s) {
+  return submit(s, [=] { return cudaMemset(p, v, n); });
+}
 cudaError_t cudaStreamCreate(cudaStream_t* s) {
-  *s = reinterpret_cast<cudaStream_t>(&g_stream_tokens[1]);
+  *s = reinterpret_cast<cudaStream_t>(new EmuStream);
   return cudaSuccess;
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { return cudaStreamCreate(s); }
-cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  delete reinterpret_cast<EmuStream*>(s);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  const auto* st = reinterpret_cast<EmuStream*>(s);
+  return st && st->capturing ? record(cudaErrorStreamCaptureUnsupported) : cudaSuccess;
+}
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode) {
+  auto* st = reinterpret_cast<EmuStream*>(s);
+  if (!st || st->capturing) return record(cudaErrorIllegalState);
+  st->capturing = true;
+  st->graph.clear();
+  return cudaSuccess;
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t* g) {
+  auto* st = reinterpret_cast<EmuStream*>(s);
+  if (!st || !st->capturing) return record(cudaErrorIllegalState);
+  auto* graph = new EmuGraph;
+  graph->ops = std::move(st->graph);
+  st->graph.clear();
+  st->capturing = false;
+  *g = reinterpret_cast<cudaGraph_t>(graph);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus* status) {
+  const auto* st = reinterpret_cast<EmuStream*>(s);
+  *status = st && st->capturing ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long) {
+  auto* exec = new EmuGraph(*reinterpret_cast<EmuGraph*>(g));
+  *e = reinterpret_cast<cudaGraphExec_t>(exec);
+  return cudaSuccess;
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
+  const auto* exec = reinterpret_cast<const EmuGraph*>(e);
+  return record(submit(s, [exec] {
+    for (const Op& op : exec->ops)
+      if (const cudaError_t r = op(); r != cudaSuccess) return r;
+    return cudaSuccess;
+  }));
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t g) {
+  delete reinterpret_cast<EmuGraph*>(g);
+  return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e) {
+  delete reinterpret_cast<EmuGraph*>(e);
+  return cudaSuccess;
+}
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
+cudaError_t cudaDeviceCanAccessPeer(int* can, int, int) {
+  *can = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceEnablePeerAccess(int, unsigned int) { return record(cudaErrorInvalidDevice); }
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* p, int) {
+  *p = cudaDeviceProp{};
+  std::snprintf(p->name, sizeof p->name, "EXL CUDA emulator (CPU)");
+  p->totalGlobalMem = size_t(64) << 30;
+  p->multiProcessorCount = g_sm_count;
+  p->major = 9;
+  p->minor = 0;
+  p->sharedMemPerBlock = k_default_smem;
+  p->sharedMemPerBlockOptin = k_optin_smem;
+  p->sharedMemPerMultiprocessor = k_optin_smem + 1024;
+  p->maxThreadsPerBlock = 1024;
+  p->maxThreadsPerMultiProcessor = 2048;
+  p->warpSize = 32;
+  p->l2CacheSize = 60 << 20;
+  p->memoryBusWidth = 5120;
+  p->regsPerBlock = 65536;
+  p->regsPerMultiprocessor = 65536;
+  p->cooperativeLaunch = 1;
+  return cudaSuccess;
+}
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
-  *e = reinterpret_cast<cudaEvent_t>(&g_stream_tokens[2]);
+  *e = reinterpret_cast<cudaEvent_t>(&g_tokens[2]);
   return cudaSuccess;
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
@@ -704,6 +869,8 @@ cudaError_t cudaDeviceGetAttribute(int* v, enum cudaDeviceAttr a, int) {
     case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
     case cudaDevAttrWarpSize: *v = 32; break;
     case cudaDevAttrCooperativeLaunch: *v = 1; break;
+    case cudaDevAttrMemoryClockRate: *v = 2619000; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *v = 5120; break;
     default: *v = 0; break;
   }
   return cudaSuccess;
@@ -724,10 +891,12 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* a, const void* f) {
   return cudaSuccess;
 }
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, const void*, int threads, size_t smem) {
-  const int by_threads = 2048 / std::max(1, threads);
-  const int by_smem = smem ? int((k_optin_smem + 1024) / (smem + 1024)) : 32;
-  *n = std::max(0, std::min({by_threads, by_smem, 32}));
+  *n = occupancy(threads, smem);
   return cudaSuccess;
+}
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* n, const void* f, int threads, size_t smem,
+                                                                   unsigned int) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, f, threads, smem);
 }
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
   *total = size_t(64) << 30;
@@ -752,19 +921,155 @@ const char* cudaGetErrorString(cudaError_t e) {
 }
 const char* cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorEmulated"; }
 
-// cuBLAS: handles only (the emulated kernels under test do not call it).
+// cuBLAS: the calls the module makes, as plain loops on the handle's stream (column-major;
+// fp16 and fp32 data, double accumulation).
+struct EmuBlas {
+  cudaStream_t stream = nullptr;
+};
+namespace {
+double blas_load(const void* p, cudaDataType t, std::size_t i) {
+  switch (t) {
+    case CUDA_R_16F: return double(__half2float(static_cast<const __half*>(p)[i]));
+    case CUDA_R_32F: return double(static_cast<const float*>(p)[i]);
+    case CUDA_R_64F: return static_cast<const double*>(p)[i];
+    default: return NAN;
+  }
+}
+void blas_store(void* p, cudaDataType t, std::size_t i, double v) {
+  switch (t) {
+    case CUDA_R_16F: static_cast<__half*>(p)[i] = __float2half_rn(float(v)); break;
+    case CUDA_R_32F: static_cast<float*>(p)[i] = float(v); break;
+    case CUDA_R_64F: static_cast<double*>(p)[i] = v; break;
+    default: break;
+  }
+}
+bool blas_type_ok(cudaDataType t) { return t == CUDA_R_16F || t == CUDA_R_32F || t == CUDA_R_64F; }
+// C = alpha op(A) op(B) + beta C (beta 0: C not read).
+void gemm(bool ta, bool tb, int m, int n, int k, double alpha, const void* A, cudaDataType at, long long lda,
+          const void* B, cudaDataType bt, long long ldb, double beta, void* C, cudaDataType ct, long long ldc) {
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double acc = 0.0;
+      for (int l = 0; l < k; ++l)
+        acc += blas_load(A, at, std::size_t(ta ? l + i * lda : i + l * lda)) *
+               blas_load(B, bt, std::size_t(tb ? j + l * ldb : l + j * ldb));
+      const std::size_t c = std::size_t(i + j * ldc);
+      blas_store(C, ct, c, alpha * acc + (beta != 0.0 ? beta * blas_load(C, ct, c) : 0.0));
+    }
+}
+cublasStatus_t blas_submit(cublasHandle_t h, std::function<void()> fn) {
+  const cudaError_t e = submit(reinterpret_cast<EmuBlas*>(h)->stream, [fn] {
+    fn();
+    return cudaSuccess;
+  });
+  return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+}  // namespace
 cublasStatus_t cublasCreate_v2(cublasHandle_t* h) {
-  *h = reinterpret_cast<cublasHandle_t>(&g_stream_tokens[3]);
+  *h = reinterpret_cast<cublasHandle_t>(new EmuBlas);
   return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasDestroy_v2(cublasHandle_t) { return CUBLAS_STATUS_SUCCESS; }
-cublasStatus_t cublasSetStream_v2(cublasHandle_t, cudaStream_t) { return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t cublasDestroy_v2(cublasHandle_t h) {
+  delete reinterpret_cast<EmuBlas*>(h);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t s) {
+  reinterpret_cast<EmuBlas*>(h)->stream = s;
+  return CUBLAS_STATUS_SUCCESS;
+}
 cublasStatus_t cublasSetMathMode(cublasHandle_t, cublasMath_t) { return CUBLAS_STATUS_SUCCESS; }
 cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t, void*, size_t) { return CUBLAS_STATUS_SUCCESS; }
-cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
-                            const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
-                            cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) {
-  return CUBLAS_STATUS_NOT_SUPPORTED;
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            const void* alpha, const void* A, cudaDataType at, int lda, const void* B, cudaDataType bt,
+                            int ldb, const void* beta, void* C, cudaDataType ct, int ldc, cublasComputeType_t ctype,
+                            cublasGemmAlgo_t) {
+  if (!blas_type_ok(at) || !blas_type_ok(bt) || !blas_type_ok(ct) || ctype != CUBLAS_COMPUTE_32F)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  const double al = *static_cast<const float*>(alpha), be = *static_cast<const float*>(beta);
+  return blas_submit(h, [=] {
+    gemm(ta != CUBLAS_OP_N, tb != CUBLAS_OP_N, m, n, k, al, A, at, lda, B, bt, ldb, be, C, ct, ldc);
+  });
+}
+cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                              const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta,
+                              float* C, int ldc) {
+  const double al = *alpha, be = *beta;
+  return blas_submit(h, [=] {
+    gemm(ta != CUBLAS_OP_N, tb != CUBLAS_OP_N, m, n, k, al, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, be, C, CUDA_R_32F,
+         ldc);
+  });
+}
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                         int k, const float* alpha, const float* A, int lda, long long sa,
+                                         const float* B, int ldb, long long sb, const float* beta, float* C, int ldc,
+                                         long long sc, int batches) {
+  const double al = *alpha, be = *beta;
+  return blas_submit(h, [=] {
+    for (int i = 0; i < batches; ++i)
+      gemm(ta != CUBLAS_OP_N, tb != CUBLAS_OP_N, m, n, k, al, A + i * sa, CUDA_R_32F, lda, B + i * sb, CUDA_R_32F, ldb,
+           be, C + i * sc, CUDA_R_32F, ldc);
+  });
+}
+// C = alpha op(A) op(A)^T + beta C on the `uplo` triangle (op(A): n x k).
+cublasStatus_t cublasDsyrk_v2(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k,
+                              const double* alpha, const double* A, int lda, const double* beta, double* C, int ldc) {
+  const double al = *alpha, be = *beta;
+  return blas_submit(h, [=] {
+    auto a = [&](int i, int l) { return trans == CUBLAS_OP_N ? A[i + std::size_t(l) * lda] : A[l + std::size_t(i) * lda]; };
+    for (int j = 0; j < n; ++j)
+      for (int i = uplo == CUBLAS_FILL_MODE_LOWER ? j : 0; i < (uplo == CUBLAS_FILL_MODE_LOWER ? n : j + 1); ++i) {
+        double acc = 0.0;
+        for (int l = 0; l < k; ++l) acc += a(i, l) * a(j, l);
+        double& c = C[i + std::size_t(j) * ldc];
+        c = al * acc + (be != 0.0 ? be * c : 0.0);
+      }
+  });
+}
+// Solves op(A) X = alpha B (left) or X op(A) = alpha B (right), X over B (m x n); A triangular.
+cublasStatus_t cublasDtrsm_v2(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,
+                              cublasDiagType_t diag, int m, int n, const double* alpha, const double* A, int lda,
+                              double* B, int ldb) {
+  const double al = *alpha;
+  return blas_submit(h, [=] {
+    const int na = side == CUBLAS_SIDE_LEFT ? m : n;
+    // M = op(A) as a dense matrix (the other triangle zero).
+    std::vector<double> M(std::size_t(na) * na, 0.0);
+    for (int j = 0; j < na; ++j)
+      for (int i = 0; i < na; ++i) {
+        const bool in = uplo == CUBLAS_FILL_MODE_LOWER ? i >= j : i <= j;
+        if (!in) continue;
+        const double v = i == j && diag == CUBLAS_DIAG_UNIT ? 1.0 : A[i + std::size_t(j) * lda];
+        if (trans == CUBLAS_OP_N) M[i + std::size_t(j) * na] = v;
+        else M[j + std::size_t(i) * na] = v;
+      }
+    const bool lower = (uplo == CUBLAS_FILL_MODE_LOWER) == (trans == CUBLAS_OP_N);
+    std::vector<double> x(static_cast<std::size_t>(na));
+    // Solves T x = b with T = M (left) or M^T (right; then lower-ness flips).
+    auto solve = [&](bool transpose) {
+      const bool lo = transpose ? !lower : lower;
+      auto t = [&](int i, int j) { return transpose ? M[j + std::size_t(i) * na] : M[i + std::size_t(j) * na]; };
+      for (int s = 0; s < na; ++s) {
+        const int i = lo ? s : na - 1 - s;
+        double v = x[std::size_t(i)];
+        for (int j = 0; j < na; ++j)
+          if (lo ? j < i : j > i) v -= t(i, j) * x[std::size_t(j)];
+        x[std::size_t(i)] = v / t(i, i);
+      }
+    };
+    if (side == CUBLAS_SIDE_LEFT) {
+      for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < m; ++i) x[std::size_t(i)] = al * B[i + std::size_t(j) * ldb];
+        solve(false);
+        for (int i = 0; i < m; ++i) B[i + std::size_t(j) * ldb] = x[std::size_t(i)];
+      }
+    } else {  // X M = alpha B  <=>  M^T X^T = alpha B^T, row by row
+      for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < n; ++j) x[std::size_t(j)] = al * B[i + std::size_t(j) * ldb];
+        solve(true);
+        for (int j = 0; j < n; ++j) B[i + std::size_t(j) * ldb] = x[std::size_t(j)];
+      }
+    }
+  });
 }
 const char* cublasGetStatusString(cublasStatus_t) { return "cuBLAS is not emulated"; }
 const char* cublasGetStatusName(cublasStatus_t) { return "CUBLAS_STATUS_NOT_SUPPORTED"; }

@@ -96,9 +96,11 @@ std::uint32_t hfma2(std::uint32_t a, std::uint32_t b, std::uint32_t c);
 
 // ---- host side ----
 using KernelBody = std::function<void()>;
-// Runs a grid to completion (cudaError_t of the launch: a trap or deadlock is
-// cudaErrorLaunchFailure, the reason printed to stderr).
-cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, const void* kernel, KernelBody body);
+// Runs a grid to completion, or records it on a stream being captured into a graph (cudaError_t
+// of the launch: a trap or deadlock is cudaErrorLaunchFailure, the reason printed to stderr).
+cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream, const void* kernel, KernelBody body);
+// Blocks of `threads` threads and `smem` bytes one emulated multiprocessor holds at once.
+int occupancy(int threads, std::size_t smem);
 // The emulated device (before the first use): multiprocessors (the persistent kernels' grid),
 // the seed of the scheduler's order and copy delays.
 void configure(int sm_count, std::uint64_t seed);
@@ -196,6 +198,26 @@ inline unsigned __brev(unsigned v) {
   for (int i = 0; i < 32; ++i) r |= ((v >> i) & 1u) << (31 - i);
   return r;
 }
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= unsigned((v >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+  return r;
+}
+inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
+inline int __float2int_rz(float x) { return static_cast<int>(x); }
+inline int __float2int_rd(float x) { return static_cast<int>(std::floor(x)); }
+inline unsigned long long __float2ull_rn(float x) { return static_cast<unsigned long long>(std::nearbyint(x)); }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline unsigned __float_as_uint(float x) { return ::exl::emu::detail::from_bits<unsigned>(::exl::emu::detail::to_bits(x)); }
+inline float __uint_as_float(unsigned x) { return ::exl::emu::detail::from_bits<float>(::exl::emu::detail::to_bits(x)); }
+inline int __float_as_int(float x) { return ::exl::emu::detail::from_bits<int>(::exl::emu::detail::to_bits(x)); }
+inline float __int_as_float(int x) { return ::exl::emu::detail::from_bits<float>(::exl::emu::detail::to_bits(x)); }
+inline long long __double_as_longlong(double x) { return ::exl::emu::detail::from_bits<long long>(::exl::emu::detail::to_bits(x)); }
+inline double __longlong_as_double(long long x) { return ::exl::emu::detail::from_bits<double>(::exl::emu::detail::to_bits(x)); }
 inline std::size_t __cvta_generic_to_shared(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
 // CUDA's integer min/max.

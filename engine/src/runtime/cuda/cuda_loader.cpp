@@ -49,13 +49,19 @@ void log_from_module(void*, int level, const char* message) {
 State open_module() {
   State st;
   std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("EXL_CUDA_MODULE"); env && *env) candidates.emplace_back(env);
+  // EXL_CUDA_EMU_MODULE: the module built for the CUDA emulator (kernels/cuda/emu), which runs
+  // the kernels on the CPU: tests of the GPU code on machines without a GPU. It needs neither
+  // the driver nor cuBLAS.
+  const char* emu = std::getenv("EXL_CUDA_EMU_MODULE");
+  const bool emulator = emu && *emu;
+  if (emulator) candidates.emplace_back(emu);
+  if (const char* env = std::getenv("EXL_CUDA_MODULE"); !emulator && env && *env) candidates.emplace_back(env);
   const fs::path exe = executable_dir();
-  if (!exe.empty()) {
+  if (!exe.empty() && !emulator) {
     candidates.push_back(exe / "libexl_cuda.so");
     candidates.push_back(exe / ".." / "lib" / "exl-studio" / "libexl_cuda.so");
   }
-  if (*EXL_CUDA_MODULE_BUILD_PATH) candidates.emplace_back(EXL_CUDA_MODULE_BUILD_PATH);
+  if (*EXL_CUDA_MODULE_BUILD_PATH && !emulator) candidates.emplace_back(EXL_CUDA_MODULE_BUILD_PATH);
   std::string tried;
   for (const fs::path& p : candidates) {
     std::error_code ec;
@@ -63,7 +69,8 @@ State open_module() {
     st.path = p.lexically_normal().string();
     // cuBLAS first, from the loader path or the CUDA toolkit's folders: without it the module
     // cannot open, and dlerror() alone would not say how to get it.
-    if (const cuda_libs::Cublas cublas = cuda_libs::load_cublas(); !cublas.found) {
+    const cuda_libs::Cublas cublas = emulator ? cuda_libs::Cublas{true, {}, {}, {}} : cuda_libs::load_cublas();
+    if (!cublas.found) {
       st.why = cublas.problem;
       return st;
     }
@@ -87,7 +94,8 @@ State open_module() {
       return st;
     }
     api->set_log(&log_from_module, nullptr);
-    if (const cuda_libs::Driver driver = cuda_libs::probe_driver(); !driver.problem.empty()) {
+    if (const cuda_libs::Driver driver = emulator ? cuda_libs::Driver{} : cuda_libs::probe_driver();
+        !driver.problem.empty()) {
       st.why = driver.problem;
       return st;
     }

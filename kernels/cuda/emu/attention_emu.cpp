@@ -1,0 +1,2 @@
+// attention.cu compiled for the CUDA emulator (emu.h).
+#include "attention.cu"

@@ -1,0 +1,2 @@
+// rope.cu compiled for the CUDA emulator (emu.h).
+#include "rope.cu"

@@ -1,0 +1,2 @@
+// sampler.cu compiled for the CUDA emulator (emu.h).
+#include "sampler.cu"
