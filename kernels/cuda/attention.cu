@@ -1346,7 +1346,6 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
   pdl_wait();
   const int gsz = nh / nkv;
   constexpr int LPK = D / 16;
-  constexpr int KPW = 32 / LPK;
   const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
   const int past = *past_p;
   const DecodeSplit sp = decode_split(past, tq, split, splits);

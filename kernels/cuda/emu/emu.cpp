@@ -3,7 +3,9 @@
 #include "emu.h"
 
 #include <cublas_v2.h>
+#if !defined(__x86_64__)
 #include <ucontext.h>
+#endif
 
 #include <atomic>
 #include <cstdlib>
@@ -50,10 +52,74 @@ struct Barrier {
   int arrived = 0;
   int need = 0;
 };
+// ---- context switches between the scheduler and the threads' fibers ----
+// x86-64: callee-saved registers, MXCSR and the x87 control word on the stack, the stack pointer
+// in the context (no signal-mask system call, unlike swapcontext). Elsewhere: ucontext.
+void fiber_main();
+#if defined(__x86_64__)
+extern "C" void exl_emu_switch(void** save_sp, void* load_sp);
+asm(R"(
+  .text
+  .globl exl_emu_switch
+  .type exl_emu_switch, @function
+exl_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size exl_emu_switch, .-exl_emu_switch
+)");
+struct Context {
+  void* sp = nullptr;
+};
+extern "C" void exl_emu_fiber_entry() { fiber_main(); }
+// A new fiber's stack as exl_emu_switch leaves one: the first switch "returns" into
+// exl_emu_fiber_entry with the ABI's alignment (it never returns).
+void make_context(Context& c, char* stack, std::size_t bytes) {
+  auto top = (reinterpret_cast<std::uintptr_t>(stack) + bytes) & ~std::uintptr_t(15);
+  auto* p = reinterpret_cast<std::uint64_t*>(top);
+  *--p = 0;                                                         // (exl_emu_fiber_entry's return address)
+  *--p = reinterpret_cast<std::uint64_t>(&exl_emu_fiber_entry);     // exl_emu_switch's ret
+  for (int i = 0; i < 6; ++i) *--p = 0;                             // rbp, rbx, r12 .. r15
+  *--p = 0x1f80u | (std::uint64_t(0x037fu) << 32);                  // MXCSR, x87 control word
+  c.sp = p;
+}
+inline void switch_context(Context& from, Context& to) { exl_emu_switch(&from.sp, to.sp); }
+#else
+struct Context {
+  ucontext_t uc{};
+};
+void make_context(Context& c, char* stack, std::size_t bytes) {
+  getcontext(&c.uc);
+  c.uc.uc_stack.ss_sp = stack;
+  c.uc.uc_stack.ss_size = bytes;
+  c.uc.uc_link = nullptr;
+  makecontext(&c.uc, fiber_main, 0);
+}
+inline void switch_context(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+#endif
+
 enum Wait : int { w_none, w_gen, w_mbar, w_acquire };
 struct Block;
 struct Fiber {
-  ucontext_t ctx{};
+  Context ctx{};
   char* stack = nullptr;
   Block* blk = nullptr;
   uint3 tid{};
@@ -121,7 +187,7 @@ std::size_t g_device_bytes = 0;
 
 Launch* g_launch = nullptr;
 Fiber* g_cur = nullptr;
-ucontext_t g_sched;
+Context g_sched;
 std::uint64_t g_progress = 0;
 std::uint64_t g_round = 0;
 std::uint64_t g_time_ns = 1000000000ull;
@@ -130,6 +196,9 @@ std::mt19937_64 g_rng(1);
 Stats g_stats;
 cudaError_t g_last_error = cudaSuccess;
 std::map<const void*, int> g_func_smem;
+
+void to_scheduler(Fiber& f) { switch_context(f.ctx, g_sched); }
+void to_fiber(Fiber& f) { switch_context(g_sched, f.ctx); }
 
 Fiber& cur() {
   if (!g_cur) {
@@ -149,7 +218,7 @@ Warp& cur_warp() { return cur_block().warps[std::size_t(cur().warp)]; }
     g_launch->error = "block " + std::to_string(f.block) + " thread " + std::to_string(f.tid.x) + ": " + why;
   }
   f.trapped = true;
-  swapcontext(&f.ctx, &g_sched);
+  to_scheduler(f);
   std::abort();  // not reached: a trapped fiber is never resumed
 }
 
@@ -196,7 +265,7 @@ void fiber_main() {
     ++b0.gen;
   }
   ++g_progress;
-  swapcontext(&f.ctx, &g_sched);
+  to_scheduler(f);
 }
 
 void complete_if_done(Mbar& m) {
@@ -241,14 +310,23 @@ Slot* collective(int kind, unsigned mask, In&& in, All&& all) {
     f.wait_gen = &w.gen;
     f.wait_gen_value = g;
     f.what = kind;
-    while (w.gen == g) swapcontext(&f.ctx, &g_sched);
+    while (w.gen == g) to_scheduler(f);
     f.wait = w_none;
   }
   return slots;
 }
 
-float half_lo(std::uint32_t v) { return __half2float(__ushort_as_half(static_cast<unsigned short>(v & 0xffffu))); }
-float half_hi(std::uint32_t v) { return __half2float(__ushort_as_half(static_cast<unsigned short>(v >> 16))); }
+// fp16 bits -> float, by table (the emulated mma and fma convert every operand).
+const float* half_table() {
+  static const std::vector<float> t = [] {
+    std::vector<float> v(65536);
+    for (unsigned i = 0; i < 65536; ++i) v[i] = __half2float(__ushort_as_half(static_cast<unsigned short>(i)));
+    return v;
+  }();
+  return t.data();
+}
+float half_lo(std::uint32_t v) { return half_table()[v & 0xffffu]; }
+float half_hi(std::uint32_t v) { return half_table()[v >> 16]; }
 
 }  // namespace
 
@@ -262,7 +340,7 @@ void* block_static(const void* key, std::size_t bytes) {
 void yield(bool waiting) {
   Fiber& f = cur();
   if (!waiting) ++g_progress;
-  swapcontext(&f.ctx, &g_sched);
+  to_scheduler(f);
 }
 void progress() { ++g_progress; }
 void trap() { fail("__trap()"); }
@@ -325,9 +403,9 @@ void mma_f16_f32(int k, float (&c)[4], const std::uint32_t* a, const std::uint32
           const int g = l >> 2, t = l & 3;
           const int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
           for (int i = 0; i < 4; ++i) {
-            float d = 0.0f;
-            for (int kk = 0; kk < k; ++kk) d = std::fma(A[rows[i]][kk], B[kk][cols[i]], d);
-            sl[l].c[i] = d + C[rows[i]][cols[i]];
+            double d = 0.0;  // (the products of fp16 values are exact in double)
+            for (int kk = 0; kk < k; ++kk) d += double(A[rows[i]][kk]) * double(B[kk][cols[i]]);
+            sl[l].c[i] = float(d + double(C[rows[i]][cols[i]]));
           }
         }
       })[cur().lane];
@@ -375,7 +453,7 @@ void bar_sync(int id, int threads) {
   f.wait_gen_value = g;
   f.what = 100 + id;
   f.what_value = unsigned(need);
-  while (bar.gen == g) swapcontext(&f.ctx, &g_sched);
+  while (bar.gen == g) to_scheduler(f);
   f.wait = w_none;
 }
 
@@ -393,7 +471,7 @@ unsigned ld_acquire(const unsigned* p) {
     f.what = 200;
     f.what_ptr = p;
     f.what_value = v;
-    swapcontext(&f.ctx, &g_sched);
+    to_scheduler(f);
     f.wait = w_none;
     v = *p;
   }
@@ -443,7 +521,7 @@ bool mbar_test_parity(std::uint64_t* bar, unsigned parity) {
   f.what = 300;
   f.what_ptr = bar;
   f.what_value = parity;
-  swapcontext(&f.ctx, &g_sched);
+  to_scheduler(f);
   f.wait = w_none;
   return (mbar_of(bar).phase & 1u) != parity;
 }
@@ -528,11 +606,7 @@ void start_block(Launch& L, int index) {
       f.stack = g_free_stacks.back();
       g_free_stacks.pop_back();
     }
-    getcontext(&f.ctx);
-    f.ctx.uc_stack.ss_sp = f.stack;
-    f.ctx.uc_stack.ss_size = k_stack_bytes;
-    f.ctx.uc_link = &g_sched;
-    makecontext(&f.ctx, fiber_main, 0);
+    make_context(f.ctx, f.stack, k_stack_bytes);
   }
   L.active.push_back(std::move(bp));
 }
@@ -602,7 +676,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, std::size_t smem, const void* kernel
         g_cur = &f;
         threadIdx = f.tid;
         ++g_stats.switches;
-        swapcontext(&g_sched, &f.ctx);
+        to_fiber(f);
         g_cur = nullptr;
       }
     }
