@@ -8,3 +8,15 @@ if(TARGET exl_cuda_emu)
   exl_target_defaults(exl_emu_tests)
   add_test(NAME cuda_emu COMMAND exl_emu_tests --filter cuda_emu)
 endif()
+
+# The GPU suites' cases on the emulated module (libexl_cuda_emu.so through EXL_CUDA_EMU_MODULE):
+# `exl selftest --device cuda` as on a GPU machine, a selection that stays within CI's time.
+if(TARGET exl_cuda_emu_module)
+  foreach(case cuda_model.logits_ref_xs_4_0 cuda_kernels.exl2_matmul_silu_gather cuda_kernels.rms_norm)
+    string(REPLACE "." "_" _name "emu_selftest_${case}")
+    add_test(NAME ${_name} COMMAND exl selftest --device cuda --filter ${case})
+    set_tests_properties(${_name} PROPERTIES
+      ENVIRONMENT "EXL_CUDA_EMU_MODULE=$<TARGET_FILE:exl_cuda_emu_module>"
+      FAIL_REGULAR_EXPRESSION "GPU cases: skipped")
+  endforeach()
+endif()

@@ -317,16 +317,13 @@ Slot* collective(int kind, unsigned mask, In&& in, All&& all) {
 }
 
 // fp16 bits -> float, by table (the emulated mma and fma convert every operand).
-const float* half_table() {
-  static const std::vector<float> t = [] {
-    std::vector<float> v(65536);
-    for (unsigned i = 0; i < 65536; ++i) v[i] = __half2float(__ushort_as_half(static_cast<unsigned short>(i)));
-    return v;
-  }();
-  return t.data();
-}
-float half_lo(std::uint32_t v) { return half_table()[v & 0xffffu]; }
-float half_hi(std::uint32_t v) { return half_table()[v >> 16]; }
+const std::vector<float> g_half_table = [] {
+  std::vector<float> v(65536);
+  for (unsigned i = 0; i < 65536; ++i) v[i] = __half2float(__ushort_as_half(static_cast<unsigned short>(i)));
+  return v;
+}();
+float half_lo(std::uint32_t v) { return g_half_table[v & 0xffffu]; }
+float half_hi(std::uint32_t v) { return g_half_table[v >> 16]; }
 
 }  // namespace
 
@@ -1018,18 +1015,27 @@ void blas_store(void* p, cudaDataType t, std::size_t i, double v) {
   }
 }
 bool blas_type_ok(cudaDataType t) { return t == CUDA_R_16F || t == CUDA_R_32F || t == CUDA_R_64F; }
-// C = alpha op(A) op(B) + beta C (beta 0: C not read).
+// C = alpha op(A) op(B) + beta C (beta 0: C not read). op(A) and op(B) are first converted to
+// float rows along k, so the inner product runs over contiguous memory.
 void gemm(bool ta, bool tb, int m, int n, int k, double alpha, const void* A, cudaDataType at, long long lda,
           const void* B, cudaDataType bt, long long ldb, double beta, void* C, cudaDataType ct, long long ldc) {
+  std::vector<float> a(std::size_t(m) * k), b(std::size_t(n) * k);
+  for (int i = 0; i < m; ++i)
+    for (int l = 0; l < k; ++l)
+      a[std::size_t(i) * k + l] = float(blas_load(A, at, std::size_t(ta ? l + i * lda : i + l * lda)));
   for (int j = 0; j < n; ++j)
+    for (int l = 0; l < k; ++l)
+      b[std::size_t(j) * k + l] = float(blas_load(B, bt, std::size_t(tb ? j + l * ldb : l + j * ldb)));
+  for (int j = 0; j < n; ++j) {
+    const float* bj = b.data() + std::size_t(j) * k;
     for (int i = 0; i < m; ++i) {
+      const float* ai = a.data() + std::size_t(i) * k;
       double acc = 0.0;
-      for (int l = 0; l < k; ++l)
-        acc += blas_load(A, at, std::size_t(ta ? l + i * lda : i + l * lda)) *
-               blas_load(B, bt, std::size_t(tb ? j + l * ldb : l + j * ldb));
+      for (int l = 0; l < k; ++l) acc += double(ai[l]) * double(bj[l]);
       const std::size_t c = std::size_t(i + j * ldc);
       blas_store(C, ct, c, alpha * acc + (beta != 0.0 ? beta * blas_load(C, ct, c) : 0.0));
     }
+  }
 }
 cublasStatus_t blas_submit(cublasHandle_t h, std::function<void()> fn) {
   const cudaError_t e = submit(reinterpret_cast<EmuBlas*>(h)->stream, [fn] {
