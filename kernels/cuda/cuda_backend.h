@@ -123,7 +123,14 @@ class CudaBackend {
   void size_hidden_out();  // h_hidden_: a chunk of rows when out_host_ (once the scratch is sized), else none
   void enqueue_hidden_out(int t);
   void enqueue_layers(int t, int splits, int split_len);
-  void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
+  // collect (EXL_PIPE_STEP): the one-token step's pipeline stages are gathered there and nothing
+  // is enqueued (prepare_pipe_step).
+  void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows, PipeStep* collect = nullptr);
+  // EXL_PIPE_STEP: whether the decode step runs as one pipeline launch, and its stage table on the
+  // device (uploaded before a graph captures the step; refused during capture if it changed).
+  bool pipe_step_active(int t, int head_rows) const;
+  void prepare_pipe_step();
+  void upload_pipe_table(const PipeStep& step);
   int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
   void enqueue_head(int row0, int rows);
   void run_eager(int n, int logits_mode, float* logits);
@@ -150,6 +157,9 @@ class CudaBackend {
   bool pipe_order_ = false;   // EXL_PIPE_ORDER=1: the input filled in stored row order (GemvInput::order)
   bool pipe_attn_ = false;    // EXL_PIPE_ATTN=1: attention as a pipeline stage (FP16 cache)
   bool pipe_coop_ = false;    // EXL_PIPE_COOP=1: the pipeline as a cooperative launch
+  bool pipe_step_ = false;    // EXL_PIPE_STEP=1: the whole decode step as one pipeline launch
+  DeviceBuffer pipe_table_;                // its stage table (exl2_pipe_step_table)
+  std::vector<unsigned char> pipe_image_;  // what pipe_table_ holds
   // Chunks of 2 .. gemv_max_rows tokens: RMSNorm and SiLU * up as their own launches (fp16 rows,
   // gathered by the GEMV as plain activations) instead of folded into every GEMV block: a pass
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).

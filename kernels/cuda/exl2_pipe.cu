@@ -30,14 +30,15 @@
 // "sum_empty" (the item's tail warp arrives).
 // Counters (GemvScratch::pipe_sync, zero between launches): [s] counts the finished column
 // tiles of stage s (of the attention stage: the merged KV heads) plus one arrival per block once
-// it has written its share of the stage's init regions; [k_pipe_stages] counts the consumers and
-// tail warps that are done; the last one clears them all.
+// it has written its share of the stage's init regions; [count] counts the consumers and tail
+// warps that are done; the last one clears them all.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "async_copy.cuh"
@@ -54,13 +55,13 @@ namespace {
 
 constexpr int k_queue = 16;          // ring entries (items in flight per block)
 constexpr int k_pipe_units = 128;    // most units per item
-constexpr int k_pipe_stages = k_pipe_sync_counters - 1;  // an attention stage, then the GEMV stages
+constexpr int k_pipe_stages = k_gemv_chain_max + 1;  // a window launch: an attention stage, then the GEMV stages
 constexpr int k_tails = 2;           // tail warps (items alternate between them)
 constexpr int k_sum_bufs = 4;        // items whose sums wait for a tail warp (a multiple of k_tails)
 static_assert(k_sum_bufs % k_tails == 0, "a sum buffer's items belong to one tail warp");
 
 struct PipeStage {
-  int attention = 0;  // 1: the attention stage (PipeParams::attn; its items: KV head x key split)
+  int attention = 0;  // a > 0: an attention stage (descriptor a - 1; its items: KV head x key split)
   GemvJob job[k_gemv_max_layers];  // block_begin: the job's first item in the stage
   int count = 0;
   int items = 0;   // work items of the stage (all jobs)
@@ -71,37 +72,55 @@ struct PipeStage {
   GemvInit init[k_gemv_max_inits];
   int inits = 0;
 };
+// A launch's stages: a window's few in the parameters (st, attn), or a whole step's in a device
+// table (table, attn_table: exl2_pipe_step).
 struct PipeParams {
   PipeStage st[k_pipe_stages];
+  PipeAttention attn;
+  const PipeStage* table = nullptr;
+  const PipeAttention* attn_table = nullptr;
   int count = 0;
   float* partials = nullptr;
   unsigned* tickets = nullptr;
-  unsigned* sync = nullptr;  // [k_pipe_stages] stage counters, then the blocks done (k_pipe_sync_counters)
-  PipeAttention attn;
+  unsigned* sync = nullptr;  // [count] stage counters, then the blocks done (k_pipe_sync_counters in all)
   unsigned long long* trace = nullptr;  // EXL_PIPE_TRACE: time accounts (pipe_trace_report), or null
   int ring_bytes = 0;
   int xs_halves = 0;
 };
+
+// TB: the stages come from the device table (a whole step) rather than the parameters (a window).
+template <bool TB>
+__device__ __forceinline__ const PipeStage& stage_of(const PipeParams& p, int s) {
+  if constexpr (TB) return p.table[s];
+  else return p.st[s];
+}
+template <bool TB>
+__device__ __forceinline__ const PipeAttention& attention_of(const PipeParams& p, const PipeStage& st) {
+  if constexpr (TB) return p.attn_table[st.attention - 1];
+  else return p.attn;
+}
 
 // One item's plan (every role computes it from the stage's parameters alone).
 __device__ __forceinline__ SplitPlan pipe_item(const PipeStage& st, int it) { return split_plan(st.job, st.count, it); }
 
 // The block's items, stage after stage, in the order every role walks them: f(stage index,
 // stage, item index, plan, the block's running item number).
-template <class F>
+template <bool TB, class F>
 __device__ __forceinline__ void for_each_item(const PipeParams& p, F&& f) {
   int seq = 0;
-  for (int s = 0; s < p.count; ++s)
-    if (!p.st[s].attention)
-      for (int it = int(blockIdx.x); it < p.st[s].items; it += int(gridDim.x), ++seq)
-        f(s, p.st[s], it, pipe_item(p.st[s], it), seq);
+  for (int s = 0; s < p.count; ++s) {
+    const PipeStage& st = stage_of<TB>(p, s);
+    if (!st.attention)
+      for (int it = int(blockIdx.x); it < st.items; it += int(gridDim.x), ++seq) f(s, st, it, pipe_item(st, it), seq);
+  }
 }
 
 // The block's GEMV item after item `it` of stage `s` (false: none): the producer asks L1 for its
 // unit table while it copies the current one's.
+template <bool TB>
 __device__ __forceinline__ bool next_item(const PipeParams& p, int& s, int& it) {
   it += int(gridDim.x);
-  while (s < p.count && (p.st[s].attention || it >= p.st[s].items)) {
+  while (s < p.count && (stage_of<TB>(p, s).attention || it >= stage_of<TB>(p, s).items)) {
     ++s;
     it = int(blockIdx.x);
   }
@@ -231,8 +250,8 @@ __device__ __forceinline__ void wait_counter(const unsigned* p, unsigned target,
 // Every block's consumers and tail warp arrive once they are past all their waits; the last of
 // them clears the counters for the next launch.
 __device__ __forceinline__ void pipe_exit(const PipeParams& p) {
-  if (atom_acq_rel_add(p.sync + k_pipe_stages, 1u) == unsigned(1 + k_tails) * gridDim.x - 1u)
-    for (int s = 0; s <= k_pipe_stages; ++s) p.sync[s] = 0u;
+  if (atom_acq_rel_add(p.sync + p.count, 1u) == unsigned(1 + k_tails) * gridDim.x - 1u)
+    for (int s = 0; s <= p.count; ++s) p.sync[s] = 0u;
 }
 
 // Ring bytes of an item's tables (all multiples of 16, the bulk copies' granule).
@@ -292,20 +311,21 @@ constexpr std::size_t pipe_fixed_smem(int xs_halves) {
 
 // ---- the producer warp ----
 
-template <int CW>
+template <int CW, bool TB>
 __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
   const int lane = threadIdx.x & 31;
   const int R = p.ring_bytes;
   int pos = 0, released = 0, oldest = 0;
   const Tracer tr{lane == 0 ? p.trace : nullptr};
   const long long t_start = tr.now();
-  for_each_item(p, [&](int s, const PipeStage& st, int it, const SplitPlan& pi, int seq) {
+  for_each_item<TB>(p, [&](int s, const PipeStage& st, int it, const SplitPlan& pi, int seq) {
     const Exl2Device& w = st.job[pi.j].w;
     const int nb = pi.u1 - pi.u0;
     int ns = s, nit = it;
-    if (next_item(p, ns, nit)) {  // the next item's unit table into L1 (128-byte lines)
-      const SplitPlan np = pipe_item(p.st[ns], nit);
-      const char* t = reinterpret_cast<const char*>(p.st[ns].job[np.j].w.units + np.u0);
+    if (next_item<TB>(p, ns, nit)) {  // the next item's unit table into L1 (128-byte lines)
+      const PipeStage& nst = stage_of<TB>(p, ns);
+      const SplitPlan np = pipe_item(nst, nit);
+      const char* t = reinterpret_cast<const char*>(nst.job[np.j].w.units + np.u0);
       const int lines = int((reinterpret_cast<std::uintptr_t>(t) & 127u) + std::size_t(np.u1 - np.u0) * 8 + 127) / 128;
 #ifndef EXL_CUDA_EMU
       if (lane < lines) asm volatile("prefetch.global.L1 [%0];\n" ::"l"(t + lane * 128) : "memory");
@@ -538,10 +558,10 @@ constexpr std::size_t attn_scratch_bytes(int d, int g) {
 // elements of q, K, V and the output. The warps' states meet in shared memory, the split's
 // partials (unnormalised output, max, sum) go to part, and the last split of the KV head (a
 // ticket) merges the splits in split order into out and counts the stage's head as done.
-template <int CW, int D, int G>
+template <int CW, bool TB, int D, int G>
 __device__ void attention_item(const PipeParams& p, const PipeSmem<CW>& sm, int stage, int kh, int split) {
   constexpr int CT = CW * 32, EPL = D / 32;
-  const PipeAttention& a = p.attn;
+  const PipeAttention& a = attention_of<TB>(p, stage_of<TB>(p, stage));
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int nh = a.shape.nh, nkv = a.shape.nkv, splits = a.shape.splits, gsz = nh / nkv;
   const DecodeSplit sp = decode_split(__ldcg(a.past), 0, split, splits);
@@ -680,12 +700,13 @@ __device__ void attention_item(const PipeParams& p, const PipeSmem<CW>& sm, int 
   consumers_sync<CW>();  // the scratch is reused by the next item
 }
 
-template <int CW>
+template <int CW, bool TB>
 __device__ void pipe_attention(const PipeParams& p, const PipeSmem<CW>& sm, int stage, int it) {
-  const int splits = p.attn.shape.splits, kh = it / splits, split = it - kh * splits;
-  const int gsz = p.attn.shape.nh / p.attn.shape.nkv;
-#define EXL_PIPE_ATTN(D, G) attention_item<CW, D, G>(p, sm, stage, kh, split)
-  if (p.attn.shape.d == 64) {
+  const AttentionShape& as = attention_of<TB>(p, stage_of<TB>(p, stage)).shape;
+  const int splits = as.splits, kh = it / splits, split = it - kh * splits;
+  const int gsz = as.nh / as.nkv;
+#define EXL_PIPE_ATTN(D, G) attention_item<CW, TB, D, G>(p, sm, stage, kh, split)
+  if (as.d == 64) {
     if (gsz <= 1) EXL_PIPE_ATTN(64, 1);
     else if (gsz <= 2) EXL_PIPE_ATTN(64, 2);
     else if (gsz <= 4) EXL_PIPE_ATTN(64, 4);
@@ -699,7 +720,7 @@ __device__ void pipe_attention(const PipeParams& p, const PipeSmem<CW>& sm, int 
 #undef EXL_PIPE_ATTN
 }
 
-template <int CW>
+template <int CW, bool TB>
 __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
   constexpr int CT = CW * 32;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -708,15 +729,15 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
   const Tracer tr{tid == 0 ? p.trace : nullptr};  // thread 0: the stage waits and warp 0's waits
   const long long t_start = tr.now();
   for (int s = 0; s < p.count; ++s) {
-    const PipeStage& st = p.st[s];
+    const PipeStage& st = stage_of<TB>(p, s);
     const long long t_wait = tr.now();
     // Every consumer warp is past its items of the previous stage here (x_s is reused).
-    if (s > 0 && tid == 0) wait_counter(p.sync + s - 1, unsigned(p.st[s - 1].target), s);
+    if (s > 0 && tid == 0) wait_counter(p.sync + s - 1, unsigned(stage_of<TB>(p, s - 1).target), s);
     consumers_sync<CW>();
     tr.add(k_tr_stage_wait, t_wait);
     if (st.attention) {
       if (tid == 0) red_release_add(p.sync + s, 1u);  // (no init regions)
-      for (int it = int(blockIdx.x); it < st.items; it += int(G)) pipe_attention<CW>(p, sm, s, it);
+      for (int it = int(blockIdx.x); it < st.items; it += int(G)) pipe_attention<CW, TB>(p, sm, s, it);
       continue;
     }
     const long long t_input = tr.now();
@@ -800,12 +821,12 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
 // The tail warp: each item's sums (consumer warps in order) into y, or into the item's split-K
 // slot, the tile's last item adding the slots in split order; a finished tile counts towards
 // its stage. Off the consumers' path: they go on with the next item meanwhile.
-template <int CW>
+template <int CW, bool TB>
 __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail) {
   const int lane = threadIdx.x & 31;
   const Tracer tr{lane == 0 && tail == 0 ? p.trace : nullptr};
   const long long t_start = tr.now();
-  for_each_item(p, [&](int s, const PipeStage& st, int it, const SplitPlan& pi, int seq) {
+  for_each_item<TB>(p, [&](int s, const PipeStage& st, int it, const SplitPlan& pi, int seq) {
     if (seq % k_tails != tail) return;
     const GemvJob& job = st.job[pi.j];
     const int b = seq % k_sum_bufs;
@@ -866,7 +887,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
   if (lane == 0) pipe_exit(p);
 }
 
-template <int CW>
+template <int CW, bool TB>
 __global__ void __launch_bounds__((CW + 1 + k_tails) * 32, 1) exl2_pipe_kernel(const __grid_constant__ PipeParams p) {
   EXL_DYNAMIC_SMEM(__align__(128) unsigned char, pipe_smem);
   // Launched without PDL (its grid must be resident before anyone waits); its dependents are
@@ -889,11 +910,11 @@ __global__ void __launch_bounds__((CW + 1 + k_tails) * 32, 1) exl2_pipe_kernel(c
   pdl_wait();
   const int warp = int(threadIdx.x) >> 5;
   if (warp == CW) {
-    pipe_produce<CW>(p, sm);
+    pipe_produce<CW, TB>(p, sm);
   } else if (warp > CW) {
-    pipe_tail<CW>(p, sm, warp - CW - 1);
+    pipe_tail<CW, TB>(p, sm, warp - CW - 1);
   } else {
-    pipe_consume<CW>(p, sm);
+    pipe_consume<CW, TB>(p, sm);
   }
 }
 
@@ -922,46 +943,103 @@ bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15
 
 static_assert(sizeof(PipeParams) <= 4000, "the pipeline's parameters must fit a kernel's 4 KB of arguments");
 
-template <int CW>
-void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
+// One stage of a launch as the host gives it: a GEMV call or an attention step.
+struct PipeSpec {
+  const GemvCall* gemv = nullptr;
+  const PipeAttention* attention = nullptr;
+};
+struct PipeOptions {
+  int warps = 8;
+  bool order = false, coop = false;
+  unsigned* sync = nullptr;
+  unsigned long long* trace = nullptr;
+};
+
+// Refuses what the pipeline cannot run, with the reason.
+void check_specs(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
+  if (specs.empty()) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: no stages");
+  if (int(specs.size()) > k_pipe_max_stages) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages");
+  if (!exl2_pipe_supported()) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: needs compute capability 9.0");
+  if (!o.sync) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: no stage counters");
+  const float* ws = nullptr;
+  for (const PipeSpec& sp : specs) {
+    if (const PipeAttention* a = sp.attention) {
+      const AttentionShape& as = a->shape;
+      if (as.t != 1 || (as.d != 64 && as.d != 128) || as.nkv < 1 || as.nh % as.nkv != 0 || as.nh / as.nkv > 8 ||
+          as.splits < 1 || as.rotate_out)
+        throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: attention of this shape is not a pipeline stage");
+      if (!a->in.q || !a->in.k || !a->in.v || !a->in.cs || !a->in.counters || !a->k_cache || !a->v_cache ||
+          !a->past || !a->part || !a->out)
+        throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: attention stage without its buffers");
+      continue;
+    }
+    const GemvCall& g = *sp.gemv;
+    if (g.m != 1 || g.count <= 0 || g.count > k_gemv_max_layers)
+      throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: stages of one row and 1 to 3 layers only");
+    if (!g.ws.partials || (ws && g.ws.partials != ws))
+      throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: every stage needs the same split-K workspace");
+    ws = g.ws.partials;
+    if (g.mode == k_x_norm && !g.in.norm_w) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: norm without weights");
+  }
+}
+
+// A launch worked out on the host: its parameters (without the stage table's device address),
+// the stages and attention descriptors, shared memory and grid.
+struct PipePlan {
   PipeParams p;
-  // The input region: k halves, and k floats more of staging where a stage fills it in stored order.
+  std::vector<PipeStage> stages;
+  std::vector<PipeAttention> attns;
+  std::size_t smem = 0;
+  int grid = 0;
+};
+
+template <int CW>
+PipePlan plan_pipe(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
+  check_specs(specs, o);
+  PipePlan plan;
+  PipeParams& p = plan.p;
+  // The input region: k halves, and k floats more of staging where a stage fills it in stored
+  // order; an attention stage's scratch.
   int kmax = 0;
-  for (int i = 0; i < c.count; ++i) {
-    const GemvCall& g = c.stage[i];
-    const bool ordered = c.pipe_order && !g.in.permuted && (g.in.order || g.count == 1);
+  int grid = 0;
+  for (const PipeSpec& sp : specs) {
+    if (const PipeAttention* a = sp.attention) {
+      const AttentionShape& as = a->shape;
+      const int g = as.nh / as.nkv;
+      const int gp = g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8;
+      kmax = std::max<int>(kmax, int((attn_scratch_bytes<CW>(as.d, gp) + 1) / 2));
+      continue;
+    }
+    const GemvCall& g = *sp.gemv;
+    const bool ordered = o.order && !g.in.permuted && (g.in.order || g.count == 1);
     kmax = std::max(kmax, g.w[0]->k * (ordered ? 3 : 1));
+    if (!grid) grid = std::max(1, g.sm_count);
   }
-  const int a0 = c.attention ? 1 : 0;  // the attention stage first
-  if (c.attention) {
-    const AttentionShape& as = c.attention->shape;
-    const int g = as.nh / std::max(1, as.nkv);
-    const int gp = g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8;
-    kmax = std::max<int>(kmax, int((attn_scratch_bytes<CW>(as.d, gp) + 1) / 2));
-  }
+  if (!grid) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: no GEMV stage");
   p.xs_halves = kmax;
   const int optin = device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>();
   const std::size_t fixed = pipe_fixed_smem<CW>(kmax) + 128;
   if (std::size_t(optin) < fixed + 32768)
     throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: not enough shared memory per block");
   p.ring_bytes = int(std::min<std::size_t>(std::size_t(optin) - fixed, 200u << 10) & ~std::size_t(127));
-  const std::size_t smem = std::size_t(p.ring_bytes) + fixed;
-  opt_in_smem<exl2_pipe_kernel<CW>>(smem);
-  const int grid = std::max(1, c.stage[0].sm_count);
-  p.count = c.count + a0;
-  if (c.attention) {
-    p.attn = *c.attention;
-    p.st[0].attention = 1;
-    p.st[0].items = p.attn.shape.nkv * p.attn.shape.splits;
-    p.st[0].target = p.attn.shape.nkv + grid;
-  }
-  p.partials = c.stage[0].ws.partials;
-  p.tickets = c.stage[0].ws.counters;
-  p.sync = c.pipe_sync;
-  p.trace = c.pipe_trace;
-  for (int i = 0; i < c.count; ++i) {
-    const GemvCall& g = c.stage[i];
-    PipeStage& st = p.st[i + a0];
+  plan.smem = std::size_t(p.ring_bytes) + fixed;
+  plan.grid = grid;
+  p.count = int(specs.size());
+  p.sync = o.sync;
+  p.trace = o.trace;
+  for (const PipeSpec& sp : specs) {
+    PipeStage st;
+    if (const PipeAttention* a = sp.attention) {
+      plan.attns.push_back(*a);
+      st.attention = int(plan.attns.size());
+      st.items = a->shape.nkv * a->shape.splits;
+      st.target = a->shape.nkv + grid;
+      plan.stages.push_back(st);
+      continue;
+    }
+    const GemvCall& g = *sp.gemv;
+    p.partials = g.ws.partials;
+    p.tickets = g.ws.counters;
     int tiles = 0, max_bits = 2;
     for (int j = 0; j < g.count; ++j) {
       const Exl2Device& w = *g.w[j];
@@ -996,23 +1074,31 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
     st.k = g.w[0]->k;
     st.mode = g.mode;
     st.in = g.in;
-    // c.pipe_order: the input in the layers' stored row order (one layer: its own permutation).
-    if (st.in.permuted || !c.pipe_order) st.in.order = nullptr;
+    // o.order: the input in the layers' stored row order (one layer: its own permutation).
+    if (st.in.permuted || !o.order) st.in.order = nullptr;
     else if (!st.in.order && g.count == 1) st.in.order = g.w[0]->perm;
     if (st.in.order) st.in.permuted = true;
     st.inits = g.inits;
     for (int j = 0; j < g.inits; ++j) st.init[j] = g.init[j];
+    plan.stages.push_back(st);
   }
-  if (!c.pipe_coop) {
-    launch_ex(false, exl2_pipe_kernel<CW>, dim3(grid), dim3((CW + 1 + k_tails) * 32), smem, s, p);
+  return plan;
+}
+
+template <int CW, bool TB>
+void launch_plan(const PipePlan& plan, const PipeParams& p, bool coop, cudaStream_t s) {
+  opt_in_smem<exl2_pipe_kernel<CW, TB>>(plan.smem);
+  const dim3 block((CW + 1 + k_tails) * 32);
+  if (!coop) {
+    launch_ex(false, exl2_pipe_kernel<CW, TB>, dim3(plan.grid), block, plan.smem, s, p);
     return;
   }
   // Cooperative: the runtime starts the grid only once all of it fits (another stream's kernels
   // on the same GPU cannot hold a block back), or refuses the launch.
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3((CW + 1 + k_tails) * 32);
-  cfg.dynamicSmemBytes = smem;
+  cfg.gridDim = dim3(plan.grid);
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = plan.smem;
   cfg.stream = s;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeCooperative;
@@ -1020,10 +1106,65 @@ void launch_pipe(const GemvChainCall& c, cudaStream_t s) {
   cfg.attrs = attr;
   cfg.numAttrs = 1;
 #ifdef EXL_CUDA_EMU
-  EXL_CUDA_CHECK(emu_launch(exl2_pipe_kernel<CW>, cfg.gridDim, cfg.blockDim, smem, s, p));
+  EXL_CUDA_CHECK(emu_launch(exl2_pipe_kernel<CW, TB>, cfg.gridDim, cfg.blockDim, plan.smem, s, p));
 #else
-  EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, exl2_pipe_kernel<CW>, p));
+  EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, exl2_pipe_kernel<CW, TB>, p));
 #endif
+}
+
+// A window (GemvChainCall): its stages in the kernel's parameters.
+template <int CW>
+void launch_window(const std::vector<PipeSpec>& specs, const PipeOptions& o, cudaStream_t s) {
+  const PipePlan plan = plan_pipe<CW>(specs, o);
+  if (plan.p.count > k_pipe_stages || plan.attns.size() > 1)
+    throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages for one window");
+  PipeParams p = plan.p;
+  for (int i = 0; i < p.count; ++i) p.st[i] = plan.stages[std::size_t(i)];
+  if (!plan.attns.empty()) p.attn = plan.attns[0];
+  launch_plan<CW, false>(plan, p, o.coop, s);
+}
+
+std::vector<PipeSpec> step_specs(const PipeStep& step) {
+  std::vector<PipeSpec> specs;
+  for (int i : step.order) {
+    PipeSpec sp;
+    if (i >= 0) sp.gemv = &step.gemv.at(std::size_t(i));
+    else sp.attention = &step.attention.at(std::size_t(-1 - i));
+    specs.push_back(sp);
+  }
+  return specs;
+}
+PipeOptions step_options(const PipeStep& step) {
+  PipeOptions o;
+  o.warps = step.warps;
+  o.order = step.input_order;
+  o.coop = step.coop;
+  o.sync = step.sync;
+  o.trace = step.trace;
+  return o;
+}
+// The table's layout: the stages, then the attention descriptors (16-byte aligned).
+std::size_t attn_table_offset(std::size_t stages) { return (stages * sizeof(PipeStage) + 15) & ~std::size_t(15); }
+
+template <int CW>
+std::vector<unsigned char> step_image(const PipeStep& step) {
+  const PipePlan plan = plan_pipe<CW>(step_specs(step), step_options(step));
+  const std::size_t off = attn_table_offset(plan.stages.size());
+  std::vector<unsigned char> image(off + plan.attns.size() * sizeof(PipeAttention), 0);
+  std::memcpy(image.data(), plan.stages.data(), plan.stages.size() * sizeof(PipeStage));
+  if (!plan.attns.empty()) std::memcpy(image.data() + off, plan.attns.data(), plan.attns.size() * sizeof(PipeAttention));
+  return image;
+}
+
+template <int CW>
+void launch_step(const PipeStep& step, const void* table, cudaStream_t s) {
+  const PipePlan plan = plan_pipe<CW>(step_specs(step), step_options(step));
+  PipeParams p = plan.p;
+  p.table = static_cast<const PipeStage*>(table);
+  p.attn_table = plan.attns.empty() ? nullptr
+                                    : reinterpret_cast<const PipeAttention*>(static_cast<const unsigned char*>(table) +
+                                                                             attn_table_offset(plan.stages.size()));
+  launch_plan<CW, true>(plan, p, step.coop, s);
 }
 
 }  // namespace
@@ -1032,28 +1173,28 @@ bool exl2_pipe_supported() { return device_attribute<cudaDevAttrComputeCapabilit
 
 void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s) {
   if (c.count <= 0) return;
-  if (c.count + (c.attention ? 1 : 0) > k_pipe_stages)
-    throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages");
-  if (const PipeAttention* a = c.attention) {
-    const AttentionShape& as = a->shape;
-    if (as.t != 1 || (as.d != 64 && as.d != 128) || as.nkv < 1 || as.nh % as.nkv != 0 || as.nh / as.nkv > 8 ||
-        as.splits < 1 || as.rotate_out)
-      throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: attention of this shape is not a pipeline stage");
-    if (!a->in.q || !a->in.k || !a->in.v || !a->in.cs || !a->in.counters || !a->k_cache || !a->v_cache || !a->past ||
-        !a->part || !a->out)
-      throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: attention stage without its buffers");
-  }
-  if (!exl2_pipe_supported()) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: needs compute capability 9.0");
-  if (!c.pipe_sync) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: no stage counters");
-  for (int i = 0; i < c.count; ++i) {
-    const GemvCall& g = c.stage[i];
-    if (g.m != 1 || g.count <= 0) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: stages of one row only");
-    if (!g.ws.partials || g.ws.partials != c.stage[0].ws.partials)
-      throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: every stage needs the same split-K workspace");
-    if (g.mode == k_x_norm && !g.in.norm_w) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: norm without weights");
-  }
-  if (c.pipe_warps == 16) launch_pipe<16>(c, s);
-  else launch_pipe<8>(c, s);
+  std::vector<PipeSpec> specs;
+  if (c.attention) specs.push_back(PipeSpec{nullptr, c.attention});
+  for (int i = 0; i < c.count && i < k_gemv_chain_max; ++i) specs.push_back(PipeSpec{&c.stage[i], nullptr});
+  if (c.count > k_gemv_chain_max) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages");
+  PipeOptions o;
+  o.warps = c.pipe_warps;
+  o.order = c.pipe_order;
+  o.coop = c.pipe_coop;
+  o.sync = c.pipe_sync;
+  o.trace = c.pipe_trace;
+  if (o.warps == 16) launch_window<16>(specs, o, s);
+  else launch_window<8>(specs, o, s);
+}
+
+std::vector<unsigned char> exl2_pipe_step_table(const PipeStep& step) {
+  return step.warps == 16 ? step_image<16>(step) : step_image<8>(step);
+}
+
+void exl2_pipe_step(const PipeStep& step, const void* table, cudaStream_t s) {
+  if (!table) throw_status(EXL_CUDA_ERR_INVALID, "exl2_pipe_step: no stage table");
+  if (step.warps == 16) launch_step<16>(step, table, s);
+  else launch_step<8>(step, table, s);
 }
 
 void pipe_trace_report(const unsigned long long* trace) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace exl::cuda {
 
@@ -107,7 +108,8 @@ void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block = 0);
 constexpr int k_gemv_chain_max = 4;
 // The decode pipeline's counters: one per stage (an attention stage and the chain's GEMV
 // stages), then the blocks done.
-constexpr int k_pipe_sync_counters = k_gemv_chain_max + 2;
+constexpr int k_pipe_max_stages = 1023;  // a whole step's (exl2_pipe_step): 5 per layer, 2 more
+constexpr int k_pipe_sync_counters = k_pipe_max_stages + 1;
 struct PipeAttention;
 struct GemvChainCall {
   GemvCall stage[k_gemv_chain_max];
@@ -304,6 +306,24 @@ struct PipeAttention {
   float* part = nullptr;  // attention_partial_floats(shape)
   __half* out = nullptr;
 };
+
+// The whole one-token step as one pipeline launch (EXL_PIPE_STEP=1): every layer's q/k/v,
+// attention, o, gate/up and down, then the head, as the stages of one persistent grid, so the
+// weight stream never stops between layers either. The stages live in a device table built on
+// the host (exl2_pipe_step_table: upload its bytes once, outside graph capture) and named at
+// launch; the same PipeStep must be given to both.
+struct PipeStep {
+  std::vector<GemvCall> gemv;
+  std::vector<PipeAttention> attention;
+  std::vector<int> order;  // the stages: i >= 0 is gemv[i], i < 0 is attention[-1 - i]
+  unsigned* sync = nullptr;               // GemvScratch::pipe_sync (k_pipe_sync_counters, zero)
+  unsigned long long* trace = nullptr;    // or null
+  int warps = 8;                          // consumer warps per block: 8 or 16
+  bool input_order = false;               // as GemvChainCall::pipe_order
+  bool coop = false;                      // as GemvChainCall::pipe_coop
+};
+std::vector<unsigned char> exl2_pipe_step_table(const PipeStep& step);
+void exl2_pipe_step(const PipeStep& step, const void* table, cudaStream_t s);
 
 // ---- elementwise.cu ----
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);

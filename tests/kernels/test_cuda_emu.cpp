@@ -123,6 +123,86 @@ std::string variant_name(const PipeVariant& v) {
          ", " + std::to_string(v.sms) + " blocks";
 }
 
+
+// (cos, sin) of position `pos` for head_dim d, interleaved as the kernels' float2 table.
+std::vector<float> rope_cs(int d, int pos) {
+  std::vector<float> cs(static_cast<std::size_t>(d));
+  for (int i = 0; i < d / 2; ++i) {
+    const double ang = pos * std::pow(10000.0, -2.0 * i / d);
+    cs[std::size_t(2 * i)] = float(std::cos(ang));
+    cs[std::size_t(2 * i + 1)] = float(std::sin(ang));
+  }
+  return cs;
+}
+// Element e of a head after RoPE (rope_elem: style 0 rotates halves, 1 interleaved pairs).
+float rope_ref(const float* x, int e, int d, int style, const std::vector<float>& cs) {
+  const int half = d / 2;
+  if (style == 0) {
+    if (e < half) return x[e] * cs[std::size_t(2 * e)] - x[e + half] * cs[std::size_t(2 * e + 1)];
+    return x[e] * cs[std::size_t(2 * (e - half))] + x[e - half] * cs[std::size_t(2 * (e - half) + 1)];
+  }
+  const int p = e >> 1;
+  return (e & 1) ? x[e] * cs[std::size_t(2 * p)] + x[e - 1] * cs[std::size_t(2 * p + 1)]
+                 : x[e] * cs[std::size_t(2 * p)] - x[e + 1] * cs[std::size_t(2 * p + 1)];
+}
+// One decode step's attention: the new K/V row (RoPE'd key, fp16) and each head's output over
+// the `past` cached rows (fp16, [past][nkv * d]) and the new one, in double.
+struct AttnRef {
+  std::vector<half_bits> k_row, v_row;
+  std::vector<float> out;
+};
+AttnRef attention_ref(int nh, int nkv, int d, int past, int style, const std::vector<float>& q,
+                      const std::vector<float>& k, const std::vector<float>& v, const half_bits* kc,
+                      const half_bits* vc) {
+  const int kd = nkv * d;
+  const std::vector<float> cs = rope_cs(d, past);
+  AttnRef r;
+  r.k_row.resize(std::size_t(kd));
+  r.v_row.resize(std::size_t(kd));
+  r.out.resize(std::size_t(nh) * d);
+  for (int hk = 0; hk < nkv; ++hk)
+    for (int e = 0; e < d; ++e) {
+      r.k_row[std::size_t(hk * d + e)] = float_to_half(rope_ref(k.data() + hk * d, e, d, style, cs));
+      r.v_row[std::size_t(hk * d + e)] = float_to_half(v[std::size_t(hk * d + e)]);
+    }
+  const float scale = 1.0f / std::sqrt(float(d));
+  for (int hq = 0; hq < nh; ++hq) {
+    const int hk = hq / (nh / nkv);
+    std::vector<float> qr(static_cast<std::size_t>(d));
+    for (int e = 0; e < d; ++e) qr[std::size_t(e)] = rope_ref(q.data() + hq * d, e, d, style, cs) * scale;
+    auto at = [&](const half_bits* cache, const std::vector<half_bits>& row, int j, int e) {
+      return half_to_float(j < past ? cache[std::size_t(j) * kd + std::size_t(hk * d + e)] : row[std::size_t(hk * d + e)]);
+    };
+    std::vector<double> sc(static_cast<std::size_t>(past + 1));
+    double mx = -1e30;
+    for (int j = 0; j <= past; ++j) {
+      double dot = 0.0;
+      for (int e = 0; e < d; ++e) dot += double(qr[std::size_t(e)]) * at(kc, r.k_row, j, e);
+      sc[std::size_t(j)] = dot;
+      mx = std::max(mx, dot);
+    }
+    double sum = 0.0;
+    for (double& e : sc) sum += (e = std::exp(e - mx));
+    for (int e = 0; e < d; ++e) {
+      double acc = 0.0;
+      for (int j = 0; j <= past; ++j) acc += sc[std::size_t(j)] * at(vc, r.v_row, j, e);
+      r.out[std::size_t(hq * d + e)] = float(acc / sum);
+    }
+  }
+  return r;
+}
+std::vector<float> random_floats(std::mt19937& rng, std::size_t n, float sd) {
+  std::normal_distribution<float> nd(0.0f, sd);
+  std::vector<float> v(n);
+  for (float& e : v) e = nd(rng);
+  return v;
+}
+std::vector<half_bits> random_halves(std::mt19937& rng, std::size_t n, float sd) {
+  std::normal_distribution<float> nd(0.0f, sd);
+  std::vector<half_bits> v(n);
+  for (half_bits& e : v) e = float_to_half(nd(rng));
+  return v;
+}
 }  // namespace
 
 // The emulator against the GPU-verified launch form: one row and three rows, every width.
@@ -321,70 +401,15 @@ EXL_TEST(cuda_emu, pipe_attention_stage) {
                         Case{16, 2, 64, 130, 3, 0}}) {
     const int qd = c.nh * c.d, kd = c.nkv * c.d, cap = c.past + 1;
     const Layer o = make_layer(rng, qd, 256, st.get());
-    std::vector<float> q(static_cast<std::size_t>(qd)), k(static_cast<std::size_t>(kd)), v(k.size());
-    std::normal_distribution<float> nd(0.0f, 1.0f);
-    for (float& e : q) e = nd(rng);
-    for (float& e : k) e = nd(rng);
-    for (float& e : v) e = nd(rng);
-    std::vector<half_bits> kc(std::size_t(cap) * kd), vc(kc.size());
-    for (std::size_t i = 0; i < std::size_t(c.past) * kd; ++i) {
-      kc[i] = float_to_half(nd(rng));
-      vc[i] = float_to_half(nd(rng));
-    }
-    // RoPE table of position `past`.
-    std::vector<float> cs(std::size_t(c.d));
-    for (int i = 0; i < c.d / 2; ++i) {
-      const double ang = c.past * std::pow(10000.0, -2.0 * i / c.d);
-      cs[std::size_t(2 * i)] = float(std::cos(ang));
-      cs[std::size_t(2 * i + 1)] = float(std::sin(ang));
-    }
-    auto rope = [&](const float* x, int e) -> float {  // rope_elem
-      const int half = c.d / 2;
-      if (c.style == 0) {
-        if (e < half) return x[e] * cs[std::size_t(2 * e)] - x[e + half] * cs[std::size_t(2 * e + 1)];
-        return x[e] * cs[std::size_t(2 * (e - half))] + x[e - half] * cs[std::size_t(2 * (e - half) + 1)];
-      }
-      const int p = e >> 1;
-      return (e & 1) ? x[e] * cs[std::size_t(2 * p)] + x[e - 1] * cs[std::size_t(2 * p + 1)]
-                     : x[e] * cs[std::size_t(2 * p)] - x[e + 1] * cs[std::size_t(2 * p + 1)];
-    };
-    // Reference: the new cache row, then each head's attention over past + 1 keys.
-    std::vector<half_bits> k_row(static_cast<std::size_t>(kd)), v_row(static_cast<std::size_t>(kd));
-    for (int hk = 0; hk < c.nkv; ++hk)
-      for (int e = 0; e < c.d; ++e) {
-        k_row[std::size_t(hk * c.d + e)] = float_to_half(rope(k.data() + hk * c.d, e));
-        v_row[std::size_t(hk * c.d + e)] = float_to_half(v[std::size_t(hk * c.d + e)]);
-      }
+    const std::vector<float> q = random_floats(rng, std::size_t(qd), 1.0f), k = random_floats(rng, std::size_t(kd), 1.0f),
+                             v = random_floats(rng, std::size_t(kd), 1.0f);
+    std::vector<half_bits> kc = random_halves(rng, std::size_t(cap) * kd, 1.0f), vc = random_halves(rng, kc.size(), 1.0f);
+    const std::vector<float> cs = rope_cs(c.d, c.past);
+    const AttnRef ar = attention_ref(c.nh, c.nkv, c.d, c.past, c.style, q, k, v, kc.data(), vc.data());
+    const std::vector<half_bits>& k_row = ar.k_row;
+    const std::vector<half_bits>& v_row = ar.v_row;
+    const std::vector<float>& att_ref = ar.out;
     const float scale = 1.0f / std::sqrt(float(c.d));
-    std::vector<float> att_ref(static_cast<std::size_t>(qd));
-    for (int hq = 0; hq < c.nh; ++hq) {
-      const int hk = hq / (c.nh / c.nkv);
-      std::vector<float> qr(std::size_t(c.d));
-      for (int e = 0; e < c.d; ++e) qr[std::size_t(e)] = rope(q.data() + hq * c.d, e) * scale;
-      auto key = [&](int j, int e) {
-        return half_to_float(j < c.past ? kc[std::size_t(j) * kd + std::size_t(hk * c.d + e)]
-                                        : k_row[std::size_t(hk * c.d + e)]);
-      };
-      auto val = [&](int j, int e) {
-        return half_to_float(j < c.past ? vc[std::size_t(j) * kd + std::size_t(hk * c.d + e)]
-                                        : v_row[std::size_t(hk * c.d + e)]);
-      };
-      std::vector<double> s(std::size_t(c.past + 1));
-      double mx = -1e30;
-      for (int j = 0; j <= c.past; ++j) {
-        double dot = 0.0;
-        for (int e = 0; e < c.d; ++e) dot += double(qr[std::size_t(e)]) * key(j, e);
-        s[std::size_t(j)] = dot;
-        mx = std::max(mx, dot);
-      }
-      double sum = 0.0;
-      for (double& e : s) sum += (e = std::exp(e - mx));
-      for (int e = 0; e < c.d; ++e) {
-        double acc = 0.0;
-        for (int j = 0; j <= c.past; ++j) acc += s[std::size_t(j)] * val(j, e);
-        att_ref[std::size_t(hq * c.d + e)] = float(acc / sum);
-      }
-    }
     for (const PipeVariant& var : k_variants) {
       if (var.order) continue;  // (the attention stage's output is read in feature order)
       exl::emu::configure(var.sms, rng());
@@ -448,5 +473,198 @@ EXL_TEST(cuda_emu, pipe_attention_stage) {
       check_close(copy_out(ptr<float>(y), 256), reference(o, att), 5e-4, what + ": o projection of it");
       for (int i = 0; i < c.nkv; ++i) CHECK_MSG(ptr<unsigned>(cnt)[i] == 0u, what << ": merge ticket " << i << " left set");
     }
+  }
+}
+
+// The whole one-token step as one pipeline launch (exl2_pipe_step): per layer q/k/v (RMSNorm),
+// attention (RoPE, the cache row, split attention), o, gate/up, down, then the head, with the
+// stages in a device table. Each q/k/v stage clears the next layer's accumulators (the last one
+// the logits), as the backend's decode step does. The logits, the residual and every layer's
+// new cache rows against a reference computed layer by layer.
+EXL_TEST(cuda_emu, pipe_whole_step) {
+  cu::Stream st;
+  std::mt19937 rng(25);
+  cu::GemvScratch ws;
+  ws.allocate(nullptr, st.get());
+  const int nl = 2, h = 256, nh = 4, nkv = 2, d = 64, inter = 512, vocab = 1000, past = 70, splits = 2;
+  const int qd = nh * d, kd = nkv * d, cap = past + 1;
+  const float eps = 1e-5f;
+  struct L {
+    Layer q, k, v, o, gate, up, down;
+    std::vector<half_bits> n1, n2, kc, vc;  // norms; cache rows [0, past)
+  };
+  std::vector<L> layers(static_cast<std::size_t>(nl));
+  for (L& l : layers) {
+    l.q = make_layer(rng, h, qd, st.get());
+    l.k = make_layer(rng, h, kd, st.get());
+    l.v = make_layer(rng, h, kd, st.get());
+    l.o = make_layer(rng, qd, h, st.get());
+    l.gate = make_layer(rng, h, inter, st.get());
+    l.up = make_layer(rng, h, inter, st.get());
+    l.down = make_layer(rng, inter, h, st.get());
+    std::vector<float> unused;
+    random_half(rng, std::size_t(h), 0.5f, 1.5f, l.n1, unused);
+    random_half(rng, std::size_t(h), 0.5f, 1.5f, l.n2, unused);
+    l.kc = random_halves(rng, std::size_t(cap) * kd, 1.0f);
+    l.vc = random_halves(rng, std::size_t(cap) * kd, 1.0f);
+  }
+  const Layer head = make_layer(rng, h, vocab, st.get());
+  std::vector<half_bits> fnorm;
+  std::vector<float> unused, x0 = random_floats(rng, std::size_t(h), 1.0f);
+  random_half(rng, std::size_t(h), 0.5f, 1.5f, fnorm, unused);
+
+  // The reference, layer by layer.
+  std::vector<float> x = x0;
+  std::vector<AttnRef> att_ref;
+  for (const L& l : layers) {
+    const std::vector<float> xn = normed(x, l.n1, eps);
+    const AttnRef ar = attention_ref(nh, nkv, d, past, 0, reference(l.q, xn), reference(l.k, xn), reference(l.v, xn),
+                                     l.kc.data(), l.vc.data());
+    std::vector<float> att(static_cast<std::size_t>(qd));
+    for (int i = 0; i < qd; ++i) att[std::size_t(i)] = round_half(ar.out[std::size_t(i)]);
+    const std::vector<float> oy = reference(l.o, att);
+    for (int i = 0; i < h; ++i) x[std::size_t(i)] += oy[std::size_t(i)];
+    const std::vector<float> xn2 = normed(x, l.n2, eps);
+    const std::vector<float> g = reference(l.gate, xn2), u = reference(l.up, xn2);
+    std::vector<float> xs(static_cast<std::size_t>(inter));
+    for (int i = 0; i < inter; ++i) {
+      const float gi = g[std::size_t(i)];
+      xs[std::size_t(i)] = round_half(gi / (1.0f + std::exp(-gi)) * u[std::size_t(i)]);
+    }
+    const std::vector<float> dy = reference(l.down, xs);
+    for (int i = 0; i < h; ++i) x[std::size_t(i)] += dy[std::size_t(i)];
+    att_ref.push_back(ar);
+  }
+  const std::vector<float> logits_ref = reference(head, normed(x, fnorm, eps));
+
+  for (const PipeVariant& var : k_variants) {
+    exl::emu::configure(var.sms, rng());
+    // Buffers as the backend keeps them: q/k/v and gate/up in two sets used by turns.
+    cu::DeviceBuffer xb = buffer(std::size_t(h) * 4, "x"), logits = buffer(std::size_t(vocab) * 4, "logits", 0xff),
+                     att = buffer(std::size_t(qd) * 2, "attention out", 0xff),
+                     part = buffer(std::size_t(nh) * splits * (d + 2) * 4, "partials", 0xff),
+                     cnt = buffer(std::size_t(nkv) * 4, "counters"), pastb = buffer(4, "past"),
+                     csb = buffer(std::size_t(d) * 4, "cs"), fn = buffer(std::size_t(h) * 2, "final norm");
+    std::vector<cu::DeviceBuffer> qkv, gu, norms, kcache, vcache;
+    for (int i = 0; i < 2; ++i) {
+      qkv.push_back(buffer(std::size_t(qd + 2 * kd) * 4, "qkv", i == 0 ? 0 : 0xff));
+      gu.push_back(buffer(std::size_t(2 * inter) * 4, "gate/up", i == 0 ? 0 : 0xff));
+    }
+    for (const L& l : layers) {
+      norms.push_back(buffer(std::size_t(h) * 2, "norm 1"));
+      std::memcpy(norms.back().get(), l.n1.data(), std::size_t(h) * 2);
+      norms.push_back(buffer(std::size_t(h) * 2, "norm 2"));
+      std::memcpy(norms.back().get(), l.n2.data(), std::size_t(h) * 2);
+      kcache.push_back(buffer(l.kc.size() * 2, "k cache"));
+      std::memcpy(kcache.back().get(), l.kc.data(), std::size_t(past) * kd * 2);
+      vcache.push_back(buffer(l.vc.size() * 2, "v cache"));
+      std::memcpy(vcache.back().get(), l.vc.data(), std::size_t(past) * kd * 2);
+    }
+    std::memcpy(xb.get(), x0.data(), std::size_t(h) * 4);
+    std::memcpy(fn.get(), fnorm.data(), std::size_t(h) * 2);
+    *ptr<int>(pastb) = past;
+    const std::vector<float> cs = rope_cs(d, past);
+    std::memcpy(csb.get(), cs.data(), cs.size() * 4);
+
+    cu::PipeStep step;
+    step.gemv.reserve(64);
+    auto gemv = [&](cu::GemvMode mode) -> cu::GemvCall& {
+      cu::GemvCall& c = step.gemv.emplace_back();
+      c.mode = mode;
+      c.m = 1;
+      c.sm_count = var.sms;
+      c.ws = ws.view();
+      step.order.push_back(int(step.gemv.size()) - 1);
+      return c;
+    };
+    for (int li = 0; li < nl; ++li) {
+      const L& l = layers[std::size_t(li)];
+      float* q32 = ptr<float>(qkv[std::size_t(li % 2)]);
+      float* g32 = ptr<float>(gu[std::size_t(li % 2)]);
+      cu::GemvCall& c = gemv(cu::k_x_norm);
+      c.add(l.q.view(), q32, qd).add(l.k.view(), q32 + qd, kd).add(l.v.view(), q32 + qd + kd, kd);
+      c.in.xf = ptr<float>(xb);
+      c.in.norm_w = ptr<__half>(norms[std::size_t(2 * li)]);
+      c.in.eps = eps;
+      c.in.ldx = h;
+      if (li + 1 < nl) {  // the next layer's accumulators
+        c.init[0].dst = ptr<float>(qkv[std::size_t((li + 1) % 2)]);
+        c.init[0].count = qd + 2 * kd;
+        c.init[1].dst = ptr<float>(gu[std::size_t((li + 1) % 2)]);
+        c.init[1].count = 2 * inter;
+        c.inits = 2;
+      } else {
+        c.init[0].dst = ptr<float>(logits);
+        c.init[0].count = vocab;
+        c.inits = 1;
+      }
+      cu::PipeAttention& pa = step.attention.emplace_back();
+      pa.shape.t = 1;
+      pa.shape.nh = nh;
+      pa.shape.nkv = nkv;
+      pa.shape.d = d;
+      pa.shape.scale = 1.0f / std::sqrt(float(d));
+      pa.shape.splits = splits;
+      pa.in.q = q32;
+      pa.in.k = q32 + qd;
+      pa.in.v = q32 + qd + kd;
+      pa.in.cs = ptr<float2>(csb);
+      pa.in.counters = ptr<unsigned>(cnt);
+      pa.k_cache = ptr<__half>(kcache[std::size_t(li)]);
+      pa.v_cache = ptr<__half>(vcache[std::size_t(li)]);
+      pa.past = ptr<int>(pastb);
+      pa.part = ptr<float>(part);
+      pa.out = ptr<__half>(att);
+      step.order.push_back(-int(step.attention.size()));
+      cu::GemvCall& o = gemv(cu::k_x_half);
+      o.add(l.o.view(), ptr<float>(xb), h);
+      o.in.x = ptr<__half>(att);
+      o.in.ldx = qd;
+      cu::GemvCall& g = gemv(cu::k_x_norm);
+      g.add(l.gate.view(), g32, inter).add(l.up.view(), g32 + inter, inter);
+      g.in.xf = ptr<float>(xb);
+      g.in.norm_w = ptr<__half>(norms[std::size_t(2 * li + 1)]);
+      g.in.eps = eps;
+      g.in.ldx = h;
+      cu::GemvCall& dn = gemv(cu::k_x_silu);
+      dn.add(l.down.view(), ptr<float>(xb), h);
+      dn.in.xf = g32;
+      dn.in.up = g32 + inter;
+      dn.in.ldx = inter;
+    }
+    cu::GemvCall& hd = gemv(cu::k_x_norm);
+    hd.add(head.view(), ptr<float>(logits), vocab);
+    hd.in.xf = ptr<float>(xb);
+    hd.in.norm_w = ptr<__half>(fn);
+    hd.in.eps = eps;
+    hd.in.ldx = h;
+    step.sync = ws.pipe_sync();
+    step.warps = var.warps;
+    step.input_order = var.order;
+    step.coop = var.coop;
+    const std::string what = variant_name(var);
+    std::vector<unsigned char> image;
+    run_ok(what.c_str(), [&] { image = cu::exl2_pipe_step_table(step); });
+    cu::DeviceBuffer table = buffer(std::max<std::size_t>(image.size(), 16), "stage table");
+    std::memcpy(table.get(), image.data(), image.size());
+    run_ok(what.c_str(), [&] { cu::exl2_pipe_step(step, table.get(), st.get()); });
+    check_close(copy_out(ptr<float>(xb), std::size_t(h)), x, 2e-3, what + ": residual after the last layer");
+    check_close(copy_out(ptr<float>(logits), std::size_t(vocab)), logits_ref, 3e-3, what + ": logits");
+    for (int li = 0; li < nl; ++li) {
+      const half_bits* kn = ptr<half_bits>(kcache[std::size_t(li)]) + std::size_t(past) * kd;
+      const half_bits* vn = ptr<half_bits>(vcache[std::size_t(li)]) + std::size_t(past) * kd;
+      // (q/k/v come from this pipeline's own GEMVs: the rows equal the reference's within rounding)
+      std::vector<float> kg(static_cast<std::size_t>(kd)), kr(kg.size()), vg(kg.size()), vr(kg.size());
+      for (int i = 0; i < kd; ++i) {
+        kg[std::size_t(i)] = half_to_float(kn[i]);
+        kr[std::size_t(i)] = half_to_float(att_ref[std::size_t(li)].k_row[std::size_t(i)]);
+        vg[std::size_t(i)] = half_to_float(vn[i]);
+        vr[std::size_t(i)] = half_to_float(att_ref[std::size_t(li)].v_row[std::size_t(i)]);
+      }
+      check_close(kg, kr, 3e-3, what + ": layer " + std::to_string(li) + " key row");
+      check_close(vg, vr, 3e-3, what + ": layer " + std::to_string(li) + " value row");
+    }
+    for (int i = 0; i < cu::k_pipe_sync_counters; ++i)
+      CHECK_MSG(ws.pipe_sync()[i] == 0u, what << ": stage counter " << i << " left at " << ws.pipe_sync()[i]);
   }
 }

@@ -424,12 +424,12 @@ EXL_GPU_TEST(cuda_model, seeded_generation_repeats_exactly) {
 // through the chain repeats exactly (its sums keep a fixed order across the grid barriers).
 namespace {
 // `env`=1 against separate launches (the chain or the decode pipeline: the same stages).
-void persistent_matches_launches(const char* env, const char* what) {
+void persistent_matches_launches(const char* env, const char* what, const char* model = "ref-s-4.0bpw") {
   (void)cuda_api();
   ::setenv(env, "0", 1);
-  Loaded a = load_on("cuda", "ref-s-4.0bpw");
+  Loaded a = load_on("cuda", model);
   ::setenv(env, "1", 1);
-  Loaded b = load_on("cuda", "ref-s-4.0bpw");
+  Loaded b = load_on("cuda", model);
   ::unsetenv(env);
   const std::vector<std::int32_t> prompt = prompt_for(a.backend->vocab_size());
   const GreedyPair c = compare_greedy(*a.backend, *b.backend, prompt);
@@ -471,6 +471,19 @@ EXL_GPU_TEST(cuda_model, pipe_decode_matches_launches) {
   ::setenv("EXL_PIPE_COOP", "1", 1);
   persistent_matches_launches("EXL_CUDA_PIPE", "pipeline, cooperative launch");
   ::unsetenv("EXL_PIPE_COOP");
+}
+
+// The whole decode step as one pipeline launch (EXL_PIPE_STEP=1: every layer's stages and the
+// head, the stages in a device table uploaded before the decode graph is captured), against
+// separate launches: on ref-xs (group of 4 query heads per KV head) and ref-s (3).
+EXL_GPU_TEST(cuda_model, pipe_step_matches_launches) {
+  ::setenv("EXL_PIPE_STEP", "1", 1);
+  persistent_matches_launches("EXL_CUDA_PIPE", "pipeline over the whole step", "ref-xs-4.0bpw");
+  ::setenv("EXL_PIPE_WARPS", "16", 1);
+  persistent_matches_launches("EXL_CUDA_PIPE", "pipeline over the whole step (16 warps)", "ref-xs-4.0bpw");
+  ::unsetenv("EXL_PIPE_WARPS");
+  persistent_matches_launches("EXL_CUDA_PIPE", "pipeline over the whole step", "ref-s-4.0bpw");
+  ::unsetenv("EXL_PIPE_STEP");
 }
 
 // BackendOptions::deterministic = false (exl --nondeterministic): the split-K partials meet in fp32
