@@ -10,13 +10,20 @@ if(TARGET exl_cuda_emu)
 endif()
 
 # The GPU suites' cases on the emulated module (libexl_cuda_emu.so through EXL_CUDA_EMU_MODULE):
-# `exl selftest --device cuda` as on a GPU machine, a selection that stays within CI's time.
+# `exl selftest --device cuda` as on a GPU machine, a selection that stays within CI's time
+# (about two minutes): the decode step against ExLlamaV2's greedy continuations with the default
+# launches, the decode pipeline per layer (with its attention stage) and over the whole step.
 if(TARGET exl_cuda_emu_module)
-  foreach(case cuda_model.logits_ref_xs_4_0 cuda_kernels.exl2_matmul_silu_gather cuda_kernels.rms_norm)
-    string(REPLACE "." "_" _name "emu_selftest_${case}")
-    add_test(NAME ${_name} COMMAND exl selftest --device cuda --filter ${case})
-    set_tests_properties(${_name} PROPERTIES
-      ENVIRONMENT "EXL_CUDA_EMU_MODULE=$<TARGET_FILE:exl_cuda_emu_module>"
+  function(exl_emu_selftest name filter)
+    add_test(NAME ${name} COMMAND exl selftest --device cuda --filter ${filter})
+    set_tests_properties(${name} PROPERTIES
+      ENVIRONMENT "EXL_CUDA_EMU_MODULE=$<TARGET_FILE:exl_cuda_emu_module>;${ARGN}"
       FAIL_REGULAR_EXPRESSION "GPU cases: skipped")
-  endforeach()
+  endfunction()
+  exl_emu_selftest(emu_selftest_kernels_small cuda_kernels.exl2_matmul_silu_gather)
+  exl_emu_selftest(emu_selftest_rms_norm cuda_kernels.rms_norm)
+  exl_emu_selftest(emu_selftest_logits_xs cuda_model.logits_ref_xs_4_0)
+  exl_emu_selftest(emu_selftest_greedy_xs cuda_model.greedy_ref_xs_4_0)
+  exl_emu_selftest(emu_selftest_greedy_xs_pipe cuda_model.greedy_ref_xs_4_0 EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1)
+  exl_emu_selftest(emu_selftest_greedy_xs_pipe_step cuda_model.greedy_ref_xs_4_0 EXL_CUDA_PIPE=1 EXL_PIPE_STEP=1)
 endif()
