@@ -4,13 +4,17 @@
 # skipped once the call's budget would be passed:
 #   1. the pipeline against the CPU twin (kernel test modes 9 and 10) and against separate
 #      launches on a fixture model (teacher-forced logits, seeded repeats: the default form, 16
-#      warps with the input in stored order, attention as a stage, a cooperative launch);
+#      warps with the input in stored order, attention as a stage, a cooperative launch), then
+#      the pipeline over the whole step (EXL_PIPE_STEP=1) on ref-xs and ref-s;
 #   2. the converter's GPU measurement against the CPU's (the first-token rule, session 17);
 #   3. only if step 1 passed: the pipeline's time accounts (EXL_PIPE_TRACE=1, printed when each
-#      model's backend goes) on tinyllama and llama3-8b, with and without the attention stage,
+#      model's backend goes) on tinyllama and llama3-8b, per layer with and without the attention
+#      stage and over the whole step,
 #      then alternating A/B rounds of the raw decode step: launches against the pipeline's forms;
 #   4. compute-sanitizer memcheck over the kernel test, if the tool is there and time is left.
-# usage (GPU machine, after `bash bench/gpu-prep.sh build/dev ref-s-4.0bpw` here):
+# (All of it passed the CUDA emulator first, kernels/cuda/emu: what can still fail here is what the
+# emulator does not model — the memory model, registers, timing.)
+# usage (GPU machine, after `bash bench/gpu-prep.sh build/dev ref-s-4.0bpw ref-xs-4.0bpw` here):
 #   bash bench/gpu-pipe.sh OUT_DIR [ROUNDS] [BUDGET_SECONDS]
 set -u
 out=${1:?usage: bench/gpu-pipe.sh OUT_DIR [ROUNDS] [BUDGET_SECONDS]}
@@ -34,6 +38,10 @@ say "model test (pipeline vs launches)"
 timeout 150 bash -c "$(declare -f selftest); selftest cuda_model.pipe_decode_matches_launches" >"$out/model.log" 2>&1
 model_rc=$?
 say "model test rc $model_rc: $(grep -E 'pipeline|passed' "$out/model.log" | tr '\n' ' ')"
+say "model test (the whole step as one pipeline launch)"
+timeout 120 bash -c "$(declare -f selftest); selftest cuda_model.pipe_step_matches_launches" >"$out/step.log" 2>&1
+step_rc=$?
+say "step test rc $step_rc: $(grep -E 'pipeline|passed' "$out/step.log" | tr '\n' ' ')"
 if fits 90 "converter measurement"; then
   timeout 90 bash -c "$(declare -f selftest); selftest convert.cuda_measurement_matches_cpu" >"$out/convert.log" 2>&1
   say "convert rc $?: $(tail -n 1 "$out/convert.log")"
@@ -42,16 +50,20 @@ if [ $kernel_rc -ne 0 ] || [ $model_rc -ne 0 ]; then
   say "pipeline failed its tests: no timings"
   exit 1
 fi
-for form in "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1"; do
+forms=("EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1")
+[ $step_rc -eq 0 ] && forms+=("EXL_CUDA_PIPE=1 EXL_PIPE_STEP=1")
+for form in "${forms[@]}"; do
   fits 60 "trace $form" || break
   tag=$(echo "$form" | tr ' =' '_-')
   env $form EXL_PIPE_TRACE=1 EXL_BENCH=decode timeout 60 ./exl_cuda_bench ./libexl_cuda.so >"$out/trace-$tag.log" 2>&1
   say "trace [$form] rc $?: $(grep -E 'decode ctx' "$out/trace-$tag.log" | tr '\n' ' ')"
 done
 if fits 240 "A/B"; then
+  step_forms=()
+  [ $step_rc -eq 0 ] && step_forms=("EXL_CUDA_PIPE=1 EXL_PIPE_STEP=1" "EXL_CUDA_PIPE=1 EXL_PIPE_STEP=1 EXL_PIPE_ORDER=1")
   bash "$here/gpu-ab.sh" "$out/ab.txt" "$rounds" - "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1" \
     "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1 EXL_PIPE_ORDER=1" "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1 EXL_PIPE_WARPS=16" \
-    "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1 EXL_PIPE_COOP=1" >/dev/null 2>&1
+    "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1 EXL_PIPE_COOP=1" "${step_forms[@]}" >/dev/null 2>&1
   say "A/B done: $(wc -l <"$out/ab.txt") lines"
 fi
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
