@@ -1135,13 +1135,7 @@ std::vector<PipeSpec> step_specs(const PipeStep& step) {
   return specs;
 }
 PipeOptions step_options(const PipeStep& step) {
-  PipeOptions o;
-  o.warps = step.warps;
-  o.order = step.input_order;
-  o.coop = step.coop;
-  o.sync = step.sync;
-  o.trace = step.trace;
-  return o;
+  return PipeOptions{step.warps, step.input_order, step.coop, step.sync, step.trace};
 }
 // The table's layout: the stages, then the attention descriptors (16-byte aligned).
 std::size_t attn_table_offset(std::size_t stages) { return (stages * sizeof(PipeStage) + 15) & ~std::size_t(15); }
@@ -1177,12 +1171,7 @@ void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s) {
   if (c.attention) specs.push_back(PipeSpec{nullptr, c.attention});
   for (int i = 0; i < c.count && i < k_gemv_chain_max; ++i) specs.push_back(PipeSpec{&c.stage[i], nullptr});
   if (c.count > k_gemv_chain_max) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages");
-  PipeOptions o;
-  o.warps = c.pipe_warps;
-  o.order = c.pipe_order;
-  o.coop = c.pipe_coop;
-  o.sync = c.pipe_sync;
-  o.trace = c.pipe_trace;
+  const PipeOptions o{c.pipe_warps, c.pipe_order, c.pipe_coop, c.pipe_sync, c.pipe_trace};
   if (o.warps == 16) launch_window<16>(specs, o, s);
   else launch_window<8>(specs, o, s);
 }

@@ -111,12 +111,35 @@ void check_close(const std::vector<float>& got, const std::vector<float>& ref, d
 
 std::vector<float> copy_out(const float* p, std::size_t n) { return std::vector<float>(p, p + n); }
 
+// One layer's one-row GEMV call: y[:n] += x[:k] (fp16) . W.
+cu::GemvCall one_row(const Layer& L, float* y, int n, const __half* x, int k, int sms, const cu::GemvWorkspace& ws) {
+  cu::GemvCall c;
+  c.add(L.view(), y, n);
+  c.mode = cu::k_x_half;
+  c.in.x = x;
+  c.in.ldx = k;
+  c.m = 1;
+  c.sm_count = sms;
+  c.ws = ws;
+  return c;
+}
+
 struct PipeVariant {
   int warps;
   bool order, coop;
   int sms;
 };
 const PipeVariant k_variants[] = {{8, false, false, 3}, {16, true, false, 2}, {8, true, true, 5}, {8, false, false, 1}};
+
+// The chain as the decode pipeline in variant v.
+void as_pipeline(cu::GemvChainCall& ch, const PipeVariant& v, const cu::GemvScratch& ws) {
+  ch.barrier = ws.barrier();
+  ch.pipe = true;
+  ch.pipe_warps = v.warps;
+  ch.pipe_order = v.order;
+  ch.pipe_coop = v.coop;
+  ch.pipe_sync = ws.pipe_sync();
+}
 
 std::string variant_name(const PipeVariant& v) {
   return std::to_string(v.warps) + " warps" + (v.order ? ", stored order" : "") + (v.coop ? ", cooperative" : "") +
@@ -250,13 +273,7 @@ EXL_TEST(cuda_emu, pipe_two_stages_match_reference) {
       std::fill(ptr<float>(y) + n, ptr<float>(y) + 2 * n, NAN);
       cu::GemvChainCall ch;
       cu::GemvCall& a = ch.add();
-      a.add(L.view(), ptr<float>(y), n);
-      a.mode = cu::k_x_half;
-      a.in.x = ptr<__half>(x);
-      a.in.ldx = k;
-      a.m = 1;
-      a.sm_count = v.sms;
-      a.ws = ws.view();
+      a = one_row(L, ptr<float>(y), n, ptr<__half>(x), k, v.sms, ws.view());
       a.inits = 1;
       a.init[0].dst = ptr<float>(y) + n;
       a.init[0].count = n;
@@ -264,12 +281,7 @@ EXL_TEST(cuda_emu, pipe_two_stages_match_reference) {
       b = a;
       b.y[0] = ptr<float>(y) + n;
       b.inits = 0;
-      ch.barrier = ws.barrier();
-      ch.pipe = true;
-      ch.pipe_warps = v.warps;
-      ch.pipe_order = v.order;
-      ch.pipe_coop = v.coop;
-      ch.pipe_sync = ws.pipe_sync();
+      as_pipeline(ch, v, ws);
       const std::string what = "k " + std::to_string(k) + " n " + std::to_string(n) + ", " + variant_name(v);
       const std::uint64_t copies = exl::emu::stats().bulk_copies;
       run_ok(what.c_str(), [&] { cu::exl2_gemv_chain(ch, st.get()); });
@@ -370,12 +382,7 @@ EXL_TEST(cuda_emu, pipe_decoder_layer_chain) {
     s3.in.norm_w = ptr<__half>(w2);
     s3.in.eps = eps;
     s3.in.ldx = h;
-    ch.barrier = ws.barrier();
-    ch.pipe = true;
-    ch.pipe_warps = v.warps;
-    ch.pipe_order = v.order;
-    ch.pipe_coop = v.coop;
-    ch.pipe_sync = ws.pipe_sync();
+    as_pipeline(ch, v, ws);
     const std::string what = variant_name(v);
     run_ok(what.c_str(), [&] { cu::exl2_gemv_chain(ch, st.get()); });
     check_close(copy_out(ptr<float>(g), std::size_t(inter)), g_ref, 1e-3, what + ": gate");
@@ -411,7 +418,6 @@ EXL_TEST(cuda_emu, pipe_attention_stage) {
     const std::vector<float>& att_ref = ar.out;
     const float scale = 1.0f / std::sqrt(float(c.d));
     for (const PipeVariant& var : k_variants) {
-      if (var.order) continue;  // (the attention stage's output is read in feature order)
       exl::emu::configure(var.sms, rng());
       cu::DeviceBuffer qb = buffer(q.size() * 4, "q"), kb = buffer(k.size() * 4, "k"), vb = buffer(v.size() * 4, "v"),
                        csb = buffer(cs.size() * 4, "cs"), cnt = buffer(std::size_t(c.nkv) * 4, "counters"),
@@ -445,18 +451,8 @@ EXL_TEST(cuda_emu, pipe_attention_stage) {
       pa.part = ptr<float>(part);
       pa.out = ptr<__half>(out);
       cu::GemvChainCall ch;
-      cu::GemvCall& s0 = ch.add();
-      s0.add(o.view(), ptr<float>(y), 256);
-      s0.mode = cu::k_x_half;
-      s0.in.x = ptr<__half>(out);
-      s0.in.ldx = qd;
-      s0.m = 1;
-      s0.sm_count = var.sms;
-      s0.ws = ws.view();
-      ch.pipe = true;
-      ch.pipe_warps = var.warps;
-      ch.pipe_coop = var.coop;
-      ch.pipe_sync = ws.pipe_sync();
+      ch.add() = one_row(o, ptr<float>(y), 256, ptr<__half>(out), qd, var.sms, ws.view());
+      as_pipeline(ch, var, ws);
       ch.attention = &pa;
       const std::string what = "nh " + std::to_string(c.nh) + " nkv " + std::to_string(c.nkv) + " d " +
                                std::to_string(c.d) + " past " + std::to_string(c.past) + " splits " +

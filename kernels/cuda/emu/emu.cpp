@@ -116,7 +116,9 @@ void make_context(Context& c, char* stack, std::size_t bytes) {
 inline void switch_context(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
 #endif
 
-enum Wait : int { w_none, w_gen, w_mbar, w_acquire };
+// What a parked fiber waits for: a 32-bit word to change from wait_value (a collective's or
+// barrier's generation, a polled counter), or an mbarrier phase of parity wait_value to complete.
+enum Wait : int { w_none, w_word, w_mbar };
 struct Block;
 struct Fiber {
   Context ctx{};
@@ -126,15 +128,11 @@ struct Fiber {
   int block = 0, warp = 0, lane = 0;
   bool done = false, trapped = false;
   int wait = w_none;
-  const unsigned* wait_gen = nullptr;
-  unsigned wait_gen_value = 0;
-  std::uint64_t* wait_bar = nullptr;
-  unsigned wait_parity = 0;
   const void* wait_addr = nullptr;
-  std::uint64_t wait_value = 0;
-  // what it waits for (the deadlock report): a collective kind, a barrier, an mbarrier, a load
+  unsigned wait_value = 0;
+  // for the deadlock report: a collective kind, 100 + a barrier id (what_value: its threads),
+  // 200 an acquiring load, 300 an mbarrier
   int what = -1;
-  const void* what_ptr = nullptr;
   unsigned what_value = 0;
   const void* last_acq = nullptr;
   std::uint64_t last_acq_value = 0;
@@ -185,8 +183,10 @@ std::mutex g_alloc_mutex;
 std::map<std::uintptr_t, Alloc> g_allocs;
 std::size_t g_device_bytes = 0;
 
-Launch* g_launch = nullptr;
-Fiber* g_cur = nullptr;
+// The grid running on this OS thread and its current fiber (fibers run on the thread that
+// launched them; grids of different host threads take turns, g_launch_mutex).
+thread_local Launch* g_launch = nullptr;
+thread_local Fiber* g_cur = nullptr;
 Context g_sched;
 std::uint64_t g_progress = 0;
 std::uint64_t g_round = 0;
@@ -224,14 +224,25 @@ Warp& cur_warp() { return cur_block().warps[std::size_t(cur().warp)]; }
 
 bool still_waiting(const Fiber& f) {
   switch (f.wait) {
-    case w_gen: return *f.wait_gen == f.wait_gen_value;
+    case w_word: return *static_cast<const unsigned*>(f.wait_addr) == f.wait_value;
     case w_mbar: {
-      auto it = g_launch->mbars.find(f.wait_bar);
-      return it != g_launch->mbars.end() && (it->second.phase & 1u) == f.wait_parity;
+      auto it = g_launch->mbars.find(static_cast<std::uint64_t*>(const_cast<void*>(f.wait_addr)));
+      return it != g_launch->mbars.end() && (it->second.phase & 1u) == f.wait_value;
     }
-    case w_acquire: return *static_cast<const unsigned*>(f.wait_addr) == unsigned(f.wait_value);
     default: return false;
   }
+}
+
+// Parks the fiber until its condition may have changed (the scheduler skips it until then, or
+// wakes everyone once when nobody can move).
+void park(Fiber& f, Wait kind, const void* addr, unsigned value, int what, unsigned what_value) {
+  f.wait = kind;
+  f.wait_addr = addr;
+  f.wait_value = value;
+  f.what = what;
+  f.what_value = what_value;
+  to_scheduler(f);
+  f.wait = w_none;
 }
 
 std::string smem_name(const Block& b, const void* p) {
@@ -244,9 +255,9 @@ std::string smem_name(const Block& b, const void* p) {
 
 std::string describe(const Fiber& f) {
   const Block& b = *f.blk;
-  if (f.what >= 300) return "mbarrier " + smem_name(b, f.what_ptr) + " parity " + std::to_string(f.what_value);
+  if (f.what >= 300) return "mbarrier " + smem_name(b, f.wait_addr) + " parity " + std::to_string(f.what_value);
   if (f.what >= 200)
-    return "acquire load at " + smem_name(b, f.what_ptr) + " (value " + std::to_string(f.what_value) + ")";
+    return "acquire load at " + smem_name(b, f.wait_addr) + " (value " + std::to_string(f.what_value) + ")";
   if (f.what >= 100)
     return "bar.sync " + std::to_string(f.what - 100) + " (" + std::to_string(f.what_value) + " threads)";
   return std::string("warp collective ") + kind_name(f.what);
@@ -306,12 +317,7 @@ Slot* collective(int kind, unsigned mask, In&& in, All&& all) {
     w.arrived = 0;
     ++w.gen;
   } else {
-    f.wait = w_gen;
-    f.wait_gen = &w.gen;
-    f.wait_gen_value = g;
-    f.what = kind;
-    while (w.gen == g) to_scheduler(f);
-    f.wait = w_none;
+    while (w.gen == g) park(f, w_word, &w.gen, g, kind, 0);
   }
   return slots;
 }
@@ -445,13 +451,7 @@ void bar_sync(int id, int threads) {
     ++bar.gen;
     return;
   }
-  f.wait = w_gen;
-  f.wait_gen = &bar.gen;
-  f.wait_gen_value = g;
-  f.what = 100 + id;
-  f.what_value = unsigned(need);
-  while (bar.gen == g) to_scheduler(f);
-  f.wait = w_none;
+  while (bar.gen == g) park(f, w_word, &bar.gen, g, 100 + id, unsigned(need));
 }
 
 void fence() {}
@@ -462,14 +462,7 @@ unsigned ld_acquire(const unsigned* p) {
   if (f.last_acq == p && v == unsigned(f.last_acq_value)) {
     // The same value again at the same address: a poll. Sleep until it changes (or the
     // scheduler finds nobody can move and wakes everyone once).
-    f.wait = w_acquire;
-    f.wait_addr = p;
-    f.wait_value = v;
-    f.what = 200;
-    f.what_ptr = p;
-    f.what_value = v;
-    to_scheduler(f);
-    f.wait = w_none;
+    park(f, w_word, p, v, 200, v);
     v = *p;
   }
   if (f.last_acq != p || v != unsigned(f.last_acq_value)) ++g_progress;
@@ -511,15 +504,7 @@ bool mbar_test_parity(std::uint64_t* bar, unsigned parity) {
     ++g_progress;
     return true;
   }
-  Fiber& f = cur();
-  f.wait = w_mbar;
-  f.wait_bar = bar;
-  f.wait_parity = parity;
-  f.what = 300;
-  f.what_ptr = bar;
-  f.what_value = parity;
-  to_scheduler(f);
-  f.wait = w_none;
+  park(cur(), w_mbar, bar, parity, 300, parity);
   return (mbar_of(bar).phase & 1u) != parity;
 }
 void bulk_copy(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
@@ -746,7 +731,7 @@ cudaError_t submit(cudaStream_t s, Op op) {
 int occupancy(int threads, std::size_t smem) { return blocks_per_sm(threads, smem); }
 
 cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream, const void* kernel, KernelBody body) {
-  if (g_launch) {
+  if (g_cur) {
     std::fprintf(stderr, "exl emu: a launch from inside a kernel\n");
     return cudaErrorNotSupported;
   }
