@@ -177,11 +177,24 @@ struct Launch {
 // Allocations of the emulated device (bounds of bulk copies), by start address.
 struct Alloc {
   std::size_t bytes;
-  bool host;
+  int device;  // -1: pinned host memory
 };
+constexpr int k_max_emu_devices = 8;
 std::mutex g_alloc_mutex;
 std::map<std::uintptr_t, Alloc> g_allocs;
-std::size_t g_device_bytes = 0;
+std::size_t g_device_bytes[k_max_emu_devices] = {};
+// Devices: EXL_CUDA_EMU_DEVICES (1 to 8, default 1), all alike, peers of each other; the current
+// one per host thread.
+int device_count() {
+  static const int n = [] {
+    const char* e = std::getenv("EXL_CUDA_EMU_DEVICES");
+    return e ? std::max(1, std::min(k_max_emu_devices, std::atoi(e))) : 1;
+  }();
+  return n;
+}
+thread_local int g_device = 0;
+std::mutex g_peer_mutex;
+bool g_peer[k_max_emu_devices][k_max_emu_devices] = {};
 
 // The grid running on this OS thread and its current fiber (fibers run on the thread that
 // launched them; grids of different host threads take turns, g_launch_mutex).
@@ -748,8 +761,8 @@ void* emu_alloc(std::size_t bytes, bool host) {
   if (!p) return nullptr;
   std::memset(p, 0xa5, bytes);  // device memory starts as garbage
   std::lock_guard<std::mutex> lock(g_alloc_mutex);
-  g_allocs[reinterpret_cast<std::uintptr_t>(p)] = Alloc{bytes, host};
-  if (!host) g_device_bytes += bytes;
+  g_allocs[reinterpret_cast<std::uintptr_t>(p)] = Alloc{bytes, host ? -1 : g_device};
+  if (!host) g_device_bytes[g_device] += bytes;
   return p;
 }
 cudaError_t emu_free(void* p) {
@@ -757,12 +770,11 @@ cudaError_t emu_free(void* p) {
   std::lock_guard<std::mutex> lock(g_alloc_mutex);
   auto it = g_allocs.find(reinterpret_cast<std::uintptr_t>(p));
   if (it == g_allocs.end()) return cudaErrorInvalidValue;
-  if (!it->second.host) g_device_bytes -= it->second.bytes;
+  if (it->second.device >= 0) g_device_bytes[it->second.device] -= it->second.bytes;
   g_allocs.erase(it);
   std::free(p);
   return cudaSuccess;
 }
-int g_device = 0;
 char g_tokens[64];
 }  // namespace
 
@@ -858,11 +870,18 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e) {
 }
 cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
 cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
-cudaError_t cudaDeviceCanAccessPeer(int* can, int, int) {
-  *can = 0;
+cudaError_t cudaDeviceCanAccessPeer(int* can, int d, int peer) {
+  if (d < 0 || d >= device_count() || peer < 0 || peer >= device_count()) return record(cudaErrorInvalidDevice);
+  *can = d != peer ? 1 : 0;
   return cudaSuccess;
 }
-cudaError_t cudaDeviceEnablePeerAccess(int, unsigned int) { return record(cudaErrorInvalidDevice); }
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int) {
+  if (peer < 0 || peer >= device_count() || peer == g_device) return record(cudaErrorInvalidDevice);
+  std::lock_guard<std::mutex> lock(g_peer_mutex);
+  if (g_peer[g_device][peer]) return record(cudaErrorPeerAccessAlreadyEnabled);
+  g_peer[g_device][peer] = true;
+  return cudaSuccess;
+}
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* p, int) {
   *p = cudaDeviceProp{};
   std::snprintf(p->name, sizeof p->name, "EXL CUDA emulator (CPU)");
@@ -902,12 +921,12 @@ cudaError_t cudaGetDevice(int* d) {
   return cudaSuccess;
 }
 cudaError_t cudaSetDevice(int d) {
-  if (d != 0) return record(cudaErrorInvalidDevice);
+  if (d < 0 || d >= device_count()) return record(cudaErrorInvalidDevice);
   g_device = d;
   return cudaSuccess;
 }
 cudaError_t cudaGetDeviceCount(int* n) {
-  *n = 1;
+  *n = device_count();
   return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
@@ -956,7 +975,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* n, const
 }
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
   *total = size_t(64) << 30;
-  *free_bytes = *total - std::min(*total, g_device_bytes);
+  std::lock_guard<std::mutex> lock(g_alloc_mutex);
+  *free_bytes = *total - std::min(*total, g_device_bytes[g_device]);
   return cudaSuccess;
 }
 cudaError_t cudaGetLastError(void) {
