@@ -31,7 +31,14 @@ int cmd_selftest(const Args& a) {
 #ifdef EXL_SELFTEST_CUDA
   std::string why;
   o.gpu_available = cuda_available(&why);
-  std::printf("GPU cases: %s\n", o.gpu_available ? "enabled" : ("skipped (" + why + ")").c_str());
+  std::string on;  // the devices the GPU cases run on (the CUDA emulator names itself)
+  if (o.gpu_available) {
+    try {
+      for (const CudaDeviceInfo& d : cuda_devices()) on += (on.empty() ? " on " : ", ") + d.name;
+    } catch (const Error&) {
+    }
+  }
+  std::printf("GPU cases: %s\n", o.gpu_available ? ("enabled" + on).c_str() : ("skipped (" + why + ")").c_str());
   if (!o.gpu_available && o.cases == exl::test::Options::Cases::gpu_only) {
     std::fprintf(stderr, "exl selftest --device cuda: no usable GPU (%s)\n", why.c_str());
     return 1;
