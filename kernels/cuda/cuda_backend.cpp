@@ -402,10 +402,18 @@ void CudaBackend::norm_input(GemvCall& c, const float* x, int rows, const Device
   }
 }
 
+bool CudaBackend::fused_attention_step(int t) const {
+  return t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16;
+}
+bool CudaBackend::chain_step(int t) const {
+  return t == 1 && chain_decode_ && chain_ok_ && !fused_attention_step(t);
+}
+bool CudaBackend::pipe_attention(int t) const {
+  return chain_step(t) && pipe_decode_ && pipe_attn_ && kfmt_ == kv_f16 && vfmt_ == kv_f16 &&
+         (hd_ == 64 || hd_ == 128) && nh_ % nkv_ == 0 && nh_ / nkv_ <= 8 && exl2_pipe_supported();
+}
 bool CudaBackend::pipe_step_active(int t, int head_rows) const {
-  return t == 1 && pipe_step_ && pipe_decode_ && chain_decode_ && chain_ok_ && !fused_decode_ && kfmt_ == kv_f16 &&
-         vfmt_ == kv_f16 && (hd_ == 64 || hd_ == 128) && nh_ % nkv_ == 0 && nh_ / nkv_ <= 8 && has_embedding_ &&
-         head_rows == 1 && !out_host_ && exl2_pipe_supported();
+  return pipe_step_ && pipe_attention(t) && has_embedding_ && head_rows == 1 && !out_host_;
 }
 
 void CudaBackend::prepare_pipe_step() {
@@ -423,8 +431,10 @@ void CudaBackend::upload_pipe_table(const PipeStep& step) {
   EXL_CUDA_REQUIRE(cap == cudaStreamCaptureStatusNone,
                    "decode pipeline: the step's stage table changed during graph capture");
   reset_graphs();  // a graph may hold the old table
-  if (pipe_table_.bytes() != image.size()) pipe_table_.allocate(&alloc_, image.size(), "decode pipeline stage table");
-  EXL_CUDA_CHECK(cudaMemcpyAsync(pipe_table_.get(), image.data(), image.size(), cudaMemcpyHostToDevice, stream_->get()));
+  if (pipe_table_.bytes() != image.size())
+    pipe_table_.allocate(&alloc_, image.size(), "decode pipeline stage table");
+  EXL_CUDA_CHECK(
+      cudaMemcpyAsync(pipe_table_.get(), image.data(), image.size(), cudaMemcpyHostToDevice, stream_->get()));
   stream_->sync();
   pipe_image_ = std::move(image);
 }
@@ -452,11 +462,10 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
   // One token: the GEMVs from one attention to the next (o, gate/up, down, the next layer's
   // q/k/v or the head) run as the stages of one persistent launch, RMSNorm folded into each.
-  const bool fused_step = t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16;
-  const bool chain = t == 1 && chain_decode_ && chain_ok_ && !fused_step;
+  const bool fused_step = fused_attention_step(t);
+  const bool chain = chain_step(t);
   // EXL_PIPE_ATTN=1: RoPE, the cache row and attention as the first stage of each pipeline launch.
-  const bool pipe_attn = chain && pipe_decode_ && pipe_attn_ && kfmt_ == kv_f16 && vfmt_ == kv_f16 &&
-                         (hd_ == 64 || hd_ == 128) && nh_ % nkv_ == 0 && nh_ / nkv_ <= 8 && exl2_pipe_supported();
+  const bool pipe_attn = pipe_attention(t);
   PipeAttention pa;  // the attention stage of the window being gathered in ch
   GemvChainCall ch;
   auto run = [&](const GemvCall& c, bool flush) {

@@ -1115,9 +1115,7 @@ void launch_plan(const PipePlan& plan, const PipeParams& p, bool coop, cudaStrea
 // A window (GemvChainCall): its stages in the kernel's parameters.
 template <int CW>
 void launch_window(const std::vector<PipeSpec>& specs, const PipeOptions& o, cudaStream_t s) {
-  const PipePlan plan = plan_pipe<CW>(specs, o);
-  if (plan.p.count > k_pipe_stages || plan.attns.size() > 1)
-    throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages for one window");
+  const PipePlan plan = plan_pipe<CW>(specs, o);  // (at most k_pipe_stages: exl2_gemv_pipe)
   PipeParams p = plan.p;
   for (int i = 0; i < p.count; ++i) p.st[i] = plan.stages[std::size_t(i)];
   if (!plan.attns.empty()) p.attn = plan.attns[0];
@@ -1167,10 +1165,10 @@ bool exl2_pipe_supported() { return device_attribute<cudaDevAttrComputeCapabilit
 
 void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s) {
   if (c.count <= 0) return;
+  if (c.count > k_gemv_chain_max) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages");
   std::vector<PipeSpec> specs;
   if (c.attention) specs.push_back(PipeSpec{nullptr, c.attention});
-  for (int i = 0; i < c.count && i < k_gemv_chain_max; ++i) specs.push_back(PipeSpec{&c.stage[i], nullptr});
-  if (c.count > k_gemv_chain_max) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: too many stages");
+  for (int i = 0; i < c.count; ++i) specs.push_back(PipeSpec{&c.stage[i], nullptr});
   const PipeOptions o{c.pipe_warps, c.pipe_order, c.pipe_coop, c.pipe_sync, c.pipe_trace};
   if (o.warps == 16) launch_window<16>(specs, o, s);
   else launch_window<8>(specs, o, s);

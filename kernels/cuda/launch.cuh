@@ -162,17 +162,12 @@ __device__ __forceinline__ void pdl_trigger() {
 #endif
 }
 
-// "Last block" ticket of a split reduction: call once every thread of the block has stored its
-// share (plain or .cg stores); returns true in the block that arrives count-th, whose threads may
-// then read all blocks' shares. One acq_rel atomic by thread 0, ordered with the rest of the block
-// by the barriers around it (the pattern of CUTLASS's GenericBarrier), instead of a full fence in
-// every thread before and after.
+// Counters shared between the blocks of a grid: an acquiring load and an acquire-release add
+// (returns the old value), device scope.
 #if defined(EXL_CUDA_EMU)
 __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) { return ::exl::emu::ld_acquire(p); }
 __device__ __forceinline__ unsigned atom_acq_rel_add(unsigned* p, unsigned v) { return ::exl::emu::atomic_add(p, v); }
 #elif defined(__CUDACC__)
-// Counters shared between the blocks of a grid: an acquiring load and an acquire-release add
-// (returns the old value), device scope.
 __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
   unsigned v;
   asm volatile("ld.acquire.gpu.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
@@ -209,6 +204,11 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 #endif
 }
 
+// "Last block" ticket of a split reduction: call once every thread of the block has stored its
+// share (plain or .cg stores); returns true in the block that arrives count-th, whose threads may
+// then read all blocks' shares. One acq_rel atomic by thread 0, ordered with the rest of the block
+// by the barriers around it (the pattern of CUTLASS's GenericBarrier), instead of a full fence in
+// every thread before and after.
 __device__ __forceinline__ bool last_block_arrival(unsigned* counter, unsigned count) {
   EXL_BLOCK_SHARED(unsigned, s_ticket);
   __syncthreads();

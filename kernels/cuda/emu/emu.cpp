@@ -26,11 +26,11 @@ constexpr std::size_t k_stack_bytes = 256u << 10;
 constexpr int k_optin_smem = 232448;  // an H200's opt-in shared memory per block
 constexpr int k_default_smem = 48u << 10;
 
-enum Kind : int { k_shfl_idx, k_shfl_up, k_shfl_down, k_shfl_xor, k_sync, k_ballot, k_mma8, k_mma16, k_ldm, k_ldm_t };
+enum Kind : int { k_shfl_idx, k_shfl_up, k_shfl_down, k_shfl_xor, k_sync, k_mma8, k_mma16, k_ldm, k_ldm_t };
 const char* kind_name(int k) {
   static const char* n[] = {"__shfl_sync",  "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__syncwarp",
-                            "__ballot_sync", "mma m16n8k8",   "mma m16n8k16",     "ldmatrix",        "ldmatrix.trans"};
-  return k >= 0 && k < 10 ? n[k] : "?";
+                            "mma m16n8k8",  "mma m16n8k16",   "ldmatrix",         "ldmatrix.trans"};
+  return k >= 0 && k < 9 ? n[k] : "?";
 }
 
 struct Slot {
@@ -381,14 +381,6 @@ std::uint64_t shfl(unsigned mask, std::uint64_t v, int arg, int kind) {
 
 void syncwarp(unsigned mask) { collective(k_sync, mask, [](Slot&) {}, [](Slot*) {}); }
 
-unsigned ballot(unsigned mask, bool pred) {
-  const Slot* slots = collective(k_ballot, mask, [&](Slot& m) { m.v = pred ? 1u : 0u; }, [](Slot*) {});
-  unsigned r = 0;
-  for (int l = 0; l < 32; ++l)
-    if ((mask >> l & 1u) && slots[l].v) r |= 1u << l;
-  return r;
-}
-
 // mma.sync m16n8k{8,16} row.col f32.f16.f16.f32: lane = 4 g + t holds A rows g, g + 8 (columns
 // 2t, 2t + 1, and 2t + 8, 2t + 9 for k16), B column g (rows 2t, 2t + 1, and 2t + 8, 2t + 9),
 // C/D rows g, g + 8, columns 2t, 2t + 1.
@@ -482,17 +474,6 @@ unsigned ld_acquire(const unsigned* p) {
   f.last_acq = p;
   f.last_acq_value = v;
   return v;
-}
-std::uint64_t ld_acquire64(const std::uint64_t* p) {
-  yield(false);
-  return *p;
-}
-unsigned atomic_cas(unsigned* p, unsigned cmp, unsigned v) {
-  const unsigned old = *p;
-  if (old == cmp) *p = v;
-  ++g_progress;
-  yield(false);
-  return old;
 }
 
 void mbar_init(std::uint64_t* bar, unsigned count) {
@@ -644,7 +625,6 @@ cudaError_t run_grid(dim3 grid, dim3 block, std::size_t smem, const void* kernel
       ++g_progress;
     }
     ++g_round;
-    ++g_stats.rounds;
     g_time_ns += 1000;  // a microsecond per round
     const std::uint64_t before = g_progress;
     for (std::size_t i = 0; i < L.copies.size();) {
@@ -670,7 +650,6 @@ cudaError_t run_grid(dim3 grid, dim3 block, std::size_t smem, const void* kernel
         if (!force && still_waiting(f)) continue;
         g_cur = &f;
         threadIdx = f.tid;
-        ++g_stats.switches;
         to_fiber(f);
         g_cur = nullptr;
       }
@@ -741,8 +720,6 @@ cudaError_t submit(cudaStream_t s, Op op) {
 
 }  // namespace
 
-int occupancy(int threads, std::size_t smem) { return blocks_per_sm(threads, smem); }
-
 cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream, const void* kernel, KernelBody body) {
   if (g_cur) {
     std::fprintf(stderr, "exl emu: a launch from inside a kernel\n");
@@ -775,7 +752,7 @@ cudaError_t emu_free(void* p) {
   std::free(p);
   return cudaSuccess;
 }
-char g_tokens[64];
+char g_event_token;  // every event (the emulator's work is done when it is enqueued)
 }  // namespace
 
 }  // namespace exl::emu
@@ -904,7 +881,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* p, int) {
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
-  *e = reinterpret_cast<cudaEvent_t>(&g_tokens[2]);
+  *e = reinterpret_cast<cudaEvent_t>(&g_event_token);
   return cudaSuccess;
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
@@ -966,7 +943,7 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* a, const void* f) {
   return cudaSuccess;
 }
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, const void*, int threads, size_t smem) {
-  *n = occupancy(threads, smem);
+  *n = blocks_per_sm(threads, smem);
   return cudaSuccess;
 }
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* n, const void* f, int threads, size_t smem,

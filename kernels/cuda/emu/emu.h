@@ -56,7 +56,6 @@ long long clock();        // emulated clock64
 // ---- warp collectives (every lane of `mask` calls the same one) ----
 std::uint64_t shfl(unsigned mask, std::uint64_t v, int src_lane_of_each, int kind);
 void syncwarp(unsigned mask);
-unsigned ballot(unsigned mask, bool pred);
 void mma_f16_f32(int k, float (&c)[4], const std::uint32_t* a, const std::uint32_t* b);
 void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_addr, bool trans);
 
@@ -66,7 +65,6 @@ void bar_sync(int id, int threads);  // bar.sync id, threads (0 threads: the who
 // ---- memory ----
 void fence();
 unsigned ld_acquire(const unsigned* p);
-std::uint64_t ld_acquire64(const std::uint64_t* p);
 template <class T>
 T atomic_add(T* p, T v) {
   const T old = *p;
@@ -75,15 +73,6 @@ T atomic_add(T* p, T v) {
   yield(false);
   return old;
 }
-template <class T>
-T atomic_op(T* p, T v, int op) {  // 0 max, 1 min, 2 exch, 3 or, 4 and
-  const T old = *p;
-  *p = op == 0 ? std::max(old, v) : op == 1 ? std::min(old, v) : op == 2 ? v : op == 3 ? T(old | v) : T(old & v);
-  progress();
-  yield(false);
-  return old;
-}
-unsigned atomic_cas(unsigned* p, unsigned cmp, unsigned v);
 
 // ---- mbarriers and bulk copies (sm_90) ----
 void mbar_init(std::uint64_t* bar, unsigned count);
@@ -99,13 +88,11 @@ using KernelBody = std::function<void()>;
 // Runs a grid to completion, or records it on a stream being captured into a graph (cudaError_t
 // of the launch: a trap or deadlock is cudaErrorLaunchFailure, the reason printed to stderr).
 cudaError_t launch(dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream, const void* kernel, KernelBody body);
-// Blocks of `threads` threads and `smem` bytes one emulated multiprocessor holds at once.
-int occupancy(int threads, std::size_t smem);
 // The emulated device (before the first use): multiprocessors (the persistent kernels' grid),
 // the seed of the scheduler's order and copy delays.
 void configure(int sm_count, std::uint64_t seed);
 struct Stats {
-  std::uint64_t launches = 0, switches = 0, rounds = 0, bulk_copies = 0;
+  std::uint64_t launches = 0, bulk_copies = 0;
 };
 Stats stats();
 
@@ -119,18 +106,12 @@ extern dim3 gridDim, blockDim;
 
 template <class T> inline T __ldg(const T* p) { return *p; }
 template <class T> inline T __ldcg(const T* p) { return *p; }
-template <class T> inline T __ldca(const T* p) { return *p; }
-template <class T> inline T __ldcs(const T* p) { return *p; }
-template <class T> inline T __ldlu(const T* p) { return *p; }
 template <class T> inline void __stcg(T* p, T v) { *p = v; }
-template <class T> inline void __stcs(T* p, T v) { *p = v; }
-template <class T> inline void __stwt(T* p, T v) { *p = v; }
 
 inline void __syncthreads() { ::exl::emu::bar_sync(0, 0); }
 inline void __syncwarp(unsigned mask = 0xffffffffu) { ::exl::emu::syncwarp(mask); }
 inline void __threadfence() { ::exl::emu::fence(); }
 inline void __threadfence_block() {}
-inline void __threadfence_system() { ::exl::emu::fence(); }
 inline long long clock64() { return ::exl::emu::clock(); }
 [[noreturn]] inline void __trap() { ::exl::emu::trap(); }
 
@@ -163,41 +144,12 @@ template <class T> inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int
 template <class T> inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32) {
   return ::exl::emu::detail::from_bits<T>(::exl::emu::shfl(mask, ::exl::emu::detail::to_bits(v), m | (width << 8), 3));
 }
-inline unsigned __ballot_sync(unsigned mask, int pred) { return ::exl::emu::ballot(mask, pred != 0); }
-inline int __any_sync(unsigned mask, int pred) { return ::exl::emu::ballot(mask, pred != 0) != 0u; }
-inline int __all_sync(unsigned mask, int pred) { return ::exl::emu::ballot(mask, pred != 0) == (mask & ::exl::emu::ballot(mask, true)); }
-inline unsigned __activemask() { return 0xffffffffu; }
 
 inline float atomicAdd(float* p, float v) { return ::exl::emu::atomic_add(p, v); }
-inline double atomicAdd(double* p, double v) { return ::exl::emu::atomic_add(p, v); }
-inline int atomicAdd(int* p, int v) { return ::exl::emu::atomic_add(p, v); }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return ::exl::emu::atomic_add(p, v); }
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { return ::exl::emu::atomic_add(p, v); }
-inline int atomicMax(int* p, int v) { return ::exl::emu::atomic_op(p, v, 0); }
-inline unsigned atomicMax(unsigned* p, unsigned v) { return ::exl::emu::atomic_op(p, v, 0); }
-inline int atomicMin(int* p, int v) { return ::exl::emu::atomic_op(p, v, 1); }
-inline unsigned atomicMin(unsigned* p, unsigned v) { return ::exl::emu::atomic_op(p, v, 1); }
-inline unsigned atomicExch(unsigned* p, unsigned v) { return ::exl::emu::atomic_op(p, v, 2); }
-inline int atomicExch(int* p, int v) { return ::exl::emu::atomic_op(p, v, 2); }
-inline unsigned atomicOr(unsigned* p, unsigned v) { return ::exl::emu::atomic_op(p, v, 3); }
-inline unsigned atomicAnd(unsigned* p, unsigned v) { return ::exl::emu::atomic_op(p, v, 4); }
-inline unsigned atomicCAS(unsigned* p, unsigned c, unsigned v) { return ::exl::emu::atomic_cas(p, c, v); }
-
 inline float __expf(float x) { return std::exp(x); }
-inline float __logf(float x) { return std::log(x); }
-inline float __fdividef(float a, float b) { return a / b; }
-inline float __frcp_rn(float a) { return 1.0f / a; }
-inline float __saturatef(float a) { return std::min(1.0f, std::max(0.0f, a)); }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
-inline float exp2f_approx(float x) { return std::exp2(x); }
-inline int __popc(unsigned v) { return __builtin_popcount(v); }
-inline int __clz(int v) { return v ? __builtin_clz(unsigned(v)) : 32; }
-inline int __ffs(int v) { return __builtin_ffs(v); }
-inline unsigned __brev(unsigned v) {
-  unsigned r = 0;
-  for (int i = 0; i < 32; ++i) r |= ((v >> i) & 1u) << (31 - i);
-  return r;
-}
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   const unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
   unsigned r = 0;
@@ -205,19 +157,9 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   return r;
 }
 inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
-inline int __float2int_rz(float x) { return static_cast<int>(x); }
-inline int __float2int_rd(float x) { return static_cast<int>(std::floor(x)); }
 inline unsigned long long __float2ull_rn(float x) { return static_cast<unsigned long long>(std::nearbyint(x)); }
 inline float __fdiv_rn(float a, float b) { return a / b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
 inline unsigned __float_as_uint(float x) { return ::exl::emu::detail::from_bits<unsigned>(::exl::emu::detail::to_bits(x)); }
-inline float __uint_as_float(unsigned x) { return ::exl::emu::detail::from_bits<float>(::exl::emu::detail::to_bits(x)); }
-inline int __float_as_int(float x) { return ::exl::emu::detail::from_bits<int>(::exl::emu::detail::to_bits(x)); }
-inline float __int_as_float(int x) { return ::exl::emu::detail::from_bits<float>(::exl::emu::detail::to_bits(x)); }
-inline long long __double_as_longlong(double x) { return ::exl::emu::detail::from_bits<long long>(::exl::emu::detail::to_bits(x)); }
-inline double __longlong_as_double(long long x) { return ::exl::emu::detail::from_bits<double>(::exl::emu::detail::to_bits(x)); }
 inline std::size_t __cvta_generic_to_shared(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
 // CUDA's integer min/max.
