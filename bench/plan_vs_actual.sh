@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
 done
 if [ -z "$EXL" ] && [ -x "$here/.gpu/bin/exl" ]; then
   EXL=$here/.gpu/bin/exl
-  if ls "$here"/.gpu/lib/*.xz >/dev/null 2>&1; then unxz -f "$here"/.gpu/lib/*.xz; fi
+  for f in "$here"/.gpu/lib/*.xz "$here"/.gpu/bin/*.xz; do if [ -e "$f" ]; then unxz -f "$f"; fi; done
   export LD_LIBRARY_PATH="$here/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 [ -n "$EXL" ] && [ -x "$EXL" ] || { for c in "$here"/build/*/app/cli/exl; do [ -x "$c" ] && EXL=$c && break; done; }
