@@ -86,7 +86,12 @@ struct PipeParams {
   unsigned long long* trace = nullptr;  // EXL_PIPE_TRACE: time accounts (pipe_trace_report), or null
   int ring_bytes = 0;
   int xs_halves = 0;
+  int skip = 0;  // experiments only (EXL_PIPE_SKIP, pipe_skip): parts left out to place time, wrong results
 };
+// EXL_PIPE_SKIP bits: the consumers' decode and mma (they still wait for and release the
+// weights), the producer's weight copies (the consumers decode stale ring bytes), the consumers'
+// waits for a stage's input.
+constexpr int k_skip_compute = 1, k_skip_weights = 2, k_skip_stage_wait = 4;
 
 // TB: the stages come from the device table (a whole step) rather than the parameters (a window).
 template <bool TB>
@@ -184,7 +189,8 @@ __device__ __forceinline__ bool mbar_test(std::uint64_t* bar, unsigned parity) {
 // The time accounts of EXL_PIPE_TRACE (SM cycles, per block, summed over launches).
 enum TraceField : int {
   k_tr_launches, k_tr_consumer, k_tr_stage_wait, k_tr_input, k_tr_meta_wait, k_tr_data_wait, k_tr_ring_wait,
-  k_tr_producer, k_tr_sum_wait, k_tr_tail, k_tr_items, k_tr_tail_global, k_tr_fields = 16
+  k_tr_producer, k_tr_sum_wait, k_tr_tail, k_tr_items, k_tr_tail_global, k_tr_sum_buf_wait, k_tr_compute,
+  k_tr_issue, k_tr_fields = 16
 };
 constexpr int k_trace_blocks = int(k_pipe_trace_bytes / (8 * k_tr_fields));
 struct Tracer {
@@ -377,11 +383,12 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
       for (int c = 0; c < CW; ++c) {
         const int a = share_begin<CW>(nb, c), b = share_begin<CW>(nb, c + 1);
         h.woff[c] = base + meta_bytes + sm.off[a];
-        mbar_expect(&sm.full[e * CW + c], unsigned(sm.off[b] - sm.off[a]));
+        mbar_expect(&sm.full[e * CW + c], p.skip & k_skip_weights ? 0u : unsigned(sm.off[b] - sm.off[a]));
       }
     }
     __syncwarp();
     // The tables (meta barrier), then the units (their warp's barrier).
+    const long long t_issue = tr.now();
     unsigned char* dst = sm.ring + base;
     if (lane == 0) bulk_copy(dst, w.units + (pi.u0 & ~1), unsigned(ms.info), &sm.meta[e]);
     if (lane == 1 && ms.perm) bulk_copy(dst + ms.info, w.perm + pi.u0 * 32, unsigned(ms.perm), &sm.meta[e]);
@@ -390,7 +397,7 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
       bulk_copy(dst + ms.info + ms.perm + ms.smax + g * 32, w.q_scale + (std::size_t(g0 + g) * w.tiles + pi.tile) * 8,
                 32u, &sm.meta[e]);
     const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;
-    for (int i = lane; i < nb; i += 32) {
+    for (int i = p.skip & k_skip_weights ? nb : lane; i < nb; i += 32) {
       const int2 info = __ldg(&w.units[pi.u0 + i]);
       const int bits = info.y & 15;
       int c = i * CW / nb;
@@ -402,6 +409,7 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
     }
     pos += total;
     __syncwarp();
+    tr.add(k_tr_issue, t_issue);
   });
   tr.add(k_tr_producer, t_start);
 }
@@ -732,7 +740,8 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
     const PipeStage& st = stage_of<TB>(p, s);
     const long long t_wait = tr.now();
     // Every consumer warp is past its items of the previous stage here (x_s is reused).
-    if (s > 0 && tid == 0) wait_counter(p.sync + s - 1, unsigned(stage_of<TB>(p, s - 1).target), s);
+    if (s > 0 && tid == 0 && !(p.skip & k_skip_stage_wait))
+      wait_counter(p.sync + s - 1, unsigned(stage_of<TB>(p, s - 1).target), s);
     consumers_sync<CW>();
     tr.add(k_tr_stage_wait, t_wait);
     if (st.attention) {
@@ -767,6 +776,7 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
         const long long t_data = tr.now();
         mbar_wait(&sm.full[e * CW + warp], ph, "the weights of item", seq);
         tr.add(k_tr_data_wait, t_data);
+        const long long t_compute = tr.now();
         const int2* info = reinterpret_cast<const int2*>(sm.ring + h.info) + (pi.u0 - (pi.u0 & ~1));
         const std::int32_t* perm = st.in.permuted ? nullptr : reinterpret_cast<const std::int32_t*>(sm.ring + h.perm);
         const std::uint32_t* scales = reinterpret_cast<const std::uint32_t*>(sm.ring + h.scale);
@@ -775,7 +785,7 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
         // absolute (the input is in stored row order).
         const int row_base = perm ? 0 : pi.u0 * 32;
         const unsigned char* w8 = sm.ring + h.woff[warp];
-        for (int i = wa; i < wb;) {
+        for (int i = p.skip & k_skip_compute ? wb : wa; i < wb;) {
           const int bits = info[i].y & 15;
           int e2 = i + 1;
           while (e2 < wb && (info[e2].y & 15) == bits) ++e2;
@@ -793,13 +803,16 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
           w8 += std::size_t(e2 - i) * 256 * bits;
           i = e2;
         }
+        tr.add(k_tr_compute, t_compute);
       }
       __syncwarp();
       if (lane == 0) mbar_arrive(&sm.empty[e]);  // the ring entry goes back to the producer
       // The warp's sums by column into the item's sum buffer, for the tail warp.
       const int b = seq % k_sum_bufs;
+      const long long t_buf = tr.now();
       if (seq >= k_sum_bufs)
         mbar_wait(&sm.sum_empty[b], unsigned(seq / k_sum_bufs - 1) & 1u, "a sum buffer, item", seq);
+      tr.add(k_tr_sum_buf_wait, t_buf);
       float* red_w = sm.red + (b * CW + warp) * k_tile_cols;
       if ((lane & 3) == 0) {
 #pragma unroll
@@ -918,6 +931,15 @@ __global__ void __launch_bounds__((CW + 1 + k_tails) * 32, 1) exl2_pipe_kernel(c
   }
 }
 
+// EXL_PIPE_SKIP (experiments): the k_skip_* bits, read once.
+int pipe_skip() {
+  static const int v = [] {
+    const char* e = std::getenv("EXL_PIPE_SKIP");
+    return e ? std::atoi(e) : 0;
+  }();
+  return v;
+}
+
 // Items per tile (split K) of a stage: the fewest items on the busiest block, counted in units
 // plus a small fixed part per item, with every item fitting half the ring.
 int pipe_ksplit(int units, int tiles, int grid, int max_bits, int ring_bytes) {
@@ -1027,6 +1049,7 @@ PipePlan plan_pipe(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
   p.count = int(specs.size());
   p.sync = o.sync;
   p.trace = o.trace;
+  p.skip = pipe_skip();
   for (const PipeSpec& sp : specs) {
     PipeStage st;
     if (const PipeAttention* a = sp.attention) {
@@ -1199,7 +1222,8 @@ void pipe_trace_report(const unsigned long long* trace) {
     static const char* names[] = {"", "consumer (start to exit)", "stage input waits", "init + input loads",
                                   "item table waits (warp 0)", "weight waits (warp 0)", "producer ring waits",
                                   "producer (start to last copy)", "tail sum waits", "tail (start to exit)", "",
-                                  "tail global ops"};
+                                  "tail global ops", "sum buffer waits (warp 0)", "decode + mma (warp 0)",
+                                  "producer copy issue"};
     std::fprintf(stderr, "pipe trace: %d blocks, %.0f launches, %.1f items per block and launch; us per launch "
                          "(mean over blocks / max), clock %d MHz:\n",
                  blocks, launches, double(h[k_tr_items]) / launches, khz / 1000);
