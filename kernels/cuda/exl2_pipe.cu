@@ -90,8 +90,8 @@ struct PipeParams {
 };
 // EXL_PIPE_SKIP bits: the consumers' decode and mma (they still wait for and release the
 // weights), the producer's weight copies (the consumers decode stale ring bytes), the consumers'
-// waits for a stage's input.
-constexpr int k_skip_compute = 1, k_skip_weights = 2, k_skip_stage_wait = 4;
+// waits for a stage's input, the tail's global sums (only the tickets and stage counts remain).
+constexpr int k_skip_compute = 1, k_skip_weights = 2, k_skip_stage_wait = 4, k_skip_tail_sums = 8;
 
 // TB: the stages come from the device table (a whole step) rather than the parameters (a window).
 template <bool TB>
@@ -859,7 +859,16 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
     // y gets one addition per element and stage (this item's, or the tile's last item's sum of
     // the slots), so an atomic add gives what a read, add and store would, without the read.
     bool done = true;
-    if (job.ksplit == 1) {
+    if (p.skip & k_skip_tail_sums) {
+      if (job.ksplit > 1) {
+        unsigned* ticket = p.tickets + job.tile_begin + pi.tile;
+        unsigned t = 0;
+        if (lane == 0) t = atomicAdd(ticket, 1u);
+        t = __shfl_sync(0xffffffffu, t, 0);
+        done = t == unsigned(job.ksplit) - 1u;
+        if (done && lane == 0) *ticket = 0u;
+      }
+    } else if (job.ksplit == 1) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int col = pi.tile * k_tile_cols + lane + 32 * h;
