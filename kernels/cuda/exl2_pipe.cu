@@ -445,14 +445,16 @@ __device__ __forceinline__ __half input_half(const PipeStage& st, float v, float
 
 // The input vector of a stage into shared memory as fp16 (all consumer threads). With in.order
 // (the layers' shared permutation) element r of x_s is input feature order[r]: the features are
-// read in order (coalesced) into fp32 staging after the k halves, then gathered.
+// read in order (coalesced) into fp32 staging after the k halves, then gathered. RMSNorm inputs
+// are staged the same way, so the residual is read from global memory once (the norm needs the
+// whole row before any element can be written).
 template <int CW>
 __device__ void load_input(const PipeStage& st, const PipeSmem<CW>& sm) {
   constexpr int CT = CW * 32;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int k4 = st.k / 4;
   const bool norm = st.mode == k_x_norm;
-  float4* stage = st.in.order ? reinterpret_cast<float4*>(sm.xs + st.k) : nullptr;
+  float4* stage = st.in.order || norm ? reinterpret_cast<float4*>(sm.xs + st.k) : nullptr;
   auto put4 = [&](int i, const float4& v, float rinv) {
     reinterpret_cast<__half2*>(sm.xs)[2 * i] =
         __halves2half2(input_half(st, v.x, rinv, 4 * i), input_half(st, v.y, rinv, 4 * i + 1));
@@ -480,15 +482,14 @@ __device__ void load_input(const PipeStage& st, const PipeSmem<CW>& sm) {
     for (int w = 0; w < CW; ++w) t += sm.norm[w];
     rinv = rsqrtf(t / float(st.k) + st.in.eps);
   }
-  if (stage) {
+  if (st.in.order) {
     const float* staged = reinterpret_cast<const float*>(stage);
     for (int r = tid; r < st.k; r += CT) {
       const int q = __ldg(st.in.order + r);
       sm.xs[r] = input_half(st, staged[q], rinv, q);
     }
   } else {
-    float unused = 0.0f;
-    for (int i = tid; i < k4; i += CT) put4(i, input4(st, i, unused), rinv);
+    for (int i = tid; i < k4; i += CT) put4(i, stage[i], rinv);
   }
 }
 
@@ -1030,7 +1031,7 @@ PipePlan plan_pipe(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
   PipePlan plan;
   PipeParams& p = plan.p;
   // The input region: k halves, and k floats more of staging where a stage fills it in stored
-  // order; an attention stage's scratch.
+  // order or normalises it; an attention stage's scratch.
   int kmax = 0;
   int grid = 0;
   for (const PipeSpec& sp : specs) {
@@ -1043,7 +1044,7 @@ PipePlan plan_pipe(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
     }
     const GemvCall& g = *sp.gemv;
     const bool ordered = o.order && !g.in.permuted && (g.in.order || g.count == 1);
-    kmax = std::max(kmax, g.w[0]->k * (ordered ? 3 : 1));
+    kmax = std::max(kmax, g.w[0]->k * (ordered || g.mode == k_x_norm ? 3 : 1));
     if (!grid) grid = std::max(1, g.sm_count);
   }
   if (!grid) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_pipe: no GEMV stage");
