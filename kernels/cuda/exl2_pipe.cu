@@ -879,7 +879,8 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
       float* slots = p.partials + std::size_t(it - pi.kb) * k_tile_cols;
 #pragma unroll
       for (int h = 0; h < 2; ++h) __stcg(slots + std::size_t(pi.kb) * k_tile_cols + lane + 32 * h, sum[h]);
-      __threadfence();
+      // One acq_rel ticket by lane 0, ordered with the other lanes' stores and loads by the warp
+      // barriers around it (last_block_arrival's pattern for a warp): no fence in every lane.
       __syncwarp();
       unsigned* ticket = p.tickets + job.tile_begin + pi.tile;
       unsigned t = 0;
@@ -887,7 +888,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
       t = __shfl_sync(0xffffffffu, t, 0);
       done = t == unsigned(job.ksplit) - 1u;
       if (done) {
-        __threadfence();
+        __syncwarp();
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int col = pi.tile * k_tile_cols + lane + 32 * h;
@@ -900,8 +901,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
       }
     }
     if (done) {
-      __threadfence();
-      __syncwarp();
+      __syncwarp();  // the lanes' y additions before lane 0's release (cumulative) publishes the tile
       if (lane == 0) red_release_add(p.sync + s, 1u);  // one more column tile of the stage
     }
     tr.add(k_tr_tail_global, t_global);
