@@ -117,6 +117,7 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
                           out.q_scale_max.get<__half>(), out.perm.get<std::int32_t>(), out.units.get<int2>(),
                           e.k, e.n, e.n_pad, e.groups, tiles};
     for (const int2& u : units) out.view.max_bits = std::max(out.view.max_bits, u.y & 15);
+    out.view.q_rows = e.q_rows;
     if (e.q_weight) {
       // On-disk layout through a temporary device buffer, then repacked on the device.
       DeviceBuffer orig;
@@ -138,7 +139,7 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
       throw_status(EXL_CUDA_ERR_INVALID, "EXL2 layer without q_weight");
     }
     if (e.q_scale) {
-      // Scale codes regrouped per (group, tile, lane group): nibble j of word g = column
+      // Scale codes regrouped per (tile, group, lane group): nibble j of word g = column
       // tile * 64 + (j / 2) * 16 + g + 8 * (j % 2).
       std::vector<std::uint32_t> packed(qs / 4, 0u);
       const std::size_t row = std::size_t(e.n_pad) / 8;
@@ -153,7 +154,7 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
               const std::uint32_t code = (e.q_scale[std::size_t(g) * row + col / 8] >> ((col & 7) * 4)) & 15u;
               word |= code << (4 * j);
             }
-            packed[(std::size_t(g) * tiles + t) * 8 + lg] = word;
+            packed[exl2_scale_words(out.view, g, t) + std::size_t(lg)] = word;
           }
       staged_upload(out.q_scale.get(), packed.data(), qs, s);
     } else {

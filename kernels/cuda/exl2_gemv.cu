@@ -3,9 +3,10 @@
 // layout (built at load by exl2_repack below, from the on-disk layout of spec §2.4).
 //
 // Repacked layout ("tiles"): columns are cut into 64-column tiles (tiles = ceil(n_pad / 64)),
-// rows into the 32-row units of the on-disk groups. Unit u (bits B, first packed row R = sum of
-// the widths of the units before it) occupies words [R * tiles * 64, (R + B) * tiles * 64);
-// inside it, tile j is 64 * B words = 32 lanes x 2B words, stored in slabs so that every load
+// rows into the 32-row units of the on-disk groups. Tile j holds all its units back to back
+// (q_rows * 64 words from j * q_rows * 64, exl2_unit_words): unit u (bits B, first packed row
+// R = sum of the widths of the units before it) is the 64 * B words from R * 64, stored as
+// 32 lanes x 2B words in slabs so that every load
 // instruction of a warp reads 512 (or 256) contiguous bytes: slab i < 2B/4 is [lane][4 words],
 // a last half slab (B odd) is [lane][2 words]. Lane l (g = l / 4, t = l % 4) holds the 32
 // value pairs p = mt * 8 + ks * 4 + r that form its A fragments of mma.m16n8k16 (A = W^T):
@@ -16,7 +17,8 @@
 // 5 = 4 + 1, 6 = 4 + 2 are a low plane (2L words) and a high plane (2H words) whose bits are
 // shifted into place and ORed before the HFMA2. Scales: [groups][tiles][8] uint32, word g of
 // a tile holds the 4-bit codes of the lane group's 8 columns (nibble mt*2 + h: column
-// mt*16 + g + 8h).
+// mt*16 + g + 8h). Scales: [tiles][groups][8] (exl2_scale_words), so both a tile's units and its
+// groups are one contiguous range (the decode pipeline copies an item in a few bulk copies).
 //
 // Launch shape: 256 threads = 8 warps per block, one 64-column tile per block and a range of
 // units (split K, choose_ksplit); warp w takes a contiguous share of the block's units, so widths
@@ -291,12 +293,10 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
   const GemvJob& job = jobs.job[p.j];
   const Exl2Device& w = job.w;
   const int lane = threadIdx.x & 31;
-  const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;  // words per packed row
   if (lane < min(p.wb - p.wa, jobs.prefetch_units) && bx < jobs.prefetch_blocks && !(jobs.skip & 8)) {
     const int2 info = w.units[p.u0 + p.wa + lane];
     const int bits = info.y & 15;
-    const char* q = reinterpret_cast<const char*>(w.q_weight + std::size_t(info.x) * unit_stride +
-                                                  std::size_t(p.tile) * 64 * bits);
+    const char* q = reinterpret_cast<const char*>(w.q_weight + exl2_unit_words(w, info.x, p.tile));
     for (int l = 0; l < 2 * bits; ++l) prefetch_l2(q + l * 128);
   }
   for (int i = threadIdx.x; i < p.nb; i += k_threads) sm.info[i] = w.units[p.u0 + i];
@@ -304,7 +304,7 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
   for (int i = threadIdx.x; i < ((jobs.skip & 4) ? 0 : p.ngr * k_tile_cols); i += k_threads) {
     const int grp = p.g0 + i / k_tile_cols, c = i % k_tile_cols;
     const int r = c & 15;  // column mt*16 + g + 8h: word g, nibble mt*2 + h
-    const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(grp) * w.tiles + p.tile) * 8 + (r & 7));
+    const std::uint32_t sw = __ldg(w.q_scale + exl2_scale_words(w, grp, p.tile) + (r & 7));
     sm.scale[i] = __float2half_rn(exl2_scale(w.q_scale_max[grp], (sw >> (4 * ((c >> 4) * 2 + (r >> 3)))) & 15u));
   }
   if (!direct) {
@@ -330,9 +330,8 @@ __device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan
   const int bits = sm.info[p.wa].y & 15;
   int e = p.wa + 1;
   while (e < p.wb && (sm.info[e].y & 15) == bits) ++e;
-  const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;
-  const std::uint32_t* wp = w.q_weight + std::size_t(sm.info[p.wa].x) * unit_stride + std::size_t(p.tile) * 64 * bits;
-  const std::size_t stride = std::size_t(bits) * unit_stride;
+  const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, sm.info[p.wa].x, p.tile);
+  const std::size_t stride = std::size_t(bits) * 64;
   switch (bits) {
     case 2: prime_units<2, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
     case 3: prime_units<3, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
@@ -396,7 +395,6 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int rows_blk = sm.rows;
   __half* xs = sm.xs;
-  const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;
   if constexpr (MODE == k_x_norm) {
     // RMSNorm folded in: each block recomputes the rows' 1 / rms from the fp32 residual.
     // All rows' loads of an iteration are issued together (one latency per iteration, not per row).
@@ -473,8 +471,8 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
     const int bits = sm.info[i].y & 15;
     int e = i + 1;
     while (e < p.wb && (sm.info[e].y & 15) == bits) ++e;
-    const std::uint32_t* wp = w.q_weight + std::size_t(sm.info[i].x) * unit_stride + std::size_t(p.tile) * 64 * bits;
-    const std::size_t stride = std::size_t(bits) * unit_stride;
+    const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, sm.info[i].x, p.tile);
+    const std::size_t stride = std::size_t(bits) * 64;
     const bool pr = primed && i == p.wa;
 #define EXL_RUN(B)                                                                                                   \
   run_units<B, MT, RingOf<MT>::words>(wp, stride, e - i, sm.info + i, sm.scale, p.g0, xs + i * 32, rows_blk, lane, \
@@ -666,7 +664,7 @@ __global__ void exl2_repack_kernel(Exl2Device w, const std::uint32_t* __restrict
   const int tile = blockIdx.x, u = blockIdx.y, lane = threadIdx.x;
   const int2 info = w.units[u];
   const int bits = info.y & 15;
-  std::uint32_t* d = dst + std::size_t(info.x) * w.tiles * k_tile_cols + std::size_t(tile) * 64 * bits;
+  std::uint32_t* d = dst + exl2_unit_words(w, info.x, tile);
   switch (bits) {
     case 2: repack_unit<2>(src, w.n_pad, info.x, tile, lane, d, col_map); break;
     case 3: repack_unit<3>(src, w.n_pad, info.x, tile, lane, d, col_map); break;
@@ -712,11 +710,11 @@ __global__ void __launch_bounds__(k_rc_warps * 32) exl2_reconstruct_kernel(Exl2D
   if (u >= w.k / 32) return;
   const int2 info = w.units[u];
   const int bits = info.y & 15, group = info.y >> 4;
-  const std::uint32_t sw = __ldg(w.q_scale + (std::size_t(group) * w.tiles + tile) * 8 + (lane >> 2));
+  const std::uint32_t sw = __ldg(w.q_scale + exl2_scale_words(w, group, tile) + (lane >> 2));
   float scale[8];
 #pragma unroll
   for (int i = 0; i < 8; ++i) scale[i] = exl2_scale(w.q_scale_max[group], (sw >> (4 * i)) & 15u);
-  const std::uint32_t* t = w.q_weight + std::size_t(info.x) * w.tiles * k_tile_cols + std::size_t(tile) * 64 * bits;
+  const std::uint32_t* t = w.q_weight + exl2_unit_words(w, info.x, tile);
   __half* ts = s_tile[warp];
   switch (bits) {
     case 2: reconstruct_unit<2>(t, lane, scale, ts); break;

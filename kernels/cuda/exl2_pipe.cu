@@ -393,19 +393,16 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
     if (lane == 0) bulk_copy(dst, w.units + (pi.u0 & ~1), unsigned(ms.info), &sm.meta[e]);
     if (lane == 1 && ms.perm) bulk_copy(dst + ms.info, w.perm + pi.u0 * 32, unsigned(ms.perm), &sm.meta[e]);
     if (lane == 2) bulk_copy(dst + ms.info + ms.perm, w.q_scale_max + (g0 & ~7), unsigned(ms.smax), &sm.meta[e]);
-    for (int g = lane; g <= g1 - g0; g += 32)
-      bulk_copy(dst + ms.info + ms.perm + ms.smax + g * 32, w.q_scale + (std::size_t(g0 + g) * w.tiles + pi.tile) * 8,
-                32u, &sm.meta[e]);
-    const std::size_t unit_stride = std::size_t(w.tiles) * k_tile_cols;
-    for (int i = p.skip & k_skip_weights ? nb : lane; i < nb; i += 32) {
-      const int2 info = __ldg(&w.units[pi.u0 + i]);
-      const int bits = info.y & 15;
-      int c = i * CW / nb;
-      while (c + 1 < CW && share_begin<CW>(nb, c + 1) <= i) ++c;
-      while (c > 0 && share_begin<CW>(nb, c) > i) --c;
-      bulk_copy(dst + meta_bytes + sm.off[i],
-                w.q_weight + std::size_t(info.x) * unit_stride + std::size_t(pi.tile) * 64 * bits, unsigned(256 * bits),
-                &sm.full[e * CW + c]);
+    // The item's scales and each warp's share of its units are contiguous in the tile layout
+    // (exl2_unit_words): one copy each.
+    if (lane == 3)
+      bulk_copy(dst + ms.info + ms.perm + ms.smax, w.q_scale + exl2_scale_words(w, g0, pi.tile), unsigned(ms.scale),
+                &sm.meta[e]);
+    for (int c = p.skip & k_skip_weights ? CW : lane; c < CW; c += 32) {
+      const int a = share_begin<CW>(nb, c), b = share_begin<CW>(nb, c + 1);
+      if (a < b)
+        bulk_copy(dst + meta_bytes + sm.off[a], w.q_weight + exl2_unit_words(w, __ldg(&w.units[pi.u0 + a].x), pi.tile),
+                  unsigned(sm.off[b] - sm.off[a]), &sm.full[e * CW + c]);
     }
     pos += total;
     __syncwarp();

@@ -14,15 +14,25 @@ namespace exl::cuda {
 // units[u] describes stored rows 32u .. 32u+31 (one group, one bit width): x = first packed
 // row of the unit (sum of the widths before it), y = group << 4 | bits.
 struct Exl2Device {
-  const std::uint32_t* q_weight = nullptr;  // repacked [q_rows * tiles * 64]
-  const std::uint32_t* q_scale = nullptr;   // repacked [groups][tiles][8] (4-bit codes)
+  const std::uint32_t* q_weight = nullptr;  // repacked [tiles][q_rows * 64]: exl2_unit_words
+  const std::uint32_t* q_scale = nullptr;   // repacked [tiles][groups][8] (4-bit codes): exl2_scale_words
   const __half* q_scale_max = nullptr;      // [groups]
   const std::int32_t* perm = nullptr;       // [k]
   const int2* units = nullptr;              // [k / 32]
   int k = 0, n = 0, n_pad = 0, groups = 0;
   int tiles = 0;                            // 64-column tiles: exl2_tiles(n_pad)
   int max_bits = 8;                         // widest unit (<= 4: the GEMV's narrow ring)
+  int q_rows = 0;                           // packed rows: the widths of all units summed
 };
+// Tile-contiguous layout: the units of one 64-column tile lie back to back (unit u of width B
+// at packed row x = units[u].x is 64 * B words at exl2_unit_words(w, x, tile)), and so do the
+// tile's group scales, so a tile's run of units or groups is one contiguous range.
+__host__ __device__ inline std::size_t exl2_unit_words(const Exl2Device& w, int x, int tile) {
+  return (std::size_t(tile) * std::size_t(w.q_rows) + std::size_t(x)) * 64u;
+}
+__host__ __device__ inline std::size_t exl2_scale_words(const Exl2Device& w, int group, int tile) {
+  return (std::size_t(tile) * std::size_t(w.groups) + std::size_t(group)) * 8u;
+}
 
 // ---- exl2_gemv.cu: y[m, n] += x[m, k] . W for small m (tensor cores, split K) ----
 int exl2_tiles(int n_pad);
