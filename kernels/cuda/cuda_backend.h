@@ -126,13 +126,13 @@ class CudaBackend {
   // collect (EXL_PIPE_STEP): the one-token step's pipeline stages are gathered there and nothing
   // is enqueued (prepare_pipe_step).
   void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows, PipeStep* collect = nullptr);
-  // EXL_PIPE_STEP: whether the decode step runs as one pipeline launch, and its stage table on the
-  // device (uploaded before a graph captures the step; refused during capture if it changed).
   // One token: the one-launch attention step (EXL_CUDA_FUSED_DECODE), the GEMVs as a chain or
   // pipeline (EXL_CUDA_CHAIN / EXL_CUDA_PIPE), attention as a pipeline stage (EXL_PIPE_ATTN).
   bool fused_attention_step(int t) const;
   bool chain_step(int t) const;
   bool pipe_attention(int t) const;
+  // EXL_PIPE_STEP: whether the decode step runs as one pipeline launch, and its stage table on the
+  // device (uploaded before a graph captures the step; refused during capture if it changed).
   bool pipe_step_active(int t, int head_rows) const;
   void prepare_pipe_step();
   void upload_pipe_table(const PipeStep& step);

@@ -15,15 +15,15 @@
 // so one mask + OR 0x64006400 makes an fp16 pair 1024 + v * 2^o (spec §2.9) and one HFMA2
 // makes v - z exactly. Widths 2, 4, 8 are one plane (16/B pairs per word); 3 = 2 + 1,
 // 5 = 4 + 1, 6 = 4 + 2 are a low plane (2L words) and a high plane (2H words) whose bits are
-// shifted into place and ORed before the HFMA2. Scales: [groups][tiles][8] uint32, word g of
-// a tile holds the 4-bit codes of the lane group's 8 columns (nibble mt*2 + h: column
-// mt*16 + g + 8h). Scales: [tiles][groups][8] (exl2_scale_words), so both a tile's units and its
-// groups are one contiguous range (the decode pipeline copies an item in a few bulk copies).
+// shifted into place and ORed before the HFMA2. Scales: [tiles][groups][8] uint32
+// (exl2_scale_words), word g of a tile's group holds the 4-bit codes of the lane group's 8 columns
+// (nibble mt*2 + h: column mt*16 + g + 8h). So both a tile's units and its groups are one
+// contiguous range (the decode pipeline copies an item in a few bulk copies).
 //
 // Launch shape: 256 threads = 8 warps per block, one 64-column tile per block and a range of
 // units (split K, choose_ksplit); warp w takes a contiguous share of the block's units, so widths
 // and groups come in runs. Each run of one width B goes through a loop specialised for B
-// (run_units: no per-unit width switch, unit addresses a fixed stride apart): each lane copies
+// (run_units: no per-unit width switch, the units back to back in memory): each lane copies
 // its own words of the next units with cp.async into the warp's ring in shared memory (5 KB,
 // 20/B units of B bits for MT <= 2), the mma of a whole group accumulate before the group's scales
 // (decoded once per block into shared memory as fp16) are applied. Before griddepcontrol.wait
@@ -158,32 +158,32 @@ __device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n
       }
 }
 
-// A run of n consecutive units of one width B (their unit-tiles `stride` words apart, the
-// first at wp), streamed through the warp's cp.async ring (RW words); the mma accumulate a whole
+// A run of n consecutive units of one width B (back to back in the tile layout, 64 * B words
+// each, the first at wp), streamed through the warp's cp.async ring (RW words); the mma accumulate a whole
 // group (units of one group share their scales) before it is scaled into the warp's partials
 // red_w. info, xs: the run's first unit in the block's tables; s_scale [group - g0][64]: the
 // block's scales.
 // The run's first D - 1 ring slots (one commit group each): run_units does this itself unless the
 // caller did it earlier (the chain kernel, before its grid barrier: weights are never written).
 template <int B, int RW>
-__device__ __forceinline__ void prime_units(const std::uint32_t* __restrict__ wp, std::size_t stride, int n, int lane,
+__device__ __forceinline__ void prime_units(const std::uint32_t* __restrict__ wp, int n, int lane,
                                             std::uint32_t* ring) {
   constexpr int D = RW / (64 * B);
 #pragma unroll
   for (int d = 0; d < D - 1; ++d) {
-    if (d < n) copy_unit<B>(ring + d * 64 * B, wp + d * stride, lane);
+    if (d < n) copy_unit<B>(ring + d * 64 * B, wp + d * 64 * B, lane);
     cp_async_commit();
   }
 }
 
 template <int B, int MT, int RW>
-__device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, std::size_t stride, int n,
+__device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, int n,
                                           const int2* info, const __half* s_scale, int g0, const __half* xs,
                                           int xs_stride, int lane, float* red_w, std::uint32_t* ring, bool primed) {
   constexpr int D = RW / (64 * B);  // ring slots
   static_assert(D >= 2, "ring too small");
-  if (!primed) prime_units<B, RW>(wp, stride, n, lane, ring);
-  const std::uint32_t* next = wp + (D - 1) * stride;
+  if (!primed) prime_units<B, RW>(wp, n, lane, ring);
+  const std::uint32_t* next = wp + (D - 1) * 64 * B;
   int fill = D - 1, use = 0;  // slots
   for (int i = 0; i < n;) {
     // One group (units of one group share their scales): its mma accumulate in part.
@@ -200,7 +200,7 @@ __device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, 
     for (; i < e; ++i) {
       if (i + D - 1 < n) copy_unit<B>(ring + fill * 64 * B, next, lane);
       cp_async_commit();
-      next += stride;
+      next += 64 * B;
       fill = fill + 1 == D ? 0 : fill + 1;
       cp_async_wait<D - 1>();  // unit i has landed (this lane's part, which is all it reads)
       std::uint32_t w[16];
@@ -331,14 +331,13 @@ __device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan
   int e = p.wa + 1;
   while (e < p.wb && (sm.info[e].y & 15) == bits) ++e;
   const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, sm.info[p.wa].x, p.tile);
-  const std::size_t stride = std::size_t(bits) * 64;
   switch (bits) {
-    case 2: prime_units<2, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
-    case 3: prime_units<3, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
-    case 4: prime_units<4, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
-    case 5: prime_units<5, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
-    case 6: prime_units<6, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
-    default: prime_units<8, RingOf<MT>::words>(wp, stride, e - p.wa, lane, sm.ring); break;
+    case 2: prime_units<2, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 3: prime_units<3, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 4: prime_units<4, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 5: prime_units<5, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 6: prime_units<6, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    default: prime_units<8, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
   }
 }
 
@@ -472,10 +471,9 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
     int e = i + 1;
     while (e < p.wb && (sm.info[e].y & 15) == bits) ++e;
     const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, sm.info[i].x, p.tile);
-    const std::size_t stride = std::size_t(bits) * 64;
     const bool pr = primed && i == p.wa;
 #define EXL_RUN(B)                                                                                                   \
-  run_units<B, MT, RingOf<MT>::words>(wp, stride, e - i, sm.info + i, sm.scale, p.g0, xs + i * 32, rows_blk, lane, \
+  run_units<B, MT, RingOf<MT>::words>(wp, e - i, sm.info + i, sm.scale, p.g0, xs + i * 32, rows_blk, lane, \
                                       red_w, sm.ring, pr)
     switch (bits) {
       case 2: EXL_RUN(2); break;

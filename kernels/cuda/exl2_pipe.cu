@@ -857,25 +857,19 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
     // y gets one addition per element and stage (this item's, or the tile's last item's sum of
     // the slots), so an atomic add gives what a read, add and store would, without the read.
     bool done = true;
-    if (p.skip & k_skip_tail_sums) {
-      if (job.ksplit > 1) {
-        unsigned* ticket = p.tickets + job.tile_begin + pi.tile;
-        unsigned t = 0;
-        if (lane == 0) t = atomicAdd(ticket, 1u);
-        t = __shfl_sync(0xffffffffu, t, 0);
-        done = t == unsigned(job.ksplit) - 1u;
-        if (done && lane == 0) *ticket = 0u;
-      }
-    } else if (job.ksplit == 1) {
+    const bool sums = !(p.skip & k_skip_tail_sums);
+    if (job.ksplit == 1) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
+        if (!sums) break;
         const int col = pi.tile * k_tile_cols + lane + 32 * h;
         if (col < job.w.n) atomicAdd(job.y + col, sum[h]);
       }
     } else {
       float* slots = p.partials + std::size_t(it - pi.kb) * k_tile_cols;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) __stcg(slots + std::size_t(pi.kb) * k_tile_cols + lane + 32 * h, sum[h]);
+      for (int h = 0; h < 2; ++h)
+        if (sums) __stcg(slots + std::size_t(pi.kb) * k_tile_cols + lane + 32 * h, sum[h]);
       // One acq_rel ticket by lane 0, ordered with the other lanes' stores and loads by the warp
       // barriers around it (last_block_arrival's pattern for a warp): no fence in every lane.
       __syncwarp();
@@ -889,7 +883,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int col = pi.tile * k_tile_cols + lane + 32 * h;
-          if (col >= job.w.n) continue;
+          if (!sums || col >= job.w.n) continue;
           float v = 0.0f;
           for (int k = 0; k < job.ksplit; ++k) v += __ldcg(slots + std::size_t(k) * k_tile_cols + lane + 32 * h);
           atomicAdd(job.y + col, v);
