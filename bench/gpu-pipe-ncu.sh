@@ -3,9 +3,9 @@
 # exl2_pipe_kernel) of the synthetic llama3-8b in exl_cuda_bench's decode mode: speed of light,
 # warp states, scheduler, source counters (stall samples per SASS instruction, sass.csv).
 # Everything is packed into OUT_DIR/ncu.tgz (a call brings back at most 8 files).
-#   usage (GPU machine, after bench/gpu-prep.sh here):  bash bench/gpu-pipe-ncu.sh OUT_DIR [LAUNCH_SKIP]
+#   usage (GPU machine, after bench/gpu-prep.sh here):  bash bench/gpu-pipe-ncu.sh OUT_DIR [LAUNCH_SKIP [GEMV_LAUNCH_SKIP]]
 set -u
-out=${1:?usage: bench/gpu-pipe-ncu.sh OUT_DIR [LAUNCH_SKIP]}
+out=${1:?usage: bench/gpu-pipe-ncu.sh OUT_DIR [LAUNCH_SKIP [GEMV_LAUNCH_SKIP]]}
 skip=${2:-1400}  # past tinyllama's launches (about 1200): one of the 8B's
 [[ $out == /* ]] || out=$PWD/$out
 mkdir -p "$out"
@@ -20,5 +20,14 @@ echo "ncu rc $?" | tee "$o/log.txt"
 "$ncu" -i "$o/pipe.ncu-rep" --print-details all >"$o/details.txt" 2>&1
 "$ncu" -i "$o/pipe.ncu-rep" --page source --csv --print-source sass >"$o/sass.csv" 2>&1
 echo "export rc $?" | tee -a "$o/log.txt"
+# The launch form for comparison: four consecutive GEMV launches of the 8B (one layer's q/k/v,
+# o, gate/up, down), the same sections.
+EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --kernel-name regex:exl2_gemv_kernel \
+  --launch-skip "${3:-5000}" --launch-count 4 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+  --section Occupancy --section SourceCounters --section InstructionStats --section LaunchStats --import-source yes \
+  -o "$o/gemv" ./exl_cuda_bench ./libexl_cuda.so >"$o/ncu-gemv-run.txt" 2>&1
+echo "ncu gemv rc $?" | tee -a "$o/log.txt"
+"$ncu" -i "$o/gemv.ncu-rep" --print-details all >"$o/gemv-details.txt" 2>&1
+"$ncu" -i "$o/gemv.ncu-rep" --page source --csv --print-source sass >"$o/gemv-sass.csv" 2>&1
 tar czf "$out/ncu.tgz" -C "$o" .
 grep -E 'Stall|Issue|Warp Cycles|Active Warps|Eligible|No Eligible' "$o/details.txt" | head -40
