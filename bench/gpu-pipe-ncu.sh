@@ -12,7 +12,7 @@ mkdir -p "$out"
 source "$(dirname "$0")/gpu-env.sh"
 o=$(mktemp -d)
 [ -n "$ncu" ] || { echo "no ncu" | tee "$out/error.txt"; exit 3; }
-EXL_CUDA_PIPE=1 EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --kernel-name regex:exl2_pipe_kernel \
+EXL_CUDA_PIPE=1 EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --graph-profiling node --kernel-name-base mangled --kernel-name regex:exl2_pipe_kernel \
   --launch-skip "$skip" --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
   --section Occupancy --section SourceCounters --section InstructionStats --section LaunchStats --import-source yes \
   -o "$o/pipe" ./exl_cuda_bench ./libexl_cuda.so >"$o/ncu-run.txt" 2>&1
@@ -22,7 +22,7 @@ echo "ncu rc $?" | tee "$o/log.txt"
 echo "export rc $?" | tee -a "$o/log.txt"
 # The launch form for comparison: four consecutive GEMV launches of the 8B (one layer's q/k/v,
 # o, gate/up, down), the same sections.
-EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --kernel-name regex:exl2_gemv_kernel \
+EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --graph-profiling node --kernel-name-base mangled --kernel-name regex:exl2_gemv_kernel \
   --launch-skip "${3:-5000}" --launch-count 4 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
   --section Occupancy --section SourceCounters --section InstructionStats --section LaunchStats --import-source yes \
   -o "$o/gemv" ./exl_cuda_bench ./libexl_cuda.so >"$o/ncu-gemv-run.txt" 2>&1
