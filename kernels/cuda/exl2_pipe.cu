@@ -513,37 +513,51 @@ __device__ __forceinline__ void unit_fragment(const __half* xs, const std::int32
 // accumulate in `part`, then go into acc scaled by the group's 64 fp16 scales (the launch form's
 // order: acc = fma(part, scale, acc) group by group).
 template <int B>
+__device__ __forceinline__ void pipe_unit(const unsigned char* w8, int i, int row0, const __half* xs,
+                                          const std::int32_t* perm, int lane, float (&part)[1][4][4]) {
+  std::uint32_t w[16];
+  read_unit<B>(reinterpret_cast<const std::uint32_t*>(w8 + std::size_t(i) * 256 * B), lane, w);
+  std::uint32_t b[1][4];
+  unit_fragment(xs, perm, row0 + i * 32, lane, b);
+  mma_tile<B, 1, 0, 0>(w, b, part);
+  mma_tile<B, 1, 0, 1>(w, b, part);
+  mma_tile<B, 1, 0, 2>(w, b, part);
+  mma_tile<B, 1, 0, 3>(w, b, part);
+  mma_tile<B, 1, 1, 0>(w, b, part);
+  mma_tile<B, 1, 1, 1>(w, b, part);
+  mma_tile<B, 1, 1, 2>(w, b, part);
+  mma_tile<B, 1, 1, 3>(w, b, part);
+}
+
+// A run of n units of width B at ring bytes `w8` (unit i at w8 + 256 B i): per group the mma
+// accumulate, then go into acc scaled by the group's 64 fp16 scales (acc = fma(part, scale, acc)
+// group by group). Two units in flight: even and odd units of a group accumulate apart (their
+// loads, decodes and mma chains independent) and meet once per group, part = even + odd.
+template <int B>
 __device__ __forceinline__ void pipe_run(const unsigned char* w8, int n, const int2* info, int row0,
                                          const __half* xs, const std::int32_t* perm, const std::uint32_t* scales,
                                          const __half* smax, int g0, int g0e, int lane, float (&acc)[4][4]) {
   for (int i = 0; i < n;) {
     const int grp = info[i].y >> 4;
-    float part[1][4][4];
+    int e = i + 1;
+    while (e < n && (info[e].y >> 4) == grp) ++e;
+    float part[1][4][4], odd[1][4][4];
 #pragma unroll
     for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
-      for (int c = 0; c < 4; ++c) part[0][mt][c] = 0.0f;
-    for (; i < n && (info[i].y >> 4) == grp; ++i) {
-      std::uint32_t w[16];
-      read_unit<B>(reinterpret_cast<const std::uint32_t*>(w8 + std::size_t(i) * 256 * B), lane, w);
-      std::uint32_t b[1][4];
-      unit_fragment(xs, perm, row0 + i * 32, lane, b);
-      mma_tile<B, 1, 0, 0>(w, b, part);
-      mma_tile<B, 1, 0, 1>(w, b, part);
-      mma_tile<B, 1, 0, 2>(w, b, part);
-      mma_tile<B, 1, 0, 3>(w, b, part);
-      mma_tile<B, 1, 1, 0>(w, b, part);
-      mma_tile<B, 1, 1, 1>(w, b, part);
-      mma_tile<B, 1, 1, 2>(w, b, part);
-      mma_tile<B, 1, 1, 3>(w, b, part);
+      for (int c = 0; c < 4; ++c) part[0][mt][c] = odd[0][mt][c] = 0.0f;
+    for (; i + 1 < e; i += 2) {
+      pipe_unit<B>(w8, i, row0, xs, perm, lane, part);
+      pipe_unit<B>(w8, i + 1, row0, xs, perm, lane, odd);
     }
+    if (i < e) pipe_unit<B>(w8, i++, row0, xs, perm, lane, part);
     if ((lane & 3) == 0) {  // row 0 of the C fragments: c0 (column mt*16 + g), c2 (column + 8)
       const std::uint32_t sw = scales[(grp - g0) * 8 + (lane >> 2)];
       const __half mx = smax[grp - g0e];
 #pragma unroll
       for (int mt = 0; mt < 4; ++mt) {
-        acc[mt][0] = fmaf(part[0][mt][0], exl2_scale(mx, (sw >> (4 * (mt * 2))) & 15u), acc[mt][0]);
-        acc[mt][2] = fmaf(part[0][mt][2], exl2_scale(mx, (sw >> (4 * (mt * 2 + 1))) & 15u), acc[mt][2]);
+        acc[mt][0] = fmaf(part[0][mt][0] + odd[0][mt][0], exl2_scale(mx, (sw >> (4 * (mt * 2))) & 15u), acc[mt][0]);
+        acc[mt][2] = fmaf(part[0][mt][2] + odd[0][mt][2], exl2_scale(mx, (sw >> (4 * (mt * 2 + 1))) & 15u), acc[mt][2]);
       }
     }
   }
@@ -726,7 +740,9 @@ __device__ void pipe_attention(const PipeParams& p, const PipeSmem<CW>& sm, int 
 #undef EXL_PIPE_ATTN
 }
 
-template <int CW, bool TB>
+// AT: the launch has an attention stage (without, the kernel carries no attention code and needs
+// fewer registers).
+template <int CW, bool TB, bool AT>
 __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
   constexpr int CT = CW * 32;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -744,7 +760,8 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
     tr.add(k_tr_stage_wait, t_wait);
     if (st.attention) {
       if (tid == 0) red_release_add(p.sync + s, 1u);  // (no init regions)
-      for (int it = int(blockIdx.x); it < st.items; it += int(G)) pipe_attention<CW, TB>(p, sm, s, it);
+      if constexpr (AT)
+        for (int it = int(blockIdx.x); it < st.items; it += int(G)) pipe_attention<CW, TB>(p, sm, s, it);
       continue;
     }
     const long long t_input = tr.now();
@@ -901,7 +918,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
   if (lane == 0) pipe_exit(p);
 }
 
-template <int CW, bool TB>
+template <int CW, bool TB, bool AT>
 __global__ void __launch_bounds__((CW + 1 + k_tails) * 32, 1) exl2_pipe_kernel(const __grid_constant__ PipeParams p) {
   EXL_DYNAMIC_SMEM(__align__(128) unsigned char, pipe_smem);
   // Launched without PDL (its grid must be resident before anyone waits); its dependents are
@@ -928,7 +945,7 @@ __global__ void __launch_bounds__((CW + 1 + k_tails) * 32, 1) exl2_pipe_kernel(c
   } else if (warp > CW) {
     pipe_tail<CW, TB>(p, sm, warp - CW - 1);
   } else {
-    pipe_consume<CW, TB>(p, sm);
+    pipe_consume<CW, TB, AT>(p, sm);
   }
 }
 
@@ -936,6 +953,16 @@ __global__ void __launch_bounds__((CW + 1 + k_tails) * 32, 1) exl2_pipe_kernel(c
 int pipe_skip() {
   static const int v = [] {
     const char* e = std::getenv("EXL_PIPE_SKIP");
+    return e ? std::atoi(e) : 0;
+  }();
+  return v;
+}
+
+// EXL_PIPE_UPB (experiments): units per work item, instead of pipe_ksplit's choice (capped by the
+// split-K workspace; items must still fit half the ring).
+int pipe_force_upb() {
+  static const int v = [] {
+    const char* e = std::getenv("EXL_PIPE_UPB");
     return e ? std::atoi(e) : 0;
   }();
   return v;
@@ -1077,7 +1104,14 @@ PipePlan plan_pipe(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
     }
     if (tiles > k_gemv_counters) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: too many column tiles");
     const int units = g.w[0]->k / 32;
-    const int split = pipe_ksplit(units, tiles, grid, max_bits, p.ring_bytes);
+    int split = pipe_ksplit(units, tiles, grid, max_bits, p.ring_bytes);
+    if (const int force = pipe_force_upb(); force > 0) {  // (experiments: EXL_PIPE_UPB)
+      const int lo = (units + k_pipe_units - 1) / k_pipe_units;                // items of k_pipe_units at most
+      const int hi = std::max(lo, int(k_gemv_partial_floats / (tiles * k_tile_cols)));  // the split-K workspace
+      const int f = std::clamp((units + force - 1) / force, lo, hi);
+      const std::size_t bytes = std::size_t((units + f - 1) / f) * (256 * max_bits + 8 + 128 + 32 + 2) + 64;
+      if (bytes * 2 <= std::size_t(p.ring_bytes)) split = f;  // (else the default)
+    }
     const int upb = (units + split - 1) / split;
     const int ks = (units + upb - 1) / upb;  // every item has units
     st.count = g.count;
@@ -1109,12 +1143,12 @@ PipePlan plan_pipe(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
   return plan;
 }
 
-template <int CW, bool TB>
+template <int CW, bool TB, bool AT>
 void launch_plan(const PipePlan& plan, const PipeParams& p, bool coop, cudaStream_t s) {
-  opt_in_smem<exl2_pipe_kernel<CW, TB>>(plan.smem);
+  opt_in_smem<exl2_pipe_kernel<CW, TB, AT>>(plan.smem);
   const dim3 block((CW + 1 + k_tails) * 32);
   if (!coop) {
-    launch_ex(false, exl2_pipe_kernel<CW, TB>, dim3(plan.grid), block, plan.smem, s, p);
+    launch_ex(false, exl2_pipe_kernel<CW, TB, AT>, dim3(plan.grid), block, plan.smem, s, p);
     return;
   }
   // Cooperative: the runtime starts the grid only once all of it fits (another stream's kernels
@@ -1130,9 +1164,9 @@ void launch_plan(const PipePlan& plan, const PipeParams& p, bool coop, cudaStrea
   cfg.attrs = attr;
   cfg.numAttrs = 1;
 #ifdef EXL_CUDA_EMU
-  EXL_CUDA_CHECK(emu_launch(exl2_pipe_kernel<CW, TB>, cfg.gridDim, cfg.blockDim, plan.smem, s, p));
+  EXL_CUDA_CHECK(emu_launch(exl2_pipe_kernel<CW, TB, AT>, cfg.gridDim, cfg.blockDim, plan.smem, s, p));
 #else
-  EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, exl2_pipe_kernel<CW, TB>, p));
+  EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, exl2_pipe_kernel<CW, TB, AT>, p));
 #endif
 }
 
@@ -1142,8 +1176,12 @@ void launch_window(const std::vector<PipeSpec>& specs, const PipeOptions& o, cud
   const PipePlan plan = plan_pipe<CW>(specs, o);  // (at most k_pipe_stages: exl2_gemv_pipe)
   PipeParams p = plan.p;
   for (int i = 0; i < p.count; ++i) p.st[i] = plan.stages[std::size_t(i)];
-  if (!plan.attns.empty()) p.attn = plan.attns[0];
-  launch_plan<CW, false>(plan, p, o.coop, s);
+  if (!plan.attns.empty()) {
+    p.attn = plan.attns[0];
+    launch_plan<CW, false, true>(plan, p, o.coop, s);
+  } else {
+    launch_plan<CW, false, false>(plan, p, o.coop, s);
+  }
 }
 
 std::vector<PipeSpec> step_specs(const PipeStep& step) {
@@ -1180,7 +1218,7 @@ void launch_step(const PipeStep& step, const void* table, cudaStream_t s) {
   p.attn_table = plan.attns.empty() ? nullptr
                                     : reinterpret_cast<const PipeAttention*>(static_cast<const unsigned char*>(table) +
                                                                              attn_table_offset(plan.stages.size()));
-  launch_plan<CW, true>(plan, p, step.coop, s);
+  launch_plan<CW, true, true>(plan, p, step.coop, s);
 }
 
 }  // namespace
