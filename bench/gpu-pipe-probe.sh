@@ -2,7 +2,7 @@
 # One device call: where the decode pipeline's consumer time goes (session 21). The module's SASS
 # (cuobjdump, to count the instructions of the consumer's unit loop against the launch form's),
 # pipeline traces (EXL_PIPE_TRACE=1) with the producer and tail warps pausing between polls
-# (EXL_PIPE_BACKOFF, ns) and with the input in stored order (EXL_PIPE_ORDER=1), then A/B rounds.
+# (EXL_PIPE_BACKOFF, ns; session 21: no effect), 16 consumer warps, and with the input in stored order (EXL_PIPE_ORDER=1), then A/B rounds.
 #   usage (GPU machine, after bench/gpu-prep.sh here): bash bench/gpu-pipe-probe.sh OUT_DIR [ROUNDS]
 set -u
 out=${1:?usage: bench/gpu-pipe-probe.sh OUT_DIR [ROUNDS]}
@@ -24,10 +24,9 @@ trace() {  # tag, settings...
   echo "trace $tag rc $?: $(grep -E 'decode ctx' "$out/trace-$tag.log" | tr -s ' ' | tr '\n' ' ')" >>"$out/probe.log"
 }
 trace default
-trace backoff200 EXL_PIPE_BACKOFF=200
-trace backoff1000 EXL_PIPE_BACKOFF=1000
+trace warps16 EXL_PIPE_WARPS=16
 trace order EXL_PIPE_ORDER=1
 trace skip1 EXL_PIPE_SKIP=1
-bash "$bench/gpu-ab.sh" "$out/ab.txt" "$rounds" - "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_BACKOFF=200" \
-  "EXL_CUDA_PIPE=1 EXL_PIPE_BACKOFF=1000" >/dev/null 2>&1
+bash "$bench/gpu-ab.sh" "$out/ab.txt" "$rounds" - "EXL_CUDA_PIPE=1" "EXL_CUDA_PIPE=1 EXL_PIPE_WARPS=16" \
+  "EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1" >/dev/null 2>&1
 cat "$out/probe.log"
