@@ -6,13 +6,13 @@
 #   usage (GPU machine, after bench/gpu-prep.sh here):  bash bench/gpu-pipe-ncu.sh OUT_DIR [LAUNCH_SKIP [GEMV_LAUNCH_SKIP]]
 set -u
 out=${1:?usage: bench/gpu-pipe-ncu.sh OUT_DIR [LAUNCH_SKIP [GEMV_LAUNCH_SKIP]]}
-skip=${2:-1400}  # past tinyllama's launches (about 1200): one of the 8B's
+skip=${2:-200}  # a launch of tinyllama in the steady state (1400 was past the last one under ncu)
 [[ $out == /* ]] || out=$PWD/$out
 mkdir -p "$out"
 source "$(dirname "$0")/gpu-env.sh"
 o=$(mktemp -d)
 [ -n "$ncu" ] || { echo "no ncu" | tee "$out/error.txt"; exit 3; }
-EXL_CUDA_PIPE=1 EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --graph-profiling node --kernel-name-base mangled --kernel-name regex:exl2_pipe_kernel \
+EXL_CUDA_PIPE=1 EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --cache-control none --graph-profiling node --kernel-name-base mangled --kernel-name regex:exl2_pipe_kernel \
   --launch-skip "$skip" --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
   --section Occupancy --section SourceCounters --section InstructionStats --section LaunchStats --import-source yes \
   -o "$o/pipe" ./exl_cuda_bench ./libexl_cuda.so >"$o/ncu-run.txt" 2>&1
@@ -22,8 +22,8 @@ echo "ncu rc $?" | tee "$o/log.txt"
 echo "export rc $?" | tee -a "$o/log.txt"
 # The launch form for comparison: four consecutive GEMV launches of the 8B (one layer's q/k/v,
 # o, gate/up, down), the same sections.
-EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --graph-profiling node --kernel-name-base mangled --kernel-name regex:exl2_gemv_kernel \
-  --launch-skip "${3:-5000}" --launch-count 4 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --cache-control none --graph-profiling node --kernel-name-base mangled --kernel-name regex:exl2_gemv_kernel \
+  --launch-skip "${3:-400}" --launch-count 4 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
   --section Occupancy --section SourceCounters --section InstructionStats --section LaunchStats --import-source yes \
   -o "$o/gemv" ./exl_cuda_bench ./libexl_cuda.so >"$o/ncu-gemv-run.txt" 2>&1
 echo "ncu gemv rc $?" | tee -a "$o/log.txt"
