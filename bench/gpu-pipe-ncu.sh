@@ -6,7 +6,9 @@
 #   usage (GPU machine, after bench/gpu-prep.sh here):  bash bench/gpu-pipe-ncu.sh OUT_DIR [LAUNCH_SKIP [GEMV_LAUNCH_SKIP]]
 set -u
 out=${1:?usage: bench/gpu-pipe-ncu.sh OUT_DIR [LAUNCH_SKIP [GEMV_LAUNCH_SKIP]]}
-skip=${2:-200}  # a launch of tinyllama in the steady state (1400 was past the last one under ncu)
+skip=${2:-60}  # a launch of tinyllama past the first steps (under ncu the bench runs few tokens)
+# ncu does not see the kernels inside the decode graphs: every step launch by launch.
+export EXL_CUDA_GRAPHS=0
 [[ $out == /* ]] || out=$PWD/$out
 mkdir -p "$out"
 source "$(dirname "$0")/gpu-env.sh"
@@ -23,7 +25,7 @@ echo "export rc $?" | tee -a "$o/log.txt"
 # The launch form for comparison: four consecutive GEMV launches of the 8B (one layer's q/k/v,
 # o, gate/up, down), the same sections.
 EXL_BENCH=decode timeout 300 "$ncu" --clock-control none --cache-control none --graph-profiling node --kernel-name-base mangled --kernel-name regex:exl2_gemv_kernel \
-  --launch-skip "${3:-400}" --launch-count 4 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+  --launch-skip "${3:-100}" --launch-count 4 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
   --section Occupancy --section SourceCounters --section InstructionStats --section LaunchStats --import-source yes \
   -o "$o/gemv" ./exl_cuda_bench ./libexl_cuda.so >"$o/ncu-gemv-run.txt" 2>&1
 echo "ncu gemv rc $?" | tee -a "$o/log.txt"
