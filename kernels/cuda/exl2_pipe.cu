@@ -498,11 +498,11 @@ __device__ void load_input(const PipeStage& st, const PipeSmem<CW>& sm) {
   }
 }
 
-// The B fragment of one unit for the lanes of row 0 (g == 0): rows 2t, 2t+1, 2t+8, ... of the unit.
-// Branch-free: every lane loads (lane & 3's rows, the same addresses as a row-0 lane: broadcasts)
-// and the lanes of other rows keep zeros, so the loads of one unit can be scheduled beside the
-// decode and mma of another (an early return per unit was a scheduling barrier).
-template <bool P>
+// The B fragment of one unit for the lanes of row 0 (g == 0): rows 2t, 2t+1, 2t+8, ... of the unit,
+// through the item's permutation (or in stored order: perm null). Branch-free: every lane loads
+// (lane & 3's rows, the same addresses as a row-0 lane: broadcasts) and the lanes of other rows
+// keep zeros; the permutation is data, not a second instantiation, so the unit loop stays small
+// (session 21's profile: half of the loop's stalls were instruction fetch).
 __device__ __forceinline__ void unit_fragment(const __half* xs, const std::int32_t* perm, int row0, int lane,
                                               std::uint32_t (&b)[1][4]) {
   const int t = lane & 3;
@@ -510,63 +510,53 @@ __device__ __forceinline__ void unit_fragment(const __half* xs, const std::int32
 #pragma unroll
   for (int q = 0; q < 4; ++q) {
     const int r = row0 + 2 * t + 8 * q;
-    std::uint32_t v;
-    if constexpr (P) {
-      const __half2 h = __halves2half2(xs[perm[r]], xs[perm[r + 1]]);
-      v = *reinterpret_cast<const std::uint32_t*>(&h);
-    } else {
-      v = *reinterpret_cast<const std::uint32_t*>(xs + r);
+    int lo = r, hi = r + 1;
+    if (perm) {
+      lo = perm[r];
+      hi = perm[r + 1];
     }
-    b[0][q] = row_lane ? v : 0u;
+    const __half2 h = __halves2half2(xs[lo], xs[hi]);
+    b[0][q] = row_lane ? *reinterpret_cast<const std::uint32_t*>(&h) : 0u;
   }
 }
 
-template <int B, bool P>
-__device__ __forceinline__ void pipe_unit(const unsigned char* w8, int i, int row0, const __half* xs,
-                                          const std::int32_t* perm, int lane, float (&part)[1][4][4]) {
-  std::uint32_t w[16];
-  read_unit<B>(reinterpret_cast<const std::uint32_t*>(w8 + std::size_t(i) * 256 * B), lane, w);
-  std::uint32_t b[1][4];
-  unit_fragment<P>(xs, perm, row0 + i * 32, lane, b);
-  mma_tile<B, 1, 0, 0>(w, b, part);
-  mma_tile<B, 1, 0, 1>(w, b, part);
-  mma_tile<B, 1, 0, 2>(w, b, part);
-  mma_tile<B, 1, 0, 3>(w, b, part);
-  mma_tile<B, 1, 1, 0>(w, b, part);
-  mma_tile<B, 1, 1, 1>(w, b, part);
-  mma_tile<B, 1, 1, 2>(w, b, part);
-  mma_tile<B, 1, 1, 3>(w, b, part);
-}
-
 // A run of n units of width B at ring bytes `w8` (unit i at w8 + 256 B i): per group the mma
-// accumulate, then go into acc scaled by the group's 64 fp16 scales (acc = fma(part, scale, acc)
-// group by group). Two units in flight: even and odd units of a group accumulate apart (their
-// loads, decodes and mma chains independent) and meet once per group, part = even + odd.
-template <int B, bool P>
+// accumulate in `part`, then go into acc scaled by the group's 64 fp16 scales (the launch form's
+// order: acc = fma(part, scale, acc) group by group). One unit at a time and not unrolled: two
+// units in flight gained nothing (the loop is not latency-bound) and doubled the code.
+template <int B>
 __device__ __forceinline__ void pipe_run(const unsigned char* w8, int n, const int2* info, int row0,
                                          const __half* xs, const std::int32_t* perm, const std::uint32_t* scales,
                                          const __half* smax, int g0, int g0e, int lane, float (&acc)[4][4]) {
   for (int i = 0; i < n;) {
     const int grp = info[i].y >> 4;
-    int e = i + 1;
-    while (e < n && (info[e].y >> 4) == grp) ++e;
-    float part[1][4][4], odd[1][4][4];
+    float part[1][4][4];
 #pragma unroll
     for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
-      for (int c = 0; c < 4; ++c) part[0][mt][c] = odd[0][mt][c] = 0.0f;
-    for (; i + 1 < e; i += 2) {
-      pipe_unit<B, P>(w8, i, row0, xs, perm, lane, part);
-      pipe_unit<B, P>(w8, i + 1, row0, xs, perm, lane, odd);
+      for (int c = 0; c < 4; ++c) part[0][mt][c] = 0.0f;
+#pragma unroll 1
+    for (; i < n && (info[i].y >> 4) == grp; ++i) {
+      std::uint32_t w[16];
+      read_unit<B>(reinterpret_cast<const std::uint32_t*>(w8 + std::size_t(i) * 256 * B), lane, w);
+      std::uint32_t b[1][4];
+      unit_fragment(xs, perm, row0 + i * 32, lane, b);
+      mma_tile<B, 1, 0, 0>(w, b, part);
+      mma_tile<B, 1, 0, 1>(w, b, part);
+      mma_tile<B, 1, 0, 2>(w, b, part);
+      mma_tile<B, 1, 0, 3>(w, b, part);
+      mma_tile<B, 1, 1, 0>(w, b, part);
+      mma_tile<B, 1, 1, 1>(w, b, part);
+      mma_tile<B, 1, 1, 2>(w, b, part);
+      mma_tile<B, 1, 1, 3>(w, b, part);
     }
-    if (i < e) pipe_unit<B, P>(w8, i++, row0, xs, perm, lane, part);
     if ((lane & 3) == 0) {  // row 0 of the C fragments: c0 (column mt*16 + g), c2 (column + 8)
       const std::uint32_t sw = scales[(grp - g0) * 8 + (lane >> 2)];
       const __half mx = smax[grp - g0e];
 #pragma unroll
       for (int mt = 0; mt < 4; ++mt) {
-        acc[mt][0] = fmaf(part[0][mt][0] + odd[0][mt][0], exl2_scale(mx, (sw >> (4 * (mt * 2))) & 15u), acc[mt][0]);
-        acc[mt][2] = fmaf(part[0][mt][2] + odd[0][mt][2], exl2_scale(mx, (sw >> (4 * (mt * 2 + 1))) & 15u), acc[mt][2]);
+        acc[mt][0] = fmaf(part[0][mt][0], exl2_scale(mx, (sw >> (4 * (mt * 2))) & 15u), acc[mt][0]);
+        acc[mt][2] = fmaf(part[0][mt][2], exl2_scale(mx, (sw >> (4 * (mt * 2 + 1))) & 15u), acc[mt][2]);
       }
     }
   }
@@ -813,9 +803,8 @@ __device__ void pipe_consume(const PipeParams& p, const PipeSmem<CW>& sm) {
           const int bits = info[i].y & 15;
           int e2 = i + 1;
           while (e2 < wb && (info[e2].y & 15) == bits) ++e2;
-#define EXL_PIPE_RUN(B)                                                                                            \
-  if (perm) pipe_run<B, true>(w8, e2 - i, info + i, row_base + i * 32, sm.xs, perm, scales, smax, h.g0, h.g0e, lane, acc); \
-  else pipe_run<B, false>(w8, e2 - i, info + i, row_base + i * 32, sm.xs, perm, scales, smax, h.g0, h.g0e, lane, acc)
+#define EXL_PIPE_RUN(B) \
+  pipe_run<B>(w8, e2 - i, info + i, row_base + i * 32, sm.xs, perm, scales, smax, h.g0, h.g0e, lane, acc)
           switch (bits) {
             case 2: EXL_PIPE_RUN(2); break;
             case 3: EXL_PIPE_RUN(3); break;
