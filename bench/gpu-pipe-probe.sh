@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One device call: where the decode pipeline's consumer time goes (session 21). The module's SASS
 # (cuobjdump, to count the instructions of the consumer's unit loop against the launch form's),
-# pipeline traces (EXL_PIPE_TRACE=1) with the producer and tail warps pausing between polls
-# (EXL_PIPE_BACKOFF, ns; session 21: no effect), 16 consumer warps, and with the input in stored order (EXL_PIPE_ORDER=1), then A/B rounds.
+# pipeline traces (EXL_PIPE_TRACE=1): the default form, 16 consumer warps, the input in stored order
+# (EXL_PIPE_ORDER=1), the mma left out (EXL_PIPE_SKIP=1); then A/B rounds against the launches.
 #   usage (GPU machine, after bench/gpu-prep.sh here): bash bench/gpu-pipe-probe.sh OUT_DIR [ROUNDS]
 set -u
 out=${1:?usage: bench/gpu-pipe-probe.sh OUT_DIR [ROUNDS]}

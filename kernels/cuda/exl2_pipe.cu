@@ -87,7 +87,6 @@ struct PipeParams {
   int ring_bytes = 0;
   int xs_halves = 0;
   int skip = 0;  // experiments only (EXL_PIPE_SKIP, pipe_skip): parts left out to place time, wrong results
-  int backoff = 0;  // experiments only (EXL_PIPE_BACKOFF): ns the producer and tail warps sleep between polls
 };
 // EXL_PIPE_SKIP bits: the consumers' decode and mma (they still wait for and release the
 // weights), the producer's weight copies (the consumers decode stale ring bytes), the consumers'
@@ -214,18 +213,11 @@ __device__ EXL_NOINLINE void pipe_stuck(const char* what, int index, unsigned va
            int(threadIdx.x >> 5), what, index, value);
   __trap();
 }
-// sleep_ns: a pause between polls (the producer and tail warps: their issue slots go to the
-// consumer warps of the same scheduler meanwhile).
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity, const char* what, int index,
-                                          int sleep_ns = 0) {
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity, const char* what, int index) {
   if (mbar_test(bar, parity)) return;
   const std::uint64_t t0 = global_ns();
-  while (!mbar_test(bar, parity)) {
+  while (!mbar_test(bar, parity))
     if (global_ns() - t0 > 10000000000ull) pipe_stuck(what, index, parity);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-    if (sleep_ns) __nanosleep(unsigned(sleep_ns));
-#endif
-  }
 }
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -371,7 +363,7 @@ __device__ void pipe_produce(const PipeParams& p, const PipeSmem<CW>& sm) {
     const int e = seq % k_queue;
     const long long t_ring = tr.now();
     while (oldest < seq && (seq - oldest >= k_queue || released < pos + total - R)) {
-      mbar_wait(&sm.empty[oldest % k_queue], unsigned(oldest / k_queue) & 1u, "ring space, item", oldest, p.backoff);
+      mbar_wait(&sm.empty[oldest % k_queue], unsigned(oldest / k_queue) & 1u, "ring space, item", oldest);
       released = sm.end[oldest % k_queue];
       ++oldest;
     }
@@ -858,7 +850,7 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
     const GemvJob& job = st.job[pi.j];
     const int b = seq % k_sum_bufs;
     const long long t_sum = tr.now();
-    mbar_wait(&sm.sum_full[b], unsigned(seq / k_sum_bufs) & 1u, "the sums of item", seq, p.backoff);
+    mbar_wait(&sm.sum_full[b], unsigned(seq / k_sum_bufs) & 1u, "the sums of item", seq);
     tr.add(k_tr_sum_wait, t_sum);
     const long long t_global = tr.now();
     float sum[2];
@@ -1077,7 +1069,6 @@ PipePlan plan_pipe(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
   p.sync = o.sync;
   p.trace = o.trace;
   p.skip = pipe_skip();
-  if (const char* v = std::getenv("EXL_PIPE_BACKOFF")) p.backoff = std::atoi(v);
   for (const PipeSpec& sp : specs) {
     PipeStage st;
     if (const PipeAttention* a = sp.attention) {
