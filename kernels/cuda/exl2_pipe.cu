@@ -867,11 +867,12 @@ __device__ void pipe_tail(const PipeParams& p, const PipeSmem<CW>& sm, int tail)
     bool done = true;
     const bool sums = !(p.skip & k_skip_tail_sums);
     if (job.ksplit == 1) {
+      if (sums) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if (!sums) break;
-        const int col = pi.tile * k_tile_cols + lane + 32 * h;
-        if (col < job.w.n) atomicAdd(job.y + col, sum[h]);
+        for (int h = 0; h < 2; ++h) {
+          const int col = pi.tile * k_tile_cols + lane + 32 * h;
+          if (col < job.w.n) atomicAdd(job.y + col, sum[h]);
+        }
       }
     } else {
       float* slots = p.partials + std::size_t(it - pi.kb) * k_tile_cols;
@@ -940,28 +941,26 @@ __global__ void __launch_bounds__((CW + 1 + k_tails) * 32, 1) exl2_pipe_kernel(c
   }
 }
 
-// EXL_PIPE_SKIP (experiments): the k_skip_* bits, read once.
-int pipe_skip() {
-  static const int v = [] {
-    const char* e = std::getenv("EXL_PIPE_SKIP");
-    return e ? std::atoi(e) : 0;
+// Tuning experiments, read once from the environment (unset in normal use): EXL_PIPE_SKIP, the
+// k_skip_* bits; EXL_PIPE_UPB, units per work item (pipe_ksplit takes the valid split nearest it).
+struct PipeKnobs {
+  int skip = 0, upb = 0;
+};
+const PipeKnobs& pipe_knobs() {
+  static const PipeKnobs k = [] {
+    PipeKnobs r;
+    if (const char* v = std::getenv("EXL_PIPE_SKIP")) r.skip = std::atoi(v);
+    if (const char* v = std::getenv("EXL_PIPE_UPB")) r.upb = std::atoi(v);
+    return r;
   }();
-  return v;
-}
-
-// EXL_PIPE_UPB (experiments): units per work item, instead of pipe_ksplit's choice (capped by the
-// split-K workspace; items must still fit half the ring).
-int pipe_force_upb() {
-  static const int v = [] {
-    const char* e = std::getenv("EXL_PIPE_UPB");
-    return e ? std::atoi(e) : 0;
-  }();
-  return v;
+  return k;
 }
 
 // Items per tile (split K) of a stage: the fewest items on the busiest block, counted in units
-// plus a small fixed part per item, with every item fitting half the ring.
+// plus a small fixed part per item, with every item fitting half the ring (and the split-K
+// workspace); with EXL_PIPE_UPB the valid split whose units per item are nearest the forced count.
 int pipe_ksplit(int units, int tiles, int grid, int max_bits, int ring_bytes) {
+  const int force = pipe_knobs().upb;
   int best = 0;
   double best_cost = 1e30;
   for (int ks = 1; ks <= units; ++ks) {
@@ -973,7 +972,7 @@ int pipe_ksplit(int units, int tiles, int grid, int max_bits, int ring_bytes) {
     const std::size_t items = std::size_t(tiles) * kse;
     if (kse > 1 && items * k_tile_cols > k_gemv_partial_floats) break;
     const double per_block = std::ceil(double(items) / grid);
-    const double cost = per_block * (2.0 + upb);
+    const double cost = force > 0 ? std::abs(upb - force) : per_block * (2.0 + upb);
     if (cost < best_cost - 1e-9) { best_cost = cost; best = kse; }
   }
   if (best == 0) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: a layer's work items do not fit the ring");
@@ -1068,7 +1067,7 @@ PipePlan plan_pipe(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
   p.count = int(specs.size());
   p.sync = o.sync;
   p.trace = o.trace;
-  p.skip = pipe_skip();
+  p.skip = pipe_knobs().skip;
   for (const PipeSpec& sp : specs) {
     PipeStage st;
     if (const PipeAttention* a = sp.attention) {
@@ -1095,14 +1094,7 @@ PipePlan plan_pipe(const std::vector<PipeSpec>& specs, const PipeOptions& o) {
     }
     if (tiles > k_gemv_counters) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_pipe: too many column tiles");
     const int units = g.w[0]->k / 32;
-    int split = pipe_ksplit(units, tiles, grid, max_bits, p.ring_bytes);
-    if (const int force = pipe_force_upb(); force > 0) {  // (experiments: EXL_PIPE_UPB)
-      const int lo = (units + k_pipe_units - 1) / k_pipe_units;                // items of k_pipe_units at most
-      const int hi = std::max(lo, int(k_gemv_partial_floats / (tiles * k_tile_cols)));  // the split-K workspace
-      const int f = std::clamp((units + force - 1) / force, lo, hi);
-      const std::size_t bytes = std::size_t((units + f - 1) / f) * (256 * max_bits + 8 + 128 + 32 + 2) + 64;
-      if (bytes * 2 <= std::size_t(p.ring_bytes)) split = f;  // (else the default)
-    }
+    const int split = pipe_ksplit(units, tiles, grid, max_bits, p.ring_bytes);
     const int upb = (units + split - 1) / split;
     const int ks = (units + upb - 1) / upb;  // every item has units
     st.count = g.count;
