@@ -2,12 +2,14 @@
 // memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
-// = gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
+// = gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), loop (the same, 4-bit and
+// 4.0 bpw mix, beside the engine's decode loop with device sampling, greedy and chat settings), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
 // 2048-token prefill alone) or all (default). The first timed forward is a profiler range
 // (ncu --profile-from-start off).
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +26,7 @@ struct Preset {
 };
 
 const exl_cuda_api* api = nullptr;
+bool g_loop = false;  // EXL_BENCH=loop: also the decode loop as the engine runs it (forward_sample)
 
 #define CHECKED(call)                                                              \
   do {                                                                             \
@@ -148,6 +151,42 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
       const double bound = copy_gbs * 1e9 / (bytes + kv);
       std::printf("decode ctx %6d: %8.1f us/token  %8.1f tok/s  bound %8.1f tok/s  %5.1f %%\n", ctx, us, 1e6 / us,
                   bound, 100.0 * (1e6 / us) / bound);
+      if (g_loop) {
+        // The engine's decode loop: one forward_sample per token (the step and the sampler in one
+        // graph, only the id copied back), greedy and with chat settings (temperature, top-k,
+        // top-p, min-p, a repetition penalty over 64 ids), host time per call.
+        std::vector<int32_t> pen_ids(64), pen_counts(64, 1);
+        for (int i = 0; i < 64; ++i) pen_ids[std::size_t(i)] = int32_t((i * 997 + 11) % p.vocab);
+        for (int chat = 0; chat < 2; ++chat) {
+          exl_cuda_sampler s{};
+          s.greedy = chat ? 0 : 1;
+          s.temperature = chat ? 0.8f : 1.0f;
+          s.top_k = chat ? 40 : 0;
+          s.top_p = chat ? 0.9f : 1.0f;
+          s.min_p = chat ? 0.05f : 0.0f;
+          s.repetition_penalty = chat ? 1.1f : 1.0f;
+          s.penalty_ids = pen_ids.data();
+          s.penalty_counts = pen_counts.data();
+          s.num_penalty = chat ? 64 : 0;
+          CHECKED(api->truncate_cache(b, ctx));
+          int32_t id = 1;
+          std::vector<double> t;
+          for (int g = 0; g < 45; ++g) {
+            s.uniform = std::fmod(0.5 + 0.6180339887 * g, 1.0);
+            exl_cuda_sample_result r{};
+            const auto t0 = std::chrono::steady_clock::now();
+            CHECKED(api->forward_sample(b, &id, 1, &s, &r));
+            const auto t1 = std::chrono::steady_clock::now();
+            if (g >= 5) t.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+            id = r.id >= 0 && r.id < p.vocab ? r.id : 1;
+          }
+          std::sort(t.begin(), t.end());
+          const double med = t[t.size() / 2];
+          std::printf("decode loop ctx %6d, %s sampling: %8.1f us/token  %8.1f tok/s  %5.1f %% of the bound\n", ctx,
+                      chat ? "chat" : "greedy", med, 1e6 / med, 100.0 * (1e6 / med) / bound);
+        }
+        CHECKED(api->truncate_cache(b, 0));
+      }
     }
     if (prompt > 0) {
       double us = 0;
@@ -261,6 +300,13 @@ int main(int argc, char** argv) {
   if (sel == "decode") {  // decode alone at context 0 (A/B comparisons of the decode step)
     ok &= bench_model(tiny, false, copy, {0}, 0);
     ok &= bench_model(l8b, false, copy, {0}, 0);
+  }
+  if (sel == "loop") {  // the raw step against the engine's loop (device sampling), 4-bit and 4.0 bpw mix
+    g_loop = true;
+    for (bool mixed : {false, true}) {
+      ok &= bench_model(tiny, mixed, copy, {0}, 0);
+      ok &= bench_model(l8b, mixed, copy, {0}, 0);
+    }
   }
   if (sel == "llama3-8b-prefill") ok &= bench_model(l8b, false, copy, {}, 2048);
   if (sel == "llama3-8b-rows") ok &= bench_model(l8b, false, copy, {}, 0, {2});  // one verify pass, for a profiler

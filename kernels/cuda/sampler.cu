@@ -15,6 +15,7 @@
 // the host's up to floating-point ties (a boundary of a cumulative mass, or equal keys).
 #include <cfloat>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -100,6 +101,99 @@ __device__ void argmax_merge(float& v, int& i, float v2, int i2) {
   if (i == INT_MAX || v2 > v || (v2 == v && i2 < i)) { v = v2; i = i2; }
 }
 
+// The passes over the vocabulary load several float4 per thread before using any, so a pass costs
+// one L2 latency per batch of 4 * k_quads * T elements rather than one per T elements (a 128k
+// vocabulary: 16 latencies instead of 125; more quads per batch spill at 64 registers). Each
+// element's work is unchanged, so are the results
+// (the per-thread order of the fp64 sums of typical sampling aside, which the host's differs
+// from anyway).
+constexpr int k_quads = 2;
+
+// f(i, a[i], b[i]) for every i < n (b[i] = 0 without b), each thread its quads q = threadIdx.x,
+// + T, ..., i = 4q .. 4q + 3 in increasing order. 16-byte loads where a (and b) are aligned.
+template <bool HasB, class F>
+__device__ __forceinline__ void for_quads(int n, const float* a, const unsigned* b, F f) {
+  const int nq = (n + 3) / 4;
+  const bool vec = ((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & 15u) == 0;
+  for (int base = threadIdx.x; base < nq; base += k_quads * T) {
+    float4 va[k_quads];
+    uint4 vb[k_quads];
+#pragma unroll
+    for (int u = 0; u < k_quads; ++u) {
+      const int q = base + u * T, i = 4 * q;
+      va[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      vb[u] = make_uint4(0u, 0u, 0u, 0u);
+      if (q >= nq) continue;
+      if (vec && i + 3 < n) {
+        va[u] = *reinterpret_cast<const float4*>(a + i);
+        if constexpr (HasB) vb[u] = *reinterpret_cast<const uint4*>(b + i);
+      } else {
+        float* fa = &va[u].x;
+        unsigned* fb = &vb[u].x;
+        for (int c = 0; c < 4 && i + c < n; ++c) {
+          fa[c] = a[i + c];
+          if constexpr (HasB) fb[c] = b[i + c];
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < k_quads; ++u) {
+      const int q = base + u * T, i = 4 * q;
+      if (q >= nq) continue;
+      const float fa[4] = {va[u].x, va[u].y, va[u].z, va[u].w};
+      const unsigned fb[4] = {vb[u].x, vb[u].y, vb[u].z, vb[u].w};
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        if (i + c < n) f(i + c, fa[c], fb[c]);
+    }
+  }
+}
+template <class F>
+__device__ __forceinline__ void for_each(int n, const float* a, F f) {
+  for_quads<false>(n, a, nullptr, [&](int i, float v, unsigned) { f(i, v); });
+}
+// f(i, e[i], key) with the key of e[i] (keys[i], or e[i]'s own bits without keys).
+template <class F>
+__device__ __forceinline__ void for_keyed(int n, const float* e, const unsigned* keys, F f) {
+  if (keys) for_quads<true>(n, e, keys, f);
+  else for_quads<false>(n, e, nullptr, [&](int i, float v, unsigned) { f(i, v, __float_as_uint(v)); });
+}
+
+// The id-ordered scans (ties at a threshold, the draw) give each thread one contiguous chunk of
+// the vocabulary, a multiple of 4 long: [lo, hi) of thread threadIdx.x.
+struct Chunk {
+  int lo, hi;
+};
+__device__ __forceinline__ Chunk chunk_of(int vocab) {
+  const int len = ((vocab + T - 1) / T + 3) & ~3;
+  const int lo = min(vocab, int(threadIdx.x) * len);
+  return Chunk{lo, min(vocab, lo + len)};
+}
+
+// f(i, e[i]) for i in [c.lo, c.hi) in order, until f returns false (loads batched as in for_quads).
+template <class F>
+__device__ __forceinline__ void for_chunk(const float* e, Chunk c, F f) {
+  const bool vec = (reinterpret_cast<std::uintptr_t>(e) & 15u) == 0;
+  for (int b = c.lo; b < c.hi; b += 4 * k_quads) {
+    float v[4 * k_quads];
+#pragma unroll
+    for (int u = 0; u < k_quads; ++u) {
+      const int i = b + 4 * u;
+      if (vec && i + 3 < c.hi) {
+        const float4 x = *reinterpret_cast<const float4*>(e + i);
+        v[4 * u] = x.x; v[4 * u + 1] = x.y; v[4 * u + 2] = x.z; v[4 * u + 3] = x.w;
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) v[4 * u + j] = i + j < c.hi ? e[i + j] : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < 4 * k_quads; ++u)
+      if (b + u < c.hi && !f(b + u, v[u])) return;
+  }
+}
+
+
 // Keeps the best tokens by (key desc, id asc) whose weight (1 each, or fixed-point e) reaches
 // `target` (count) or `frac` of the kept weight (mass); the rest get e = 0.
 __device__ void select_top(float* e, const unsigned* keys, int vocab, bool mass, unsigned long long count_target,
@@ -115,13 +209,10 @@ __device__ void select_top(float* e, const unsigned* keys, int vocab, bool mass,
     __syncthreads();
     const unsigned prefix = sh.prefix, pmask = sh.prefix_mask;
     unsigned long long* hist = sh.hist[w % k_copies];
-    for (int i = threadIdx.x; i < vocab; i += T) {
-      const float ei = e[i];
-      if (!(ei > 0.0f)) continue;
-      const unsigned k = key_of(i, ei);
-      if ((k & pmask) != prefix) continue;
+    for_keyed(vocab, e, keys, [&](int, float ei, unsigned k) {
+      if (!(ei > 0.0f) || (k & pmask) != prefix) return;
       atomicAdd(&hist[(k >> shift) & 255u], mass ? fixed_weight(ei) : 1ull);
-    }
+    });
     __syncthreads();
     if (w == 0) {
       // Lane l owns bins 8l .. 8l+7; suffix sums from the top bin down.
@@ -166,35 +257,31 @@ __device__ void select_top(float* e, const unsigned* keys, int vocab, bool mass,
   // Ties at the threshold key: the lowest ids until the weight reaches the target.
   const unsigned thr = sh.prefix;
   const unsigned long long need = sh.target - sh.above;  // > 0
-  const int chunk = (vocab + T - 1) / T;
-  const int lo = min(vocab, int(threadIdx.x) * chunk), hi = min(vocab, lo + chunk);
+  const Chunk ch = chunk_of(vocab);
   unsigned long long mine = 0;
-  for (int i = lo; i < hi; ++i) {
-    const float ei = e[i];
+  for_chunk(e, ch, [&](int i, float ei) {
     if (ei > 0.0f && key_of(i, ei) == thr) mine += mass ? fixed_weight(ei) : 1ull;
-  }
+    return true;
+  });
   unsigned long long tot = 0;
   const unsigned long long before = block_exclusive_scan(mine, sh.u, &tot);
   if (threadIdx.x == 0) sh.cut = vocab - 1;  // fallback: every tie (cannot happen: tot >= need)
   __syncthreads();
   if (before < need && need <= before + mine) {
     unsigned long long acc = before;
-    for (int i = lo; i < hi; ++i) {
-      const float ei = e[i];
+    for_chunk(e, ch, [&](int i, float ei) {
       if (ei > 0.0f && key_of(i, ei) == thr) {
         acc += mass ? fixed_weight(ei) : 1ull;
-        if (acc >= need) { sh.cut = i; break; }
+        if (acc >= need) { sh.cut = i; return false; }
       }
-    }
+      return true;
+    });
   }
   __syncthreads();
   const int cut = sh.cut;
-  for (int i = threadIdx.x; i < vocab; i += T) {
-    const float ei = e[i];
-    if (!(ei > 0.0f)) continue;
-    const unsigned k = key_of(i, ei);
-    if (k < thr || (k == thr && i > cut)) e[i] = 0.0f;
-  }
+  for_keyed(vocab, e, keys, [&](int i, float ei, unsigned k) {
+    if (ei > 0.0f && (k < thr || (k == thr && i > cut))) e[i] = 0.0f;
+  });
   __syncthreads();
 }
 
@@ -248,11 +335,11 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
   // 4-5. Masked arg-max (greedy) and the largest finite logit.
   float bv = -INFINITY, mx = -INFINITY;
   int bi = INT_MAX;
-  for (int i = threadIdx.x; i < vocab; i += T) {
-    const float l = i < limit ? logits[i] : -INFINITY;
+  for_each(vocab, logits, [&](int i, float l) {
+    if (i >= limit) l = -INFINITY;
     argmax_merge(bv, bi, l, i);
     if (isfinite(l)) mx = fmaxf(mx, l);
-  }
+  });
   for (int o = 16; o > 0; o >>= 1) {
     const float v2 = __shfl_xor_sync(k_full, bv, o);
     const int i2 = __shfl_xor_sync(k_full, bi, o);
@@ -278,12 +365,12 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
   // 6. Softmax weights (unnormalised, max 1): e = exp((l - max) / T); 0 = dropped.
   const float inv_t = 1.0f / p.temperature;
   int n_pos = 0;
-  for (int i = threadIdx.x; i < vocab; i += T) {
-    const float l = i < limit ? logits[i] : -INFINITY;
+  for_each(vocab, logits, [&](int i, float l) {
+    if (i >= limit) l = -INFINITY;
     const float w = isfinite(l) ? expf((l - mx) * inv_t) : 0.0f;
     e[i] = w;
     n_pos += w > 0.0f;
-  }
+  });
   n_pos = block_reduce(n_pos, 0, sh.i, Add());
 
   // 7. top-k.
@@ -293,41 +380,37 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
   // 9. min-p: keep e >= min_p * e_max.
   if (p.min_p > 0.0f) {
     float emax = 0.0f;
-    for (int i = threadIdx.x; i < vocab; i += T) emax = fmaxf(emax, e[i]);
+    for_each(vocab, e, [&](int, float ei) { emax = fmaxf(emax, ei); });
     emax = block_reduce(emax, 0.0f, sh.f, Max());
     const float floor_v = emax * p.min_p;
-    for (int i = threadIdx.x; i < vocab; i += T)
-      if (e[i] > 0.0f && e[i] < floor_v) e[i] = 0.0f;
+    for_each(vocab, e, [&](int i, float ei) {
+      if (ei > 0.0f && ei < floor_v) e[i] = 0.0f;
+    });
     __syncthreads();
   }
   // 10. typical: with p = e / Z, |-ln p - H| = |S / Z - ln e| where S = sum e ln e; keys order
   // by that score ascending (inverted float bits), mass-weighted like top-p.
   if (p.typical > 0.0f && p.typical < 1.0f) {
     double z = 0, s = 0;
-    for (int i = threadIdx.x; i < vocab; i += T) {
-      const float ei = e[i];
+    for_each(vocab, e, [&](int, float ei) {
       if (ei > 0.0f) { z += double(ei); s += double(ei) * double(logf(ei)); }
-    }
+    });
     z = block_reduce(z, 0.0, sh.d, Add());
     s = block_reduce(s, 0.0, sh.d, Add());
     const float m = float(s / z);
-    for (int i = threadIdx.x; i < vocab; i += T) {
-      const float ei = e[i];
-      keys[i] = ei > 0.0f ? ~__float_as_uint(fabsf(m - logf(ei))) : 0u;
-    }
+    for_each(vocab, e, [&](int i, float ei) { keys[i] = ei > 0.0f ? ~__float_as_uint(fabsf(m - logf(ei))) : 0u; });
     __syncthreads();
     select_top(e, keys, vocab, true, 0, p.typical, sh);
   }
 
   // 11. Draw: walk the kept tokens in id order until the cumulative weight exceeds u * total.
-  const int chunk = (vocab + T - 1) / T;
-  const int lo = min(vocab, int(threadIdx.x) * chunk), hi = min(vocab, lo + chunk);
+  const Chunk ch = chunk_of(vocab);
   double mine = 0;
   int kept = 0, last = -1;
-  for (int i = lo; i < hi; ++i) {
-    const float ei = e[i];
+  for_chunk(e, ch, [&](int i, float ei) {
     if (ei > 0.0f) { mine += double(ei); ++kept; last = i; }
-  }
+    return true;
+  });
   double total = 0;
   const double before = block_exclusive_scan(mine, sh.d, &total);
   kept = block_reduce(kept, 0, sh.i, Add());
@@ -336,17 +419,18 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
   int found = INT_MAX;
   if (before <= r) {
     double cum = before;
-    for (int i = lo; i < hi; ++i) {
-      cum += double(e[i]);
-      if (e[i] > 0.0f && r < cum) { found = i; break; }
-    }
+    for_chunk(e, ch, [&](int i, float ei) {
+      cum += double(ei);
+      if (ei > 0.0f && r < cum) { found = i; return false; }
+      return true;
+    });
   }
   found = block_reduce(found, INT_MAX, sh.i, Min());
   const int id = found != INT_MAX ? found : (last >= 0 ? last : best);
   const float prob = total > 0 ? float(double(e[id]) / total) : 1.0f;
   if (p.write_dist) {
     __syncthreads();
-    for (int i = threadIdx.x; i < vocab; i += T) e[i] = total > 0 ? float(double(e[i]) / total) : 0.0f;
+    for_each(vocab, e, [&](int i, float ei) { e[i] = total > 0 ? float(double(ei) / total) : 0.0f; });
   }
   if (threadIdx.x == 0) { out->id = id; out->candidates = kept; out->p = prob; }
 }

@@ -1,5 +1,5 @@
 // The device sampler (kernels/cuda/sampler.cu) against the host Sampler, its oracle: random
-// logits rows (vocab 1000, 32000, 128256; never all zero, some duplicated values for ties) with
+// logits rows (vocab 1000, 1003, 32000, 32001, 128256; never all zero, some duplicated values for ties) with
 // random settings covering every stage and their combinations; the kept distribution (ids and p)
 // and the drawn id for given uniforms. A mismatch is allowed only at a floating-point tie: a
 // kept-set difference of at most 2 ids in at most 2 % of the rows (a threshold within rounding of
@@ -190,12 +190,17 @@ void compare_rows(int vocab, int rows, std::uint32_t seed) {
 EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_1000) { compare_rows(1000, 300, 51); }
 EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_32000) { compare_rows(32000, 120, 52); }
 EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_128256) { compare_rows(128256, 60, 53); }
+// Vocabularies that are not a multiple of 4 (the last elements of a pass outside its 16-byte loads).
+EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_odd) {
+  compare_rows(1003, 100, 54);
+  compare_rows(32001, 40, 55);
+}
 
 EXL_GPU_TEST(cuda_kernels, sampler_greedy_ties_and_edge_rows) {
   const exl_cuda_api& api = cuda_api();
   Packed pk;
   exl_cuda_sample_result res{};
-  for (int vocab : {1000, 32000, 128256}) {
+  for (int vocab : {1000, 1003, 32000, 32001, 128256}) {
     std::vector<float> l(static_cast<std::size_t>(vocab), -1.0f);
     for (int i = 0; i < vocab; ++i) l[std::size_t(i)] = -1.0f - float(i % 97) * 0.01f;
     for (int id : {vocab - 1, 7, 3, vocab / 2}) l[std::size_t(id)] = 5.0f;  // the maximum four times
