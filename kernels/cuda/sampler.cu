@@ -1,6 +1,7 @@
 // Device sampler: the host sampler's stages (exl/generator.h) on one fp32 logits row.
 // Memory layout: logits [vocab] fp32 (edited in place by penalties / bans / bias); work buffers
-// e [vocab] fp32 (unnormalised kept weights, 0 = dropped) and keys [vocab] u32 (typical's keys);
+// e [vocab] fp32 (unnormalised kept weights, 0 = dropped) and keys [vocab] u32 (typical's keys;
+// after a top-k of at most a third of the vocabulary also the compacted kept weights and ids);
 // blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids, bias ids, bias
 // values (fp32 bits); bias entries sorted by id (stable).
 // Launch shape: ONE block of 1024 threads (the row is small and L2-resident; one block keeps every
@@ -11,6 +12,8 @@
 // of 8 bits (weights: 1 for top-k, fixed-point e * 2^40 for the mass-weighted ones, so integer
 // atomics stay deterministic), ties at the threshold resolved by lowest id (an id-ordered scan),
 // min-p as a threshold on e; the draw as a prefix scan in id order (contiguous chunk per thread).
+// After top-k the kept tokens are compacted in id order, so top-p, min-p, typical and the draw
+// run over k entries instead of the vocabulary (the same decisions: index order is id order).
 // Precision: fp32 logits and weights, fp64 sums, 2^-40 fixed-point histogram masses; results equal
 // the host's up to floating-point ties (a boundary of a cumulative mass, or equal keys).
 #include <cfloat>
@@ -27,11 +30,17 @@ namespace {
 
 constexpr int T = DeviceSampler::k_threads;
 constexpr int k_warps = T / 32;
-constexpr int k_copies = 8;  // privatised histograms (warp w uses copy w % k_copies)
+// Privatised histograms: lane l of every warp adds into copy l % k_copies, so the lanes of one
+// atomic instruction never meet on one address (at most 2 do: the hardware serialises those, and
+// a concentrated key distribution put up to 32 lanes on one bin with per-warp copies). Rows padded
+// to 257 entries: the copies of one bin sit in 16 distinct bank pairs.
+constexpr int k_copies = 16;
+constexpr int k_hist_stride = 257;
 constexpr unsigned k_full = 0xffffffffu;
 
 struct Shared {
-  unsigned long long hist[k_copies][256];
+  unsigned long long hist[k_copies][k_hist_stride];
+  unsigned long long bins[256];  // the copies' sum
   double d[k_warps];
   unsigned long long u[k_warps];
   float f[k_warps];
@@ -42,6 +51,7 @@ struct Shared {
   int bin_found;
   int cut;
   int found_id;
+  SamplerParams prm;
 };
 
 __device__ __forceinline__ unsigned long long fixed_weight(float e) {
@@ -194,6 +204,25 @@ __device__ __forceinline__ void for_chunk(const float* e, Chunk c, F f) {
 }
 
 
+// Copies the kept tokens (e > 0) to ce / cid in id order; returns how many.
+__device__ int compact(const float* e, int vocab, float* ce, int* cid, Shared& sh) {
+  const Chunk ch = chunk_of(vocab);
+  int mine = 0;
+  for_chunk(e, ch, [&](int, float ei) {
+    mine += ei > 0.0f;
+    return true;
+  });
+  int total = 0;
+  int at = block_exclusive_scan(mine, sh.i, &total);
+  if (mine > 0)
+    for_chunk(e, ch, [&](int i, float ei) {
+      if (ei > 0.0f) { ce[at] = ei; cid[at] = i; ++at; }
+      return true;
+    });
+  __syncthreads();
+  return total;
+}
+
 // Keeps the best tokens by (key desc, id asc) whose weight (1 each, or fixed-point e) reaches
 // `target` (count) or `frac` of the kept weight (mass); the rest get e = 0.
 __device__ void select_top(float* e, const unsigned* keys, int vocab, bool mass, unsigned long long count_target,
@@ -205,21 +234,26 @@ __device__ void select_top(float* e, const unsigned* keys, int vocab, bool mass,
   }
   for (int pass = 0; pass < 4; ++pass) {
     const int shift = 24 - 8 * pass;
-    for (int j = threadIdx.x; j < k_copies * 256; j += T) (&sh.hist[0][0])[j] = 0;
+    for (int j = threadIdx.x; j < k_copies * k_hist_stride; j += T) (&sh.hist[0][0])[j] = 0;
     __syncthreads();
     const unsigned prefix = sh.prefix, pmask = sh.prefix_mask;
-    unsigned long long* hist = sh.hist[w % k_copies];
+    unsigned long long* hist = sh.hist[lane % k_copies];
     for_keyed(vocab, e, keys, [&](int, float ei, unsigned k) {
       if (!(ei > 0.0f) || (k & pmask) != prefix) return;
       atomicAdd(&hist[(k >> shift) & 255u], mass ? fixed_weight(ei) : 1ull);
     });
     __syncthreads();
+    for (int b = threadIdx.x; b < 256; b += T) {
+      unsigned long long t = 0;
+      for (int c = 0; c < k_copies; ++c) t += sh.hist[c][b];
+      sh.bins[b] = t;
+    }
+    __syncthreads();
     if (w == 0) {
       // Lane l owns bins 8l .. 8l+7; suffix sums from the top bin down.
       unsigned long long h[8], s = 0;
       for (int b = 0; b < 8; ++b) {
-        unsigned long long t = 0;
-        for (int c = 0; c < k_copies; ++c) t += sh.hist[c][lane * 8 + b];
+        const unsigned long long t = sh.bins[lane * 8 + b];
         h[b] = t;
         s += t;
       }
@@ -292,13 +326,87 @@ __device__ void finish(const SamplerParams& p, float* e, int vocab, int id, int 
   if (threadIdx.x == 0) { out->id = id; out->candidates = candidates; out->p = prob; }
 }
 
+// Stages 8-11 on the kept weights w [n] (ids cid [n] in id order, or none: w is the row e itself,
+// index = id) and the write-back of the distribution into e [vocab]. Not inlined: the kernel's own
+// values need not stay live across it (at 64 registers they would spill).
+__device__ EXL_NOINLINE void filter_and_draw(const SamplerParams& p, float* w, int n, const int* cid, float* e,
+                                             unsigned* keys, int vocab, int best, Shared& sh, SamplerResult* out) {
+  // 8. top-p: the smallest set of the most likely tokens whose mass reaches top_p.
+  if (p.top_p < 1.0f) select_top(w, nullptr, n, true, 0, p.top_p, sh);
+  // 9. min-p: keep e >= min_p * e_max.
+  if (p.min_p > 0.0f) {
+    float emax = 0.0f;
+    for_each(n, w, [&](int, float ei) { emax = fmaxf(emax, ei); });
+    emax = block_reduce(emax, 0.0f, sh.f, Max());
+    const float floor_v = emax * p.min_p;
+    for_each(n, w, [&](int i, float ei) {
+      if (ei > 0.0f && ei < floor_v) w[i] = 0.0f;
+    });
+    __syncthreads();
+  }
+  // 10. typical: with p = e / Z, |-ln p - H| = |S / Z - ln e| where S = sum e ln e; keys order
+  // by that score ascending (inverted float bits), mass-weighted like top-p.
+  if (p.typical > 0.0f && p.typical < 1.0f) {
+    double z = 0, s = 0;
+    for_each(n, w, [&](int, float ei) {
+      if (ei > 0.0f) { z += double(ei); s += double(ei) * double(logf(ei)); }
+    });
+    z = block_reduce(z, 0.0, sh.d, Add());
+    s = block_reduce(s, 0.0, sh.d, Add());
+    const float m = float(s / z);
+    for_each(n, w, [&](int i, float ei) { keys[i] = ei > 0.0f ? ~__float_as_uint(fabsf(m - logf(ei))) : 0u; });
+    __syncthreads();
+    select_top(w, keys, n, true, 0, p.typical, sh);
+  }
+
+  // 11. Draw: walk the kept tokens in id order until the cumulative weight exceeds u * total.
+  const Chunk ch = chunk_of(n);
+  double mine = 0;
+  int kept = 0, last = -1;
+  for_chunk(w, ch, [&](int i, float ei) {
+    if (ei > 0.0f) { mine += double(ei); ++kept; last = i; }
+    return true;
+  });
+  double total = 0;
+  const double before = block_exclusive_scan(mine, sh.d, &total);
+  kept = block_reduce(kept, 0, sh.i, Add());
+  last = block_reduce(last, -1, sh.i, Max());
+  const double r = p.uniform * total;
+  int found = INT_MAX;
+  if (before <= r) {
+    double cum = before;
+    for_chunk(w, ch, [&](int i, float ei) {
+      cum += double(ei);
+      if (ei > 0.0f && r < cum) { found = i; return false; }
+      return true;
+    });
+  }
+  found = block_reduce(found, INT_MAX, sh.i, Min());
+  const int at = found != INT_MAX ? found : last;  // index into w (-1: nothing kept)
+  const int id = at < 0 ? best : cid ? cid[at] : at;
+  const float prob = total > 0 ? float(double(w[at]) / total) : 1.0f;
+  if (p.write_dist) {
+    __syncthreads();
+    if (cid) {  // the full row: zeros, then the kept tokens
+      for (int i = threadIdx.x; i < vocab; i += T) e[i] = 0.0f;
+      __syncthreads();
+      for (int j = threadIdx.x; j < n; j += T) e[cid[j]] = total > 0 ? float(double(w[j]) / total) : 0.0f;
+    } else {
+      for_each(vocab, e, [&](int i, float ei) { e[i] = total > 0 ? float(double(ei) / total) : 0.0f; });
+    }
+  }
+  if (threadIdx.x == 0) { out->id = id; out->candidates = kept; out->p = prob; }
+}
+
 __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
                                                    float* __restrict__ e, unsigned* __restrict__ keys,
                                                    SamplerResult* __restrict__ out) {
   EXL_BLOCK_SHARED(Shared, sh);
   pdl_wait();
-  SamplerParams p;
-  memcpy(&p, blob, sizeof(SamplerParams));
+  // The settings live in shared memory: in registers they would crowd the passes' loads out.
+  if (threadIdx.x == 0) memcpy(&sh.prm, blob, sizeof(SamplerParams));
+  __syncthreads();
+  const SamplerParams& p = sh.prm;
   const int* pen_ids = blob + sampler_header_bytes() / 4;
   const int* pen_counts = pen_ids + p.num_penalty;
   const int* banned = pen_counts + p.num_penalty;
@@ -373,66 +481,24 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
   });
   n_pos = block_reduce(n_pos, 0, sh.i, Add());
 
-  // 7. top-k.
-  if (p.top_k > 0 && p.top_k < n_pos) select_top(e, nullptr, vocab, false, (unsigned long long)p.top_k, 0.0f, sh);
-  // 8. top-p: the smallest set of the most likely tokens whose mass reaches top_p.
-  if (p.top_p < 1.0f) select_top(e, nullptr, vocab, true, 0, p.top_p, sh);
-  // 9. min-p: keep e >= min_p * e_max.
-  if (p.min_p > 0.0f) {
-    float emax = 0.0f;
-    for_each(vocab, e, [&](int, float ei) { emax = fmaxf(emax, ei); });
-    emax = block_reduce(emax, 0.0f, sh.f, Max());
-    const float floor_v = emax * p.min_p;
-    for_each(vocab, e, [&](int i, float ei) {
-      if (ei > 0.0f && ei < floor_v) e[i] = 0.0f;
-    });
-    __syncthreads();
+  // 7. top-k. The stages after it see only the k kept tokens, compacted in id order (w [n],
+  // their ids cid [n]) into the keys buffer, whose first third stays free for typical's keys: the
+  // same decisions (ties go to the lowest index, which is the lowest id) over k entries instead of
+  // the vocabulary.
+  float* w = e;
+  int n = vocab;
+  const int* cid = nullptr;
+  if (p.top_k > 0 && p.top_k < n_pos) {
+    select_top(e, nullptr, vocab, false, (unsigned long long)p.top_k, 0.0f, sh);
+    const int third = (vocab / 3) & ~3;  // a multiple of 4: 16-byte aligned parts
+    if (p.top_k <= third) {
+      int* ids = reinterpret_cast<int*>(keys + third);
+      w = reinterpret_cast<float*>(keys + 2 * third);
+      n = compact(e, vocab, w, ids, sh);
+      cid = ids;
+    }
   }
-  // 10. typical: with p = e / Z, |-ln p - H| = |S / Z - ln e| where S = sum e ln e; keys order
-  // by that score ascending (inverted float bits), mass-weighted like top-p.
-  if (p.typical > 0.0f && p.typical < 1.0f) {
-    double z = 0, s = 0;
-    for_each(vocab, e, [&](int, float ei) {
-      if (ei > 0.0f) { z += double(ei); s += double(ei) * double(logf(ei)); }
-    });
-    z = block_reduce(z, 0.0, sh.d, Add());
-    s = block_reduce(s, 0.0, sh.d, Add());
-    const float m = float(s / z);
-    for_each(vocab, e, [&](int i, float ei) { keys[i] = ei > 0.0f ? ~__float_as_uint(fabsf(m - logf(ei))) : 0u; });
-    __syncthreads();
-    select_top(e, keys, vocab, true, 0, p.typical, sh);
-  }
-
-  // 11. Draw: walk the kept tokens in id order until the cumulative weight exceeds u * total.
-  const Chunk ch = chunk_of(vocab);
-  double mine = 0;
-  int kept = 0, last = -1;
-  for_chunk(e, ch, [&](int i, float ei) {
-    if (ei > 0.0f) { mine += double(ei); ++kept; last = i; }
-    return true;
-  });
-  double total = 0;
-  const double before = block_exclusive_scan(mine, sh.d, &total);
-  kept = block_reduce(kept, 0, sh.i, Add());
-  last = block_reduce(last, -1, sh.i, Max());
-  const double r = p.uniform * total;
-  int found = INT_MAX;
-  if (before <= r) {
-    double cum = before;
-    for_chunk(e, ch, [&](int i, float ei) {
-      cum += double(ei);
-      if (ei > 0.0f && r < cum) { found = i; return false; }
-      return true;
-    });
-  }
-  found = block_reduce(found, INT_MAX, sh.i, Min());
-  const int id = found != INT_MAX ? found : (last >= 0 ? last : best);
-  const float prob = total > 0 ? float(double(e[id]) / total) : 1.0f;
-  if (p.write_dist) {
-    __syncthreads();
-    for_each(vocab, e, [&](int i, float ei) { e[i] = total > 0 ? float(double(ei) / total) : 0.0f; });
-  }
-  if (threadIdx.x == 0) { out->id = id; out->candidates = kept; out->p = prob; }
+  filter_and_draw(p, w, n, cid, e, keys, vocab, best, sh, out);
 }
 
 }  // namespace
