@@ -4,10 +4,14 @@
 // after a top-k of at most a third of the vocabulary also the compacted kept weights and ids);
 // blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids, bias ids, bias
 // values (fp32 bits); bias entries sorted by id (stable).
-// Launch shape: ONE block of 1024 threads (the row is small and L2-resident; one block keeps every
-// reduction in a fixed order, so a seed reproduces a generation, and needs no grid-wide sync).
-// Algorithm: sparse edits (penalties, bans, bias); one pass for the masked arg-max and the max
-// finite logit (greedy stops here); e = exp((l - max) / T); top-k and top-p / typical as radix
+// Launch shape: two launches. sample_prep_kernel, one block of 256 threads per slice of 1024 ids,
+// applies the edits, finds each slice's arg-max and largest finite logit, and for a top-k of at
+// most 512 writes the slice's candidates (below). sample_kernel, ONE block of 512 threads, does the
+// rest (every reduction in a fixed order, so a seed reproduces a generation; no grid-wide sync).
+// Algorithm: sparse edits (penalties, bans, bias); the masked arg-max and the max finite logit
+// from the slices (greedy stops here); with top-k, the slices' candidates weighted and selected
+// (exact when every logit left out weighs less than the k-th kept one, checked; otherwise the
+// whole row); e = exp((l - max) / T); top-k and top-p / typical as radix
 // selects over the 32-bit key (bits of e, or of typical's score inverted) with 4 histogram passes
 // of 8 bits (weights: 1 for top-k, fixed-point e * 2^40 for the mass-weighted ones, so integer
 // atomics stay deterministic), ties at the threshold resolved by lowest id (an id-ordered scan),
@@ -37,9 +41,18 @@ constexpr int k_warps = T / 32;
 constexpr int k_copies = 16;
 constexpr int k_hist_stride = 257;
 constexpr unsigned k_full = 0xffffffffu;
+constexpr int k_slice = 1024;         // ids per block of the first launch (sample_prep_kernel)
+constexpr int k_prep_threads = 256;   // 4 ids a thread
+constexpr int k_fast_top_k = 512;     // a top-k up to this works on the slices' candidates
+constexpr int k_max_slices = T;       // ... for a vocabulary of up to T slices
 
 struct Shared {
-  unsigned long long hist[k_copies][k_hist_stride];
+  union {
+    unsigned long long hist[k_copies][k_hist_stride];
+    struct {
+      int off[k_max_slices], cnt[k_max_slices];  // the slices' candidates (offsets, counts)
+    } sl;
+  };
   unsigned long long bins[256];  // the copies' sum
   double d[k_warps];
   unsigned long long u[k_warps];
@@ -113,10 +126,9 @@ __device__ void argmax_merge(float& v, int& i, float v2, int i2) {
 
 // The passes over the vocabulary load several float4 per thread before using any, so a pass costs
 // one L2 latency per batch of 4 * k_quads * T elements rather than one per T elements (a 128k
-// vocabulary: 16 latencies instead of 125; more quads per batch spill at 64 registers). Each
-// element's work is unchanged, so are the results
-// (the per-thread order of the fp64 sums of typical sampling aside, which the host's differs
-// from anyway).
+// vocabulary: 32 latencies instead of 251 with 512 threads). Each element's work is unchanged, so
+// are the results (the per-thread order of typical sampling's fp64 sums aside: the host's differs
+// from it anyway).
 constexpr int k_quads = 2;
 
 // f(i, a[i], b[i]) for every i < n (b[i] = 0 without b), each thread its quads q = threadIdx.x,
@@ -398,27 +410,76 @@ __device__ EXL_NOINLINE void filter_and_draw(const SamplerParams& p, float* w, i
   if (threadIdx.x == 0) { out->id = id; out->candidates = kept; out->p = prob; }
 }
 
-__global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
-                                                   float* __restrict__ e, unsigned* __restrict__ keys,
-                                                   SamplerResult* __restrict__ out) {
-  EXL_BLOCK_SHARED(Shared, sh);
-  pdl_wait();
-  // The settings live in shared memory: in registers they would crowd the passes' loads out.
-  if (threadIdx.x == 0) memcpy(&sh.prm, blob, sizeof(SamplerParams));
+// ---- Stage A (sample_prep_kernel, one block per slice of k_slice ids): the edits, each slice's
+// arg-max and largest finite logit, and for a top-k of at most k_fast_top_k the slice's candidates.
+// A slice's candidates are its finite logits >= thr, thr just under the slice's own k-th largest
+// (or every finite logit when it has fewer than k): one of the row's k largest has fewer than k
+// larger logits in the row, so fewer in its slice, and is a candidate.
+// Stage B (sample_kernel, one block) then needs no pass over the vocabulary for greedy sampling
+// and, for top-k, works on the candidates (typically a few hundred) once it has checked that
+// every logit left out has a weight below the k-th kept one; otherwise it takes the whole row.
+
+// One slice's results (32 bytes).
+struct PrepPart {
+  float max_finite;  // largest finite logit of the slice (-inf: none)
+  float arg_value;   // the slice's arg-max by the host's rule (value, id; INT_MAX: all NaN)
+  int arg_id;
+  int count;         // candidates written (-1: none asked for)
+  float thr;         // the candidates are the slice's finite logits >= thr (-inf: all of them)
+  int pad_[3];
+};
+
+struct PrepShared {
+  float vals[k_slice];
+  float f[k_prep_threads / 32];
+  int i[k_prep_threads / 32];
+  SamplerParams prm;
+};
+
+__device__ __forceinline__ int prep_block_sum(int v, int* scratch, int* total) {
+  constexpr int W = k_prep_threads / 32;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  int x = v;
+  for (int o = 1; o < 32; o <<= 1) {
+    const int y = __shfl_up_sync(k_full, x, o);
+    if (lane >= o) x += y;
+  }
   __syncthreads();
-  const SamplerParams& p = sh.prm;
+  if (lane == 31) scratch[w] = x;
+  __syncthreads();
+  int before = 0, all = 0;
+  for (int j = 0; j < W; ++j) {
+    if (j == w) before = all;
+    all += scratch[j];
+  }
+  *total = all;
+  return before + x - v;
+}
+
+__global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __restrict__ logits, int vocab,
+                                                                     const int* __restrict__ blob,
+                                                                     float* __restrict__ cand_l,
+                                                                     int* __restrict__ cand_id,
+                                                                     PrepPart* __restrict__ part) {
+  EXL_BLOCK_SHARED(PrepShared, ps);
+  pdl_wait();
+  if (threadIdx.x == 0) memcpy(&ps.prm, blob, sizeof(SamplerParams));
+  __syncthreads();
+  const SamplerParams& p = ps.prm;
   const int* pen_ids = blob + sampler_header_bytes() / 4;
   const int* pen_counts = pen_ids + p.num_penalty;
   const int* banned = pen_counts + p.num_penalty;
   const int* bias_ids = banned + p.num_banned;
   const float* bias_vals = reinterpret_cast<const float*>(bias_ids + p.num_bias);
   const int limit = p.vocab_limit > 0 && p.vocab_limit < vocab ? p.vocab_limit : vocab;
+  const int s0 = int(blockIdx.x) * k_slice, s1 = min(vocab, s0 + k_slice);
+  auto mine = [&](int id) { return id >= s0 && id < s1 && id < limit; };
 
-  // 1-3. Penalties (distinct ids), bans, bias (grouped by id, applied in list order). Ids at or
-  // beyond the vocabulary mask are skipped: stage 4 sets them to -inf anyway.
-  for (int j = threadIdx.x; j < p.num_penalty; j += T) {
+  // 1-3. Penalties (distinct ids), bans, bias (grouped by id, applied in list order), each block
+  // for the ids of its slice. Ids at or beyond the vocabulary mask are skipped: they are -inf.
+  for (int j = threadIdx.x; j < p.num_penalty; j += k_prep_threads) {
     const int id = pen_ids[j];
-    if (id < 0 || id >= limit) continue;
+    if (!mine(id)) continue;
     float l = logits[id];
     l = l > 0.0f ? l / p.repetition_penalty : l * p.repetition_penalty;
     l -= p.presence_penalty;
@@ -426,28 +487,124 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
     logits[id] = l;
   }
   __syncthreads();
-  for (int j = threadIdx.x; j < p.num_banned; j += T) {
-    const int id = banned[j];
-    if (id >= 0 && id < limit) logits[id] = -INFINITY;
-  }
+  for (int j = threadIdx.x; j < p.num_banned; j += k_prep_threads)
+    if (mine(banned[j])) logits[banned[j]] = -INFINITY;
   __syncthreads();
-  for (int j = threadIdx.x; j < p.num_bias; j += T) {
+  for (int j = threadIdx.x; j < p.num_bias; j += k_prep_threads) {
     const int id = bias_ids[j];
-    if (id < 0 || id >= limit || (j > 0 && bias_ids[j - 1] == id)) continue;
+    if (!mine(id) || (j > 0 && bias_ids[j - 1] == id)) continue;
     float l = logits[id];
     for (int k = j; k < p.num_bias && bias_ids[k] == id; ++k) l += bias_vals[k];
     logits[id] = l;
   }
   __syncthreads();
 
-  // 4-5. Masked arg-max (greedy) and the largest finite logit.
+  // 4-5. The thread's four ids (masked ones -inf, ids past the slice NaN: no entry).
+  const int i0 = s0 + 4 * int(threadIdx.x);
+  float v[4];
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const int i = i0 + c;
+    v[c] = i < s1 ? (i < limit ? logits[i] : -INFINITY) : NAN;
+  }
+  float bv = -INFINITY, mx = -INFINITY;
+  int bi = INT_MAX, fin = 0;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    argmax_merge(bv, bi, v[c], i0 + c);
+    if (isfinite(v[c])) { mx = fmaxf(mx, v[c]); ++fin; }
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const float v2 = __shfl_xor_sync(k_full, bv, o);
+    const int i2 = __shfl_xor_sync(k_full, bi, o);
+    if (i2 != INT_MAX) argmax_merge(bv, bi, v2, i2);
+    mx = fmaxf(mx, __shfl_xor_sync(k_full, mx, o));
+  }
+  if ((threadIdx.x & 31) == 0) { ps.f[threadIdx.x >> 5] = bv; ps.i[threadIdx.x >> 5] = bi; }
+  __syncthreads();
+  PrepPart r{};
+  if (threadIdx.x == 0) {
+    float av = -INFINITY;
+    int ai = INT_MAX;
+    for (int w = 0; w < k_prep_threads / 32; ++w)
+      if (ps.i[w] != INT_MAX) argmax_merge(av, ai, ps.f[w], ps.i[w]);
+    r.arg_value = av;
+    r.arg_id = ai;
+  }
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) ps.f[threadIdx.x >> 5] = mx;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    r.max_finite = -INFINITY;
+    for (int w = 0; w < k_prep_threads / 32; ++w) r.max_finite = fmaxf(r.max_finite, ps.f[w]);
+  }
+  r.count = -1;
+  r.thr = -INFINITY;
+  if (!p.greedy && p.top_k > 0 && p.top_k <= k_fast_top_k) {
+    int n_fin = 0;
+    prep_block_sum(fin, ps.i, &n_fin);
+    // The slice's k-th largest finite logit: a bitonic sort (descending) of its 1024 entries.
+#pragma unroll
+    for (int c = 0; c < 4; ++c) ps.vals[4 * threadIdx.x + c] = isfinite(v[c]) ? v[c] : -INFINITY;
+    __syncthreads();
+    for (int size = 2; size <= k_slice; size <<= 1)
+      for (int stride = size / 2; stride > 0; stride >>= 1) {
+        for (int t = threadIdx.x; t < k_slice / 2; t += k_prep_threads) {
+          const int i = 2 * stride * (t / stride) + t % stride, j = i + stride;
+          const float a = ps.vals[i], b = ps.vals[j];
+          if ((i & size) == 0 ? a < b : a > b) { ps.vals[i] = b; ps.vals[j] = a; }
+        }
+        __syncthreads();
+      }
+    float thr = -INFINITY;
+    if (p.top_k <= n_fin) {
+      const float kth = ps.vals[p.top_k - 1];
+      thr = kth - 1e-5f * (fabsf(kth) + 1.0f);  // a little below: logits that round alike come along
+    }
+    bool keep[4];
+    int cnt = 0;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      keep[c] = isfinite(v[c]) && v[c] >= thr;
+      cnt += keep[c];
+    }
+    int total = 0;
+    int at = s0 + prep_block_sum(cnt, ps.i, &total);
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      if (keep[c]) { cand_l[at] = v[c]; cand_id[at] = i0 + c; ++at; }
+    r.count = total;
+    r.thr = thr;
+  }
+  if (threadIdx.x == 0) part[blockIdx.x] = r;
+}
+
+__global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
+                                                   float* __restrict__ e, unsigned* __restrict__ keys,
+                                                   const float* __restrict__ cand_l,
+                                                   const int* __restrict__ cand_id,
+                                                   const PrepPart* __restrict__ part,
+                                                   SamplerResult* __restrict__ out) {
+  EXL_BLOCK_SHARED(Shared, sh);
+  pdl_wait();
+  // The settings live in shared memory: in registers they would crowd the passes' loads out.
+  if (threadIdx.x == 0) memcpy(&sh.prm, blob, sizeof(SamplerParams));
+  __syncthreads();
+  const SamplerParams& p = sh.prm;
+  const int limit = p.vocab_limit > 0 && p.vocab_limit < vocab ? p.vocab_limit : vocab;
+  const int slices = (vocab + k_slice - 1) / k_slice;
+
+  // 4-5. Arg-max (greedy) and the largest finite logit, from the slices' results (the edits of
+  // stages 1-3 are in the logits already).
   float bv = -INFINITY, mx = -INFINITY;
   int bi = INT_MAX;
-  for_each(vocab, logits, [&](int i, float l) {
-    if (i >= limit) l = -INFINITY;
-    argmax_merge(bv, bi, l, i);
-    if (isfinite(l)) mx = fmaxf(mx, l);
-  });
+  bool cands = true;
+  for (int b = threadIdx.x; b < slices; b += T) {
+    const PrepPart r = part[b];
+    if (r.arg_id != INT_MAX) argmax_merge(bv, bi, r.arg_value, r.arg_id);
+    mx = fmaxf(mx, r.max_finite);
+    cands = cands && r.count >= 0;
+  }
   for (int o = 16; o > 0; o >>= 1) {
     const float v2 = __shfl_xor_sync(k_full, bv, o);
     const int i2 = __shfl_xor_sync(k_full, bi, o);
@@ -469,17 +626,8 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
     finish(p, e, vocab, best, 1, 1.0f, out);
     return;
   }
-
-  // 6. Softmax weights (unnormalised, max 1): e = exp((l - max) / T); 0 = dropped.
   const float inv_t = 1.0f / p.temperature;
-  int n_pos = 0;
-  for_each(vocab, logits, [&](int i, float l) {
-    if (i >= limit) l = -INFINITY;
-    const float w = isfinite(l) ? expf((l - mx) * inv_t) : 0.0f;
-    e[i] = w;
-    n_pos += w > 0.0f;
-  });
-  n_pos = block_reduce(n_pos, 0, sh.i, Add());
+  auto weight = [&](float l) { return isfinite(l) ? expf((l - mx) * inv_t) : 0.0f; };
 
   // 7. top-k. The stages after it see only the k kept tokens, compacted in id order (w [n],
   // their ids cid [n]) into the keys buffer, whose first third stays free for typical's keys: the
@@ -488,18 +636,71 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
   float* w = e;
   int n = vocab;
   const int* cid = nullptr;
-  if (p.top_k > 0 && p.top_k < n_pos) {
-    select_top(e, nullptr, vocab, false, (unsigned long long)p.top_k, 0.0f, sh);
-    const int third = (vocab / 3) & ~3;  // a multiple of 4: 16-byte aligned parts
-    if (p.top_k <= third) {
-      int* ids = reinterpret_cast<int*>(keys + third);
-      w = reinterpret_cast<float*>(keys + 2 * third);
-      n = compact(e, vocab, w, ids, sh);
-      cid = ids;
+  const int third = (vocab / 3) & ~3;  // a multiple of 4: 16-byte aligned parts
+  int* ids = reinterpret_cast<int*>(keys + third);
+  float* kw = reinterpret_cast<float*>(keys + 2 * third);
+  bool done = false;
+  cands = block_reduce(int(cands), 1, sh.i, Min()) != 0;
+  if (cands && p.top_k > 0 && p.top_k <= k_fast_top_k && slices <= k_max_slices) {
+    // The slices' candidates, in slice order (= id order), weighted.
+    int cnt = 0;
+    if (threadIdx.x < slices) cnt = part[threadIdx.x].count;
+    int total = 0;
+    const int off = block_exclusive_scan(cnt, sh.i, &total);
+    if (threadIdx.x < slices) { sh.sl.off[threadIdx.x] = off; sh.sl.cnt[threadIdx.x] = cnt; }
+    __syncthreads();
+    if (total <= third) {
+      const int lane = threadIdx.x & 31;
+      int pos = 0;
+      for (int b = threadIdx.x >> 5; b < slices; b += k_warps)
+        for (int j = lane; j < sh.sl.cnt[b]; j += 32) {
+          const float wj = weight(cand_l[b * k_slice + j]);
+          kw[sh.sl.off[b] + j] = wj;
+          ids[sh.sl.off[b] + j] = cand_id[b * k_slice + j];
+          pos += wj > 0.0f;
+        }
+      pos = block_reduce(pos, 0, sh.i, Add());
+      if (p.top_k < pos) {
+        select_top(kw, nullptr, total, false, (unsigned long long)p.top_k, 0.0f, sh);
+        // Exact only if every logit left out weighs less than the k-th kept weight.
+        const float kth = __uint_as_float(sh.prefix);
+        int ok = 1;
+        for (int b = threadIdx.x; b < slices; b += T) {
+          const float thr = part[b].thr;
+          if (thr != -INFINITY && !(weight(thr) * 1.00001f < kth)) ok = 0;
+        }
+        if (block_reduce(ok, 1, sh.i, Min()) != 0) {
+          w = kw;
+          n = total;
+          cid = ids;
+          done = true;
+        }
+      }
+    }
+  }
+  if (!done) {
+    // 6. Softmax weights over the row (unnormalised, max 1): e = exp((l - max) / T); 0 = dropped.
+    int n_pos = 0;
+    for_each(vocab, logits, [&](int i, float l) {
+      const float wi = weight(i < limit ? l : -INFINITY);
+      e[i] = wi;
+      n_pos += wi > 0.0f;
+    });
+    n_pos = block_reduce(n_pos, 0, sh.i, Add());
+    if (p.top_k > 0 && p.top_k < n_pos) {
+      select_top(e, nullptr, vocab, false, (unsigned long long)p.top_k, 0.0f, sh);
+      if (p.top_k <= third) {
+        n = compact(e, vocab, kw, ids, sh);
+        w = kw;
+        cid = ids;
+      }
     }
   }
   filter_and_draw(p, w, n, cid, e, keys, vocab, best, sh, out);
 }
+
+static_assert(sizeof(PrepPart) == 32, "candidate_bytes counts 32 bytes per slice");
+static_assert(k_slice == 1024, "candidate_bytes counts slices of 1024 ids");
 
 }  // namespace
 
@@ -509,6 +710,7 @@ DeviceSampler::DeviceSampler(Allocator* a, int vocab, int max_penalty) : vocab_(
   blob_.allocate(a, blob, "sampler settings");
   e_.allocate(a, std::size_t(vocab) * 4, "sampler weights");
   keys_.allocate(a, std::size_t(vocab) * 4, "sampler keys");
+  cand_.allocate(a, candidate_bytes(vocab), "sampler candidates");
   result_.allocate(a, sizeof(SamplerResult), "sampler result");
   h_blob_ = PinnedBuffer(blob);
   h_result_ = PinnedBuffer(sizeof(SamplerResult));
@@ -563,8 +765,16 @@ void DeviceSampler::enqueue_upload(cudaStream_t s) const {
 }
 
 void DeviceSampler::enqueue_sample(float* logits, cudaStream_t s) const {
+  // The candidates' layout: logits [vocab] fp32, ids [vocab], then one PrepPart per slice.
+  auto* cl = cand_.get<float>();
+  auto* ci = reinterpret_cast<int*>(cl + vocab_);
+  auto* part = reinterpret_cast<PrepPart*>(ci + vocab_);
+  const int slices = (vocab_ + k_slice - 1) / k_slice;
+  launch_ex(false, sample_prep_kernel, dim3(slices), dim3(k_prep_threads), 0, s, logits, vocab_,
+            blob_.get<const int>(), cl, ci, part);
   launch_ex(false, sample_kernel, dim3(1), dim3(T), 0, s, logits, vocab_, blob_.get<const int>(), e_.get<float>(),
-            keys_.get<unsigned>(), result_.get<SamplerResult>());
+            keys_.get<unsigned>(), static_cast<const float*>(cl), static_cast<const int*>(ci),
+            static_cast<const PrepPart*>(part), result_.get<SamplerResult>());
   EXL_CUDA_CHECK(cudaMemcpyAsync(h_result_.get(), result_.get(), sizeof(SamplerResult), cudaMemcpyDeviceToHost, s));
 }
 

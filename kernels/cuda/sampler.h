@@ -46,16 +46,21 @@ class DeviceSampler {
   // The work buffer ([vocab] fp32): the kept distribution after a write_dist launch.
   const float* dist_device() const { return e_.get<float>(); }
 
-  static constexpr int k_threads = 1024;
+  static constexpr int k_threads = 512;
 
  private:
   int vocab_ = 0, max_penalty_ = 0;
   std::size_t staged_bytes_ = 0;
-  DeviceBuffer blob_, e_, keys_, result_;
+  DeviceBuffer blob_, e_, keys_, cand_, result_;
   PinnedBuffer h_blob_, h_result_;
 };
 
 // Bytes of the blob header (SamplerParams rounded up to 16).
 constexpr std::size_t sampler_header_bytes() { return (sizeof(SamplerParams) + 15) / 16 * 16; }
+// Bytes of the candidate buffer (sampler.cu: the first launch's candidate logits and ids, and
+// 32 bytes per slice of 1024 ids); the VRAM planner counts the same (plan/cache_scratch.cpp).
+constexpr std::size_t candidate_bytes(int vocab) {
+  return std::size_t(vocab) * 8 + std::size_t((vocab + 1023) / 1024) * 32;
+}
 
 }  // namespace exl::cuda

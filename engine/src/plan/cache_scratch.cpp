@@ -84,10 +84,12 @@ std::uint64_t head_scratch_bytes(const ModelShape& m, const PlanOptions& o, std:
     const std::uint64_t logit_rows = std::max<std::uint64_t>(1, std::min<std::uint64_t>(C, (256ull << 20) / (vocab * 4)));
     b.push_back(logit_rows * vocab * 4);
     // The device sampler (kernels/cuda/sampler.cu): settings blob (header, penalty window of the
-    // context + 64, 65536 bias/ban edits of 12 bytes), weights and keys per vocabulary entry, result.
+    // context + 64, 65536 bias/ban edits of 12 bytes), weights and keys per vocabulary entry, the
+    // first launch's candidates (logit and id per entry, 32 bytes per slice of 1024), result.
     b.push_back(256 + 8 * (std::uint64_t(tokens) + 64) + 12 * 65536);
     b.push_back(vocab * 4);
     b.push_back(vocab * 4);
+    b.push_back(vocab * 8 + (vocab + 1023) / 1024 * 32);
     b.push_back(16);
   }
   if (buffers) *buffers = b;

@@ -160,6 +160,7 @@ inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x));
 inline unsigned long long __float2ull_rn(float x) { return static_cast<unsigned long long>(std::nearbyint(x)); }
 inline float __fdiv_rn(float a, float b) { return a / b; }
 inline unsigned __float_as_uint(float x) { return ::exl::emu::detail::from_bits<unsigned>(::exl::emu::detail::to_bits(x)); }
+inline float __uint_as_float(unsigned x) { return ::exl::emu::detail::from_bits<float>(::exl::emu::detail::to_bits(x)); }
 inline std::size_t __cvta_generic_to_shared(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
 // CUDA's integer min/max.
