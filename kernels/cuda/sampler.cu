@@ -339,10 +339,10 @@ __device__ void finish(const SamplerParams& p, float* e, int vocab, int id, int 
 }
 
 // Stages 8-11 on the kept weights w [n] (ids cid [n] in id order, or none: w is the row e itself,
-// index = id) and the write-back of the distribution into e [vocab]. Not inlined: the kernel's own
-// values need not stay live across it (at 64 registers they would spill).
-__device__ EXL_NOINLINE void filter_and_draw(const SamplerParams& p, float* w, int n, const int* cid, float* e,
-                                             unsigned* keys, int vocab, int best, Shared& sh, SamplerResult* out) {
+// index = id) and the write-back of the distribution into e [vocab].
+__device__ __forceinline__ void filter_and_draw(const SamplerParams& p, float* w, int n, const int* cid, float* e,
+                                                unsigned* keys, int vocab, int best, Shared& sh,
+                                                SamplerResult* out) {
   // 8. top-p: the smallest set of the most likely tokens whose mass reaches top_p.
   if (p.top_p < 1.0f) select_top(w, nullptr, n, true, 0, p.top_p, sh);
   // 9. min-p: keep e >= min_p * e_max.
@@ -579,7 +579,7 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
   if (threadIdx.x == 0) part[blockIdx.x] = r;
 }
 
-__global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
+__global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
                                                    float* __restrict__ e, unsigned* __restrict__ keys,
                                                    const float* __restrict__ cand_l,
                                                    const int* __restrict__ cand_id,
@@ -587,7 +587,6 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
                                                    SamplerResult* __restrict__ out) {
   EXL_BLOCK_SHARED(Shared, sh);
   pdl_wait();
-  // The settings live in shared memory: in registers they would crowd the passes' loads out.
   if (threadIdx.x == 0) memcpy(&sh.prm, blob, sizeof(SamplerParams));
   __syncthreads();
   const SamplerParams& p = sh.prm;
@@ -642,23 +641,48 @@ __global__ void __launch_bounds__(T) sample_kernel(float* __restrict__ logits, i
   bool done = false;
   cands = block_reduce(int(cands), 1, sh.i, Min()) != 0;
   if (cands && p.top_k > 0 && p.top_k <= k_fast_top_k && slices <= k_max_slices) {
-    // The slices' candidates, in slice order (= id order), weighted.
-    int cnt = 0;
-    if (threadIdx.x < slices) cnt = part[threadIdx.x].count;
+    // The slices' candidates at or above the highest slice threshold (the row's k-th largest is at
+    // least every slice's own k-th, so none of the k largest goes; the check below covers that
+    // threshold as well), in slice order (= id order), weighted.
+    float tmax = -INFINITY;
+    for (int b = threadIdx.x; b < slices; b += T) tmax = fmaxf(tmax, part[b].thr);
+    tmax = block_reduce(tmax, -INFINITY, sh.f, Max());
+    const int lane = threadIdx.x & 31;
+    for (int b = threadIdx.x >> 5; b < slices; b += k_warps) {  // a warp per slice: how many stay
+      const int c = part[b].count;
+      int stay = 0;
+      for (int j = lane; j < c; j += 32) stay += cand_l[b * k_slice + j] >= tmax;
+      for (int o = 16; o > 0; o >>= 1) stay += __shfl_xor_sync(k_full, stay, o);
+      if (lane == 0) sh.sl.cnt[b] = stay;
+    }
+    __syncthreads();
     int total = 0;
-    const int off = block_exclusive_scan(cnt, sh.i, &total);
-    if (threadIdx.x < slices) { sh.sl.off[threadIdx.x] = off; sh.sl.cnt[threadIdx.x] = cnt; }
+    const int off = block_exclusive_scan(threadIdx.x < slices ? sh.sl.cnt[threadIdx.x] : 0, sh.i, &total);
+    if (threadIdx.x < slices) sh.sl.off[threadIdx.x] = off;
     __syncthreads();
     if (total <= third) {
-      const int lane = threadIdx.x & 31;
       int pos = 0;
-      for (int b = threadIdx.x >> 5; b < slices; b += k_warps)
-        for (int j = lane; j < sh.sl.cnt[b]; j += 32) {
-          const float wj = weight(cand_l[b * k_slice + j]);
-          kw[sh.sl.off[b] + j] = wj;
-          ids[sh.sl.off[b] + j] = cand_id[b * k_slice + j];
-          pos += wj > 0.0f;
+      for (int b = threadIdx.x >> 5; b < slices; b += k_warps) {
+        const int c = part[b].count;
+        int at = sh.sl.off[b];
+        for (int j0 = 0; j0 < c; j0 += 32) {
+          const int j = j0 + lane;
+          const float l = j < c ? cand_l[b * k_slice + j] : -INFINITY;
+          const int keep = j < c && l >= tmax;
+          int x = keep;  // the lane's place among the warp's kept ones (inclusive scan)
+          for (int o = 1; o < 32; o <<= 1) {
+            const int y = __shfl_up_sync(k_full, x, o);
+            if (lane >= o) x += y;
+          }
+          if (keep) {
+            const float wj = weight(l);
+            kw[at + x - 1] = wj;
+            ids[at + x - 1] = cand_id[b * k_slice + j];
+            pos += wj > 0.0f;
+          }
+          at += __shfl_sync(k_full, x, 31);
         }
+      }
       pos = block_reduce(pos, 0, sh.i, Add());
       if (p.top_k < pos) {
         select_top(kw, nullptr, total, false, (unsigned long long)p.top_k, 0.0f, sh);
