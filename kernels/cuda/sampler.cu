@@ -44,6 +44,7 @@ constexpr unsigned k_full = 0xffffffffu;
 constexpr int k_slice = 1024;         // ids per block of the first launch (sample_prep_kernel)
 constexpr int k_prep_threads = 256;   // 4 ids a thread
 constexpr int k_fast_top_k = 512;     // a top-k up to this works on the slices' candidates
+constexpr int k_fast_top_p = 256;     // a top-p alone on the candidates of a top-k of this many
 constexpr int k_max_slices = T;       // ... for a vocabulary of up to T slices
 
 struct Shared {
@@ -237,8 +238,18 @@ __device__ int compact(const float* e, int vocab, float* ce, int* cid, Shared& s
 
 // Keeps the best tokens by (key desc, id asc) whose weight (1 each, or fixed-point e) reaches
 // `target` (count) or `frac` of the kept weight (mass); the rest get e = 0.
+// The mass a top-p (typical) keeps: frac of the kept weight `total` (fixed point), at least 1.
+__device__ __forceinline__ unsigned long long mass_target(float frac, unsigned long long total) {
+  unsigned long long t = (unsigned long long)ceil(double(frac) * double(total));
+  if (t < 1) t = 1;
+  if (t > total) t = total;
+  return t;
+}
+
+// mass_total: the kept weight the fraction refers to when e [vocab] holds only part of the row
+// (0: e's own sum).
 __device__ void select_top(float* e, const unsigned* keys, int vocab, bool mass, unsigned long long count_target,
-                           float frac, Shared& sh) {
+                           float frac, Shared& sh, unsigned long long mass_total = 0) {
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   auto key_of = [&](int i, float ei) { return keys ? keys[i] : __float_as_uint(ei); };
   if (threadIdx.x == 0) {
@@ -276,10 +287,7 @@ __device__ void select_top(float* e, const unsigned* keys, int vocab, bool mass,
       }
       if (pass == 0 && mass) {
         const unsigned long long total = __shfl_sync(k_full, incl, 0);
-        unsigned long long t = (unsigned long long)ceil(double(frac) * double(total));
-        if (t < 1) t = 1;
-        if (t > total) t = total;
-        if (lane == 0) sh.target = t;
+        if (lane == 0) sh.target = mass_target(frac, mass_total ? mass_total : total);
         __syncwarp();
       }
       const unsigned long long target = sh.target, above = sh.above;
@@ -341,10 +349,10 @@ __device__ void finish(const SamplerParams& p, float* e, int vocab, int id, int 
 // Stages 8-11 on the kept weights w [n] (ids cid [n] in id order, or none: w is the row e itself,
 // index = id) and the write-back of the distribution into e [vocab].
 __device__ __forceinline__ void filter_and_draw(const SamplerParams& p, float* w, int n, const int* cid, float* e,
-                                                unsigned* keys, int vocab, int best, Shared& sh,
-                                                SamplerResult* out) {
+                                                unsigned* keys, int vocab, int best, bool top_p_done,
+                                                Shared& sh, SamplerResult* out) {
   // 8. top-p: the smallest set of the most likely tokens whose mass reaches top_p.
-  if (p.top_p < 1.0f) select_top(w, nullptr, n, true, 0, p.top_p, sh);
+  if (p.top_p < 1.0f && !top_p_done) select_top(w, nullptr, n, true, 0, p.top_p, sh);
   // 9. min-p: keep e >= min_p * e_max.
   if (p.min_p > 0.0f) {
     float emax = 0.0f;
@@ -411,13 +419,15 @@ __device__ __forceinline__ void filter_and_draw(const SamplerParams& p, float* w
 }
 
 // ---- Stage A (sample_prep_kernel, one block per slice of k_slice ids): the edits, each slice's
-// arg-max and largest finite logit, and for a top-k of at most k_fast_top_k the slice's candidates.
+// arg-max and largest finite logit, and for a top-k of at most k_fast_top_k (or a top-p without
+// top-k: as for k_fast_top_p) the slice's candidates.
 // A slice's candidates are its finite logits >= thr, thr just under the slice's own k-th largest
 // (or every finite logit when it has fewer than k): one of the row's k largest has fewer than k
 // larger logits in the row, so fewer in its slice, and is a candidate.
 // Stage B (sample_kernel, one block) then needs no pass over the vocabulary for greedy sampling
-// and, for top-k, works on the candidates (typically a few hundred) once it has checked that
-// every logit left out has a weight below the k-th kept one; otherwise it takes the whole row.
+// and, for top-k, works on the candidates (typically a few more than k) once it has checked that
+// every logit left out has a weight below the k-th kept one; for top-p alone, once one pass over
+// the row has shown that the candidates hold the mass top-p keeps; otherwise it takes the row.
 
 // One slice's results (32 bytes).
 struct PrepPart {
@@ -540,7 +550,9 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
   }
   r.count = -1;
   r.thr = -INFINITY;
-  if (!p.greedy && p.top_k > 0 && p.top_k <= k_fast_top_k) {
+  // Candidates for a top-k, or for a top-p without one (as many as a top-k of k_fast_top_p keeps).
+  const int kk = p.top_k > 0 ? p.top_k : p.top_p < 1.0f ? k_fast_top_p : 0;
+  if (!p.greedy && kk > 0 && kk <= k_fast_top_k) {
     int n_fin = 0;
     prep_block_sum(fin, ps.i, &n_fin);
     // The slice's k-th largest finite logit: a bitonic sort (descending) of its 1024 entries.
@@ -557,8 +569,8 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
         __syncthreads();
       }
     float thr = -INFINITY;
-    if (p.top_k <= n_fin) {
-      const float kth = ps.vals[p.top_k - 1];
+    if (kk <= n_fin) {
+      const float kth = ps.vals[kk - 1];
       thr = kth - 1e-5f * (fabsf(kth) + 1.0f);  // a little below: logits that round alike come along
     }
     bool keep[4];
@@ -638,9 +650,11 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
   const int third = (vocab / 3) & ~3;  // a multiple of 4: 16-byte aligned parts
   int* ids = reinterpret_cast<int*>(keys + third);
   float* kw = reinterpret_cast<float*>(keys + 2 * third);
-  bool done = false;
+  bool done = false, top_p_done = false;
   cands = block_reduce(int(cands), 1, sh.i, Min()) != 0;
-  if (cands && p.top_k > 0 && p.top_k <= k_fast_top_k && slices <= k_max_slices) {
+  const bool fast_k = p.top_k > 0 && p.top_k <= k_fast_top_k;
+  const bool fast_p = p.top_k == 0 && p.top_p < 1.0f;  // top-p first: candidates as for k_fast_top_p
+  if (cands && (fast_k || fast_p) && slices <= k_max_slices) {
     // The slices' candidates at or above the highest slice threshold (the row's k-th largest is at
     // least every slice's own k-th, so none of the k largest goes; the check below covers that
     // threshold as well), in slice order (= id order), weighted.
@@ -684,7 +698,31 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
         }
       }
       pos = block_reduce(pos, 0, sh.i, Add());
-      if (p.top_k < pos) {
+      if (fast_p) {
+        // 8. top-p over the candidates: exact when the candidates weighing at least `bound` (every
+        // logit left out weighs less) already hold the mass the row's top-p keeps, since the
+        // threshold then lies at or above bound. The row's weight takes one pass.
+        float bound = 0.0f;
+        for (int b = threadIdx.x; b < slices; b += T)
+          if (part[b].thr != -INFINITY) bound = fmaxf(bound, weight(part[b].thr) * 1.00001f);
+        bound = block_reduce(bound, 0.0f, sh.f, Max());
+        unsigned long long row = 0, above = 0;
+        for_each(vocab, logits, [&](int i, float l) {
+          const float wi = weight(i < limit ? l : -INFINITY);
+          if (wi > 0.0f) row += fixed_weight(wi);
+        });
+        for (int j = threadIdx.x; j < total; j += T)
+          if (kw[j] > 0.0f && kw[j] >= bound) above += fixed_weight(kw[j]);
+        row = block_reduce(row, 0ull, sh.u, Add());
+        above = block_reduce(above, 0ull, sh.u, Add());
+        if (row > 0 && above >= mass_target(p.top_p, row)) {
+          select_top(kw, nullptr, total, true, 0, p.top_p, sh, row);
+          w = kw;
+          n = total;
+          cid = ids;
+          done = top_p_done = true;
+        }
+      } else if (p.top_k < pos) {
         select_top(kw, nullptr, total, false, (unsigned long long)p.top_k, 0.0f, sh);
         // Exact only if every logit left out weighs less than the k-th kept weight.
         const float kth = __uint_as_float(sh.prefix);
@@ -720,7 +758,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
       }
     }
   }
-  filter_and_draw(p, w, n, cid, e, keys, vocab, best, sh, out);
+  filter_and_draw(p, w, n, cid, e, keys, vocab, best, top_p_done, sh, out);
 }
 
 static_assert(sizeof(PrepPart) == 32, "candidate_bytes counts 32 bytes per slice");
