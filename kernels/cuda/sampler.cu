@@ -650,7 +650,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
   const int third = (vocab / 3) & ~3;  // a multiple of 4: 16-byte aligned parts
   int* ids = reinterpret_cast<int*>(keys + third);
   float* kw = reinterpret_cast<float*>(keys + 2 * third);
-  bool done = false, top_p_done = false;
+  bool done = false, top_p_done = false, e_ready = false;
   cands = block_reduce(int(cands), 1, sh.i, Min()) != 0;
   const bool fast_k = p.top_k > 0 && p.top_k <= k_fast_top_k;
   const bool fast_p = p.top_k == 0 && p.top_p < 1.0f;  // top-p first: candidates as for k_fast_top_p
@@ -701,7 +701,8 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
       if (fast_p) {
         // 8. top-p over the candidates: exact when the candidates weighing at least `bound` (every
         // logit left out weighs less) already hold the mass the row's top-p keeps, since the
-        // threshold then lies at or above bound. The row's weight takes one pass.
+        // threshold then lies at or above bound. The row's weight takes one pass, which also
+        // leaves the row's weights in e for the whole-row path if the candidates do not suffice.
         float bound = 0.0f;
         for (int b = threadIdx.x; b < slices; b += T)
           if (part[b].thr != -INFINITY) bound = fmaxf(bound, weight(part[b].thr) * 1.00001f);
@@ -709,8 +710,10 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
         unsigned long long row = 0, above = 0;
         for_each(vocab, logits, [&](int i, float l) {
           const float wi = weight(i < limit ? l : -INFINITY);
+          e[i] = wi;
           if (wi > 0.0f) row += fixed_weight(wi);
         });
+        e_ready = true;
         for (int j = threadIdx.x; j < total; j += T)
           if (kw[j] > 0.0f && kw[j] >= bound) above += fixed_weight(kw[j]);
         row = block_reduce(row, 0ull, sh.u, Add());
@@ -740,7 +743,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
       }
     }
   }
-  if (!done) {
+  if (!done && !e_ready) {
     // 6. Softmax weights over the row (unnormalised, max 1): e = exp((l - max) / T); 0 = dropped.
     int n_pos = 0;
     for_each(vocab, logits, [&](int i, float l) {
