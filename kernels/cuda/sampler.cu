@@ -424,6 +424,7 @@ __device__ __forceinline__ void filter_and_draw(const SamplerParams& p, float* w
 // A slice's candidates are its finite logits >= thr, thr just under the slice's own k-th largest
 // (or every finite logit when it has fewer than k): one of the row's k largest has fewer than k
 // larger logits in the row, so fewer in its slice, and is a candidate.
+// (Between them, for a top-p without top-k, sample_mass_kernel sums each slice's weight.)
 // Stage B (sample_kernel, one block) then needs no pass over the vocabulary for greedy sampling
 // and, for top-k, works on the candidates (typically a few more than k) once it has checked that
 // every logit left out has a weight below the k-th kept one; for top-p alone, once one pass over
@@ -436,7 +437,8 @@ struct PrepPart {
   int arg_id;
   int count;         // candidates written (-1: none asked for)
   float thr;         // the candidates are the slice's finite logits >= thr (-inf: all of them)
-  int pad_[3];
+  int pad_;
+  unsigned long long mass;  // top-p alone: the slice's kept weight in fixed point (sample_mass_kernel)
 };
 
 struct PrepShared {
@@ -591,6 +593,45 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
   if (threadIdx.x == 0) part[blockIdx.x] = r;
 }
 
+// Top-p without top-k: each slice's weight, sum of fixed_weight(exp((l - max) / T)), with the row's
+// max from the slices' results (an integer sum: the row's total is exactly the one the whole-row
+// path's first histogram pass finds). Other settings: nothing to do.
+__global__ void __launch_bounds__(k_prep_threads) sample_mass_kernel(const float* __restrict__ logits, int vocab,
+                                                                     const int* __restrict__ blob,
+                                                                     PrepPart* __restrict__ part) {
+  EXL_SHARED_ARRAY(unsigned long long, su, [k_prep_threads / 32]);
+  EXL_SHARED_ARRAY(float, sf, [k_prep_threads / 32]);
+  pdl_wait();
+  SamplerParams p;
+  memcpy(&p, blob, sizeof(SamplerParams));
+  if (p.greedy || p.top_k != 0 || !(p.top_p < 1.0f)) return;
+  const int slices = (vocab + k_slice - 1) / k_slice, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  float mx = -INFINITY;
+  for (int b = threadIdx.x; b < slices; b += k_prep_threads) mx = fmaxf(mx, part[b].max_finite);
+  for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(k_full, mx, o));
+  if (lane == 0) sf[w] = mx;
+  __syncthreads();
+  mx = -INFINITY;
+  for (int j = 0; j < k_prep_threads / 32; ++j) mx = fmaxf(mx, sf[j]);
+  const float inv_t = 1.0f / p.temperature;
+  const int limit = p.vocab_limit > 0 && p.vocab_limit < vocab ? p.vocab_limit : vocab;
+  const int s0 = int(blockIdx.x) * k_slice, s1 = min(vocab, s0 + k_slice);
+  unsigned long long m = 0;
+  for (int i = s0 + int(threadIdx.x); i < s1; i += k_prep_threads) {
+    const float l = i < limit ? logits[i] : -INFINITY;
+    const float wi = isfinite(l) ? expf((l - mx) * inv_t) : 0.0f;
+    if (wi > 0.0f) m += fixed_weight(wi);
+  }
+  for (int o = 16; o > 0; o >>= 1) m += __shfl_xor_sync(k_full, m, o);
+  if (lane == 0) su[w] = m;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long t = 0;
+    for (int j = 0; j < k_prep_threads / 32; ++j) t += su[j];
+    part[blockIdx.x].mass = t;
+  }
+}
+
 __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
                                                    float* __restrict__ e, unsigned* __restrict__ keys,
                                                    const float* __restrict__ cand_l,
@@ -650,7 +691,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
   const int third = (vocab / 3) & ~3;  // a multiple of 4: 16-byte aligned parts
   int* ids = reinterpret_cast<int*>(keys + third);
   float* kw = reinterpret_cast<float*>(keys + 2 * third);
-  bool done = false, top_p_done = false, e_ready = false;
+  bool done = false, top_p_done = false;
   cands = block_reduce(int(cands), 1, sh.i, Min()) != 0;
   const bool fast_k = p.top_k > 0 && p.top_k <= k_fast_top_k;
   const bool fast_p = p.top_k == 0 && p.top_p < 1.0f;  // top-p first: candidates as for k_fast_top_p
@@ -701,19 +742,14 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
       if (fast_p) {
         // 8. top-p over the candidates: exact when the candidates weighing at least `bound` (every
         // logit left out weighs less) already hold the mass the row's top-p keeps, since the
-        // threshold then lies at or above bound. The row's weight takes one pass, which also
-        // leaves the row's weights in e for the whole-row path if the candidates do not suffice.
+        // threshold then lies at or above bound. The row's weight: the slices' (sample_mass_kernel).
         float bound = 0.0f;
-        for (int b = threadIdx.x; b < slices; b += T)
-          if (part[b].thr != -INFINITY) bound = fmaxf(bound, weight(part[b].thr) * 1.00001f);
-        bound = block_reduce(bound, 0.0f, sh.f, Max());
         unsigned long long row = 0, above = 0;
-        for_each(vocab, logits, [&](int i, float l) {
-          const float wi = weight(i < limit ? l : -INFINITY);
-          e[i] = wi;
-          if (wi > 0.0f) row += fixed_weight(wi);
-        });
-        e_ready = true;
+        for (int b = threadIdx.x; b < slices; b += T) {
+          if (part[b].thr != -INFINITY) bound = fmaxf(bound, weight(part[b].thr) * 1.00001f);
+          row += part[b].mass;
+        }
+        bound = block_reduce(bound, 0.0f, sh.f, Max());
         for (int j = threadIdx.x; j < total; j += T)
           if (kw[j] > 0.0f && kw[j] >= bound) above += fixed_weight(kw[j]);
         row = block_reduce(row, 0ull, sh.u, Add());
@@ -743,7 +779,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
       }
     }
   }
-  if (!done && !e_ready) {
+  if (!done) {
     // 6. Softmax weights over the row (unnormalised, max 1): e = exp((l - max) / T); 0 = dropped.
     int n_pos = 0;
     for_each(vocab, logits, [&](int i, float l) {
@@ -837,6 +873,8 @@ void DeviceSampler::enqueue_sample(float* logits, cudaStream_t s) const {
   const int slices = (vocab_ + k_slice - 1) / k_slice;
   launch_ex(false, sample_prep_kernel, dim3(slices), dim3(k_prep_threads), 0, s, logits, vocab_,
             blob_.get<const int>(), cl, ci, part);
+  launch_ex(false, sample_mass_kernel, dim3(slices), dim3(k_prep_threads), 0, s, static_cast<const float*>(logits),
+            vocab_, blob_.get<const int>(), part);
   launch_ex(false, sample_kernel, dim3(1), dim3(T), 0, s, logits, vocab_, blob_.get<const int>(), e_.get<float>(),
             keys_.get<unsigned>(), static_cast<const float*>(cl), static_cast<const int*>(ci),
             static_cast<const PrepPart*>(part), result_.get<SamplerResult>());
