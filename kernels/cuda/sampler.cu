@@ -125,6 +125,32 @@ __device__ void argmax_merge(float& v, int& i, float v2, int i2) {
   if (i == INT_MAX || v2 > v || (v2 == v && i2 < i)) { v = v2; i = i2; }
 }
 
+// The block's arg-max (W warps; sf, si: W entries of scratch) of the threads' (bv, bi), left in
+// thread 0's bv, bi (bi INT_MAX: none).
+template <int W>
+__device__ void block_argmax(float& bv, int& bi, float* sf, int* si) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const float v2 = __shfl_xor_sync(k_full, bv, o);
+    const int i2 = __shfl_xor_sync(k_full, bi, o);
+    if (i2 != INT_MAX) argmax_merge(bv, bi, v2, i2);
+  }
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) { sf[threadIdx.x >> 5] = bv; si[threadIdx.x >> 5] = bi; }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    bv = -INFINITY;
+    bi = INT_MAX;
+    for (int w = 0; w < W; ++w)
+      if (si[w] != INT_MAX) argmax_merge(bv, bi, sf[w], si[w]);
+  }
+}
+
+// The settings from the blob into shared memory, for the whole block.
+__device__ __forceinline__ void load_settings(SamplerParams& dst, const int* blob) {
+  if (threadIdx.x == 0) memcpy(&dst, blob, sizeof(SamplerParams));
+  __syncthreads();
+}
+
 // The passes over the vocabulary load several float4 per thread before using any, so a pass costs
 // one L2 latency per batch of 4 * k_quads * T elements rather than one per T elements (a 128k
 // vocabulary: 32 latencies instead of 251 with 512 threads). Each element's work is unchanged, so
@@ -475,8 +501,7 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
                                                                      PrepPart* __restrict__ part) {
   EXL_BLOCK_SHARED(PrepShared, ps);
   pdl_wait();
-  if (threadIdx.x == 0) memcpy(&ps.prm, blob, sizeof(SamplerParams));
-  __syncthreads();
+  load_settings(ps.prm, blob);
   const SamplerParams& p = ps.prm;
   const int* pen_ids = blob + sampler_header_bytes() / 4;
   const int* pen_counts = pen_ids + p.num_penalty;
@@ -526,22 +551,12 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
     argmax_merge(bv, bi, v[c], i0 + c);
     if (isfinite(v[c])) { mx = fmaxf(mx, v[c]); ++fin; }
   }
-  for (int o = 16; o > 0; o >>= 1) {
-    const float v2 = __shfl_xor_sync(k_full, bv, o);
-    const int i2 = __shfl_xor_sync(k_full, bi, o);
-    if (i2 != INT_MAX) argmax_merge(bv, bi, v2, i2);
-    mx = fmaxf(mx, __shfl_xor_sync(k_full, mx, o));
-  }
-  if ((threadIdx.x & 31) == 0) { ps.f[threadIdx.x >> 5] = bv; ps.i[threadIdx.x >> 5] = bi; }
-  __syncthreads();
+  for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(k_full, mx, o));
+  block_argmax<k_prep_threads / 32>(bv, bi, ps.f, ps.i);
   PrepPart r{};
   if (threadIdx.x == 0) {
-    float av = -INFINITY;
-    int ai = INT_MAX;
-    for (int w = 0; w < k_prep_threads / 32; ++w)
-      if (ps.i[w] != INT_MAX) argmax_merge(av, ai, ps.f[w], ps.i[w]);
-    r.arg_value = av;
-    r.arg_id = ai;
+    r.arg_value = bv;
+    r.arg_id = bi;
   }
   __syncthreads();
   if ((threadIdx.x & 31) == 0) ps.f[threadIdx.x >> 5] = mx;
@@ -640,8 +655,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
                                                    SamplerResult* __restrict__ out) {
   EXL_BLOCK_SHARED(Shared, sh);
   pdl_wait();
-  if (threadIdx.x == 0) memcpy(&sh.prm, blob, sizeof(SamplerParams));
-  __syncthreads();
+  load_settings(sh.prm, blob);
   const SamplerParams& p = sh.prm;
   const int limit = p.vocab_limit > 0 && p.vocab_limit < vocab ? p.vocab_limit : vocab;
   const int slices = (vocab + k_slice - 1) / k_slice;
@@ -657,21 +671,8 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
     mx = fmaxf(mx, r.max_finite);
     cands = cands && r.count >= 0;
   }
-  for (int o = 16; o > 0; o >>= 1) {
-    const float v2 = __shfl_xor_sync(k_full, bv, o);
-    const int i2 = __shfl_xor_sync(k_full, bi, o);
-    if (i2 != INT_MAX) argmax_merge(bv, bi, v2, i2);
-  }
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) { sh.f[threadIdx.x >> 5] = bv; sh.i[threadIdx.x >> 5] = bi; }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float v = -INFINITY;
-    int id = INT_MAX;
-    for (int w = 0; w < k_warps; ++w)
-      if (sh.i[w] != INT_MAX) argmax_merge(v, id, sh.f[w], sh.i[w]);
-    sh.found_id = id == INT_MAX || isnan(logits[0]) ? 0 : id;
-  }
+  block_argmax<k_warps>(bv, bi, sh.f, sh.i);
+  if (threadIdx.x == 0) sh.found_id = bi == INT_MAX || isnan(logits[0]) ? 0 : bi;
   mx = block_reduce(mx, -INFINITY, sh.f, Max());  // syncs, so found_id is visible after it
   const int best = sh.found_id;
   if (p.greedy || mx == -INFINITY) {  // the host samples the arg-max when nothing finite is left
