@@ -1,8 +1,10 @@
 // The device sampler (issue 5): every stage of the host sampler (exl/generator.h, SamplerSettings)
 // on one fp32 logits row that is already on the device; only a 12-byte result comes back.
-// One launch with fixed arguments (the settings and lists are read from a device blob that is
-// uploaded before the launch), so it can sit in the decode CUDA graph. All memory is allocated
-// at construction (allocate_cache); staging and launching allocate nothing.
+// Three launches with fixed arguments (the settings and lists are read from a device blob that is
+// uploaded before them), so they can sit in the decode CUDA graph: a block per slice of 1024 ids
+// for the edits and each slice's arg-max and candidates, a block per slice for top-p's weights,
+// one block for the rest (sampler.cu). All memory is allocated at construction (allocate_cache);
+// staging and launching allocate nothing.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -46,7 +48,7 @@ class DeviceSampler {
   // The work buffer ([vocab] fp32): the kept distribution after a write_dist launch.
   const float* dist_device() const { return e_.get<float>(); }
 
-  static constexpr int k_threads = 512;
+  static constexpr int k_threads = 512;  // the last launch's block
 
  private:
   int vocab_ = 0, max_penalty_ = 0;
