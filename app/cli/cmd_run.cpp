@@ -374,8 +374,12 @@ std::uint64_t used_device_bytes(const MemoryStats& m) {
 // bandwidth / bytes read per token (weights once plus the KV cache to that position, the planner's
 // count). Rates are measured on the device at the start; timings are medians.
 int cmd_bench(const Args& a) {
-  a.check_known(with_session_flags({"--prompt", "--prompt-tokens", "--gen", "--gen-tokens", "--json", "--repeats",
-                                    "--synth", "--bpw", "--head-bits", "--seed"}));
+  // The sampler flags of `generate` too: decode is timed as generation samples (greedy unless a
+  // sampling flag is given; --seed alone stays the synthetic model's seed).
+  std::set<std::string> flags{"--prompt", "--prompt-tokens", "--gen", "--gen-tokens", "--json", "--repeats",
+                              "--synth", "--bpw", "--head-bits", "--seed"};
+  for (const char* const* f = kSamplerFlags; *f; ++f) flags.insert(*f);
+  a.check_known(with_session_flags(flags));
   const std::vector<int> prompts =
       int_list(a.get_or("--prompt", a.get_or("--prompt-tokens", "512")), "--prompt", 1, 1 << 20);
   const std::vector<int> contexts = int_list(a.get_or("--ctx", "0"), "--ctx", 0, 1 << 22);
@@ -438,14 +442,15 @@ int cmd_bench(const Args& a) {
 
   struct DecodeRow { int context; double tokens_per_s; std::uint64_t bytes; double bound; };
   std::vector<DecodeRow> dec;
-  SamplerSettings greedy;
-  greedy.greedy = true;
+  SamplerSettings sampling = sampler_from(a);
+  if (!(a.has("--temperature") || a.has("--top-k") || a.has("--top-p") || a.has("--min-p") || a.has("--typical")))
+    sampling.greedy = true;  // (sampler_from counts --seed as asking for sampling)
   for (int c : contexts) {
     b.truncate_cache(0);
     std::vector<std::int32_t> ctx(ids.begin(), ids.begin() + c);
     if (c > 0) prefill(b, ctx, s.max_chunk, LogitsWanted::none, logits);
     ctx.push_back(ids[std::size_t(c)]);
-    Sampler sampler(greedy);
+    Sampler sampler(sampling);
     std::vector<double> t;
     for (int g = 0; g < gen; ++g) {  // as a generation does: sampling on the device where it can
       const auto t0 = std::chrono::steady_clock::now();
@@ -474,6 +479,7 @@ int cmd_bench(const Args& a) {
                      {"weights_bytes", d.weights_bytes}, {"cache_bytes", d.cache_bytes},
                      {"scratch_bytes", d.scratch_bytes}, {"device_used_bytes", d.device_total - d.device_free}});
     json j{{"device", b.name()}, {"copy_bandwidth_gbs", copy_gbs}, {"fp16_tflops", tflops}, {"gen_tokens", gen},
+           {"sampling", sampling.is_greedy() ? "greedy" : "sampled"},
            {"prefill", jp}, {"decode", jd}, {"peak_vram_bytes", peak},
            // the first prompt length and context, as single figures
            {"prompt_tokens", pre.front().tokens}, {"prefill_tokens_per_s", pre.front().tokens_per_s},
@@ -491,8 +497,9 @@ int cmd_bench(const Args& a) {
     std::printf("  time to first token %.1f ms\n", r.ttft_ms);
   }
   for (const DecodeRow& r : dec)
-    std::printf("decode at %6d: %9.1f tokens/s  bound %9.1f  %5.1f %%  (%.3f GB read per token)\n", r.context,
-                r.tokens_per_s, r.bound, pct(r.tokens_per_s, r.bound), r.bytes / 1e9);
+    std::printf("decode at %6d: %9.1f tokens/s  bound %9.1f  %5.1f %%  (%.3f GB read per token%s)\n", r.context,
+                r.tokens_per_s, r.bound, pct(r.tokens_per_s, r.bound), r.bytes / 1e9,
+                sampling.is_greedy() ? "" : "; sampled");
   std::printf("peak memory %.2f GiB (weights %.2f, cache %.2f, scratch %.2f GiB)\n", peak / 1073741824.0,
               mem.weights_bytes / 1073741824.0, mem.cache_bytes / 1073741824.0, mem.scratch_bytes / 1073741824.0);
   if (mem.devices.size() > 1)

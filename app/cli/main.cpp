@@ -28,9 +28,11 @@ commands:
              cache and the tokens prefilled per turn
   ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
   bench      -m DIR | --synth PRESET [--bpw X] [--prompt 512,2048] [--ctx 0,2048,32768] [--gen 128]
-             [--repeats N] [--json]   prefill speed per prompt length (and time to first token) and
-             decode speed per context, each beside its bound (measured copy bandwidth / bytes read per
-             token; FP16 tensor rate / 2 x weights) (--synth: a random model in a temporary folder)
+             [--repeats N] [--json] [generate's sampler flags]   prefill speed per prompt length (and
+             time to first token) and decode speed per context, each beside its bound (measured copy
+             bandwidth / bytes read per token; FP16 tensor rate / 2 x weights) (--synth: a random model
+             in a temporary folder; decode samples greedily unless --temperature, --top-k, --top-p,
+             --min-p or --typical is given)
   selftest   [--fixtures DIR] [--filter SUITE|PREFIX*] [--device cpu|cuda]   run the built-in test
              cases (GPU ones too; --device cuda: only those, and no GPU is a failure)
   convert    -i HF_DIR|FILE.gguf -o OUT_DIR -b BPW [-hb 6] [-m MEAS] [-om MEAS] [--cal FILE] [--rows N]

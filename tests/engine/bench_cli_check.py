@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`exl bench` on the CPU with the fixture ref-xs-4.0bpw: every prompt length and context is
 reported with its bound; the bytes read per token grow with the context by exactly the KV cache of
-the extra positions (from the model's config); bad lists are clear errors. Exit 77: no fixtures."""
+the extra positions (from the model's config); decode with generate's sampler flags samples (and
+says so); bad lists and settings are clear errors. Exit 77: no fixtures."""
 import argparse, json, os, subprocess, sys
 
 ap = argparse.ArgumentParser()
@@ -40,8 +41,18 @@ assert grow == 128 * per_position, (grow, 128 * per_position)
 for key in ("prompt_tokens", "prefill_tokens_per_s", "decode_tokens_per_s", "weights_bytes", "peak_vram_bytes"):
     assert key in j, key
 assert j["peak_vram_bytes"] >= j["weights_bytes"] > 0, j
+assert j["sampling"] == "greedy", j["sampling"]
 
-for bad, flag in ((["--prompt", "0"], "--prompt"), (["--ctx", "0,x"], "--ctx"), (["--gen", "2"], "--gen")):
+# Decode timed as the app's chat settings sample (generate's sampler flags).
+r = run("--prompt", "32", "--ctx", "0", "--gen", "8", "--repeats", "1", "--json", "--temperature", "0.7",
+        "--top-k", "40", "--top-p", "0.9", "--min-p", "0.05", "--rep-pen", "1.05")
+assert r.returncode == 0, r.stderr
+s = json.loads(r.stdout)
+assert s["sampling"] == "sampled" and [d["context"] for d in s["decode"]] == [0], s
+assert s["decode"][0]["tokens_per_s"] > 0 and s["decode"][0]["bytes_per_token"] == j["decode"][0]["bytes_per_token"], s
+
+for bad, flag in ((["--prompt", "0"], "--prompt"), (["--ctx", "0,x"], "--ctx"), (["--gen", "2"], "--gen"),
+                  (["--top-p", "1.5"], "--top-p")):
     r = run(*bad)
     assert r.returncode != 0 and flag in r.stderr, (bad, r.returncode, r.stderr)
 print("exl bench: prefill and decode rows with their bounds; cache bytes per position", per_position)
