@@ -158,10 +158,16 @@ const char* const kSamplerFlags[] = {"--greedy", "--temperature", "--top-k", "--
                                      "--freq-pen", "--presence-penalty", "--pres-pen", "--penalty-range",
                                      "--rep-pen-range", "--logit-bias", "--ban", "--ban-token", nullptr};
 
-SamplerSettings sampler_from(const Args& a) {
+// Whether the flags ask for sampling rather than the arg-max (a filter or a temperature; for
+// generate a --seed too, which bench keeps as its synthetic model's seed).
+static bool asks_sampling(const Args& a, bool seed_counts) {
+  return a.has("--temperature") || a.has("--top-k") || a.has("--top-p") || a.has("--min-p") || a.has("--typical") ||
+         (seed_counts && a.has("--seed"));
+}
+
+SamplerSettings sampler_from(const Args& a, bool seed_counts) {
   SamplerSettings ss;
-  ss.greedy = a.has("--greedy") || !(a.has("--temperature") || a.has("--top-k") || a.has("--top-p") ||
-                                     a.has("--min-p") || a.has("--seed") || a.has("--typical"));
+  ss.greedy = a.has("--greedy") || !asks_sampling(a, seed_counts);
   ss.temperature = float(a.get_double("--temperature", 1.0));
   ss.top_k = a.get_int("--top-k", 0);
   ss.top_p = float(a.get_double("--top-p", 1.0));
@@ -442,9 +448,7 @@ int cmd_bench(const Args& a) {
 
   struct DecodeRow { int context; double tokens_per_s; std::uint64_t bytes; double bound; };
   std::vector<DecodeRow> dec;
-  SamplerSettings sampling = sampler_from(a);
-  if (!(a.has("--temperature") || a.has("--top-k") || a.has("--top-p") || a.has("--min-p") || a.has("--typical")))
-    sampling.greedy = true;  // (sampler_from counts --seed as asking for sampling)
+  const SamplerSettings sampling = sampler_from(a, false);
   for (int c : contexts) {
     b.truncate_cache(0);
     std::vector<std::int32_t> ctx(ids.begin(), ids.begin() + c);

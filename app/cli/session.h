@@ -32,7 +32,8 @@ extern const char* const kSessionFlags[];
 
 // Sampler settings from --greedy, --temperature, --top-k, --top-p, --min-p, --seed, --typical,
 // the penalty flags, --ban and --logit-bias (greedy unless a sampling flag is given).
-SamplerSettings sampler_from(const Args& a);
+// seed_counts: whether --seed alone asks for sampling (bench keeps it as the synthetic model's seed).
+SamplerSettings sampler_from(const Args& a, bool seed_counts = true);
 // Those flags' names (for Args::check_known).
 extern const char* const kSamplerFlags[];
 

@@ -4,10 +4,11 @@
 // after a top-k of at most a third of the vocabulary also the compacted kept weights and ids);
 // blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids, bias ids, bias
 // values (fp32 bits); bias entries sorted by id (stable).
-// Launch shape: two launches. sample_prep_kernel, one block of 256 threads per slice of 1024 ids,
-// applies the edits, finds each slice's arg-max and largest finite logit, and for a top-k of at
-// most 512 writes the slice's candidates (below). sample_kernel, ONE block of 512 threads, does the
-// rest (every reduction in a fixed order, so a seed reproduces a generation; no grid-wide sync).
+// Launch shape: three launches. sample_prep_kernel, one block of 256 threads per slice of 1024
+// ids, applies the edits, finds each slice's arg-max and largest finite logit, and for a top-k of
+// at most 512 (or a top-p alone) writes the slice's candidates (below); sample_mass_kernel, for a
+// top-p alone, sums each slice's weight; sample_kernel, ONE block of 512 threads, does the rest
+// (every reduction in a fixed order, so a seed reproduces a generation; no grid-wide sync).
 // Algorithm: sparse edits (penalties, bans, bias); the masked arg-max and the max finite logit
 // from the slices (greedy stops here); with top-k, the slices' candidates weighted and selected
 // (exact when every logit left out weighs less than the k-th kept one, checked; otherwise the
@@ -62,7 +63,6 @@ struct Shared {
   // broadcasts
   unsigned prefix, prefix_mask;
   unsigned long long above, target;
-  int bin_found;
   int cut;
   int found_id;
   SamplerParams prm;
@@ -72,14 +72,15 @@ __device__ __forceinline__ unsigned long long fixed_weight(float e) {
   return __float2ull_rn(e * 1099511627776.0f);  // 2^40; e <= 1
 }
 
-// Block-wide reductions: every thread gets the same bits (commutative butterfly, fixed order).
-template <class V, class Op>
+// Block-wide reductions over W warps (scratch: W entries): every thread gets the same bits
+// (commutative butterfly, fixed order).
+template <int W = k_warps, class V, class Op>
 __device__ V block_reduce(V v, V identity, V* scratch, Op op) {
   for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(k_full, v, o));
   __syncthreads();
   if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
   __syncthreads();
-  v = (threadIdx.x & 31) < k_warps ? scratch[threadIdx.x & 31] : identity;
+  v = (threadIdx.x & 31) < W ? scratch[threadIdx.x & 31] : identity;
   for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(k_full, v, o));
   return v;
 }
@@ -95,8 +96,8 @@ struct Min {
   __device__ int operator()(int a, int b) const { return a < b ? a : b; }
 };
 
-// Exclusive scan over threads in thread order; *total = the sum of all.
-template <class V>
+// Exclusive scan over threads (W warps) in thread order; *total = the sum of all.
+template <int W = k_warps, class V>
 __device__ V block_exclusive_scan(V v, V* scratch, V* total) {
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   V x = v;
@@ -110,7 +111,7 @@ __device__ V block_exclusive_scan(V v, V* scratch, V* total) {
   if (lane == 31) scratch[w] = x;
   __syncthreads();
   V before = V(0), all = V(0);
-  for (int j = 0; j < k_warps; ++j) {
+  for (int j = 0; j < W; ++j) {
     if (j == w) before = all;
     all = all + scratch[j];
   }
@@ -149,6 +150,17 @@ __device__ void block_argmax(float& bv, int& bi, float* sf, int* si) {
 __device__ __forceinline__ void load_settings(SamplerParams& dst, const int* blob) {
   if (threadIdx.x == 0) memcpy(&dst, blob, sizeof(SamplerParams));
   __syncthreads();
+}
+
+// Ids at or past this are masked (-inf).
+__device__ __forceinline__ int vocab_limit(const SamplerParams& p, int vocab) {
+  return p.vocab_limit > 0 && p.vocab_limit < vocab ? p.vocab_limit : vocab;
+}
+
+// A logit's softmax weight (unnormalised, max 1; 0 = dropped). The mass kernel and the select
+// must compute it bit for bit alike: the row's fixed-point total is summed from both.
+__device__ __forceinline__ float softmax_weight(float l, float mx, float inv_t) {
+  return isfinite(l) ? expf((l - mx) * inv_t) : 0.0f;
 }
 
 // The passes over the vocabulary load several float4 per thread before using any, so a pass costs
@@ -242,7 +254,6 @@ __device__ __forceinline__ void for_chunk(const float* e, Chunk c, F f) {
   }
 }
 
-
 // Copies the kept tokens (e > 0) to ce / cid in id order; returns how many.
 __device__ int compact(const float* e, int vocab, float* ce, int* cid, Shared& sh) {
   const Chunk ch = chunk_of(vocab);
@@ -262,8 +273,6 @@ __device__ int compact(const float* e, int vocab, float* ce, int* cid, Shared& s
   return total;
 }
 
-// Keeps the best tokens by (key desc, id asc) whose weight (1 each, or fixed-point e) reaches
-// `target` (count) or `frac` of the kept weight (mass); the rest get e = 0.
 // The mass a top-p (typical) keeps: frac of the kept weight `total` (fixed point), at least 1.
 __device__ __forceinline__ unsigned long long mass_target(float frac, unsigned long long total) {
   unsigned long long t = (unsigned long long)ceil(double(frac) * double(total));
@@ -272,8 +281,9 @@ __device__ __forceinline__ unsigned long long mass_target(float frac, unsigned l
   return t;
 }
 
-// mass_total: the kept weight the fraction refers to when e [vocab] holds only part of the row
-// (0: e's own sum).
+// Keeps the best tokens by (key desc, id asc) whose weight (1 each, or fixed-point e) reaches
+// `target` (count) or `frac` of the kept weight (mass); the rest get e = 0. mass_total: the kept
+// weight the fraction refers to when e [vocab] holds only part of the row (0: e's own sum).
 __device__ void select_top(float* e, const unsigned* keys, int vocab, bool mass, unsigned long long count_target,
                            float frac, Shared& sh, unsigned long long mass_total = 0) {
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
@@ -453,8 +463,8 @@ __device__ __forceinline__ void filter_and_draw(const SamplerParams& p, float* w
 // (Between them, for a top-p without top-k, sample_mass_kernel sums each slice's weight.)
 // Stage B (sample_kernel, one block) then needs no pass over the vocabulary for greedy sampling
 // and, for top-k, works on the candidates (typically a few more than k) once it has checked that
-// every logit left out has a weight below the k-th kept one; for top-p alone, once one pass over
-// the row has shown that the candidates hold the mass top-p keeps; otherwise it takes the row.
+// every logit left out has a weight below the k-th kept one; for top-p alone, once the slices'
+// weights have shown that the candidates hold the mass top-p keeps; otherwise it takes the row.
 
 // One slice's results (32 bytes).
 struct PrepPart {
@@ -474,26 +484,6 @@ struct PrepShared {
   SamplerParams prm;
 };
 
-__device__ __forceinline__ int prep_block_sum(int v, int* scratch, int* total) {
-  constexpr int W = k_prep_threads / 32;
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  int x = v;
-  for (int o = 1; o < 32; o <<= 1) {
-    const int y = __shfl_up_sync(k_full, x, o);
-    if (lane >= o) x += y;
-  }
-  __syncthreads();
-  if (lane == 31) scratch[w] = x;
-  __syncthreads();
-  int before = 0, all = 0;
-  for (int j = 0; j < W; ++j) {
-    if (j == w) before = all;
-    all += scratch[j];
-  }
-  *total = all;
-  return before + x - v;
-}
-
 __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __restrict__ logits, int vocab,
                                                                      const int* __restrict__ blob,
                                                                      float* __restrict__ cand_l,
@@ -508,7 +498,7 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
   const int* banned = pen_counts + p.num_penalty;
   const int* bias_ids = banned + p.num_banned;
   const float* bias_vals = reinterpret_cast<const float*>(bias_ids + p.num_bias);
-  const int limit = p.vocab_limit > 0 && p.vocab_limit < vocab ? p.vocab_limit : vocab;
+  const int limit = vocab_limit(p, vocab);
   const int s0 = int(blockIdx.x) * k_slice, s1 = min(vocab, s0 + k_slice);
   auto mine = [&](int id) { return id >= s0 && id < s1 && id < limit; };
 
@@ -551,27 +541,18 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
     argmax_merge(bv, bi, v[c], i0 + c);
     if (isfinite(v[c])) { mx = fmaxf(mx, v[c]); ++fin; }
   }
-  for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(k_full, mx, o));
   block_argmax<k_prep_threads / 32>(bv, bi, ps.f, ps.i);
   PrepPart r{};
-  if (threadIdx.x == 0) {
-    r.arg_value = bv;
-    r.arg_id = bi;
-  }
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) ps.f[threadIdx.x >> 5] = mx;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    r.max_finite = -INFINITY;
-    for (int w = 0; w < k_prep_threads / 32; ++w) r.max_finite = fmaxf(r.max_finite, ps.f[w]);
-  }
+  r.arg_value = bv;  // (thread 0's is the block's, and thread 0 writes r)
+  r.arg_id = bi;
+  r.max_finite = block_reduce<k_prep_threads / 32>(mx, -INFINITY, ps.f, Max());
   r.count = -1;
   r.thr = -INFINITY;
   // Candidates for a top-k, or for a top-p without one (as many as a top-k of k_fast_top_p keeps).
   const int kk = p.top_k > 0 ? p.top_k : p.top_p < 1.0f ? k_fast_top_p : 0;
   if (!p.greedy && kk > 0 && kk <= k_fast_top_k) {
     int n_fin = 0;
-    prep_block_sum(fin, ps.i, &n_fin);
+    block_exclusive_scan<k_prep_threads / 32>(fin, ps.i, &n_fin);
     // The slice's k-th largest finite logit: a bitonic sort (descending) of its 1024 entries.
 #pragma unroll
     for (int c = 0; c < 4; ++c) ps.vals[4 * threadIdx.x + c] = isfinite(v[c]) ? v[c] : -INFINITY;
@@ -598,7 +579,7 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
       cnt += keep[c];
     }
     int total = 0;
-    int at = s0 + prep_block_sum(cnt, ps.i, &total);
+    int at = s0 + block_exclusive_scan<k_prep_threads / 32>(cnt, ps.i, &total);
 #pragma unroll
     for (int c = 0; c < 4; ++c)
       if (keep[c]) { cand_l[at] = v[c]; cand_id[at] = i0 + c; ++at; }
@@ -614,37 +595,27 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
 __global__ void __launch_bounds__(k_prep_threads) sample_mass_kernel(const float* __restrict__ logits, int vocab,
                                                                      const int* __restrict__ blob,
                                                                      PrepPart* __restrict__ part) {
-  EXL_SHARED_ARRAY(unsigned long long, su, [k_prep_threads / 32]);
-  EXL_SHARED_ARRAY(float, sf, [k_prep_threads / 32]);
+  constexpr int W = k_prep_threads / 32;
+  EXL_SHARED_ARRAY(unsigned long long, su, [W]);
+  EXL_SHARED_ARRAY(float, sf, [W]);
   pdl_wait();
   SamplerParams p;
   memcpy(&p, blob, sizeof(SamplerParams));
   if (p.greedy || p.top_k != 0 || !(p.top_p < 1.0f)) return;
-  const int slices = (vocab + k_slice - 1) / k_slice, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int slices = (vocab + k_slice - 1) / k_slice;
   float mx = -INFINITY;
   for (int b = threadIdx.x; b < slices; b += k_prep_threads) mx = fmaxf(mx, part[b].max_finite);
-  for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(k_full, mx, o));
-  if (lane == 0) sf[w] = mx;
-  __syncthreads();
-  mx = -INFINITY;
-  for (int j = 0; j < k_prep_threads / 32; ++j) mx = fmaxf(mx, sf[j]);
+  mx = block_reduce<W>(mx, -INFINITY, sf, Max());
   const float inv_t = 1.0f / p.temperature;
-  const int limit = p.vocab_limit > 0 && p.vocab_limit < vocab ? p.vocab_limit : vocab;
+  const int limit = vocab_limit(p, vocab);
   const int s0 = int(blockIdx.x) * k_slice, s1 = min(vocab, s0 + k_slice);
   unsigned long long m = 0;
   for (int i = s0 + int(threadIdx.x); i < s1; i += k_prep_threads) {
-    const float l = i < limit ? logits[i] : -INFINITY;
-    const float wi = isfinite(l) ? expf((l - mx) * inv_t) : 0.0f;
+    const float wi = softmax_weight(i < limit ? logits[i] : -INFINITY, mx, inv_t);
     if (wi > 0.0f) m += fixed_weight(wi);
   }
-  for (int o = 16; o > 0; o >>= 1) m += __shfl_xor_sync(k_full, m, o);
-  if (lane == 0) su[w] = m;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned long long t = 0;
-    for (int j = 0; j < k_prep_threads / 32; ++j) t += su[j];
-    part[blockIdx.x].mass = t;
-  }
+  m = block_reduce<W>(m, 0ull, su, Add());
+  if (threadIdx.x == 0) part[blockIdx.x].mass = m;
 }
 
 __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
@@ -657,7 +628,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
   pdl_wait();
   load_settings(sh.prm, blob);
   const SamplerParams& p = sh.prm;
-  const int limit = p.vocab_limit > 0 && p.vocab_limit < vocab ? p.vocab_limit : vocab;
+  const int limit = vocab_limit(p, vocab);
   const int slices = (vocab + k_slice - 1) / k_slice;
 
   // 4-5. Arg-max (greedy) and the largest finite logit, from the slices' results (the edits of
@@ -680,7 +651,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
     return;
   }
   const float inv_t = 1.0f / p.temperature;
-  auto weight = [&](float l) { return isfinite(l) ? expf((l - mx) * inv_t) : 0.0f; };
+  auto weight = [&](float l) { return softmax_weight(l, mx, inv_t); };
 
   // 7. top-k. The stages after it see only the k kept tokens, compacted in id order (w [n],
   // their ids cid [n]) into the keys buffer, whose first third stays free for typical's keys: the
