@@ -56,10 +56,7 @@ void CudaBackend::forward_sample(const std::int32_t* ids, int n, const exl_cuda_
   };
   sampler_->enqueue_upload(s);  // before the graph, in stream order
   if (opt_.cuda_graphs) {
-    if (!sample_graph_.ready()) {
-      prepare_pipe_step();  // (EXL_PIPE_STEP: the stage table goes up before the capture)
-      sample_graph_.capture(s, [&] { enqueue_step(); });
-    }
+    if (!sample_graph_.ready()) sample_graph_.capture(s, [&] { enqueue_step(); });
     sample_graph_.launch(s);
   } else {
     enqueue_step();
