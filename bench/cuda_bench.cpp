@@ -3,7 +3,7 @@
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
 // = gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), loop (the same, 4-bit and
-// 4.0 bpw mix, beside the engine's decode loop with device sampling, greedy and chat settings), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
+// 4.0 bpw mix, beside the engine's decode loop with device sampling, greedy, chat, top-p, plain and min-p settings), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
 // 2048-token prefill alone) or all (default). The first timed forward is a profiler range
 // (ncu --profile-from-start off).
 #include <dlfcn.h>
@@ -153,32 +153,46 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
                   bound, 100.0 * (1e6 / us) / bound);
       if (g_loop) {
         // The engine's decode loop: one forward_sample per token (the step and the sampler in one
-        // graph, only the id copied back), greedy, with chat settings (temperature, top-k,
-        // top-p, min-p, a repetition penalty over 64 ids, the app's defaults) and with top-p
-        // alone (temperature 0.8 and top-p 0.95; temperature 0.4 and top-p 0.9; the first again
-        // with a bias of +12 on 16 ids: a peaked row, as a trained model's mostly are), host time
-        // per call. (Random weights give flat rows: top-p keeps thousands of ids there.)
+        // graph, only the id copied back), host time per call, with each sampling setting below.
+        // (Random weights give flat rows: top-p keeps thousands of ids there; "peaked" adds a bias
+        // of +12 on 16 ids, as a trained model's rows mostly are.)
+        struct Setting {
+          const char* name;
+          float temperature, top_p, min_p, repetition_penalty;
+          int top_k, penalties, biased;
+        };
+        static const Setting settings[] = {
+            {"greedy", 0.0f, 1.0f, 0.0f, 1.0f, 0, 0, 0},
+            // the app's chat defaults: temperature, top-k, top-p, min-p, a penalty over 64 ids
+            {"chat", 0.8f, 0.9f, 0.05f, 1.1f, 40, 64, 0},
+            {"top-p", 0.8f, 0.95f, 0.0f, 1.0f, 0, 0, 0},
+            {"top-p T0.4", 0.4f, 0.9f, 0.0f, 1.0f, 0, 0, 0},
+            {"top-p peaked", 0.8f, 0.95f, 0.0f, 1.0f, 0, 0, 1},
+            // an OpenAI client that sends nothing: temperature 1, no filter
+            {"plain T1", 1.0f, 1.0f, 0.0f, 1.0f, 0, 0, 0},
+            {"min-p T0.8", 0.8f, 1.0f, 0.05f, 1.0f, 0, 0, 0},
+        };
         std::vector<int32_t> pen_ids(64), pen_counts(64, 1);
         for (int i = 0; i < 64; ++i) pen_ids[std::size_t(i)] = int32_t((i * 997 + 11) % p.vocab);
-        std::vector<int32_t> bias_ids(16);
+        std::vector<int32_t> bias_ids(16);  // sorted ids (one per 16th of the vocabulary)
         std::vector<float> bias_vals(16, 12.0f);
         for (int i = 0; i < 16; ++i) bias_ids[std::size_t(i)] = int32_t((i * 7919 + 5) % (p.vocab / 16) + i * (p.vocab / 16));
-        for (int chat = 0; chat < 5; ++chat) {
+        for (const Setting& st : settings) {
           exl_cuda_sampler s{};
-          s.greedy = chat ? 0 : 1;
-          s.temperature = chat == 3 ? 0.4f : chat ? 0.8f : 1.0f;
-          s.top_k = chat == 1 ? 40 : 0;
-          s.top_p = chat == 1 || chat == 3 ? 0.9f : chat == 2 || chat == 4 ? 0.95f : 1.0f;
-          if (chat == 4) {  // sorted ids (one per 16th of the vocabulary)
+          s.greedy = st.temperature == 0.0f ? 1 : 0;
+          s.temperature = st.temperature == 0.0f ? 1.0f : st.temperature;
+          s.top_k = st.top_k;
+          s.top_p = st.top_p;
+          s.min_p = st.min_p;
+          s.repetition_penalty = st.repetition_penalty;
+          s.penalty_ids = pen_ids.data();
+          s.penalty_counts = pen_counts.data();
+          s.num_penalty = st.penalties;
+          if (st.biased) {
             s.bias_ids = bias_ids.data();
             s.bias_values = bias_vals.data();
             s.num_bias = 16;
           }
-          s.min_p = chat == 1 ? 0.05f : 0.0f;
-          s.repetition_penalty = chat == 1 ? 1.1f : 1.0f;
-          s.penalty_ids = pen_ids.data();
-          s.penalty_counts = pen_counts.data();
-          s.num_penalty = chat == 1 ? 64 : 0;
           CHECKED(api->truncate_cache(b, ctx));
           int32_t id = 1;
           std::vector<double> t;
@@ -194,7 +208,7 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
           std::sort(t.begin(), t.end());
           const double med = t[t.size() / 2];
           std::printf("decode loop ctx %6d, %s sampling: %8.1f us/token  %8.1f tok/s  %5.1f %% of the bound\n", ctx,
-                      chat == 1 ? "chat" : chat == 2 ? "top-p" : chat == 3 ? "top-p T0.4" : chat == 4 ? "top-p peaked" : "greedy", med, 1e6 / med, 100.0 * (1e6 / med) / bound);
+                      st.name, med, 1e6 / med, 100.0 * (1e6 / med) / bound);
         }
         CHECKED(api->truncate_cache(b, 0));
       }

@@ -4,7 +4,7 @@
 // after a top-k of at most a third of the vocabulary also the compacted kept weights and ids);
 // blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids, bias ids, bias
 // values (fp32 bits); bias entries sorted by id (stable).
-// Launch shape: three launches. sample_prep_kernel, one block of 256 threads per slice of 1024
+// Launch shape: three launches (the last two with PDL). sample_prep_kernel, one block of 256 threads per slice of 1024
 // ids, applies the edits, finds each slice's arg-max and largest finite logit, and for a top-k of
 // at most 512 (or a top-p alone) writes the slice's candidates (below); sample_mass_kernel, for a
 // top-p alone, sums each slice's weight; sample_kernel, ONE block of 512 threads, does the rest
@@ -63,6 +63,7 @@ struct Shared {
   // broadcasts
   unsigned prefix, prefix_mask;
   unsigned long long above, target;
+  double before;  // a plain draw: the weight of the slices before the one it lands in
   int cut;
   int found_id;
   SamplerParams prm;
@@ -471,11 +472,76 @@ struct PrepPart {
   float max_finite;  // largest finite logit of the slice (-inf: none)
   float arg_value;   // the slice's arg-max by the host's rule (value, id; INT_MAX: all NaN)
   int arg_id;
-  int count;         // candidates written (-1: none asked for)
+  int count;         // candidates written (-1: none asked for); a plain draw: the slice's kept ids
   float thr;         // the candidates are the slice's finite logits >= thr (-inf: all of them)
-  int pad_;
-  unsigned long long mass;  // top-p alone: the slice's kept weight in fixed point (sample_mass_kernel)
+  int last;          // a plain draw: the slice's last kept id (-1: none)
+  union {
+    unsigned long long mass;  // top-p alone: the slice's kept weight in fixed point (sample_mass_kernel)
+    double sum;               // a plain draw: the slice's kept weight, summed in fp64
+  };
 };
+
+// A plain draw (temperature, maybe min-p; no top-k, top-p or typical, no distribution asked for:
+// what an OpenAI client that sets no filter gets) needs no pass of one block over the row:
+// sample_mass_kernel sums each slice's kept weight, and sample_kernel finds the slice where the
+// draw lands and scans only that one.
+__device__ __forceinline__ bool plain_draw(const SamplerParams& p) {
+  return !p.greedy && p.top_k == 0 && !(p.top_p < 1.0f) && !(p.typical > 0.0f && p.typical < 1.0f) && !p.write_dist;
+}
+
+// A plain draw's weight of id i: the softmax weight, 0 under min-p's floor (min_p times the row's
+// largest weight, which is exp(0) = 1). Both kernels weigh alike.
+__device__ __forceinline__ float plain_weight(const float* logits, int i, int limit, float mx, float inv_t,
+                                              float min_p) {
+  const float w = softmax_weight(i < limit ? logits[i] : -INFINITY, mx, inv_t);
+  return w > 0.0f && !(w < min_p) ? w : 0.0f;
+}
+
+// Stage B of a plain draw (a thread per slice, then two ids a thread of the slice the draw lands
+// in): the first kept id, in id order, whose cumulative weight exceeds u * total (the last kept one
+// when rounding leaves the draw past every boundary), as filter_and_draw's draw over the row.
+__device__ void plain_draw_select(const SamplerParams& p, const float* logits, int vocab, int limit, int slices,
+                                  float mx, float inv_t, const PrepPart* part, int best, Shared& sh,
+                                  SamplerResult* out) {
+  const int b = threadIdx.x;
+  const double sb = b < slices ? part[b].sum : 0.0;
+  double total = 0;
+  const double before = block_exclusive_scan(sb, sh.d, &total);
+  const int kept = block_reduce(b < slices ? part[b].count : 0, 0, sh.i, Add());
+  const double r = p.uniform * total;
+  const bool lands = b < slices && sb > 0.0 && before <= r && r < before + sb;
+  const int slice = block_reduce(lands ? b : INT_MAX, INT_MAX, sh.i, Min());
+  int found = INT_MAX;
+  if (slice != INT_MAX) {  // (uniform across the block)
+    if (b == slice) sh.before = before;
+    const int s0 = slice * k_slice, s1 = min(vocab, s0 + k_slice);
+    const int i0 = s0 + 2 * int(threadIdx.x);
+    const float w0 = i0 < s1 ? plain_weight(logits, i0, limit, mx, inv_t, p.min_p) : 0.0f;
+    const float w1 = i0 + 1 < s1 ? plain_weight(logits, i0 + 1, limit, mx, inv_t, p.min_p) : 0.0f;
+    double unused = 0;
+    const double mine = block_exclusive_scan(double(w0) + double(w1), sh.d, &unused);  // syncs: before is seen
+    double cum = sh.before + mine + double(w0);
+    if (w0 > 0.0f && r < cum) found = i0;
+    cum += double(w1);
+    if (found == INT_MAX && w1 > 0.0f && r < cum) found = i0 + 1;
+    found = block_reduce(found, INT_MAX, sh.i, Min());
+    if (found == INT_MAX) found = part[slice].last;
+  }
+  int id = found;
+  if (id == INT_MAX) {  // past every boundary: the last kept id of the row
+    int last = -1;
+    for (int j = threadIdx.x; j < slices; j += T) last = max(last, part[j].last);
+    last = block_reduce(last, -1, sh.i, Max());
+    id = last;
+  }
+  if (id < 0) id = best;  // (nothing kept: the max logit always is, so only on a NaN row)
+  if (threadIdx.x == 0) {
+    const float wi = plain_weight(logits, id, limit, mx, inv_t, p.min_p);
+    out->id = id;
+    out->candidates = kept;
+    out->p = total > 0 ? float(double(wi) / total) : 1.0f;
+  }
+}
 
 struct PrepShared {
   float vals[k_slice];
@@ -491,6 +557,7 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
                                                                      PrepPart* __restrict__ part) {
   EXL_BLOCK_SHARED(PrepShared, ps);
   pdl_wait();
+  pdl_trigger();  // the next two launches (PDL) wait for this one's writes
   load_settings(ps.prm, blob);
   const SamplerParams& p = ps.prm;
   const int* pen_ids = blob + sampler_header_bytes() / 4;
@@ -591,17 +658,22 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
 
 // Top-p without top-k: each slice's weight, sum of fixed_weight(exp((l - max) / T)), with the row's
 // max from the slices' results (an integer sum: the row's total is exactly the one the whole-row
-// path's first histogram pass finds). Other settings: nothing to do.
+// path's first histogram pass finds). A plain draw: each slice's kept weight (fp64), kept ids and
+// last kept id. Other settings: nothing to do.
 __global__ void __launch_bounds__(k_prep_threads) sample_mass_kernel(const float* __restrict__ logits, int vocab,
                                                                      const int* __restrict__ blob,
                                                                      PrepPart* __restrict__ part) {
   constexpr int W = k_prep_threads / 32;
   EXL_SHARED_ARRAY(unsigned long long, su, [W]);
   EXL_SHARED_ARRAY(float, sf, [W]);
+  EXL_SHARED_ARRAY(double, sd, [W]);
+  EXL_SHARED_ARRAY(int, si, [W]);
   pdl_wait();
+  pdl_trigger();
   SamplerParams p;
   memcpy(&p, blob, sizeof(SamplerParams));
-  if (p.greedy || p.top_k != 0 || !(p.top_p < 1.0f)) return;
+  const bool plain = plain_draw(p);
+  if (p.greedy || (!plain && (p.top_k != 0 || !(p.top_p < 1.0f)))) return;
   const int slices = (vocab + k_slice - 1) / k_slice;
   float mx = -INFINITY;
   for (int b = threadIdx.x; b < slices; b += k_prep_threads) mx = fmaxf(mx, part[b].max_finite);
@@ -609,6 +681,23 @@ __global__ void __launch_bounds__(k_prep_threads) sample_mass_kernel(const float
   const float inv_t = 1.0f / p.temperature;
   const int limit = vocab_limit(p, vocab);
   const int s0 = int(blockIdx.x) * k_slice, s1 = min(vocab, s0 + k_slice);
+  if (plain) {
+    double sum = 0;
+    int kept = 0, last = -1;
+    for (int i = s0 + int(threadIdx.x); i < s1; i += k_prep_threads) {
+      const float wi = plain_weight(logits, i, limit, mx, inv_t, p.min_p);
+      if (wi > 0.0f) { sum += double(wi); ++kept; last = i; }
+    }
+    sum = block_reduce<W>(sum, 0.0, sd, Add());
+    kept = block_reduce<W>(kept, 0, si, Add());
+    last = block_reduce<W>(last, -1, si, Max());
+    if (threadIdx.x == 0) {
+      part[blockIdx.x].sum = sum;
+      part[blockIdx.x].count = kept;
+      part[blockIdx.x].last = last;
+    }
+    return;
+  }
   unsigned long long m = 0;
   for (int i = s0 + int(threadIdx.x); i < s1; i += k_prep_threads) {
     const float wi = softmax_weight(i < limit ? logits[i] : -INFINITY, mx, inv_t);
@@ -652,6 +741,10 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
   }
   const float inv_t = 1.0f / p.temperature;
   auto weight = [&](float l) { return softmax_weight(l, mx, inv_t); };
+  if (plain_draw(p) && slices <= k_max_slices) {
+    plain_draw_select(p, logits, vocab, limit, slices, mx, inv_t, part, best, sh, out);
+    return;
+  }
 
   // 7. top-k. The stages after it see only the k kept tokens, compacted in id order (w [n],
   // their ids cid [n]) into the keys buffer, whose first third stays free for typical's keys: the
@@ -773,6 +866,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
 }
 
 static_assert(sizeof(PrepPart) == 32, "candidate_bytes counts 32 bytes per slice");
+static_assert(2 * T >= k_slice, "a plain draw scans its slice with two ids a thread");
 static_assert(k_slice == 1024, "candidate_bytes counts slices of 1024 ids");
 
 }  // namespace
@@ -838,16 +932,18 @@ void DeviceSampler::enqueue_upload(cudaStream_t s) const {
 }
 
 void DeviceSampler::enqueue_sample(float* logits, cudaStream_t s) const {
-  // The candidates' layout: logits [vocab] fp32, ids [vocab], then one PrepPart per slice.
+  // The candidates' layout: logits [vocab] fp32, ids [vocab], then one PrepPart per slice. The
+  // first launch is plain (it may follow a copy: the settings, a test's logits); the other two
+  // follow a sampler kernel and start early (PDL).
   auto* cl = cand_.get<float>();
   auto* ci = reinterpret_cast<int*>(cl + vocab_);
   auto* part = reinterpret_cast<PrepPart*>(ci + vocab_);
   const int slices = (vocab_ + k_slice - 1) / k_slice;
   launch_ex(false, sample_prep_kernel, dim3(slices), dim3(k_prep_threads), 0, s, logits, vocab_,
             blob_.get<const int>(), cl, ci, part);
-  launch_ex(false, sample_mass_kernel, dim3(slices), dim3(k_prep_threads), 0, s, static_cast<const float*>(logits),
+  launch_ex(true, sample_mass_kernel, dim3(slices), dim3(k_prep_threads), 0, s, static_cast<const float*>(logits),
             vocab_, blob_.get<const int>(), part);
-  launch_ex(false, sample_kernel, dim3(1), dim3(T), 0, s, logits, vocab_, blob_.get<const int>(), e_.get<float>(),
+  launch_ex(true, sample_kernel, dim3(1), dim3(T), 0, s, logits, vocab_, blob_.get<const int>(), e_.get<float>(),
             keys_.get<unsigned>(), static_cast<const float*>(cl), static_cast<const int*>(ci),
             static_cast<const PrepPart*>(part), result_.get<SamplerResult>());
   EXL_CUDA_CHECK(cudaMemcpyAsync(h_result_.get(), result_.get(), sizeof(SamplerResult), cudaMemcpyDeviceToHost, s));
