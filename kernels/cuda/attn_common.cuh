@@ -1,6 +1,5 @@
-// Device helpers of the one-token attention shared by the decode kernels (attention.cu) and the
-// decode pipeline's attention stage (exl2_pipe.cu): how the keys are split, RoPE of q, and the
-// online-softmax update.
+// Device helpers of the one-token attention kernels (attention.cu): how the keys are split, RoPE
+// of q, and the online-softmax update.
 #pragma once
 #include <cuda_fp16.h>
 

@@ -86,17 +86,6 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   fused_decode_ = fused && std::string(fused) == "1";
   if (const char* c = std::getenv("EXL_CUDA_CHAIN")) chain_decode_ = std::string(c) != "0";
   if (const char* c = std::getenv("EXL_CUDA_CHAIN_SINGLE")) chain_single_ = std::string(c) == "1";
-  if (const char* c = std::getenv("EXL_CUDA_PIPE"); c && std::string(c) == "1" && !opt_.fast_reduce) {
-    pipe_decode_ = true;
-    chain_decode_ = true;  // the pipeline runs the chain's stages
-  }
-  if (const char* w = std::getenv("EXL_PIPE_WARPS")) pipe_warps_ = std::atoi(w) == 16 ? 16 : 8;
-  if (const char* o = std::getenv("EXL_PIPE_ORDER")) pipe_order_ = std::string(o) == "1";
-  if (const char* a = std::getenv("EXL_PIPE_ATTN")) pipe_attn_ = std::string(a) == "1";
-  if (const char* a = std::getenv("EXL_PIPE_COOP")) pipe_coop_ = std::string(a) == "1";
-  // EXL_PIPE_STEP=1: the pipeline over the whole step (implies EXL_PIPE_ATTN; with EXL_CUDA_PIPE=1).
-  if (const char* a = std::getenv("EXL_PIPE_STEP"); a && std::string(a) == "1" && pipe_decode_)
-    pipe_step_ = pipe_attn_ = true;
   // EXL_CUDA_GRAPHS=0: every step enqueued launch by launch (to tell a graph problem from a kernel's).
   if (const char* g = std::getenv("EXL_CUDA_GRAPHS")) opt_.cuda_graphs = std::string(g) != "0";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
@@ -408,82 +397,33 @@ bool CudaBackend::fused_attention_step(int t) const {
 bool CudaBackend::chain_step(int t) const {
   return t == 1 && chain_decode_ && chain_ok_ && !fused_attention_step(t);
 }
-bool CudaBackend::pipe_attention(int t) const {
-  return chain_step(t) && pipe_decode_ && pipe_attn_ && kfmt_ == kv_f16 && vfmt_ == kv_f16 &&
-         (hd_ == 64 || hd_ == 128) && nh_ % nkv_ == 0 && nh_ / nkv_ <= 8 && exl2_pipe_supported();
-}
-bool CudaBackend::pipe_step_active(int t, int head_rows) const {
-  return pipe_step_ && pipe_attention(t) && has_embedding_ && head_rows == 1 && !out_host_;
-}
-
-void CudaBackend::prepare_pipe_step() {
-  if (!pipe_step_active(1, has_head_ ? 1 : 0)) return;
-  PipeStep step;
-  enqueue_fused(1, decode_splits_, k_split_len, 0, 1, &step);
-  upload_pipe_table(step);
-}
-
-void CudaBackend::upload_pipe_table(const PipeStep& step) {
-  std::vector<unsigned char> image = exl2_pipe_step_table(step);
-  if (image == pipe_image_) return;
-  cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-  EXL_CUDA_CHECK(cudaStreamIsCapturing(stream_->get(), &cap));
-  EXL_CUDA_REQUIRE(cap == cudaStreamCaptureStatusNone,
-                   "decode pipeline: the step's stage table changed during graph capture");
-  reset_graphs();  // a graph may hold the old table
-  if (pipe_table_.bytes() != image.size())
-    pipe_table_.allocate(&alloc_, image.size(), "decode pipeline stage table");
-  EXL_CUDA_CHECK(
-      cudaMemcpyAsync(pipe_table_.get(), image.data(), image.size(), cudaMemcpyHostToDevice, stream_->get()));
-  stream_->sync();
-  pipe_image_ = std::move(image);
-}
 
 // The fused form for t <= gemv_max_rows tokens of an all-EXL2 model: 6 or 7 launches per layer,
 // each allowed to start early (PDL, launch.cuh). RMSNorm is folded into the q/k/v and gate/up
 // launches, SiLU * up into the down projection; accumulators alternate between two sets, and
 // each q/k/v launch clears the next layer's set (the last one clears the logits), so no memset
 // or separate norm kernel sits between the matrix launches.
-void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows, PipeStep* collect) {
+void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows) {
   const cudaStream_t s = stream_->get();
   const int* past = step_.get<int>();
   const int qd = nh_ * hd_, kd = nkv_ * hd_;
   float* x = x_.get<float>();
   GemvInit inits[k_gemv_max_inits];
   const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
-  // EXL_PIPE_STEP: every stage below goes into one pipeline launch (or only into *collect).
-  const bool pipe_step = pipe_step_active(t, head_rows);
-  PipeStep step;
-  if (!collect) {
-    enqueue_hidden_in(t);
-    embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, inits,
-                   accumulator_inits(0, t, head_rows, inits), s);
-  }
+  enqueue_hidden_in(t);
+  embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, inits,
+                 accumulator_inits(0, t, head_rows, inits), s);
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
   // One token: the GEMVs from one attention to the next (o, gate/up, down, the next layer's
   // q/k/v or the head) run as the stages of one persistent launch, RMSNorm folded into each.
   const bool fused_step = fused_attention_step(t);
   const bool chain = chain_step(t);
-  // EXL_PIPE_ATTN=1: RoPE, the cache row and attention as the first stage of each pipeline launch.
-  const bool pipe_attn = pipe_attention(t);
-  PipeAttention pa;  // the attention stage of the window being gathered in ch
   GemvChainCall ch;
   auto run = [&](const GemvCall& c, bool flush) {
-    if (pipe_step) {
-      step.gemv.push_back(c);
-      step.order.push_back(int(step.gemv.size()) - 1);
-      return;
-    }
     if (!chain) return exl2_gemv_run(c, s);
     ch.add() = c;
     if (!flush && !chain_single_) return;
     ch.barrier = gemv_ws_.barrier();
-    ch.pipe = pipe_decode_ && exl2_pipe_supported();
-    ch.pipe_sync = gemv_ws_.pipe_sync();
-    ch.pipe_trace = gemv_ws_.pipe_trace();
-    ch.pipe_warps = pipe_warps_;
-    ch.pipe_order = pipe_order_;
-    ch.pipe_coop = pipe_coop_;
     exl2_gemv_chain(ch, s);
     ch = GemvChainCall{};
   };
@@ -501,24 +441,12 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     const bool unfold = t > 1 && unfold_rows_;
     __half* a = a_.get<__half>();
     norm_input(c, x, t, l.input_norm, !chain && fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
-    if (l.qkv_one_perm) c.in.order = l.q.view.perm;
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     run(c, true);
     // The attention output in o's stored row order where its permutation is known (t < 32 here).
-    const bool o_order = !fused_step && !pipe_attn && t < k_short_chunk && l.o_pos.bytes() > 0;  // o_pos: fold_perms_
+    const bool o_order = !fused_step && t < k_short_chunk && l.o_pos.bytes() > 0;  // o_pos: fold_perms_
     const __half* o_in = att_.get<__half>();
-    if (pipe_attn) {  // the next pipeline launch starts with it (its window was flushed with q/k/v)
-      pa.shape = as;
-      pa.in.q = q32; pa.in.k = k32; pa.in.v = v32; pa.in.cs = cs_.get<float2>(); pa.in.style = rope_style_;
-      pa.in.counters = att_counters_.get<unsigned>();
-      pa.k_cache = l.k_cache.get<__half>(); pa.v_cache = l.v_cache.get<__half>();
-      pa.past = past; pa.part = part_.get<float>(); pa.out = att_.get<__half>();
-      ch.attention = &pa;
-      if (pipe_step) {
-        step.attention.push_back(pa);
-        step.order.push_back(-int(step.attention.size()));
-      }
-    } else if (fused_step) {  // RoPE, cache write, attention, merge: one launch
+    if (fused_step) {  // RoPE, cache write, attention, merge: one launch
       DecodeStepInputs in;
       in.q = q32; in.k = k32; in.v = v32; in.cs = cs_.get<float2>(); in.style = rope_style_;
       in.counters = att_counters_.get<unsigned>();
@@ -537,7 +465,6 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
     gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
     norm_input(gu, x, t, l.post_norm, !chain && fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
-    if (l.gu_one_perm) gu.in.order = l.gate.view.perm;
     run(gu, false);
     prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
     GemvCall d;
@@ -554,7 +481,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   }
   // x is final: without a head a chain ran with the last down (and a segment with a head hands
   // nothing on, enqueue_hidden_out is a no-op there).
-  if (!pipe_step) enqueue_hidden_out(t);
+  enqueue_hidden_out(t);
   if (head_rows <= 0) return;
   // The logits were cleared by the last layer's q/k/v launch.
   GemvCall h;
@@ -563,19 +490,6 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   norm_input(h, x + std::size_t(head_row0) * hidden_, head_rows, final_norm_,
              !chain && fold_perms_ ? head_.view.perm : nullptr, head_rows > 1 && unfold_rows_);
   run(h, true);
-  if (pipe_step) {
-    step.sync = gemv_ws_.pipe_sync();
-    step.trace = gemv_ws_.pipe_trace();
-    step.warps = pipe_warps_;
-    step.input_order = pipe_order_;
-    step.coop = pipe_coop_;
-    if (collect) {
-      *collect = std::move(step);
-      return;
-    }
-    upload_pipe_table(step);  // (a no-op when the device holds this table)
-    exl2_pipe_step(step, pipe_table_.get(), s);
-  }
   if (copy_logits_)
     EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), logits_.get(), std::size_t(head_rows) * vocab_ * 4,
                                    cudaMemcpyDeviceToHost, s));
@@ -666,10 +580,7 @@ void CudaBackend::forward(const std::int32_t* ids, int n, int logits_mode, float
   h_step_.get<int>()[0] = cache_len_;
   const bool graph = opt_.cuda_graphs && n == 1 && (logits_mode != 0 || !has_head_);
   if (graph) {
-    if (!decode_graph_.ready()) {
-      prepare_pipe_step();  // (EXL_PIPE_STEP: the stage table goes up before the capture)
-      decode_graph_.capture(s, [&] { enqueue_decode_step(); });
-    }
+    if (!decode_graph_.ready()) decode_graph_.capture(s, [&] { enqueue_decode_step(); });
     decode_graph_.launch(s);
     stream_->sync();
     if (has_head_) std::memcpy(logits, h_logits_.get(), std::size_t(vocab_) * 4);

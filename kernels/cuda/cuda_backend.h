@@ -2,7 +2,6 @@
 // fp16 KV cache, all scratch (allocated at load / allocate_cache, never while generating),
 // one stream, the cuBLAS handle, and the CUDA graph of the decode step.
 #pragma once
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <vector>
@@ -51,29 +50,18 @@ class GemvScratch {
  public:
   void allocate(Allocator* alloc, cudaStream_t s) {
     partials_.allocate(alloc, k_gemv_partial_floats * 4, "GEMV split-K partials");
-    // The split-K tickets, then the chain's grid barrier (2 counters) and the decode pipeline's
-    // counters (k_pipe_sync_counters).
-    counters_.allocate(alloc, std::size_t(k_gemv_counters + 2 + k_pipe_sync_counters) * 4, "GEMV split-K counters");
+    // The split-K tickets, then the chain's grid barrier (2 counters).
+    counters_.allocate(alloc, std::size_t(k_gemv_counters + 2) * 4, "GEMV split-K counters");
     EXL_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
-    // EXL_PIPE_TRACE=1 (experiments): the decode pipeline's time accounts, reported on destruction.
-    if (const char* t = std::getenv("EXL_PIPE_TRACE"); t && std::string(t) == "1") {
-      trace_.allocate(alloc, k_pipe_trace_bytes, "decode pipeline trace");
-      EXL_CUDA_CHECK(cudaMemsetAsync(trace_.get(), 0, trace_.bytes(), s));
-    }
   }
   GemvScratch() = default;
   GemvScratch(const GemvScratch&) = delete;
   GemvScratch& operator=(const GemvScratch&) = delete;
-  ~GemvScratch() {
-    if (trace_.bytes()) pipe_trace_report(trace_.get<unsigned long long>());
-  }
   GemvWorkspace view() const { return {partials_.get<float>(), counters_.get<unsigned>()}; }
   unsigned* barrier() const { return counters_.get<unsigned>() + k_gemv_counters; }
-  unsigned* pipe_sync() const { return counters_.get<unsigned>() + k_gemv_counters + 2; }
-  unsigned long long* pipe_trace() const { return trace_.get<unsigned long long>(); }
 
  private:
-  DeviceBuffer partials_, counters_, trace_;
+  DeviceBuffer partials_, counters_;
 };
 
 // Uploads one linear layer (exl2 or dense) into `out`, through `staging` for dense conversion.
@@ -123,19 +111,11 @@ class CudaBackend {
   void size_hidden_out();  // h_hidden_: a chunk of rows when out_host_ (once the scratch is sized), else none
   void enqueue_hidden_out(int t);
   void enqueue_layers(int t, int splits, int split_len);
-  // collect (EXL_PIPE_STEP): the one-token step's pipeline stages are gathered there and nothing
-  // is enqueued (prepare_pipe_step).
-  void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows, PipeStep* collect = nullptr);
-  // One token: the one-launch attention step (EXL_CUDA_FUSED_DECODE), the GEMVs as a chain or
-  // pipeline (EXL_CUDA_CHAIN / EXL_CUDA_PIPE), attention as a pipeline stage (EXL_PIPE_ATTN).
+  void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
+  // One token: the one-launch attention step (EXL_CUDA_FUSED_DECODE), the GEMVs as a chain
+  // (EXL_CUDA_CHAIN).
   bool fused_attention_step(int t) const;
   bool chain_step(int t) const;
-  bool pipe_attention(int t) const;
-  // EXL_PIPE_STEP: whether the decode step runs as one pipeline launch, and its stage table on the
-  // device (uploaded before a graph captures the step; refused during capture if it changed).
-  bool pipe_step_active(int t, int head_rows) const;
-  void prepare_pipe_step();
-  void upload_pipe_table(const PipeStep& step);
   int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
   void enqueue_head(int row0, int rows);
   void run_eager(int n, int logits_mode, float* logits);
@@ -155,16 +135,6 @@ class CudaBackend {
   // (bench/RESULTS.md, session 14), so only on request.
   bool chain_decode_ = false;
   bool chain_single_ = false;  // EXL_CUDA_CHAIN_SINGLE=1: one stage per chain launch (experiments)
-  // EXL_CUDA_PIPE=1 (sm_90, ordered split-K sums): the chain's stages as the persistent decode
-  // pipeline (exl2_gemv_pipe, kernels/cuda/PERSISTENT_DECODE.md): an experiment, off by default.
-  bool pipe_decode_ = false;
-  int pipe_warps_ = 8;        // EXL_PIPE_WARPS=16: consumer warps per block
-  bool pipe_order_ = false;   // EXL_PIPE_ORDER=1: the input filled in stored row order (GemvInput::order)
-  bool pipe_attn_ = false;    // EXL_PIPE_ATTN=1: attention as a pipeline stage (FP16 cache)
-  bool pipe_coop_ = false;    // EXL_PIPE_COOP=1: the pipeline as a cooperative launch
-  bool pipe_step_ = false;    // EXL_PIPE_STEP=1: the whole decode step as one pipeline launch
-  DeviceBuffer pipe_table_;                // its stage table (exl2_pipe_step_table)
-  std::vector<unsigned char> pipe_image_;  // what pipe_table_ holds
   // Chunks of 2 .. gemv_max_rows tokens: RMSNorm and SiLU * up as their own launches (fp16 rows,
   // gathered by the GEMV as plain activations) instead of folded into every GEMV block: a pass
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).

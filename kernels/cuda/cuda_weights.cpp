@@ -107,11 +107,9 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
     const std::size_t qw = std::size_t(e.q_rows) * tiles * 64 * 4, qs = std::size_t(e.groups) * tiles * 8 * 4;
     out.q_weight.allocate(alloc, qw, "q_weight");
     out.q_scale.allocate(alloc, qs, "q_scale");
-    // The unit table and the scale maxima get up to 16 bytes beyond their end: the decode
-    // pipeline (exl2_pipe.cu) copies them in 16-byte granules.
-    out.q_scale_max.allocate(alloc, (std::size_t(e.groups) * 2 + 31) & ~std::size_t(15), "q_scale_max");
+    out.q_scale_max.allocate(alloc, std::size_t(e.groups) * 2, "q_scale_max");
     out.perm.allocate(alloc, std::size_t(e.k) * 4, "q_perm");
-    out.units.allocate(alloc, units.size() * sizeof(int2) + 16, "units");
+    out.units.allocate(alloc, units.size() * sizeof(int2), "units");
     staged_upload(out.units.get(), units.data(), units.size() * sizeof(int2), s);
     out.view = Exl2Device{out.q_weight.get<std::uint32_t>(), out.q_scale.get<std::uint32_t>(),
                           out.q_scale_max.get<__half>(), out.perm.get<std::int32_t>(), out.units.get<int2>(),

@@ -18,7 +18,7 @@
 // shifted into place and ORed before the HFMA2. Scales: [tiles][groups][8] uint32
 // (exl2_scale_words), word g of a tile's group holds the 4-bit codes of the lane group's 8 columns
 // (nibble mt*2 + h: column mt*16 + g + 8h). So both a tile's units and its groups are one
-// contiguous range (the decode pipeline copies an item in a few bulk copies).
+// contiguous range.
 //
 // Launch shape: 256 threads = 8 warps per block, one 64-column tile per block and a range of
 // units (split K, choose_ksplit); warp w takes a contiguous share of the block's units, so widths
@@ -945,8 +945,6 @@ int chain_grid(std::size_t smem, int sm_count) {
 
 void exl2_gemv_chain(const GemvChainCall& c, cudaStream_t s) {
   if (c.count <= 0) return;
-  if (c.pipe) return exl2_gemv_pipe(c, s);
-  if (c.attention) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: an attention stage needs the pipeline");
   if (c.count > k_gemv_chain_max) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: too many stages");
   if (!c.barrier) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: no barrier counters");
   const int m = c.stage[0].m;

@@ -1,6 +1,5 @@
 // The EXL2 GEMV's repacked unit-tiles (exl2_gemv.cu's header comment describes the layout):
-// how a lane finds, loads and decodes its words, and the mma of one unit. Shared by the launch
-// form (exl2_gemv.cu) and the persistent decode pipeline (exl2_pipe.cu).
+// how a lane finds, loads and decodes its words, and the mma of one unit.
 #pragma once
 #include <cuda_fp16.h>
 
@@ -142,7 +141,7 @@ __device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, s
   for (int j = 2 * B; j < 16; ++j) w[j] = 0u;
 }
 
-// One layer of a GEMV launch (or of a pipeline stage): its column tiles are split over K into
+// One layer of a GEMV launch (or of a chain stage): its column tiles are split over K into
 // `ksplit` blocks (work items) of `upb` units each.
 struct GemvJob {
   Exl2Device w;

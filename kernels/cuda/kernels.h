@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace exl::cuda {
 
@@ -64,10 +63,6 @@ struct GemvInput {
   // the producing layer's columns (exl2_repack's column map) and the layer's own is the identity.
   // Each block then reads its rows as one contiguous range instead of gathering through perm.
   bool permuted = false;
-  // A hint for the decode pipeline (exl2_gemv_pipe): the permutation all layers of the call share
-  // (null where they differ or it is unknown). With GemvChainCall::pipe_order the pipeline fills
-  // its input in that stored row order once per block and reads each unit's rows contiguously.
-  const std::int32_t* order = nullptr;
 };
 struct GemvInit {
   float* dst = nullptr;
@@ -116,37 +111,14 @@ void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block = 0);
 // so the last bits may differ from the separate launches'. Launched without PDL: its grid must
 // be resident at once. Slower than the separate launches on the H200 so far (bench/RESULTS.md).
 constexpr int k_gemv_chain_max = 4;
-// The decode pipeline's counters: one per stage (an attention stage and the chain's GEMV
-// stages), then the blocks done.
-constexpr int k_pipe_max_stages = 1023;  // a whole step's (exl2_pipe_step): 5 per layer, 2 more
-constexpr int k_pipe_sync_counters = k_pipe_max_stages + 1;
-struct PipeAttention;
 struct GemvChainCall {
   GemvCall stage[k_gemv_chain_max];
   int count = 0;
   unsigned* barrier = nullptr;
-  // The stages as the persistent decode pipeline (exl2_gemv_pipe) instead of the chain kernel:
-  // its counters (k_pipe_sync_counters, zero; GemvScratch::pipe_sync).
-  bool pipe = false;
-  unsigned* pipe_sync = nullptr;
-  unsigned long long* pipe_trace = nullptr;  // k_pipe_trace_bytes, zeroed, or null (no trace)
-  int pipe_warps = 8;        // consumer warps per block: 8 or 16
-  bool pipe_order = false;   // fill the input in the layers' shared stored order (GemvInput::order)
-  bool pipe_coop = false;    // a cooperative launch (started only once the whole grid fits)
-  // The pipeline only: an attention stage before the first GEMV stage (null: none).
-  const PipeAttention* attention = nullptr;
   // Appends a stage (a fifth one makes exl2_gemv_chain refuse the call).
   GemvCall& add() { return stage[count++ < k_gemv_chain_max ? count - 1 : k_gemv_chain_max - 1]; }
 };
 void exl2_gemv_chain(const GemvChainCall& c, cudaStream_t s);
-// exl2_pipe.cu: the stages of a chain (one row, split-K workspace required) as one persistent
-// launch whose producer warp streams weights across the stage boundaries (sm_90: bulk copies).
-void exl2_gemv_pipe(const GemvChainCall& c, cudaStream_t s);
-bool exl2_pipe_supported();
-// The pipeline's time accounts (EXL_PIPE_TRACE=1): per block, summed over launches; printed to
-// stderr as means and maxima per launch (what waits on what).
-constexpr std::size_t k_pipe_trace_bytes = std::size_t(1024) * 16 * 8;
-void pipe_trace_report(const unsigned long long* trace);
 // x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], added to (the caller initialises it:
 // zero, bias or the residual); with a workspace in a fixed order, so results repeat bit for bit. `units_per_block` 0 = automatic.
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,
@@ -303,37 +275,6 @@ struct DecodeStepInputs {
 };
 void attention_decode_step(const AttentionShape& a, const DecodeStepInputs& in, __half* k_cache, __half* v_cache,
                            const int* past, float* part, __half* out, float* out32, cudaStream_t s);
-// The same step as a stage of the decode pipeline (GemvChainCall::attention, exl2_pipe.cu): RoPE
-// of q and of the new key, the K/V row into the FP16 cache, attention over the keys split
-// `shape.splits` ways and the split merge (the last split of each KV head, a ticket in
-// in.counters); out fp16 [nh * d] in feature order. head_dim 64, 128 or 256, group size <= 8.
-struct PipeAttention {
-  AttentionShape shape;   // t = 1
-  DecodeStepInputs in;
-  __half* k_cache = nullptr;
-  __half* v_cache = nullptr;
-  const int* past = nullptr;
-  float* part = nullptr;  // attention_partial_floats(shape)
-  __half* out = nullptr;
-};
-
-// The whole one-token step as one pipeline launch (EXL_PIPE_STEP=1): every layer's q/k/v,
-// attention, o, gate/up and down, then the head, as the stages of one persistent grid, so the
-// weight stream never stops between layers either. The stages live in a device table built on
-// the host (exl2_pipe_step_table: upload its bytes once, outside graph capture) and named at
-// launch; the same PipeStep must be given to both.
-struct PipeStep {
-  std::vector<GemvCall> gemv;
-  std::vector<PipeAttention> attention;
-  std::vector<int> order;  // the stages: i >= 0 is gemv[i], i < 0 is attention[-1 - i]
-  unsigned* sync = nullptr;               // GemvScratch::pipe_sync (k_pipe_sync_counters, zero)
-  unsigned long long* trace = nullptr;    // or null
-  int warps = 8;                          // consumer warps per block: 8 or 16
-  bool input_order = false;               // as GemvChainCall::pipe_order
-  bool coop = false;                      // as GemvChainCall::pipe_coop
-};
-std::vector<unsigned char> exl2_pipe_step_table(const PipeStep& step);
-void exl2_pipe_step(const PipeStep& step, const void* table, cudaStream_t s);
 
 // ---- elementwise.cu ----
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);

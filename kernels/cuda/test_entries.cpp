@@ -63,12 +63,10 @@ double median(std::vector<double> v) {
 // folded away (gate given in stored row order, the layer's own perm the identity); 8 (m = 1): the
 // persistent chain (exl2_gemv_chain) of two stages, the first computing x . W into one output and
 // clearing a second (poisoned with NaN) through its init region, the second adding x . W to that
-// second output after the grid barrier: the mean of both; 9 (m = 1): as 8 through the persistent
-// decode pipeline (exl2_gemv_pipe, sm_90), the second stage after the first stage's counter; 10:
-// as 9 with 16 consumer warps and the input filled in the layer's stored row order.
+// second output after the grid barrier: the mean of both.
 int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode) {
   return guarded([&] {
-    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 10 && (mode < 8 || m == 1),
+    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 8 && (mode < 8 || m == 1),
                      "test_exl2_matmul: bad arguments");
     use_device(device);
     Stream st;
@@ -97,7 +95,7 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       for (std::size_t i = 0; i < mn; ++i) y[i] = (h[i] + h[mn + i] + h[2 * mn + i]) / 3.0f;
       return;
     }
-    if (mode >= 8) {
+    if (mode == 8) {
       EXL_CUDA_CHECK(cudaMemsetAsync(dy.get<float>() + mn, 0xff, mn * 4, st.get()));  // NaN
       GemvChainCall ch;
       GemvCall& a = ch.add();
@@ -111,10 +109,6 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       b.y[0] = dy.get<float>() + mn;
       b.inits = 0;
       ch.barrier = gws.barrier();
-      ch.pipe = mode >= 9;
-      ch.pipe_warps = mode == 10 ? 16 : 8;
-      ch.pipe_order = mode == 10;
-      ch.pipe_sync = gws.pipe_sync();
       exl2_gemv_chain(ch, st.get());
       std::vector<float> h(mn * 2);
       to_host(h.data(), dy, mn * 2, st.get());

@@ -1,6 +1,6 @@
-# The decode pipeline and the EXL2 GEMV under the CUDA emulator (kernels/cuda/emu): GPU kernels
-# run on the CPU, so ctest checks their protocols without a GPU. Its own executable: the emulated
-# CUDA runtime must not meet the real one (exl selftest loads the module).
+# The EXL2 GEMV under the CUDA emulator (kernels/cuda/emu): GPU kernels run on the CPU, so ctest
+# checks them without a GPU. Its own executable: the emulated CUDA runtime must not meet the real
+# one (exl selftest loads the module).
 if(TARGET exl_cuda_emu)
   add_executable(exl_emu_tests ${CMAKE_SOURCE_DIR}/tests/testlib/main.cpp ${CMAKE_CURRENT_LIST_DIR}/test_cuda_emu.cpp)
   target_link_libraries(exl_emu_tests PRIVATE exl_cuda_emu exl_testlib exl_kernels)
@@ -11,8 +11,7 @@ endif()
 
 # The GPU suites' cases on the emulated module (libexl_cuda_emu.so through EXL_CUDA_EMU_MODULE):
 # `exl selftest --device cuda` as on a GPU machine, a selection that stays within CI's time
-# (about two minutes): the decode step against ExLlamaV2's greedy continuations with the default
-# launches, the decode pipeline per layer (with its attention stage) and over the whole step.
+# (about two minutes): the decode step against ExLlamaV2's greedy continuations.
 if(TARGET exl_cuda_emu_module)
   function(exl_emu_selftest name filter)
     add_test(NAME ${name} COMMAND exl selftest --device cuda --filter ${filter})
@@ -24,6 +23,4 @@ if(TARGET exl_cuda_emu_module)
   exl_emu_selftest(emu_selftest_rms_norm cuda_kernels.rms_norm)
   exl_emu_selftest(emu_selftest_logits_xs cuda_model.logits_ref_xs_4_0)
   exl_emu_selftest(emu_selftest_greedy_xs cuda_model.greedy_ref_xs_4_0)
-  exl_emu_selftest(emu_selftest_greedy_xs_pipe cuda_model.greedy_ref_xs_4_0 EXL_CUDA_PIPE=1 EXL_PIPE_ATTN=1)
-  exl_emu_selftest(emu_selftest_greedy_xs_pipe_step cuda_model.greedy_ref_xs_4_0 EXL_CUDA_PIPE=1 EXL_PIPE_STEP=1)
 endif()
