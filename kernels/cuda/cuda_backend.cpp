@@ -84,8 +84,6 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   // than the separate launches on the H200 so far (bench/RESULTS.md), so only on request.
   const char* fused = std::getenv("EXL_CUDA_FUSED_DECODE");
   fused_decode_ = fused && std::string(fused) == "1";
-  if (const char* c = std::getenv("EXL_CUDA_CHAIN")) chain_decode_ = std::string(c) != "0";
-  if (const char* c = std::getenv("EXL_CUDA_CHAIN_SINGLE")) chain_single_ = std::string(c) == "1";
   // EXL_CUDA_GRAPHS=0: every step enqueued launch by launch (to tell a graph problem from a kernel's).
   if (const char* g = std::getenv("EXL_CUDA_GRAPHS")) opt_.cuda_graphs = std::string(g) != "0";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
@@ -180,8 +178,6 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
   for (const DeviceLayer& l : layers_)
     for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) fused_ok_ = fused_ok_ && p->exl2;
   if (const char* e = std::getenv("EXL_CUDA_FUSED"); e && std::string(e) == "0") fused_ok_ = false;
-  chain_ok_ = fused_ok_;  // and no o or down bias (the chain has no launch to add one between stages)
-  for (const DeviceLayer& l : layers_) chain_ok_ = chain_ok_ && !l.o.bias.bytes() && !l.down.bias.bytes();
   if (progress) progress(user, std::uint64_t(nl_ + 1), std::uint64_t(nl_ + 1));
   stream_->sync();
   loaded_ = true;
@@ -394,9 +390,6 @@ void CudaBackend::norm_input(GemvCall& c, const float* x, int rows, const Device
 bool CudaBackend::fused_attention_step(int t) const {
   return t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16;
 }
-bool CudaBackend::chain_step(int t) const {
-  return t == 1 && chain_decode_ && chain_ok_ && !fused_attention_step(t);
-}
 
 // The fused form for t <= gemv_max_rows tokens of an all-EXL2 model: 6 or 7 launches per layer,
 // each allowed to start early (PDL, launch.cuh). RMSNorm is folded into the q/k/v and gate/up
@@ -414,19 +407,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, inits,
                  accumulator_inits(0, t, head_rows, inits), s);
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
-  // One token: the GEMVs from one attention to the next (o, gate/up, down, the next layer's
-  // q/k/v or the head) run as the stages of one persistent launch, RMSNorm folded into each.
   const bool fused_step = fused_attention_step(t);
-  const bool chain = chain_step(t);
-  GemvChainCall ch;
-  auto run = [&](const GemvCall& c, bool flush) {
-    if (!chain) return exl2_gemv_run(c, s);
-    ch.add() = c;
-    if (!flush && !chain_single_) return;
-    ch.barrier = gemv_ws_.barrier();
-    exl2_gemv_chain(ch, s);
-    ch = GemvChainCall{};
-  };
   for (int li = 0; li < nl_; ++li) {
     const DeviceLayer& l = layers_[std::size_t(li)];
     float* q32 = fqkv_[li % 2].get<float>();
@@ -440,9 +421,9 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
     const bool unfold = t > 1 && unfold_rows_;
     __half* a = a_.get<__half>();
-    norm_input(c, x, t, l.input_norm, !chain && fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
+    norm_input(c, x, t, l.input_norm, fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
-    run(c, true);
+    exl2_gemv_run(c, s);
     // The attention output in o's stored row order where its permutation is known (t < 32 here).
     const bool o_order = !fused_step && t < k_short_chunk && l.o_pos.bytes() > 0;  // o_pos: fold_perms_
     const __half* o_in = att_.get<__half>();
@@ -460,12 +441,12 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     o.m = t; o.sm_count = sm_count_; o.ws = gemv_view_;
     o.add(l.o.view, x, hidden_);
     o.mode = k_x_half; o.in.x = o_in; o.in.ldx = qd; o.in.permuted = o_order;
-    run(o, false);
+    exl2_gemv_run(o, s);
     GemvCall gu;
     gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
     gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
-    norm_input(gu, x, t, l.post_norm, !chain && fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
-    run(gu, false);
+    norm_input(gu, x, t, l.post_norm, fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
+    exl2_gemv_run(gu, s);
     prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
     GemvCall d;
     d.m = t; d.sm_count = sm_count_; d.ws = gemv_view_;
@@ -477,19 +458,17 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
       d.mode = k_x_silu; d.in.xf = g32; d.in.up = u32; d.in.ldx = inter_;
     }
     d.in.permuted = l.down_in_order;
-    run(d, li + 1 == nl_ && head_rows <= 0);
+    exl2_gemv_run(d, s);
   }
-  // x is final: without a head a chain ran with the last down (and a segment with a head hands
-  // nothing on, enqueue_hidden_out is a no-op there).
-  enqueue_hidden_out(t);
+  enqueue_hidden_out(t);  // x is final (a segment with a head hands nothing on: a no-op there)
   if (head_rows <= 0) return;
   // The logits were cleared by the last layer's q/k/v launch.
   GemvCall h;
   h.m = head_rows; h.sm_count = sm_count_; h.ws = gemv_view_;
   h.add(head_.view, logits_.get<float>(), vocab_);
-  norm_input(h, x + std::size_t(head_row0) * hidden_, head_rows, final_norm_,
-             !chain && fold_perms_ ? head_.view.perm : nullptr, head_rows > 1 && unfold_rows_);
-  run(h, true);
+  norm_input(h, x + std::size_t(head_row0) * hidden_, head_rows, final_norm_, fold_perms_ ? head_.view.perm : nullptr,
+             head_rows > 1 && unfold_rows_);
+  exl2_gemv_run(h, s);
   if (copy_logits_)
     EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), logits_.get(), std::size_t(head_rows) * vocab_ * 4,
                                    cudaMemcpyDeviceToHost, s));

@@ -50,15 +50,13 @@ class GemvScratch {
  public:
   void allocate(Allocator* alloc, cudaStream_t s) {
     partials_.allocate(alloc, k_gemv_partial_floats * 4, "GEMV split-K partials");
-    // The split-K tickets, then the chain's grid barrier (2 counters).
-    counters_.allocate(alloc, std::size_t(k_gemv_counters + 2) * 4, "GEMV split-K counters");
+    counters_.allocate(alloc, std::size_t(k_gemv_counters) * 4, "GEMV split-K counters");
     EXL_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
   }
   GemvScratch() = default;
   GemvScratch(const GemvScratch&) = delete;
   GemvScratch& operator=(const GemvScratch&) = delete;
   GemvWorkspace view() const { return {partials_.get<float>(), counters_.get<unsigned>()}; }
-  unsigned* barrier() const { return counters_.get<unsigned>() + k_gemv_counters; }
 
  private:
   DeviceBuffer partials_, counters_;
@@ -112,10 +110,8 @@ class CudaBackend {
   void enqueue_hidden_out(int t);
   void enqueue_layers(int t, int splits, int split_len);
   void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
-  // One token: the one-launch attention step (EXL_CUDA_FUSED_DECODE), the GEMVs as a chain
-  // (EXL_CUDA_CHAIN).
+  // One token: the one-launch attention step (EXL_CUDA_FUSED_DECODE).
   bool fused_attention_step(int t) const;
-  bool chain_step(int t) const;
   int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
   void enqueue_head(int row0, int rows);
   void run_eager(int n, int logits_mode, float* logits);
@@ -130,11 +126,6 @@ class CudaBackend {
   GemvScratch gemv_ws_;
   GemvWorkspace gemv_view_;    // what the GEMV launches get: gemv_ws_, or none with options.fast_reduce
   bool fused_decode_ = false;  // EXL_CUDA_FUSED_DECODE=1: attention_decode_step for t = 1
-  // EXL_CUDA_CHAIN=1: the one-token step's GEMVs between two attentions as one persistent launch
-  // (exl2_gemv_chain). Selftested, but about half the speed of the separate launches on the H200
-  // (bench/RESULTS.md, session 14), so only on request.
-  bool chain_decode_ = false;
-  bool chain_single_ = false;  // EXL_CUDA_CHAIN_SINGLE=1: one stage per chain launch (experiments)
   // Chunks of 2 .. gemv_max_rows tokens: RMSNorm and SiLU * up as their own launches (fp16 rows,
   // gathered by the GEMV as plain activations) instead of folded into every GEMV block: a pass
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).
@@ -186,7 +177,6 @@ class CudaBackend {
                        bool o_order = false);
   void norm_input(GemvCall& c, const float* x, int rows, const DeviceBuffer& w, const std::int32_t* perm, bool unfold);
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path
-  bool chain_ok_ = false;          // fused_ok_ and no o or down bias: the chain may run the GEMVs
   PinnedBuffer h_step_, h_ids_, h_logits_;
   GraphExec decode_graph_;
   // The fused path for 2 .. gemv_max_rows tokens (speculative verification, draft catch-up), one

@@ -164,7 +164,7 @@ __device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n
 // red_w. info, xs: the run's first unit in the block's tables; s_scale [group - g0][64]: the
 // block's scales.
 // The run's first D - 1 ring slots (one commit group each): run_units does this itself unless the
-// caller did it earlier (the chain kernel, before its grid barrier: weights are never written).
+// caller did it earlier (gemv_prime, before the PDL wait: weights are never written).
 template <int B, int RW>
 __device__ __forceinline__ void prime_units(const std::uint32_t* __restrict__ wp, int n, int lane,
                                             std::uint32_t* ring) {
@@ -231,7 +231,7 @@ constexpr std::size_t gemv_smem_bytes(int upb) {
          + std::size_t(1 + k_warps) * MT * 4;                    // row norms ([MT] + [warps][MT])
 }
 
-// One block's share of a launch (or of a chain stage): job, column tile, K range, and the
+// One block's share of a launch: job, column tile, K range, and the
 // contiguous range [wa, wb) of the block's units each warp takes (so groups and widths come in runs).
 struct BlockPlan {
   int j = 0, tile = 0, kb = 0, u0 = 0, u1 = 0, nb = 0, wa = 0, wb = 0, g0 = 0, ngr = 0;
@@ -276,14 +276,6 @@ struct BlockSmem {
   }
 };
 
-// Loads of data that earlier kernels (or, in a chain, earlier stages of the same kernel) write:
-// in a chain they bypass L1, which is not coherent within a kernel.
-template <bool CHAIN, class T>
-__device__ __forceinline__ T ld_act(const T* p) {
-  if constexpr (CHAIN) return __ldcg(p);
-  else return *p;
-}
-
 // Everything a block can do before its input exists (weights, tables and permutations are never
 // written by a kernel): ask L2 for its units, load the unit table, decode the scales and load the
 // permutation into shared memory, clear the warp partials.
@@ -319,9 +311,8 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
   __syncthreads();
 }
 
-// The first ring slots of the warp's first run (the chain kernel issues them before its grid
-// barrier, the launch form before the PDL wait: the weights are on their way while the previous
-// kernel or stage finishes).
+// The first ring slots of the warp's first run (issued before the PDL wait: the weights are on
+// their way while the previous kernel finishes).
 template <int MT>
 __device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan& p, const BlockSmem<MT>& sm) {
   if (p.wa >= p.wb || (jobs.skip & 1)) return;
@@ -361,7 +352,7 @@ __device__ __forceinline__ float warp_sum(const BlockSmem<MT>& sm, int i) {
 // the workspace path (slots in split order), so the results are bit-identical to it, without its
 // partials' global round trip and ticket. The second cluster barrier keeps every block's shared
 // memory alive until rank 0 has read it.
-template <int MT, bool CHAIN>
+template <int MT>
 __device__ __forceinline__ void cluster_tail(const GemvJob& job, int m, int m0, const BlockPlan& p,
                                              const BlockSmem<MT>& sm) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -379,14 +370,14 @@ __device__ __forceinline__ void cluster_tail(const GemvJob& job, int m, int m0, 
       float sum = 0.0f;
       for (int r = 0; r < job.ksplit; ++r) sum += cluster.map_shared_rank(sm.red, r)[i];
       float* yp = job.y + std::size_t(m0 + mm) * job.ldy + col;
-      __stcg(yp, ld_act<CHAIN>(yp) + sum);
+      __stcg(yp, *yp + sum);
     }
   }
   cluster.sync();
 #endif
 }
 
-template <int MT, int MODE, bool CHAIN, bool CLUSTER = false>
+template <int MT, int MODE, bool CLUSTER = false>
 __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput& in, int m, int m0,
                                           const BlockPlan& p, const BlockSmem<MT>& sm, int bx, bool primed) {
   const GemvJob& job = jobs.job[p.j];
@@ -405,7 +396,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
       float4 v[MT];
 #pragma unroll
       for (int mm = 0; mm < MT; ++mm)
-        v[mm] = mm < mv ? ld_act<CHAIN>(reinterpret_cast<const float4*>(in.xf + std::size_t(m0 + mm) * in.ldx) + i)
+        v[mm] = mm < mv ? reinterpret_cast<const float4*>(in.xf + std::size_t(m0 + mm) * in.ldx)[i]
                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
       for (int mm = 0; mm < MT; ++mm)
@@ -443,12 +434,12 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
         if (m0 + mm < m && row < rows_valid) {
           const std::size_t off = std::size_t(m0 + mm) * in.ldx;
           if constexpr (MODE == k_x_silu) {
-            const float gv = ld_act<CHAIN>(in.xf + off + q);
-            v[mm][e] = __float2half_rn(silu_times(gv, ld_act<CHAIN>(in.up + off + q)));
+            const float gv = in.xf[off + q];
+            v[mm][e] = __float2half_rn(silu_times(gv, in.up[off + q]));
           } else if constexpr (MODE == k_x_norm) {
-            v[mm][e] = __float2half_rn(ld_act<CHAIN>(in.xf + off + q) * sm.norm[mm] * __half2float(__ldg(in.norm_w + q)));
+            v[mm][e] = __float2half_rn(in.xf[off + q] * sm.norm[mm] * __half2float(__ldg(in.norm_w + q)));
           } else {
-            v[mm][e] = ld_act<CHAIN>(in.x + off + q);
+            v[mm][e] = in.x[off + q];
           }
         }
       }
@@ -493,7 +484,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   // Without a workspace (exl_cuda_options.fast_reduce) the blocks add their sums with fp32
   // atomics, in whatever order they finish.
   if constexpr (CLUSTER) {
-    cluster_tail<MT, CHAIN>(job, m, m0, p, sm);
+    cluster_tail<MT>(job, m, m0, p, sm);
     return;
   }
   const int ks = job.ksplit;
@@ -507,7 +498,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
     if (!ordered) {
       if (m0 + mm < m && col < w.n) atomicAdd(yp, sum);
     } else if (ks == 1) {
-      if (m0 + mm < m && col < w.n) __stcg(yp, ld_act<CHAIN>(yp) + sum);
+      if (m0 + mm < m && col < w.n) __stcg(yp, *yp + sum);
     } else {
       __stcg(slots + std::size_t(p.kb) * (MT * k_tile_cols) + i, sum);
     }
@@ -522,7 +513,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
     float sum = 0.0f;
     for (int k = 0; k < ks; ++k) sum += __ldcg(slots + std::size_t(k) * (MT * k_tile_cols) + i);
     float* yp = job.y + std::size_t(m0 + mm) * job.ldy + col;
-    __stcg(yp, ld_act<CHAIN>(yp) + sum);
+    __stcg(yp, *yp + sum);
   }
   if (threadIdx.x == 0) *counter = 0u;  // ready for the next launch or stage (which waits for this one)
 }
@@ -540,87 +531,7 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
               int(gridDim.x * gridDim.y) * k_threads);
   if (jobs.prime == 2) gemv_prime<MT>(jobs, p, sm);
-  gemv_body<MT, MODE, false, CLUSTER>(jobs, in, m, int(blockIdx.y) * MT, p, sm, int(blockIdx.x), jobs.prime != 0);
-}
-
-// ---- the chain: several GEMV launches as stages of one persistent kernel ----
-
-struct ChainStage {
-  GemvJobs jobs;
-  GemvInput in;
-  int mode = 0;
-  int items = 0;  // blocks of the stage as a launch
-};
-struct GemvChain {
-  ChainStage st[k_gemv_chain_max];
-  int count = 0;
-  unsigned* barrier = nullptr;  // [0]: arrivals, [1]: generation (both left as found for the next launch)
-};
-
-// Every block of the grid arrives and waits for the others (all resident: the grid is at most
-// what the device holds at once). Self-resetting: the last to arrive clears the count and then
-// publishes the next generation.
-__device__ __forceinline__ void grid_barrier(unsigned* bar, unsigned blocks) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const unsigned gen = ld_acquire(bar + 1);
-    const unsigned t = atom_acq_rel_add(bar, 1u);
-    if (t == blocks - 1) {
-      st_relaxed(bar, 0u);
-      st_release(bar + 1, gen + 1u);
-    } else {
-      unsigned g = gen;
-      const std::uint64_t t0 = global_ns();
-      while (g == gen) {
-        g = ld_acquire(bar + 1);
-        if (global_ns() - t0 > 10000000000ull) __trap();  // 10 s: a block never arrived; an error, not a hang
-      }
-    }
-  }
-  __syncthreads();
-}
-
-// Stage after stage, each block takes the stage's blocks bx = blockIdx.x, + gridDim.x, ...; a
-// grid barrier stands where a launch boundary stood. Before each barrier a block already does
-// its first item's prologue of the next stage and issues that item's first weight copies.
-template <int MT>
-__global__ void __launch_bounds__(k_threads, 3) exl2_chain_kernel(GemvChain ch, int m) {
-  EXL_DYNAMIC_SMEM(uint4, smem4);
-  // The chain is launched without PDL (it starts on drained multiprocessors, so its whole grid
-  // becomes resident), and its dependents are scheduled only once every block has triggered,
-  // i.e. is resident: the grid barriers cannot wait for a block that has no room.
-  pdl_trigger();
-  for (int s = 0; s < ch.count; ++s) {
-    const ChainStage& st = ch.st[s];
-    for (int bx = int(blockIdx.x);; bx += int(gridDim.x)) {
-      const bool first = bx == int(blockIdx.x);
-      const bool have = bx < st.items;
-      if (!have && !first) break;
-      BlockPlan p;
-      if (have) p = plan_block(st.jobs, bx);
-      const BlockSmem<MT> sm(smem4, have ? st.jobs.job[p.j].upb : 1);
-      if (have) {
-        gemv_prologue<MT>(st.jobs, st.in.permuted, p, sm, bx);
-        gemv_prime<MT>(st.jobs, p, sm);
-      }
-      if (first) {
-        if (s == 0) {
-          pdl_wait();
-        } else {
-          grid_barrier(ch.barrier, gridDim.x);
-        }
-        write_inits(st.jobs.init, st.jobs.inits, int(blockIdx.x) * k_threads + int(threadIdx.x),
-                    int(gridDim.x) * k_threads);
-      }
-      if (!have) break;
-      switch (st.mode) {
-        case k_x_norm: gemv_body<MT, k_x_norm, true>(st.jobs, st.in, m, 0, p, sm, bx, true); break;
-        case k_x_silu: gemv_body<MT, k_x_silu, true>(st.jobs, st.in, m, 0, p, sm, bx, true); break;
-        default: gemv_body<MT, k_x_half, true>(st.jobs, st.in, m, 0, p, sm, bx, true); break;
-      }
-      __syncthreads();  // shared memory is reused by the next item
-    }
-  }
+  gemv_body<MT, MODE, CLUSTER>(jobs, in, m, int(blockIdx.y) * MT, p, sm, int(blockIdx.x), jobs.prime != 0);
 }
 
 // Repack: one warp per (tile, unit); lane l builds its 2B words from the on-disk layout.
@@ -778,7 +689,7 @@ int check_call(const GemvCall& c) {
   return tiles;
 }
 
-// Lays out the jobs of one launch (or chain stage): block and counter offsets; returns the blocks.
+// Lays out the jobs of one launch: block and counter offsets; returns the blocks.
 int layout_jobs(GemvJobs& jobs, int mt, int m, int* max_upb) {
   int blocks = 0, tiles = 0;
   bool split = false;
@@ -859,8 +770,7 @@ bool partials_fit(int tiles, int ks, int mt) {
 // gather, reduction: about GemvKnobs::overhead = 3 units of a warp) plus its warps' units; the split
 // with the fewest waves (resident block slots: registers and shared memory) times block cost
 // wins, the smaller split on ties (fewer atomics and activation gathers).
-// `grid` > 0: the blocks run on a persistent grid of that many (the chain) instead of as a launch.
-int choose_ksplit(const GemvCall& c, int mt, int tiles, int grid = 0) {
+int choose_ksplit(const GemvCall& c, int mt, int tiles) {
   const int smem_per_sm = device_attribute<cudaDevAttrMaxSharedMemoryPerMultiprocessor>();
   const int by_regs = blocks_by_registers(mt);
   const int units = c.w[0]->k / 32;
@@ -868,14 +778,14 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles, int grid = 0) {
   int best = ks_min;
   double best_cost = 1e30;
   // The cluster form (EXL_GEMV_CLUSTER) takes at most 8 blocks per tile.
-  const int ks_max = gemv_knobs().cluster && mt == 1 && grid == 0 ? 8 : 32;
+  const int ks_max = gemv_knobs().cluster && mt == 1 ? 8 : 32;
   for (int ks = ks_min; ks <= std::max(ks_min, std::min(units, ks_max)); ++ks) {
     const int upb = (units + ks - 1) / ks;
     if (c.ws.partials && ks > ks_min && !partials_fit(tiles, ks, mt)) break;  // the workspace holds no more
     const std::size_t smem = smem_bytes_for(mt, upb) + 1024;  // + the driver's reserve
     int per_sm = std::max(1, std::min(by_regs, int(std::size_t(smem_per_sm) / smem)));
     if (gemv_knobs().slots > 0) per_sm = std::min(per_sm, gemv_knobs().slots);
-    const double capacity = grid > 0 ? double(grid) : double(per_sm) * std::max(1, c.sm_count);
+    const double capacity = double(per_sm) * std::max(1, c.sm_count);
     const double blocks = double(tiles) * ((units + upb - 1) / upb);
     const double waves = std::ceil(blocks / capacity);
     const double cost = waves * (gemv_knobs().overhead + std::ceil(double(upb) / k_warps));
@@ -931,59 +841,7 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
   }
 }
 
-// The chain's grid: as many blocks as the device holds at once (a grid barrier needs all resident).
-int chain_grid(std::size_t smem, int sm_count) {
-  opt_in_smem<exl2_chain_kernel<1>>(smem);
-  int per_sm = 0;
-  EXL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, reinterpret_cast<const void*>(&exl2_chain_kernel<1>), k_threads, smem));
-  if (per_sm < 1) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_chain: the kernel does not fit a multiprocessor");
-  return per_sm * std::max(1, sm_count);
-}
-
 }  // namespace
-
-void exl2_gemv_chain(const GemvChainCall& c, cudaStream_t s) {
-  if (c.count <= 0) return;
-  if (c.count > k_gemv_chain_max) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: too many stages");
-  if (!c.barrier) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: no barrier counters");
-  const int m = c.stage[0].m;
-  for (int i = 0; i < c.count; ++i) {
-    if (c.stage[i].m != 1 || c.stage[i].count <= 0)
-      throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_chain: stages of one row only");
-    if (c.stage[i].ws.partials != c.stage[0].ws.partials)
-      throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv_chain: stages with different workspaces");
-  }
-  const std::size_t smem = gemv_smem_bytes<1>(upb_limit(1));
-  const int grid = chain_grid(smem, c.stage[0].sm_count);
-  GemvChain ch;
-  ch.count = c.count;
-  ch.barrier = c.barrier;
-  for (int i = 0; i < c.count; ++i) {
-    const GemvCall& g = c.stage[i];
-    const int tiles = check_call(g);
-    if (g.ws.partials && !partials_fit(tiles, min_ksplit(g.w[0]->k, 1), 1))
-      throw_status(EXL_CUDA_ERR_UNSUPPORTED, "exl2_gemv_chain: layer too large for the split-K workspace");
-    ChainStage& st = ch.st[i];
-    st.jobs.count = g.count;
-    st.jobs.ws = g.ws;
-    st.jobs.skip = gemv_knobs().skip;
-    const int ksplit = choose_ksplit(g, 1, tiles, grid);
-    for (int j = 0; j < g.count; ++j) {
-      st.jobs.job[j].w = *g.w[j];
-      st.jobs.job[j].y = g.y[j];
-      st.jobs.job[j].ldy = g.ldy[j];
-      plan_job(st.jobs.job[j], 1, ksplit, gemv_knobs().upb);
-    }
-    st.jobs.inits = g.inits;
-    for (int j = 0; j < g.inits; ++j) st.jobs.init[j] = g.init[j];
-    int max_upb = 0;
-    st.items = layout_jobs(st.jobs, 1, m, &max_upb);
-    st.in = g.in;
-    st.mode = g.mode;
-  }
-  launch_ex(false, exl2_chain_kernel<1>, dim3(grid), dim3(k_threads), smem, s, ch, m);
-}
 
 int exl2_tiles(int n_pad) { return (n_pad + k_tile_cols - 1) / k_tile_cols; }
 

@@ -141,7 +141,7 @@ __device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, s
   for (int j = 2 * B; j < 16; ++j) w[j] = 0u;
 }
 
-// One layer of a GEMV launch (or of a chain stage): its column tiles are split over K into
+// One layer of a GEMV launch: its column tiles are split over K into
 // `ksplit` blocks (work items) of `upb` units each.
 struct GemvJob {
   Exl2Device w;

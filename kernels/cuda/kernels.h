@@ -103,22 +103,6 @@ struct GemvCall {
   }
 };
 void exl2_gemv_run(const GemvCall& c, cudaStream_t s, int units_per_block = 0);
-// Several one-row calls run in order as the stages of one persistent launch: a grid barrier
-// (barrier: two counters, zeroed once at allocation, GemvScratch) stands where each launch
-// boundary stood, and before it every block already prepares its next stage's first block
-// (tables, scales, permutation, first weight copies), so no stage waits for a kernel launch. The
-// sums keep a fixed order (seeded runs repeat), but the splits over K follow the persistent grid,
-// so the last bits may differ from the separate launches'. Launched without PDL: its grid must
-// be resident at once. Slower than the separate launches on the H200 so far (bench/RESULTS.md).
-constexpr int k_gemv_chain_max = 4;
-struct GemvChainCall {
-  GemvCall stage[k_gemv_chain_max];
-  int count = 0;
-  unsigned* barrier = nullptr;
-  // Appends a stage (a fifth one makes exl2_gemv_chain refuse the call).
-  GemvCall& add() { return stage[count++ < k_gemv_chain_max ? count - 1 : k_gemv_chain_max - 1]; }
-};
-void exl2_gemv_chain(const GemvChainCall& c, cudaStream_t s);
 // x fp16 [m, ldx] in original feature order; y fp32 [m, ldy], added to (the caller initialises it:
 // zero, bias or the residual); with a workspace in a fixed order, so results repeat bit for bit. `units_per_block` 0 = automatic.
 void exl2_gemv(const Exl2Device& w, const __half* x, int m, int ldx, float* y, int ldy, int sm_count,

@@ -60,14 +60,10 @@ double median(std::vector<double> v) {
 // 5: as 4 in the decode step's pre-permuted form (rms_norm writes the input in the layer's
 // stored row order, the GEMV reads it contiguously); 6: as 0 with the output columns folded
 // through a permutation at upload, un-permuted on the host; 7: as 3 with the permutation
-// folded away (gate given in stored row order, the layer's own perm the identity); 8 (m = 1): the
-// persistent chain (exl2_gemv_chain) of two stages, the first computing x . W into one output and
-// clearing a second (poisoned with NaN) through its init region, the second adding x . W to that
-// second output after the grid barrier: the mean of both.
+// folded away (gate given in stored row order, the layer's own perm the identity).
 int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode) {
   return guarded([&] {
-    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 8 && (mode < 8 || m == 1),
-                     "test_exl2_matmul: bad arguments");
+    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 7, "test_exl2_matmul: bad arguments");
     use_device(device);
     Stream st;
     CublasHandle cb;
@@ -93,26 +89,6 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       std::vector<float> h(mn * 3);
       to_host(h.data(), dy, mn * 3, st.get());
       for (std::size_t i = 0; i < mn; ++i) y[i] = (h[i] + h[mn + i] + h[2 * mn + i]) / 3.0f;
-      return;
-    }
-    if (mode == 8) {
-      EXL_CUDA_CHECK(cudaMemsetAsync(dy.get<float>() + mn, 0xff, mn * 4, st.get()));  // NaN
-      GemvChainCall ch;
-      GemvCall& a = ch.add();
-      a.add(l.view, dy.get<float>(), w->n);
-      a.mode = k_x_half; a.in.x = dx.get<__half>(); a.in.ldx = w->k; a.m = 1; a.sm_count = sms; a.ws = gws.view();
-      a.inits = 1;
-      a.init[0].dst = dy.get<float>() + mn;
-      a.init[0].count = int(mn);
-      GemvCall& b = ch.add();
-      b = a;
-      b.y[0] = dy.get<float>() + mn;
-      b.inits = 0;
-      ch.barrier = gws.barrier();
-      exl2_gemv_chain(ch, st.get());
-      std::vector<float> h(mn * 2);
-      to_host(h.data(), dy, mn * 2, st.get());
-      for (std::size_t i = 0; i < mn; ++i) y[i] = (h[i] + h[mn + i]) / 2.0f;
       return;
     }
     if (mode == 3 || mode == 7) {

@@ -426,42 +426,6 @@ EXL_GPU_TEST(cuda_model, seeded_generation_repeats_exactly) {
   CHECK_MSG(worst <= 0.02, "fused decode step logits differ by " << worst);
 }
 
-// The one-token step's GEMVs from one attention to the next as one persistent launch
-// (exl2_gemv_chain, EXL_CUDA_CHAIN=1) against separate launches (=0): teacher-forced decode logits
-// agree within the rounding of other split-K orders and greedy ids match, and a seeded generation
-// through the chain repeats exactly (its sums keep a fixed order across the grid barriers).
-namespace {
-// `env`=1 against separate launches.
-// min_equal: greedy ids that must agree (ref-xs, a small model, meets near-ties early: there only
-// the teacher-forced logits and the seeded repeat are checked).
-void persistent_matches_launches(const char* env, const char* what, const char* model = "ref-s-4.0bpw",
-                                 std::size_t min_equal = 40) {
-  (void)cuda_api();
-  ::setenv(env, "0", 1);
-  Loaded a = load_on("cuda", model);
-  ::setenv(env, "1", 1);
-  Loaded b = load_on("cuda", model);
-  ::unsetenv(env);
-  const std::vector<std::int32_t> prompt = prompt_for(a.backend->vocab_size());
-  const GreedyPair c = compare_greedy(*a.backend, *b.backend, prompt);
-  std::printf("  %s vs separate launches: greedy ids equal %zu of %zu, max |dlogit| %.5f\n", what, c.equal, c.count,
-              c.worst);
-  CHECK_MSG(c.worst <= 0.01, what << " decode logits differ by " << c.worst);
-  CHECK_MSG(c.equal >= min_equal, "greedy ids part at " << c.equal);
-  GenerateOptions o;
-  o.max_new_tokens = 64;
-  o.ignore_eos = true;
-  o.sampler.temperature = 0.9f;
-  o.sampler.seed = 11;
-  o.reuse_cache = false;
-  const GenerateResult r1 = generate(*b.backend, nullptr, prompt, o);
-  const GenerateResult r2 = generate(*b.backend, nullptr, prompt, o);
-  CHECK_MSG(r1.ids == r2.ids, "seeded " << what << " generation repeats only to " << common_prefix(r1.ids, r2.ids));
-}
-}  // namespace
-
-EXL_GPU_TEST(cuda_model, chain_decode_matches_launches) { persistent_matches_launches("EXL_CUDA_CHAIN", "chain"); }
-
 // BackendOptions::deterministic = false (exl --nondeterministic): the split-K partials meet in fp32
 // atomics; the logits stay within rounding of the ordered sums (teacher-forced decode).
 EXL_GPU_TEST(cuda_model, fast_reduce_matches_ordered) {
