@@ -7,7 +7,7 @@
 #   SETTING: space-separated VAR=VALUE pairs, "-" for the defaults; MODULE=FILE runs that module
 #   instead of libexl_cuda.so, EXL_BENCH=MODE another mode (loop: the engine's decode loop with
 #   device sampling beside the raw step, 4-bit and 4.0 bpw mix), e.g.
-#     bash bench/gpu-ab.sh $OUT/ab.txt 3 - "EXL_GEMV_CLUSTER=1" "EXL_GEMV_OVERHEAD=6"
+#     bash bench/gpu-ab.sh $OUT/ab.txt 3 - "EXL_GEMV_PRIME=2" "EXL_GEMV_OVERHEAD=6"
 #     bash bench/gpu-ab.sh $OUT/loop.txt 2 "EXL_BENCH=loop MODULE=libexl_cuda_base.so" "EXL_BENCH=loop"
 set -u
 out=${1:?usage: bench/gpu-ab.sh OUT_FILE ROUNDS SETTING ...}

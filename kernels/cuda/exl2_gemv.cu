@@ -47,8 +47,6 @@
 #include <cmath>
 #include <cstdlib>
 
-#include <cooperative_groups.h>
-
 #include "async_copy.cuh"
 #include "cuda_check.h"
 #include "exl2_common.cuh"
@@ -88,11 +86,8 @@ struct GemvJobs {
 // previous kernel's reads; bench/RESULTS.md, session 14); EXL_GEMV_PREFETCH_WAVE=1: only the
 // launch's first wave asks; EXL_GEMV_PRIME: 0 the ring's first slots issued in the main loop, 2
 // after the wait but before the activation gather.
-// EXL_GEMV_CLUSTER=1: one-row launches whose tiles are split over K (2 to 8 blocks) run each tile's
-// blocks as one thread block cluster and add their sums through distributed shared memory
-// (cluster_tail) instead of the workspace and its ticket (sm_90; bit-identical results).
 struct GemvKnobs {
-  int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1, cluster = 0;
+  int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1;
   double overhead = 3.0;
 };
 const GemvKnobs& gemv_knobs() {
@@ -105,7 +100,6 @@ const GemvKnobs& gemv_knobs() {
     if (const char* v = std::getenv("EXL_GEMV_PREFETCH")) r.prefetch = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_PREFETCH_WAVE")) r.prefetch_wave = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_PRIME")) r.prime = std::atoi(v);
-    if (const char* v = std::getenv("EXL_GEMV_CLUSTER")) r.cluster = std::atoi(v);
     return r;
   }();
   return k;
@@ -332,9 +326,6 @@ __device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan
   }
 }
 
-// What a block does once its input exists: the norm pass, the activation gather, the weight
-// stream with its mma, and the block's sums into y (or the split-K workspace, the tile's last
-// block adding the slots in split order). `primed`: gemv_prime issued the first run's slots.
 // Entry i (row i / 64, column i % 64) of a block's sums: the warps' partials added in warp order.
 template <int MT>
 __device__ __forceinline__ float warp_sum(const BlockSmem<MT>& sm, int i) {
@@ -345,39 +336,10 @@ __device__ __forceinline__ float warp_sum(const BlockSmem<MT>& sm, int i) {
   return sum;
 }
 
-// Split K inside a thread block cluster (sm_90): the ks blocks of a tile form one cluster, rank =
-// split index (the launch puts a tile's blocks in consecutive x, every job's first block at a
-// multiple of ks). Each block leaves its sums (warps in order) in its own shared memory; rank 0
-// adds the ranks' sums in rank order, read from their shared memory, to y. That is the order of
-// the workspace path (slots in split order), so the results are bit-identical to it, without its
-// partials' global round trip and ticket. The second cluster barrier keeps every block's shared
-// memory alive until rank 0 has read it.
-template <int MT>
-__device__ __forceinline__ void cluster_tail(const GemvJob& job, int m, int m0, const BlockPlan& p,
-                                             const BlockSmem<MT>& sm) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  namespace cg = cooperative_groups;
-  cg::cluster_group cluster = cg::this_cluster();
-  for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
-    sm.red[i] = warp_sum(sm, i);  // warp 0's entry of the same (row, column): read by this thread alone
-  }
-  cluster.sync();
-  if (cluster.block_rank() == 0) {
-    for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
-      const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
-      const int col = p.tile * k_tile_cols + c;
-      if (m0 + mm >= m || col >= job.w.n) continue;
-      float sum = 0.0f;
-      for (int r = 0; r < job.ksplit; ++r) sum += cluster.map_shared_rank(sm.red, r)[i];
-      float* yp = job.y + std::size_t(m0 + mm) * job.ldy + col;
-      __stcg(yp, *yp + sum);
-    }
-  }
-  cluster.sync();
-#endif
-}
-
-template <int MT, int MODE, bool CLUSTER = false>
+// What a block does once its input exists: the norm pass, the activation gather, the weight
+// stream with its mma, and the block's sums into y (or the split-K workspace, the tile's last
+// block adding the slots in split order). `primed`: gemv_prime issued the first run's slots.
+template <int MT, int MODE>
 __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput& in, int m, int m0,
                                           const BlockPlan& p, const BlockSmem<MT>& sm, int bx, bool primed) {
   const GemvJob& job = jobs.job[p.j];
@@ -483,10 +445,6 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   // split order: the result does not depend on which block finished first.
   // Without a workspace (exl_cuda_options.fast_reduce) the blocks add their sums with fp32
   // atomics, in whatever order they finish.
-  if constexpr (CLUSTER) {
-    cluster_tail<MT>(job, m, m0, p, sm);
-    return;
-  }
   const int ks = job.ksplit;
   const bool ordered = jobs.ws.partials != nullptr;
   float* slots = jobs.ws.partials + std::size_t(bx - p.kb) * (MT * k_tile_cols);
@@ -518,7 +476,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   if (threadIdx.x == 0) *counter = 0u;  // ready for the next launch or stage (which waits for this one)
 }
 
-template <int MT, int MODE, bool CLUSTER = false>
+template <int MT, int MODE>
 __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
   EXL_DYNAMIC_SMEM(uint4, smem4);
   pdl_trigger();
@@ -531,7 +489,7 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
               int(gridDim.x * gridDim.y) * k_threads);
   if (jobs.prime == 2) gemv_prime<MT>(jobs, p, sm);
-  gemv_body<MT, MODE, CLUSTER>(jobs, in, m, int(blockIdx.y) * MT, p, sm, int(blockIdx.x), jobs.prime != 0);
+  gemv_body<MT, MODE>(jobs, in, m, int(blockIdx.y) * MT, p, sm, int(blockIdx.x), jobs.prime != 0);
 }
 
 // Repack: one warp per (tile, unit); lane l builds its 2B words from the on-disk layout.
@@ -709,30 +667,11 @@ int layout_jobs(GemvJobs& jobs, int mt, int m, int* max_upb) {
   return blocks;
 }
 
-// The cluster size of the cluster form of a launch (EXL_GEMV_CLUSTER), or 0 where it does not
-// apply: one row, ordered sums, sm_90+, every job split the same 2 to 8 ways.
-int cluster_split(const GemvJobs& jobs, int mt, int blocks) {
-  if (!gemv_knobs().cluster || mt != 1 || !jobs.ws.partials || jobs.count < 1) return 0;
-  if (device_attribute<cudaDevAttrComputeCapabilityMajor>() < 9) return 0;
-  const int ks = jobs.job[0].ksplit;
-  for (int i = 1; i < jobs.count; ++i)
-    if (jobs.job[i].ksplit != ks) return 0;
-  return ks >= 2 && ks <= 8 && blocks % ks == 0 ? ks : 0;
-}
-
 template <int MT, int MODE>
 void launch_mt(GemvJobs& jobs, const GemvInput& in, int m, cudaStream_t s) {
   int max_upb = 0;
   const int blocks = layout_jobs(jobs, MT, m, &max_upb);
   const std::size_t smem = gemv_smem_bytes<MT>(max_upb);
-  if constexpr (MT == 1) {
-    if (const int ks = cluster_split(jobs, MT, blocks)) {
-      opt_in_smem<exl2_gemv_kernel<1, MODE, true>>(gemv_smem_bytes<1>(upb_limit(1)));
-      launch_with(true, unsigned(ks), exl2_gemv_kernel<1, MODE, true>, dim3(blocks, 1), dim3(k_threads), smem, s, jobs,
-                  in, m);
-      return;
-    }
-  }
   opt_in_smem<exl2_gemv_kernel<MT, MODE>>(gemv_smem_bytes<MT>(upb_limit(MT)));
   launch(exl2_gemv_kernel<MT, MODE>, dim3(blocks, (m + MT - 1) / MT), dim3(k_threads), smem, s, jobs, in, m);
 }
@@ -777,9 +716,7 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
   const int ks_min = min_ksplit(c.w[0]->k, mt);
   int best = ks_min;
   double best_cost = 1e30;
-  // The cluster form (EXL_GEMV_CLUSTER) takes at most 8 blocks per tile.
-  const int ks_max = gemv_knobs().cluster && mt == 1 ? 8 : 32;
-  for (int ks = ks_min; ks <= std::max(ks_min, std::min(units, ks_max)); ++ks) {
+  for (int ks = ks_min; ks <= std::max(ks_min, std::min(units, 32)); ++ks) {
     const int upb = (units + ks - 1) / ks;
     if (c.ws.partials && ks > ks_min && !partials_fit(tiles, ks, mt)) break;  // the workspace holds no more
     const std::size_t smem = smem_bytes_for(mt, upb) + 1024;  // + the driver's reserve

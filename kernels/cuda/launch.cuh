@@ -75,45 +75,25 @@ cudaError_t emu_launch(void (*kernel)(KArgs...), dim3 grid, dim3 block, std::siz
 }
 #endif
 
-// A launch with PDL (`pdl` and pdl_enabled()) and, for cluster_x > 1, in thread block clusters of
-// cluster_x blocks along x (sm_90+; grid.x a multiple of it: a cluster's blocks run at once on
-// one GPC and can read each other's shared memory).
+// `pdl` false: a plain launch (for a kernel that follows a copy or a host-side step).
 template <class... KArgs, class... Args>
-void launch_with(bool pdl, unsigned cluster_x, void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem,
-                 cudaStream_t s, Args&&... args) {
+void launch_ex(bool pdl, void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
+               Args&&... args) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = s;
-  cudaLaunchAttribute attr[2];
-  unsigned n = 0;
-  if (pdl && pdl_enabled()) {
-    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[n].val.programmaticStreamSerializationAllowed = 1;
-    ++n;
-  }
-  if (cluster_x > 1) {
-    attr[n].id = cudaLaunchAttributeClusterDimension;
-    attr[n].val.clusterDim.x = cluster_x;
-    attr[n].val.clusterDim.y = 1;
-    attr[n].val.clusterDim.z = 1;
-    ++n;
-  }
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = n;
+  cfg.numAttrs = pdl && pdl_enabled() ? 1 : 0;
 #ifdef EXL_CUDA_EMU
   EXL_CUDA_CHECK(emu_launch(kernel, grid, block, smem, s, std::forward<Args>(args)...));
 #else
   EXL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 #endif
-}
-
-// `pdl` false: a plain launch (for a kernel that follows a copy or a host-side step).
-template <class... KArgs, class... Args>
-void launch_ex(bool pdl, void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
-               Args&&... args) {
-  launch_with(pdl, 0, kernel, grid, block, smem, s, std::forward<Args>(args)...);
 }
 
 template <class... KArgs, class... Args>
