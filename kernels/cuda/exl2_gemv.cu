@@ -473,7 +473,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
     float* yp = job.y + std::size_t(m0 + mm) * job.ldy + col;
     __stcg(yp, *yp + sum);
   }
-  if (threadIdx.x == 0) *counter = 0u;  // ready for the next launch or stage (which waits for this one)
+  if (threadIdx.x == 0) *counter = 0u;  // ready for the next launch (which waits for this one)
 }
 
 template <int MT, int MODE>

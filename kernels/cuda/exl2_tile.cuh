@@ -142,18 +142,18 @@ __device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, s
 }
 
 // One layer of a GEMV launch: its column tiles are split over K into
-// `ksplit` blocks (work items) of `upb` units each.
+// `ksplit` blocks of `upb` units each.
 struct GemvJob {
   Exl2Device w;
   float* y = nullptr;
   int ldy = 0;
   int upb = 0;          // units per block
   int ksplit = 0;       // blocks over K per tile
-  int block_begin = 0;  // first linear block (item) index of this job
+  int block_begin = 0;  // first linear block index of this job
   int tile_begin = 0;   // first split-K counter of this job
 };
 
-// Which job, column tile, split and unit range [u0, u1) block (item) `idx` of a launch takes.
+// Which job, column tile, split and unit range [u0, u1) block `idx` of a launch takes.
 struct SplitPlan {
   int j = 0, tile = 0, kb = 0, u0 = 0, u1 = 0;
 };
