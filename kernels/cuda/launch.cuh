@@ -161,29 +161,6 @@ __device__ __forceinline__ unsigned atom_acq_rel_add(unsigned* p, unsigned v) {
 #endif
 #if defined(__CUDACC__) || defined(EXL_CUDA_EMU)
 
-// Plain (relaxed) and releasing stores, device scope, and the %globaltimer in nanoseconds.
-template <bool Release>
-__device__ __forceinline__ void st_gpu(unsigned* p, unsigned v) {
-#ifdef EXL_CUDA_EMU
-  *p = v;
-  ::exl::emu::progress();
-#else
-  if constexpr (Release) asm volatile("st.release.gpu.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
-  else asm volatile("st.relaxed.gpu.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
-#endif
-}
-__device__ __forceinline__ void st_relaxed(unsigned* p, unsigned v) { st_gpu<false>(p, v); }
-__device__ __forceinline__ void st_release(unsigned* p, unsigned v) { st_gpu<true>(p, v); }
-__device__ __forceinline__ std::uint64_t global_ns() {
-#ifdef EXL_CUDA_EMU
-  return ::exl::emu::now_ns();
-#else
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
-  return t;
-#endif
-}
-
 // "Last block" ticket of a split reduction: call once every thread of the block has stored its
 // share (plain or .cg stores); returns true in the block that arrives count-th, whose threads may
 // then read all blocks' shares. One acq_rel atomic by thread 0, ordered with the rest of the block
