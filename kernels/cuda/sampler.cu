@@ -4,11 +4,12 @@
 // after a top-k of at most a third of the vocabulary also the compacted kept weights and ids);
 // blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids, bias ids, bias
 // values (fp32 bits); bias entries sorted by id (stable).
-// Launch shape: three launches (the last two with PDL). sample_prep_kernel, one block of 256 threads per slice of 1024
-// ids, applies the edits, finds each slice's arg-max and largest finite logit, and for a top-k of
-// at most 512 (or a top-p alone) writes the slice's candidates (below); sample_mass_kernel, for a
-// top-p alone, sums each slice's weight; sample_kernel, ONE block of 512 threads, does the rest
-// (every reduction in a fixed order, so a seed reproduces a generation; no grid-wide sync).
+// Launch shape: three launches (the last two with PDL). sample_prep_kernel, one block of 256
+// threads per slice of 1024 ids, applies the edits, finds each slice's arg-max and largest finite
+// logit, and for a top-k of at most 512 (or a top-p alone) writes the slice's candidates (below);
+// sample_mass_kernel, for a top-p alone or a plain draw, sums each slice's weight; sample_kernel,
+// ONE block of 512 threads, does the rest (every reduction in a fixed order, so a seed reproduces
+// a generation; no grid-wide sync).
 // Algorithm: sparse edits (penalties, bans, bias); the masked arg-max and the max finite logit
 // from the slices (greedy stops here); with top-k, the slices' candidates weighted and selected
 // (exact when every logit left out weighs less than the k-th kept one, checked; otherwise the
@@ -489,6 +490,10 @@ __device__ __forceinline__ bool plain_draw(const SamplerParams& p) {
   return !p.greedy && p.top_k == 0 && !(p.top_p < 1.0f) && !(p.typical > 0.0f && p.typical < 1.0f) && !p.write_dist;
 }
 
+// A top-p without top-k: all three kernels must agree on it (the prep writes its candidates, the
+// mass kernel its slices' weights, the select uses both).
+__device__ __forceinline__ bool top_p_alone(const SamplerParams& p) { return p.top_k == 0 && p.top_p < 1.0f; }
+
 // A plain draw's weight of id i: the softmax weight, 0 under min-p's floor (min_p times the row's
 // largest weight, which is exp(0) = 1). Both kernels weigh alike.
 __device__ __forceinline__ float plain_weight(const float* logits, int i, int limit, float mx, float inv_t,
@@ -616,7 +621,7 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
   r.count = -1;
   r.thr = -INFINITY;
   // Candidates for a top-k, or for a top-p without one (as many as a top-k of k_fast_top_p keeps).
-  const int kk = p.top_k > 0 ? p.top_k : p.top_p < 1.0f ? k_fast_top_p : 0;
+  const int kk = p.top_k > 0 ? p.top_k : top_p_alone(p) ? k_fast_top_p : 0;
   if (!p.greedy && kk > 0 && kk <= k_fast_top_k) {
     int n_fin = 0;
     block_exclusive_scan<k_prep_threads / 32>(fin, ps.i, &n_fin);
@@ -673,7 +678,7 @@ __global__ void __launch_bounds__(k_prep_threads) sample_mass_kernel(const float
   SamplerParams p;
   memcpy(&p, blob, sizeof(SamplerParams));
   const bool plain = plain_draw(p);
-  if (p.greedy || (!plain && (p.top_k != 0 || !(p.top_p < 1.0f)))) return;
+  if (p.greedy || !(plain || top_p_alone(p))) return;
   const int slices = (vocab + k_slice - 1) / k_slice;
   float mx = -INFINITY;
   for (int b = threadIdx.x; b < slices; b += k_prep_threads) mx = fmaxf(mx, part[b].max_finite);
@@ -759,7 +764,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
   bool done = false, top_p_done = false;
   cands = block_reduce(int(cands), 1, sh.i, Min()) != 0;
   const bool fast_k = p.top_k > 0 && p.top_k <= k_fast_top_k;
-  const bool fast_p = p.top_k == 0 && p.top_p < 1.0f;  // top-p first: candidates as for k_fast_top_p
+  const bool fast_p = top_p_alone(p);  // candidates as for a top-k of k_fast_top_p
   if (cands && (fast_k || fast_p) && slices <= k_max_slices) {
     // The slices' candidates at or above the highest slice threshold (the row's k-th largest is at
     // least every slice's own k-th, so none of the k largest goes; the check below covers that

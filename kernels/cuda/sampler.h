@@ -2,8 +2,8 @@
 // on one fp32 logits row that is already on the device; only a 12-byte result comes back.
 // Three launches with fixed arguments (the settings and lists are read from a device blob that is
 // uploaded before them), so they can sit in the decode CUDA graph: a block per slice of 1024 ids
-// for the edits and each slice's arg-max and candidates, a block per slice for top-p's weights,
-// one block for the rest (sampler.cu). All memory is allocated at construction (allocate_cache);
+// for the edits and each slice's arg-max and candidates, a block per slice for the weights of a
+// top-p alone or a plain draw, one block for the rest (sampler.cu). All memory is allocated at construction (allocate_cache);
 // staging and launching allocate nothing.
 #pragma once
 #include <cstddef>
