@@ -27,13 +27,8 @@ using namespace exl;
 namespace {
 
 fs::path work_dir() {
-  static const fs::path p = [] {
-    const fs::path d = fs::temp_directory_path() / ("exl_test_convert_" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-  }();
-  return p;
+  static const exl::test::TempDir dir("exl_test_convert");  // removed when the process exits
+  return dir.path();
 }
 
 ConvertOptions xs_options(double bits, const std::string& out) {

@@ -1,4 +1,4 @@
-// Helpers for the bad-input format tests: a temporary folder that cleans up after itself, and a
+// Helpers for the bad-input format tests (TempDir is in exl_test.h): a
 // safetensors file held as (header JSON, data bytes) so tests can corrupt real fixture files.
 #pragma once
 #include <algorithm>
@@ -17,28 +17,6 @@
 #include "exl_test.h"
 
 namespace exl::test {
-
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("exl_format_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline std::string read_bytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

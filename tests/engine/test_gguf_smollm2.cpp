@@ -51,10 +51,10 @@ nlohmann::json refs() {
 // The imported FP16 folder, once per process.
 std::shared_ptr<const Model> imported() {
   static std::shared_ptr<const Model> m = [] {
-    const fs::path dir = fs::temp_directory_path() / ("exl_test_smollm2_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    import_gguf(smollm2_gguf(), dir, ImportDType::f16);
-    return std::shared_ptr<const Model>(Model::open(dir));
+    // About 260 MB, removed when the process exits (constructed before the model, so it outlives it).
+    static const TempDir dir("exl_test_smollm2");
+    import_gguf(smollm2_gguf(), dir / "fp16", ImportDType::f16);
+    return std::shared_ptr<const Model>(Model::open(dir / "fp16"));
   }();
   return m;
 }

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <system_error>
+
+#include <unistd.h>
 
 #ifndef EXL_DEFAULT_FIXTURES_DIR
 #define EXL_DEFAULT_FIXTURES_DIR ""
@@ -146,6 +149,19 @@ int main_entry(int argc, char** argv) {
     }
   }
   return run_all();
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  path_ = std::filesystem::temp_directory_path() /
+          (prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::filesystem::remove_all(path_);
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
 }  // namespace exl::test

@@ -2,6 +2,7 @@
 // exl_tests driver: CPU cases run, GPU cases skip with a message) and by `exl selftest` on a
 // GPU machine (all cases). Registration is static; link the cases as an OBJECT library.
 #pragma once
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -49,6 +50,23 @@ std::filesystem::path fixture(const std::string& relative);  // fixtures()/relat
 int run_all();
 // Parses --filter/--fixtures/--list/--verbose and calls run_all(). Used by the ctest driver.
 int main_entry(int argc, char** argv);
+
+// A fresh folder under the system's temporary folder (<prefix>_<pid>_<n>), removed with
+// everything in it when this goes out of scope. A function-local static one lives until the
+// process exits, so a suite can share one large artifact (an imported or converted model)
+// between its cases and still leave nothing behind.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "exl_test");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 template <class A, class B>
 std::string describe_pair(const A& a, const B& b) {
