@@ -11,7 +11,7 @@ cd "$(git rev-parse --show-toplevel)"
 ../shared/tools/gpu-carry "$build" "$@"
 # Only what the GPU run uses.
 find .gpu/bin -type f ! -name exl ! -name libexl_cuda.so -delete
-cp "$build/bin/exl_cuda_bench" .gpu/bin/ 2>/dev/null || true
+cp "$build/bin/exl_cuda_bench" "$build/bin/exl_launch_floor" .gpu/bin/ 2>/dev/null || true
 strip .gpu/bin/* 2>/dev/null || true
 mkdir -p .gpu/lib
 for lib in $(ldd .gpu/bin/exl | awk '/=>/ {print $3}' | grep -E 'pcre2|icu|httplib|ssl|crypto|brotli|libz\.'); do
