@@ -69,12 +69,16 @@ __device__ __forceinline__ std::size_t umin(std::size_t a, std::size_t b) { retu
 constexpr int kThreads = 512;
 constexpr int kUnroll = 8;  // 16-byte loads in flight per thread
 
-// One step. `pre`: the first kUnroll loads of each thread are issued before the PDL wait (weights
-// never depend on earlier kernels), as the product's GEMV copies its first ring slots early.
-template <bool PRE>
+// One step. PRE 1: the first kUnroll loads of each thread are issued into registers before the
+// PDL wait (weights never depend on earlier kernels), as the product's GEMV copies its first ring
+// slots early (64 KB a block). PRE 2: the block's first `pre_words` 16-byte words are copied into
+// shared memory with cp.async before the wait (the deep copy PERSISTENT_DECODE.md proposes).
+template <int PRE>
 __global__ void __launch_bounds__(kThreads) step_kernel(const uint4* __restrict__ w, std::size_t words,
                                                         const float* __restrict__ x, float* __restrict__ y,
-                                                        float* __restrict__ partial, unsigned* ticket) {
+                                                        float* __restrict__ partial, unsigned* ticket,
+                                                        unsigned pre_words) {
+  extern __shared__ uint4 pre_smem[];
   grid_trigger();
   const std::size_t per_block = (words + gridDim.x - 1) / gridDim.x;
   const std::size_t begin = umin(words, std::size_t(blockIdx.x) * per_block);
@@ -82,21 +86,40 @@ __global__ void __launch_bounds__(kThreads) step_kernel(const uint4* __restrict_
   unsigned acc = 0;
   std::size_t i = begin + threadIdx.x;
   uint4 first[kUnroll];
-  if (PRE) {
+  std::size_t in_smem = 0;
+  if (PRE == 1) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::size_t j = i + std::size_t(u) * kThreads;
       first[u] = j < end ? ld_stream(w + j) : make_uint4(0, 0, 0, 0);
     }
   }
+  if (PRE == 2) {
+    in_smem = umin(end - begin, pre_words);
+    for (std::size_t j = threadIdx.x; j < in_smem; j += kThreads) {
+      const unsigned sa = unsigned(__cvta_generic_to_shared(pre_smem + j));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(w + begin + j) : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  }
   grid_wait();
   // The activation vector from the previous step: every block reads all of it, as a GEMV does.
   float xs = 0;
   for (int k = threadIdx.x; k < kVec; k += kThreads) xs += x[k];
-  if (PRE) {
+  if (PRE == 1) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) acc ^= first[u].x ^ first[u].y ^ first[u].z ^ first[u].w;
     i += std::size_t(kUnroll) * kThreads;
+  }
+  if (PRE == 2) {
+    // The rest of the share streams from global memory while the copied part is consumed.
+    i += in_smem;
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+    for (std::size_t j = threadIdx.x; j < in_smem; j += kThreads) {
+      const uint4 v = pre_smem[j];
+      acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
   }
   for (; i + std::size_t(kUnroll - 1) * kThreads < end; i += std::size_t(kUnroll) * kThreads) {
     uint4 v[kUnroll];
@@ -147,9 +170,10 @@ __global__ void __launch_bounds__(kThreads) step_kernel(const uint4* __restrict_
 struct Variant {
   const char* name;
   bool pdl;
-  bool pre;
+  int pre;  // 0 none, 1 registers (64 KB a block), 2 shared memory (smem_kb a block)
   bool ticket;
   int blocks_per_sm;
+  int smem_kb = 0;
 };
 
 struct Model {
@@ -195,6 +219,7 @@ class Bench {
     CK(cudaMemset(ticket_, 0, sizeof(unsigned)));
     CK(cudaEventCreate(&e0_));
     CK(cudaEventCreate(&e1_));
+    CK(cudaFuncSetAttribute(step_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   }
   ~Bench() {
     cudaFree(w_);
@@ -265,6 +290,8 @@ class Bench {
     c.gridDim = dim3(unsigned(s.blocks));
     c.blockDim = dim3(kThreads);
     c.stream = st_;
+    const unsigned pre_words = v.pre == 2 && s.words ? unsigned(v.smem_kb) * 1024 / 16 : 0;  // empty steps: none
+    c.dynamicSmemBytes = pre_words * 16;
     cudaLaunchAttribute a[1];
     a[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     a[0].val.programmaticStreamSerializationAllowed = v.pdl ? 1 : 0;
@@ -273,10 +300,12 @@ class Bench {
     const float* x = x_ + (k & 1) * kVec;
     float* y = x_ + ((k + 1) & 1) * kVec;
     unsigned* t = s.ticket ? ticket_ : nullptr;
-    if (v.pre)
-      CK(cudaLaunchKernelEx(&c, step_kernel<true>, s.w, s.words, x, y, partial_, t));
+    if (v.pre == 1 && s.words)
+      CK(cudaLaunchKernelEx(&c, step_kernel<1>, s.w, s.words, x, y, partial_, t, 0u));
+    else if (v.pre == 2 && s.words)
+      CK(cudaLaunchKernelEx(&c, step_kernel<2>, s.w, s.words, x, y, partial_, t, pre_words));
     else
-      CK(cudaLaunchKernelEx(&c, step_kernel<false>, s.w, s.words, x, y, partial_, t));
+      CK(cudaLaunchKernelEx(&c, step_kernel<0>, s.w, s.words, x, y, partial_, t, 0u));
   }
 
   int rounds_;
@@ -292,10 +321,22 @@ class Bench {
 
 }  // namespace
 
+const Variant k_variants[] = {
+    {"plain", false, 0, false, 1},
+    {"pdl", true, 0, false, 1},
+    {"pdl, 64 KB regs before wait", true, 1, false, 1},
+    {"pdl, regs before wait, ticket", true, 1, true, 1},
+    {"pdl, regs before wait, 2/SM", true, 1, false, 2},
+    {"pdl, 96 KB smem before wait", true, 2, false, 1, 96},
+    {"pdl, 96 KB smem, ticket", true, 2, true, 1, 96},
+    {"pdl, 48 KB smem, 2/SM", true, 2, false, 2, 48},
+    {"pdl, 192 KB smem", true, 2, false, 1, 192},
+};
+
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(3, std::atoi(argv[1])) : 15;
   Bench b(rounds);
-  const Variant base{"pdl, copies before wait", true, true, false, 1};
+  const Variant base{"pdl, copies before wait", true, 1, false, 1};
 
   // 1. One kernel over 4 GB: the read rate a dependent chain is measured against.
   double rate_gbs = 0;
@@ -326,15 +367,12 @@ int main(int argc, char** argv) {
   // 3. Uniform chains: 200 steps of one size (the 8B's o projection, its gate/up).
   std::printf("\n200 equal steps, effective rate (share of the one-kernel rate %.0f GB/s):\n", rate_gbs);
   for (std::size_t mb : {2ull, 8ull, 30ull}) {
-    for (const Variant& v : {Variant{"plain", false, false, false, 1}, Variant{"pdl", true, false, false, 1},
-                             Variant{"pdl, copies before wait", true, true, false, 1},
-                             Variant{"pdl, before wait, ticket", true, true, true, 1},
-                             Variant{"pdl, before wait, 2/SM", true, true, false, 2}}) {
+    for (const Variant& v : k_variants) {
       const std::size_t bytes = mb << 20;
       const auto steps = b.layout(std::vector<std::size_t>(200, bytes), v, 1);
       const double us = b.time_graph(steps, v);
       const double gbs = double(bytes) * 200 / us * 1e-3;
-      std::printf("  %3zu MB  %-26s %7.2f us a step, %5.0f GB/s, %4.1f %%\n", mb, v.name, us / 200, gbs,
+      std::printf("  %3zu MB  %-32s %7.2f us a step, %5.0f GB/s, %4.1f %%\n", mb, v.name, us / 200, gbs,
                   100 * gbs / rate_gbs);
     }
   }
@@ -352,11 +390,7 @@ int main(int argc, char** argv) {
     }
     std::printf("\n%s skeleton: %zu launches, %.1f MB a token, bound at the one-kernel rate %.0f tok/s\n", m.name,
                 named.size(), total / 1e6, rate_gbs * 1e9 / double(total));
-    for (const Variant& v : {Variant{"plain", false, false, false, 1}, Variant{"pdl", true, false, false, 1},
-                             Variant{"pdl, copies before wait", true, true, false, 1},
-                             Variant{"pdl, before wait, ticket", true, true, true, 1},
-                             Variant{"pdl, before wait, 2/SM", true, true, false, 2},
-                             Variant{"pdl, before wait, ticket, 2/SM", true, true, true, 2}}) {
+    for (const Variant& v : k_variants) {
       const auto steps = b.layout(bytes, v, 64);
       const double us = b.time_graph(steps, v);
       const double gbs = double(total) / us * 1e-3;
