@@ -299,3 +299,50 @@ EXL_TEST(page_cache, random_walk_keeps_every_sequence_intact) {
     }
   }
 }
+
+// A backend's active sequence (what the CPU and CUDA backends answer for the Backend's cache calls):
+// clear errors before a cache exists, the capacity check before a step, prefix reuse, and a fresh
+// sequence after reopening.
+EXL_TEST(page_cache, active_sequence_of_a_backend) {
+  ActiveSequence a;
+  CHECK(!a.is_open());
+  CHECK_EQ(a.length(), 0);
+  CHECK_EQ(a.capacity(), 0);
+  a.truncate(0);  // nothing to forget
+  CHECK_THROWS_ERROR(a.truncate(1), ErrorKind::invalid_argument, "truncate_cache before allocate_cache");
+  const auto ids = iota_ids(6, 500);
+  CHECK_THROWS_ERROR(a.reuse_prefix(ids, 6), ErrorKind::invalid_argument, "reuse_prefix before allocate_cache");
+  CHECK_THROWS_ERROR(a.check_step(1), ErrorKind::invalid_argument, "forward before allocate_cache");
+
+  FakeStorage s(4, 4);
+  a.open(4, 4, 7);
+  CHECK(a.is_open());
+  CHECK_EQ(a.capacity(), 7);
+  CHECK_EQ(a.page_tokens(), 4);
+  CHECK_EQ(a.check_step(7), 0);
+  CHECK_THROWS_ERROR(a.check_step(8), ErrorKind::invalid_argument, "the KV cache holds 7 tokens; 8 needed");
+  // A step as a backend takes it: reserve, write through the page table, commit.
+  a.reserve(6, s);
+  const auto table = a.page_table();
+  for (int pos = 0; pos < 6; ++pos) s.rows[std::size_t(table[std::size_t(pos / 4)] * 4 + pos % 4)] = ids[std::size_t(pos)];
+  a.commit(ids);
+  CHECK_EQ(a.length(), 6);
+  CHECK_THROWS_ERROR(a.check_step(2), ErrorKind::invalid_argument, "the KV cache holds 7 tokens; 8 needed");
+  a.truncate(3);
+  CHECK_EQ(a.length(), 3);
+  CHECK_EQ(a.check_step(4), 3);
+  // A new sequence on the cached prefix, never longer than asked for; the released page past the
+  // truncation keeps its K/V, so all 6 ids match again.
+  CHECK_EQ(a.reuse_prefix(ids, 2), 2);
+  CHECK_EQ(a.reuse_prefix(ids, 6), 6);
+  CHECK_EQ(a.length(), 6);
+  CHECK_EQ(a.reuse_prefix(iota_ids(6, 900), 6), 0);  // nothing of another prompt
+
+  a.open(2, 4, 5);  // a new allocation: an empty sequence on new pages
+  CHECK_EQ(a.length(), 0);
+  CHECK_EQ(a.capacity(), 5);
+  a.close();
+  CHECK(!a.is_open());
+  CHECK_EQ(a.capacity(), 0);
+  CHECK_THROWS_ERROR(a.check_step(1), ErrorKind::invalid_argument, "forward before allocate_cache");
+}

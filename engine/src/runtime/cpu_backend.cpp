@@ -108,8 +108,7 @@ class CpuBackend final : public Backend, private PageStorage {
     rope_ = rope_table(rp);
     k_cache_.clear();
     v_cache_.clear();
-    pages_.reset();
-    capacity_ = 0;
+    seq_.close();
   }
 
   void allocate_cache(const CacheOptions& options) override {
@@ -132,8 +131,7 @@ class CpuBackend final : public Backend, private PageStorage {
     }
     k_cache_.clear();
     v_cache_.clear();
-    pages_.reset();
-    capacity_ = 0;
+    seq_.close();
     try {
       for (int i = 0; i < c.num_layers; ++i) {
         k_cache_.emplace_back(k_format_, pages * page_tokens, row);
@@ -145,25 +143,14 @@ class CpuBackend final : public Backend, private PageStorage {
       throw Error(ErrorKind::out_of_memory, "not enough host memory for a KV cache of " +
                                                 std::to_string(pages * page_tokens) + " tokens");
     }
-    pages_ = std::make_unique<PageCache>(pages, page_tokens);
-    seq_ = pages_->create_sequence();
-    capacity_ = options.max_seq_len;
+    seq_.open(pages, page_tokens, options.max_seq_len);
   }
 
-  int cache_capacity() const override { return capacity_; }
-  int cache_length() const override { return pages_ ? pages_->length(seq_) : 0; }
-  void truncate_cache(int length) override {
-    if (!pages_) {
-      if (length != 0) throw Error(ErrorKind::invalid_argument, "truncate_cache before allocate_cache");
-      return;
-    }
-    pages_->truncate(seq_, length);
-  }
+  int cache_capacity() const override { return seq_.capacity(); }
+  int cache_length() const override { return seq_.length(); }
+  void truncate_cache(int length) override { seq_.truncate(length); }
   int reuse_prefix(std::span<const std::int32_t> tokens, int max_reuse) override {
-    if (!pages_) throw Error(ErrorKind::invalid_argument, "reuse_prefix before allocate_cache");
-    pages_->release_sequence(seq_);
-    seq_ = pages_->create_sequence();
-    return pages_->attach_prefix(seq_, tokens, std::min(max_reuse, capacity_));
+    return seq_.reuse_prefix(tokens, max_reuse);
   }
 
   int vocab_size() const override { return model_ ? model_->config().vocab_size : 0; }
@@ -223,25 +210,23 @@ class CpuBackend final : public Backend, private PageStorage {
 
   // PageStorage: copy on write of one page, every layer's K and V.
   void copy_page(int dst, int src) override {
-    const int n = pages_->page_tokens();
+    const int n = seq_.page_tokens();
     for (auto& k : k_cache_) k.copy_rows(dst * n, src * n, n);
     for (auto& v : v_cache_) v.copy_rows(dst * n, src * n, n);
   }
 
   KvFormat k_format_ = KvFormat::f16, v_format_ = KvFormat::f16;
-  int capacity_ = 0;  // context of the active sequence
   std::vector<KvStore> k_cache_, v_cache_;  // per layer: pages x page_tokens rows
-  std::unique_ptr<PageCache> pages_;
-  PageCache::SeqId seq_ = 0;  // the active sequence
+  ActiveSequence seq_;  // the page cache and its active sequence
   std::vector<float> x_, a_, q_, k_, v_, att_, g_, u_, t_;
   std::vector<std::int32_t> pos_;
 };
 
 void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) {
   require_model();
-  if (!pages_) throw Error(ErrorKind::invalid_argument, "forward before allocate_cache");
   const ModelConfig& c = model_->config();
   const int T = int(ids.size());
+  const int cache_len = seq_.check_step(T);
   if (T == 0) {
     logits.clear();
     return;
@@ -249,10 +234,6 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   if (T > opts_.max_chunk_size)
     throw Error(ErrorKind::invalid_argument, "chunk of " + std::to_string(T) + " tokens exceeds max_chunk_size " +
                                                  std::to_string(opts_.max_chunk_size));
-  const int cache_len = pages_->length(seq_);
-  if (cache_len + T > capacity_)
-    throw Error(ErrorKind::invalid_argument, "the KV cache holds " + std::to_string(capacity_) + " tokens; " +
-                                                 std::to_string(cache_len + T) + " needed");
   for (std::int32_t id : ids)
     if (id < 0 || id >= c.vocab_size)
       throw Error(ErrorKind::invalid_argument, "token id " + std::to_string(id) + " outside the vocabulary (" +
@@ -272,8 +253,8 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   std::iota(pos_.begin(), pos_.end(), cache_len);
   // Pages for the new positions (a shared page is copied first); they hold no K/V for these ids
   // until commit() below, so an error part-way leaves the sequence as it was.
-  pages_->reserve(seq_, T, *this);
-  const std::span<const std::int32_t> table = pages_->page_table(seq_);
+  seq_.reserve(T, *this);
+  const std::span<const std::int32_t> table = seq_.page_table();
 
   const TensorInfo& emb = model_->embedding();
   embedding_cpu(emb.data, emb.dtype, c.vocab_size, H, ids.data(), T, x_.data());
@@ -283,7 +264,7 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   ap.scale = 1.0f / std::sqrt(float(d));
   ap.cache_dtype = k_format_ == KvFormat::f32 ? DType::f32 : DType::f16;
   ap.page_table = table.data();
-  ap.page_tokens = pages_->page_tokens();
+  ap.page_tokens = seq_.page_tokens();
   const bool plain = plain_cache();
 
   for (int li = 0; li < c.num_layers; ++li) {
@@ -318,7 +299,7 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
     l.down.run(g_.data(), T, t_.data());
     add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
   }
-  pages_->commit(seq_, ids);
+  seq_.commit(ids);
 
   if (wanted == LogitsWanted::none) {
     logits.clear();

@@ -324,4 +324,41 @@ void PageCache::check() const {
   if (full_.size() != hashed || children_.size() != indexed) throw internal("index out of step with the pages");
 }
 
+void ActiveSequence::open(int pages, int page_tokens, int capacity) {
+  close();
+  cache_ = std::make_unique<PageCache>(pages, page_tokens);
+  seq_ = cache_->create_sequence();
+  capacity_ = capacity;
+}
+
+void ActiveSequence::close() {
+  cache_.reset();
+  seq_ = 0;
+  capacity_ = 0;
+}
+
+void ActiveSequence::truncate(int length) {
+  if (!cache_) {
+    if (length != 0) throw Error(ErrorKind::invalid_argument, "truncate_cache before allocate_cache");
+    return;
+  }
+  cache_->truncate(seq_, length);
+}
+
+int ActiveSequence::reuse_prefix(std::span<const std::int32_t> tokens, int max_reuse) {
+  if (!cache_) throw Error(ErrorKind::invalid_argument, "reuse_prefix before allocate_cache");
+  cache_->release_sequence(seq_);
+  seq_ = cache_->create_sequence();
+  return cache_->attach_prefix(seq_, tokens, std::min(max_reuse, capacity_));
+}
+
+int ActiveSequence::check_step(int n) const {
+  if (!cache_) throw Error(ErrorKind::invalid_argument, "forward before allocate_cache");
+  const int length = cache_->length(seq_);
+  if (length + n > capacity_)
+    throw Error(ErrorKind::invalid_argument, "the KV cache holds " + std::to_string(capacity_) + " tokens; " +
+                                                 std::to_string(length + n) + " needed");
+  return length;
+}
+
 }  // namespace exl

@@ -22,6 +22,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -135,6 +136,38 @@ class PageCache {
   std::uint64_t next_serial_ = 1;
   std::uint64_t evictions_ = 0;
   std::uint64_t copies_ = 0;
+};
+
+// A backend's page cache with its one active sequence: what the CPU and CUDA backends answer alike
+// for the Backend's cache calls (cache_capacity, cache_length, truncate_cache, reuse_prefix) and
+// the checks before a step.
+class ActiveSequence {
+ public:
+  // A new cache of `pages` pages of `page_tokens` positions; the sequence may grow to `capacity`.
+  void open(int pages, int page_tokens, int capacity);
+  void close();  // no cache (a new model, or before a new allocation)
+  bool is_open() const { return cache_ != nullptr; }
+  int capacity() const { return capacity_; }
+  int length() const { return cache_ ? cache_->length(seq_) : 0; }
+  // Throws Error(invalid_argument) when there is no cache and `length` is not 0.
+  void truncate(int length);
+  // A new sequence on the longest cached prefix of `tokens` (at most max_reuse, at most the
+  // capacity); returns its length. Throws Error(invalid_argument) without a cache.
+  int reuse_prefix(std::span<const std::int32_t> tokens, int max_reuse);
+  // Before a step of n positions: throws Error(invalid_argument) without a cache or when the
+  // capacity is short; returns length().
+  int check_step(int n) const;
+
+  // The step's pages (valid while is_open()).
+  void reserve(int n, PageStorage& storage) { cache_->reserve(seq_, n, storage); }
+  std::span<const std::int32_t> page_table() const { return cache_->page_table(seq_); }
+  void commit(std::span<const std::int32_t> ids) { cache_->commit(seq_, ids); }
+  int page_tokens() const { return cache_->page_tokens(); }
+
+ private:
+  std::unique_ptr<PageCache> cache_;
+  PageCache::SeqId seq_ = 0;
+  int capacity_ = 0;
 };
 
 }  // namespace exl

@@ -154,8 +154,7 @@ class CudaBackend final : public Backend, private PageStorage {
       cuda_loader::check(api_->link_segments(segs_[i - 1].handle, segs_[i].handle, opts_.split_via_host ? 1 : 0),
                          "link_segments");
     model_ = std::move(model);
-    capacity_ = 0;
-    pages_.reset();
+    seq_.close();
     sent_.clear();
   }
 
@@ -182,9 +181,8 @@ class CudaBackend final : public Backend, private PageStorage {
     if (!model_) throw Error(ErrorKind::invalid_argument, "allocate_cache before load");
     if (options.max_seq_len <= 0) throw Error(ErrorKind::invalid_argument, "cache length must be positive");
     const int code = store_format(options.type, options.k_bits, true) | store_format(options.type, options.v_bits, false) << 8;
-    pages_.reset();
+    seq_.close();
     sent_.clear();
-    capacity_ = 0;
     static_assert(kPageTokens == 256, "the module's pages hold 256 positions");
     int pages = 1, page_tokens = options.max_seq_len;
     if (options.paged) {
@@ -197,25 +195,14 @@ class CudaBackend final : public Backend, private PageStorage {
       for (const Segment& g : segs_)
         cuda_loader::check(api_->allocate_cache(g.handle, options.max_seq_len, code), "allocate_cache");
     }
-    pages_ = std::make_unique<PageCache>(pages, page_tokens);
+    seq_.open(pages, page_tokens, options.max_seq_len);
     paged_ = options.paged;
-    seq_ = pages_->create_sequence();
-    capacity_ = options.max_seq_len;
   }
-  int cache_capacity() const override { return capacity_; }
-  int cache_length() const override { return pages_ ? pages_->length(seq_) : 0; }
-  void truncate_cache(int length) override {
-    if (!pages_) {
-      if (length != 0) throw Error(ErrorKind::invalid_argument, "truncate_cache before allocate_cache");
-      return;
-    }
-    pages_->truncate(seq_, length);
-  }
+  int cache_capacity() const override { return seq_.capacity(); }
+  int cache_length() const override { return seq_.length(); }
+  void truncate_cache(int length) override { seq_.truncate(length); }
   int reuse_prefix(std::span<const std::int32_t> tokens, int max_reuse) override {
-    if (!pages_) throw Error(ErrorKind::invalid_argument, "reuse_prefix before allocate_cache");
-    pages_->release_sequence(seq_);
-    seq_ = pages_->create_sequence();
-    return pages_->attach_prefix(seq_, tokens, std::min(max_reuse, capacity_));
+    return seq_.reuse_prefix(tokens, max_reuse);
   }
 
   void forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) override {
@@ -226,7 +213,7 @@ class CudaBackend final : public Backend, private PageStorage {
     begin_step(ids);
     run_segments_before_last(ids);
     cuda_loader::check(api_->forward(segs_.back().handle, ids.data(), int(ids.size()), mode, logits.data()), "forward");
-    pages_->commit(seq_, ids);
+    seq_.commit(ids);
   }
 
   int vocab_size() const override { return model_ ? model_->config().vocab_size : 0; }
@@ -239,7 +226,7 @@ class CudaBackend final : public Backend, private PageStorage {
     if (!device_sampling_ || ids.empty()) return host_forward_sample(*this, ids, sampler, context);
     packer_.pack(sampler.settings(), context, vocab_size(), pack_);
     if (pack_.banned.size() + pack_.bias_ids.size() > EXL_CUDA_SAMPLER_MAX_EDITS ||
-        pack_.penalty_ids.size() > std::size_t(capacity_) + 64)
+        pack_.penalty_ids.size() > std::size_t(seq_.capacity()) + 64)
       return host_forward_sample(*this, ids, sampler, context);
     exl_cuda_sampler c{};
     c.greedy = pack_.greedy ? 1 : 0;
@@ -263,7 +250,7 @@ class CudaBackend final : public Backend, private PageStorage {
     run_segments_before_last(ids);
     cuda_loader::check(api_->forward_sample(segs_.back().handle, ids.data(), int(ids.size()), &c, &r),
                        "forward_sample");
-    pages_->commit(seq_, ids);
+    seq_.commit(ids);
     return r.id;
   }
   bool samples_on_device() const override { return device_sampling_; }
@@ -292,13 +279,9 @@ class CudaBackend final : public Backend, private PageStorage {
   // leaves the sequence as it was), then the module gets the page table, where it changed, and
   // the length. commit() after the module wrote the K/V.
   void begin_step(std::span<const std::int32_t> ids) {
-    if (!pages_) throw Error(ErrorKind::invalid_argument, "forward before allocate_cache");
-    const int length = pages_->length(seq_);
-    if (length + int(ids.size()) > capacity_)
-      throw Error(ErrorKind::invalid_argument, "the KV cache holds " + std::to_string(capacity_) + " tokens; " +
-                                                   std::to_string(length + int(ids.size())) + " needed");
-    pages_->reserve(seq_, int(ids.size()), *this);
-    const std::span<const std::int32_t> table = pages_->page_table(seq_);
+    const int length = seq_.check_step(int(ids.size()));
+    seq_.reserve(int(ids.size()), *this);
+    const std::span<const std::int32_t> table = seq_.page_table();
     const bool send = paged_ && !std::equal(table.begin(), table.end(), sent_.begin(), sent_.end());
     for (const Segment& g : segs_)
       cuda_loader::check(api_->set_cache_pages(g.handle, send ? table.data() : nullptr, int(table.size()), length),
@@ -334,9 +317,7 @@ class CudaBackend final : public Backend, private PageStorage {
   const exl_cuda_api* api_ = nullptr;
   std::vector<Segment> segs_;
   std::shared_ptr<const Model> model_;
-  int capacity_ = 0;
-  std::unique_ptr<PageCache> pages_;
-  PageCache::SeqId seq_ = 0;         // the active sequence
+  ActiveSequence seq_;               // the page cache and its active sequence
   bool paged_ = false;
   std::vector<std::int32_t> sent_;   // the page table the module holds
   bool device_sampling_ = true;
