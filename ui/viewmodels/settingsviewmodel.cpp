@@ -122,44 +122,32 @@ void SettingsViewModel::removeModelFolder(const QString &dir)
 
 void SettingsViewModel::setTemperature(double value)
 {
-    SamplingSettings s = m_sampling;
-    s.temperature = std::clamp(value, 0.0, 2.0);
-    setSampling(s);
+    editSampling([&](SamplingSettings &s) { s.temperature = std::clamp(value, 0.0, 2.0); });
 }
 
 void SettingsViewModel::setTopK(int value)
 {
-    SamplingSettings s = m_sampling;
-    s.topK = std::clamp(value, 0, 1000);
-    setSampling(s);
+    editSampling([&](SamplingSettings &s) { s.topK = std::clamp(value, 0, 1000); });
 }
 
 void SettingsViewModel::setTopP(double value)
 {
-    SamplingSettings s = m_sampling;
-    s.topP = std::clamp(value, 0.0, 1.0);
-    setSampling(s);
+    editSampling([&](SamplingSettings &s) { s.topP = std::clamp(value, 0.0, 1.0); });
 }
 
 void SettingsViewModel::setMinP(double value)
 {
-    SamplingSettings s = m_sampling;
-    s.minP = std::clamp(value, 0.0, 1.0);
-    setSampling(s);
+    editSampling([&](SamplingSettings &s) { s.minP = std::clamp(value, 0.0, 1.0); });
 }
 
 void SettingsViewModel::setRepetitionPenalty(double value)
 {
-    SamplingSettings s = m_sampling;
-    s.repetitionPenalty = std::clamp(value, 1.0, 2.0);
-    setSampling(s);
+    editSampling([&](SamplingSettings &s) { s.repetitionPenalty = std::clamp(value, 1.0, 2.0); });
 }
 
 void SettingsViewModel::setSeed(int value)
 {
-    SamplingSettings s = m_sampling;
-    s.seed = std::max(-1, value);
-    setSampling(s);
+    editSampling([&](SamplingSettings &s) { s.seed = std::max(-1, value); });
 }
 
 void SettingsViewModel::setMaxChunkSize(int value)

@@ -103,6 +103,14 @@ Q_SIGNALS:
 
 private:
     void setSampling(const SamplingSettings &sampling);
+    // Applies one edit to a copy of the sampling settings and stores it (saved, signalled) if it changed.
+    template <class Edit>
+    void editSampling(Edit edit)
+    {
+        SamplingSettings s = m_sampling;
+        edit(s);
+        setSampling(s);
+    }
     void save();
 
     std::unique_ptr<QSettings> m_settings;
