@@ -1,31 +1,60 @@
 #!/usr/bin/env bash
-# One GPU-machine call that checks a build and measures the launch form (about 6 minutes):
-# the launch-form ceiling (exl_launch_floor), the whole selftest, memcheck and racecheck of the
-# device sampler, and, where a base module was carried as .gpu/bin/libexl_cuda_base.so(.xz), one
-# round of the decode loop against it.
-#   here:  bash bench/gpu-prep.sh build/cli ref-s-4.0bpw ref-xs-4.0bpw
-#          [xz -6 -c OTHER_BUILD/bin/libexl_cuda.so > .gpu/bin/libexl_cuda_base.so.xz]
-#   there: bash bench/gpu-check.sh $OUT     (run's carry: [".gpu"])
-O=${1:?usage: bench/gpu-check.sh OUT_DIR}
-[[ $O == /* ]] || O=$PWD/$O
+# One device call that checks a build on the GPU machine and measures it: the launch form's
+# ceiling (exl_launch_floor, bench/launch_floor.cu), `exl selftest --device cuda`, memcheck and
+# racecheck of the device sampler, the run-to-run determinism of seeded sampling (the same
+# generation three times on two models), then exl_cuda_bench (GEMV shapes and decode/prefill of the
+# synthetic models) and, where a base module was carried as .gpu/bin/libexl_cuda_base.so(.xz), one
+# round of the decode loop against it. Logs go to OUT_DIR; each step has a time limit so the whole
+# fits one call (about 8 minutes with BENCH=decode).
+#   usage (on the GPU machine, after bench/gpu-prep.sh here):  bash bench/gpu-check.sh OUT_DIR [BENCH]
+#   BENCH: what exl_cuda_bench measures (EXL_BENCH: all, models, gemv, decode, none; default all)
+#   base module, here:  xz -6 -c OTHER_BUILD/bin/libexl_cuda.so > .gpu/bin/libexl_cuda_base.so.xz
+set -u
+out=${1:?usage: bench/gpu-check.sh OUT_DIR [BENCH]}
+bench=${2:-all}
+mkdir -p "$out"
+[[ $out == /* ]] || out=$PWD/$out
 root=$(cd "$(dirname "$0")/.." && pwd)
-source "$root/bench/gpu-env.sh"
-start=$(date +%s); say() { echo "[$(( $(date +%s) - start ))s] $*"; }
-nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv > "$O/env.txt" 2>&1
-say floor
-timeout 90 ./exl_launch_floor 15 > "$O/floor.txt" 2>&1; say "rc $?"; cat "$O/floor.txt"
-say selftest
-timeout 200 ./exl selftest --device cuda --fixtures ../fixtures > "$O/selftest.log" 2>&1; say "rc $? $(tail -n 1 "$O/selftest.log")"
-grep -E "^FAIL" "$O/selftest.log" | head -n 20
-CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
-say memcheck
-timeout 120 "$CS" --tool memcheck ./exl selftest --device cuda --fixtures ../fixtures --filter 'cuda_kernels.sampler_random_vocab_odd' > "$O/memcheck.log" 2>&1
-say "rc $? $(grep -E 'ERROR SUMMARY|passed' "$O/memcheck.log" | tr '\n' ' ')"
-timeout 60 "$CS" --tool racecheck ./exl selftest --device cuda --fixtures ../fixtures --filter 'cuda_kernels.sampler_greedy_ties_and_edge_rows' > "$O/racecheck.log" 2>&1
-say "rc $? $(grep -E 'RACECHECK SUMMARY|passed' "$O/racecheck.log" | tr '\n' ' ')"
-if [ -e libexl_cuda_base.so ]; then
-  say loop
-  (cd "$root" && bash bench/gpu-ab.sh "$O/loop.txt" 1 "EXL_BENCH=loop MODULE=libexl_cuda_base.so" "EXL_BENCH=loop" > /dev/null 2>&1)
-  grep -v "^$" "$O/loop.txt" | tail -n 40
+source "$(dirname "$0")/gpu-env.sh"
+start=$(date +%s)
+say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$out/check.log"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv >"$out/env.txt" 2>&1
+./exl --version >>"$out/env.txt" 2>&1
+say "launch floor"
+timeout 90 ./exl_launch_floor 15 >"$out/floor.txt" 2>&1
+say "floor rc $?"
+grep -E "^  |one kernel|skeleton" "$out/floor.txt" >>"$out/check.log"
+say "selftest"
+timeout 250 ./exl selftest --device cuda --fixtures ../fixtures >"$out/selftest.log" 2>&1
+say "selftest rc $?: $(tail -n 1 "$out/selftest.log")"
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
+if [ -n "$cs" ]; then
+  say "memcheck, racecheck (sampler)"
+  timeout 120 "$cs" --tool memcheck ./exl selftest --device cuda --fixtures ../fixtures \
+    --filter 'cuda_kernels.sampler_random_vocab_odd' >"$out/memcheck.log" 2>&1
+  say "memcheck rc $?: $(grep -E 'ERROR SUMMARY|passed' "$out/memcheck.log" | tr '\n' ' ')"
+  timeout 60 "$cs" --tool racecheck ./exl selftest --device cuda --fixtures ../fixtures \
+    --filter 'cuda_kernels.sampler_greedy_ties_and_edge_rows' >"$out/racecheck.log" 2>&1
+  say "racecheck rc $?: $(grep -E 'RACECHECK SUMMARY|passed' "$out/racecheck.log" | tr '\n' ' ')"
 fi
-say done
+say "determinism"
+for m in ref-s-4.0bpw ref-xs-4.0bpw; do
+  [ -d "../fixtures/models/exl2/$m" ] || continue
+  for i in 1 2 3; do
+    timeout 60 ./exl generate -m "../fixtures/models/exl2/$m" -p "Once upon a time" -n 96 --ignore-eos \
+      --temperature 0.9 --seed 7 --device cuda 2>/dev/null | md5sum | cut -c1-12
+  done | sort | uniq -c | sed "s|^|$m: |" | tee -a "$out/check.log"
+done
+if [ "$bench" != none ]; then
+  say "exl_cuda_bench $bench"
+  EXL_BENCH=$bench timeout 200 ./exl_cuda_bench ./libexl_cuda.so >"$out/bench.log" 2>&1
+  say "bench rc $?"
+  grep -E "tok/s|GB/s|µs|us " "$out/bench.log" | head -60 >>"$out/check.log"
+fi
+if [ -e libexl_cuda_base.so ]; then
+  say "decode loop against the base module"
+  (cd "$root" && bash bench/gpu-ab.sh "$out/loop.txt" 1 "EXL_BENCH=loop MODULE=libexl_cuda_base.so" "EXL_BENCH=loop" \
+    >/dev/null 2>&1)
+  say "loop done"
+  cat "$out/loop.txt" >>"$out/check.log"
+fi
