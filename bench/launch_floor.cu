@@ -96,11 +96,15 @@ __global__ void __launch_bounds__(kThreads) step_kernel(const uint4* __restrict_
   }
   if (PRE == 2) {
     in_smem = umin(end - begin, pre_words);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     for (std::size_t j = threadIdx.x; j < in_smem; j += kThreads) {
       const unsigned sa = unsigned(__cvta_generic_to_shared(pre_smem + j));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(w + begin + j) : "memory");
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
+#else  // Turing: plain loads into shared memory (no asynchronous copy)
+    for (std::size_t j = threadIdx.x; j < in_smem; j += kThreads) pre_smem[j] = ld_stream(w + begin + j);
+#endif
   }
   grid_wait();
   // The activation vector from the previous step: every block reads all of it, as a GEMV does.
@@ -114,7 +118,9 @@ __global__ void __launch_bounds__(kThreads) step_kernel(const uint4* __restrict_
   if (PRE == 2) {
     // The rest of the share streams from global memory while the copied part is consumed.
     i += in_smem;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
     __syncthreads();
     for (std::size_t j = threadIdx.x; j < in_smem; j += kThreads) {
       const uint4 v = pre_smem[j];
@@ -210,6 +216,7 @@ class Bench {
     cudaDeviceProp p{};
     CK(cudaGetDeviceProperties(&p, 0));
     sms_ = p.multiProcessorCount;
+    smem_optin_ = int(p.sharedMemPerBlockOptin);
     std::printf("device: %s, cc %d.%d, %d SMs\n", p.name, p.major, p.minor, sms_);
     CK(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking));
     CK(cudaMalloc(&x_, 2 * kVec * sizeof(float)));
@@ -219,7 +226,7 @@ class Bench {
     CK(cudaMemset(ticket_, 0, sizeof(unsigned)));
     CK(cudaEventCreate(&e0_));
     CK(cudaEventCreate(&e1_));
-    CK(cudaFuncSetAttribute(step_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+    CK(cudaFuncSetAttribute(step_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin_ - 1024));
   }
   ~Bench() {
     cudaFree(w_);
@@ -283,6 +290,8 @@ class Bench {
   }
 
   int sms() const { return sms_; }
+  // Whether the device gives a block the variant's shared memory (consumer cards: about 100 KB).
+  bool fits(const Variant& v) const { return v.pre != 2 || v.smem_kb * 1024 <= smem_optin_ - 1024; }
 
  private:
   void launch(const Step& s, const Variant& v, std::size_t k) {
@@ -310,6 +319,7 @@ class Bench {
 
   int rounds_;
   int sms_ = 0;
+  int smem_optin_ = 0;
   cudaStream_t st_{};
   void* w_ = nullptr;
   std::size_t w_bytes_ = 0;
@@ -368,6 +378,7 @@ int main(int argc, char** argv) {
   std::printf("\n200 equal steps, effective rate (share of the one-kernel rate %.0f GB/s):\n", rate_gbs);
   for (std::size_t mb : {2ull, 8ull, 30ull}) {
     for (const Variant& v : k_variants) {
+      if (!b.fits(v)) continue;
       const std::size_t bytes = mb << 20;
       const auto steps = b.layout(std::vector<std::size_t>(200, bytes), v, 1);
       const double us = b.time_graph(steps, v);
@@ -391,6 +402,7 @@ int main(int argc, char** argv) {
     std::printf("\n%s skeleton: %zu launches, %.1f MB a token, bound at the one-kernel rate %.0f tok/s\n", m.name,
                 named.size(), total / 1e6, rate_gbs * 1e9 / double(total));
     for (const Variant& v : k_variants) {
+      if (!b.fits(v)) continue;
       const auto steps = b.layout(bytes, v, 64);
       const double us = b.time_graph(steps, v);
       const double gbs = double(total) / us * 1e-3;
