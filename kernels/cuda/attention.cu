@@ -554,6 +554,30 @@ constexpr std::size_t decode_mma_smem_bytes() {
          std::size_t(2) * 2 * (decode_raw_data_bytes<D, KF, VF>() + k_pf_keys * D / 16);
 }
 
+// A tensor-core decode kernel's start: the PDL trigger and wait, then its block (grid = (splits,
+// nkv, t)): the keys [k0, k1) of its split for query token tq (decode_split, from the current
+// length *past_p) and the thread's place: warp, lane = 4 g + t4 (g: the fragments' row, t4: the
+// lane in its quad). False, the rest unset, for a split past the keys (k0 >= k1).
+struct DecodeBlock {
+  int split, kh, tq, gsz, past, k0, k1;
+  int warp, lane, g, t4;
+  std::size_t rw;  // elements of a cache row (all KV heads)
+};
+template <int D>
+__device__ __forceinline__ bool decode_block(DecodeBlock& b, const int* past_p, int nh, int nkv, int splits) {
+  pdl_trigger();
+  pdl_wait();
+  b.split = blockIdx.x; b.kh = blockIdx.y; b.tq = blockIdx.z;
+  b.gsz = nh / nkv;
+  b.past = *past_p;
+  const DecodeSplit sp = decode_split(b.past, b.tq, b.split, splits);
+  b.k0 = sp.k0; b.k1 = sp.k1;
+  if (b.k0 >= b.k1) return false;
+  b.warp = threadIdx.x >> 5; b.lane = threadIdx.x & 31; b.g = b.lane >> 2; b.t4 = b.lane & 3;
+  b.rw = std::size_t(nkv) * D;
+  return true;
+}
+
 // The quantized decode kernels' copy of a tile's stored bytes (and, when `scaled`, the scales of its
 // keys) into a raw stage: warp w copies keys kb + 16w .. kb + 16w + 15 (those below k1) with
 // cp.async, a key's bytes at dst + row * bytes_per_key, its D / 32 fp16 scales at dst + DATA.
@@ -579,6 +603,56 @@ __device__ __forceinline__ void decode_load_raw(std::uint8_t* dst, const KvSourc
     const std::size_t e = std::size_t(kv_row(src.pages, key)) * rw + std::size_t(kh) * D;
     cp_async4(ds + row * SB + u * 4, src.scales + e / 32 + u * 2);
   }
+}
+
+// The tensor-core decode kernels' online-softmax step (base 2) over a warp's 16 keys of a tile,
+// from key kw: lane (g, t4) holds the raw scores s[n][c] (c < 2) of keys kw + 8n + 2t4 + c for head
+// row g, whose state is (m0, l0: the lane's share of the row sum). The scores are scaled (keys from
+// k1 on masked) and the row's maximum taken over the quad. Returns the factor a of the old output,
+// the new state (m, l) and P as fp16 pairs (the mma's fragments: keys 2t4, 2t4 + 1, 8 + 2t4, 9 + 2t4).
+struct DecodeStep {
+  float a, m, l;
+  std::uint32_t p0, p1;
+};
+template <int C>
+__device__ __forceinline__ DecodeStep decode_softmax(const float (&s)[2][C], int kw, int k1, int t4, float scale_log2,
+                                                     float m0, float l0) {
+  float sc[2][2];
+  float mx = -FLT_MAX;
+#pragma unroll
+  for (int n = 0; n < 2; ++n)
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int key = kw + n * 8 + 2 * t4 + c;
+      const float v = key < k1 ? s[n][c] * scale_log2 : -INFINITY;
+      sc[n][c] = v;
+      mx = fmaxf(mx, v);
+    }
+#pragma unroll
+  for (int off = 1; off <= 2; off <<= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+  const float mn = fmaxf(m0, mx);
+  const float a = exp2f(m0 - mn);
+  const __half2 p0 = __floats2half2_rn(exp2f(sc[0][0] - mn), exp2f(sc[0][1] - mn));
+  const __half2 p1 = __floats2half2_rn(exp2f(sc[1][0] - mn), exp2f(sc[1][1] - mn));
+  const float2 f0 = __half22float2(p0), f1 = __half22float2(p1);
+  return {a, mn, l0 * a + f0.x + f0.y + f1.x + f1.y, *reinterpret_cast<const std::uint32_t*>(&p0),
+          *reinterpret_cast<const std::uint32_t*>(&p1)};
+}
+
+// The tensor-core decode kernels' merge buffers in the tiles' shared memory, once every warp is done
+// with the tiles (the copies waited for, then a block barrier): outputs o [4][8][D] in head order,
+// maxima m and sums l [4][8] (base 2). The lane's share of its row sum, l0, is summed over its quad.
+struct DecodeMerge {
+  float *o, *m, *l;
+};
+template <int D>
+__device__ __forceinline__ DecodeMerge decode_merge_smem(void* smem, float& l0) {
+  cp_async_wait<0>();
+  __syncthreads();
+#pragma unroll
+  for (int off = 1; off <= 2; off <<= 1) l0 += __shfl_xor_sync(0xffffffffu, l0, off);
+  float* o = reinterpret_cast<float*>(smem);
+  return {o, o + 4 * 8 * D, o + 4 * 8 * D + 32};
 }
 
 // The tensor-core decode kernels' tail: the four warps' states for head h (shared memory: outputs
@@ -623,34 +697,26 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   __half* sk = reinterpret_cast<__half*>(smem_dm);     // [PLAIN ? 2 : 1][keys][LD]
   __half* sv = sk + (PLAIN ? 2 : 1) * k_pf_keys * LD;  // [PLAIN ? 2 : 1][keys][LD]
   std::uint8_t* raw = reinterpret_cast<std::uint8_t*>(sv + k_pf_keys * LD);  // quantized: [2][K, V][RAW]
-  pdl_trigger();
-  pdl_wait();
-  const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
-  const int gsz = nh / nkv;
-  const int past = *past_p;
-  const DecodeSplit sp = decode_split(past, tq, split, splits);
-  const int k0 = sp.k0, k1 = sp.k1;
-  if (k0 >= k1) return;
-  q += std::size_t(tq) * nh * D;
-  part += std::size_t(tq) * nh * splits * (D + 2);
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t4 = lane & 3;
-  const std::size_t rw = std::size_t(nkv) * D;
+  DecodeBlock b;
+  if (!decode_block<D>(b, past_p, nh, nkv, splits)) return;  // after the PDL wait
+  q += std::size_t(b.tq) * nh * D;
+  part += std::size_t(b.tq) * nh * splits * (D + 2);
 
   // Every warp streams its own 16 keys of each tile (rows 16w .. 16w + 15 of the buffers), so the
   // loop needs no block barrier: one warp's loads and dequantization overlap another's mma.
   // fp16 stores: tile -> fp16 buffer buf.
   auto load_tile = [&](int tile, int buf) {
-    const int kb = k0 + tile * k_pf_keys;
+    const int kb = b.k0 + tile * k_pf_keys;
     __half* dk = sk + buf * k_pf_keys * LD;
     __half* dv = sv + buf * k_pf_keys * LD;
-    for (int i = lane; i < 16 * (D / 8); i += 32) {
-      const int row = warp * 16 + i / (D / 8), c = (i % (D / 8)) * 8;
+    for (int i = b.lane; i < 16 * (D / 8); i += 32) {
+      const int row = b.warp * 16 + i / (D / 8), c = (i % (D / 8)) * 8;
       const int key = kb + row;
-      if (key >= k1) {
+      if (key >= b.k1) {
         *reinterpret_cast<uint4*>(dk + row * LD + c) = make_uint4(0, 0, 0, 0);
         *reinterpret_cast<uint4*>(dv + row * LD + c) = make_uint4(0, 0, 0, 0);
       } else {
-        const std::size_t src = std::size_t(kv_row(kq.pages, key)) * rw + std::size_t(kh) * D + c;
+        const std::size_t src = std::size_t(kv_row(kq.pages, key)) * b.rw + std::size_t(b.kh) * D + c;
         cp_async16(dk + row * LD + c, kc + src);
         cp_async16(dv + row * LD + c, vc + src);
       }
@@ -658,20 +724,21 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   };
   // Quantized stores: the raw bytes (and scales) of a tile's keys -> raw stage buf.
   auto load_raw = [&](int tile, int buf, const KvSource& src, int which, int bytes_per_key, bool scaled) {
-    decode_load_raw<D, DATA>(raw + (buf * 2 + which) * RAW, src, k0 + tile * k_pf_keys, k1, warp, lane, rw, kh,
-                             bytes_per_key, scaled);
+    decode_load_raw<D, DATA>(raw + (buf * 2 + which) * RAW, src, b.k0 + tile * k_pf_keys, b.k1, b.warp, b.lane,
+                             b.rw, b.kh, bytes_per_key, scaled);
   };
   // Quantized stores: raw stage buf -> the fp16 tile.
   auto dequant = [&](int tile, int buf) {
-    const int kb = k0 + tile * k_pf_keys;
+    const int kb = b.k0 + tile * k_pf_keys;
     const std::uint8_t* rk = raw + (buf * 2) * RAW;
     const std::uint8_t* rv = raw + (buf * 2 + 1) * RAW;
     // 16 elements (one scale) per lane and step.
     auto one = [&](const std::uint8_t* r, const KvSource& src, int bpk, int row, int key, int c, uint4& x0, uint4& x1,
                    auto fmt) {
       constexpr int F = decltype(fmt)::value;
-      if (key >= past && src.stage) {
-        const uint4* st = reinterpret_cast<const uint4*>(src.stage + std::size_t(key - past) * rw + std::size_t(kh) * D + c);
+      if (key >= b.past && src.stage) {
+        const uint4* st =
+            reinterpret_cast<const uint4*>(src.stage + std::size_t(key - b.past) * b.rw + std::size_t(b.kh) * D + c);
         x0 = st[0];
         x1 = st[1];
         return;
@@ -681,11 +748,11 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
       x0 = kv_dq8<F>(p, sc);
       x1 = kv_dq8<F>(p + 8 * bpk / D, sc);
     };
-    for (int i = lane; i < 16 * (D / 16); i += 32) {
-      const int row = warp * 16 + i / (D / 16), c = (i % (D / 16)) * 16;
+    for (int i = b.lane; i < 16 * (D / 16); i += 32) {
+      const int row = b.warp * 16 + i / (D / 16), c = (i % (D / 16)) * 16;
       const int key = kb + row;
       uint4 k0x = make_uint4(0, 0, 0, 0), k1x = k0x, v0x = k0x, v1x = k0x;
-      if (key < k1) {
+      if (key < b.k1) {
         one(rk, kq, KB, row, key, c, k0x, k1x, std::integral_constant<int, KF>{});
         one(rv, vq, VB, row, key, c, v0x, v1x, std::integral_constant<int, VF>{});
       }
@@ -707,11 +774,11 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   // Q as the A operand: row g is query head kh * gsz + g (zero past the group); rows g + 8 are zero.
   std::uint32_t qa[KS][4];
   {
-    const __half* qr = q + std::size_t(kh * gsz + g) * D;
+    const __half* qr = q + std::size_t(b.kh * b.gsz + b.g) * D;
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
-      qa[ks][0] = g < gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 2 * t4) : 0u;
-      qa[ks][2] = g < gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 8 + 2 * t4) : 0u;
+      qa[ks][0] = b.g < b.gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 2 * b.t4) : 0u;
+      qa[ks][2] = b.g < b.gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 8 + 2 * b.t4) : 0u;
       qa[ks][1] = qa[ks][3] = 0u;
     }
   }
@@ -720,7 +787,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   for (int n = 0; n < NT; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
   float m0 = -FLT_MAX, l0 = 0.0f;  // row g's state (l: this lane's share of the row sum)
 
-  const int tiles = (k1 - k0 + k_pf_keys - 1) / k_pf_keys;
+  const int tiles = (b.k1 - b.k0 + k_pf_keys - 1) / k_pf_keys;
   issue(0, 0);
   cp_async_commit();
   for (int j = 0; j < tiles; ++j) {
@@ -732,58 +799,34 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
       dequant(j, j & 1);
       __syncwarp();
     }
-    const int kw = k0 + j * k_pf_keys + warp * 16;  // the warp's first key
-    if (kw < k1) {
+    const int kw = b.k0 + j * k_pf_keys + b.warp * 16;  // the warp's first key
+    if (kw < b.k1) {
       const int tb = PLAIN ? (j & 1) : 0;
-      const __half* K = sk + tb * k_pf_keys * LD + warp * 16 * LD;
-      const __half* V = sv + tb * k_pf_keys * LD + warp * 16 * LD;
+      const __half* K = sk + tb * k_pf_keys * LD + b.warp * 16 * LD;
+      const __half* V = sv + tb * k_pf_keys * LD + b.warp * 16 * LD;
       float sc[2][4];
-      qk_mma<KS, 2, LD>(sc, qa, K, g, t4);
-      float mx = -FLT_MAX;
+      qk_mma<KS, 2, LD>(sc, qa, K, b.g, b.t4);
+      const DecodeStep st = decode_softmax(sc, kw, b.k1, b.t4, scale_log2, m0, l0);
+      m0 = st.m;
+      l0 = st.l;
 #pragma unroll
-      for (int n = 0; n < 2; ++n)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const int key = kw + n * 8 + 2 * t4 + c;
-          const float v = key < k1 ? sc[n][c] * scale_log2 : -INFINITY;
-          sc[n][c] = v;
-          mx = fmaxf(mx, v);
-        }
-#pragma unroll
-      for (int off = 1; off <= 2; off <<= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
-      const float mn = fmaxf(m0, mx);
-      const float a = exp2f(m0 - mn);
-      m0 = mn;
-      const __half2 p0 = __floats2half2_rn(exp2f(sc[0][0] - mn), exp2f(sc[0][1] - mn));
-      const __half2 p1 = __floats2half2_rn(exp2f(sc[1][0] - mn), exp2f(sc[1][1] - mn));
-      const float2 f0 = __half22float2(p0), f1 = __half22float2(p1);
-      l0 = l0 * a + f0.x + f0.y + f1.x + f1.y;
-#pragma unroll
-      for (int n = 0; n < NT; ++n) { o[n][0] *= a; o[n][1] *= a; }
-      const std::uint32_t pa0 = *reinterpret_cast<const std::uint32_t*>(&p0);
-      const std::uint32_t pa1 = *reinterpret_cast<const std::uint32_t*>(&p1);
-      pv_mma<D, LD>(o, pa0, 0u, pa1, 0u, V, lane);
+      for (int n = 0; n < NT; ++n) { o[n][0] *= st.a; o[n][1] *= st.a; }
+      pv_mma<D, LD>(o, st.p0, 0u, st.p1, 0u, V, b.lane);
     }
     __syncwarp();  // the warp's buffers are refilled by its next iteration
   }
-  cp_async_wait<0>();
-  __syncthreads();  // every warp is done with the buffers before the merge reuses them
-#pragma unroll
-  for (int off = 1; off <= 2; off <<= 1) l0 += __shfl_xor_sync(0xffffffffu, l0, off);
-  // Merge the warps (row g of each): shared memory is free now.
-  float* s_o = reinterpret_cast<float*>(smem_dm);  // [4][8][D]
-  float* s_m = s_o + 4 * 8 * D;                     // [4][8]
-  float* s_l = s_m + 32;                            // [4][8]
-  if (g < gsz) {
+  // Merge the warps (row g of each) in the tiles' shared memory.
+  const DecodeMerge mg = decode_merge_smem<D>(smem_dm, l0);
+  if (b.g < b.gsz) {
 #pragma unroll
     for (int n = 0; n < NT; ++n) {
-      s_o[(warp * 8 + g) * D + n * 8 + 2 * t4] = o[n][0];
-      s_o[(warp * 8 + g) * D + n * 8 + 2 * t4 + 1] = o[n][1];
+      mg.o[(b.warp * 8 + b.g) * D + n * 8 + 2 * b.t4] = o[n][0];
+      mg.o[(b.warp * 8 + b.g) * D + n * 8 + 2 * b.t4 + 1] = o[n][1];
     }
-    if (t4 == 0) { s_m[warp * 8 + g] = m0; s_l[warp * 8 + g] = l0; }
+    if (b.t4 == 0) { mg.m[b.warp * 8 + b.g] = m0; mg.l[b.warp * 8 + b.g] = l0; }
   }
   __syncthreads();
-  decode_mma_partials<D>(s_o, s_m, s_l, gsz, kh, splits, split, part);
+  decode_mma_partials<D>(mg.o, mg.m, mg.l, b.gsz, b.kh, splits, b.split, part);
 }
 
 template <int D, int KF, int VF>
@@ -882,23 +925,15 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
   constexpr int RAW = DATA + k_pf_keys * SB;
   EXL_DYNAMIC_SMEM(uint4, smem_dr);
   std::uint8_t* raw = reinterpret_cast<std::uint8_t*>(smem_dr);  // [ST][K, V][RAW]
-  pdl_trigger();
-  pdl_wait();
-  const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
-  const int gsz = nh / nkv;
-  const int past = *past_p;
-  const DecodeSplit sp = decode_split(past, tq, split, splits);
-  const int k0 = sp.k0, k1 = sp.k1;
-  if (k0 >= k1) return;
-  q += std::size_t(tq) * nh * D;
-  part += std::size_t(tq) * nh * splits * (D + 2);
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t4 = lane & 3;
-  const std::size_t rw = std::size_t(nkv) * D;
-  const int kd0 = t4 * (D / 4), vd0 = g * (D / 8);  // the lane's first dimension of K and of V
+  DecodeBlock b;
+  if (!decode_block<D>(b, past_p, nh, nkv, splits)) return;  // after the PDL wait
+  q += std::size_t(b.tq) * nh * D;
+  part += std::size_t(b.tq) * nh * splits * (D + 2);
+  const int kd0 = b.t4 * (D / 4), vd0 = b.g * (D / 8);  // the lane's first dimension of K and of V
 
   auto load_raw = [&](int tile, int buf, const KvSource& src, int which, int bytes_per_key) {
-    decode_load_raw<D, DATA>(raw + (buf * 2 + which) * RAW, src, k0 + tile * k_pf_keys, k1, warp, lane, rw, kh,
-                             bytes_per_key, true);
+    decode_load_raw<D, DATA>(raw + (buf * 2 + which) * RAW, src, b.k0 + tile * k_pf_keys, b.k1, b.warp, b.lane,
+                             b.rw, b.kh, bytes_per_key, true);
   };
   auto issue = [&](int tile) {
     const int buf = tile % ST;
@@ -911,12 +946,12 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
                    std::uint32_t (&h)[4], auto fmt) {
     constexpr int F = decltype(fmt)::value;
     if (tail) {
-      if (key >= k1) {
+      if (key >= b.k1) {
         h[0] = h[1] = h[2] = h[3] = 0u;
         return;
       }
-      if (key >= past && src.stage) {
-        oct_f16<F>(src.stage + std::size_t(key - past) * rw + std::size_t(kh) * D + x, h);
+      if (key >= b.past && src.stage) {
+        oct_f16<F>(src.stage + std::size_t(key - b.past) * b.rw + std::size_t(b.kh) * D + x, h);
         return;
       }
     }
@@ -930,7 +965,7 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
   // (a2) of the octet at kd0 + 8o. Rows g + 8 (and g >= gsz) are zero.
   std::uint32_t qa[KS][2];
   {
-    const __half* qr = q + std::size_t(kh * gsz + (g < gsz ? g : 0)) * D + kd0;
+    const __half* qr = q + std::size_t(b.kh * b.gsz + (b.g < b.gsz ? b.g : 0)) * D + kd0;
 #pragma unroll
     for (int o = 0; o < D / 32; ++o)
 #pragma unroll
@@ -939,7 +974,7 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
         for (int a = 0; a < 2; ++a) {
           const int i = 2 * j + a;
           const __half2 v = __halves2half2(qr[8 * o + oct_elem<KF>(i, 0)], qr[8 * o + oct_elem<KF>(i, 1)]);
-          qa[2 * o + j][a] = g < gsz ? *reinterpret_cast<const std::uint32_t*>(&v) : 0u;
+          qa[2 * o + j][a] = b.g < b.gsz ? *reinterpret_cast<const std::uint32_t*>(&v) : 0u;
         }
   }
   // O^T: m-tile 4 oc + i, rows g / g + 8 = dimensions vd0 + 8 oc + oct_elem(i, 0 / 1), columns = heads.
@@ -948,7 +983,7 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
   for (int n = 0; n < D / 16; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
   float m0 = -FLT_MAX, l0 = 0.0f;
 
-  const int tiles = (k1 - k0 + k_pf_keys - 1) / k_pf_keys;
+  const int tiles = (b.k1 - b.k0 + k_pf_keys - 1) / k_pf_keys;
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {
     if (s < tiles) issue(s);
@@ -959,86 +994,65 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
     cp_async_commit();
     cp_async_wait<ST - 1>();
     __syncwarp();  // the warp's copies, by all its lanes, are visible
-    const int kw = k0 + j * k_pf_keys + warp * 16;  // the warp's first key
-    if (kw < k1) {
+    const int kw = b.k0 + j * k_pf_keys + b.warp * 16;  // the warp's first key
+    if (kw < b.k1) {
       const std::uint8_t* rk = raw + (j % ST) * 2 * RAW;
       const std::uint8_t* rv = rk + RAW;
-      const bool tail = kw + 16 > min(k1, past);  // keys past the split or staged
+      const bool tail = kw + 16 > min(b.k1, b.past);  // keys past the split or staged
       // S: two independent accumulators per n-tile (even and odd k-steps).
       float sa[2][4], sb[2][4];
 #pragma unroll
       for (int n = 0; n < 2; ++n) {
         sa[n][0] = sa[n][1] = sa[n][2] = sa[n][3] = 0.0f;
         sb[n][0] = sb[n][1] = sb[n][2] = sb[n][3] = 0.0f;
-        const int r = warp * 16 + n * 8 + g;
+        const int r = b.warp * 16 + n * 8 + b.g;
         const __half2 s2 = scale2(rk, r, kd0);
 #pragma unroll
         for (int oc = 0; oc < D / 32; ++oc) {
           std::uint32_t h[4];
-          octet(rk, kq, KB, r, kw + n * 8 + g, kd0 + 8 * oc, s2, tail, h, std::integral_constant<int, KF>{});
+          octet(rk, kq, KB, r, kw + n * 8 + b.g, kd0 + 8 * oc, s2, tail, h, std::integral_constant<int, KF>{});
           mma16816(sa[n], qa[2 * oc][0], 0u, qa[2 * oc][1], 0u, h[0], h[1]);
           mma16816(sb[n], qa[2 * oc + 1][0], 0u, qa[2 * oc + 1][1], 0u, h[2], h[3]);
         }
       }
-      float sc[2][2];
-      float mx = -FLT_MAX;
+      float sc[2][2];  // the two accumulators summed
 #pragma unroll
-      for (int n = 0; n < 2; ++n)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const int key = kw + n * 8 + 2 * t4 + c;
-          const float v = key < k1 ? (sa[n][c] + sb[n][c]) * scale_log2 : -INFINITY;
-          sc[n][c] = v;
-          mx = fmaxf(mx, v);
-        }
-#pragma unroll
-      for (int off = 1; off <= 2; off <<= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
-      const float mn = fmaxf(m0, mx);
-      const float a = exp2f(m0 - mn);
-      m0 = mn;
-      const __half2 p0 = __floats2half2_rn(exp2f(sc[0][0] - mn), exp2f(sc[0][1] - mn));
-      const __half2 p1 = __floats2half2_rn(exp2f(sc[1][0] - mn), exp2f(sc[1][1] - mn));
-      const float2 f0 = __half22float2(p0), f1 = __half22float2(p1);
-      l0 = l0 * a + f0.x + f0.y + f1.x + f1.y;
-      const std::uint32_t pa0 = *reinterpret_cast<const std::uint32_t*>(&p0);
-      const std::uint32_t pa1 = *reinterpret_cast<const std::uint32_t*>(&p1);
+      for (int n = 0; n < 2; ++n) { sc[n][0] = sa[n][0] + sb[n][0]; sc[n][1] = sa[n][1] + sb[n][1]; }
+      const DecodeStep st = decode_softmax(sc, kw, b.k1, b.t4, scale_log2, m0, l0);
+      m0 = st.m;
+      l0 = st.l;
       // O^T += V^T P^T (A = V^T, B = P^T: P's fragments as they are): the lane's four keys and
       // its D / 8 dimensions, octet by octet. Each output column is a head, so the rescale takes
       // the heads' factors from their lanes.
-      const float a_lo = __shfl_sync(0xffffffffu, a, 8 * t4), a_hi = __shfl_sync(0xffffffffu, a, 8 * t4 + 4);
+      const float a_lo = __shfl_sync(0xffffffffu, st.a, 8 * b.t4), a_hi = __shfl_sync(0xffffffffu, st.a, 8 * b.t4 + 4);
 #pragma unroll
       for (int n = 0; n < D / 16; ++n) { o[n][0] *= a_lo; o[n][1] *= a_hi; o[n][2] *= a_lo; o[n][3] *= a_hi; }
       __half2 vs2[4];
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk) vs2[kk] = scale2(rv, warp * 16 + (kk >> 1) * 8 + 2 * t4 + (kk & 1), vd0);
+      for (int kk = 0; kk < 4; ++kk) vs2[kk] = scale2(rv, b.warp * 16 + (kk >> 1) * 8 + 2 * b.t4 + (kk & 1), vd0);
 #pragma unroll
       for (int oc = 0; oc < D / 64; ++oc) {
         std::uint32_t hv[4][4];
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
-          const int r = (kk >> 1) * 8 + 2 * t4 + (kk & 1);
-          octet(rv, vq, VB, warp * 16 + r, kw + r, vd0 + 8 * oc, vs2[kk], tail, hv[kk], std::integral_constant<int, VF>{});
+          const int r = (kk >> 1) * 8 + 2 * b.t4 + (kk & 1);
+          octet(rv, vq, VB, b.warp * 16 + r, kw + r, vd0 + 8 * oc, vs2[kk], tail, hv[kk],
+                std::integral_constant<int, VF>{});
         }
 #pragma unroll
         for (int i = 0; i < 4; ++i)
           mma16816(o[4 * oc + i], __byte_perm(hv[0][i], hv[1][i], 0x5410), __byte_perm(hv[0][i], hv[1][i], 0x7632),
-                   __byte_perm(hv[2][i], hv[3][i], 0x5410), __byte_perm(hv[2][i], hv[3][i], 0x7632), pa0, pa1);
+                   __byte_perm(hv[2][i], hv[3][i], 0x5410), __byte_perm(hv[2][i], hv[3][i], 0x7632), st.p0, st.p1);
       }
     }
     __syncwarp();  // the warp's stage is refilled by a later iteration
   }
-  cp_async_wait<0>();
-  __syncthreads();  // every warp is done with the stages before the merge reuses them
-#pragma unroll
-  for (int off = 1; off <= 2; off <<= 1) l0 += __shfl_xor_sync(0xffffffffu, l0, off);
-  float* s_o = reinterpret_cast<float*>(smem_dr);  // [4][8][D]
-  float* s_m = s_o + 4 * 8 * D;                     // [4][8]
-  float* s_l = s_m + 32;                            // [4][8]
+  const DecodeMerge mg = decode_merge_smem<D>(smem_dr, l0);  // the stages' shared memory
 #pragma unroll
   for (int c = 0; c < 2; ++c) {
-    const int h = 2 * t4 + c;  // the head of columns c (o[][c], o[][c + 2])
-    if (h >= gsz) continue;
-    float* so = s_o + (warp * 8 + h) * D + vd0;
+    const int h = 2 * b.t4 + c;  // the head of columns c (o[][c], o[][c + 2])
+    if (h >= b.gsz) continue;
+    float* so = mg.o + (b.warp * 8 + h) * D + vd0;
 #pragma unroll
     for (int oc = 0; oc < D / 64; ++oc)
 #pragma unroll
@@ -1047,9 +1061,9 @@ __global__ void __launch_bounds__(128, 4) attn_decode_reg_kernel(const __half* _
         so[8 * oc + oct_elem<VF>(i, 1)] = o[4 * oc + i][c + 2];
       }
   }
-  if (g < gsz && t4 == 0) { s_m[warp * 8 + g] = m0; s_l[warp * 8 + g] = l0; }
+  if (b.g < b.gsz && b.t4 == 0) { mg.m[b.warp * 8 + b.g] = m0; mg.l[b.warp * 8 + b.g] = l0; }
   __syncthreads();
-  decode_mma_partials<D>(s_o, s_m, s_l, gsz, kh, splits, split, part);
+  decode_mma_partials<D>(mg.o, mg.m, mg.l, b.gsz, b.kh, splits, b.split, part);
 }
 
 template <int D, int KF, int VF>

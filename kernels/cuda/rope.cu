@@ -23,6 +23,38 @@ __device__ __forceinline__ void rope_pair(int d, int i, int style, int& a, int& 
   if (style == 0) { a = i; b = i + d / 2; } else { a = 2 * i; b = 2 * i + 1; }
 }
 
+// rope_qkv's start: the PDL trigger and wait, then its thread (grid = (t, nh + nkv), block = d / 2
+// threads): token t at position pos (after the current length *past), head h (the q heads, then the
+// KV heads), rotation pair i of elements (a, b) and its cos/sin c.
+struct RopeThread {
+  int t, h, i, pos, a, b;
+  float2 c;
+};
+__device__ __forceinline__ RopeThread rope_thread(const int* past, int d, const float2* __restrict__ cs, int style) {
+  pdl_trigger();
+  pdl_wait();
+  RopeThread r;
+  r.t = blockIdx.x; r.h = blockIdx.y; r.i = threadIdx.x;
+  r.pos = *past + r.t;
+  const int half = d / 2;
+  r.c = cs[r.t * half + r.i];
+  rope_pair(d, r.i, style, r.a, r.b);
+  return r;
+}
+
+// A KV head's rows for rope_qkv's thread r (head h - nh): o in the projections' k and v, co in the
+// caches (through the page table), ko and vo where the K and V rows go (the staged rows at o).
+struct RopeKvRows {
+  std::size_t o, co, ko, vo;
+};
+__device__ __forceinline__ RopeKvRows rope_kv_rows(const RopeThread& r, int nh, int nkv, int d, const int* pages,
+                                                   bool k_staged, bool v_staged) {
+  const int kh = r.h - nh;
+  const std::size_t o = (std::size_t(r.t) * nkv + kh) * d;
+  const std::size_t co = (std::size_t(kv_row(pages, r.pos)) * nkv + kh) * d;
+  return {o, co, k_staged ? o : co, v_staged ? o : co};
+}
+
 __global__ void rope_table_kernel(RopeParams r, int t) {
   pdl_trigger();
   pdl_wait();
@@ -35,30 +67,20 @@ __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __rest
                                 int nh, int nkv, int d, const int* past, const float2* __restrict__ cs, int style,
                                 __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
                                 bool k_staged, bool v_staged, const int* __restrict__ pages) {
-  pdl_trigger();
-  pdl_wait();
-  const int t = blockIdx.x, h = blockIdx.y, i = threadIdx.x;
-  const int pos = *past + t;
-  const int half = d / 2;
-  const float2 c = cs[t * half + i];
-  int a, b;
-  rope_pair(d, i, style, a, b);
-  if (h < nh) {
-    const std::size_t o = (std::size_t(t) * nh + h) * d;
-    const float xa = q[o + a], xb = q[o + b];
-    q_out[o + a] = __float2half_rn(xa * c.x - xb * c.y);
-    q_out[o + b] = __float2half_rn(xb * c.x + xa * c.y);
+  const RopeThread r = rope_thread(past, d, cs, style);  // after the PDL wait
+  if (r.h < nh) {
+    const std::size_t o = (std::size_t(r.t) * nh + r.h) * d;
+    const float xa = q[o + r.a], xb = q[o + r.b];
+    q_out[o + r.a] = __float2half_rn(xa * r.c.x - xb * r.c.y);
+    q_out[o + r.b] = __float2half_rn(xb * r.c.x + xa * r.c.y);
     return;
   }
-  const int kh = h - nh;
-  const std::size_t o = (std::size_t(t) * nkv + kh) * d;
-  const std::size_t co = (std::size_t(kv_row(pages, pos)) * nkv + kh) * d;
-  const std::size_t ko = k_staged ? o : co, vo = v_staged ? o : co;
-  const float xa = k[o + a], xb = k[o + b];
-  k_cache[ko + a] = __float2half_rn(xa * c.x - xb * c.y);
-  k_cache[ko + b] = __float2half_rn(xb * c.x + xa * c.y);
-  v_cache[vo + 2 * i] = __float2half_rn(v[o + 2 * i]);
-  v_cache[vo + 2 * i + 1] = __float2half_rn(v[o + 2 * i + 1]);
+  const RopeKvRows kv = rope_kv_rows(r, nh, nkv, d, pages, k_staged, v_staged);
+  const float xa = k[kv.o + r.a], xb = k[kv.o + r.b];
+  k_cache[kv.ko + r.a] = __float2half_rn(xa * r.c.x - xb * r.c.y);
+  k_cache[kv.ko + r.b] = __float2half_rn(xb * r.c.x + xa * r.c.y);
+  v_cache[kv.vo + 2 * r.i] = __float2half_rn(v[kv.o + 2 * r.i]);
+  v_cache[kv.vo + 2 * r.i + 1] = __float2half_rn(v[kv.o + 2 * r.i + 1]);
 }
 
 // The same with the quantized stores' work folded in (RopeKvFold): a kernel of its own, so the
@@ -70,70 +92,63 @@ __global__ void rope_qkv_fold_kernel(const float* __restrict__ q, const float* _
                                 int nh, int nkv, int d, const int* past, const float2* __restrict__ cs, int style,
                                 __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
                                 bool k_staged, bool v_staged, const int* __restrict__ pages, RopeKvFold f) {
-  pdl_trigger();
-  pdl_wait();
   EXL_SHARED_ARRAY(float, xs, [256]);  // a rotated head row (RoPE's pairs are not the rotation's)
-  const int t = blockIdx.x, h = blockIdx.y, i = threadIdx.x, lane = i & 31;
-  const int pos = *past + t;
-  const int half = d / 2;
-  const float2 c = cs[t * half + i];
-  int a, b;
-  rope_pair(d, i, style, a, b);
-  if (h < nh) {
-    const std::size_t o = (std::size_t(t) * nh + h) * d;
-    const float xa = q[o + a], xb = q[o + b];
-    const __half ya = __float2half_rn(xa * c.x - xb * c.y), yb = __float2half_rn(xb * c.x + xa * c.y);
+  const RopeThread r = rope_thread(past, d, cs, style);  // after the PDL wait
+  const int lane = r.i & 31;
+  if (r.h < nh) {
+    const std::size_t o = (std::size_t(r.t) * nh + r.h) * d;
+    const float xa = q[o + r.a], xb = q[o + r.b];
+    const __half ya = __float2half_rn(xa * r.c.x - xb * r.c.y), yb = __float2half_rn(xb * r.c.x + xa * r.c.y);
     if (!f.rotate_q) {
-      q_out[o + a] = ya;
-      q_out[o + b] = yb;
+      q_out[o + r.a] = ya;
+      q_out[o + r.b] = yb;
       return;
     }
     // kv_prepare's rotation of q: from its fp16 values, fp32 butterflies, one rounding. Lane l of
     // warp w holds elements 64 w + 2 l and + 1, i.e. 2 i and 2 i + 1.
-    xs[a] = __half2float(ya);
-    xs[b] = __half2float(yb);
+    xs[r.a] = __half2float(ya);
+    xs[r.b] = __half2float(yb);
     __syncthreads();
-    float x0 = xs[2 * i], x1 = xs[2 * i + 1];
+    float x0 = xs[2 * r.i], x1 = xs[2 * r.i + 1];
     wht_pair<false>(x0, x1, lane);
-    *reinterpret_cast<__half2*>(q_out + o + 2 * i) = __floats2half2_rn(x0, x1);
+    *reinterpret_cast<__half2*>(q_out + o + 2 * r.i) = __floats2half2_rn(x0, x1);
     return;
   }
-  const int kh = h - nh;
-  const std::size_t o = (std::size_t(t) * nkv + kh) * d;
-  const std::size_t co = (std::size_t(kv_row(pages, pos)) * nkv + kh) * d;
-  const std::size_t ko = k_staged ? o : co, vo = v_staged ? o : co;
-  const float xa = k[o + a], xb = k[o + b];
-  const __half ka = __float2half_rn(xa * c.x - xb * c.y), kb = __float2half_rn(xb * c.x + xa * c.y);
-  float v0 = __half2float(__float2half_rn(v[o + 2 * i])), v1 = __half2float(__float2half_rn(v[o + 2 * i + 1]));
+  const RopeKvRows kv = rope_kv_rows(r, nh, nkv, d, pages, k_staged, v_staged);
+  const float xa = k[kv.o + r.a], xb = k[kv.o + r.b];
+  const __half ka = __float2half_rn(xa * r.c.x - xb * r.c.y), kb = __float2half_rn(xb * r.c.x + xa * r.c.y);
+  float v0 = __half2float(__float2half_rn(v[kv.o + 2 * r.i]));
+  float v1 = __half2float(__float2half_rn(v[kv.o + 2 * r.i + 1]));
   // The staged rows of a rotated store: rotated with the reference's staged rounding (kv_prepare).
   if (f.rotate_v) wht_pair<true>(v0, v1, lane);
-  v_cache[vo + 2 * i] = __float2half_rn(v0);
-  v_cache[vo + 2 * i + 1] = __float2half_rn(v1);
+  v_cache[kv.vo + 2 * r.i] = __float2half_rn(v0);
+  v_cache[kv.vo + 2 * r.i + 1] = __float2half_rn(v1);
   float k0 = 0.0f, k1 = 0.0f;  // the staged K row's elements 2 i, 2 i + 1 (rotated or written to a store)
   if (f.rotate_k || f.k.data) {
-    xs[a] = __half2float(ka);
-    xs[b] = __half2float(kb);
+    xs[r.a] = __half2float(ka);
+    xs[r.b] = __half2float(kb);
     __syncthreads();
-    k0 = xs[2 * i];
-    k1 = xs[2 * i + 1];
+    k0 = xs[2 * r.i];
+    k1 = xs[2 * r.i + 1];
     if (f.rotate_k) wht_pair<true>(k0, k1, lane);
-    k_cache[ko + 2 * i] = __float2half_rn(k0);
-    k_cache[ko + 2 * i + 1] = __float2half_rn(k1);
+    k_cache[kv.ko + 2 * r.i] = __float2half_rn(k0);
+    k_cache[kv.ko + 2 * r.i + 1] = __float2half_rn(k1);
   } else {
-    k_cache[ko + a] = ka;
-    k_cache[ko + b] = kb;
+    k_cache[kv.ko + r.a] = ka;
+    k_cache[kv.ko + r.b] = kb;
   }
   // The stores' writes (kv_finish's, where the caller folded them here): FP8 elementwise, Q8/Q4
   // per 32 elements of the rotated row.
   auto put = [&](const KvStoreWrite& w, float x0, float x1) {
     if (w.fmt == kv_fp8) {
       std::uint8_t* d8 = static_cast<std::uint8_t*>(w.data);
-      d8[co + 2 * i] = fp8_from_half_dev(__half_as_ushort(__float2half_rn(x0)));
-      d8[co + 2 * i + 1] = fp8_from_half_dev(__half_as_ushort(__float2half_rn(x1)));
+      d8[kv.co + 2 * r.i] = fp8_from_half_dev(__half_as_ushort(__float2half_rn(x0)));
+      d8[kv.co + 2 * r.i + 1] = fp8_from_half_dev(__half_as_ushort(__float2half_rn(x1)));
       return;
     }
     const int bits = w.fmt == kv_q4 ? 4 : 8;
-    kv_put_pair(static_cast<std::uint8_t*>(w.data), w.scales, co + 2 * i, kv_quant_pair(x0, x1, bits), bits, lane);
+    kv_put_pair(static_cast<std::uint8_t*>(w.data), w.scales, kv.co + 2 * r.i, kv_quant_pair(x0, x1, bits), bits,
+                lane);
   };
   if (f.k.data) put(f.k, k0, k1);
   if (f.v.data) put(f.v, v0, v1);
