@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
+#include <numeric>
 #include <vector>
 
 #define CK(call)                                                                                        \
@@ -187,25 +187,18 @@ struct Model {
   int layers, hidden, q_heads, kv_heads, head_dim, inter, vocab;
 };
 
-// A token's steps at 4.0 bpw (weights plus about 0.07 bpw of scales and tables, as EXL2 at 4.0).
-std::vector<std::pair<const char*, std::size_t>> token_steps(const Model& m) {
+// A token's steps at 4.0 bpw (weights plus about 0.07 bpw of scales and tables, as EXL2 at 4.0):
+// per layer norm, q/k/v, attention, o, norm, gate/up, down (0 bytes: no weights), then norm and head.
+std::vector<std::size_t> token_steps(const Model& m) {
   auto bytes = [](std::size_t k, std::size_t n) { return k * n / 2 + k * n / 128 * 2; };
   const std::size_t qkv = bytes(m.hidden, std::size_t(m.q_heads + 2 * m.kv_heads) * m.head_dim);
   const std::size_t o = bytes(std::size_t(m.q_heads) * m.head_dim, m.hidden);
   const std::size_t gu = bytes(m.hidden, 2 * std::size_t(m.inter));
   const std::size_t down = bytes(m.inter, m.hidden);
-  std::vector<std::pair<const char*, std::size_t>> s;
-  for (int l = 0; l < m.layers; ++l) {
-    s.push_back({"norm", 0});
-    s.push_back({"qkv", qkv});
-    s.push_back({"attn", 0});
-    s.push_back({"o", o});
-    s.push_back({"norm", 0});
-    s.push_back({"gate_up", gu});
-    s.push_back({"down", down});
-  }
-  s.push_back({"norm", 0});
-  s.push_back({"head", bytes(m.hidden, m.vocab)});
+  std::vector<std::size_t> s;
+  for (int l = 0; l < m.layers; ++l) s.insert(s.end(), {0, qkv, 0, o, 0, gu, down});
+  s.push_back(0);
+  s.push_back(bytes(m.hidden, m.vocab));
   return s;
 }
 
@@ -392,15 +385,10 @@ int main(int argc, char** argv) {
   const Model models[] = {{"tinyllama-1.1b", 22, 2048, 32, 4, 64, 5632, 32000},
                           {"llama3-8b", 32, 4096, 32, 8, 128, 14336, 128256}};
   for (const Model& m : models) {
-    const auto named = token_steps(m);
-    std::vector<std::size_t> bytes;
-    std::size_t total = 0;
-    for (const auto& s : named) {
-      bytes.push_back(s.second);
-      total += s.second;
-    }
+    const std::vector<std::size_t> bytes = token_steps(m);
+    const std::size_t total = std::accumulate(bytes.begin(), bytes.end(), std::size_t(0));
     std::printf("\n%s skeleton: %zu launches, %.1f MB a token, bound at the one-kernel rate %.0f tok/s\n", m.name,
-                named.size(), total / 1e6, rate_gbs * 1e9 / double(total));
+                bytes.size(), total / 1e6, rate_gbs * 1e9 / double(total));
     for (const Variant& v : k_variants) {
       if (!b.fits(v)) continue;
       const auto steps = b.layout(bytes, v, 64);

@@ -1,7 +1,6 @@
 // Converter end to end on the CPU: ref-xs (3.6M parameters) to EXL2 with a short calibration,
 // then the result is loaded by exl::Model + the CPU backend and compared with the reference
 // converter's ref-xs-4.0bpw: file/tensor layout, average bpw, held-out perplexity.
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>

@@ -21,7 +21,7 @@ StFile ref_xs() { return StFile::read(exl::test::fixture("models/hf/ref-xs/model
 
 // Writes `f` as model.safetensors in a fresh folder and opens that folder.
 void open_written(const StFile& f) {
-  TempDir dir("exl_format");
+  TempDir dir;
   f.write(dir / "model.safetensors");
   (void)exl::TensorStore::open_dir(dir.path());
 }
@@ -29,14 +29,14 @@ void open_written(const StFile& f) {
 }  // namespace
 
 EXL_TEST(format_bad_input, unmodified_copy_opens) {
-  TempDir dir("exl_format");
+  TempDir dir;
   ref_xs().write(dir / "model.safetensors");
   const auto store = exl::TensorStore::open_dir(dir.path());
   CHECK_EQ(store.names().size(), std::size_t(20));
 }
 
 EXL_TEST(format_bad_input, header_length_past_end_of_file) {
-  TempDir dir("exl_format");
+  TempDir dir;
   std::string bytes = ref_xs().bytes();
   bytes[5] = char(0x7f);  // length ~ 2^47
   exl::test::write_bytes(dir / "model.safetensors", bytes);
@@ -46,7 +46,7 @@ EXL_TEST(format_bad_input, header_length_past_end_of_file) {
 }
 
 EXL_TEST(format_bad_input, truncated_shard_names_file) {
-  TempDir dir("exl_format");
+  TempDir dir;
   const auto src = exl::test::fixture("models/hf/ref-s");
   const std::string shard = "model-00002-of-00003.safetensors";
   exl::test::link_folder(src, dir.path(), {shard});
@@ -112,7 +112,7 @@ EXL_TEST(format_bad_input, unknown_and_unsupported_dtypes) {
 }
 
 EXL_TEST(format_bad_input, malformed_header_json) {
-  TempDir dir("exl_format");
+  TempDir dir;
   std::string bytes = ref_xs().bytes();
   bytes[8] = '#';
   exl::test::write_bytes(dir / "model.safetensors", bytes);
@@ -128,7 +128,7 @@ EXL_TEST(format_bad_input, malformed_header_json) {
 EXL_TEST(format_bad_input, missing_tensor) {
   StFile f = ref_xs();
   f.header.erase(norm0);
-  TempDir dir("exl_format");
+  TempDir dir;
   f.write(dir / "model.safetensors");
   const auto store = exl::TensorStore::open_dir(dir.path());
   CHECK_THROWS_ERROR(store.get(norm0), ErrorKind::missing_tensor, norm0);
@@ -136,14 +136,14 @@ EXL_TEST(format_bad_input, missing_tensor) {
 }
 
 EXL_TEST(format_bad_input, missing_shard_named_by_index) {
-  TempDir dir("exl_format");
+  TempDir dir;
   exl::test::link_folder(exl::test::fixture("models/hf/ref-s"), dir.path(), {"model-00003-of-00003.safetensors"});
   CHECK_THROWS_ERROR(exl::TensorStore::open_dir(dir.path()), ErrorKind::io, "model-00003-of-00003.safetensors");
   CHECK_THROWS_ERROR(exl::TensorStore::open_dir(dir.path()), ErrorKind::io, "model.safetensors.index.json");
 }
 
 EXL_TEST(format_bad_input, index_lists_tensor_not_in_its_shard) {
-  TempDir dir("exl_format");
+  TempDir dir;
   const auto src = exl::test::fixture("models/hf/ref-s");
   exl::test::link_folder(src, dir.path(), {"model.safetensors.index.json"});
   auto index = nlohmann::json::parse(exl::test::read_bytes(src / "model.safetensors.index.json"));
@@ -158,7 +158,7 @@ EXL_TEST(format_bad_input, index_lists_tensor_not_in_its_shard) {
 }
 
 EXL_TEST(format_bad_input, duplicate_tensor_across_shards) {
-  TempDir dir("exl_format");
+  TempDir dir;
   const StFile f = ref_xs();
   f.write(dir / "a.safetensors");
   f.write(dir / "b.safetensors");
@@ -167,14 +167,14 @@ EXL_TEST(format_bad_input, duplicate_tensor_across_shards) {
 }
 
 EXL_TEST(format_bad_input, empty_or_missing_folder) {
-  TempDir dir("exl_format");
+  TempDir dir;
   CHECK_THROWS_ERROR(exl::TensorStore::open_dir(dir.path()), ErrorKind::io, "no *.safetensors");
   CHECK_THROWS_ERROR(exl::TensorStore::open_dir(dir / "absent"), ErrorKind::io, "absent");
   CHECK_THROWS_ERROR(exl::read_model_config(dir.path()), ErrorKind::io, "config.json");
 }
 
 EXL_TEST(format_bad_input, unsupported_model_type_in_config_file) {
-  TempDir dir("exl_format");
+  TempDir dir;
   const auto src = exl::test::fixture("models/hf/ref-xs");
   auto cfg = nlohmann::json::parse(exl::test::read_bytes(src / "config.json"));
   cfg["model_type"] = "gpt_neox";
@@ -184,7 +184,7 @@ EXL_TEST(format_bad_input, unsupported_model_type_in_config_file) {
 }
 
 EXL_TEST(format_bad_input, malformed_config_json) {
-  TempDir dir("exl_format");
+  TempDir dir;
   const std::string text = exl::test::read_bytes(exl::test::fixture("models/hf/ref-xs/config.json"));
   exl::test::write_bytes(dir / "config.json", text.substr(0, 200));
   CHECK_THROWS_ERROR(exl::read_model_config(dir.path()), ErrorKind::config, "config.json: malformed JSON at byte");

@@ -1,16 +1,13 @@
-// Helpers for the bad-input format tests (TempDir is in exl_test.h): a
-// safetensors file held as (header JSON, data bytes) so tests can corrupt real fixture files.
+// Helpers for the bad-input format tests: a safetensors file held as (header JSON, data bytes) so
+// tests can corrupt real fixture files. (Their temporary folders: TempDir, exl_test.h.)
 #pragma once
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,6 @@
 #include "exl_test.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

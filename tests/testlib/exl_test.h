@@ -2,7 +2,6 @@
 // exl_tests driver: CPU cases run, GPU cases skip with a message) and by `exl selftest` on a
 // GPU machine (all cases). Registration is static; link the cases as an OBJECT library.
 #pragma once
-#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <functional>
