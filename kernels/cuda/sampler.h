@@ -52,6 +52,7 @@ class DeviceSampler {
 
  private:
   int vocab_ = 0, max_penalty_ = 0;
+  int rows_grid_ = 1;  // the second launch's blocks (at most what the device holds at once)
   std::size_t staged_bytes_ = 0;
   DeviceBuffer blob_, e_, keys_, cand_, result_;
   PinnedBuffer h_blob_, h_result_;
@@ -59,10 +60,13 @@ class DeviceSampler {
 
 // Bytes of the blob header (SamplerParams rounded up to 16).
 constexpr std::size_t sampler_header_bytes() { return (sizeof(SamplerParams) + 15) / 16 * 16; }
-// Bytes of the candidate buffer (sampler.cu: the first launch's candidate logits and ids, and
-// 32 bytes per slice of 1024 ids); the VRAM planner counts the same (plan/cache_scratch.cpp).
+// Bytes of the candidate buffer (sampler.cu): the first launch's candidate logits and ids, 32
+// bytes per slice of 1024 ids, then the second launch's scratch: 64 bytes (state, barrier
+// counter), 9 global histograms of 2048 u64, and per slice a last-digit histogram of 1024 u64 and
+// two fp64 sums. The VRAM planner counts the same (plan/cache_scratch.cpp).
 constexpr std::size_t candidate_bytes(int vocab) {
-  return std::size_t(vocab) * 8 + std::size_t((vocab + 1023) / 1024) * 32;
+  const std::size_t slices = std::size_t((vocab + 1023) / 1024);
+  return std::size_t(vocab) * 8 + slices * 32 + 64 + 9 * 2048 * 8 + slices * (1024 * 8 + 16);
 }
 
 }  // namespace exl::cuda
