@@ -112,7 +112,11 @@ std::int32_t host_draw(const std::vector<Candidate>& d, double u, double* slack)
   return got;
 }
 
-void compare_rows(int vocab, int rows, std::uint32_t seed) {
+using RowGen = std::vector<float> (*)(std::mt19937&, int);
+using SettingsGen = SamplerSettings (*)(std::mt19937&, int, bool);
+
+void compare_rows(int vocab, int rows, std::uint32_t seed, RowGen make_row = random_row,
+                  SettingsGen make_settings = random_settings) {
   const exl_cuda_api& api = cuda_api();
   std::mt19937 g(seed);
   int set_mismatch = 0, draw_near = 0, draws = 0;
@@ -120,8 +124,8 @@ void compare_rows(int vocab, int rows, std::uint32_t seed) {
   std::vector<float> dist(static_cast<std::size_t>(vocab));
   Packed pk;
   for (int row = 0; row < rows; ++row) {
-    const std::vector<float> logits = random_row(g, vocab);
-    const SamplerSettings s = random_settings(g, vocab, row % 5 == 0);
+    const std::vector<float> logits = make_row(g, vocab);
+    const SamplerSettings s = make_settings(g, vocab, row % 5 == 0);
     const std::vector<std::int32_t> ctx = random_context(g, vocab);
     Sampler host(s);
     host.distribution(logits, ctx, want);
@@ -188,6 +192,55 @@ void compare_rows(int vocab, int rows, std::uint32_t seed) {
   CHECK_MSG(set_mismatch <= std::max(2, rows / 50), "too many kept-set differences: " << set_mismatch);
 }
 
+// Rows of the shapes that decide the row-wide selects' work: flat (a top-p keeps most of the
+// vocabulary), peaked (a few tokens hold most of the mass, a long flat tail) and coarse (logits on
+// a grid of 1/8: many exact ties at every threshold), in turn.
+std::vector<float> shaped_row(std::mt19937& g, int vocab) {
+  std::uniform_int_distribution<int> kind(0, 2), id(0, vocab - 1);
+  std::vector<float> l(static_cast<std::size_t>(vocab), 0.0f);
+  switch (kind(g)) {
+    case 0: {
+      std::normal_distribution<float> d(0.0f, 0.3f);
+      for (auto& x : l) x = d(g);
+      break;
+    }
+    case 1: {
+      std::normal_distribution<float> d(0.0f, 1.5f);
+      for (auto& x : l) x = d(g);
+      std::uniform_real_distribution<float> hi(8.0f, 14.0f);
+      for (int i = 0; i < 6; ++i) l[std::size_t(id(g))] = hi(g);
+      break;
+    }
+    default: {
+      std::normal_distribution<float> d(0.0f, 1.0f);
+      for (auto& x : l) x = std::round(d(g) * 8.0f) / 8.0f;
+      break;
+    }
+  }
+  return l;
+}
+
+// The settings the row-wide selects serve: top-p alone, typical alone, a top-k above 512 (alone,
+// with top-p, with min-p), each sometimes with penalties, bans, bias, a vocabulary limit, min-p.
+SamplerSettings rows_settings(std::mt19937& g, int vocab, bool greedy) {
+  std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+  SamplerSettings s = random_settings(g, vocab, false);
+  s.greedy = greedy;
+  s.top_k = 0;
+  s.top_p = 1.0f;
+  s.typical = 0.0f;
+  s.min_p = u01(g) < 0.3f ? 0.2f * u01(g) : 0.0f;
+  switch (int(u01(g) * 6.0f)) {
+    case 0: s.top_p = 0.95f; break;
+    case 1: s.top_p = 0.3f + 0.69f * u01(g); break;
+    case 2: s.typical = 0.3f + 0.65f * u01(g); break;
+    case 3: s.top_k = u01(g) < 0.5f ? 600 : 1000; break;
+    case 4: s.top_k = u01(g) < 0.5f ? 600 : 1000; s.top_p = 0.5f + 0.45f * u01(g); break;
+    default: s.top_k = 1000; s.top_p = 0.9f; s.typical = 0.5f + 0.45f * u01(g); break;
+  }
+  return s;
+}
+
 }  // namespace
 
 EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_1000) { compare_rows(1000, 300, 51); }
@@ -198,6 +251,16 @@ EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_odd) {
   compare_rows(1003, 100, 54);
   compare_rows(32001, 40, 55);
 }
+
+// The row-wide selects (sample_rows_kernel): flat, peaked and tie-heavy rows with top-p alone,
+// typical, top-k 600 and 1000; 50001 ids are more slices than the emulator's grid holds, so its
+// blocks take several slices each.
+EXL_GPU_TEST(cuda_kernels, sampler_rows_selects) {
+  compare_rows(1003, 60, 61, shaped_row, rows_settings);
+  compare_rows(32001, 24, 62, shaped_row, rows_settings);
+  compare_rows(50001, 12, 63, shaped_row, rows_settings);
+}
+EXL_GPU_TEST(cuda_kernels, sampler_rows_selects_128256) { compare_rows(128256, 9, 64, shaped_row, rows_settings); }
 
 EXL_GPU_TEST(cuda_kernels, sampler_greedy_ties_and_edge_rows) {
   const exl_cuda_api& api = cuda_api();
