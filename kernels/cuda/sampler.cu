@@ -1,25 +1,39 @@
 // Device sampler: the host sampler's stages (exl/generator.h) on one fp32 logits row.
 // Memory layout: logits [vocab] fp32 (edited in place by penalties / bans / bias); work buffers
-// e [vocab] fp32 (unnormalised kept weights, 0 = dropped) and keys [vocab] u32 (typical's keys;
-// after a top-k of at most a third of the vocabulary also the compacted kept weights and ids);
-// blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids, bias ids, bias
-// values (fp32 bits); bias entries sorted by id (stable).
-// Launch shape: three launches (the last two with PDL). sample_prep_kernel, one block of 256
-// threads per slice of 1024 ids, applies the edits, finds each slice's arg-max and largest finite
-// logit, and for a top-k of at most 512 (or a top-p alone) writes the slice's candidates (below);
-// sample_mass_kernel, for a top-p alone or a plain draw, sums each slice's weight; sample_kernel,
-// ONE block of 512 threads, does the rest (every reduction in a fixed order, so a seed reproduces
-// a generation; no grid-wide sync).
+// e [vocab] fp32 (unnormalised kept weights, 0 = dropped; the distribution of a write_dist launch)
+// and keys [vocab] u32 (the one-block path: typical's keys, the compacted kept weights and ids);
+// the candidate buffer (candidate logits and ids, a PrepPart per slice, the rows kernel's scratch:
+// RowsScratch); blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids,
+// bias ids, bias values (fp32 bits); bias entries sorted by id (stable).
+// Launch shape: three launches with fixed arguments (the last two with PDL), for every setting.
+//  1. sample_prep_kernel, one block of 256 threads per slice of 1024 ids: the edits, each slice's
+//     arg-max and largest finite logit, for a top-k of at most 512 the slice's candidates.
+//  2. sample_rows_kernel, a grid of 256-thread blocks, one per slice where the device holds them
+//     all at once (otherwise as many as it holds, each taking every gridDim.x-th slice): for a
+//     plain draw each slice's kept weight; for top-p, typical, a top-k above 512 (and a
+//     distribution asked for) the row-wide radix selects (below), then the same per-slice sums of
+//     the kept set. Its blocks meet at grid barriers (a counter the prep launch zeroes; the grid
+//     never exceeds what the device holds at once, and launch 3 is scheduled only once every
+//     block runs). Greedy and a top-k of at most 512 return at once.
+//  3. sample_kernel, ONE block of 512 threads: greedy from the slices' arg-maxes; a plain draw
+//     and the rows path draw from the slices' sums, scanning only the slice the draw lands in;
+//     a top-k of at most 512 selects among the candidates and filters and draws over those k.
+// Every reduction has a fixed order and integer atomics only, so a seed reproduces a generation.
 // Algorithm: sparse edits (penalties, bans, bias); the masked arg-max and the max finite logit
-// from the slices (greedy stops here); with top-k, the slices' candidates weighted and selected
-// (exact when every logit left out weighs less than the k-th kept one, checked; otherwise the
-// whole row); e = exp((l - max) / T); top-k and top-p / typical as radix
-// selects over the 32-bit key (bits of e, or of typical's score inverted) with 4 histogram passes
-// of 8 bits (weights: 1 for top-k, fixed-point e * 2^40 for the mass-weighted ones, so integer
-// atomics stay deterministic), ties at the threshold resolved by lowest id (an id-ordered scan),
-// min-p as a threshold on e; the draw as a prefix scan in id order (contiguous chunk per thread).
-// After top-k the kept tokens are compacted in id order, so top-p, min-p, typical and the draw
-// run over k entries instead of the vocabulary (the same decisions: index order is id order).
+// from the slices (greedy stops here); e = exp((l - max) / T), recomputed bit for bit where
+// needed. Rows path: top-k, top-p and typical as radix selects over a 32-bit key (bits of e, or
+// of typical's score |S / Z - ln e| inverted) with 3 digit passes of 11, 11 and 10 bits, weights
+// 1 for top-k and fixed-point e * 2^40 for the mass-weighted ones; each pass's histogram is summed
+// over the grid with integer atomics and read by every block after a barrier, which all pick the
+// same bin; ties at the threshold key go to the lowest ids (the last pass keeps each slice's
+// histogram, so the slice and then the id where the tie weight reaches the target are found
+// without another barrier; none needed when every tie is kept). top-k, top-p and min-p (a
+// threshold on e) keep prefixes of the order (e desc, id asc), so the kept set stays a few
+// thresholds (RowsState); typical's S and Z are per-slice fp64 sums added in slice order after a
+// barrier. Barriers: 3 per select, 1 more for typical's sums. One-block path (a top-k of at most
+// 512): the slices' candidates weighted and selected (exact when every logit left out weighs less
+// than the k-th kept one, checked; otherwise the whole row, 4 passes of 8 bits in one block), the
+// kept tokens compacted in id order, then top-p, min-p, typical and the draw over those k entries.
 // Precision: fp32 logits and weights, fp64 sums, 2^-40 fixed-point histogram masses; results equal
 // the host's up to floating-point ties (a boundary of a cumulative mass, or equal keys).
 #include <algorithm>
@@ -590,24 +604,54 @@ __device__ __forceinline__ void grid_sync(unsigned* bar, unsigned n) {
   __syncthreads();
 }
 
-// f(i, e) for the thread's four ids of slice s (i = s * k_slice + 4 * threadIdx.x + c, c = 0..3,
-// in order; ids past the vocabulary skipped), e the softmax weight.
-template <class F>
-__device__ __forceinline__ void visit_slice(const float* logits, int vocab, int limit, int s, float mx, float inv_t,
-                                            F f) {
+// The softmax weights of the thread's four ids of slice s (ids s * k_slice + 4 * threadIdx.x + c,
+// c = 0..3; 0 past the vocabulary).
+__device__ __forceinline__ void slice_weights(const float* logits, int vocab, int limit, int s, float mx, float inv_t,
+                                              float (&w)[4]) {
   const int i0 = s * k_slice + 4 * int(threadIdx.x);
-  if (i0 >= vocab) return;
-  float v[4];
+  float v[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
   if (i0 + 3 < vocab && (reinterpret_cast<std::uintptr_t>(logits) & 15u) == 0) {
     const float4 x = *reinterpret_cast<const float4*>(logits + i0);
     v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
   } else {
 #pragma unroll
-    for (int c = 0; c < 4; ++c) v[c] = i0 + c < vocab ? logits[i0 + c] : -INFINITY;
+    for (int c = 0; c < 4; ++c)
+      if (i0 + c < vocab) v[c] = logits[i0 + c];
+  }
+#pragma unroll
+  for (int c = 0; c < 4; ++c) w[c] = softmax_weight(i0 + c < limit ? v[c] : -INFINITY, mx, inv_t);
+}
+
+// The weights of the slice a thread visited last, kept in registers: a block with one slice (the
+// grid holds one block per slice wherever the device has room) loads and weighs it once for all
+// of the selects' passes.
+struct SliceCache {
+  int s = -1;
+  float w[4];
+};
+
+// f(i, e) for the thread's four ids of slice s in id order (ids past the vocabulary skipped), e
+// the softmax weight; `keep`: the weights stay in the cache for the next visit.
+template <class F>
+__device__ __forceinline__ void visit_slice(const float* logits, int vocab, int limit, int s, float mx, float inv_t,
+                                            SliceCache& sc, bool keep, F f) {
+  const int i0 = s * k_slice + 4 * int(threadIdx.x);
+  if (i0 >= vocab) return;
+  float w[4];
+  if (sc.s == s) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c) w[c] = sc.w[c];
+  } else {
+    slice_weights(logits, vocab, limit, s, mx, inv_t, w);
+    if (keep) {
+      sc.s = s;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) sc.w[c] = w[c];
+    }
   }
 #pragma unroll
   for (int c = 0; c < 4; ++c)
-    if (i0 + c < vocab) f(i0 + c, softmax_weight(i0 + c < limit ? v[c] : -INFINITY, mx, inv_t));
+    if (i0 + c < vocab) f(i0 + c, w[c]);
 }
 
 struct RowsShared {
@@ -618,7 +662,7 @@ struct RowsShared {
   int i[k_rows_warps];
   unsigned prefix;
   int cut_slice, cut;
-  unsigned long long above, cut_before;
+  unsigned long long above, cut_before, tie_total;
 };
 
 struct RowsCtx {
@@ -626,6 +670,7 @@ struct RowsCtx {
   int vocab, limit, slices;
   float mx, inv_t;
   RowsScratch rs;
+  SliceCache* sc;  // the thread's
 };
 
 // One radix select over the set `st` describes (the key: key_of(e)): keeps the best entries by
@@ -633,10 +678,12 @@ struct RowsCtx {
 // the set's weight (mass). Returns false (nothing to do) when a count covers the whole set;
 // otherwise the threshold key and the last id kept at it. Uniform over the grid: every block
 // takes the same decisions from the same global histograms.
+// uniform_ties: entries with equal keys weigh alike (the key is e's bits), so the ties kept at the
+// threshold follow from their count.
 template <class Key>
-__device__ bool rows_select(const RowsCtx& c, const RowsState& st, RowsShared& sh, int& hpass, unsigned& nbar,
-                            bool mass, unsigned long long count, float frac, Key key_of, unsigned& thr_out,
-                            int& cut_out) {
+__device__ __forceinline__ bool rows_select(const RowsCtx& c, const RowsState& st, RowsShared& sh, int& hpass,
+                                            unsigned& nbar, bool mass, unsigned long long count, float frac,
+                                            Key key_of, bool uniform_ties, unsigned& thr_out, int& cut_out) {
   constexpr int R = k_rows_threads;
   const int tid = threadIdx.x;
   unsigned prefix = 0, pmask = 0;
@@ -648,7 +695,7 @@ __device__ bool rows_select(const RowsCtx& c, const RowsState& st, RowsShared& s
     for (int s = blockIdx.x; s < c.slices; s += gridDim.x) {
       for (int b = tid; b < nb; b += R) sh.hist[b] = 0;
       __syncthreads();
-      visit_slice(c.logits, c.vocab, c.limit, s, c.mx, c.inv_t, [&](int i, float e) {
+      visit_slice(c.logits, c.vocab, c.limit, s, c.mx, c.inv_t, *c.sc, true, [&](int i, float e) {
         if (!in_set(st, e, i)) return;
         const unsigned k = key_of(e);
         if ((k & pmask) != prefix) return;
@@ -684,6 +731,7 @@ __device__ bool rows_select(const RowsCtx& c, const RowsState& st, RowsShared& s
         if (acc + h[j] >= target) {
           sh.prefix = prefix | (unsigned(tid * per + j) << shift);
           sh.above = acc;
+          sh.tie_total = h[j];  // (the last pass: the weight of the entries at the threshold key)
           break;
         }
         acc += h[j];
@@ -698,6 +746,17 @@ __device__ bool rows_select(const RowsCtx& c, const RowsState& st, RowsShared& s
   // tie weights (their last-digit bin of the key), in slice order.
   const unsigned thr = prefix;
   const unsigned long long need = target - above;  // > 0
+  const unsigned long long ties = sh.tie_total;
+  bool all = need == ties;  // every tie kept: no id to find
+  if (uniform_ties) {
+    const unsigned long long w = mass ? fixed_weight(__uint_as_float(thr)) : 1ull;
+    all = (need + w - 1) / w * w >= ties;
+  }
+  if (all) {
+    thr_out = thr;
+    cut_out = INT_MAX;
+    return true;
+  }
   const int b = int(thr & unsigned(k_last_bins - 1));
   const int per_s = (c.slices + R - 1) / R;
   const int s_lo = min(c.slices, tid * per_s), s_hi = min(c.slices, s_lo + per_s);
@@ -719,12 +778,12 @@ __device__ bool rows_select(const RowsCtx& c, const RowsState& st, RowsShared& s
   if (cs >= 0) {  // (uniform; always, unless the histograms disagree with the row)
     const unsigned long long rest = need - sh.cut_before;
     unsigned long long w[4] = {0, 0, 0, 0}, m4 = 0;
-    visit_slice(c.logits, c.vocab, c.limit, cs, c.mx, c.inv_t, [&](int i, float e) {
+    visit_slice(c.logits, c.vocab, c.limit, cs, c.mx, c.inv_t, *c.sc, false, [&](int i, float e) {
       if (in_set(st, e, i) && key_of(e) == thr) w[i & 3] = mass ? fixed_weight(e) : 1ull;
     });
     for (int j = 0; j < 4; ++j) m4 += w[j];
-    unsigned long long all = 0;
-    const unsigned long long pre = block_exclusive_scan<k_rows_warps>(m4, sh.u, &all);
+    unsigned long long in_slice = 0;
+    const unsigned long long pre = block_exclusive_scan<k_rows_warps>(m4, sh.u, &in_slice);
     if (pre < rest && rest <= pre + m4) {
       unsigned long long acc = pre;
       for (int j = 0; j < 4; ++j) {
@@ -764,23 +823,24 @@ __global__ void __launch_bounds__(k_rows_threads) sample_rows_kernel(const float
   const float inv_t = 1.0f / p.temperature;
   const int limit = vocab_limit(p, vocab);
   RowsState st{0u, -1, 0.0f, 0, 0.0f, 0u, -1, 0};
+  SliceCache sc;
   if (plain) {
     st.floor = p.min_p;
   } else {
-    const RowsCtx c{logits, vocab, limit, slices, mx, inv_t, rs};
+    const RowsCtx c{logits, vocab, limit, slices, mx, inv_t, rs, &sc};
     int hpass = 0;
     unsigned nbar = 0;
     auto ekey = [](float e) { return __float_as_uint(e); };
     unsigned thr = 0;
     int cut = 0;
     // 7. top-k (a count), 8. top-p (a mass fraction of what top-k kept): prefixes of one order.
-    if (p.top_k > 0 && rows_select(c, st, sh, hpass, nbar, false, (unsigned long long)p.top_k, 0.0f, ekey, thr, cut)) {
+    if (p.top_k > 0 && rows_select(c, st, sh, hpass, nbar, false, (unsigned long long)p.top_k, 0.0f, ekey, true, thr, cut)) {
+      st.cut_a = thr == st.thr_a ? min(cut, st.cut_a) : cut;  // (every tie kept: the set's own cut)
       st.thr_a = thr;
-      st.cut_a = cut;
     }
-    if (p.top_p < 1.0f && rows_select(c, st, sh, hpass, nbar, true, 0, p.top_p, ekey, thr, cut)) {
+    if (p.top_p < 1.0f && rows_select(c, st, sh, hpass, nbar, true, 0, p.top_p, ekey, true, thr, cut)) {
+      st.cut_a = thr == st.thr_a ? min(cut, st.cut_a) : cut;  // (every tie kept: the set's own cut)
       st.thr_a = thr;
-      st.cut_a = cut;
     }
     // 9. min-p: e >= min_p * e_max, and e_max = exp(0) = 1 is always kept.
     if (p.min_p > 0.0f) st.floor = p.min_p;
@@ -788,7 +848,7 @@ __global__ void __launch_bounds__(k_rows_threads) sample_rows_kernel(const float
     if (p.typical > 0.0f && p.typical < 1.0f) {
       for (int s = blockIdx.x; s < slices; s += gridDim.x) {
         double z = 0, sl = 0;
-        visit_slice(logits, vocab, limit, s, mx, inv_t, [&](int i, float e) {
+        visit_slice(logits, vocab, limit, s, mx, inv_t, sc, true, [&](int i, float e) {
           if (in_set(st, e, i)) { z += double(e); sl += double(e) * double(logf(e)); }
         });
         z = block_reduce<W>(z, 0.0, sh.d, Add());
@@ -804,7 +864,8 @@ __global__ void __launch_bounds__(k_rows_threads) sample_rows_kernel(const float
       sl = block_reduce<W>(sl, 0.0, sh.d, Add());
       st.m = float(sl / z);
       const float m = st.m;
-      if (rows_select(c, st, sh, hpass, nbar, true, 0, p.typical, [m](float e) { return typical_key(e, m); }, thr, cut)) {
+      if (rows_select(c, st, sh, hpass, nbar, true, 0, p.typical, [m](float e) { return typical_key(e, m); }, false, thr,
+                      cut)) {
         st.typ = 1;
         st.thr_t = thr;
         st.cut_t = cut;
@@ -815,7 +876,7 @@ __global__ void __launch_bounds__(k_rows_threads) sample_rows_kernel(const float
   for (int s = blockIdx.x; s < slices; s += gridDim.x) {
     double sum = 0;
     int kept = 0, last = -1;
-    visit_slice(logits, vocab, limit, s, mx, inv_t, [&](int i, float e) {
+    visit_slice(logits, vocab, limit, s, mx, inv_t, sc, true, [&](int i, float e) {
       if (in_set(st, e, i)) { sum += double(e); ++kept; last = i; }
     });
     sum = block_reduce<W>(sum, 0.0, sh.d, Add());

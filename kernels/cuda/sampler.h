@@ -1,10 +1,13 @@
 // The device sampler (issue 5): every stage of the host sampler (exl/generator.h, SamplerSettings)
 // on one fp32 logits row that is already on the device; only a 12-byte result comes back.
-// Three launches with fixed arguments (the settings and lists are read from a device blob that is
-// uploaded before them), so they can sit in the decode CUDA graph: a block per slice of 1024 ids
-// for the edits and each slice's arg-max and candidates, a block per slice for the weights of a
-// top-p alone or a plain draw, one block for the rest (sampler.cu). All memory is allocated at construction (allocate_cache);
-// staging and launching allocate nothing.
+// Three launches with fixed arguments for every setting (the settings and lists are read from a
+// device blob that is uploaded before them), so they can sit in the decode CUDA graph: a block
+// per slice of 1024 ids for the edits, each slice's arg-max and a small top-k's candidates; a grid
+// of slice blocks (at most what the device holds at once, meeting at grid barriers) for the
+// row-wide selects of top-p, typical and a top-k above 512 and the slices' sums of the kept
+// weight; one block for greedy, the draw (only the slice it lands in is scanned) and a top-k of
+// at most 512 (sampler.cu). All memory is allocated at construction (allocate_cache); staging and
+// launching allocate nothing.
 #pragma once
 #include <cstddef>
 #include <cstdint>
