@@ -261,6 +261,12 @@ EXL_GPU_TEST(cuda_kernels, sampler_rows_selects) {
   compare_rows(50001, 12, 63, shaped_row, rows_settings);
 }
 EXL_GPU_TEST(cuda_kernels, sampler_rows_selects_128256) { compare_rows(128256, 9, 64, shaped_row, rows_settings); }
+// A smaller selection for ctest on the emulator (emu_selftest_sampler_rows): the grid barriers'
+// protocol and the ties at every threshold.
+EXL_GPU_TEST(cuda_kernels, sampler_rows_selects_small) {
+  compare_rows(1003, 25, 65, shaped_row, rows_settings);
+  compare_rows(32001, 5, 66, shaped_row, rows_settings);
+}
 
 EXL_GPU_TEST(cuda_kernels, sampler_greedy_ties_and_edge_rows) {
   const exl_cuda_api& api = cuda_api();
@@ -296,6 +302,21 @@ EXL_GPU_TEST(cuda_kernels, sampler_greedy_ties_and_edge_rows) {
     pk.build(all, {}, vocab, 0.3);
     CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, nullptr));
     CHECK_MSG(res.id == want, "vocab " << vocab << ": all masked gave " << res.id << " vs " << want);
+    all.top_p = 0.9f;  // the row-wide selects' path: nothing finite either
+    Sampler host_p(all);
+    const std::int32_t want_p = host_p.sample(l, {});
+    pk.build(all, {}, vocab, 0.3);
+    CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, nullptr));
+    CHECK_MSG(res.id == want_p, "vocab " << vocab << ": all masked, top-p, gave " << res.id << " vs " << want_p);
+    // Top-p at a tie of the four maxima (the rest weighs little at T 0.2): half the mass keeps
+    // the two lowest of the tied ids, as top-k 2 does.
+    SamplerSettings p2;
+    p2.temperature = 0.2f;
+    p2.top_p = 0.5f;
+    pk.build(p2, {}, vocab, 0.75);
+    CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, dist.data()));
+    CHECK_MSG(res.candidates == 2 && dist[3] == 0.5f && dist[7] == 0.5f && res.id == 7,
+              "vocab " << vocab << ": top-p tie kept " << res.candidates << ", drew " << res.id);
   }
 }
 
