@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 #include "exl/generator.h"
@@ -266,6 +267,24 @@ EXL_GPU_TEST(cuda_kernels, sampler_rows_selects_128256) { compare_rows(128256, 9
 EXL_GPU_TEST(cuda_kernels, sampler_rows_selects_small) {
   compare_rows(1003, 25, 65, shaped_row, rows_settings);
   compare_rows(32001, 5, 66, shaped_row, rows_settings);
+  // The same row and settings twice: the same bits (integer atomics and fixed-order sums only;
+  // the emulator runs the grid's blocks in a different order each launch).
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 g(67);
+  Packed pk;
+  for (int row = 0; row < 6; ++row) {
+    const int vocab = row % 2 ? 32001 : 1003;
+    const std::vector<float> logits = shaped_row(g, vocab);
+    const SamplerSettings s = rows_settings(g, vocab, false);
+    pk.build(s, random_context(g, vocab), vocab, 0.37);
+    std::vector<float> d1(static_cast<std::size_t>(vocab)), d2(d1.size());
+    exl_cuda_sample_result r1{}, r2{};
+    CUDA_OK(api.test_sample(0, logits.data(), vocab, &pk.c, &r1, d1.data()));
+    CUDA_OK(api.test_sample(0, logits.data(), vocab, &pk.c, &r2, d2.data()));
+    CHECK_MSG(r1.id == r2.id && r1.candidates == r2.candidates && std::memcmp(&r1.p, &r2.p, 4) == 0 &&
+                  std::memcmp(d1.data(), d2.data(), d1.size() * 4) == 0,
+              "row " << row << ": a second launch on the same row gave other bits");
+  }
 }
 
 EXL_GPU_TEST(cuda_kernels, sampler_greedy_ties_and_edge_rows) {
