@@ -662,7 +662,7 @@ struct RowsShared {
   int i[k_rows_warps];
   unsigned prefix;
   int cut_slice, cut;
-  unsigned long long above, cut_before, tie_total;
+  unsigned long long above, cut_before, tie_total, tie_count;
 };
 
 struct RowsCtx {
@@ -692,20 +692,23 @@ __device__ __forceinline__ bool rows_select(const RowsCtx& c, const RowsState& s
     const int shift = pass == 0 ? 21 : pass == 1 ? 10 : 0;
     const int nb = pass == 2 ? k_last_bins : k_bins;
     unsigned long long* g = c.rs.hist + std::size_t(hpass++) * k_bins;
+    // (The last pass also counts the entries of each bin, in the upper half of the histograms.)
     for (int s = blockIdx.x; s < c.slices; s += gridDim.x) {
-      for (int b = tid; b < nb; b += R) sh.hist[b] = 0;
+      for (int b = tid; b < k_bins; b += R) sh.hist[b] = 0;
       __syncthreads();
       visit_slice(c.logits, c.vocab, c.limit, s, c.mx, c.inv_t, *c.sc, true, [&](int i, float e) {
         if (!in_set(st, e, i)) return;
         const unsigned k = key_of(e);
         if ((k & pmask) != prefix) return;
-        atomicAdd(&sh.hist[(k >> shift) & unsigned(nb - 1)], mass ? fixed_weight(e) : 1ull);
+        const unsigned bin = (k >> shift) & unsigned(nb - 1);
+        atomicAdd(&sh.hist[bin], mass ? fixed_weight(e) : 1ull);
+        if (pass == 2) atomicAdd(&sh.hist[k_last_bins + bin], 1ull);
       });
       __syncthreads();
-      for (int b = tid; b < nb; b += R) {
+      for (int b = tid; b < k_bins; b += R) {
         const unsigned long long v = sh.hist[b];
         if (v) atomicAdd(g + b, v);
-        if (pass == 2) c.rs.slice_hist[std::size_t(s) * k_last_bins + b] = v;
+        if (pass == 2 && b < k_last_bins) c.rs.slice_hist[std::size_t(s) * k_last_bins + b] = v;
       }
       __syncthreads();  // before the next slice clears the histogram
     }
@@ -729,9 +732,11 @@ __device__ __forceinline__ bool rows_select(const RowsCtx& c, const RowsState& s
       unsigned long long acc = higher;
       for (int j = per - 1; j >= 0; --j) {
         if (acc + h[j] >= target) {
-          sh.prefix = prefix | (unsigned(tid * per + j) << shift);
+          const int bin = tid * per + j;
+          sh.prefix = prefix | (unsigned(bin) << shift);
           sh.above = acc;
-          sh.tie_total = h[j];  // (the last pass: the weight of the entries at the threshold key)
+          sh.tie_total = h[j];  // (the last pass: the weight and count of the entries at the threshold key)
+          sh.tie_count = pass == 2 && !uniform_ties ? __ldcg(g + k_last_bins + bin) : 0ull;
           break;
         }
         acc += h[j];
@@ -747,7 +752,7 @@ __device__ __forceinline__ bool rows_select(const RowsCtx& c, const RowsState& s
   const unsigned thr = prefix;
   const unsigned long long need = target - above;  // > 0
   const unsigned long long ties = sh.tie_total;
-  bool all = need == ties;  // every tie kept: no id to find
+  bool all = need == ties || sh.tie_count == 1;  // every tie kept: no id to find
   if (uniform_ties) {
     const unsigned long long w = mass ? fixed_weight(__uint_as_float(thr)) : 1ull;
     all = (need + w - 1) / w * w >= ties;
@@ -804,7 +809,7 @@ __device__ __forceinline__ bool rows_select(const RowsCtx& c, const RowsState& s
 // The row-select settings (rows_select_path): top-k (above k_fast_top_k), top-p, min-p and typical
 // as radix selects over the grid, then the same per-slice sums of the kept set, and the set's
 // thresholds for launch 3. Other settings: nothing to do.
-__global__ void __launch_bounds__(k_rows_threads) sample_rows_kernel(const float* __restrict__ logits, int vocab,
+__global__ void __launch_bounds__(k_rows_threads, 1) sample_rows_kernel(const float* __restrict__ logits, int vocab,
                                                                      const int* __restrict__ blob,
                                                                      PrepPart* __restrict__ part, RowsScratch rs) {
   constexpr int W = k_rows_warps;
