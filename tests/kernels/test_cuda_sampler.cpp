@@ -1,6 +1,8 @@
 // The device sampler (kernels/cuda/sampler.cu) against the host Sampler, its oracle: random
 // logits rows (vocab 1000, 1003, 32000, 32001, 128256; never all zero, some duplicated values for ties) with
-// random settings covering every stage and their combinations; the kept distribution (ids and p)
+// random settings covering every stage and their combinations, and for the row-wide selects
+// (top-p, typical, top-k above 512) flat, peaked and tie-heavy rows (also 50001 ids: more slices
+// than the emulator's grid holds at once); the kept distribution (ids and p)
 // and the drawn id for given uniforms. A mismatch is allowed only at a floating-point tie: a
 // kept-set difference of at most 2 ids in at most 2 % of the rows (a threshold within rounding of
 // a token), or a draw whose u * total lies within 1e-5 of a cumulative boundary. End to end: with
