@@ -809,9 +809,10 @@ __device__ __forceinline__ bool rows_select(const RowsCtx& c, const RowsState& s
 // The row-select settings (rows_select_path): top-k (above k_fast_top_k), top-p, min-p and typical
 // as radix selects over the grid, then the same per-slice sums of the kept set, and the set's
 // thresholds for launch 3. Other settings: nothing to do.
-__global__ void __launch_bounds__(k_rows_threads, 1) sample_rows_kernel(const float* __restrict__ logits, int vocab,
-                                                                     const int* __restrict__ blob,
-                                                                     PrepPart* __restrict__ part, RowsScratch rs) {
+// (Launch bounds for one block per SM: 104 registers, no spills; the grid follows the occupancy.)
+__global__ void __launch_bounds__(k_rows_threads, 1)
+    sample_rows_kernel(const float* __restrict__ logits, int vocab, const int* __restrict__ blob,
+                       PrepPart* __restrict__ part, RowsScratch rs) {
   constexpr int W = k_rows_warps;
   EXL_BLOCK_SHARED(RowsShared, sh);
   pdl_wait();
