@@ -3,7 +3,7 @@
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
 // = gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), loop (the same, 4-bit and
-// 4.0 bpw mix, beside the engine's decode loop with device sampling, greedy, chat, top-p, plain and min-p settings), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
+// 4.0 bpw mix, beside the engine's decode loop with device sampling, greedy, chat, top-p, plain, min-p, typical and top-k 1000 settings), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
 // 2048-token prefill alone) or all (default). The first timed forward is a profiler range
 // (ncu --profile-from-start off).
 #include <dlfcn.h>
@@ -160,6 +160,7 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
           const char* name;
           float temperature, top_p, min_p, repetition_penalty;
           int top_k, penalties, biased;
+          float typical = 0.0f;
         };
         static const Setting settings[] = {
             {"greedy", 0.0f, 1.0f, 0.0f, 1.0f, 0, 0, 0},
@@ -171,6 +172,11 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
             // an OpenAI client that sends nothing: temperature 1, no filter
             {"plain T1", 1.0f, 1.0f, 0.0f, 1.0f, 0, 0, 0},
             {"min-p T0.8", 0.8f, 1.0f, 0.05f, 1.0f, 0, 0, 0},
+            // the row-wide selects: typical, and a top-k above 512 (the app's slider goes to 1000)
+            {"typical", 0.8f, 1.0f, 0.0f, 1.0f, 0, 0, 0, 0.9f},
+            {"typical peaked", 0.8f, 1.0f, 0.0f, 1.0f, 0, 0, 1, 0.9f},
+            {"top-k 1000", 0.8f, 1.0f, 0.0f, 1.0f, 1000, 0, 0},
+            {"chat k1000", 0.8f, 0.9f, 0.05f, 1.1f, 1000, 64, 0},
         };
         std::vector<int32_t> pen_ids(64), pen_counts(64, 1);
         for (int i = 0; i < 64; ++i) pen_ids[std::size_t(i)] = int32_t((i * 997 + 11) % p.vocab);
@@ -184,6 +190,7 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
           s.top_k = st.top_k;
           s.top_p = st.top_p;
           s.min_p = st.min_p;
+          s.typical = st.typical;
           s.repetition_penalty = st.repetition_penalty;
           s.penalty_ids = pen_ids.data();
           s.penalty_counts = pen_counts.data();

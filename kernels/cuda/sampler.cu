@@ -1,27 +1,42 @@
 // Device sampler: the host sampler's stages (exl/generator.h) on one fp32 logits row.
 // Memory layout: logits [vocab] fp32 (edited in place by penalties / bans / bias); work buffers
-// e [vocab] fp32 (unnormalised kept weights, 0 = dropped) and keys [vocab] u32 (typical's keys;
-// after a top-k of at most a third of the vocabulary also the compacted kept weights and ids);
-// blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids, bias ids, bias
-// values (fp32 bits); bias entries sorted by id (stable).
-// Launch shape: three launches (the last two with PDL). sample_prep_kernel, one block of 256
-// threads per slice of 1024 ids, applies the edits, finds each slice's arg-max and largest finite
-// logit, and for a top-k of at most 512 (or a top-p alone) writes the slice's candidates (below);
-// sample_mass_kernel, for a top-p alone or a plain draw, sums each slice's weight; sample_kernel,
-// ONE block of 512 threads, does the rest (every reduction in a fixed order, so a seed reproduces
-// a generation; no grid-wide sync).
+// e [vocab] fp32 (unnormalised kept weights, 0 = dropped; the distribution of a write_dist launch)
+// and keys [vocab] u32 (the one-block path: typical's keys, the compacted kept weights and ids);
+// the candidate buffer (candidate logits and ids, a PrepPart per slice, the rows kernel's scratch:
+// RowsScratch); blob = SamplerParams, then int32 lists: penalty ids, penalty counts, banned ids,
+// bias ids, bias values (fp32 bits); bias entries sorted by id (stable).
+// Launch shape: three launches with fixed arguments (the last two with PDL), for every setting.
+//  1. sample_prep_kernel, one block of 256 threads per slice of 1024 ids: the edits, each slice's
+//     arg-max and largest finite logit, for a top-k of at most 512 the slice's candidates.
+//  2. sample_rows_kernel, a grid of 256-thread blocks, one per slice where the device holds them
+//     all at once (otherwise as many as it holds, each taking every gridDim.x-th slice): for a
+//     plain draw each slice's kept weight; for top-p, typical, a top-k above 512 (and a
+//     distribution asked for) the row-wide radix selects (below), then the same per-slice sums of
+//     the kept set. Its blocks meet at grid barriers (a counter the prep launch zeroes; the grid
+//     never exceeds what the device holds at once, and launch 3 is scheduled only once every
+//     block runs). Greedy and a top-k of at most 512 return at once.
+//  3. sample_kernel, ONE block of 512 threads: greedy from the slices' arg-maxes; a plain draw
+//     and the rows path draw from the slices' sums, scanning only the slice the draw lands in;
+//     a top-k of at most 512 selects among the candidates and filters and draws over those k.
+// Every reduction has a fixed order and integer atomics only, so a seed reproduces a generation.
 // Algorithm: sparse edits (penalties, bans, bias); the masked arg-max and the max finite logit
-// from the slices (greedy stops here); with top-k, the slices' candidates weighted and selected
-// (exact when every logit left out weighs less than the k-th kept one, checked; otherwise the
-// whole row); e = exp((l - max) / T); top-k and top-p / typical as radix
-// selects over the 32-bit key (bits of e, or of typical's score inverted) with 4 histogram passes
-// of 8 bits (weights: 1 for top-k, fixed-point e * 2^40 for the mass-weighted ones, so integer
-// atomics stay deterministic), ties at the threshold resolved by lowest id (an id-ordered scan),
-// min-p as a threshold on e; the draw as a prefix scan in id order (contiguous chunk per thread).
-// After top-k the kept tokens are compacted in id order, so top-p, min-p, typical and the draw
-// run over k entries instead of the vocabulary (the same decisions: index order is id order).
+// from the slices (greedy stops here); e = exp((l - max) / T), recomputed bit for bit where
+// needed. Rows path: top-k, top-p and typical as radix selects over a 32-bit key (bits of e, or
+// of typical's score |S / Z - ln e| inverted) with 3 digit passes of 11, 11 and 10 bits, weights
+// 1 for top-k and fixed-point e * 2^40 for the mass-weighted ones; each pass's histogram is summed
+// over the grid with integer atomics and read by every block after a barrier, which all pick the
+// same bin; ties at the threshold key go to the lowest ids (the last pass keeps each slice's
+// histogram, so the slice and then the id where the tie weight reaches the target are found
+// without another barrier; none needed when every tie is kept). top-k, top-p and min-p (a
+// threshold on e) keep prefixes of the order (e desc, id asc), so the kept set stays a few
+// thresholds (RowsState); typical's S and Z are per-slice fp64 sums added in slice order after a
+// barrier. Barriers: 3 per select, 1 more for typical's sums. One-block path (a top-k of at most
+// 512): the slices' candidates weighted and selected (exact when every logit left out weighs less
+// than the k-th kept one, checked; otherwise the whole row, 4 passes of 8 bits in one block), the
+// kept tokens compacted in id order, then top-p, min-p, typical and the draw over those k entries.
 // Precision: fp32 logits and weights, fp64 sums, 2^-40 fixed-point histogram masses; results equal
 // the host's up to floating-point ties (a boundary of a cumulative mass, or equal keys).
+#include <algorithm>
 #include <cfloat>
 #include <climits>
 #include <cstdint>
@@ -46,7 +61,6 @@ constexpr unsigned k_full = 0xffffffffu;
 constexpr int k_slice = 1024;         // ids per block of the first launch (sample_prep_kernel)
 constexpr int k_prep_threads = 256;   // 4 ids a thread
 constexpr int k_fast_top_k = 512;     // a top-k up to this works on the slices' candidates
-constexpr int k_fast_top_p = 256;     // a top-p alone on the candidates of a top-k of this many
 constexpr int k_max_slices = T;       // ... for a vocabulary of up to T slices
 
 struct Shared {
@@ -387,10 +401,10 @@ __device__ void finish(const SamplerParams& p, float* e, int vocab, int id, int 
 // Stages 8-11 on the kept weights w [n] (ids cid [n] in id order, or none: w is the row e itself,
 // index = id) and the write-back of the distribution into e [vocab].
 __device__ __forceinline__ void filter_and_draw(const SamplerParams& p, float* w, int n, const int* cid, float* e,
-                                                unsigned* keys, int vocab, int best, bool top_p_done,
-                                                Shared& sh, SamplerResult* out) {
+                                                unsigned* keys, int vocab, int best, Shared& sh,
+                                                SamplerResult* out) {
   // 8. top-p: the smallest set of the most likely tokens whose mass reaches top_p.
-  if (p.top_p < 1.0f && !top_p_done) select_top(w, nullptr, n, true, 0, p.top_p, sh);
+  if (p.top_p < 1.0f) select_top(w, nullptr, n, true, 0, p.top_p, sh);
   // 9. min-p: keep e >= min_p * e_max.
   if (p.min_p > 0.0f) {
     float emax = 0.0f;
@@ -456,43 +470,42 @@ __device__ __forceinline__ void filter_and_draw(const SamplerParams& p, float* w
   if (threadIdx.x == 0) { out->id = id; out->candidates = kept; out->p = prob; }
 }
 
-// ---- Stage A (sample_prep_kernel, one block per slice of k_slice ids): the edits, each slice's
-// arg-max and largest finite logit, and for a top-k of at most k_fast_top_k (or a top-p without
-// top-k: as for k_fast_top_p) the slice's candidates.
+// ---- Launch 1 (sample_prep_kernel, one block per slice of k_slice ids): the edits, each slice's
+// arg-max and largest finite logit, and for a top-k of at most k_fast_top_k the slice's
+// candidates.
 // A slice's candidates are its finite logits >= thr, thr just under the slice's own k-th largest
 // (or every finite logit when it has fewer than k): one of the row's k largest has fewer than k
 // larger logits in the row, so fewer in its slice, and is a candidate.
-// (Between them, for a top-p without top-k, sample_mass_kernel sums each slice's weight.)
-// Stage B (sample_kernel, one block) then needs no pass over the vocabulary for greedy sampling
-// and, for top-k, works on the candidates (typically a few more than k) once it has checked that
-// every logit left out has a weight below the k-th kept one; for top-p alone, once the slices'
-// weights have shown that the candidates hold the mass top-p keeps; otherwise it takes the row.
+// Launch 2 (sample_rows_kernel, a grid of slice blocks) does the row-wide work of the other
+// settings (below); launch 3 (sample_kernel, one block) needs no pass over the vocabulary for
+// greedy sampling, draws from the slices' sums of launch 2, and for a top-k of at most
+// k_fast_top_k works on the candidates (typically a few more than k) once it has checked that every
+// logit left out has a weight below the k-th kept one (otherwise it takes the whole row).
 
 // One slice's results (32 bytes).
 struct PrepPart {
   float max_finite;  // largest finite logit of the slice (-inf: none)
   float arg_value;   // the slice's arg-max by the host's rule (value, id; INT_MAX: all NaN)
   int arg_id;
-  int count;         // candidates written (-1: none asked for); a plain draw: the slice's kept ids
+  int count;         // candidates written (-1: none asked for); launch 2: the slice's kept ids
   float thr;         // the candidates are the slice's finite logits >= thr (-inf: all of them)
-  int last;          // a plain draw: the slice's last kept id (-1: none)
-  union {
-    unsigned long long mass;  // top-p alone: the slice's kept weight in fixed point (sample_mass_kernel)
-    double sum;               // a plain draw: the slice's kept weight, summed in fp64
-  };
+  int last;          // launch 2: the slice's last kept id (-1: none)
+  double sum;        // launch 2: the slice's kept weight, summed in fp64
 };
 
 // A plain draw (temperature, maybe min-p; no top-k, top-p or typical, no distribution asked for:
-// what an OpenAI client that sets no filter gets) needs no pass of one block over the row:
-// sample_mass_kernel sums each slice's kept weight, and sample_kernel finds the slice where the
-// draw lands and scans only that one.
+// what an OpenAI client that sets no filter gets): sample_rows_kernel sums each slice's kept
+// weight, and sample_kernel finds the slice where the draw lands and scans only that one.
 __device__ __forceinline__ bool plain_draw(const SamplerParams& p) {
   return !p.greedy && p.top_k == 0 && !(p.top_p < 1.0f) && !(p.typical > 0.0f && p.typical < 1.0f) && !p.write_dist;
 }
 
-// A top-p without top-k: all three kernels must agree on it (the prep writes its candidates, the
-// mass kernel its slices' weights, the select uses both).
-__device__ __forceinline__ bool top_p_alone(const SamplerParams& p) { return p.top_k == 0 && p.top_p < 1.0f; }
+// Every other sampled setting without a top-k of at most k_fast_top_k (top-p, typical, a larger
+// top-k, a distribution asked for): the row's selects run in sample_rows_kernel, over the grid.
+// All three kernels must agree on it.
+__device__ __forceinline__ bool rows_select_path(const SamplerParams& p) {
+  return !p.greedy && !plain_draw(p) && !(p.top_k > 0 && p.top_k <= k_fast_top_k);
+}
 
 // A plain draw's weight of id i: the softmax weight, 0 under min-p's floor (min_p times the row's
 // largest weight, which is exp(0) = 1). Both kernels weigh alike.
@@ -502,27 +515,424 @@ __device__ __forceinline__ float plain_weight(const float* logits, int i, int li
   return w > 0.0f && !(w < min_p) ? w : 0.0f;
 }
 
-// Stage B of a plain draw (a thread per slice, then two ids a thread of the slice the draw lands
-// in): the first kept id, in id order, whose cumulative weight exceeds u * total (the last kept one
-// when rounding leaves the draw past every boundary), as filter_and_draw's draw over the row.
-__device__ void plain_draw_select(const SamplerParams& p, const float* logits, int vocab, int limit, int slices,
-                                  float mx, float inv_t, const PrepPart* part, int best, Shared& sh,
-                                  SamplerResult* out) {
-  const int b = threadIdx.x;
-  const double sb = b < slices ? part[b].sum : 0.0;
+// ---- The row-wide selects of launch 2. The kept set is always described by a few thresholds
+// (RowsState): top-k, top-p and min-p each keep a prefix of the order (e desc, id asc), so after
+// them the set is {e > 0, key(e) > thr_a or (key(e) == thr_a and id <= cut_a), e >= floor}; typical
+// then keeps {typical key > thr_t or (== thr_t and id <= cut_t)} of that. Each select is a radix
+// select over the grid: 3 digit passes (11, 11 and 10 bits); in each, every block builds its
+// slices' histogram (weights as in select_top: 1, or fixed-point e) of the entries in the set that
+// match the prefix chosen so far, adds it into a global histogram of the pass (integer atomics),
+// and after a grid barrier every block reads that histogram and picks the same bin. Ties at the
+// final key go by id: the last pass also leaves each slice's histogram, so every block finds the
+// slice where the tie weight reaches the target and the id there.
+struct RowsState {
+  unsigned thr_a;
+  int cut_a;
+  float floor;  // min-p (e >= floor; 0: off)
+  int typ;      // typical applied
+  float m;      // typical's S / Z
+  unsigned thr_t;
+  int cut_t;
+  int pad_;
+};
+
+constexpr int k_rows_threads = k_prep_threads;  // 4 ids of a slice per thread
+constexpr int k_rows_warps = k_rows_threads / 32;
+constexpr int k_bins = 2048;       // the first two digits: 11 bits
+constexpr int k_last_bins = 1024;  // the last one: 10 bits
+constexpr int k_hist_passes = 9;   // top-k, top-p and typical: 3 passes each
+
+// The rows kernel's scratch, in the candidate buffer after the slices' PrepParts (sampler.h's
+// candidate_bytes counts it): the state and the barrier counter (64 bytes), the passes' global
+// histograms, each slice's last-digit histogram, each slice's entropy sums (16 bytes).
+struct RowsScratch {
+  RowsState* state;
+  unsigned* bar;
+  unsigned long long* hist;        // [k_hist_passes][k_bins], zeroed by the prep launch
+  unsigned long long* slice_hist;  // [slices][k_last_bins]
+  double* ent;                     // [slices][2]
+};
+
+__host__ __device__ __forceinline__ std::size_t rows_scratch_offset(int vocab) {
+  return std::size_t(vocab) * 8 + std::size_t((vocab + k_slice - 1) / k_slice) * 32;
+}
+__host__ __device__ __forceinline__ RowsScratch rows_scratch(void* cand, int vocab) {
+  const int slices = (vocab + k_slice - 1) / k_slice;
+  unsigned char* b = static_cast<unsigned char*>(cand) + rows_scratch_offset(vocab);
+  RowsScratch r;
+  r.state = reinterpret_cast<RowsState*>(b);
+  r.bar = reinterpret_cast<unsigned*>(b + 32);
+  r.hist = reinterpret_cast<unsigned long long*>(b + 64);
+  r.slice_hist = r.hist + std::size_t(k_hist_passes) * k_bins;
+  r.ent = reinterpret_cast<double*>(r.slice_hist + std::size_t(slices) * k_last_bins);
+  return r;
+}
+
+__device__ __forceinline__ bool in_prefix(unsigned key, int i, unsigned thr, int cut) {
+  return key > thr || (key == thr && i <= cut);
+}
+// Typical's key: |S / Z - ln e| ascending as the key descends (inverted float bits).
+__device__ __forceinline__ unsigned typical_key(float e, float m) { return ~__float_as_uint(fabsf(m - logf(e))); }
+__device__ __forceinline__ bool in_set(const RowsState& st, float e, int i) {
+  return e > 0.0f && in_prefix(__float_as_uint(e), i, st.thr_a, st.cut_a) && e >= st.floor &&
+         (!st.typ || in_prefix(typical_key(e, st.m), i, st.thr_t, st.cut_t));
+}
+
+__device__ __forceinline__ std::uint64_t global_ns() {
+#ifdef EXL_CUDA_EMU
+  return ::exl::emu::now_ns();
+#else
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+#endif
+}
+
+// Grid barrier n (1, 2, ...) of launch 2: every block arrives and waits for all gridDim.x (the
+// grid is at most what the device holds at once, DeviceSampler's constructor; the next launch is
+// scheduled only once every block has started, pdl_trigger). The counter counts up within a launch
+// and is zeroed by the prep launch.
+__device__ __forceinline__ void grid_sync(unsigned* bar, unsigned n) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atom_acq_rel_add(bar, 1u);
+    const unsigned want = n * gridDim.x;
+    const std::uint64_t t0 = global_ns();
+    while (ld_acquire(bar) < want)
+      if (global_ns() - t0 > 10000000000ull) __trap();  // 10 s: a block never arrived; an error, not a hang
+  }
+  __syncthreads();
+}
+
+// The softmax weights of the thread's four ids of slice s (ids s * k_slice + 4 * threadIdx.x + c,
+// c = 0..3; 0 past the vocabulary).
+__device__ __forceinline__ void slice_weights(const float* logits, int vocab, int limit, int s, float mx, float inv_t,
+                                              float (&w)[4]) {
+  const int i0 = s * k_slice + 4 * int(threadIdx.x);
+  float v[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  if (i0 + 3 < vocab && (reinterpret_cast<std::uintptr_t>(logits) & 15u) == 0) {
+    const float4 x = *reinterpret_cast<const float4*>(logits + i0);
+    v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
+  } else {
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      if (i0 + c < vocab) v[c] = logits[i0 + c];
+  }
+#pragma unroll
+  for (int c = 0; c < 4; ++c) w[c] = softmax_weight(i0 + c < limit ? v[c] : -INFINITY, mx, inv_t);
+}
+
+// The weights of the slice a thread visited last, kept in registers: a block with one slice (the
+// grid holds one block per slice wherever the device has room) loads and weighs it once for all
+// of the selects' passes.
+struct SliceCache {
+  int s = -1;
+  float w[4];
+};
+
+// f(i, e) for the thread's four ids of slice s in id order (ids past the vocabulary skipped), e
+// the softmax weight; `keep`: the weights stay in the cache for the next visit.
+template <class F>
+__device__ __forceinline__ void visit_slice(const float* logits, int vocab, int limit, int s, float mx, float inv_t,
+                                            SliceCache& sc, bool keep, F f) {
+  const int i0 = s * k_slice + 4 * int(threadIdx.x);
+  if (i0 >= vocab) return;
+  float w[4];
+  if (sc.s == s) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c) w[c] = sc.w[c];
+  } else {
+    slice_weights(logits, vocab, limit, s, mx, inv_t, w);
+    if (keep) {
+      sc.s = s;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) sc.w[c] = w[c];
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < 4; ++c)
+    if (i0 + c < vocab) f(i0 + c, w[c]);
+}
+
+struct RowsShared {
+  unsigned long long hist[k_bins];
+  unsigned long long u[k_rows_warps];
+  double d[k_rows_warps];
+  float f[k_rows_warps];
+  int i[k_rows_warps];
+  unsigned prefix;
+  int cut_slice, cut;
+  unsigned long long above, cut_before, tie_total, tie_count;
+};
+
+struct RowsCtx {
+  const float* logits;
+  int vocab, limit, slices;
+  float mx, inv_t;
+  RowsScratch rs;
+  SliceCache* sc;  // the thread's
+};
+
+// One radix select over the set `st` describes (the key: key_of(e)): keeps the best entries by
+// (key desc, id asc) whose weight (1 each, or fixed-point e) reaches `count` (count) or `frac` of
+// the set's weight (mass). Returns false (nothing to do) when a count covers the whole set;
+// otherwise the threshold key and the last id kept at it. Uniform over the grid: every block
+// takes the same decisions from the same global histograms.
+// uniform_ties: entries with equal keys weigh alike (the key is e's bits), so the ties kept at the
+// threshold follow from their count.
+template <class Key>
+__device__ __forceinline__ bool rows_select(const RowsCtx& c, const RowsState& st, RowsShared& sh, int& hpass,
+                                            unsigned& nbar, bool mass, unsigned long long count, float frac,
+                                            Key key_of, bool uniform_ties, unsigned& thr_out, int& cut_out) {
+  constexpr int R = k_rows_threads;
+  const int tid = threadIdx.x;
+  unsigned prefix = 0, pmask = 0;
+  unsigned long long above = 0, target = count;
+  for (int pass = 0; pass < 3; ++pass) {
+    const int shift = pass == 0 ? 21 : pass == 1 ? 10 : 0;
+    const int nb = pass == 2 ? k_last_bins : k_bins;
+    unsigned long long* g = c.rs.hist + std::size_t(hpass++) * k_bins;
+    // (The last pass also counts the entries of each bin, in the upper half of the histograms.)
+    for (int s = blockIdx.x; s < c.slices; s += gridDim.x) {
+      for (int b = tid; b < k_bins; b += R) sh.hist[b] = 0;
+      __syncthreads();
+      visit_slice(c.logits, c.vocab, c.limit, s, c.mx, c.inv_t, *c.sc, true, [&](int i, float e) {
+        if (!in_set(st, e, i)) return;
+        const unsigned k = key_of(e);
+        if ((k & pmask) != prefix) return;
+        const unsigned bin = (k >> shift) & unsigned(nb - 1);
+        atomicAdd(&sh.hist[bin], mass ? fixed_weight(e) : 1ull);
+        if (pass == 2) atomicAdd(&sh.hist[k_last_bins + bin], 1ull);
+      });
+      __syncthreads();
+      for (int b = tid; b < k_bins; b += R) {
+        const unsigned long long v = sh.hist[b];
+        if (v) atomicAdd(g + b, v);
+        if (pass == 2 && b < k_last_bins) c.rs.slice_hist[std::size_t(s) * k_last_bins + b] = v;
+      }
+      __syncthreads();  // before the next slice clears the histogram
+    }
+    grid_sync(c.rs.bar, ++nbar);
+    // Every block: the same bin from the same histogram. Thread t owns bins per * t .. per * t + per - 1.
+    const int per = nb / R;
+    unsigned long long h[k_bins / R], mine = 0;
+#pragma unroll
+    for (int j = 0; j < k_bins / R; ++j) {
+      h[j] = j < per ? __ldcg(g + tid * per + j) : 0ull;
+      mine += h[j];
+    }
+    unsigned long long total = 0;
+    const unsigned long long before = block_exclusive_scan<k_rows_warps>(mine, sh.u, &total);
+    if (pass == 0) {
+      if (mass) target = mass_target(frac, total);
+      else if (target >= total) return false;  // (the same in every thread of the grid)
+    }
+    const unsigned long long higher = above + (total - before - mine);  // the bins above this thread's
+    if (higher < target && target <= higher + mine) {
+      unsigned long long acc = higher;
+      for (int j = per - 1; j >= 0; --j) {
+        if (acc + h[j] >= target) {
+          const int bin = tid * per + j;
+          sh.prefix = prefix | (unsigned(bin) << shift);
+          sh.above = acc;
+          sh.tie_total = h[j];  // (the last pass: the weight and count of the entries at the threshold key)
+          sh.tie_count = pass == 2 && !uniform_ties ? __ldcg(g + k_last_bins + bin) : 0ull;
+          break;
+        }
+        acc += h[j];
+      }
+    }
+    __syncthreads();
+    prefix = sh.prefix;
+    above = sh.above;
+    pmask |= unsigned(nb - 1) << shift;
+  }
+  // Ties at the threshold key: the lowest ids until the weight reaches the target. The slices'
+  // tie weights (their last-digit bin of the key), in slice order.
+  const unsigned thr = prefix;
+  const unsigned long long need = target - above;  // > 0
+  const unsigned long long ties = sh.tie_total;
+  bool all = need == ties || sh.tie_count == 1;  // every tie kept: no id to find
+  if (uniform_ties) {
+    const unsigned long long w = mass ? fixed_weight(__uint_as_float(thr)) : 1ull;
+    all = (need + w - 1) / w * w >= ties;
+  }
+  if (all) {
+    thr_out = thr;
+    cut_out = INT_MAX;
+    return true;
+  }
+  const int b = int(thr & unsigned(k_last_bins - 1));
+  const int per_s = (c.slices + R - 1) / R;
+  const int s_lo = min(c.slices, tid * per_s), s_hi = min(c.slices, s_lo + per_s);
+  unsigned long long mine = 0;
+  for (int s = s_lo; s < s_hi; ++s) mine += __ldcg(c.rs.slice_hist + std::size_t(s) * k_last_bins + b);
+  if (tid == 0) { sh.cut_slice = -1; sh.cut = INT_MAX; }
+  unsigned long long tot = 0;
+  const unsigned long long bef = block_exclusive_scan<k_rows_warps>(mine, sh.u, &tot);  // syncs
+  if (bef < need && need <= bef + mine) {
+    unsigned long long acc = bef;
+    for (int s = s_lo; s < s_hi; ++s) {
+      const unsigned long long v = __ldcg(c.rs.slice_hist + std::size_t(s) * k_last_bins + b);
+      if (acc + v >= need) { sh.cut_slice = s; sh.cut_before = acc; break; }
+      acc += v;
+    }
+  }
+  __syncthreads();
+  const int cs = sh.cut_slice;
+  if (cs >= 0) {  // (uniform; always, unless the histograms disagree with the row)
+    const unsigned long long rest = need - sh.cut_before;
+    unsigned long long w[4] = {0, 0, 0, 0}, m4 = 0;
+    visit_slice(c.logits, c.vocab, c.limit, cs, c.mx, c.inv_t, *c.sc, false, [&](int i, float e) {
+      if (in_set(st, e, i) && key_of(e) == thr) w[i & 3] = mass ? fixed_weight(e) : 1ull;
+    });
+    for (int j = 0; j < 4; ++j) m4 += w[j];
+    unsigned long long in_slice = 0;
+    const unsigned long long pre = block_exclusive_scan<k_rows_warps>(m4, sh.u, &in_slice);
+    if (pre < rest && rest <= pre + m4) {
+      unsigned long long acc = pre;
+      for (int j = 0; j < 4; ++j) {
+        acc += w[j];
+        if (w[j] > 0 && acc >= rest) { sh.cut = cs * k_slice + 4 * tid + j; break; }
+      }
+    }
+    __syncthreads();
+  }
+  thr_out = thr;
+  cut_out = sh.cut;
+  __syncthreads();  // sh.cut read by all before a later select writes it
+  return true;
+}
+
+// Launch 2: a grid of at most one block per slice (each block takes slices blockIdx.x,
+// + gridDim.x, ...). A plain draw: each slice's kept weight (fp64), kept ids and last kept id.
+// The row-select settings (rows_select_path): top-k (above k_fast_top_k), top-p, min-p and typical
+// as radix selects over the grid, then the same per-slice sums of the kept set, and the set's
+// thresholds for launch 3. Other settings: nothing to do.
+// (Launch bounds for one block per SM: 104 registers, no spills; the grid follows the occupancy.)
+__global__ void __launch_bounds__(k_rows_threads, 1)
+    sample_rows_kernel(const float* __restrict__ logits, int vocab, const int* __restrict__ blob,
+                       PrepPart* __restrict__ part, RowsScratch rs) {
+  constexpr int W = k_rows_warps;
+  EXL_BLOCK_SHARED(RowsShared, sh);
+  pdl_wait();
+  pdl_trigger();  // launch 3 is scheduled once every block of this grid runs
+  SamplerParams p;
+  memcpy(&p, blob, sizeof(SamplerParams));
+  const bool plain = plain_draw(p);
+  if (p.greedy || !(plain || rows_select_path(p))) return;
+  const int slices = (vocab + k_slice - 1) / k_slice;
+  float mx = -INFINITY;
+  for (int b = threadIdx.x; b < slices; b += k_rows_threads) mx = fmaxf(mx, part[b].max_finite);
+  mx = block_reduce<W>(mx, -INFINITY, sh.f, Max());
+  if (mx == -INFINITY) return;  // (every block alike) launch 3 samples the arg-max
+  const float inv_t = 1.0f / p.temperature;
+  const int limit = vocab_limit(p, vocab);
+  RowsState st{0u, -1, 0.0f, 0, 0.0f, 0u, -1, 0};
+  SliceCache sc;
+  if (plain) {
+    st.floor = p.min_p;
+  } else {
+    const RowsCtx c{logits, vocab, limit, slices, mx, inv_t, rs, &sc};
+    int hpass = 0;
+    unsigned nbar = 0;
+    auto ekey = [](float e) { return __float_as_uint(e); };
+    unsigned thr = 0;
+    int cut = 0;
+    // 7. top-k (a count), 8. top-p (a mass fraction of what top-k kept): prefixes of one order.
+    if (p.top_k > 0 && rows_select(c, st, sh, hpass, nbar, false, (unsigned long long)p.top_k, 0.0f, ekey, true, thr, cut)) {
+      st.cut_a = thr == st.thr_a ? min(cut, st.cut_a) : cut;  // (every tie kept: the set's own cut)
+      st.thr_a = thr;
+    }
+    if (p.top_p < 1.0f && rows_select(c, st, sh, hpass, nbar, true, 0, p.top_p, ekey, true, thr, cut)) {
+      st.cut_a = thr == st.thr_a ? min(cut, st.cut_a) : cut;  // (every tie kept: the set's own cut)
+      st.thr_a = thr;
+    }
+    // 9. min-p: e >= min_p * e_max, and e_max = exp(0) = 1 is always kept.
+    if (p.min_p > 0.0f) st.floor = p.min_p;
+    // 10. typical: S = sum e ln e and Z = sum e over the set, per slice, then in slice order.
+    if (p.typical > 0.0f && p.typical < 1.0f) {
+      for (int s = blockIdx.x; s < slices; s += gridDim.x) {
+        double z = 0, sl = 0;
+        visit_slice(logits, vocab, limit, s, mx, inv_t, sc, true, [&](int i, float e) {
+          if (in_set(st, e, i)) { z += double(e); sl += double(e) * double(logf(e)); }
+        });
+        z = block_reduce<W>(z, 0.0, sh.d, Add());
+        sl = block_reduce<W>(sl, 0.0, sh.d, Add());
+        if (threadIdx.x == 0) { rs.ent[2 * s] = z; rs.ent[2 * s + 1] = sl; }
+      }
+      grid_sync(rs.bar, ++nbar);
+      const int per_s = (slices + k_rows_threads - 1) / k_rows_threads;
+      const int s_lo = min(slices, int(threadIdx.x) * per_s), s_hi = min(slices, s_lo + per_s);
+      double z = 0, sl = 0;
+      for (int s = s_lo; s < s_hi; ++s) { z += __ldcg(rs.ent + 2 * s); sl += __ldcg(rs.ent + 2 * s + 1); }
+      z = block_reduce<W>(z, 0.0, sh.d, Add());
+      sl = block_reduce<W>(sl, 0.0, sh.d, Add());
+      st.m = float(sl / z);
+      const float m = st.m;
+      if (rows_select(c, st, sh, hpass, nbar, true, 0, p.typical, [m](float e) { return typical_key(e, m); }, false, thr,
+                      cut)) {
+        st.typ = 1;
+        st.thr_t = thr;
+        st.cut_t = cut;
+      }
+    }
+  }
+  // 11. The draw's per-slice sums of the kept set.
+  for (int s = blockIdx.x; s < slices; s += gridDim.x) {
+    double sum = 0;
+    int kept = 0, last = -1;
+    visit_slice(logits, vocab, limit, s, mx, inv_t, sc, true, [&](int i, float e) {
+      if (in_set(st, e, i)) { sum += double(e); ++kept; last = i; }
+    });
+    sum = block_reduce<W>(sum, 0.0, sh.d, Add());
+    kept = block_reduce<W>(kept, 0, sh.i, Add());
+    last = block_reduce<W>(last, -1, sh.i, Max());
+    if (threadIdx.x == 0) {
+      part[s].sum = sum;
+      part[s].count = kept;
+      part[s].last = last;
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) *rs.state = st;
+}
+
+// Launch 3's draw from the slices' sums of launch 2 (a chunk of slices a thread, then two ids a
+// thread of the slice the draw lands in): the first kept id, in id order, whose cumulative weight
+// exceeds u * total (the last kept one when rounding leaves the draw past every boundary), as
+// filter_and_draw's draw over the row. weight(i): the kept weight of id i (0: dropped), as
+// launch 2 weighed it. With `dist`, the kept distribution is written there (tests; one block over
+// the row).
+template <class Wt>
+__device__ void draw_from_slices(const SamplerParams& p, int vocab, int slices, const PrepPart* part, int best,
+                                 Wt weight, Shared& sh, SamplerResult* out, float* dist) {
+  const int per_s = (slices + T - 1) / T;
+  const int s_lo = min(slices, int(threadIdx.x) * per_s), s_hi = min(slices, s_lo + per_s);
+  double sb = 0;
+  int kept = 0;
+  for (int b = s_lo; b < s_hi; ++b) { sb += __ldcg(&part[b].sum); kept += __ldcg(&part[b].count); }
   double total = 0;
   const double before = block_exclusive_scan(sb, sh.d, &total);
-  const int kept = block_reduce(b < slices ? part[b].count : 0, 0, sh.i, Add());
+  kept = block_reduce(kept, 0, sh.i, Add());
   const double r = p.uniform * total;
-  const bool lands = b < slices && sb > 0.0 && before <= r && r < before + sb;
-  const int slice = block_reduce(lands ? b : INT_MAX, INT_MAX, sh.i, Min());
+  int lands = INT_MAX;
+  double lands_before = 0;
+  if (before <= r) {
+    double acc = before;
+    for (int b = s_lo; b < s_hi; ++b) {
+      const double v = __ldcg(&part[b].sum);
+      if (v > 0.0 && acc <= r && r < acc + v) { lands = b; lands_before = acc; break; }
+      acc += v;
+    }
+  }
+  const int slice = block_reduce(lands, INT_MAX, sh.i, Min());
   int found = INT_MAX;
   if (slice != INT_MAX) {  // (uniform across the block)
-    if (b == slice) sh.before = before;
+    if (lands == slice) sh.before = lands_before;
     const int s0 = slice * k_slice, s1 = min(vocab, s0 + k_slice);
     const int i0 = s0 + 2 * int(threadIdx.x);
-    const float w0 = i0 < s1 ? plain_weight(logits, i0, limit, mx, inv_t, p.min_p) : 0.0f;
-    const float w1 = i0 + 1 < s1 ? plain_weight(logits, i0 + 1, limit, mx, inv_t, p.min_p) : 0.0f;
+    const float w0 = i0 < s1 ? weight(i0) : 0.0f;
+    const float w1 = i0 + 1 < s1 ? weight(i0 + 1) : 0.0f;
     double unused = 0;
     const double mine = block_exclusive_scan(double(w0) + double(w1), sh.d, &unused);  // syncs: before is seen
     double cum = sh.before + mine + double(w0);
@@ -530,22 +940,24 @@ __device__ void plain_draw_select(const SamplerParams& p, const float* logits, i
     cum += double(w1);
     if (found == INT_MAX && w1 > 0.0f && r < cum) found = i0 + 1;
     found = block_reduce(found, INT_MAX, sh.i, Min());
-    if (found == INT_MAX) found = part[slice].last;
+    if (found == INT_MAX) found = __ldcg(&part[slice].last);
   }
   int id = found;
   if (id == INT_MAX) {  // past every boundary: the last kept id of the row
     int last = -1;
-    for (int j = threadIdx.x; j < slices; j += T) last = max(last, part[j].last);
+    for (int j = threadIdx.x; j < slices; j += T) last = max(last, __ldcg(&part[j].last));
     last = block_reduce(last, -1, sh.i, Max());
     id = last;
   }
   if (id < 0) id = best;  // (nothing kept: the max logit always is, so only on a NaN row)
   if (threadIdx.x == 0) {
-    const float wi = plain_weight(logits, id, limit, mx, inv_t, p.min_p);
+    const float wi = weight(id);
     out->id = id;
     out->candidates = kept;
     out->p = total > 0 ? float(double(wi) / total) : 1.0f;
   }
+  if (dist)
+    for (int i = threadIdx.x; i < vocab; i += T) dist[i] = total > 0 ? float(double(weight(i)) / total) : 0.0f;
 }
 
 struct PrepShared {
@@ -559,7 +971,7 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
                                                                      const int* __restrict__ blob,
                                                                      float* __restrict__ cand_l,
                                                                      int* __restrict__ cand_id,
-                                                                     PrepPart* __restrict__ part) {
+                                                                     PrepPart* __restrict__ part, RowsScratch rs) {
   EXL_BLOCK_SHARED(PrepShared, ps);
   pdl_wait();
   pdl_trigger();  // the next two launches (PDL) wait for this one's writes
@@ -573,6 +985,14 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
   const int limit = vocab_limit(p, vocab);
   const int s0 = int(blockIdx.x) * k_slice, s1 = min(vocab, s0 + k_slice);
   auto mine = [&](int id) { return id >= s0 && id < s1 && id < limit; };
+
+  // The rows kernel's global histograms and barrier counter start at zero.
+  if (rows_select_path(p)) {
+    const int n = k_hist_passes * k_bins;
+    for (int j = int(blockIdx.x) * k_prep_threads + int(threadIdx.x); j < n; j += int(gridDim.x) * k_prep_threads)
+      rs.hist[j] = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0) *rs.bar = 0;
+  }
 
   // 1-3. Penalties (distinct ids), bans, bias (grouped by id, applied in list order), each block
   // for the ids of its slice. Ids at or beyond the vocabulary mask are skipped: they are -inf.
@@ -620,8 +1040,9 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
   r.max_finite = block_reduce<k_prep_threads / 32>(mx, -INFINITY, ps.f, Max());
   r.count = -1;
   r.thr = -INFINITY;
-  // Candidates for a top-k, or for a top-p without one (as many as a top-k of k_fast_top_p keeps).
-  const int kk = p.top_k > 0 ? p.top_k : top_p_alone(p) ? k_fast_top_p : 0;
+  r.last = -1;
+  // Candidates for a top-k of at most k_fast_top_k.
+  const int kk = p.top_k;
   if (!p.greedy && kk > 0 && kk <= k_fast_top_k) {
     int n_fin = 0;
     block_exclusive_scan<k_prep_threads / 32>(fin, ps.i, &n_fin);
@@ -661,62 +1082,11 @@ __global__ void __launch_bounds__(k_prep_threads) sample_prep_kernel(float* __re
   if (threadIdx.x == 0) part[blockIdx.x] = r;
 }
 
-// Top-p without top-k: each slice's weight, sum of fixed_weight(exp((l - max) / T)), with the row's
-// max from the slices' results (an integer sum: the row's total is exactly the one the whole-row
-// path's first histogram pass finds). A plain draw: each slice's kept weight (fp64), kept ids and
-// last kept id. Other settings: nothing to do.
-__global__ void __launch_bounds__(k_prep_threads) sample_mass_kernel(const float* __restrict__ logits, int vocab,
-                                                                     const int* __restrict__ blob,
-                                                                     PrepPart* __restrict__ part) {
-  constexpr int W = k_prep_threads / 32;
-  EXL_SHARED_ARRAY(unsigned long long, su, [W]);
-  EXL_SHARED_ARRAY(float, sf, [W]);
-  EXL_SHARED_ARRAY(double, sd, [W]);
-  EXL_SHARED_ARRAY(int, si, [W]);
-  pdl_wait();
-  pdl_trigger();
-  SamplerParams p;
-  memcpy(&p, blob, sizeof(SamplerParams));
-  const bool plain = plain_draw(p);
-  if (p.greedy || !(plain || top_p_alone(p))) return;
-  const int slices = (vocab + k_slice - 1) / k_slice;
-  float mx = -INFINITY;
-  for (int b = threadIdx.x; b < slices; b += k_prep_threads) mx = fmaxf(mx, part[b].max_finite);
-  mx = block_reduce<W>(mx, -INFINITY, sf, Max());
-  const float inv_t = 1.0f / p.temperature;
-  const int limit = vocab_limit(p, vocab);
-  const int s0 = int(blockIdx.x) * k_slice, s1 = min(vocab, s0 + k_slice);
-  if (plain) {
-    double sum = 0;
-    int kept = 0, last = -1;
-    for (int i = s0 + int(threadIdx.x); i < s1; i += k_prep_threads) {
-      const float wi = plain_weight(logits, i, limit, mx, inv_t, p.min_p);
-      if (wi > 0.0f) { sum += double(wi); ++kept; last = i; }
-    }
-    sum = block_reduce<W>(sum, 0.0, sd, Add());
-    kept = block_reduce<W>(kept, 0, si, Add());
-    last = block_reduce<W>(last, -1, si, Max());
-    if (threadIdx.x == 0) {
-      part[blockIdx.x].sum = sum;
-      part[blockIdx.x].count = kept;
-      part[blockIdx.x].last = last;
-    }
-    return;
-  }
-  unsigned long long m = 0;
-  for (int i = s0 + int(threadIdx.x); i < s1; i += k_prep_threads) {
-    const float wi = softmax_weight(i < limit ? logits[i] : -INFINITY, mx, inv_t);
-    if (wi > 0.0f) m += fixed_weight(wi);
-  }
-  m = block_reduce<W>(m, 0ull, su, Add());
-  if (threadIdx.x == 0) part[blockIdx.x].mass = m;
-}
-
 __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits, int vocab, const int* __restrict__ blob,
                                                    float* __restrict__ e, unsigned* __restrict__ keys,
                                                    const float* __restrict__ cand_l,
                                                    const int* __restrict__ cand_id,
-                                                   const PrepPart* __restrict__ part,
+                                                   const PrepPart* __restrict__ part, RowsScratch rs,
                                                    SamplerResult* __restrict__ out) {
   EXL_BLOCK_SHARED(Shared, sh);
   pdl_wait();
@@ -746,26 +1116,38 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
   }
   const float inv_t = 1.0f / p.temperature;
   auto weight = [&](float l) { return softmax_weight(l, mx, inv_t); };
-  if (plain_draw(p) && slices <= k_max_slices) {
-    plain_draw_select(p, logits, vocab, limit, slices, mx, inv_t, part, best, sh, out);
+  if (plain_draw(p)) {
+    draw_from_slices(
+        p, vocab, slices, part, best, [&](int i) { return plain_weight(logits, i, limit, mx, inv_t, p.min_p); }, sh,
+        out, nullptr);
+    return;
+  }
+  if (rows_select_path(p)) {
+    RowsState st;
+    memcpy(&st, rs.state, sizeof(RowsState));
+    draw_from_slices(
+        p, vocab, slices, part, best,
+        [&](int i) {
+          const float w = weight(i < limit ? logits[i] : -INFINITY);
+          return in_set(st, w, i) ? w : 0.0f;
+        },
+        sh, out, p.write_dist ? e : nullptr);
     return;
   }
 
-  // 7. top-k. The stages after it see only the k kept tokens, compacted in id order (w [n],
-  // their ids cid [n]) into the keys buffer, whose first third stays free for typical's keys: the
-  // same decisions (ties go to the lowest index, which is the lowest id) over k entries instead of
-  // the vocabulary.
+  // 7. top-k (at most k_fast_top_k here). The stages after it see only the k kept tokens,
+  // compacted in id order (w [n], their ids cid [n]) into the keys buffer, whose first third stays
+  // free for typical's keys: the same decisions (ties go to the lowest index, which is the lowest
+  // id) over k entries instead of the vocabulary.
   float* w = e;
   int n = vocab;
   const int* cid = nullptr;
   const int third = (vocab / 3) & ~3;  // a multiple of 4: 16-byte aligned parts
   int* ids = reinterpret_cast<int*>(keys + third);
   float* kw = reinterpret_cast<float*>(keys + 2 * third);
-  bool done = false, top_p_done = false;
+  bool done = false;
   cands = block_reduce(int(cands), 1, sh.i, Min()) != 0;
-  const bool fast_k = p.top_k > 0 && p.top_k <= k_fast_top_k;
-  const bool fast_p = top_p_alone(p);  // candidates as for a top-k of k_fast_top_p
-  if (cands && (fast_k || fast_p) && slices <= k_max_slices) {
+  if (cands && slices <= k_max_slices) {
     // The slices' candidates at or above the highest slice threshold (the row's k-th largest is at
     // least every slice's own k-th, so none of the k largest goes; the check below covers that
     // threshold as well), in slice order (= id order), weighted.
@@ -809,29 +1191,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
         }
       }
       pos = block_reduce(pos, 0, sh.i, Add());
-      if (fast_p) {
-        // 8. top-p over the candidates: exact when the candidates weighing at least `bound` (every
-        // logit left out weighs less) already hold the mass the row's top-p keeps, since the
-        // threshold then lies at or above bound. The row's weight: the slices' (sample_mass_kernel).
-        float bound = 0.0f;
-        unsigned long long row = 0, above = 0;
-        for (int b = threadIdx.x; b < slices; b += T) {
-          if (part[b].thr != -INFINITY) bound = fmaxf(bound, weight(part[b].thr) * 1.00001f);
-          row += part[b].mass;
-        }
-        bound = block_reduce(bound, 0.0f, sh.f, Max());
-        for (int j = threadIdx.x; j < total; j += T)
-          if (kw[j] > 0.0f && kw[j] >= bound) above += fixed_weight(kw[j]);
-        row = block_reduce(row, 0ull, sh.u, Add());
-        above = block_reduce(above, 0ull, sh.u, Add());
-        if (row > 0 && above >= mass_target(p.top_p, row)) {
-          select_top(kw, nullptr, total, true, 0, p.top_p, sh, row);
-          w = kw;
-          n = total;
-          cid = ids;
-          done = top_p_done = true;
-        }
-      } else if (p.top_k < pos) {
+      if (p.top_k < pos) {
         select_top(kw, nullptr, total, false, (unsigned long long)p.top_k, 0.0f, sh);
         // Exact only if every logit left out weighs less than the k-th kept weight.
         const float kth = __uint_as_float(sh.prefix);
@@ -858,7 +1218,7 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
       n_pos += wi > 0.0f;
     });
     n_pos = block_reduce(n_pos, 0, sh.i, Add());
-    if (p.top_k > 0 && p.top_k < n_pos) {
+    if (p.top_k < n_pos) {
       select_top(e, nullptr, vocab, false, (unsigned long long)p.top_k, 0.0f, sh);
       if (p.top_k <= third) {
         n = compact(e, vocab, kw, ids, sh);
@@ -867,12 +1227,15 @@ __global__ void __launch_bounds__(T, 1) sample_kernel(float* __restrict__ logits
       }
     }
   }
-  filter_and_draw(p, w, n, cid, e, keys, vocab, best, top_p_done, sh, out);
+  filter_and_draw(p, w, n, cid, e, keys, vocab, best, sh, out);
 }
 
 static_assert(sizeof(PrepPart) == 32, "candidate_bytes counts 32 bytes per slice");
 static_assert(2 * T >= k_slice, "a plain draw scans its slice with two ids a thread");
 static_assert(k_slice == 1024, "candidate_bytes counts slices of 1024 ids");
+static_assert(k_slice == 4 * k_rows_threads, "the rows kernel visits 4 ids of a slice per thread");
+static_assert(sizeof(RowsState) <= 32, "candidate_bytes counts 32 bytes of state, then the barrier counter");
+static_assert(k_bins % k_rows_threads == 0 && k_last_bins % k_rows_threads == 0, "bins per thread");
 
 }  // namespace
 
@@ -884,6 +1247,14 @@ DeviceSampler::DeviceSampler(Allocator* a, int vocab, int max_penalty) : vocab_(
   keys_.allocate(a, std::size_t(vocab) * 4, "sampler keys");
   cand_.allocate(a, candidate_bytes(vocab), "sampler candidates");
   result_.allocate(a, sizeof(SamplerResult), "sampler result");
+  // The rows kernel's grid waits on itself (grid_sync): at most as many blocks as the device
+  // holds at once, each taking every rows_grid_-th slice.
+  int dev = 0, sms = 0, per_sm = 0;
+  EXL_CUDA_CHECK(cudaGetDevice(&dev));
+  EXL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  EXL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_rows_kernel, k_rows_threads, 0));
+  const int slices = (vocab + k_slice - 1) / k_slice;
+  rows_grid_ = std::max(1, std::min(slices, per_sm * sms));
   h_blob_ = PinnedBuffer(blob);
   h_result_ = PinnedBuffer(sizeof(SamplerResult));
 }
@@ -937,20 +1308,21 @@ void DeviceSampler::enqueue_upload(cudaStream_t s) const {
 }
 
 void DeviceSampler::enqueue_sample(float* logits, cudaStream_t s) const {
-  // The candidates' layout: logits [vocab] fp32, ids [vocab], then one PrepPart per slice. The
-  // first launch is plain (it may follow a copy: the settings, a test's logits); the other two
-  // follow a sampler kernel and start early (PDL).
+  // The candidates' layout: logits [vocab] fp32, ids [vocab], one PrepPart per slice, then the
+  // rows kernel's scratch (RowsScratch). The first launch is plain (it may follow a copy: the
+  // settings, a test's logits); the other two follow a sampler kernel and start early (PDL).
   auto* cl = cand_.get<float>();
   auto* ci = reinterpret_cast<int*>(cl + vocab_);
   auto* part = reinterpret_cast<PrepPart*>(ci + vocab_);
+  const RowsScratch rs = rows_scratch(cand_.get(), vocab_);
   const int slices = (vocab_ + k_slice - 1) / k_slice;
   launch_ex(false, sample_prep_kernel, dim3(slices), dim3(k_prep_threads), 0, s, logits, vocab_,
-            blob_.get<const int>(), cl, ci, part);
-  launch_ex(true, sample_mass_kernel, dim3(slices), dim3(k_prep_threads), 0, s, static_cast<const float*>(logits),
-            vocab_, blob_.get<const int>(), part);
+            blob_.get<const int>(), cl, ci, part, rs);
+  launch_ex(true, sample_rows_kernel, dim3(rows_grid_), dim3(k_rows_threads), 0, s,
+            static_cast<const float*>(logits), vocab_, blob_.get<const int>(), part, rs);
   launch_ex(true, sample_kernel, dim3(1), dim3(T), 0, s, logits, vocab_, blob_.get<const int>(), e_.get<float>(),
             keys_.get<unsigned>(), static_cast<const float*>(cl), static_cast<const int*>(ci),
-            static_cast<const PrepPart*>(part), result_.get<SamplerResult>());
+            static_cast<const PrepPart*>(part), rs, result_.get<SamplerResult>());
   EXL_CUDA_CHECK(cudaMemcpyAsync(h_result_.get(), result_.get(), sizeof(SamplerResult), cudaMemcpyDeviceToHost, s));
 }
 

@@ -1,10 +1,13 @@
 // The device sampler (issue 5): every stage of the host sampler (exl/generator.h, SamplerSettings)
 // on one fp32 logits row that is already on the device; only a 12-byte result comes back.
-// Three launches with fixed arguments (the settings and lists are read from a device blob that is
-// uploaded before them), so they can sit in the decode CUDA graph: a block per slice of 1024 ids
-// for the edits and each slice's arg-max and candidates, a block per slice for the weights of a
-// top-p alone or a plain draw, one block for the rest (sampler.cu). All memory is allocated at construction (allocate_cache);
-// staging and launching allocate nothing.
+// Three launches with fixed arguments for every setting (the settings and lists are read from a
+// device blob that is uploaded before them), so they can sit in the decode CUDA graph: a block
+// per slice of 1024 ids for the edits, each slice's arg-max and a small top-k's candidates; a grid
+// of slice blocks (at most what the device holds at once, meeting at grid barriers) for the
+// row-wide selects of top-p, typical and a top-k above 512 and the slices' sums of the kept
+// weight; one block for greedy, the draw (only the slice it lands in is scanned) and a top-k of
+// at most 512 (sampler.cu). All memory is allocated at construction (allocate_cache); staging and
+// launching allocate nothing.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +55,7 @@ class DeviceSampler {
 
  private:
   int vocab_ = 0, max_penalty_ = 0;
+  int rows_grid_ = 1;  // the second launch's blocks (at most what the device holds at once)
   std::size_t staged_bytes_ = 0;
   DeviceBuffer blob_, e_, keys_, cand_, result_;
   PinnedBuffer h_blob_, h_result_;
@@ -59,10 +63,13 @@ class DeviceSampler {
 
 // Bytes of the blob header (SamplerParams rounded up to 16).
 constexpr std::size_t sampler_header_bytes() { return (sizeof(SamplerParams) + 15) / 16 * 16; }
-// Bytes of the candidate buffer (sampler.cu: the first launch's candidate logits and ids, and
-// 32 bytes per slice of 1024 ids); the VRAM planner counts the same (plan/cache_scratch.cpp).
+// Bytes of the candidate buffer (sampler.cu): the first launch's candidate logits and ids, 32
+// bytes per slice of 1024 ids, then the second launch's scratch: 64 bytes (state, barrier
+// counter), 9 global histograms of 2048 u64, and per slice a last-digit histogram of 1024 u64 and
+// two fp64 sums. The VRAM planner counts the same (plan/cache_scratch.cpp).
 constexpr std::size_t candidate_bytes(int vocab) {
-  return std::size_t(vocab) * 8 + std::size_t((vocab + 1023) / 1024) * 32;
+  const std::size_t slices = std::size_t((vocab + 1023) / 1024);
+  return std::size_t(vocab) * 8 + slices * 32 + 64 + 9 * 2048 * 8 + slices * (1024 * 8 + 16);
 }
 
 }  // namespace exl::cuda

@@ -95,11 +95,12 @@ EXL_TEST(plan, scratch_engine_and_exllamav2) {
                                523ull * 128256 * 4 + 117440512 + 34078720 + 16 + 8192 +
                                16777216 + 262144 + 8 * 4 +  // GEMV split-K workspace, decode split counters
                                256 + 8 * (8192 + 64) + 12 * 65536 + 2 * 128256 * 4 +    // device sampler
-                               128256 * 8 + 126 * 32 + 16;
+                               128256 * 8 + 126 * 32 + 64 + 9 * 2048 * 8 + 126 * (1024 * 8 + 16) + 16;
   CHECK_EQ(scratch_bytes(e, o, 8192), expect);
   // A device of a layer split without the head: no logits rows, no device sampler.
   const std::uint64_t head_part =
-      523ull * 128256 * 4 + 256 + 8 * (8192 + 64) + 12 * 65536 + 2 * 128256 * 4 + 128256 * 8 + 126 * 32 + 16;
+      523ull * 128256 * 4 + 256 + 8 * (8192 + 64) + 12 * 65536 + 2 * 128256 * 4 + 128256 * 8 + 126 * 32 + 64 +
+      9 * 2048 * 8 + 126 * (1024 * 8 + 16) + 16;
   CHECK_EQ(head_scratch_bytes(e, o, 8192), head_part);
   CHECK_EQ(scratch_bytes(e, o, 8192, nullptr, false), expect - head_part);
   // §5.5: dominated by the head's temp_dq 2 * 4096 * 128256.

@@ -1,6 +1,8 @@
 // The device sampler (kernels/cuda/sampler.cu) against the host Sampler, its oracle: random
 // logits rows (vocab 1000, 1003, 32000, 32001, 128256; never all zero, some duplicated values for ties) with
-// random settings covering every stage and their combinations; the kept distribution (ids and p)
+// random settings covering every stage and their combinations, and for the row-wide selects
+// (top-p, typical, top-k above 512) flat, peaked and tie-heavy rows (also 50001 ids: more slices
+// than the emulator's grid holds at once); the kept distribution (ids and p)
 // and the drawn id for given uniforms. A mismatch is allowed only at a floating-point tie: a
 // kept-set difference of at most 2 ids in at most 2 % of the rows (a threshold within rounding of
 // a token), or a draw whose u * total lies within 1e-5 of a cumulative boundary. End to end: with
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 #include "exl/generator.h"
@@ -112,7 +115,11 @@ std::int32_t host_draw(const std::vector<Candidate>& d, double u, double* slack)
   return got;
 }
 
-void compare_rows(int vocab, int rows, std::uint32_t seed) {
+using RowGen = std::vector<float> (*)(std::mt19937&, int);
+using SettingsGen = SamplerSettings (*)(std::mt19937&, int, bool);
+
+void compare_rows(int vocab, int rows, std::uint32_t seed, RowGen make_row = random_row,
+                  SettingsGen make_settings = random_settings) {
   const exl_cuda_api& api = cuda_api();
   std::mt19937 g(seed);
   int set_mismatch = 0, draw_near = 0, draws = 0;
@@ -120,8 +127,8 @@ void compare_rows(int vocab, int rows, std::uint32_t seed) {
   std::vector<float> dist(static_cast<std::size_t>(vocab));
   Packed pk;
   for (int row = 0; row < rows; ++row) {
-    const std::vector<float> logits = random_row(g, vocab);
-    const SamplerSettings s = random_settings(g, vocab, row % 5 == 0);
+    const std::vector<float> logits = make_row(g, vocab);
+    const SamplerSettings s = make_settings(g, vocab, row % 5 == 0);
     const std::vector<std::int32_t> ctx = random_context(g, vocab);
     Sampler host(s);
     host.distribution(logits, ctx, want);
@@ -188,6 +195,55 @@ void compare_rows(int vocab, int rows, std::uint32_t seed) {
   CHECK_MSG(set_mismatch <= std::max(2, rows / 50), "too many kept-set differences: " << set_mismatch);
 }
 
+// Rows of the shapes that decide the row-wide selects' work: flat (a top-p keeps most of the
+// vocabulary), peaked (a few tokens hold most of the mass, a long flat tail) and coarse (logits on
+// a grid of 1/8: many exact ties at every threshold), in turn.
+std::vector<float> shaped_row(std::mt19937& g, int vocab) {
+  std::uniform_int_distribution<int> kind(0, 2), id(0, vocab - 1);
+  std::vector<float> l(static_cast<std::size_t>(vocab), 0.0f);
+  switch (kind(g)) {
+    case 0: {
+      std::normal_distribution<float> d(0.0f, 0.3f);
+      for (auto& x : l) x = d(g);
+      break;
+    }
+    case 1: {
+      std::normal_distribution<float> d(0.0f, 1.5f);
+      for (auto& x : l) x = d(g);
+      std::uniform_real_distribution<float> hi(8.0f, 14.0f);
+      for (int i = 0; i < 6; ++i) l[std::size_t(id(g))] = hi(g);
+      break;
+    }
+    default: {
+      std::normal_distribution<float> d(0.0f, 1.0f);
+      for (auto& x : l) x = std::round(d(g) * 8.0f) / 8.0f;
+      break;
+    }
+  }
+  return l;
+}
+
+// The settings the row-wide selects serve: top-p alone, typical alone, a top-k above 512 (alone,
+// with top-p, with min-p), each sometimes with penalties, bans, bias, a vocabulary limit, min-p.
+SamplerSettings rows_settings(std::mt19937& g, int vocab, bool greedy) {
+  std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+  SamplerSettings s = random_settings(g, vocab, false);
+  s.greedy = greedy;
+  s.top_k = 0;
+  s.top_p = 1.0f;
+  s.typical = 0.0f;
+  s.min_p = u01(g) < 0.3f ? 0.2f * u01(g) : 0.0f;
+  switch (int(u01(g) * 6.0f)) {
+    case 0: s.top_p = 0.95f; break;
+    case 1: s.top_p = 0.3f + 0.69f * u01(g); break;
+    case 2: s.typical = 0.3f + 0.65f * u01(g); break;
+    case 3: s.top_k = u01(g) < 0.5f ? 600 : 1000; break;
+    case 4: s.top_k = u01(g) < 0.5f ? 600 : 1000; s.top_p = 0.5f + 0.45f * u01(g); break;
+    default: s.top_k = 1000; s.top_p = 0.9f; s.typical = 0.5f + 0.45f * u01(g); break;
+  }
+  return s;
+}
+
 }  // namespace
 
 EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_1000) { compare_rows(1000, 300, 51); }
@@ -197,6 +253,40 @@ EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_128256) { compare_rows(128256, 6
 EXL_GPU_TEST(cuda_kernels, sampler_random_vocab_odd) {
   compare_rows(1003, 100, 54);
   compare_rows(32001, 40, 55);
+}
+
+// The row-wide selects (sample_rows_kernel): flat, peaked and tie-heavy rows with top-p alone,
+// typical, top-k 600 and 1000; 50001 ids are more slices than the emulator's grid holds, so its
+// blocks take several slices each.
+EXL_GPU_TEST(cuda_kernels, sampler_rows_selects) {
+  compare_rows(1003, 60, 61, shaped_row, rows_settings);
+  compare_rows(32001, 24, 62, shaped_row, rows_settings);
+  compare_rows(50001, 12, 63, shaped_row, rows_settings);
+}
+EXL_GPU_TEST(cuda_kernels, sampler_rows_selects_128256) { compare_rows(128256, 9, 64, shaped_row, rows_settings); }
+// A smaller selection for ctest on the emulator (emu_selftest_sampler_rows): the grid barriers'
+// protocol and the ties at every threshold.
+EXL_GPU_TEST(cuda_kernels, sampler_rows_selects_small) {
+  compare_rows(1003, 25, 65, shaped_row, rows_settings);
+  compare_rows(32001, 5, 66, shaped_row, rows_settings);
+  // The same row and settings twice: the same bits (integer atomics and fixed-order sums only;
+  // the emulator runs the grid's blocks in a different order each launch).
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 g(67);
+  Packed pk;
+  for (int row = 0; row < 6; ++row) {
+    const int vocab = row % 2 ? 32001 : 1003;
+    const std::vector<float> logits = shaped_row(g, vocab);
+    const SamplerSettings s = rows_settings(g, vocab, false);
+    pk.build(s, random_context(g, vocab), vocab, 0.37);
+    std::vector<float> d1(static_cast<std::size_t>(vocab)), d2(d1.size());
+    exl_cuda_sample_result r1{}, r2{};
+    CUDA_OK(api.test_sample(0, logits.data(), vocab, &pk.c, &r1, d1.data()));
+    CUDA_OK(api.test_sample(0, logits.data(), vocab, &pk.c, &r2, d2.data()));
+    CHECK_MSG(r1.id == r2.id && r1.candidates == r2.candidates && std::memcmp(&r1.p, &r2.p, 4) == 0 &&
+                  std::memcmp(d1.data(), d2.data(), d1.size() * 4) == 0,
+              "row " << row << ": a second launch on the same row gave other bits");
+  }
 }
 
 EXL_GPU_TEST(cuda_kernels, sampler_greedy_ties_and_edge_rows) {
@@ -233,6 +323,21 @@ EXL_GPU_TEST(cuda_kernels, sampler_greedy_ties_and_edge_rows) {
     pk.build(all, {}, vocab, 0.3);
     CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, nullptr));
     CHECK_MSG(res.id == want, "vocab " << vocab << ": all masked gave " << res.id << " vs " << want);
+    all.top_p = 0.9f;  // the row-wide selects' path: nothing finite either
+    Sampler host_p(all);
+    const std::int32_t want_p = host_p.sample(l, {});
+    pk.build(all, {}, vocab, 0.3);
+    CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, nullptr));
+    CHECK_MSG(res.id == want_p, "vocab " << vocab << ": all masked, top-p, gave " << res.id << " vs " << want_p);
+    // Top-p at a tie of the four maxima (the rest weighs little at T 0.2): half the mass keeps
+    // the two lowest of the tied ids, as top-k 2 does.
+    SamplerSettings p2;
+    p2.temperature = 0.2f;
+    p2.top_p = 0.5f;
+    pk.build(p2, {}, vocab, 0.75);
+    CUDA_OK(api.test_sample(0, l.data(), vocab, &pk.c, &res, dist.data()));
+    CHECK_MSG(res.candidates == 2 && dist[3] == 0.5f && dist[7] == 0.5f && res.id == 7,
+              "vocab " << vocab << ": top-p tie kept " << res.candidates << ", drew " << res.id);
   }
 }
 

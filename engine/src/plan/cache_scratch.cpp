@@ -85,11 +85,14 @@ std::uint64_t head_scratch_bytes(const ModelShape& m, const PlanOptions& o, std:
     b.push_back(logit_rows * vocab * 4);
     // The device sampler (kernels/cuda/sampler.cu): settings blob (header, penalty window of the
     // context + 64, 65536 bias/ban edits of 12 bytes), weights and keys per vocabulary entry, the
-    // first launch's candidates (logit and id per entry, 32 bytes per slice of 1024), result.
+    // first launch's candidates (logit and id per entry, 32 bytes per slice of 1024) and the
+    // second launch's scratch (64 bytes, 9 histograms of 2048 u64, per slice 1024 u64 and 16
+    // bytes: candidate_bytes in kernels/cuda/sampler.h), result.
     b.push_back(256 + 8 * (std::uint64_t(tokens) + 64) + 12 * 65536);
     b.push_back(vocab * 4);
     b.push_back(vocab * 4);
-    b.push_back(vocab * 8 + (vocab + 1023) / 1024 * 32);
+    const std::uint64_t slices = (vocab + 1023) / 1024;
+    b.push_back(vocab * 8 + slices * 32 + 64 + 9 * 2048 * 8 + slices * (1024 * 8 + 16));
     b.push_back(16);
   }
   if (buffers) *buffers = b;
