@@ -8,12 +8,13 @@
 // Launch shape: three launches with fixed arguments (the last two with PDL), for every setting.
 //  1. sample_prep_kernel, one block of 256 threads per slice of 1024 ids: the edits, each slice's
 //     arg-max and largest finite logit, for a top-k of at most 512 the slice's candidates.
-//  2. sample_rows_kernel, a grid of 256-thread blocks, one per slice where the device holds them
-//     all at once (otherwise as many as it holds, each taking every gridDim.x-th slice): for a
+//  2. sample_rows_kernel, a grid of 256-thread blocks, one per slice where the device has a
+//     multiprocessor for each (otherwise one per multiprocessor, each taking every gridDim.x-th
+//     slice): for a
 //     plain draw each slice's kept weight; for top-p, typical, a top-k above 512 (and a
 //     distribution asked for) the row-wide radix selects (below), then the same per-slice sums of
 //     the kept set. Its blocks meet at grid barriers (a counter the prep launch zeroes; the grid
-//     never exceeds what the device holds at once, and launch 3 is scheduled only once every
+//     never exceeds one block per multiprocessor, and launch 3 is scheduled only once every
 //     block runs). Greedy and a top-k of at most 512 return at once.
 //  3. sample_kernel, ONE block of 512 threads: greedy from the slices' arg-maxes; a plain draw
 //     and the rows path draw from the slices' sums, scanning only the slice the draw lands in;
@@ -1247,14 +1248,18 @@ DeviceSampler::DeviceSampler(Allocator* a, int vocab, int max_penalty) : vocab_(
   keys_.allocate(a, std::size_t(vocab) * 4, "sampler keys");
   cand_.allocate(a, candidate_bytes(vocab), "sampler candidates");
   result_.allocate(a, sizeof(SamplerResult), "sampler result");
-  // The rows kernel's grid waits on itself (grid_sync): at most as many blocks as the device
-  // holds at once, each taking every rows_grid_-th slice.
+  // The rows kernel's grid waits on itself (grid_sync): at most one block per multiprocessor,
+  // each taking every rows_grid_-th slice. Not the occupancy's two: the grid is a PDL launch, so
+  // its first blocks can wait at a barrier on a multiprocessor whose shared-memory carve-out is
+  // still the previous kernel's, where a second block may never find room (a grid barrier under
+  // PDL can deadlock that way); one block fits under any carve-out once the previous
+  // kernel's blocks are gone, and those never wait for this grid.
   int dev = 0, sms = 0, per_sm = 0;
   EXL_CUDA_CHECK(cudaGetDevice(&dev));
   EXL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   EXL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_rows_kernel, k_rows_threads, 0));
   const int slices = (vocab + k_slice - 1) / k_slice;
-  rows_grid_ = std::max(1, std::min(slices, per_sm * sms));
+  rows_grid_ = std::max(1, std::min({slices, sms, per_sm * sms}));
   h_blob_ = PinnedBuffer(blob);
   h_result_ = PinnedBuffer(sizeof(SamplerResult));
 }

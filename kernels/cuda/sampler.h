@@ -55,7 +55,7 @@ class DeviceSampler {
 
  private:
   int vocab_ = 0, max_penalty_ = 0;
-  int rows_grid_ = 1;  // the second launch's blocks (at most what the device holds at once)
+  int rows_grid_ = 1;  // the second launch's blocks (at most one per multiprocessor)
   std::size_t staged_bytes_ = 0;
   DeviceBuffer blob_, e_, keys_, cand_, result_;
   PinnedBuffer h_blob_, h_result_;
