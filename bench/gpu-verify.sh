@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One device call that verifies the device sampler's rows path and the balanced GEMV split
+# (EXL_GEMV_BALANCE=1), most important first: the sampler's tests, the decode loop against a base
+# module (.gpu/bin/libexl_cuda_base.so(.xz), e.g. the module of a commit before the rows path:
+# xz -6 -c OTHER_BUILD/bin/libexl_cuda.so > .gpu/bin/libexl_cuda_base.so.xz), memcheck and
+# racecheck over the rows path, the balanced split against the default (GEMV chains and the raw
+# decode step), its kernel and model tests, then the whole selftest. About 4 minutes.
+#   usage (on the GPU machine, after bench/gpu-prep.sh here):  bash bench/gpu-verify.sh OUT_DIR
+set -u
+out=${1:?usage: bench/gpu-verify.sh OUT_DIR}; mkdir -p "$out"; [[ $out == /* ]] || out=$PWD/$out
+root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/gpu-env.sh"
+start=$(date +%s)
+say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$out/log.txt"; }
+st() {  # st TAG [VAR=VALUE ...] -- FILTER
+  local tag=$1; shift; local e=(); while [ "$1" != -- ]; do e+=("$1"); shift; done; shift
+  env "${e[@]}" timeout 120 ./exl selftest --device cuda --fixtures ../fixtures ${1:+--filter "$1"} >"$out/st-$tag.log" 2>&1
+  say "selftest $tag rc $?: $(tail -n 1 "$out/st-$tag.log") $(grep -E '^FAIL' "$out/st-$tag.log" | head -3 | tr '\n' ' ')"
+}
+nvidia-smi --query-gpu=name --format=csv,noheader >"$out/env.txt" 2>&1
+st sampler -- 'cuda_kernels.sampler*'
+st devsampling -- cuda_model.device_sampling_matches_host_sampling
+st seeded -- cuda_model.seeded_generation_repeats_exactly
+if [ -e libexl_cuda_base.so ]; then
+  (cd "$root" && bash bench/gpu-ab.sh "$out/loop.txt" 1 "EXL_BENCH=loop MODULE=libexl_cuda_base.so" "EXL_BENCH=loop" \
+    >/dev/null 2>&1)
+  say "loop done"
+fi
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
+if [ -n "$cs" ]; then
+  timeout 60 "$cs" --tool memcheck ./exl selftest --device cuda --fixtures ../fixtures \
+    --filter 'cuda_kernels.sampler_rows_selects_small' >"$out/memcheck.log" 2>&1
+  say "memcheck rc $?: $(grep -E 'ERROR SUMMARY|passed' "$out/memcheck.log" | tr '\n' ' ')"
+  timeout 60 "$cs" --tool racecheck ./exl selftest --device cuda --fixtures ../fixtures \
+    --filter 'cuda_kernels.sampler_rows_selects_small' >"$out/racecheck.log" 2>&1
+  say "racecheck rc $?: $(grep -E 'RACECHECK SUMMARY|passed' "$out/racecheck.log" | tr '\n' ' ')"
+fi
+for v in 0 1; do
+  EXL_GEMV_BALANCE=$v EXL_BENCH=gemv-quick timeout 60 ./exl_cuda_bench ./libexl_cuda.so 2>&1 | grep -E "pdl|FAIL" |
+    sed "s/^/[balance $v] /" >>"$out/ab.txt"
+  EXL_GEMV_BALANCE=$v EXL_BENCH=decode timeout 60 ./exl_cuda_bench ./libexl_cuda.so 2>&1 | grep -E "decode ctx|FAIL" |
+    sed "s/^/[balance $v] /" >>"$out/ab.txt"
+done
+say "balance A/B done"
+st balance-exl2 EXL_GEMV_BALANCE=1 -- 'cuda_kernels.exl2*'
+st balance-model EXL_GEMV_BALANCE=1 -- cuda_model
+st all --
