@@ -26,14 +26,9 @@ if [ -e libexl_cuda_base.so ]; then
     >/dev/null 2>&1)
   say "loop done"
 fi
-cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
 if [ -n "$cs" ]; then
-  timeout 60 "$cs" --tool memcheck ./exl selftest --device cuda --fixtures ../fixtures \
-    --filter 'cuda_kernels.sampler_rows_selects_small' >"$out/memcheck.log" 2>&1
-  say "memcheck rc $?: $(grep -E 'ERROR SUMMARY|passed' "$out/memcheck.log" | tr '\n' ' ')"
-  timeout 60 "$cs" --tool racecheck ./exl selftest --device cuda --fixtures ../fixtures \
-    --filter 'cuda_kernels.sampler_rows_selects_small' >"$out/racecheck.log" 2>&1
-  say "racecheck rc $?: $(grep -E 'RACECHECK SUMMARY|passed' "$out/racecheck.log" | tr '\n' ' ')"
+  say "$(sanitize memcheck cuda_kernels.sampler_rows_selects_small "$out/memcheck.log")"
+  say "$(sanitize racecheck cuda_kernels.sampler_rows_selects_small "$out/racecheck.log")"
 fi
 for v in 0 1; do
   EXL_GEMV_BALANCE=$v EXL_BENCH=gemv-quick timeout 60 ./exl_cuda_bench ./libexl_cuda.so 2>&1 | grep -E "pdl|FAIL" |
