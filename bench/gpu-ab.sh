@@ -6,7 +6,8 @@
 #     bash bench/gpu-ab.sh OUT_FILE ROUNDS SETTING [SETTING ...]
 #   SETTING: space-separated VAR=VALUE pairs, "-" for the defaults; MODULE=FILE runs that module
 #   instead of libexl_cuda.so, EXL_BENCH=MODE another mode (loop: the engine's decode loop with
-#   device sampling beside the raw step, 4-bit and 4.0 bpw mix), e.g.
+#   device sampling beside the raw step, 4-bit and 4.0 bpw mix; gemv-quick: PDL chains of the 8B's
+#   GEMV shapes), e.g.
 #     bash bench/gpu-ab.sh $OUT/ab.txt 3 - "EXL_GEMV_PRIME=2" "EXL_GEMV_OVERHEAD=6"
 #     bash bench/gpu-ab.sh $OUT/loop.txt 2 "EXL_BENCH=loop MODULE=libexl_cuda_base.so" "EXL_BENCH=loop"
 set -u
@@ -28,6 +29,6 @@ for ((r = 1; r <= rounds; ++r)); do
       esac
     done
     env EXL_BENCH=decode "${envs[@]}" timeout 200 stdbuf -o0 ./exl_cuda_bench "./$module" 2>&1 |
-      grep -E "^== |decode|FAIL|error" | sed "s|^|round $r [$s] |" | tee -a "$out"
+      grep -E "^== |^gemv |decode|FAIL|error" | sed "s|^|round $r [$s] |" | tee -a "$out"
   done
 done

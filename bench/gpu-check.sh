@@ -15,9 +15,8 @@ bench=${2:-all}
 mkdir -p "$out"
 [[ $out == /* ]] || out=$PWD/$out
 root=$(cd "$(dirname "$0")/.." && pwd)
+log=$out/check.log
 source "$(dirname "$0")/gpu-env.sh"
-start=$(date +%s)
-say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$out/check.log"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv >"$out/env.txt" 2>&1
 ./exl --version >>"$out/env.txt" 2>&1
 say "launch floor"

@@ -13,3 +13,6 @@ sanitize() {
   timeout "${4:-60}" "$cs" --tool "$1" ./exl selftest --device cuda --fixtures ../fixtures --filter "$2" >"$3" 2>&1
   echo "$1 rc $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$3" | tr '\n' ' ')"
 }
+start=$(date +%s)
+# say MESSAGE: the message after the seconds since the script started, also appended to $log if set.
+say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "${log:-/dev/null}"; }

@@ -5,8 +5,9 @@
 # llama3-8b under the first setting (every kernel's duration and DRAM bytes, serialised:
 # decode.csv; the first four GEMV launches' sections: gemv_detail.txt). NCU=0 leaves ncu out.
 #   usage (on the GPU machine, after bench/gpu-prep.sh here):
-#     bash bench/gpu-gemv.sh OUT_DIR ROUNDS SETTING [SETTING ...]   SETTING: VAR=VALUE[,VAR=VALUE...]
-#   e.g. bash bench/gpu-gemv.sh $OUT/gemv 2 EXL_GEMV_BALANCE=1 EXL_GEMV_BALANCE=1,EXL_GEMV_PRIME=3
+#     bash bench/gpu-gemv.sh OUT_DIR ROUNDS SETTING [SETTING ...]
+#   SETTING: space-separated VAR=VALUE pairs (bench/gpu-ab.sh's), e.g.
+#     bash bench/gpu-gemv.sh $OUT/gemv 2 "EXL_GEMV_BALANCE=1" "EXL_GEMV_BALANCE=1 EXL_GEMV_PRIME=2"
 set -u
 usage="usage: bench/gpu-gemv.sh OUT_DIR ROUNDS SETTING [SETTING ...]"
 out=${1:?$usage}
@@ -16,20 +17,14 @@ shift 2
 knob=$1
 mkdir -p "$out"
 [[ $out == /* ]] || out=$PWD/$out
+root=$(cd "$(dirname "$0")/.." && pwd)
+log=$out/log.txt
 source "$(dirname "$0")/gpu-env.sh"
-start=$(date +%s)
-say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$out/log.txt"; }
-for r in $(seq "$rounds"); do
-  for v in default "$@"; do
-    e=(); [ "$v" = default ] || IFS=, read -r -a e <<<"$v"
-    env "${e[@]}" EXL_BENCH=gemv-quick timeout 60 ./exl_cuda_bench ./libexl_cuda.so 2>&1 | grep -E "^gemv|FAIL" |
-      sed "s/^/round $r [$v] /" >>"$out/ab.txt"
-    env "${e[@]}" EXL_BENCH=decode timeout 60 ./exl_cuda_bench ./libexl_cuda.so 2>&1 | grep -E "decode ctx|==|FAIL" |
-      sed "s/^/round $r [$v] /" >>"$out/ab.txt"
-  done
-  say "round $r done"
-done
-IFS=, read -r -a ke <<<"$knob"
+ab=()
+for v in - "$@"; do ab+=("EXL_BENCH=gemv-quick ${v#-}" "$v"); done
+(cd "$root" && bash bench/gpu-ab.sh "$out/ab.txt" "$rounds" "${ab[@]}" >/dev/null 2>&1)
+say "A/B done"
+read -r -a ke <<<"$knob"
 env "${ke[@]}" timeout 200 ./exl selftest --device cuda --fixtures ../fixtures >"$out/selftest-knob.log" 2>&1
 say "selftest with $knob rc $?: $(tail -n 1 "$out/selftest-knob.log")"
 if [ -n "$ncu" ] && [ "${NCU:-1}" != 0 ]; then

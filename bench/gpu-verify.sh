@@ -9,9 +9,8 @@
 set -u
 out=${1:?usage: bench/gpu-verify.sh OUT_DIR}; mkdir -p "$out"; [[ $out == /* ]] || out=$PWD/$out
 root=$(cd "$(dirname "$0")/.." && pwd)
+log=$out/log.txt
 source "$(dirname "$0")/gpu-env.sh"
-start=$(date +%s)
-say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$out/log.txt"; }
 st() {  # st TAG [VAR=VALUE ...] -- FILTER
   local tag=$1; shift; local e=(); while [ "$1" != -- ]; do e+=("$1"); shift; done; shift
   env "${e[@]}" timeout 120 ./exl selftest --device cuda --fixtures ../fixtures ${1:+--filter "$1"} >"$out/st-$tag.log" 2>&1
@@ -30,12 +29,8 @@ if [ -n "$cs" ]; then
   say "$(sanitize memcheck cuda_kernels.sampler_rows_selects_small "$out/memcheck.log")"
   say "$(sanitize racecheck cuda_kernels.sampler_rows_selects_small "$out/racecheck.log")"
 fi
-for v in 0 1; do
-  EXL_GEMV_BALANCE=$v EXL_BENCH=gemv-quick timeout 60 ./exl_cuda_bench ./libexl_cuda.so 2>&1 | grep -E "pdl|FAIL" |
-    sed "s/^/[balance $v] /" >>"$out/ab.txt"
-  EXL_GEMV_BALANCE=$v EXL_BENCH=decode timeout 60 ./exl_cuda_bench ./libexl_cuda.so 2>&1 | grep -E "decode ctx|FAIL" |
-    sed "s/^/[balance $v] /" >>"$out/ab.txt"
-done
+(cd "$root" && bash bench/gpu-ab.sh "$out/ab.txt" 1 "EXL_BENCH=gemv-quick" "EXL_BENCH=gemv-quick EXL_GEMV_BALANCE=1" \
+  - "EXL_GEMV_BALANCE=1" >/dev/null 2>&1)
 say "balance A/B done"
 st balance-exl2 EXL_GEMV_BALANCE=1 -- 'cuda_kernels.exl2*'
 st balance-model EXL_GEMV_BALANCE=1 -- cuda_model

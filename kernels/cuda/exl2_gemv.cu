@@ -71,7 +71,7 @@ struct GemvJobs {
   int skip = 0;  // experiments only (EXL_GEMV_SKIP): stages left out to place time, see gemv_knobs
   int prefetch_units = 0;            // L2 prefetch before the wait: a warp's first units
   int prefetch_blocks = 1 << 30;     // ... in blocks below this index only
-  int prime = 1;                     // first ring slots issued: 0 in the main loop, 1 before the wait, 2 before the gather, 3 before the tables
+  int prime = 1;                     // first ring slots issued: 0 in the main loop, 1 before the wait, 2 before the gather
   int balanced = 0;                  // blocks of a balanced split (plan_segment); 0: split per tile (split_plan)
   long long total = 0;               // balanced: the launch's tiles x units per tile
   int units = 0;                     // balanced: units per tile (the layers share k)
@@ -88,8 +88,7 @@ struct GemvJobs {
 // slots issued before the wait, EXL_GEMV_PRIME=1, the default, the prefetch only competes with the
 // previous kernel's reads; bench/RESULTS.md, session 14); EXL_GEMV_PREFETCH_WAVE=1: only the
 // launch's first wave asks; EXL_GEMV_PRIME: 0 the ring's first slots issued in the main loop, 2
-// after the wait but before the activation gather, 3 before the block's tables and scales
-// (gemv_prime_early). EXL_GEMV_BALANCE=1: the balanced split (balanced_blocks, plan_segment)
+// after the wait but before the activation gather. EXL_GEMV_BALANCE=1: the balanced split (balanced_blocks, plan_segment)
 // instead of a split per tile.
 struct GemvKnobs {
   int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1, balance = 0;
@@ -349,20 +348,6 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
   __syncthreads();
 }
 
-// The first ring slots of a run of n units of width `bits` starting at wp (prime_units).
-template <int MT>
-__device__ __forceinline__ void prime_run(int bits, const std::uint32_t* __restrict__ wp, int n, int lane,
-                                          std::uint32_t* ring) {
-  switch (bits) {
-    case 2: prime_units<2, RingOf<MT>::words>(wp, n, lane, ring); break;
-    case 3: prime_units<3, RingOf<MT>::words>(wp, n, lane, ring); break;
-    case 4: prime_units<4, RingOf<MT>::words>(wp, n, lane, ring); break;
-    case 5: prime_units<5, RingOf<MT>::words>(wp, n, lane, ring); break;
-    case 6: prime_units<6, RingOf<MT>::words>(wp, n, lane, ring); break;
-    default: prime_units<8, RingOf<MT>::words>(wp, n, lane, ring); break;
-  }
-}
-
 // The first ring slots of the warp's first run (issued before the PDL wait: the weights are on
 // their way while the previous kernel finishes).
 template <int MT>
@@ -374,29 +359,14 @@ __device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan
   int e = p.wa + 1;
   while (e < p.wb && (sm.info[e].y & 15) == bits) ++e;
   const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, sm.info[p.wa].x, p.tile);
-  prime_run<MT>(bits, wp, e - p.wa, lane, sm.ring);
-}
-
-// The same, issued before the block's tables are in shared memory (EXL_GEMV_PRIME=3): each warp
-// reads the unit table entries of its first run itself (one round trip, the loads issued
-// together), so its first weight copies are on their way before the scales are decoded.
-template <int MT>
-__device__ __forceinline__ void gemv_prime_early(const GemvJobs& jobs, const BlockPlan& p, const BlockSmem<MT>& sm) {
-  if (p.wa >= p.wb || (jobs.skip & 1)) return;
-  const Exl2Device& w = jobs.job[p.j].w;
-  const int lane = threadIdx.x & 31;
-  constexpr int k_look = 9;  // the deepest ring (2 bits) primes 9 slots
-  const int2 first = __ldg(w.units + p.u0 + p.wa);
-  int ys[k_look];
-#pragma unroll
-  for (int d = 1; d < k_look; ++d) ys[d] = p.wa + d < p.wb ? __ldg(&w.units[p.u0 + p.wa + d].y) : -1;
-  const int bits = first.y & 15;
-  int n = 1;
-#pragma unroll
-  for (int d = 1; d < k_look; ++d)
-    if (n == d && ys[d] >= 0 && (ys[d] & 15) == bits) n = d + 1;
-  const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, first.x, p.tile);
-  prime_run<MT>(bits, wp, n, lane, sm.ring);
+  switch (bits) {
+    case 2: prime_units<2, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 3: prime_units<3, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 4: prime_units<4, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 5: prime_units<5, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 6: prime_units<6, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    default: prime_units<8, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+  }
 }
 
 // Entry i (row i / 64, column i % 64) of a block's sums: the warps' partials added in warp order.
@@ -564,7 +534,6 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   const BlockSmem<MT> sm(smem4, jobs.job[0].upb);  // (the jobs of a launch share k, so their upb)
   for (bool first = true;; first = false) {
     const BlockPlan p = jobs.balanced ? plan_segment(jobs, bx, pos, end) : plan_block(jobs, bx);
-    if (first && jobs.prime == 3) gemv_prime_early<MT>(jobs, p, sm);
     gemv_prologue<MT>(jobs, in.permuted, p, sm, bx);
     if (first) {
       if (jobs.prime == 1) gemv_prime<MT>(jobs, p, sm);

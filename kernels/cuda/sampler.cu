@@ -569,6 +569,17 @@ __host__ __device__ __forceinline__ RowsScratch rows_scratch(void* cand, int voc
   return r;
 }
 
+// Thread t's contiguous chunk [lo, hi) of `slices` slices split over `threads` threads (a
+// block's ordered scan over per-slice values: chunks in thread order are slice order).
+struct SliceChunk {
+  int lo, hi;
+};
+__device__ __forceinline__ SliceChunk slice_chunk(int slices, int threads) {
+  const int per = (slices + threads - 1) / threads;
+  const int lo = min(slices, int(threadIdx.x) * per);
+  return {lo, min(slices, lo + per)};
+}
+
 __device__ __forceinline__ bool in_prefix(unsigned key, int i, unsigned thr, int cut) {
   return key > thr || (key == thr && i <= cut);
 }
@@ -590,7 +601,7 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 }
 
 // Grid barrier n (1, 2, ...) of launch 2: every block arrives and waits for all gridDim.x (the
-// grid is at most what the device holds at once, DeviceSampler's constructor; the next launch is
+// grid is at most one block per multiprocessor, DeviceSampler's constructor; the next launch is
 // scheduled only once every block has started, pdl_trigger). The counter counts up within a launch
 // and is zeroed by the prep launch.
 __device__ __forceinline__ void grid_sync(unsigned* bar, unsigned n) {
@@ -624,7 +635,7 @@ __device__ __forceinline__ void slice_weights(const float* logits, int vocab, in
 }
 
 // The weights of the slice a thread visited last, kept in registers: a block with one slice (the
-// grid holds one block per slice wherever the device has room) loads and weighs it once for all
+// grid holds one block per slice wherever the device has a multiprocessor for each) loads and weighs it once for all
 // of the selects' passes.
 struct SliceCache {
   int s = -1;
@@ -764,16 +775,15 @@ __device__ __forceinline__ bool rows_select(const RowsCtx& c, const RowsState& s
     return true;
   }
   const int b = int(thr & unsigned(k_last_bins - 1));
-  const int per_s = (c.slices + R - 1) / R;
-  const int s_lo = min(c.slices, tid * per_s), s_hi = min(c.slices, s_lo + per_s);
+  const SliceChunk ch = slice_chunk(c.slices, R);
   unsigned long long mine = 0;
-  for (int s = s_lo; s < s_hi; ++s) mine += __ldcg(c.rs.slice_hist + std::size_t(s) * k_last_bins + b);
+  for (int s = ch.lo; s < ch.hi; ++s) mine += __ldcg(c.rs.slice_hist + std::size_t(s) * k_last_bins + b);
   if (tid == 0) { sh.cut_slice = -1; sh.cut = INT_MAX; }
   unsigned long long tot = 0;
   const unsigned long long bef = block_exclusive_scan<k_rows_warps>(mine, sh.u, &tot);  // syncs
   if (bef < need && need <= bef + mine) {
     unsigned long long acc = bef;
-    for (int s = s_lo; s < s_hi; ++s) {
+    for (int s = ch.lo; s < ch.hi; ++s) {
       const unsigned long long v = __ldcg(c.rs.slice_hist + std::size_t(s) * k_last_bins + b);
       if (acc + v >= need) { sh.cut_slice = s; sh.cut_before = acc; break; }
       acc += v;
@@ -810,7 +820,7 @@ __device__ __forceinline__ bool rows_select(const RowsCtx& c, const RowsState& s
 // The row-select settings (rows_select_path): top-k (above k_fast_top_k), top-p, min-p and typical
 // as radix selects over the grid, then the same per-slice sums of the kept set, and the set's
 // thresholds for launch 3. Other settings: nothing to do.
-// (Launch bounds for one block per SM: 104 registers, no spills; the grid follows the occupancy.)
+// (Launch bounds for one block per SM: 104 registers, no spills; the grid is one block per SM at most.)
 __global__ void __launch_bounds__(k_rows_threads, 1)
     sample_rows_kernel(const float* __restrict__ logits, int vocab, const int* __restrict__ blob,
                        PrepPart* __restrict__ part, RowsScratch rs) {
@@ -840,15 +850,15 @@ __global__ void __launch_bounds__(k_rows_threads, 1)
     auto ekey = [](float e) { return __float_as_uint(e); };
     unsigned thr = 0;
     int cut = 0;
-    // 7. top-k (a count), 8. top-p (a mass fraction of what top-k kept): prefixes of one order.
-    if (p.top_k > 0 && rows_select(c, st, sh, hpass, nbar, false, (unsigned long long)p.top_k, 0.0f, ekey, true, thr, cut)) {
-      st.cut_a = thr == st.thr_a ? min(cut, st.cut_a) : cut;  // (every tie kept: the set's own cut)
+    // 7. top-k (a count), 8. top-p (a mass fraction of what top-k kept): prefixes of one order,
+    // so each narrows the same threshold (every tie kept at the set's own key: its own cut).
+    auto narrow = [&](bool mass, unsigned long long count, float frac) {
+      if (!rows_select(c, st, sh, hpass, nbar, mass, count, frac, ekey, true, thr, cut)) return;
+      st.cut_a = thr == st.thr_a ? min(cut, st.cut_a) : cut;
       st.thr_a = thr;
-    }
-    if (p.top_p < 1.0f && rows_select(c, st, sh, hpass, nbar, true, 0, p.top_p, ekey, true, thr, cut)) {
-      st.cut_a = thr == st.thr_a ? min(cut, st.cut_a) : cut;  // (every tie kept: the set's own cut)
-      st.thr_a = thr;
-    }
+    };
+    if (p.top_k > 0) narrow(false, (unsigned long long)p.top_k, 0.0f);
+    if (p.top_p < 1.0f) narrow(true, 0, p.top_p);
     // 9. min-p: e >= min_p * e_max, and e_max = exp(0) = 1 is always kept.
     if (p.min_p > 0.0f) st.floor = p.min_p;
     // 10. typical: S = sum e ln e and Z = sum e over the set, per slice, then in slice order.
@@ -863,10 +873,9 @@ __global__ void __launch_bounds__(k_rows_threads, 1)
         if (threadIdx.x == 0) { rs.ent[2 * s] = z; rs.ent[2 * s + 1] = sl; }
       }
       grid_sync(rs.bar, ++nbar);
-      const int per_s = (slices + k_rows_threads - 1) / k_rows_threads;
-      const int s_lo = min(slices, int(threadIdx.x) * per_s), s_hi = min(slices, s_lo + per_s);
+      const SliceChunk ch = slice_chunk(slices, k_rows_threads);
       double z = 0, sl = 0;
-      for (int s = s_lo; s < s_hi; ++s) { z += __ldcg(rs.ent + 2 * s); sl += __ldcg(rs.ent + 2 * s + 1); }
+      for (int s = ch.lo; s < ch.hi; ++s) { z += __ldcg(rs.ent + 2 * s); sl += __ldcg(rs.ent + 2 * s + 1); }
       z = block_reduce<W>(z, 0.0, sh.d, Add());
       sl = block_reduce<W>(sl, 0.0, sh.d, Add());
       st.m = float(sl / z);
@@ -907,11 +916,10 @@ __global__ void __launch_bounds__(k_rows_threads, 1)
 template <class Wt>
 __device__ void draw_from_slices(const SamplerParams& p, int vocab, int slices, const PrepPart* part, int best,
                                  Wt weight, Shared& sh, SamplerResult* out, float* dist) {
-  const int per_s = (slices + T - 1) / T;
-  const int s_lo = min(slices, int(threadIdx.x) * per_s), s_hi = min(slices, s_lo + per_s);
+  const SliceChunk ch = slice_chunk(slices, T);
   double sb = 0;
   int kept = 0;
-  for (int b = s_lo; b < s_hi; ++b) { sb += __ldcg(&part[b].sum); kept += __ldcg(&part[b].count); }
+  for (int b = ch.lo; b < ch.hi; ++b) { sb += __ldcg(&part[b].sum); kept += __ldcg(&part[b].count); }
   double total = 0;
   const double before = block_exclusive_scan(sb, sh.d, &total);
   kept = block_reduce(kept, 0, sh.i, Add());
@@ -920,7 +928,7 @@ __device__ void draw_from_slices(const SamplerParams& p, int vocab, int slices, 
   double lands_before = 0;
   if (before <= r) {
     double acc = before;
-    for (int b = s_lo; b < s_hi; ++b) {
+    for (int b = ch.lo; b < ch.hi; ++b) {
       const double v = __ldcg(&part[b].sum);
       if (v > 0.0 && acc <= r && r < acc + v) { lands = b; lands_before = acc; break; }
       acc += v;

@@ -3,7 +3,7 @@
 // Three launches with fixed arguments for every setting (the settings and lists are read from a
 // device blob that is uploaded before them), so they can sit in the decode CUDA graph: a block
 // per slice of 1024 ids for the edits, each slice's arg-max and a small top-k's candidates; a grid
-// of slice blocks (at most what the device holds at once, meeting at grid barriers) for the
+// of slice blocks (at most one per multiprocessor, meeting at grid barriers) for the
 // row-wide selects of top-p, typical and a top-k above 512 and the slices' sums of the kept
 // weight; one block for greedy, the draw (only the slice it lands in is scanned) and a top-k of
 // at most 512 (sampler.cu). All memory is allocated at construction (allocate_cache); staging and
