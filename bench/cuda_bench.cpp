@@ -262,7 +262,7 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
 bool bench_gemv(double copy_gbs, bool quick = false, bool large = false) {
   struct Shape { int k, n; };
   const std::vector<Shape> all = {{4096, 4096}, {4096, 1024}, {4096, 14336}, {14336, 4096}, {2048, 5632}, {4096, 128256}};
-  const std::vector<Shape> few = {{4096, 4096}, {4096, 14336}, {14336, 4096}};
+  const std::vector<Shape> few = {{4096, 4096}, {4096, 14336}, {14336, 4096}, {2048, 32000}, {4096, 128256}};
   const std::vector<Shape> big = {{8192, 8192}, {8192, 1024}, {8192, 28672}, {28672, 8192}, {8192, 128256}};  // llama3-70b
   for (const Shape& s : large ? big : quick ? few : all) {
     for (bool mixed : {false, true}) {

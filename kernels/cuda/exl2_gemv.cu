@@ -72,9 +72,6 @@ struct GemvJobs {
   int prefetch_units = 0;            // L2 prefetch before the wait: a warp's first units
   int prefetch_blocks = 1 << 30;     // ... in blocks below this index only
   int prime = 1;                     // first ring slots issued: 0 in the main loop, 1 before the wait, 2 before the gather
-  int balanced = 0;                  // blocks of a balanced split (plan_segment); 0: split per tile (split_plan)
-  long long total = 0;               // balanced: the launch's tiles x units per tile
-  int units = 0;                     // balanced: units per tile (the layers share k)
 };
 
 // Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
@@ -88,10 +85,9 @@ struct GemvJobs {
 // slots issued before the wait, EXL_GEMV_PRIME=1, the default, the prefetch only competes with the
 // previous kernel's reads; bench/RESULTS.md, session 14); EXL_GEMV_PREFETCH_WAVE=1: only the
 // launch's first wave asks; EXL_GEMV_PRIME: 0 the ring's first slots issued in the main loop, 2
-// after the wait but before the activation gather. EXL_GEMV_BALANCE=1: the balanced split (balanced_blocks, plan_segment)
-// instead of a split per tile.
+// after the wait but before the activation gather.
 struct GemvKnobs {
-  int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1, balance = 0;
+  int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1;
   double overhead = 3.0;
 };
 const GemvKnobs& gemv_knobs() {
@@ -104,7 +100,6 @@ const GemvKnobs& gemv_knobs() {
     if (const char* v = std::getenv("EXL_GEMV_PREFETCH")) r.prefetch = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_PREFETCH_WAVE")) r.prefetch_wave = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_PRIME")) r.prime = std::atoi(v);
-    if (const char* v = std::getenv("EXL_GEMV_BALANCE")) r.balance = std::atoi(v);
     return r;
   }();
   return k;
@@ -232,14 +227,14 @@ constexpr std::size_t gemv_smem_bytes(int upb) {
 
 // One block's share of a launch: job, column tile, K range, and the
 // contiguous range [wa, wb) of the block's units each warp takes (so groups and widths come in runs).
-// ks: the blocks (pieces) that share the tile's K range, kb: this one's place among them,
-// slot: the workspace slot of the tile's first piece (its pieces take consecutive slots).
 struct BlockPlan {
-  int j = 0, tile = 0, kb = 0, ks = 1, slot = 0, u0 = 0, u1 = 0, nb = 0, wa = 0, wb = 0, g0 = 0, ngr = 0;
+  int j = 0, tile = 0, kb = 0, u0 = 0, u1 = 0, nb = 0, wa = 0, wb = 0, g0 = 0, ngr = 0;
 };
 
-// The warps' shares and the groups of the plan's unit range [u0, u1).
-__device__ __forceinline__ void plan_units(const GemvJobs& jobs, BlockPlan& p) {
+__device__ __forceinline__ BlockPlan plan_block(const GemvJobs& jobs, int bx) {
+  BlockPlan p;
+  const SplitPlan sp = split_plan(jobs.job, jobs.count, bx);
+  p.j = sp.j; p.tile = sp.tile; p.kb = sp.kb; p.u0 = sp.u0; p.u1 = sp.u1;
   const GemvJob& job = jobs.job[p.j];
   p.nb = p.u1 - p.u0;
   const int warp = threadIdx.x >> 5;
@@ -247,44 +242,6 @@ __device__ __forceinline__ void plan_units(const GemvJobs& jobs, BlockPlan& p) {
   p.wb = p.nb * (warp + 1) / k_warps;
   p.g0 = p.nb > 0 ? job.w.units[p.u0].y >> 4 : 0;
   p.ngr = p.nb > 0 ? (job.w.units[p.u1 - 1].y >> 4) - p.g0 + 1 : 0;
-}
-
-// Per-tile split: block bx is split kb of its tile (split_plan).
-__device__ __forceinline__ BlockPlan plan_block(const GemvJobs& jobs, int bx) {
-  BlockPlan p;
-  const SplitPlan sp = split_plan(jobs.job, jobs.count, bx);
-  p.j = sp.j; p.tile = sp.tile; p.kb = sp.kb; p.u0 = sp.u0; p.u1 = sp.u1;
-  p.ks = jobs.job[p.j].ksplit;
-  p.slot = bx - p.kb;
-  plan_units(jobs, p);
-  return p;
-}
-
-// Balanced split (GemvJobs::balanced = B blocks): the launch's tiles x units, tile after tile,
-// cut into B ranges of equal size, [bx * total / B, (bx + 1) * total / B); a range that crosses
-// tiles is done as one segment per tile. block_at(x): the block whose range holds position x.
-__device__ __forceinline__ long long balanced_start(const GemvJobs& jobs, long long b) {
-  return b * jobs.total / jobs.balanced;
-}
-__device__ __forceinline__ int block_at(const GemvJobs& jobs, long long x) {
-  return int(((x + 1) * jobs.balanced + jobs.total - 1) / jobs.total - 1);
-}
-// The segment of block bx that starts at position pos (inside the block's range, which ends at e).
-__device__ __forceinline__ BlockPlan plan_segment(const GemvJobs& jobs, int bx, long long pos, long long e) {
-  BlockPlan p;
-  const int units = jobs.units;
-  const int t = int(pos / units);  // the launch's tile
-#pragma unroll
-  for (int i = 1; i < k_gemv_max_layers; ++i)
-    if (i < jobs.count && t >= jobs.job[i].tile_begin) p.j = i;
-  p.tile = t - jobs.job[p.j].tile_begin;
-  p.u0 = int(pos - static_cast<long long>(t) * units);
-  p.u1 = int(min(e, static_cast<long long>(t + 1) * units) - static_cast<long long>(t) * units);
-  const int first = block_at(jobs, static_cast<long long>(t) * units);
-  p.ks = block_at(jobs, static_cast<long long>(t + 1) * units - 1) - first + 1;
-  p.kb = bx - first;
-  p.slot = first + t;
-  plan_units(jobs, p);
   return p;
 }
 
@@ -488,9 +445,9 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   // split order: the result does not depend on which block finished first.
   // Without a workspace (exl_cuda_options.fast_reduce) the blocks add their sums with fp32
   // atomics, in whatever order they finish.
-  const int ks = p.ks;
+  const int ks = job.ksplit;
   const bool ordered = jobs.ws.partials != nullptr;
-  float* slots = jobs.ws.partials + std::size_t(p.slot) * (MT * k_tile_cols);
+  float* slots = jobs.ws.partials + std::size_t(bx - p.kb) * (MT * k_tile_cols);
   for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
     const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
     const float sum = warp_sum(sm, i);
@@ -523,31 +480,16 @@ template <int MT, int MODE>
 __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(GemvJobs jobs, GemvInput in, int m) {
   EXL_DYNAMIC_SMEM(uint4, smem4);
   pdl_trigger();
-  const int bx = int(blockIdx.x);
-  // A balanced split's block may cover the end of one tile and the start of the next: one
-  // segment per tile, in order; the first one overlaps the previous kernel as described above.
-  long long pos = 0, end = 0;
-  if (jobs.balanced) {
-    pos = balanced_start(jobs, bx);
-    end = balanced_start(jobs, bx + 1);
-  }
-  const BlockSmem<MT> sm(smem4, jobs.job[0].upb);  // (the jobs of a launch share k, so their upb)
-  for (bool first = true;; first = false) {
-    const BlockPlan p = jobs.balanced ? plan_segment(jobs, bx, pos, end) : plan_block(jobs, bx);
-    gemv_prologue<MT>(jobs, in.permuted, p, sm, bx);
-    if (first) {
-      if (jobs.prime == 1) gemv_prime<MT>(jobs, p, sm);
-      pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
-      // The init regions (zero or bias), spread over all blocks of the launch.
-      write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
-                  int(gridDim.x * gridDim.y) * k_threads);
-      if (jobs.prime == 2) gemv_prime<MT>(jobs, p, sm);
-    }
-    gemv_body<MT, MODE>(jobs, in, m, int(blockIdx.y) * MT, p, sm, bx, first && jobs.prime != 0);
-    pos += p.u1 - p.u0;
-    if (pos >= end) break;  // (a split per tile: one segment, end 0)
-    __syncthreads();        // the segment is done with shared memory
-  }
+  const BlockPlan p = plan_block(jobs, int(blockIdx.x));
+  const BlockSmem<MT> sm(smem4, jobs.job[p.j].upb);
+  gemv_prologue<MT>(jobs, in.permuted, p, sm, int(blockIdx.x));
+  if (jobs.prime == 1) gemv_prime<MT>(jobs, p, sm);
+  pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
+  // The init regions (zero or bias), spread over all blocks of the launch.
+  write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
+              int(gridDim.x * gridDim.y) * k_threads);
+  if (jobs.prime == 2) gemv_prime<MT>(jobs, p, sm);
+  gemv_body<MT, MODE>(jobs, in, m, int(blockIdx.y) * MT, p, sm, int(blockIdx.x), jobs.prime != 0);
 }
 
 // Repack: one warp per (tile, unit); lane l builds its 2B words from the on-disk layout.
@@ -708,7 +650,7 @@ int check_call(const GemvCall& c) {
 // Lays out the jobs of one launch: block and counter offsets; returns the blocks.
 int layout_jobs(GemvJobs& jobs, int mt, int m, int* max_upb) {
   int blocks = 0, tiles = 0;
-  bool split = jobs.balanced > 0;
+  bool split = false;
   for (int i = 0; i < jobs.count; ++i) {
     jobs.job[i].block_begin = blocks;
     jobs.job[i].tile_begin = tiles;
@@ -717,12 +659,9 @@ int layout_jobs(GemvJobs& jobs, int mt, int m, int* max_upb) {
     *max_upb = std::max(*max_upb, jobs.job[i].upb);
     split = split || jobs.job[i].ksplit > 1;
   }
-  // A balanced split's tile takes the slots from its first block's on (plan_segment): B + tiles.
-  const std::size_t slots = jobs.balanced ? std::size_t(jobs.balanced) + std::size_t(tiles) : std::size_t(blocks);
-  if (jobs.balanced) blocks = jobs.balanced;
   if (split && jobs.ws.partials) {
     if (!jobs.ws.counters) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: workspace without counters");
-    if (slots * mt * k_tile_cols > k_gemv_partial_floats || tiles > k_gemv_counters || m > mt)
+    if (std::size_t(blocks) * mt * k_tile_cols > k_gemv_partial_floats || tiles > k_gemv_counters || m > mt)
       throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: the launch's split-K partials exceed the GEMV workspace");
   }
   return blocks;
@@ -792,24 +731,6 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
   return best;
 }
 
-// Blocks of a balanced split (0: none fits): the most that the fewest waves allow, every block
-// taking the same number of units (at most upb_limit), within the workspace's slots.
-int balanced_blocks(const GemvCall& c, int mt, int tiles) {
-  const int smem_per_sm = device_attribute<cudaDevAttrMaxSharedMemoryPerMultiprocessor>();
-  const int by_regs = blocks_by_registers(mt);
-  const long long total = static_cast<long long>(tiles) * (c.w[0]->k / 32);
-  for (int waves = 1; waves <= 1024; ++waves)
-    for (int per_sm = by_regs; per_sm >= 1; --per_sm) {
-      const long long b = std::min(total, static_cast<long long>(per_sm) * std::max(1, c.sm_count) * waves);
-      const long long upb = (total + b - 1) / b;
-      if (upb > upb_limit(mt)) break;  // fewer blocks per SM only make it larger: another wave
-      if (smem_bytes_for(mt, int(upb)) + 1024 > std::size_t(smem_per_sm) / std::size_t(per_sm)) continue;
-      if (c.ws.partials && std::size_t(b + tiles) * mt * k_tile_cols > k_gemv_partial_floats) return 0;
-      return int(b);
-    }
-  return 0;
-}
-
 template <int MODE>
 void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
   if (c.m <= 0 || c.count <= 0) return;
@@ -836,15 +757,6 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
       jobs.job[i].y = c.y[i] + std::size_t(r) * c.ldy[i];
       jobs.job[i].ldy = c.ldy[i];
       plan_job(jobs.job[i], mt, ksplit, upb_force);
-    }
-    if (gemv_knobs().balance && upb_force <= 0) {
-      jobs.balanced = balanced_blocks(c, mt, tiles);
-      if (jobs.balanced) {
-        jobs.units = c.w[0]->k / 32;
-        jobs.total = static_cast<long long>(tiles) * jobs.units;
-        const int upb = int((jobs.total + jobs.balanced - 1) / jobs.balanced);
-        for (int i = 0; i < c.count; ++i) { jobs.job[i].upb = upb; jobs.job[i].ksplit = 0; }
-      }
     }
     if (r == 0) {  // the init regions go with the first row tile (later ones run after it)
       jobs.inits = c.inits;
