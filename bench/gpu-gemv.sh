@@ -7,7 +7,7 @@
 #   usage (on the GPU machine, after bench/gpu-prep.sh here):
 #     bash bench/gpu-gemv.sh OUT_DIR ROUNDS SETTING [SETTING ...]
 #   SETTING: space-separated VAR=VALUE pairs (bench/gpu-ab.sh's), e.g.
-#     bash bench/gpu-gemv.sh $OUT/gemv 2 "EXL_GEMV_BALANCE=1" "EXL_GEMV_BALANCE=1 EXL_GEMV_PRIME=2"
+#     bash bench/gpu-gemv.sh $OUT/gemv 2 "EXL_GEMV_PRIME=2" "EXL_GEMV_OVERHEAD=6"
 set -u
 usage="usage: bench/gpu-gemv.sh OUT_DIR ROUNDS SETTING [SETTING ...]"
 out=${1:?$usage}

@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# One device call that verifies the device sampler's rows path and the balanced GEMV split
-# (EXL_GEMV_BALANCE=1), most important first: the sampler's tests, the decode loop against a base
+# One device call that verifies the device sampler, most important first: its tests, the decode loop against a base
 # module (.gpu/bin/libexl_cuda_base.so(.xz), e.g. the module of a commit before the rows path:
 # xz -6 -c OTHER_BUILD/bin/libexl_cuda.so > .gpu/bin/libexl_cuda_base.so.xz), memcheck and
-# racecheck over the rows path, the balanced split against the default (GEMV chains and the raw
-# decode step), its kernel and model tests, then the whole selftest. About 4 minutes.
+# racecheck over the rows path, then the whole selftest. About 3 minutes.
 #   usage (on the GPU machine, after bench/gpu-prep.sh here):  bash bench/gpu-verify.sh OUT_DIR
 set -u
 out=${1:?usage: bench/gpu-verify.sh OUT_DIR}; mkdir -p "$out"; [[ $out == /* ]] || out=$PWD/$out
@@ -29,9 +27,4 @@ if [ -n "$cs" ]; then
   say "$(sanitize memcheck cuda_kernels.sampler_rows_selects_small "$out/memcheck.log")"
   say "$(sanitize racecheck cuda_kernels.sampler_rows_selects_small "$out/racecheck.log")"
 fi
-(cd "$root" && bash bench/gpu-ab.sh "$out/ab.txt" 1 "EXL_BENCH=gemv-quick" "EXL_BENCH=gemv-quick EXL_GEMV_BALANCE=1" \
-  - "EXL_GEMV_BALANCE=1" >/dev/null 2>&1)
-say "balance A/B done"
-st balance-exl2 EXL_GEMV_BALANCE=1 -- 'cuda_kernels.exl2*'
-st balance-model EXL_GEMV_BALANCE=1 -- cuda_model
 st all --
