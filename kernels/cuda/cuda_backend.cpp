@@ -92,6 +92,9 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* a = std::getenv("EXL_CUDA_ATTN_MMA")) set_decode_mma(std::string(a) != "0");
   if (const char* a = std::getenv("EXL_CUDA_ATTN_REG")) set_decode_reg(std::string(a) != "0");
   if (const char* f = std::getenv("EXL_CUDA_KV_FOLD")) fold_kv_ = std::string(f) != "0";
+  // The fused path's q/k/v and gate/up outputs in exact accumulators (kernels.h, GemvInput);
+  // EXL_CUDA_EXACT=0: fp32 through the ordered split-K pass (or fp32 atomics), for comparison.
+  if (const char* e = std::getenv("EXL_CUDA_EXACT")) exact_acc_ = std::string(e) != "0";
 }
 
 void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {
@@ -284,8 +287,8 @@ void CudaBackend::allocate_scratch() {
   for (int i = 0; i < 2; ++i) {
     fqkv_[i].reset(); fgu_[i].reset();
     if (!fused_ok_) continue;
-    fqkv_[i].allocate(&alloc_, fr * (qd + 2 * kd) * 4, "q, k, v (fused path)");
-    fgu_[i].allocate(&alloc_, fr * inter_ * 2 * 4, "gate, up (fused path)");
+    fqkv_[i].allocate(&alloc_, fr * (qd + 2 * kd) * 8, "q, k, v (fused path)");  // fp32 or exact (int64)
+    fgu_[i].allocate(&alloc_, fr * inter_ * 2 * 8, "gate, up (fused path)");
   }
   step_.allocate(&alloc_, 16, "step");
   ids_.allocate(&alloc_, std::size_t(C) * 4, "ids");
@@ -316,16 +319,23 @@ int CudaBackend::accumulator_inits(int layer, int t, int head_rows, GemvInit* ou
   const int qd = nh_ * hd_, kd = nkv_ * hd_;
   float* q32 = fqkv_[layer % 2].get<float>();
   float* g32 = fgu_[layer % 2].get<float>();
-  add(q32, l.q.bias, qd, t);
-  add(q32 + std::size_t(t) * qd, l.k.bias, kd, t);
-  add(q32 + std::size_t(t) * (qd + kd), l.v.bias, kd, t);
-  add(g32, l.gate.bias, inter_, t);
-  add(g32 + std::size_t(t) * inter_, l.up.bias, inter_, t);
+  long long* qq = fqkv_[layer % 2].get<long long>();
+  long long* gq = fgu_[layer % 2].get<long long>();
+  const bool eqkv = exact_qkv(t), egu = exact_acc_;
+  auto acc = [&](float* f, long long* q, std::size_t off, const DeviceBuffer& bias, int width, bool exact) {
+    add(exact ? nullptr : f + off, bias, width, t);
+    out[n - 1].dstq = exact ? q + off : nullptr;
+  };
+  acc(q32, qq, 0, l.q.bias, qd, eqkv);
+  acc(q32, qq, std::size_t(t) * qd, l.k.bias, kd, eqkv);
+  acc(q32, qq, std::size_t(t) * (qd + kd), l.v.bias, kd, eqkv);
+  acc(g32, gq, 0, l.gate.bias, inter_, egu);
+  acc(g32, gq, std::size_t(t) * inter_, l.up.bias, inter_, egu);
   return n;
 }
 
-const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, const float* q32, const float* k32,
-                                  const float* v32, bool o_order) {
+const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, AccIn q32, AccIn k32, AccIn v32,
+                                  bool o_order) {
   const cudaStream_t s = stream_->get();
   const std::int32_t* o_pos = o_order ? l.o_pos.get<std::int32_t>() : nullptr;
   const int* past = step_.get<int>();
@@ -391,6 +401,10 @@ bool CudaBackend::fused_attention_step(int t) const {
   return t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16;
 }
 
+// Whether the fused path keeps q, k, v in exact accumulators (not for the one-launch attention
+// step, which reads fp32).
+bool CudaBackend::exact_qkv(int t) const { return exact_acc_ && !fused_attention_step(t); }
+
 // The fused form for t <= gemv_max_rows tokens of an all-EXL2 model: 6 or 7 launches per layer,
 // each allowed to start early (PDL, launch.cuh). RMSNorm is folded into the q/k/v and gate/up
 // launches, SiLU * up into the down projection; accumulators alternate between two sets, and
@@ -415,10 +429,20 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     float* v32 = k32 + std::size_t(t) * kd;
     float* g32 = fgu_[li % 2].get<float>();
     float* u32 = g32 + std::size_t(t) * inter_;
+    // Exact accumulators (int64 at the same element offsets): q, k, v and gate, up.
+    long long* qq = fqkv_[li % 2].get<long long>();
+    long long* kq = qq + std::size_t(t) * qd;
+    long long* vq = kq + std::size_t(t) * kd;
+    long long* gq = fgu_[li % 2].get<long long>();
+    long long* uq = gq + std::size_t(t) * inter_;
+    const bool eqkv = exact_qkv(t), egu = exact_acc_;
     GemvCall c;
     c.m = t;
     c.sm_count = sm_count_; c.ws = gemv_view_;
-    c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
+    if (eqkv)
+      c.add_exact(l.q.view, qq, qd).add_exact(l.k.view, kq, kd).add_exact(l.v.view, vq, kd);
+    else
+      c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
     const bool unfold = t > 1 && unfold_rows_;
     __half* a = a_.get<__half>();
     norm_input(c, x, t, l.input_norm, fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
@@ -434,7 +458,8 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
       attention_decode_step(as, in, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
                             att_.get<__half>(), nullptr, s);
     } else {
-      o_in = attend(layers_[std::size_t(li)], as, q32, k32, v32, o_order);
+      o_in = eqkv ? attend(layers_[std::size_t(li)], as, AccIn{nullptr, qq}, AccIn{nullptr, kq}, AccIn{nullptr, vq}, o_order)
+                  : attend(layers_[std::size_t(li)], as, AccIn{q32}, AccIn{k32}, AccIn{v32}, o_order);
     }
     prepare_output(x, t, hidden_, hidden_, l.o.bias.get<float>(), true, s);  // no-op without bias
     GemvCall o;
@@ -444,7 +469,10 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     exl2_gemv_run(o, s);
     GemvCall gu;
     gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
-    gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
+    if (egu)
+      gu.add_exact(l.gate.view, gq, inter_).add_exact(l.up.view, uq, inter_);
+    else
+      gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
     norm_input(gu, x, t, l.post_norm, fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
     exl2_gemv_run(gu, s);
     prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
@@ -452,10 +480,12 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     d.m = t; d.sm_count = sm_count_; d.ws = gemv_view_;
     d.add(l.down.view, x, hidden_);
     if (unfold) {
-      silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
+      silu_mul(egu ? AccIn{nullptr, gq} : AccIn{g32}, egu ? AccIn{nullptr, uq} : AccIn{u32}, std::int64_t(t) * inter_,
+               a, s);
       d.mode = k_x_half; d.in.x = a; d.in.ldx = inter_;
     } else {
-      d.mode = k_x_silu; d.in.xf = g32; d.in.up = u32; d.in.ldx = inter_;
+      d.mode = k_x_silu; d.in.ldx = inter_;
+      if (egu) { d.in.xq = gq; d.in.upq = uq; } else { d.in.xf = g32; d.in.up = u32; }
     }
     d.in.permuted = l.down_in_order;
     exl2_gemv_run(d, s);
@@ -507,7 +537,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     linear_forward(l.q, a, t, q32, qd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
     linear_forward(l.k, a, t, k32, kd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
     linear_forward(l.v, a, t, v32, kd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
-    attend(l, as, q32, k32, v32);
+    attend(l, as, AccIn{q32}, AccIn{k32}, AccIn{v32});
     lin(l.o, att_.get<__half>(), x, true);
     rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
     EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));

@@ -112,6 +112,7 @@ class CudaBackend {
   void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
   // One token: the one-launch attention step (EXL_CUDA_FUSED_DECODE).
   bool fused_attention_step(int t) const;
+  bool exact_qkv(int t) const;
   int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
   void enqueue_head(int row0, int rows);
   void run_eager(int n, int logits_mode, float* logits);
@@ -131,6 +132,7 @@ class CudaBackend {
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).
   // EXL_CUDA_UNFOLD=0 folds them as for one token.
   bool unfold_rows_ = true;
+  bool exact_acc_ = true;  // the fused path's q/k/v, gate/up in exact accumulators (EXL_CUDA_EXACT)
   // Input permutations folded away (DeviceLayer): down's into gate/up's columns at load, and
   // the decode step's RMSNorm writes q/k/v's and gate/up's inputs in their stored order, so
   // every GEMV block reads its rows contiguously instead of gathering them (EXL_CUDA_PERM_FOLD=0:
@@ -171,10 +173,10 @@ class CudaBackend {
   int store_pages_ = 0;                // pages in each store (0: contiguous)
   const int* page_table() const { return store_pages_ > 0 ? pages_.get<int>() : nullptr; }
   DeviceBuffer k_stage_, v_stage_;     // a quantized store's chunk rows, fp16 [chunk, nkv, d]
-  // RoPE, the cache write and attention of one layer for t tokens (q/k/v fp32 in, att_ out).
+  // RoPE, the cache write and attention of one layer for t tokens (q/k/v fp32 or exact accumulators
+  // in, att_ out).
   // Returns the output (att_, or a_ when `o_order` asks for o's stored row order and V is rotated).
-  const __half* attend(DeviceLayer& l, const AttentionShape& as, const float* q32, const float* k32, const float* v32,
-                       bool o_order = false);
+  const __half* attend(DeviceLayer& l, const AttentionShape& as, AccIn q32, AccIn k32, AccIn v32, bool o_order = false);
   void norm_input(GemvCall& c, const float* x, int rows, const DeviceBuffer& w, const std::int32_t* perm, bool unfold);
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path
   PinnedBuffer h_step_, h_ids_, h_logits_;

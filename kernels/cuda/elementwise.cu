@@ -23,12 +23,11 @@ struct GemvInits {
 
 int blocks_for(std::int64_t n) { return int(std::min<std::int64_t>((n + 255) / 256, 65535)); }
 
-__global__ void silu_mul_kernel(const float* __restrict__ g, const float* __restrict__ u, std::int64_t n,
-                                __half* __restrict__ out) {
+__global__ void silu_mul_kernel(AccIn g, AccIn u, std::int64_t n, __half* __restrict__ out) {
   pdl_trigger();
   pdl_wait();
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
-    out[i] = __float2half_rn(silu_times(g[i], u[i]));
+    out[i] = __float2half_rn(silu_times(acc_at(g, i), acc_at(u, i)));
   }
 }
 
@@ -80,6 +79,10 @@ __global__ void fill_half_kernel(__half* p, std::size_t n, std::uint64_t seed, f
 }  // namespace
 
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s) {
+  silu_mul(AccIn{gate}, AccIn{up}, n, out, s);
+}
+
+void silu_mul(AccIn gate, AccIn up, std::int64_t n, __half* out, cudaStream_t s) {
   if (n <= 0) return;
   launch(silu_mul_kernel, dim3(blocks_for(n)), dim3(256), 0, s, gate, up, n, out);
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "exact_acc.cuh"
 #include "kernels.h"
 
 namespace exl::cuda {
@@ -35,7 +36,11 @@ __device__ __forceinline__ float silu_times(float g, float u) { return g / (1.0f
 __device__ __forceinline__ void write_inits(const GemvInit* regions, int count, int tid, int stride) {
   for (int r = 0; r < count; ++r) {
     const GemvInit& in = regions[r];
-    for (int i = tid; i < in.count; i += stride) in.dst[i] = in.bias ? in.bias[i % in.n] : 0.0f;
+    if (in.dstq) {
+      for (int i = tid; i < in.count; i += stride) in.dstq[i] = in.bias ? to_exact(in.bias[i % in.n]) : 0ll;
+    } else {
+      for (int i = tid; i < in.count; i += stride) in.dst[i] = in.bias ? in.bias[i % in.n] : 0.0f;
+    }
   }
 }
 

@@ -396,8 +396,9 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
         if (m0 + mm < m && row < rows_valid) {
           const std::size_t off = std::size_t(m0 + mm) * in.ldx;
           if constexpr (MODE == k_x_silu) {
-            const float gv = in.xf[off + q];
-            v[mm][e] = __float2half_rn(silu_times(gv, in.up[off + q]));
+            const float gv = in.xq ? from_exact(in.xq[off + q]) : in.xf[off + q];
+            const float uv = in.xq ? from_exact(in.upq[off + q]) : in.up[off + q];
+            v[mm][e] = __float2half_rn(silu_times(gv, uv));
           } else if constexpr (MODE == k_x_norm) {
             v[mm][e] = __float2half_rn(in.xf[off + q] * sm.norm[mm] * __half2float(__ldg(in.norm_w + q)));
           } else {
@@ -445,6 +446,13 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   // split order: the result does not depend on which block finished first.
   // Without a workspace (exl_cuda_options.fast_reduce) the blocks add their sums with fp32
   // atomics, in whatever order they finish.
+  if (job.yq) {  // an exact accumulator: every block adds its sums (integer atomics, any order)
+    for (int i = threadIdx.x; i < MT * k_tile_cols; i += k_threads) {
+      const int mm = i / k_tile_cols, col = p.tile * k_tile_cols + i - mm * k_tile_cols;
+      if (m0 + mm < m && col < w.n) add_exact(job.yq + std::size_t(m0 + mm) * job.ldy + col, warp_sum(sm, i));
+    }
+    return;
+  }
   const int ks = job.ksplit;
   const bool ordered = jobs.ws.partials != nullptr;
   float* slots = jobs.ws.partials + std::size_t(bx - p.kb) * (MT * k_tile_cols);
@@ -657,7 +665,7 @@ int layout_jobs(GemvJobs& jobs, int mt, int m, int* max_upb) {
     blocks += jobs.job[i].w.tiles * jobs.job[i].ksplit;
     tiles += jobs.job[i].w.tiles;
     *max_upb = std::max(*max_upb, jobs.job[i].upb);
-    split = split || jobs.job[i].ksplit > 1;
+    split = split || (jobs.job[i].ksplit > 1 && !jobs.job[i].yq);
   }
   if (split && jobs.ws.partials) {
     if (!jobs.ws.counters) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: workspace without counters");
@@ -754,7 +762,8 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     const int ksplit = choose_ksplit(c, mt, tiles);
     for (int i = 0; i < c.count; ++i) {
       jobs.job[i].w = *c.w[i];
-      jobs.job[i].y = c.y[i] + std::size_t(r) * c.ldy[i];
+      jobs.job[i].y = c.y[i] ? c.y[i] + std::size_t(r) * c.ldy[i] : nullptr;
+      jobs.job[i].yq = c.yq[i] ? c.yq[i] + std::size_t(r) * c.ldy[i] : nullptr;
       jobs.job[i].ldy = c.ldy[i];
       plan_job(jobs.job[i], mt, ksplit, upb_force);
     }
@@ -767,6 +776,8 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     if (in.x) in.x += off;
     if (in.xf) in.xf += off;
     if (in.up) in.up += off;
+    if (in.xq) in.xq += off;
+    if (in.upq) in.upq += off;
     switch (mt) {
       case 1: launch_mt<1, MODE>(jobs, in, mr, s); break;
       case 2: launch_mt<2, MODE>(jobs, in, mr, s); break;

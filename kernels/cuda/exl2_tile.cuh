@@ -146,6 +146,7 @@ __device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, s
 struct GemvJob {
   Exl2Device w;
   float* y = nullptr;
+  long long* yq = nullptr;  // an exact accumulator instead of y (kernels.h): no ordered split-K pass
   int ldy = 0;
   int upb = 0;          // units per block
   int ksplit = 0;       // blocks over K per tile

@@ -51,10 +51,22 @@ void exl2_repack(const Exl2Device& w, const std::uint32_t* src, std::uint32_t* d
 enum GemvMode : int { k_x_half = 0, k_x_norm = 1, k_x_silu = 2 };
 constexpr int k_gemv_max_layers = 3;
 constexpr int k_gemv_max_inits = 6;
+// Exact accumulators: an output may be kept as int64 fixed point with 32 fraction bits
+// (exact_acc.cuh). The blocks of a split add their sums into it with integer atomics, which are
+// exact, so the result does not depend on the order in which blocks finish (it repeats bit for bit)
+// without the ordered split-K pass (a ticket and a second read of the partials per tile). Values
+// are clamped to +-2^25 first (beyond fp16's range, which every reader converts to anyway).
+// An fp32 input that may come as an exact accumulator instead (q set: int64 fixed point).
+struct AccIn {
+  const float* f = nullptr;
+  const long long* q = nullptr;
+};
 struct GemvInput {
   const __half* x = nullptr;       // k_x_half
   const float* xf = nullptr;       // k_x_norm: residual; k_x_silu: gate
   const float* up = nullptr;       // k_x_silu
+  const long long* xq = nullptr;   // k_x_silu: gate and up as exact accumulators (instead of xf, up)
+  const long long* upq = nullptr;
   const __half* norm_w = nullptr;  // k_x_norm
   float eps = 0.0f;
   int ldx = 0;
@@ -69,6 +81,7 @@ struct GemvInit {
   const float* bias = nullptr;  // dst[i] = bias[i % n], or 0 without bias
   int count = 0;
   int n = 1;
+  long long* dstq = nullptr;    // instead of dst: an exact accumulator (the bias in fixed point)
 };
 // Split-K partials for a deterministic reduction: each block of a split writes its sums to
 // `partials`, and the last block of a tile to finish (a ticket per tile in `counters`, which
@@ -86,6 +99,7 @@ struct GemvWorkspace {
 struct GemvCall {
   const Exl2Device* w[k_gemv_max_layers] = {};
   float* y[k_gemv_max_layers] = {};
+  long long* yq[k_gemv_max_layers] = {};  // an exact accumulator instead of y (add_exact)
   int ldy[k_gemv_max_layers] = {};
   int count = 0;
   GemvMode mode = k_x_half;
@@ -98,6 +112,12 @@ struct GemvCall {
   // Appends a layer: out[m, ld] += input . layer (a fourth one makes the launch refuse the call).
   GemvCall& add(const Exl2Device& layer, float* out, int ld) {
     if (count < k_gemv_max_layers) { w[count] = &layer; y[count] = out; ldy[count] = ld; }
+    ++count;
+    return *this;
+  }
+  // The same into an exact accumulator (int64 fixed point, initialised by the caller).
+  GemvCall& add_exact(const Exl2Device& layer, long long* out, int ld) {
+    if (count < k_gemv_max_layers) { w[count] = &layer; yq[count] = out; ldy[count] = ld; }
     ++count;
     return *this;
   }
@@ -187,6 +207,10 @@ struct RopeKvFold {
 void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
                     const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
                     bool k_staged, bool v_staged, const int* pages, const RopeKvFold& fold);
+// The same reading q, k and v as exact accumulators where their AccIn says so.
+void rope_qkv_cache(AccIn q, AccIn k, AccIn v, int t, int nh, int nkv, int d, const int* past, const float2* cs,
+                    int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s, bool k_staged,
+                    bool v_staged, const int* pages, const RopeKvFold& f);
 // Whether rope_qkv_cache may write a chunk's rows into a store of format fmt with `row` elements
 // per position (nkv * d): FP8, or Q8/Q4 when every 512-element block holds one position's elements.
 bool kv_fold_store(int fmt, int row);
@@ -262,6 +286,7 @@ void attention_decode_step(const AttentionShape& a, const DecodeStepInputs& in, 
 
 // ---- elementwise.cu ----
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);
+void silu_mul(AccIn gate, AccIn up, std::int64_t n, __half* out, cudaStream_t s);
 void embedding(const __half* table, int dim, const std::int32_t* ids, int n, float* out, cudaStream_t s);
 // The decode step's first kernel: the embedding rows, the RoPE table of the step's positions
 // (rope.cs, when set) and up to 6 init regions (the first layer's accumulators). table null: no

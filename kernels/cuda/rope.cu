@@ -9,6 +9,7 @@
 // Precision: cos/sin as rope_common.cuh, rotation in fp32. The current
 // length `past` is read from device memory so a captured decode graph stays valid.
 #include "cuda_check.h"
+#include "exact_acc.cuh"
 #include "kernels.h"
 #include "kv_pages.cuh"
 #include "kv_quant.cuh"
@@ -63,24 +64,24 @@ __global__ void rope_table_kernel(RopeParams r, int t) {
     r.cs[j] = rope_cos_sin(*r.past + j / half, r, j % half);
 }
 
-__global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+__global__ void rope_qkv_kernel(AccIn q, AccIn k, AccIn v,
                                 int nh, int nkv, int d, const int* past, const float2* __restrict__ cs, int style,
                                 __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
                                 bool k_staged, bool v_staged, const int* __restrict__ pages) {
   const RopeThread r = rope_thread(past, d, cs, style);  // after the PDL wait
   if (r.h < nh) {
     const std::size_t o = (std::size_t(r.t) * nh + r.h) * d;
-    const float xa = q[o + r.a], xb = q[o + r.b];
+    const float xa = acc_at(q, o + r.a), xb = acc_at(q, o + r.b);
     q_out[o + r.a] = __float2half_rn(xa * r.c.x - xb * r.c.y);
     q_out[o + r.b] = __float2half_rn(xb * r.c.x + xa * r.c.y);
     return;
   }
   const RopeKvRows kv = rope_kv_rows(r, nh, nkv, d, pages, k_staged, v_staged);
-  const float xa = k[kv.o + r.a], xb = k[kv.o + r.b];
+  const float xa = acc_at(k, kv.o + r.a), xb = acc_at(k, kv.o + r.b);
   k_cache[kv.ko + r.a] = __float2half_rn(xa * r.c.x - xb * r.c.y);
   k_cache[kv.ko + r.b] = __float2half_rn(xb * r.c.x + xa * r.c.y);
-  v_cache[kv.vo + 2 * r.i] = __float2half_rn(v[kv.o + 2 * r.i]);
-  v_cache[kv.vo + 2 * r.i + 1] = __float2half_rn(v[kv.o + 2 * r.i + 1]);
+  v_cache[kv.vo + 2 * r.i] = __float2half_rn(acc_at(v, kv.o + 2 * r.i));
+  v_cache[kv.vo + 2 * r.i + 1] = __float2half_rn(acc_at(v, kv.o + 2 * r.i + 1));
 }
 
 // The same with the quantized stores' work folded in (RopeKvFold): a kernel of its own, so the
@@ -88,7 +89,7 @@ __global__ void rope_qkv_kernel(const float* __restrict__ q, const float* __rest
 // too and started early after the q/k/v GEMV, `exl selftest --filter 'cuda_model.paged*'` run
 // alone gave differing paged and contiguous logits (without PDL for it: equal); the cause is not
 // found yet (bench/RESULTS.md, session 9).
-__global__ void rope_qkv_fold_kernel(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+__global__ void rope_qkv_fold_kernel(AccIn q, AccIn k, AccIn v,
                                 int nh, int nkv, int d, const int* past, const float2* __restrict__ cs, int style,
                                 __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
                                 bool k_staged, bool v_staged, const int* __restrict__ pages, RopeKvFold f) {
@@ -97,7 +98,7 @@ __global__ void rope_qkv_fold_kernel(const float* __restrict__ q, const float* _
   const int lane = r.i & 31;
   if (r.h < nh) {
     const std::size_t o = (std::size_t(r.t) * nh + r.h) * d;
-    const float xa = q[o + r.a], xb = q[o + r.b];
+    const float xa = acc_at(q, o + r.a), xb = acc_at(q, o + r.b);
     const __half ya = __float2half_rn(xa * r.c.x - xb * r.c.y), yb = __float2half_rn(xb * r.c.x + xa * r.c.y);
     if (!f.rotate_q) {
       q_out[o + r.a] = ya;
@@ -115,10 +116,10 @@ __global__ void rope_qkv_fold_kernel(const float* __restrict__ q, const float* _
     return;
   }
   const RopeKvRows kv = rope_kv_rows(r, nh, nkv, d, pages, k_staged, v_staged);
-  const float xa = k[kv.o + r.a], xb = k[kv.o + r.b];
+  const float xa = acc_at(k, kv.o + r.a), xb = acc_at(k, kv.o + r.b);
   const __half ka = __float2half_rn(xa * r.c.x - xb * r.c.y), kb = __float2half_rn(xb * r.c.x + xa * r.c.y);
-  float v0 = __half2float(__float2half_rn(v[kv.o + 2 * r.i]));
-  float v1 = __half2float(__float2half_rn(v[kv.o + 2 * r.i + 1]));
+  float v0 = __half2float(__float2half_rn(acc_at(v, kv.o + 2 * r.i)));
+  float v1 = __half2float(__float2half_rn(acc_at(v, kv.o + 2 * r.i + 1)));
   // The staged rows of a rotated store: rotated with the reference's staged rounding (kv_prepare).
   if (f.rotate_v) wht_pair<true>(v0, v1, lane);
   v_cache[kv.vo + 2 * r.i] = __float2half_rn(v0);
@@ -189,6 +190,13 @@ void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int n
 void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int nh, int nkv, int d, const int* past,
                     const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
                     bool k_staged, bool v_staged, const int* pages, const RopeKvFold& f) {
+  rope_qkv_cache(AccIn{q}, AccIn{k}, AccIn{v}, t, nh, nkv, d, past, cs, style, q_out, k_cache, v_cache, s, k_staged,
+                 v_staged, pages, f);
+}
+
+void rope_qkv_cache(AccIn q, AccIn k, AccIn v, int t, int nh, int nkv, int d, const int* past, const float2* cs,
+                    int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s, bool k_staged,
+                    bool v_staged, const int* pages, const RopeKvFold& f) {
   if (t <= 0) return;
   if (d % 2 != 0 || d > 512) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "rope: head_dim " + std::to_string(d));
   const bool rot = f.rotate_q || f.rotate_k || f.rotate_v;

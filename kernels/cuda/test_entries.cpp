@@ -60,10 +60,12 @@ double median(std::vector<double> v) {
 // 5: as 4 in the decode step's pre-permuted form (rms_norm writes the input in the layer's
 // stored row order, the GEMV reads it contiguously); 6: as 0 with the output columns folded
 // through a permutation at upload, un-permuted on the host; 7: as 3 with the permutation
-// folded away (gate given in stored row order, the layer's own perm the identity).
+// folded away (gate given in stored row order, the layer's own perm the identity); 8: as 2 into
+// exact accumulators (kernels.h) read back as fp32; 9: as 3 with gate and up given as exact
+// accumulators and the output into one.
 int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode) {
   return guarded([&] {
-    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 7, "test_exl2_matmul: bad arguments");
+    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 9, "test_exl2_matmul: bad arguments");
     use_device(device);
     Stream st;
     CublasHandle cb;
@@ -81,6 +83,42 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
     const int sms = sm_count_of(device);
     GemvScratch gws;
     gws.allocate(nullptr, st.get());
+    // Exact accumulators on the host: int64 fixed point, 32 fraction bits.
+    auto from_exact = [](const std::vector<long long>& q, std::size_t i) { return float(double(q[i]) / 4294967296.0); };
+    if (mode == 8) {
+      DeviceBuffer dq(nullptr, mn * 8 * 3, "y exact");
+      EXL_CUDA_CHECK(cudaMemsetAsync(dq.get(), 0, dq.bytes(), st.get()));
+      long long* q = dq.get<long long>();
+      GemvCall c;
+      c.add_exact(l.view, q, w->n).add_exact(l.view, q + mn, w->n).add_exact(l.view, q + 2 * mn, w->n);
+      c.mode = k_x_half; c.in.x = dx.get<__half>(); c.in.ldx = w->k; c.m = m; c.sm_count = sms; c.ws = gws.view();
+      exl2_gemv_run(c, st.get());
+      std::vector<long long> h(mn * 3);
+      EXL_CUDA_CHECK(cudaMemcpyAsync(h.data(), q, mn * 3 * 8, cudaMemcpyDeviceToHost, st.get()));
+      EXL_CUDA_CHECK(cudaStreamSynchronize(st.get()));
+      for (std::size_t i = 0; i < mn; ++i)
+        y[i] = (from_exact(h, i) + from_exact(h, mn + i) + from_exact(h, 2 * mn + i)) / 3.0f;
+      return;
+    }
+    if (mode == 9) {
+      std::vector<long long> gq(std::size_t(m) * w->k), uq(gq.size(), 1ll << 32);
+      for (std::size_t i = 0; i < gq.size(); ++i) gq[i] = std::llrint(double(half_to_float(x[i])) * 4294967296.0);
+      DeviceBuffer dg(nullptr, gq.size() * 8, "gate exact"), du(nullptr, uq.size() * 8, "up exact");
+      DeviceBuffer dq(nullptr, mn * 8, "y exact");
+      EXL_CUDA_CHECK(cudaMemcpyAsync(dg.get(), gq.data(), dg.bytes(), cudaMemcpyHostToDevice, st.get()));
+      EXL_CUDA_CHECK(cudaMemcpyAsync(du.get(), uq.data(), du.bytes(), cudaMemcpyHostToDevice, st.get()));
+      EXL_CUDA_CHECK(cudaMemsetAsync(dq.get(), 0, dq.bytes(), st.get()));
+      GemvCall c;
+      c.add_exact(l.view, dq.get<long long>(), w->n);
+      c.mode = k_x_silu; c.in.xq = dg.get<long long>(); c.in.upq = du.get<long long>(); c.in.ldx = w->k;
+      c.m = m; c.sm_count = sms; c.ws = gws.view();
+      exl2_gemv_run(c, st.get());
+      std::vector<long long> h(mn);
+      EXL_CUDA_CHECK(cudaMemcpyAsync(h.data(), dq.get(), mn * 8, cudaMemcpyDeviceToHost, st.get()));
+      EXL_CUDA_CHECK(cudaStreamSynchronize(st.get()));
+      for (std::size_t i = 0; i < mn; ++i) y[i] = from_exact(h, i);
+      return;
+    }
     if (mode == 2) {
       const Exl2Device* ws[3] = {&l.view, &l.view, &l.view};
       float* ys[3] = {dy.get<float>(), dy.get<float>() + mn, dy.get<float>() + 2 * mn};

@@ -62,7 +62,7 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_fused_and_cublas) {
       const HalfData x = random_half(rng, std::size_t(m) * w.k, -1.0f, 1.0f);
       std::vector<float> ref(std::size_t(m) * w.n);
       exl2_matmul_ref(w, x.f.data(), m, ref.data());
-      for (int mode : {0, 1, 2, 6}) {
+      for (int mode : {0, 1, 2, 6, 8}) {  // 8: as 2 into exact accumulators
         if (mode != 1 && m > 16) continue;
         std::vector<float> got(ref.size(), NAN);
         CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), mode));
@@ -71,7 +71,7 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_fused_and_cublas) {
         // Fused path: exact (q - z) * x summed in fp32, scaled once per 32-row unit, so the
         // weights are never rounded to fp16 as in the reference (spec §2.7 last paragraph):
         // about 2^-12 relative per term.
-        const double tol_rel = mode == 1 ? 2e-5 : 5e-4;  // mode 2: mean of three fused results
+        const double tol_rel = mode == 1 ? 2e-5 : 5e-4;  // modes 2, 8: mean of three fused results
         CHECK_MSG(d.rel_l2 <= tol_rel && d.max_abs <= 10 * tol_rel * (d.ref_max + 1e-3),
                   "mode " << mode << " k " << c.k << " n " << c.n << " m " << m << ": rel_l2 " << d.rel_l2
                           << " max_abs " << d.max_abs << " ref_max " << d.ref_max);
@@ -95,7 +95,7 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_silu_gather) {
         xs[i] = half_to_float(float_to_half(x.f[i] / (1.0f + std::exp(-x.f[i]))));
       std::vector<float> ref(std::size_t(m) * w.n), got(ref.size(), NAN);
       exl2_matmul_ref(w, xs.data(), m, ref.data());
-      for (int mode : {3, 7}) {  // 7: input in stored row order, read contiguously
+      for (int mode : {3, 7, 9}) {  // 7: input in stored row order, read contiguously; 9: exact accumulators
         std::fill(got.begin(), got.end(), NAN);
         CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), mode));
         const Diff d = compare(got.data(), ref.data(), ref.size());
@@ -166,8 +166,9 @@ EXL_GPU_TEST(cuda_kernels, exl2_every_single_width) {
   }
 }
 
-// Split K sums its partials in a fixed order (no float atomics): the same launch repeats its
-// result bit for bit, whichever block of a tile finishes last. k = 4096 and 14336 are always split
+// Split K sums its partials in a fixed order (no float atomics), or into exact accumulators
+// (integer atomics): the same launch repeats its result bit for bit, whichever block of a tile
+// finishes last. k = 4096 and 14336 are always split
 // (a block holds at most 120 units' rows); several shapes, row counts and input forms.
 EXL_GPU_TEST(cuda_kernels, exl2_matmul_repeats_bit_for_bit) {
   const exl_cuda_api& api = cuda_api();
@@ -177,7 +178,7 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_repeats_bit_for_bit) {
     const exl_cuda_exl2 cw = to_c(L.view());
     for (int m : {1, 3, 8, 13}) {
       const HalfData x = random_half(rng, std::size_t(m) * c.k, -1.0f, 1.0f);
-      for (int mode : {0, 3, 4}) {
+      for (int mode : {0, 3, 4, 8, 9}) {  // 8, 9: exact accumulators (integer atomics)
         std::vector<float> first(std::size_t(m) * c.n, NAN);
         CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, first.data(), mode));
         for (int rep = 0; rep < 6; ++rep) {

@@ -1,0 +1,24 @@
+// Exact accumulators (kernels.h, GemvInput): int64 fixed point with 32 fraction bits, added with
+// integer atomics (exact, so in any order the same), read back as fp32.
+#pragma once
+#include <cmath>
+#include <cstddef>
+
+#include "kernels.h"
+
+namespace exl::cuda {
+
+constexpr float k_exact_one = 4294967296.0f;  // 2^32
+constexpr float k_exact_max = 33554432.0f;    // 2^25: 32 such terms stay below 2^63
+
+__device__ __forceinline__ long long to_exact(float v) {
+  return llrintf(fminf(fmaxf(v, -k_exact_max), k_exact_max) * k_exact_one);
+}
+__device__ __forceinline__ float from_exact(long long q) { return float(q) * (1.0f / k_exact_one); }
+__device__ __forceinline__ float acc_at(const AccIn& a, std::size_t i) { return a.q ? from_exact(a.q[i]) : a.f[i]; }
+// acc += v (two's complement: the unsigned add is the signed one).
+__device__ __forceinline__ void add_exact(long long* acc, float v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(acc), static_cast<unsigned long long>(to_exact(v)));
+}
+
+}  // namespace exl::cuda
