@@ -58,8 +58,9 @@ options of commands that run a model:
   --ctx N                         context length (cache size) in tokens
   --max-chunk N                   longest prefill chunk (default 2048)
   --threads N                     CPU threads (default: all cores)
-  --nondeterministic              CUDA: faster decode (about 10 %), but a seed no longer repeats a
-                                  generation bit for bit (partial sums meet in any order)
+  --nondeterministic              CUDA: the head's and non-EXL2 layers' partial sums meet in fp32
+                                  atomics (about 1 % faster decode), so a seed no longer repeats a
+                                  generation bit for bit
   --vram-limit GiB                CUDA: most memory the backend may take on its device (with a
                                   split: on each device a -gs share does not already cap)
   -gs, --gpu-split 20,23          CUDA: split the layers over GPUs 0, 1, ... using at most these GiB

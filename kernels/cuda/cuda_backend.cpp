@@ -290,6 +290,8 @@ void CudaBackend::allocate_scratch() {
     fqkv_[i].allocate(&alloc_, fr * (qd + 2 * kd) * 8, "q, k, v (fused path)");  // fp32 or exact (int64)
     fgu_[i].allocate(&alloc_, fr * inter_ * 2 * 8, "gate, up (fused path)");
   }
+  // (also where this segment is not fused: a fused previous segment hands its residual over exact)
+  xq_.allocate(&alloc_, fr * hidden_ * 8, "residual (fused path, exact)");
   step_.allocate(&alloc_, 16, "step");
   ids_.allocate(&alloc_, std::size_t(C) * 4, "ids");
   h_step_ = PinnedBuffer(16);
@@ -383,18 +385,25 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, AccI
   return dst ? dst : att_.get<__half>();
 }
 
-// The input of a GEMV that reads RMSNorm(x) (rows rows, fp32 residual): with `perm`, one RMSNorm
-// launch writes it into a_ in that stored row order (read contiguously); `unfold`: one RMSNorm
-// launch in feature order; otherwise the GEMV folds the norm into its gather.
-void CudaBackend::norm_input(GemvCall& c, const float* x, int rows, const DeviceBuffer& w, const std::int32_t* perm,
+// The input of a GEMV that reads RMSNorm(x) (rows rows, the fp32 residual or its exact
+// accumulator): with `perm`, one RMSNorm launch writes it into a_ in that stored row order (read
+// contiguously); `unfold`: one RMSNorm launch in feature order; otherwise the GEMV folds the norm
+// into its gather.
+void CudaBackend::norm_input(GemvCall& c, AccIn x, int rows, const DeviceBuffer& w, const std::int32_t* perm,
                              bool unfold) {
   c.in.ldx = hidden_;
   if (perm || unfold) {
     rms_norm(x, rows, hidden_, w.get<__half>(), eps_, a_.get<__half>(), stream_->get(), perm);
     c.mode = k_x_half; c.in.x = a_.get<__half>(); c.in.permuted = perm != nullptr;
   } else {
-    c.mode = k_x_norm; c.in.xf = x; c.in.norm_w = w.get<__half>(); c.in.eps = eps_;
+    c.mode = k_x_norm; c.in.xf = x.f; c.in.xq = x.q; c.in.norm_w = w.get<__half>(); c.in.eps = eps_;
   }
+}
+
+// x (fp32, or its exact accumulator xq) += bias of an o or down projection.
+void CudaBackend::add_residual_bias(float* x, long long* xq, int t, const DeviceBuffer& bias) {
+  if (xq) add_bias_exact(xq, t, hidden_, hidden_, bias.get<float>(), stream_->get());
+  else prepare_output(x, t, hidden_, hidden_, bias.get<float>(), true, stream_->get());
 }
 
 bool CudaBackend::fused_attention_step(int t) const {
@@ -415,11 +424,18 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   const int* past = step_.get<int>();
   const int qd = nh_ * hd_, kd = nkv_ * hd_;
   float* x = x_.get<float>();
+  // The residual in an exact accumulator (o and down add into it without the ordered split-K
+  // pass); x_ (fp32) stays what layer segments hand over.
+  long long* xq = exact_acc_ ? xq_.get<long long>() : nullptr;
+  auto residual = [&](std::size_t row) { return xq ? AccIn{nullptr, xq + row * hidden_} : AccIn{x + row * hidden_}; };
   GemvInit inits[k_gemv_max_inits];
   const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
-  enqueue_hidden_in(t);
+  // An input that came exact is in xq_ already; one that came as fp32 (in x) is converted by the
+  // first kernel where this path keeps the residual exact.
+  const bool in_exact = enqueue_hidden_in(t);
+  if (in_exact && !xq) exact_to_float(xq_.get<long long>(), std::int64_t(t) * hidden_, x, s);
   embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, inits,
-                 accumulator_inits(0, t, head_rows, inits), s);
+                 accumulator_inits(0, t, head_rows, inits), s, in_exact ? nullptr : xq);
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
   const bool fused_step = fused_attention_step(t);
   for (int li = 0; li < nl_; ++li) {
@@ -445,7 +461,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
       c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
     const bool unfold = t > 1 && unfold_rows_;
     __half* a = a_.get<__half>();
-    norm_input(c, x, t, l.input_norm, fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
+    norm_input(c, residual(0), t, l.input_norm, fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     exl2_gemv_run(c, s);
     // The attention output in o's stored row order where its permutation is known (t < 32 here).
@@ -461,10 +477,10 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
       o_in = eqkv ? attend(layers_[std::size_t(li)], as, AccIn{nullptr, qq}, AccIn{nullptr, kq}, AccIn{nullptr, vq}, o_order)
                   : attend(layers_[std::size_t(li)], as, AccIn{q32}, AccIn{k32}, AccIn{v32}, o_order);
     }
-    prepare_output(x, t, hidden_, hidden_, l.o.bias.get<float>(), true, s);  // no-op without bias
+    add_residual_bias(x, xq, t, l.o.bias);  // no-op without bias
     GemvCall o;
     o.m = t; o.sm_count = sm_count_; o.ws = gemv_view_;
-    o.add(l.o.view, x, hidden_);
+    if (xq) o.add_exact(l.o.view, xq, hidden_); else o.add(l.o.view, x, hidden_);
     o.mode = k_x_half; o.in.x = o_in; o.in.ldx = qd; o.in.permuted = o_order;
     exl2_gemv_run(o, s);
     GemvCall gu;
@@ -473,12 +489,12 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
       gu.add_exact(l.gate.view, gq, inter_).add_exact(l.up.view, uq, inter_);
     else
       gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
-    norm_input(gu, x, t, l.post_norm, fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
+    norm_input(gu, residual(0), t, l.post_norm, fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
     exl2_gemv_run(gu, s);
-    prepare_output(x, t, hidden_, hidden_, l.down.bias.get<float>(), true, s);
+    add_residual_bias(x, xq, t, l.down.bias);
     GemvCall d;
     d.m = t; d.sm_count = sm_count_; d.ws = gemv_view_;
-    d.add(l.down.view, x, hidden_);
+    if (xq) d.add_exact(l.down.view, xq, hidden_); else d.add(l.down.view, x, hidden_);
     if (unfold) {
       silu_mul(egu ? AccIn{nullptr, gq} : AccIn{g32}, egu ? AccIn{nullptr, uq} : AccIn{u32}, std::int64_t(t) * inter_,
                a, s);
@@ -490,13 +506,14 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     d.in.permuted = l.down_in_order;
     exl2_gemv_run(d, s);
   }
-  enqueue_hidden_out(t);  // x is final (a segment with a head hands nothing on: a no-op there)
+  // x is final; the next segment takes it exact (a segment with a head hands nothing on).
+  enqueue_hidden_out(t, xq != nullptr);
   if (head_rows <= 0) return;
   // The logits were cleared by the last layer's q/k/v launch.
   GemvCall h;
   h.m = head_rows; h.sm_count = sm_count_; h.ws = gemv_view_;
   h.add(head_.view, logits_.get<float>(), vocab_);
-  norm_input(h, x + std::size_t(head_row0) * hidden_, head_rows, final_norm_, fold_perms_ ? head_.view.perm : nullptr,
+  norm_input(h, residual(std::size_t(head_row0)), head_rows, final_norm_, fold_perms_ ? head_.view.perm : nullptr,
              head_rows > 1 && unfold_rows_);
   exl2_gemv_run(h, s);
   if (copy_logits_)
@@ -527,7 +544,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   float* g32 = gu32_.get<float>();
   float* u32 = g32 + std::size_t(t) * inter_;
   const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
-  enqueue_hidden_in(t);
+  if (enqueue_hidden_in(t)) exact_to_float(xq_.get<long long>(), std::int64_t(t) * hidden_, x, s);
   embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, nullptr, 0, s);
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
   for (DeviceLayer& l : layers_) {
@@ -547,7 +564,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
     lin(l.down, a, x, true);
   }
-  enqueue_hidden_out(t);
+  enqueue_hidden_out(t, false);
 }
 
 void CudaBackend::enqueue_head(int row0, int rows) {
@@ -708,26 +725,35 @@ void CudaBackend::reset_graphs() {
   sample_graph_.reset();
 }
 
-void CudaBackend::enqueue_hidden_in(int t) {
-  if (has_embedding_) return;
+bool CudaBackend::enqueue_hidden_in(int t) {
+  if (has_embedding_) return false;
   EXL_CUDA_REQUIRE(prev_ && t <= prev_->chunk_ && t <= chunk_, "layer segment: no input from the previous segment");
-  const void* src = prev_->out_host_ ? prev_->h_hidden_.get() : prev_->x_.get();
-  EXL_CUDA_REQUIRE(src, "layer segment: the previous segment has no output buffer (allocate its cache)");
+  // The previous segment's output as it left it: its exact accumulator (the fused path) or fp32.
+  const bool exact = prev_->out_exact_;
+  const void* src = prev_->out_host_ ? prev_->h_hidden_.get() : exact ? prev_->xq_.get() : prev_->x_.get();
+  void* dst = exact ? xq_.get() : x_.get();
+  EXL_CUDA_REQUIRE(src && dst, "layer segment: the previous segment has no output buffer (allocate its cache)");
+  EXL_CUDA_REQUIRE(!exact || std::size_t(t) * hidden_ * 8 <= xq_.bytes(), "layer segment: exact input too large");
   // Same device: a plain copy; another GPU: peer to peer (or staged by the driver); pinned host:
   // an upload. cudaMemcpyDefault tells them apart by address (unified addressing).
-  EXL_CUDA_CHECK(cudaMemcpyAsync(x_.get(), src, std::size_t(t) * hidden_ * 4, cudaMemcpyDefault, stream_->get()));
+  EXL_CUDA_CHECK(cudaMemcpyAsync(dst, src, std::size_t(t) * hidden_ * (exact ? 8 : 4), cudaMemcpyDefault,
+                                 stream_->get()));
+  return exact;
 }
 
-void CudaBackend::enqueue_hidden_out(int t) {
+void CudaBackend::enqueue_hidden_out(int t, bool exact) {
+  out_exact_ = exact;
   if (!out_host_) return;
   EXL_CUDA_REQUIRE(h_hidden_.get(), "layer segment: no host buffer for the next segment");
-  EXL_CUDA_CHECK(cudaMemcpyAsync(h_hidden_.get(), x_.get(), std::size_t(t) * hidden_ * 4, cudaMemcpyDeviceToHost,
-                                 stream_->get()));
+  EXL_CUDA_CHECK(cudaMemcpyAsync(h_hidden_.get(), exact ? xq_.get() : x_.get(), std::size_t(t) * hidden_ * (exact ? 8 : 4),
+                                 cudaMemcpyDeviceToHost, stream_->get()));
 }
 
 void CudaBackend::size_hidden_out() {
-  // Pinned for every device: the next segment's GPU reads it.
-  h_hidden_ = PinnedBuffer(out_host_ && chunk_ > 0 ? std::size_t(chunk_) * hidden_ * 4 : 0, true);
+  // Pinned for every device: the next segment's GPU reads it. fp32 rows of a chunk, or int64 rows
+  // of the fused path's chunks (exact accumulators).
+  const std::size_t bytes = std::max(std::size_t(chunk_) * hidden_ * 4, xq_.bytes());
+  h_hidden_ = PinnedBuffer(out_host_ && chunk_ > 0 ? bytes : 0, true);
 }
 
 void CudaBackend::link_after(CudaBackend& prev, bool via_host) {

@@ -103,11 +103,13 @@ class CudaBackend {
  private:
   void allocate_scratch();
   void reset_graphs();
-  // A later segment's input (prev_'s residual into x_) and, when the next segment reads it
-  // through the host, this segment's output (x_ into h_hidden_): t rows each.
-  void enqueue_hidden_in(int t);
+  // A later segment's input (prev_'s residual into x_, or into xq_ when prev_ left it exact:
+  // returns whether it did) and, when the next segment reads it through the host, this segment's
+  // output (x_, or xq_ when `exact`, into h_hidden_): t rows each. Handing the exact accumulator
+  // over keeps a split model's logits bit for bit those of one device.
+  bool enqueue_hidden_in(int t);
   void size_hidden_out();  // h_hidden_: a chunk of rows when out_host_ (once the scratch is sized), else none
-  void enqueue_hidden_out(int t);
+  void enqueue_hidden_out(int t, bool exact);
   void enqueue_layers(int t, int splits, int split_len);
   void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
   // One token: the one-launch attention step (EXL_CUDA_FUSED_DECODE).
@@ -132,7 +134,7 @@ class CudaBackend {
   // verifying 1-8 drafts on the H200's 8B costs 28-38 % less (bench/RESULTS.md, session 6).
   // EXL_CUDA_UNFOLD=0 folds them as for one token.
   bool unfold_rows_ = true;
-  bool exact_acc_ = true;  // the fused path's q/k/v, gate/up in exact accumulators (EXL_CUDA_EXACT)
+  bool exact_acc_ = true;  // the fused path's q/k/v, gate/up and residual in exact accumulators (EXL_CUDA_EXACT)
   // Input permutations folded away (DeviceLayer): down's into gate/up's columns at load, and
   // the decode step's RMSNorm writes q/k/v's and gate/up's inputs in their stored order, so
   // every GEMV block reads its rows contiguously instead of gathering them (EXL_CUDA_PERM_FOLD=0:
@@ -148,6 +150,7 @@ class CudaBackend {
   bool has_embedding_ = true, has_head_ = true;
   CudaBackend* prev_ = nullptr;  // the segment before this one (input), or none
   bool out_host_ = false;        // the next segment reads h_hidden_: copy x_ there after each step
+  bool out_exact_ = false;       // the last step enqueued left its output in xq_ (exact), not x_
   PinnedBuffer h_hidden_;        // fp32 [chunk, hidden]
 
   // model
@@ -167,6 +170,7 @@ class CudaBackend {
   DeviceBuffer att_counters_;      // the fused decode step's split tickets [nkv]
   DeviceBuffer cs_;                // RoPE table of the step's positions, fp32x2 [chunk, d/2]
   DeviceBuffer fqkv_[2], fgu_[2];  // the fused path's alternating accumulator sets
+  DeviceBuffer xq_;                // the fused path's residual as an exact accumulator
   int kfmt_ = kv_f16, vfmt_ = kv_f16;  // KV store formats
   DeviceBuffer pages_;                 // paged cache: the active sequence's page table, int32
   std::vector<std::int32_t> h_pages_;  // its host copy
@@ -177,7 +181,8 @@ class CudaBackend {
   // in, att_ out).
   // Returns the output (att_, or a_ when `o_order` asks for o's stored row order and V is rotated).
   const __half* attend(DeviceLayer& l, const AttentionShape& as, AccIn q32, AccIn k32, AccIn v32, bool o_order = false);
-  void norm_input(GemvCall& c, const float* x, int rows, const DeviceBuffer& w, const std::int32_t* perm, bool unfold);
+  void norm_input(GemvCall& c, AccIn x, int rows, const DeviceBuffer& w, const std::int32_t* perm, bool unfold);
+  void add_residual_bias(float* x, long long* xq, int t, const DeviceBuffer& bias);
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path
   PinnedBuffer h_step_, h_ids_, h_logits_;
   GraphExec decode_graph_;

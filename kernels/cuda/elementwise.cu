@@ -32,13 +32,20 @@ __global__ void silu_mul_kernel(AccIn g, AccIn u, std::int64_t n, __half* __rest
 }
 
 __global__ void embedding_kernel(const __half* __restrict__ table, int dim, const std::int32_t* __restrict__ ids,
-                                 int n, float* __restrict__ out, RopeParams rope, GemvInits inits) {
+                                 int n, float* __restrict__ out, long long* __restrict__ outq, RopeParams rope,
+                                 GemvInits inits) {
   pdl_trigger();
   pdl_wait();
-  if (table && int(blockIdx.x) < n) {  // no table: a later layer segment, `out` holds its input
-    const __half* row = table + std::size_t(ids[blockIdx.x]) * dim;
+  // No table: a later layer segment, `out` holds its input (converted to outq when that is set).
+  if (int(blockIdx.x) < n && (table || outq)) {
+    const __half* row = table ? table + std::size_t(ids[blockIdx.x]) * dim : nullptr;
     float* o = out + std::size_t(blockIdx.x) * dim;
-    for (int i = threadIdx.x; i < dim; i += blockDim.x) o[i] = __half2float(row[i]);
+    long long* oq = outq ? outq + std::size_t(blockIdx.x) * dim : nullptr;
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) {
+      const float v = row ? __half2float(row[i]) : o[i];
+      if (oq) oq[i] = to_exact(v);
+      else o[i] = v;
+    }
   }
   const int stride = int(gridDim.x * blockDim.x);
   const int tid = int(blockIdx.x * blockDim.x + threadIdx.x);
@@ -47,6 +54,24 @@ __global__ void embedding_kernel(const __half* __restrict__ table, int dim, cons
     for (int j = tid; j < n * half; j += stride) rope.cs[j] = rope_cos_sin(*rope.past + j / half, rope, j % half);
   }
   write_inits(inits.r, inits.count, tid, stride);
+}
+
+// y += bias for an exact accumulator (rows [rows, ldy]).
+__global__ void bias_exact_kernel(long long* y, int rows, int n, int ldy, const float* bias) {
+  pdl_trigger();
+  pdl_wait();
+  const std::int64_t total = std::int64_t(rows) * n;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total; i += std::int64_t(gridDim.x) * blockDim.x) {
+    const int r = int(i / n), c = int(i - std::int64_t(r) * n);
+    y[std::size_t(r) * ldy + c] += to_exact(bias[c]);
+  }
+}
+
+__global__ void exact_to_float_kernel(const long long* __restrict__ q, std::int64_t n, float* __restrict__ out) {
+  pdl_trigger();
+  pdl_wait();
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
+    out[i] = from_exact(q[i]);
 }
 
 __global__ void prepare_kernel(float* y, int rows, int n, int ldy, const float* bias, bool accumulate) {
@@ -88,18 +113,28 @@ void silu_mul(AccIn gate, AccIn up, std::int64_t n, __half* out, cudaStream_t s)
 }
 
 void embedding_step(const __half* table, int dim, const std::int32_t* ids, int n, float* out, const RopeParams& rope,
-                    const GemvInit* inits, int ninits, cudaStream_t s) {
+                    const GemvInit* inits, int ninits, cudaStream_t s, long long* outq) {
   if (n <= 0) return;
   if (ninits > k_gemv_max_inits) throw_status(EXL_CUDA_ERR_INVALID, "embedding: at most 6 init regions");
   GemvInits in;
   in.count = ninits;
   for (int i = 0; i < ninits; ++i) in.r[i] = inits[i];
   // The first kernel of a step follows host copies: a plain launch.
-  launch_ex(false, embedding_kernel, dim3(std::max(n, 32)), dim3(256), 0, s, table, dim, ids, n, out, rope, in);
+  launch_ex(false, embedding_kernel, dim3(std::max(n, 32)), dim3(256), 0, s, table, dim, ids, n, out, outq, rope, in);
 }
 
 void embedding(const __half* table, int dim, const std::int32_t* ids, int n, float* out, cudaStream_t s) {
   embedding_step(table, dim, ids, n, out, RopeParams{}, nullptr, 0, s);
+}
+
+void add_bias_exact(long long* y, int rows, int n, int ldy, const float* bias, cudaStream_t s) {
+  if (rows <= 0 || !bias) return;
+  launch(bias_exact_kernel, dim3(blocks_for(std::int64_t(rows) * n)), dim3(256), 0, s, y, rows, n, ldy, bias);
+}
+
+void exact_to_float(const long long* q, std::int64_t n, float* out, cudaStream_t s) {
+  if (n <= 0) return;
+  launch(exact_to_float_kernel, dim3(blocks_for(n)), dim3(256), 0, s, q, n, out);
 }
 
 void prepare_output(float* y, int rows, int n, int ldy, const float* bias, bool accumulate, cudaStream_t s) {

@@ -348,21 +348,28 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   const int rows_blk = sm.rows;
   __half* xs = sm.xs;
   if constexpr (MODE == k_x_norm) {
-    // RMSNorm folded in: each block recomputes the rows' 1 / rms from the fp32 residual.
+    // RMSNorm folded in: each block recomputes the rows' 1 / rms from the fp32 residual (or its
+    // exact accumulator).
     // All rows' loads of an iteration are issued together (one latency per iteration, not per row).
     float ss[MT];
 #pragma unroll
     for (int mm = 0; mm < MT; ++mm) ss[mm] = 0.0f;
     const int mv = min(MT, m - m0);
+    auto add_ss = [](float s, const float4& v) { return fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, s)))); };
     for (int i = threadIdx.x; i < ((jobs.skip & 16) ? 0 : w.k / 4); i += k_threads) {
+      if (in.xq) {  // an exact accumulator (int64): row by row, twice the bytes
+#pragma unroll
+        for (int mm = 0; mm < MT; ++mm)
+          if (mm < mv) ss[mm] = add_ss(ss[mm], load4(nullptr, in.xq + std::size_t(m0 + mm) * in.ldx, i));
+        continue;
+      }
       float4 v[MT];
 #pragma unroll
       for (int mm = 0; mm < MT; ++mm)
         v[mm] = mm < mv ? reinterpret_cast<const float4*>(in.xf + std::size_t(m0 + mm) * in.ldx)[i]
                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-      for (int mm = 0; mm < MT; ++mm)
-        ss[mm] = fmaf(v[mm].x, v[mm].x, fmaf(v[mm].y, v[mm].y, fmaf(v[mm].z, v[mm].z, fmaf(v[mm].w, v[mm].w, ss[mm]))));
+      for (int mm = 0; mm < MT; ++mm) ss[mm] = add_ss(ss[mm], v[mm]);
     }
 #pragma unroll
     for (int mm = 0; mm < MT; ++mm) {
@@ -400,7 +407,8 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
             const float uv = in.xq ? from_exact(in.upq[off + q]) : in.up[off + q];
             v[mm][e] = __float2half_rn(silu_times(gv, uv));
           } else if constexpr (MODE == k_x_norm) {
-            v[mm][e] = __float2half_rn(in.xf[off + q] * sm.norm[mm] * __half2float(__ldg(in.norm_w + q)));
+            const float xv = in.xq ? from_exact(in.xq[off + q]) : in.xf[off + q];
+            v[mm][e] = __float2half_rn(xv * sm.norm[mm] * __half2float(__ldg(in.norm_w + q)));
           } else {
             v[mm][e] = in.x[off + q];
           }

@@ -65,8 +65,8 @@ struct GemvInput {
   const __half* x = nullptr;       // k_x_half
   const float* xf = nullptr;       // k_x_norm: residual; k_x_silu: gate
   const float* up = nullptr;       // k_x_silu
-  const long long* xq = nullptr;   // k_x_silu: gate and up as exact accumulators (instead of xf, up)
-  const long long* upq = nullptr;
+  const long long* xq = nullptr;   // instead of xf: k_x_norm's residual, k_x_silu's gate as exact accumulators
+  const long long* upq = nullptr;  // instead of up
   const __half* norm_w = nullptr;  // k_x_norm
   float eps = 0.0f;
   int ldx = 0;
@@ -140,6 +140,9 @@ void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s);
 // With perm (device, [dim]) the output comes in that order: y[r, i] = norm(x)[r, perm[i]] (the
 // stored row order of the EXL2 layers that read it, GemvInput::permuted).
 void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s,
+              const std::int32_t* perm = nullptr);
+// The same from a residual that may be kept as exact accumulators (AccIn).
+void rms_norm(AccIn x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s,
               const std::int32_t* perm = nullptr);
 
 // ---- paged KV cache ----
@@ -291,10 +294,15 @@ void embedding(const __half* table, int dim, const std::int32_t* ids, int n, flo
 // The decode step's first kernel: the embedding rows, the RoPE table of the step's positions
 // (rope.cs, when set) and up to 6 init regions (the first layer's accumulators). table null: no
 // gather (a layer segment after the first, whose input is already in `out`).
+// outq: the rows go into that exact accumulator instead (without a table: `out`'s rows converted).
 void embedding_step(const __half* table, int dim, const std::int32_t* ids, int n, float* out, const RopeParams& rope,
-                    const GemvInit* inits, int ninits, cudaStream_t s);
+                    const GemvInit* inits, int ninits, cudaStream_t s, long long* outq = nullptr);
 // y[r, :n] = bias (or 0) when !accumulate; y[r, :n] += bias when accumulate (no-op without bias).
 void prepare_output(float* y, int rows, int n, int ldy, const float* bias, bool accumulate, cudaStream_t s);
+// y[r, :n] += bias for an exact accumulator (no-op without bias).
+void add_bias_exact(long long* y, int rows, int n, int ldy, const float* bias, cudaStream_t s);
+// out[i] = q[i] read back as fp32 (an exact accumulator handed to fp32 readers).
+void exact_to_float(const long long* q, std::int64_t n, float* out, cudaStream_t s);
 void fill_random_u32(std::uint32_t* p, std::size_t n, std::uint64_t seed, cudaStream_t s);
 // Uniform fp16 in [lo, hi).
 void fill_random_half(__half* p, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t s);

@@ -5,6 +5,7 @@
 // shared memory), products in fp32, one rounding to fp16. With a permutation the output is
 // gathered: y[r, i] = fp16(x[r, perm[i]] * w[perm[i]] * rsqrt(...)).
 #include "cuda_check.h"
+#include "exact_acc.cuh"
 #include "kernels.h"
 #include "launch.cuh"
 
@@ -27,23 +28,26 @@ __device__ __forceinline__ float block_sum(float ss, float* warp_sums) {
   return warp_sums[0];
 }
 
-__global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __half* __restrict__ w, float eps,
+__global__ void rms_norm_kernel(AccIn x, int dim, const __half* __restrict__ w, float eps,
                                 __half* __restrict__ y, const std::int32_t* __restrict__ perm) {
   EXL_SHARED_ARRAY(float, warp_sums, [32]);
   pdl_trigger();
   pdl_wait();
-  const float* xr = x + std::size_t(blockIdx.x) * dim;
+  const std::size_t xr = std::size_t(blockIdx.x) * dim;
   __half* yr = y + std::size_t(blockIdx.x) * dim;
   float ss = 0.0f;
-  for (int i = threadIdx.x; i < dim; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
+  for (int i = threadIdx.x; i < dim; i += blockDim.x) {
+    const float v = acc_at(x, xr + i);
+    ss = fmaf(v, v, ss);
+  }
   const float r = rsqrtf(block_sum(ss, warp_sums) / float(dim) + eps);
   if (perm) {
     for (int i = threadIdx.x; i < dim; i += blockDim.x) {
       const int p = __ldg(perm + i);
-      yr[i] = __float2half_rn(xr[p] * r * __half2float(w[p]));
+      yr[i] = __float2half_rn(acc_at(x, xr + p) * r * __half2float(w[p]));
     }
   } else {
-    for (int i = threadIdx.x; i < dim; i += blockDim.x) yr[i] = __float2half_rn(xr[i] * r * __half2float(w[i]));
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) yr[i] = __float2half_rn(acc_at(x, xr + i) * r * __half2float(w[i]));
   }
 }
 
@@ -52,7 +56,7 @@ __global__ void rms_norm_kernel(const float* __restrict__ x, int dim, const __ha
 // one contiguous float4 pass for the sum of squares and one round of R independent gathers from
 // the (now cached) row.
 template <int R>
-__global__ void __launch_bounds__(1024) rms_norm_perm_kernel(const float* __restrict__ x, int dim,
+__global__ void __launch_bounds__(1024) rms_norm_perm_kernel(AccIn x, int dim,
                                                              const __half* __restrict__ w, float eps,
                                                              __half* __restrict__ y,
                                                              const std::int32_t* __restrict__ perm) {
@@ -67,21 +71,24 @@ __global__ void __launch_bounds__(1024) rms_norm_perm_kernel(const float* __rest
   }
   pdl_trigger();
   pdl_wait();
-  const float* xr = x + std::size_t(blockIdx.x) * dim;
+  const std::size_t xr = std::size_t(blockIdx.x) * dim;
   __half* yr = y + std::size_t(blockIdx.x) * dim;
   float ss = 0.0f;
   if ((dim & 3) == 0) {
     for (int i = threadIdx.x; i < dim / 4; i += blockDim.x) {
-      const float4 v = reinterpret_cast<const float4*>(xr)[i];
+      const float4 v = load4(x.q ? nullptr : x.f + xr, x.q ? x.q + xr : nullptr, i);
       ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
     }
   } else {
-    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) {
+      const float v = acc_at(x, xr + i);
+      ss = fmaf(v, v, ss);
+    }
   }
   const float inv = rsqrtf(block_sum(ss, warp_sums) / float(dim) + eps);
   float xv[R];
 #pragma unroll
-  for (int r = 0; r < R; ++r) xv[r] = threadIdx.x + r * blockDim.x < dim ? xr[p[r]] : 0.0f;
+  for (int r = 0; r < R; ++r) xv[r] = threadIdx.x + r * blockDim.x < dim ? acc_at(x, xr + p[r]) : 0.0f;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const int i = threadIdx.x + r * blockDim.x;
@@ -92,6 +99,11 @@ __global__ void __launch_bounds__(1024) rms_norm_perm_kernel(const float* __rest
 }  // namespace
 
 void rms_norm(const float* x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s,
+              const std::int32_t* perm) {
+  rms_norm(AccIn{x}, rows, dim, w, eps, y, s, perm);
+}
+
+void rms_norm(AccIn x, int rows, int dim, const __half* w, float eps, __half* y, cudaStream_t s,
               const std::int32_t* perm) {
   if (rows <= 0) return;
   if (perm && dim <= 8 * 1024) {

@@ -95,7 +95,9 @@ EXL_TEST(plan, scratch_engine_and_exllamav2) {
                                523ull * 128256 * 4 + 117440512 + 34078720 + 16 + 8192 +
                                16777216 + 262144 + 8 * 4 +  // GEMV split-K workspace, decode split counters
                                256 + 8 * (8192 + 64) + 12 * 65536 + 2 * 128256 * 4 +    // device sampler
-                               128256 * 8 + 126 * 32 + 64 + 9 * 2048 * 8 + 126 * (1024 * 8 + 16) + 16;
+                               128256 * 8 + 126 * 32 + 64 + 9 * 2048 * 8 + 126 * (1024 * 8 + 16) + 16 +
+                               // the fused path's int64 accumulators: 2 x 16 rows of q|k|v, gate|up; residual
+                               2 * 16 * (4096 + 2 * 1024) * 8 + 2 * 16 * 14336 * 2 * 8 + 16 * 4096 * 8;
   CHECK_EQ(scratch_bytes(e, o, 8192), expect);
   // A device of a layer split without the head: no logits rows, no device sampler.
   const std::uint64_t head_part =

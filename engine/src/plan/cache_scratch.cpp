@@ -134,6 +134,17 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
     // A quantized K or V store stages the chunk's rows in fp16 (kernels/cuda/kv_cache.cu).
     const std::uint64_t stores = (o.cache.k_bits < 16 ? 1 : 0) + (o.cache.v_bits < 16 ? 1 : 0);
     if (stores) b.push_back(stores * C * kd * 2);
+    // The fused path of chunks up to 16 tokens (every decoder layer EXL2; here: every layer has an
+    // EXL2 linear): two alternating sets of q|k|v and gate|up accumulators; and the residual (always:
+    // a fused segment hands it on so), each element an exact accumulator (int64; exact_acc.cuh).
+    const bool fused = !m.layers.empty() && std::all_of(m.layers.begin(), m.layers.end(),
+                                                        [](const ModuleBytes& l) { return l.max_dq_elems > 0; });
+    const std::uint64_t F = std::min<std::uint64_t>(C, 16);
+    if (fused) {
+      b.push_back(2 * F * (qd + 2 * kd) * 8);
+      b.push_back(2 * F * inter * 2 * 8);
+    }
+    b.push_back(F * h * 8);
   } else {
     const std::uint64_t L = std::uint64_t(std::min<std::int64_t>(o.max_chunk, tokens));
     const std::uint64_t max_dq_size = 512ull << 20;
