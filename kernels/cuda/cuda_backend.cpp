@@ -728,8 +728,9 @@ void CudaBackend::reset_graphs() {
 bool CudaBackend::enqueue_hidden_in(int t) {
   if (has_embedding_) return false;
   EXL_CUDA_REQUIRE(prev_ && t <= prev_->chunk_ && t <= chunk_, "layer segment: no input from the previous segment");
-  // The previous segment's output as it left it: its exact accumulator (the fused path) or fp32.
-  const bool exact = prev_->out_exact_;
+  // The previous segment's output as it leaves it: its exact accumulator (the fused path) or fp32.
+  // A function of t, not of what prev_ enqueued last: a captured graph replays without its host code.
+  const bool exact = prev_->hands_exact(t);
   const void* src = prev_->out_host_ ? prev_->h_hidden_.get() : exact ? prev_->xq_.get() : prev_->x_.get();
   void* dst = exact ? xq_.get() : x_.get();
   EXL_CUDA_REQUIRE(src && dst, "layer segment: the previous segment has no output buffer (allocate its cache)");
@@ -741,8 +742,11 @@ bool CudaBackend::enqueue_hidden_in(int t) {
   return exact;
 }
 
+bool CudaBackend::hands_exact(int t) const { return exact_acc_ && fused_ok_ && t <= opt_.gemv_max_rows; }
+
 void CudaBackend::enqueue_hidden_out(int t, bool exact) {
-  out_exact_ = exact;
+  if (has_head_) return;  // the last segment hands nothing on
+  EXL_CUDA_REQUIRE(exact == hands_exact(t), "layer segment: output form differs from what the next segment expects");
   if (!out_host_) return;
   EXL_CUDA_REQUIRE(h_hidden_.get(), "layer segment: no host buffer for the next segment");
   EXL_CUDA_CHECK(cudaMemcpyAsync(h_hidden_.get(), exact ? xq_.get() : x_.get(), std::size_t(t) * hidden_ * (exact ? 8 : 4),

@@ -108,6 +108,7 @@ class CudaBackend {
   // output (x_, or xq_ when `exact`, into h_hidden_): t rows each. Handing the exact accumulator
   // over keeps a split model's logits bit for bit those of one device.
   bool enqueue_hidden_in(int t);
+  bool hands_exact(int t) const;  // a step of t tokens leaves its output in xq_ (the fused path)
   void size_hidden_out();  // h_hidden_: a chunk of rows when out_host_ (once the scratch is sized), else none
   void enqueue_hidden_out(int t, bool exact);
   void enqueue_layers(int t, int splits, int split_len);
@@ -150,7 +151,6 @@ class CudaBackend {
   bool has_embedding_ = true, has_head_ = true;
   CudaBackend* prev_ = nullptr;  // the segment before this one (input), or none
   bool out_host_ = false;        // the next segment reads h_hidden_: copy x_ there after each step
-  bool out_exact_ = false;       // the last step enqueued left its output in xq_ (exact), not x_
   PinnedBuffer h_hidden_;        // fp32 [chunk, hidden]
 
   // model
