@@ -4,7 +4,8 @@
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
 // = gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), loop (the same, 4-bit and
 // 4.0 bpw mix, beside the engine's decode loop with device sampling, greedy, chat, top-p, plain, min-p, typical and top-k 1000 settings), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
-// 2048-token prefill alone) or all (default). The first timed forward is a profiler range
+// 2048-token prefill alone) or all (default); EXL_BENCH_GS=32 builds the models in groups of 32 rows (128 by
+// default; gemv-quick measures both). The first timed forward is a profiler range
 // (ncu --profile-from-start off).
 #include <dlfcn.h>
 
@@ -63,8 +64,10 @@ struct SynthLinear {
   exl_cuda_linear lin{};
 };
 
-void make_linear(SynthLinear& s, int k, int n, bool mixed, int bits = 4, int gs = 128) {
-  s.groups = make_groups(k, mixed, bits, gs);
+int g_group_rows = 128;  // EXL_BENCH_GS: the group size of the synthetic models' layers (decode, loop)
+
+void make_linear(SynthLinear& s, int k, int n, bool mixed, int bits = 4, int gs = 0) {
+  s.groups = make_groups(k, mixed, bits, gs > 0 ? gs : g_group_rows);
   s.lin.kind = 1;
   s.lin.in_features = k;
   s.lin.out_features = n;
@@ -141,8 +144,8 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
     }
     exl_cuda_memory mem{};
     CHECKED(api->memory(b, &mem));
-    std::printf("\n== %s %s, %s cache: weights read per token %.3f GB (module counts %.3f GB), VRAM used %.2f GiB, cache %.2f GiB\n",
-                p.name, mixed ? "4.0bpw mix 5/4/3" : "4-bit g128", cache.name, bytes / 1e9, mem.weights_bytes / 1e9,
+    std::printf("\n== %s %s g%d, %s cache: weights read per token %.3f GB (module counts %.3f GB), VRAM used %.2f GiB, cache %.2f GiB\n",
+                p.name, mixed ? "4.0bpw mix 5/4/3" : "4-bit", g_group_rows, cache.name, bytes / 1e9, mem.weights_bytes / 1e9,
                 (mem.device_total - mem.device_free) / 1073741824.0, mem.cache_bytes / 1073741824.0);
     for (int ctx : contexts) {
       double us = 0;
@@ -265,10 +268,13 @@ bool bench_gemv(double copy_gbs, bool quick = false, bool large = false) {
   const std::vector<Shape> few = {{4096, 4096}, {4096, 14336}, {14336, 4096}, {2048, 32000}, {4096, 128256}};
   const std::vector<Shape> big = {{8192, 8192}, {8192, 1024}, {8192, 28672}, {28672, 8192}, {8192, 128256}};  // llama3-70b
   for (const Shape& s : large ? big : quick ? few : all) {
-    for (bool mixed : {false, true}) {
+    for (int variant : {0, 1, 2}) {  // 0: 4-bit g128, 1: 4.0 bpw mix g128, 2: 4-bit in groups of 32 rows
+      const bool mixed = variant == 1;
+      const int gs = variant == 2 ? 32 : 128;
       if (quick && mixed) continue;
+      if (variant == 2 && (!quick || s.n > 14336)) continue;  // the group-size cost, on the layer shapes
       SynthLinear L;
-      make_linear(L, s.k, s.n, mixed);
+      make_linear(L, s.k, s.n, mixed, 4, gs);
       // Host data for the layer: random packed words (any bits are valid values).
       std::vector<uint32_t> qw(std::size_t(L.lin.exl2.q_rows) * L.lin.exl2.n_pad);
       std::vector<uint32_t> qs(std::size_t(L.lin.exl2.groups) * L.lin.exl2.n_pad / 8);
@@ -288,7 +294,8 @@ bool bench_gemv(double copy_gbs, bool quick = false, bool large = false) {
           CHECKED(api->bench_exl2_matmul(0, &L.lin.exl2, m, mode, 50, &us));
           const double gbs = layer_bytes(L.lin) / (us * 1e-6) / 1e9;
           std::printf("gemv k %5d n %6d %s m %2d%s: %8.2f us  %7.1f GB/s  %5.1f %% of copy\n", s.k, s.n,
-                      mixed ? "mix" : "q4 ", m, mode == 2 ? " pdl" : "    ", us, gbs, 100 * gbs / copy_gbs);
+                      mixed ? "mix" : gs == 32 ? "q4g32" : "q4 ", m, mode == 2 ? " pdl" : "    ", us, gbs,
+                      100 * gbs / copy_gbs);
         }
       }
       if (quick) continue;
@@ -316,6 +323,7 @@ int main(int argc, char** argv) {
   double copy = 0;
   if (api->bench_copy_bandwidth(0, 2ull << 30, &copy) != EXL_CUDA_OK) { std::printf("copy: %s\n", api->last_error()); return 1; }
   std::printf("device copy bandwidth (read + write): %.0f GB/s\n", copy);
+  if (const char* g = std::getenv("EXL_BENCH_GS")) g_group_rows = std::max(32, std::atoi(g)) / 32 * 32;
   const char* what = std::getenv("EXL_BENCH");
   const std::string sel = what ? what : "all";
   bool ok = true;
