@@ -286,12 +286,17 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
     for (int l = 0; l < 2 * bits; ++l) prefetch_l2(q + l * 128);
   }
   for (int i = threadIdx.x; i < p.nb; i += k_threads) sm.info[i] = w.units[p.u0 + i];
-  // The scales of the block's groups (units come in whole, consecutive groups), decoded once.
-  for (int i = threadIdx.x; i < ((jobs.skip & 4) ? 0 : p.ngr * k_tile_cols); i += k_threads) {
-    const int grp = p.g0 + i / k_tile_cols, c = i % k_tile_cols;
-    const int r = c & 15;  // column mt*16 + g + 8h: word g, nibble mt*2 + h
-    const std::uint32_t sw = __ldg(w.q_scale + exl2_scale_words(w, grp, p.tile) + (r & 7));
-    sm.scale[i] = __float2half_rn(exl2_scale(w.q_scale_max[grp], (sw >> (4 * ((c >> 4) * 2 + (r >> 3)))) & 15u));
+  // The scales of the block's groups (units come in whole, consecutive groups), decoded once: a
+  // thread per scale word, whose 8 codes are columns mt * 16 + word + 8 h (nibble mt * 2 + h).
+  // (One word and one maximum loaded per 8 scales: groups of 32 rows have four times as many.)
+  for (int i = threadIdx.x; i < ((jobs.skip & 4) ? 0 : p.ngr * 8); i += k_threads) {
+    const int gi = i >> 3, wd = i & 7, grp = p.g0 + gi;
+    const std::uint32_t sw = __ldg(w.q_scale + exl2_scale_words(w, grp, p.tile) + wd);
+    const __half smax = w.q_scale_max[grp];
+    __half* row = sm.scale + gi * k_tile_cols + wd;
+#pragma unroll
+    for (int nib = 0; nib < 8; ++nib)
+      row[(nib >> 1) * 16 + (nib & 1) * 8] = __float2half_rn(exl2_scale(smax, (sw >> (4 * nib)) & 15u));
   }
   if (!direct) {
     const int4* perm4 = reinterpret_cast<const int4*>(w.perm + p.u0 * 32);
