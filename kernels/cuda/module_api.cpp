@@ -296,6 +296,7 @@ const exl_cuda_api k_api = {
     api_convert_evaluate,
     api_link_segments,
     bench_fp16_gemm,
+    test_exact_acc,
 };
 
 }  // namespace

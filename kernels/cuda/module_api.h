@@ -16,11 +16,11 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 7u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
+#define EXL_CUDA_ABI_VERSION 8u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
                                     4: paged KV cache; 5: the converter's block math; 6: the converter's
                                     measurement on the device (candidates, rows, evaluate); 7: layer
                                     segments (options.layer_first/layer_count, link_segments),
-                                    bench_fp16_gemm */
+                                    bench_fp16_gemm; 8: test_exact_acc */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -323,6 +323,11 @@ typedef struct exl_cuda_api {
   /* The FP16 tensor-core rate: an m x n x k cuBLAS GEMM (fp16 in, fp32 accumulation), median of
    * repeats, in TFLOP/s (exl bench's prefill bound). */
   int (*bench_fp16_gemm)(int device, int m, int n, int k, double* tflops);
+
+  /* ---- ABI 8: exact accumulators (int64 fixed point, 32 fraction bits) ---- */
+  /* x [rows, n] fp32 converted into exact accumulators (as the decode step's first kernel does),
+   * bias [n] added (as an o/down bias is; null: none), read back as fp32 into out [rows, n]. */
+  int (*test_exact_acc)(int device, const float* x, int rows, int n, const float* bias, float* out);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

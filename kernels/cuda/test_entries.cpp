@@ -306,6 +306,24 @@ int test_attention(int device, const uint16_t* q, const uint16_t* k_cache, const
   });
 }
 
+int test_exact_acc(int device, const float* x, int rows, int n, const float* bias, float* out) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(x && out && rows > 0 && n > 0, "test_exact_acc: bad arguments");
+    use_device(device);
+    Stream st;
+    const std::size_t count = std::size_t(rows) * n;
+    DeviceBuffer dx = to_device(x, count, "x", st.get());
+    DeviceBuffer db;
+    if (bias) db = to_device(bias, std::size_t(n), "bias", st.get());
+    DeviceBuffer dq(nullptr, count * 8, "exact"), dout(nullptr, count * 4, "out");
+    EXL_CUDA_CHECK(cudaMemsetAsync(dq.get(), 0xff, dq.bytes(), st.get()));  // poison
+    embedding_step(nullptr, n, nullptr, rows, dx.get<float>(), RopeParams{}, nullptr, 0, st.get(), dq.get<long long>());
+    add_bias_exact(dq.get<long long>(), rows, n, n, bias ? db.get<float>() : nullptr, st.get());
+    exact_to_float(dq.get<long long>(), std::int64_t(count), dout.get<float>(), st.get());
+    to_host(out, dout, count, st.get());
+  });
+}
+
 int test_silu_mul(int device, const float* gate, const float* up, int64_t n, uint16_t* out) {
   return guarded([&] {
     use_device(device);

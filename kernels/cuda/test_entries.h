@@ -17,6 +17,7 @@ int test_embedding(int device, const uint16_t* table, int vocab, int dim, const 
 int test_dense_linear(int device, const uint16_t* x, int m, int k, const uint16_t* w, int n, float* y);
 int bench_copy_bandwidth(int device, uint64_t bytes, double* gbs);
 int bench_fp16_gemm(int device, int m, int n, int k, double* tflops);
+int test_exact_acc(int device, const float* x, int rows, int n, const float* bias, float* out);
 int bench_exl2_matmul(int device, const exl_cuda_exl2* w, int m, int mode, int repeats, double* us);
 int test_sample(int device, const float* logits, int vocab, const exl_cuda_sampler* s, exl_cuda_sample_result* out,
                 float* dist);

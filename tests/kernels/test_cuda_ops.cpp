@@ -1,7 +1,10 @@
 // The CUDA module's non-EXL2 kernels against kernels/reference on random inputs of many shapes:
 // RMSNorm, RoPE (every scaling variant's table), attention (decode and chunked prefill, GQA,
 // fp16 cache), SiLU-gated product, embedding, dense fp16 linear (cuBLAS); plus the VRAM budget.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <random>
 
 #include "compare.h"
 #include "exl/kernels/attention.h"
@@ -98,6 +101,43 @@ EXL_GPU_TEST(cuda_kernels, attention_decode_and_prefill) {
                                                              << s.nkv << " d " << s.d << ": max_abs " << df.max_abs
                                                              << " rel_l2 " << df.rel_l2);
   }
+}
+
+// Exact accumulators (int64 fixed point, 32 fraction bits): the first kernel's conversion, a bias
+// added, the read-back; the same integer arithmetic on the host gives every bit.
+EXL_GPU_TEST(cuda_kernels, exact_accumulators_round_trip) {
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 rng(25);
+  auto to_exact = [](float v) {
+    v = std::min(std::max(v, -33554432.0f), 33554432.0f);  // +-2^25
+    return std::llrint(double(v) * 4294967296.0);
+  };
+  const int rows = 3, n = 777;
+  std::vector<float> x(static_cast<std::size_t>(rows) * n), bias(static_cast<std::size_t>(n));
+  std::uniform_real_distribution<float> mant(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> expo(-30, 17);
+  for (float& v : x) v = std::ldexp(mant(rng), expo(rng));
+  for (float& v : bias) v = std::ldexp(mant(rng), expo(rng) / 2);
+  x[0] = 0.0f; x[1] = 1e9f; x[2] = -1e9f; x[3] = 65504.0f; x[4] = -3.0e-10f;  // zero, clamped, fp16 max, below 2^-32
+  for (bool with_bias : {false, true}) {
+    std::vector<float> got(x.size(), NAN);
+    CUDA_OK(api.test_exact_acc(0, x.data(), rows, n, with_bias ? bias.data() : nullptr, got.data()));
+    std::size_t bad = 0, first = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const long long q = to_exact(x[i]) + (with_bias ? to_exact(bias[i % std::size_t(n)]) : 0ll);
+      const float want = float(q) * (1.0f / 4294967296.0f);
+      if (std::memcmp(&want, &got[i], 4) != 0 && !bad++) first = i;
+    }
+    CHECK_MSG(bad == 0, bad << " of " << x.size() << " values differ (bias " << with_bias << "), first at " << first
+                            << ": " << got[first] << " for " << x[first]);
+  }
+  std::vector<float> got(x.size());
+  CUDA_OK(api.test_exact_acc(0, x.data(), rows, n, nullptr, got.data()));
+  CHECK(got[1] == 33554432.0f && got[2] == -33554432.0f && got[3] == 65504.0f && got[0] == 0.0f);
+  // What the format keeps: 2^-32 absolute, so a value of 2^-8 or more round-trips to the last bit.
+  for (std::size_t i = 5; i < x.size(); ++i)
+    if (std::fabs(x[i]) >= 0.00390625f)
+      CHECK_MSG(got[i] == x[i], "round trip of " << x[i] << " gave " << got[i]);
 }
 
 EXL_GPU_TEST(cuda_kernels, silu_mul_and_embedding) {
