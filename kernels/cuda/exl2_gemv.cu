@@ -37,12 +37,14 @@
 // or as silu(gate) * up. Warp partials are summed in shared memory in warp order; a block that
 // covers all of K adds its sums to y (an earlier kernel initialised it), a block of a split-K
 // tile writes them to its slot of the workspace, and the tile's last block to finish (a ticket
-// counter per tile) adds the slots to y in split order. Several layers that share one input run
-// in one launch (q/k/v, gate/up).
+// counter per tile) adds the slots to y in split order. An output kept as an exact accumulator
+// (int64 fixed point, exact_acc.cuh; the decode step's) takes every block's sums through integer
+// atomics instead: exact, so in any order the same, with no ticket and no second read. Several
+// layers that share one input run in one launch (q/k/v, gate/up).
 // Precision: the products (v - z) * x are exact (tensor cores, fp16 inputs, fp32
 // accumulation); each group's fp32 sum is scaled by the exact fp16 scale in fp32.
-// With the workspace the summation order is fixed (no float atomics), so a launch repeats its
-// results bit for bit; without it, split-K partials meet in fp32 atomics and the last bits vary.
+// With the workspace (or exact accumulators) a launch repeats its results bit for bit; without
+// either, split-K partials meet in fp32 atomics and the last bits vary.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
