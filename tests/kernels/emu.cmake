@@ -12,7 +12,8 @@ endif()
 # The GPU suites' cases on the emulated module (libexl_cuda_emu.so through EXL_CUDA_EMU_MODULE):
 # `exl selftest --device cuda` as on a GPU machine, a selection that stays within CI's time
 # (about two minutes): the decode step against ExLlamaV2's greedy continuations, and the device
-# sampler's row-wide selects (grid barriers) against the host sampler.
+# sampler's row-wide selects (grid barriers) against the host sampler, the exact accumulators'
+# conversions bit for bit.
 if(TARGET exl_cuda_emu_module)
   function(exl_emu_selftest name filter)
     add_test(NAME ${name} COMMAND exl selftest --device cuda --filter ${filter})
@@ -25,4 +26,5 @@ if(TARGET exl_cuda_emu_module)
   exl_emu_selftest(emu_selftest_logits_xs cuda_model.logits_ref_xs_4_0)
   exl_emu_selftest(emu_selftest_greedy_xs cuda_model.greedy_ref_xs_4_0)
   exl_emu_selftest(emu_selftest_sampler_rows cuda_kernels.sampler_rows_selects_small)
+  exl_emu_selftest(emu_selftest_exact_acc cuda_kernels.exact_accumulators_round_trip)
 endif()
