@@ -306,33 +306,31 @@ void CudaBackend::allocate_scratch() {
 // the head_rows rows of logits.
 int CudaBackend::accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const {
   int n = 0;
-  auto add = [&](float* dst, const DeviceBuffer& bias, int width, int rows) {
+  auto add = [&](float* dst, long long* dstq, const DeviceBuffer& bias, int width, int rows) {
     out[n].dst = dst;
+    out[n].dstq = dstq;
     out[n].bias = bias.get<float>();
     out[n].count = rows * width;
     out[n].n = width;
     ++n;
   };
   if (layer >= nl_) {
-    if (head_rows > 0) add(logits_.get<float>(), head_.bias, vocab_, head_rows);
+    if (head_rows > 0) add(logits_.get<float>(), nullptr, head_.bias, vocab_, head_rows);
     return n;
   }
   const DeviceLayer& l = layers_[std::size_t(layer)];
   const int qd = nh_ * hd_, kd = nkv_ * hd_;
-  float* q32 = fqkv_[layer % 2].get<float>();
-  float* g32 = fgu_[layer % 2].get<float>();
-  long long* qq = fqkv_[layer % 2].get<long long>();
-  long long* gq = fgu_[layer % 2].get<long long>();
-  const bool eqkv = exact_qkv(t), egu = exact_acc_;
-  auto acc = [&](float* f, long long* q, std::size_t off, const DeviceBuffer& bias, int width, bool exact) {
-    add(exact ? nullptr : f + off, bias, width, t);
-    out[n - 1].dstq = exact ? q + off : nullptr;
+  // Element `off` of an accumulator set, fp32 or exact (int64) at the same element offsets.
+  auto acc = [&](const DeviceBuffer& set, bool exact, std::size_t off, const DeviceBuffer& bias, int width) {
+    add(exact ? nullptr : set.get<float>() + off, exact ? set.get<long long>() + off : nullptr, bias, width, t);
   };
-  acc(q32, qq, 0, l.q.bias, qd, eqkv);
-  acc(q32, qq, std::size_t(t) * qd, l.k.bias, kd, eqkv);
-  acc(q32, qq, std::size_t(t) * (qd + kd), l.v.bias, kd, eqkv);
-  acc(g32, gq, 0, l.gate.bias, inter_, egu);
-  acc(g32, gq, std::size_t(t) * inter_, l.up.bias, inter_, egu);
+  const DeviceBuffer &qkv = fqkv_[layer % 2], &gu = fgu_[layer % 2];
+  const bool eqkv = exact_qkv(t);
+  acc(qkv, eqkv, 0, l.q.bias, qd);
+  acc(qkv, eqkv, std::size_t(t) * qd, l.k.bias, kd);
+  acc(qkv, eqkv, std::size_t(t) * (qd + kd), l.v.bias, kd);
+  acc(gu, exact_acc_, 0, l.gate.bias, inter_);
+  acc(gu, exact_acc_, std::size_t(t) * inter_, l.up.bias, inter_);
   return n;
 }
 
@@ -452,6 +450,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     long long* gq = fgu_[li % 2].get<long long>();
     long long* uq = gq + std::size_t(t) * inter_;
     const bool eqkv = exact_qkv(t), egu = exact_acc_;
+    auto acc_in = [](bool exact, float* f, long long* q) { return exact ? AccIn{nullptr, q} : AccIn{f}; };
     GemvCall c;
     c.m = t;
     c.sm_count = sm_count_; c.ws = gemv_view_;
@@ -474,8 +473,8 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
       attention_decode_step(as, in, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(),
                             att_.get<__half>(), nullptr, s);
     } else {
-      o_in = eqkv ? attend(layers_[std::size_t(li)], as, AccIn{nullptr, qq}, AccIn{nullptr, kq}, AccIn{nullptr, vq}, o_order)
-                  : attend(layers_[std::size_t(li)], as, AccIn{q32}, AccIn{k32}, AccIn{v32}, o_order);
+      o_in = attend(layers_[std::size_t(li)], as, acc_in(eqkv, q32, qq), acc_in(eqkv, k32, kq), acc_in(eqkv, v32, vq),
+                    o_order);
     }
     add_residual_bias(x, xq, t, l.o.bias);  // no-op without bias
     GemvCall o;
@@ -496,12 +495,12 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     d.m = t; d.sm_count = sm_count_; d.ws = gemv_view_;
     if (xq) d.add_exact(l.down.view, xq, hidden_); else d.add(l.down.view, x, hidden_);
     if (unfold) {
-      silu_mul(egu ? AccIn{nullptr, gq} : AccIn{g32}, egu ? AccIn{nullptr, uq} : AccIn{u32}, std::int64_t(t) * inter_,
-               a, s);
+      silu_mul(acc_in(egu, g32, gq), acc_in(egu, u32, uq), std::int64_t(t) * inter_, a, s);
       d.mode = k_x_half; d.in.x = a; d.in.ldx = inter_;
     } else {
+      const AccIn gate = acc_in(egu, g32, gq), up = acc_in(egu, u32, uq);
       d.mode = k_x_silu; d.in.ldx = inter_;
-      if (egu) { d.in.xq = gq; d.in.upq = uq; } else { d.in.xf = g32; d.in.up = u32; }
+      d.in.xf = gate.f; d.in.xq = gate.q; d.in.up = up.f; d.in.upq = up.q;
     }
     d.in.permuted = l.down_in_order;
     exl2_gemv_run(d, s);

@@ -16,10 +16,11 @@ __device__ __forceinline__ long long to_exact(float v) {
 }
 __device__ __forceinline__ float from_exact(long long q) { return float(q) * (1.0f / k_exact_one); }
 __device__ __forceinline__ float acc_at(const AccIn& a, std::size_t i) { return a.q ? from_exact(a.q[i]) : a.f[i]; }
-// Four consecutive fp32 values from p (16-byte aligned) or, as exact accumulators, from q.
-__device__ __forceinline__ float4 load4(const float* p, const long long* q, std::size_t i4) {
-  if (!q) return reinterpret_cast<const float4*>(p)[i4];
-  const longlong2 a = reinterpret_cast<const longlong2*>(q)[2 * i4], b = reinterpret_cast<const longlong2*>(q)[2 * i4 + 1];
+// Values 4 i4 .. 4 i4 + 3 of the row at element `off` (16-byte aligned) as fp32.
+__device__ __forceinline__ float4 load4(const AccIn& x, std::size_t off, std::size_t i4) {
+  if (!x.q) return reinterpret_cast<const float4*>(x.f + off)[i4];
+  const longlong2* q = reinterpret_cast<const longlong2*>(x.q + off);
+  const longlong2 a = q[2 * i4], b = q[2 * i4 + 1];
   return make_float4(from_exact(a.x), from_exact(a.y), from_exact(b.x), from_exact(b.y));
 }
 // acc += v (two's complement: the unsigned add is the signed one).

@@ -367,7 +367,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
       if (in.xq) {  // an exact accumulator (int64): row by row, twice the bytes
 #pragma unroll
         for (int mm = 0; mm < MT; ++mm)
-          if (mm < mv) ss[mm] = add_ss(ss[mm], load4(nullptr, in.xq + std::size_t(m0 + mm) * in.ldx, i));
+          if (mm < mv) ss[mm] = add_ss(ss[mm], load4(AccIn{nullptr, in.xq}, std::size_t(m0 + mm) * in.ldx, i));
         continue;
       }
       float4 v[MT];
@@ -410,12 +410,9 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
         if (m0 + mm < m && row < rows_valid) {
           const std::size_t off = std::size_t(m0 + mm) * in.ldx;
           if constexpr (MODE == k_x_silu) {
-            const float gv = in.xq ? from_exact(in.xq[off + q]) : in.xf[off + q];
-            const float uv = in.xq ? from_exact(in.upq[off + q]) : in.up[off + q];
-            v[mm][e] = __float2half_rn(silu_times(gv, uv));
+            v[mm][e] = __float2half_rn(silu_times(acc_at(AccIn{in.xf, in.xq}, off + q), acc_at(AccIn{in.up, in.upq}, off + q)));
           } else if constexpr (MODE == k_x_norm) {
-            const float xv = in.xq ? from_exact(in.xq[off + q]) : in.xf[off + q];
-            v[mm][e] = __float2half_rn(xv * sm.norm[mm] * __half2float(__ldg(in.norm_w + q)));
+            v[mm][e] = __float2half_rn(acc_at(AccIn{in.xf, in.xq}, off + q) * sm.norm[mm] * __half2float(__ldg(in.norm_w + q)));
           } else {
             v[mm][e] = in.x[off + q];
           }

@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(1024) rms_norm_perm_kernel(AccIn x, int dim,
   float ss = 0.0f;
   if ((dim & 3) == 0) {
     for (int i = threadIdx.x; i < dim / 4; i += blockDim.x) {
-      const float4 v = load4(x.q ? nullptr : x.f + xr, x.q ? x.q + xr : nullptr, i);
+      const float4 v = load4(x, xr, i);
       ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
     }
   } else {

@@ -94,29 +94,9 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       c.mode = k_x_half; c.in.x = dx.get<__half>(); c.in.ldx = w->k; c.m = m; c.sm_count = sms; c.ws = gws.view();
       exl2_gemv_run(c, st.get());
       std::vector<long long> h(mn * 3);
-      EXL_CUDA_CHECK(cudaMemcpyAsync(h.data(), q, mn * 3 * 8, cudaMemcpyDeviceToHost, st.get()));
-      EXL_CUDA_CHECK(cudaStreamSynchronize(st.get()));
+      to_host(h.data(), dq, mn * 3, st.get());
       for (std::size_t i = 0; i < mn; ++i)
         y[i] = (from_exact(h, i) + from_exact(h, mn + i) + from_exact(h, 2 * mn + i)) / 3.0f;
-      return;
-    }
-    if (mode == 9) {
-      std::vector<long long> gq(std::size_t(m) * w->k), uq(gq.size(), 1ll << 32);
-      for (std::size_t i = 0; i < gq.size(); ++i) gq[i] = std::llrint(double(half_to_float(x[i])) * 4294967296.0);
-      DeviceBuffer dg(nullptr, gq.size() * 8, "gate exact"), du(nullptr, uq.size() * 8, "up exact");
-      DeviceBuffer dq(nullptr, mn * 8, "y exact");
-      EXL_CUDA_CHECK(cudaMemcpyAsync(dg.get(), gq.data(), dg.bytes(), cudaMemcpyHostToDevice, st.get()));
-      EXL_CUDA_CHECK(cudaMemcpyAsync(du.get(), uq.data(), du.bytes(), cudaMemcpyHostToDevice, st.get()));
-      EXL_CUDA_CHECK(cudaMemsetAsync(dq.get(), 0, dq.bytes(), st.get()));
-      GemvCall c;
-      c.add_exact(l.view, dq.get<long long>(), w->n);
-      c.mode = k_x_silu; c.in.xq = dg.get<long long>(); c.in.upq = du.get<long long>(); c.in.ldx = w->k;
-      c.m = m; c.sm_count = sms; c.ws = gws.view();
-      exl2_gemv_run(c, st.get());
-      std::vector<long long> h(mn);
-      EXL_CUDA_CHECK(cudaMemcpyAsync(h.data(), dq.get(), mn * 8, cudaMemcpyDeviceToHost, st.get()));
-      EXL_CUDA_CHECK(cudaStreamSynchronize(st.get()));
-      for (std::size_t i = 0; i < mn; ++i) y[i] = from_exact(h, i);
       return;
     }
     if (mode == 2) {
@@ -129,18 +109,34 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       for (std::size_t i = 0; i < mn; ++i) y[i] = (h[i] + h[mn + i] + h[2 * mn + i]) / 3.0f;
       return;
     }
-    if (mode == 3 || mode == 7) {
+    if (mode == 3 || mode == 7 || mode == 9) {
       std::vector<float> g(std::size_t(m) * w->k), u(g.size(), 1.0f);
       for (std::size_t i = 0; i < g.size(); ++i) g[i] = half_to_float(x[i]);
       if (mode == 7)  // stored row order: row i of the layer reads input feature q_perm[i]
         for (int r = 0; r < m; ++r)
           for (int i = 0; i < w->k; ++i) g[std::size_t(r) * w->k + i] = half_to_float(x[std::size_t(r) * w->k + w->q_perm[i]]);
+      GemvCall c;
+      c.mode = k_x_silu; c.in.ldx = w->k; c.in.permuted = mode == 7;
+      c.m = m; c.sm_count = sms; c.ws = gws.view();
+      if (mode == 9) {
+        std::vector<long long> gq(g.size()), uq(u.size(), 1ll << 32);
+        for (std::size_t i = 0; i < g.size(); ++i) gq[i] = std::llrint(double(g[i]) * 4294967296.0);
+        DeviceBuffer dg = to_device(gq.data(), gq.size(), "gate exact", st.get());
+        DeviceBuffer du = to_device(uq.data(), uq.size(), "up exact", st.get());
+        DeviceBuffer dq(nullptr, mn * 8, "y exact");
+        EXL_CUDA_CHECK(cudaMemsetAsync(dq.get(), 0, dq.bytes(), st.get()));
+        c.add_exact(l.view, dq.get<long long>(), w->n);
+        c.in.xq = dg.get<long long>(); c.in.upq = du.get<long long>();
+        exl2_gemv_run(c, st.get());
+        std::vector<long long> h(mn);
+        to_host(h.data(), dq, mn, st.get());
+        for (std::size_t i = 0; i < mn; ++i) y[i] = from_exact(h, i);
+        return;
+      }
       DeviceBuffer dg = to_device(g.data(), g.size(), "gate", st.get());
       DeviceBuffer du = to_device(u.data(), u.size(), "up", st.get());
-      GemvCall c;
       c.add(l.view, dy.get<float>(), w->n);
-      c.mode = k_x_silu; c.in.xf = dg.get<float>(); c.in.up = du.get<float>(); c.in.ldx = w->k; c.in.permuted = mode == 7;
-      c.m = m; c.sm_count = sms; c.ws = gws.view();
+      c.in.xf = dg.get<float>(); c.in.up = du.get<float>();
       exl2_gemv_run(c, st.get());
       to_host(y, dy, mn, st.get());
       return;
