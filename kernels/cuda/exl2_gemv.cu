@@ -343,6 +343,93 @@ __device__ __forceinline__ float warp_sum(const BlockSmem<MT>& sm, int i) {
   return sum;
 }
 
+// The gather's direct form (GemvInput::permuted: a block's rows are one contiguous range of each
+// batch row, starting at r0) with vector loads: 8 fp16 values, or 2 SiLU inputs (gate and up, fp32
+// or exact), per load, all of an iteration's loads issued before any store. One dependent round
+// trip for up to 8192 fp16 rows where the element-wise form takes one per 1024 (the SiLU inputs
+// stay at 1024 rows a round trip: more in flight spills registers).
+// Returns false (the caller gathers element-wise) where the input is not aligned for it. Rows
+// of the tile past m are zero, as in the element-wise form.
+template <int MT, int MODE>
+__device__ __forceinline__ bool gather_direct(const GemvInput& in, int m, int m0, int r0, int rows, __half* xs,
+                                              int rows_blk) {
+  constexpr int U = 4;
+  const int mv = min(MT, m - m0);
+  if constexpr (MODE == k_x_half) {
+    if ((reinterpret_cast<std::uintptr_t>(in.x) & 15u) || (in.ldx & 7) || (r0 & 7)) return false;
+    const int per = rows / 8, total = mv * per;
+    for (int base = threadIdx.x; base < total; base += k_threads * U) {
+      uint4 v[U];
+#pragma unroll
+      for (int e = 0; e < U; ++e) {
+        const int i = base + e * k_threads, mm = i / per;
+        if (i < total) v[e] = *reinterpret_cast<const uint4*>(in.x + std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 8);
+      }
+#pragma unroll
+      for (int e = 0; e < U; ++e) {
+        const int i = base + e * k_threads, mm = i / per;
+        if (i < total) *reinterpret_cast<uint4*>(xs + mm * rows_blk + (i - mm * per) * 8) = v[e];
+      }
+    }
+  } else if constexpr (MODE == k_x_silu) {
+    // Two SiLU inputs per load (gate and up: 16 or 32 bytes), U2 loads of each in flight.
+    constexpr int U2 = 2;
+    const bool q = in.xq != nullptr;
+    const std::uintptr_t a = q ? (reinterpret_cast<std::uintptr_t>(in.xq) | reinterpret_cast<std::uintptr_t>(in.upq)) & 15u
+                               : (reinterpret_cast<std::uintptr_t>(in.xf) | reinterpret_cast<std::uintptr_t>(in.up)) & 7u;
+    if (a || (in.ldx & 1) || (r0 & 1)) return false;
+    const int per = rows / 2, total = mv * per;
+    for (int base = threadIdx.x; base < total; base += k_threads * U2) {
+      __half2 h[U2];
+      if (q) {
+        longlong2 gq[U2], uq[U2];
+#pragma unroll
+        for (int e = 0; e < U2; ++e) {
+          const int i = base + e * k_threads, mm = i / per;
+          if (i < total) {
+            const std::size_t off = std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 2;
+            gq[e] = *reinterpret_cast<const longlong2*>(in.xq + off);
+            uq[e] = *reinterpret_cast<const longlong2*>(in.upq + off);
+          }
+        }
+#pragma unroll
+        for (int e = 0; e < U2; ++e)
+          if (base + e * k_threads < total)
+            h[e] = __floats2half2_rn(silu_times(from_exact(gq[e].x), from_exact(uq[e].x)),
+                                     silu_times(from_exact(gq[e].y), from_exact(uq[e].y)));
+      } else {
+        float2 g[U2], u[U2];
+#pragma unroll
+        for (int e = 0; e < U2; ++e) {
+          const int i = base + e * k_threads, mm = i / per;
+          if (i < total) {
+            const std::size_t off = std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 2;
+            g[e] = *reinterpret_cast<const float2*>(in.xf + off);
+            u[e] = *reinterpret_cast<const float2*>(in.up + off);
+          }
+        }
+#pragma unroll
+        for (int e = 0; e < U2; ++e)
+          if (base + e * k_threads < total) h[e] = __floats2half2_rn(silu_times(g[e].x, u[e].x), silu_times(g[e].y, u[e].y));
+      }
+#pragma unroll
+      for (int e = 0; e < U2; ++e) {
+        const int i = base + e * k_threads, mm = i / per;
+        if (i < total) *reinterpret_cast<__half2*>(xs + mm * rows_blk + (i - mm * per) * 2) = h[e];
+      }
+    }
+  }
+  if constexpr (MODE == k_x_norm) {
+    return false;
+  } else {
+    for (int i = mv * rows + int(threadIdx.x); i < MT * rows; i += k_threads) {
+      const int mm = i / rows;
+      xs[mm * rows_blk + i - mm * rows] = __float2half_rn(0.0f);
+    }
+    return true;
+  }
+}
+
 // What a block does once its input exists: the norm pass, the activation gather, the weight
 // stream with its mma, and the block's sums into y (or the split-K workspace, the tile's last
 // block adding the slots in split order). `primed`: gemv_prime issued the first run's slots.
@@ -398,7 +485,8 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   constexpr int RU = MT <= 2 ? k_gather_unroll : MT <= 8 ? 2 : 1;
   const int rows_valid = p.nb * 32;
   const bool direct = in.permuted;  // rows in stored order: the block's are one contiguous range
-  for (int base = threadIdx.x; base < ((jobs.skip & 2) ? 0 : rows_valid); base += k_threads * RU) {
+  const bool vec = direct && !(jobs.skip & 2) && gather_direct<MT, MODE>(in, m, m0, p.u0 * 32, rows_valid, xs, rows_blk);
+  for (int base = threadIdx.x; base < ((jobs.skip & 2) || vec ? 0 : rows_valid); base += k_threads * RU) {
     __half v[MT][RU];
 #pragma unroll
     for (int e = 0; e < RU; ++e) {

@@ -62,10 +62,11 @@ double median(std::vector<double> v) {
 // through a permutation at upload, un-permuted on the host; 7: as 3 with the permutation
 // folded away (gate given in stored row order, the layer's own perm the identity); 8: as 2 into
 // exact accumulators (kernels.h) read back as fp32; 9: as 3 with gate and up given as exact
-// accumulators and the output into one.
+// accumulators and the output into one; 10: as 9 in stored row order (as 7: the decode step's
+// down projection).
 int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode) {
   return guarded([&] {
-    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 9, "test_exl2_matmul: bad arguments");
+    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 10, "test_exl2_matmul: bad arguments");
     use_device(device);
     Stream st;
     CublasHandle cb;
@@ -74,7 +75,7 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
     const std::vector<std::int32_t> col_perm = synthetic_perm(w->n, 99);
     LinearFold fold;
     if (mode == 6) fold.col_perm = col_perm.data();
-    if (mode == 7) fold.rows_in_order = true;
+    if (mode == 7 || mode == 10) fold.rows_in_order = true;
     upload_linear(as_linear(*w), nullptr, 0, st.get(), l, nullptr, fold);
     const std::size_t mn = std::size_t(m) * w->n;
     DeviceBuffer dx = to_device(x, std::size_t(m) * w->k, "x", st.get());
@@ -109,16 +110,16 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
       for (std::size_t i = 0; i < mn; ++i) y[i] = (h[i] + h[mn + i] + h[2 * mn + i]) / 3.0f;
       return;
     }
-    if (mode == 3 || mode == 7 || mode == 9) {
+    if (mode == 3 || mode == 7 || mode == 9 || mode == 10) {
       std::vector<float> g(std::size_t(m) * w->k), u(g.size(), 1.0f);
       for (std::size_t i = 0; i < g.size(); ++i) g[i] = half_to_float(x[i]);
-      if (mode == 7)  // stored row order: row i of the layer reads input feature q_perm[i]
+      if (mode == 7 || mode == 10)  // stored row order: row i of the layer reads input feature q_perm[i]
         for (int r = 0; r < m; ++r)
           for (int i = 0; i < w->k; ++i) g[std::size_t(r) * w->k + i] = half_to_float(x[std::size_t(r) * w->k + w->q_perm[i]]);
       GemvCall c;
-      c.mode = k_x_silu; c.in.ldx = w->k; c.in.permuted = mode == 7;
+      c.mode = k_x_silu; c.in.ldx = w->k; c.in.permuted = mode == 7 || mode == 10;
       c.m = m; c.sm_count = sms; c.ws = gws.view();
-      if (mode == 9) {
+      if (mode == 9 || mode == 10) {
         std::vector<long long> gq(g.size()), uq(u.size(), 1ll << 32);
         for (std::size_t i = 0; i < g.size(); ++i) gq[i] = std::llrint(double(g[i]) * 4294967296.0);
         DeviceBuffer dg = to_device(gq.data(), gq.size(), "gate exact", st.get());

@@ -95,7 +95,7 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_silu_gather) {
         xs[i] = half_to_float(float_to_half(x.f[i] / (1.0f + std::exp(-x.f[i]))));
       std::vector<float> ref(std::size_t(m) * w.n), got(ref.size(), NAN);
       exl2_matmul_ref(w, xs.data(), m, ref.data());
-      for (int mode : {3, 7, 9}) {  // 7: input in stored row order, read contiguously; 9: exact accumulators
+      for (int mode : {3, 7, 9, 10}) {  // 7: input in stored row order, read contiguously; 9: exact accumulators; 10: both
         std::fill(got.begin(), got.end(), NAN);
         CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, got.data(), mode));
         const Diff d = compare(got.data(), ref.data(), ref.size());
@@ -178,7 +178,7 @@ EXL_GPU_TEST(cuda_kernels, exl2_matmul_repeats_bit_for_bit) {
     const exl_cuda_exl2 cw = to_c(L.view());
     for (int m : {1, 3, 8, 13}) {
       const HalfData x = random_half(rng, std::size_t(m) * c.k, -1.0f, 1.0f);
-      for (int mode : {0, 3, 4, 8, 9}) {  // 8, 9: exact accumulators (integer atomics)
+      for (int mode : {0, 3, 4, 8, 9, 10}) {  // 8, 9, 10: exact accumulators (integer atomics)
         std::vector<float> first(std::size_t(m) * c.n, NAN);
         CUDA_OK(api.test_exl2_matmul(0, &cw, x.h.data(), m, first.data(), mode));
         for (int rep = 0; rep < 6; ++rep) {
