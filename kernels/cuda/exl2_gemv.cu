@@ -79,7 +79,7 @@ struct GemvJobs {
 // Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
 // the units per block; EXL_GEMV_SKIP leaves stages out (1 main loop, 2 activation gather, 4 scale
 // decode, 8 L2 prefetch, 16 the RMSNorm pass) so that timing differences place the kernel's time. Results are wrong
-// with any stage left out.
+// with any stage left out; 32 (results right) gathers a direct input element by element.
 // EXL_GEMV_SLOTS caps the blocks per multiprocessor the split assumes (fewer leave room for the
 // next launch's blocks to become resident early and prefetch their weights under PDL).
 // EXL_GEMV_OVERHEAD sets choose_ksplit's cost of a block's fixed part (in units of a warp).
@@ -117,12 +117,17 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
 
 // A lane's share of one unit-tile (slabs of 16 bytes, then 8 bytes for odd B): from the
 // weights into a ring slot of the same layout (so a lane reads back only what it copied).
+// copy_unit_at: the same from the lane's places sl = slot + 4 lane, tl = t + 4 lane (read_unit_at).
 template <int B>
-__device__ __forceinline__ void copy_unit(std::uint32_t* slot, const std::uint32_t* __restrict__ t, int lane) {
+__device__ __forceinline__ void copy_unit_at(std::uint32_t* sl, const std::uint32_t* __restrict__ tl, int lane) {
   constexpr int nq = (2 * B) / 4;
 #pragma unroll
-  for (int i = 0; i < nq; ++i) cp_async16(slot + i * 128 + lane * 4, t + i * 128 + lane * 4);
-  if constexpr ((2 * B) % 4 != 0) cp_async8(slot + nq * 128 + lane * 2, t + nq * 128 + lane * 2);
+  for (int i = 0; i < nq; ++i) cp_async16(sl + i * 128, tl + i * 128);
+  if constexpr ((2 * B) % 4 != 0) cp_async8(sl + nq * 128 - 2 * lane, tl + nq * 128 - 2 * lane);
+}
+template <int B>
+__device__ __forceinline__ void copy_unit(std::uint32_t* slot, const std::uint32_t* __restrict__ t, int lane) {
+  copy_unit_at<B>(slot + 4 * lane, t + 4 * lane, lane);
 }
 
 // Each warp's cp.async ring in shared memory: 5 KB (4 KB for MT >= 4, whose activations take
@@ -132,33 +137,51 @@ template <int MT> struct RingOf {
   static constexpr int words = MT <= 2 ? 1280 : 1024;
 };
 
-// Adds a finished group's partial sums, scaled per column (sc: the group's 64 fp16 scales),
-// into the warp's partials in shared memory (red_w [MT][64]; each (row, column) belongs to one
-// lane).
+// The block's scales and the warps' partials keep a tile's 64 columns in lane order: the 8
+// columns mt * 16 + g + 8 h that the lanes of group g = lane / 4 hold in their accumulators sit
+// together, at g * 8 + mt * 2 + h, so that a lane reads its 8 scales in one load and its partials
+// in two.
+__host__ __device__ constexpr int lane_order(int col) { return (col & 7) * 8 + (col >> 4) * 2 + ((col >> 3) & 1); }
+
+// Adds a finished group's partial sums, scaled per column (sc: the group's 64 fp16 scales, lane
+// order), into the warp's partials in shared memory (red_w [MT][64], lane order; each (row,
+// column) belongs to one lane).
 template <int MT>
 __device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n][4][4], const __half* sc, int lane,
                                             float* red_w) {
   const int g = lane >> 2, t = lane & 3;
+  const uint4 sv = *reinterpret_cast<const uint4*>(sc + g * 8);
+  const float2 s01 = __half22float2(*reinterpret_cast<const __half2*>(&sv.x));
+  const float2 s23 = __half22float2(*reinterpret_cast<const __half2*>(&sv.y));
+  const float2 s45 = __half22float2(*reinterpret_cast<const __half2*>(&sv.z));
+  const float2 s67 = __half22float2(*reinterpret_cast<const __half2*>(&sv.w));
 #pragma unroll
   for (int nb = 0; nb < RowBlocks<MT>::n; ++nb)
 #pragma unroll
-    for (int mt = 0; mt < 4; ++mt)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        const int mm = nb * 8 + 2 * t + (c & 1);
-        if (mm < MT) {
-          const int col = mt * 16 + g + 8 * (c >> 1);
-          float* r = red_w + mm * k_tile_cols + col;
-          *r = fmaf(part[nb][mt][c], __half2float(sc[col]), *r);
-        }
+    for (int cl = 0; cl < 2; ++cl) {  // accumulator entries c = 2 h + cl: batch row 2 t + cl
+      const int mm = nb * 8 + 2 * t + cl;
+      if (mm < MT) {
+        float4* r = reinterpret_cast<float4*>(red_w + mm * k_tile_cols + g * 8);
+        float4 a = r[0], b = r[1];
+        a.x = fmaf(part[nb][0][cl], s01.x, a.x);
+        a.y = fmaf(part[nb][0][2 + cl], s01.y, a.y);
+        a.z = fmaf(part[nb][1][cl], s23.x, a.z);
+        a.w = fmaf(part[nb][1][2 + cl], s23.y, a.w);
+        b.x = fmaf(part[nb][2][cl], s45.x, b.x);
+        b.y = fmaf(part[nb][2][2 + cl], s45.y, b.y);
+        b.z = fmaf(part[nb][3][cl], s67.x, b.z);
+        b.w = fmaf(part[nb][3][2 + cl], s67.y, b.w);
+        r[0] = a;
+        r[1] = b;
       }
+    }
 }
 
 // A run of n consecutive units of one width B (back to back in the tile layout, 64 * B words
 // each, the first at wp), streamed through the warp's cp.async ring (RW words); the mma accumulate a whole
 // group (units of one group share their scales) before it is scaled into the warp's partials
 // red_w. info, xs: the run's first unit in the block's tables; s_scale [group - g0][64]: the
-// block's scales.
+// block's scales; grp_end: bit l set where the run's unit l is the last of its group.
 // The run's first D - 1 ring slots (one commit group each): run_units does this itself unless the
 // caller did it earlier (gemv_prime, before the PDL wait: weights are never written).
 template <int B, int RW>
@@ -173,19 +196,24 @@ __device__ __forceinline__ void prime_units(const std::uint32_t* __restrict__ wp
 }
 
 template <int B, int MT, int RW>
-__device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, int n,
+__device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, int n, unsigned grp_end,
                                           const int2* info, const __half* s_scale, int g0, const __half* xs,
                                           int xs_stride, int lane, float* red_w, std::uint32_t* ring, bool primed) {
   constexpr int D = RW / (64 * B);  // ring slots
   static_assert(D >= 2, "ring too small");
+  constexpr int SW = 64 * B;  // words of a unit-tile (and of a ring slot)
   if (!primed) prime_units<B, RW>(wp, n, lane, ring);
-  const std::uint32_t* next = wp + (D - 1) * 64 * B;
-  int fill = D - 1, use = 0;  // slots
+  // The lane's places: in the next unit to copy, in the ring (fill: the slot being filled, use: the
+  // one being read, word offsets) and in the unit's activations; all only advanced in the loop.
+  const std::uint32_t* next = wp + (D - 1) * SW + 4 * lane;
+  std::uint32_t* ring_l = ring + 4 * lane;
+  int fill = (D - 1) * SW, use = 0;
+  const __half* xl = unit_x_lane<MT>(xs, xs_stride, lane);
   for (int i = 0; i < n;) {
-    // One group (units of one group share their scales): its mma accumulate in part.
+    // One group (units of one group share their scales): its mma accumulate in part. Bit l of
+    // grp_end: the run's unit l ends its group (warp_runs).
     const int grp = info[i].y >> 4;
-    int e = i + 1;
-    while (e < n && (info[e].y >> 4) == grp) ++e;
+    const int e = min(n, i + __ffs(int(grp_end >> i)));
     float part[RowBlocks<MT>::n][4][4];
 #pragma unroll
     for (int nb = 0; nb < RowBlocks<MT>::n; ++nb)
@@ -194,15 +222,16 @@ __device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, 
 #pragma unroll
         for (int c = 0; c < 4; ++c) part[nb][mt][c] = 0.0f;
     for (; i < e; ++i) {
-      if (i + D - 1 < n) copy_unit<B>(ring + fill * 64 * B, next, lane);
+      if (i + D - 1 < n) copy_unit_at<B>(ring_l + fill, next, lane);
       cp_async_commit();
-      next += 64 * B;
-      fill = fill + 1 == D ? 0 : fill + 1;
+      next += SW;
+      fill = fill == (D - 1) * SW ? 0 : fill + SW;
       cp_async_wait<D - 1>();  // unit i has landed (this lane's part, which is all it reads)
       std::uint32_t w[16];
-      read_unit<B>(ring + use * 64 * B, lane, w);
-      use = use + 1 == D ? 0 : use + 1;
-      mma_unit<B, MT>(w, xs + i * 32, xs_stride, lane, part);
+      read_unit_at<B>(ring_l + use, lane, w);
+      use = use == (D - 1) * SW ? 0 : use + SW;
+      mma_unit_at<B, MT>(w, xl, xs_stride, part);
+      xl += 32;
     }
     flush_group<MT>(part, s_scale + (grp - g0) * k_tile_cols, lane, red_w);
   }
@@ -214,6 +243,7 @@ constexpr int k_gather_unroll = 4;  // independent activation loads per thread
 // Most units one block takes: its rows' activations (fp16, MT rows) and permutation (uint16) sit
 // in shared memory.
 constexpr int max_units_per_block(int mt) { return std::min(120, 16384 / (mt * 32)); }
+static_assert(max_units_per_block(1) / k_warps < 32, "warp_runs: a warp's units in one ballot");
 
 constexpr int pad4(int n) { return (n + 3) & ~3; }
 
@@ -289,16 +319,21 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
   }
   for (int i = threadIdx.x; i < p.nb; i += k_threads) sm.info[i] = w.units[p.u0 + i];
   // The scales of the block's groups (units come in whole, consecutive groups), decoded once: a
-  // thread per scale word, whose 8 codes are columns mt * 16 + word + 8 h (nibble mt * 2 + h).
+  // thread per scale word, whose 8 codes are columns mt * 16 + word + 8 h (nibble mt * 2 + h),
+  // i.e. lane order's 8 consecutive places (lane_order): one 16-byte store.
   // (One word and one maximum loaded per 8 scales: groups of 32 rows have four times as many.)
   for (int i = threadIdx.x; i < ((jobs.skip & 4) ? 0 : p.ngr * 8); i += k_threads) {
     const int gi = i >> 3, wd = i & 7, grp = p.g0 + gi;
     const std::uint32_t sw = __ldg(w.q_scale + exl2_scale_words(w, grp, p.tile) + wd);
     const __half smax = w.q_scale_max[grp];
-    __half* row = sm.scale + gi * k_tile_cols + wd;
+    std::uint32_t h2[4];
 #pragma unroll
-    for (int nib = 0; nib < 8; ++nib)
-      row[(nib >> 1) * 16 + (nib & 1) * 8] = __float2half_rn(exl2_scale(smax, (sw >> (4 * nib)) & 15u));
+    for (int k = 0; k < 4; ++k) {
+      const __half2 v = __halves2half2(__float2half_rn(exl2_scale(smax, (sw >> (8 * k)) & 15u)),
+                                       __float2half_rn(exl2_scale(smax, (sw >> (8 * k + 4)) & 15u)));
+      h2[k] = *reinterpret_cast<const std::uint32_t*>(&v);
+    }
+    *reinterpret_cast<uint4*>(sm.scale + gi * k_tile_cols + wd * 8) = make_uint4(h2[0], h2[1], h2[2], h2[3]);
   }
   if (!direct) {
     const int4* perm4 = reinterpret_cast<const int4*>(w.perm + p.u0 * 32);
@@ -312,6 +347,26 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
   __syncthreads();
 }
 
+// Where the warp's units end their width runs and their groups: bit l set where unit wa + l is
+// the last of its run (run_end) or of its group (grp_end). One unit-table read per lane and two
+// ballots, so that the loops find a run's or a group's end in one step instead of walking the
+// table unit by unit (a shared-memory round trip each). A warp has at most 15 units
+// (max_units_per_block / k_warps).
+struct WarpRuns {
+  unsigned run_end = 0, grp_end = 0;
+};
+template <int MT>
+__device__ __forceinline__ WarpRuns warp_runs(const BlockSmem<MT>& sm, const BlockPlan& p, int lane) {
+  const int nw = p.wb - p.wa;
+  const int y = lane < nw ? sm.info[p.wa + lane].y : 0;
+  const int yn = __shfl_down_sync(0xffffffffu, y, 1);
+  const bool last = lane + 1 >= nw;
+  WarpRuns r;
+  r.run_end = __ballot_sync(0xffffffffu, lane < nw && (last || ((y ^ yn) & 15) != 0));
+  r.grp_end = __ballot_sync(0xffffffffu, lane < nw && (last || ((y ^ yn) >> 4) != 0));
+  return r;
+}
+
 // The first ring slots of the warp's first run (issued before the PDL wait: the weights are on
 // their way while the previous kernel finishes).
 template <int MT>
@@ -320,8 +375,7 @@ __device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan
   const Exl2Device& w = jobs.job[p.j].w;
   const int lane = threadIdx.x & 31;
   const int bits = sm.info[p.wa].y & 15;
-  int e = p.wa + 1;
-  while (e < p.wb && (sm.info[e].y & 15) == bits) ++e;
+  const int e = p.wa + __ffs(int(warp_runs(sm, p, lane).run_end));
   const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, sm.info[p.wa].x, p.tile);
   switch (bits) {
     case 2: prime_units<2, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
@@ -339,7 +393,7 @@ __device__ __forceinline__ float warp_sum(const BlockSmem<MT>& sm, int i) {
   const int mm = i / k_tile_cols, c = i - mm * k_tile_cols;
   float sum = 0.0f;
 #pragma unroll
-  for (int wi = 0; wi < k_warps; ++wi) sum += sm.red[(wi * MT + mm) * k_tile_cols + c];
+  for (int wi = 0; wi < k_warps; ++wi) sum += sm.red[(wi * MT + mm) * k_tile_cols + lane_order(c)];
   return sum;
 }
 
@@ -362,12 +416,12 @@ __device__ __forceinline__ bool gather_direct(const GemvInput& in, int m, int m0
       uint4 v[U];
 #pragma unroll
       for (int e = 0; e < U; ++e) {
-        const int i = base + e * k_threads, mm = i / per;
+        const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
         if (i < total) v[e] = *reinterpret_cast<const uint4*>(in.x + std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 8);
       }
 #pragma unroll
       for (int e = 0; e < U; ++e) {
-        const int i = base + e * k_threads, mm = i / per;
+        const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
         if (i < total) *reinterpret_cast<uint4*>(xs + mm * rows_blk + (i - mm * per) * 8) = v[e];
       }
     }
@@ -385,7 +439,7 @@ __device__ __forceinline__ bool gather_direct(const GemvInput& in, int m, int m0
         longlong2 gq[U2], uq[U2];
 #pragma unroll
         for (int e = 0; e < U2; ++e) {
-          const int i = base + e * k_threads, mm = i / per;
+          const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
           if (i < total) {
             const std::size_t off = std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 2;
             gq[e] = *reinterpret_cast<const longlong2*>(in.xq + off);
@@ -401,7 +455,7 @@ __device__ __forceinline__ bool gather_direct(const GemvInput& in, int m, int m0
         float2 g[U2], u[U2];
 #pragma unroll
         for (int e = 0; e < U2; ++e) {
-          const int i = base + e * k_threads, mm = i / per;
+          const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
           if (i < total) {
             const std::size_t off = std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 2;
             g[e] = *reinterpret_cast<const float2*>(in.xf + off);
@@ -414,7 +468,7 @@ __device__ __forceinline__ bool gather_direct(const GemvInput& in, int m, int m0
       }
 #pragma unroll
       for (int e = 0; e < U2; ++e) {
-        const int i = base + e * k_threads, mm = i / per;
+        const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
         if (i < total) *reinterpret_cast<__half2*>(xs + mm * rows_blk + (i - mm * per) * 2) = h[e];
       }
     }
@@ -485,7 +539,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   constexpr int RU = MT <= 2 ? k_gather_unroll : MT <= 8 ? 2 : 1;
   const int rows_valid = p.nb * 32;
   const bool direct = in.permuted;  // rows in stored order: the block's are one contiguous range
-  const bool vec = direct && !(jobs.skip & 2) && gather_direct<MT, MODE>(in, m, m0, p.u0 * 32, rows_valid, xs, rows_blk);
+  const bool vec = direct && !(jobs.skip & 34) && gather_direct<MT, MODE>(in, m, m0, p.u0 * 32, rows_valid, xs, rows_blk);
   for (int base = threadIdx.x; base < ((jobs.skip & 2) || vec ? 0 : rows_valid); base += k_threads * RU) {
     __half v[MT][RU];
 #pragma unroll
@@ -520,15 +574,16 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
 
   float* red_w = sm.red + warp * MT * k_tile_cols;
   // The warp's units in runs of one width: one specialised loop per run.
+  const WarpRuns runs = warp_runs(sm, p, lane);
   for (int i = p.wa; i < ((jobs.skip & 1) ? p.wa : p.wb);) {
     const int bits = sm.info[i].y & 15;
-    int e = i + 1;
-    while (e < p.wb && (sm.info[e].y & 15) == bits) ++e;
+    const int l = i - p.wa;
+    const int e = i + __ffs(int(runs.run_end >> l));
     const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, sm.info[i].x, p.tile);
     const bool pr = primed && i == p.wa;
-#define EXL_RUN(B)                                                                                                   \
-  run_units<B, MT, RingOf<MT>::words>(wp, e - i, sm.info + i, sm.scale, p.g0, xs + i * 32, rows_blk, lane, \
-                                      red_w, sm.ring, pr)
+#define EXL_RUN(B)                                                                                                \
+  run_units<B, MT, RingOf<MT>::words>(wp, e - i, runs.grp_end >> l, sm.info + i, sm.scale, p.g0, xs + i * 32, \
+                                      rows_blk, lane, red_w, sm.ring, pr)
     switch (bits) {
       case 2: EXL_RUN(2); break;
       case 3: EXL_RUN(3); break;

@@ -98,22 +98,26 @@ __device__ __forceinline__ void mma_tile(const std::uint32_t (&w)[16], const std
   for (int nb = 0; nb < NB; ++nb) mma16816(part[nb][MTI], a0, a1, a2, a3, b[nb][2 * KS], b[nb][2 * KS + 1]);
 }
 
+// The mma of one unit (its 32 rows of x at xs, rows of the batch xs_stride apart). xl: the lane's
+// own place in them, unit_x_lane(xs, xs_stride, lane), so that a loop over units only advances it.
+template <int MT>
+__device__ __forceinline__ const __half* unit_x_lane(const __half* xs, int xs_stride, int lane) {
+  // B column g of the mma is batch row g; lanes of a column past the tile's MT rows read row MT - 1
+  // instead (their products land in accumulator columns nobody reads), so no lane needs a branch.
+  return xs + min(lane >> 2, MT - 1) * xs_stride + 2 * (lane & 3);
+}
 template <int B, int MT>
-__device__ __forceinline__ void mma_unit(const std::uint32_t (&w)[16], const __half* xs, int xs_stride, int lane,
-                                         float (&part)[RowBlocks<MT>::n][4][4]) {
-  constexpr int NB = RowBlocks<MT>::n;
-  const int g = lane >> 2, t = lane & 3;
+__device__ __forceinline__ void mma_unit_at(const std::uint32_t (&w)[16], const __half* xl, int xs_stride,
+                                            float (&part)[RowBlocks<MT>::n][4][4]) {
+  constexpr int NB = RowBlocks<MT>::n;  // 2 only for 16 rows: the second block's rows all exist
   std::uint32_t b[NB][4];
 #pragma unroll
   for (int nb = 0; nb < NB; ++nb) {
-    b[nb][0] = b[nb][1] = b[nb][2] = b[nb][3] = 0u;
-    if (nb * 8 + g < MT) {
-      const __half* xr = xs + (nb * 8 + g) * xs_stride + 2 * t;
-      b[nb][0] = *reinterpret_cast<const std::uint32_t*>(xr);
-      b[nb][1] = *reinterpret_cast<const std::uint32_t*>(xr + 8);
-      b[nb][2] = *reinterpret_cast<const std::uint32_t*>(xr + 16);
-      b[nb][3] = *reinterpret_cast<const std::uint32_t*>(xr + 24);
-    }
+    const __half* xr = xl + nb * 8 * xs_stride;
+    b[nb][0] = *reinterpret_cast<const std::uint32_t*>(xr);
+    b[nb][1] = *reinterpret_cast<const std::uint32_t*>(xr + 8);
+    b[nb][2] = *reinterpret_cast<const std::uint32_t*>(xr + 16);
+    b[nb][3] = *reinterpret_cast<const std::uint32_t*>(xr + 24);
   }
   mma_tile<B, NB, 0, 0>(w, b, part);
   mma_tile<B, NB, 0, 1>(w, b, part);
@@ -125,20 +129,26 @@ __device__ __forceinline__ void mma_unit(const std::uint32_t (&w)[16], const __h
   mma_tile<B, NB, 1, 3>(w, b, part);
 }
 
+// A lane's words of a unit-tile from the place `l` = slot + 4 lane: slabs at l + 128 i, the half
+// slab of an odd width at slot + 128 nq + 2 lane = l + 128 nq - 2 lane.
 template <int B>
-__device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, std::uint32_t (&w)[16]) {
+__device__ __forceinline__ void read_unit_at(const std::uint32_t* l, int lane, std::uint32_t (&w)[16]) {
   constexpr int nq = (2 * B) / 4;
 #pragma unroll
   for (int i = 0; i < nq; ++i) {
-    const uint4 v = *reinterpret_cast<const uint4*>(slot + i * 128 + lane * 4);
+    const uint4 v = *reinterpret_cast<const uint4*>(l + i * 128);
     w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
   }
   if constexpr ((2 * B) % 4 != 0) {
-    const uint2 v = *reinterpret_cast<const uint2*>(slot + nq * 128 + lane * 2);
+    const uint2 v = *reinterpret_cast<const uint2*>(l + nq * 128 - 2 * lane);
     w[4 * nq] = v.x; w[4 * nq + 1] = v.y;
   }
 #pragma unroll
   for (int j = 2 * B; j < 16; ++j) w[j] = 0u;
+}
+template <int B>
+__device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, std::uint32_t (&w)[16]) {
+  read_unit_at<B>(slot + 4 * lane, lane, w);
 }
 
 // One layer of a GEMV launch: its column tiles are split over K into

@@ -381,6 +381,8 @@ std::uint64_t shfl(unsigned mask, std::uint64_t v, int arg, int kind) {
 
 void syncwarp(unsigned mask) { collective(k_sync, mask, [](Slot&) {}, [](Slot*) {}); }
 
+int lane() { return cur().lane; }
+
 // mma.sync m16n8k{8,16} row.col f32.f16.f16.f32: lane = 4 g + t holds A rows g, g + 8 (columns
 // 2t, 2t + 1, and 2t + 8, 2t + 9 for k16), B column g (rows 2t, 2t + 1, and 2t + 8, 2t + 9),
 // C/D rows g, g + 8, columns 2t, 2t + 1.

@@ -56,6 +56,7 @@ long long clock();        // emulated clock64
 // ---- warp collectives (every lane of `mask` calls the same one) ----
 std::uint64_t shfl(unsigned mask, std::uint64_t v, int src_lane_of_each, int kind);
 void syncwarp(unsigned mask);
+int lane();  // the running thread's lane
 void mma_f16_f32(int k, float (&c)[4], const std::uint32_t* a, const std::uint32_t* b);
 void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_addr, bool trans);
 
@@ -144,6 +145,14 @@ template <class T> inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int
 template <class T> inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32) {
   return ::exl::emu::detail::from_bits<T>(::exl::emu::shfl(mask, ::exl::emu::detail::to_bits(v), m | (width << 8), 3));
 }
+
+// Bit l set where lane l's predicate holds (lanes of the mask; every lane in it takes part).
+inline unsigned __ballot_sync(unsigned mask, int pred) {
+  unsigned b = pred ? 1u << ::exl::emu::lane() : 0u;
+  for (int o = 16; o > 0; o >>= 1) b |= __shfl_xor_sync(mask, b, o);
+  return b & mask;
+}
+inline int __ffs(int x) { return x ? __builtin_ctz(static_cast<unsigned>(x)) + 1 : 0; }
 
 inline float atomicAdd(float* p, float v) { return ::exl::emu::atomic_add(p, v); }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return ::exl::emu::atomic_add(p, v); }
