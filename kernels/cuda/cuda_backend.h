@@ -141,6 +141,10 @@ class CudaBackend {
   // every GEMV block reads its rows contiguously instead of gathering them (EXL_CUDA_PERM_FOLD=0:
   // gather as before, for comparison).
   bool fold_perms_ = true;
+  // One token: RMSNorm folded into the q/k/v and gate/up GEMVs (each block recomputes 1/rms and
+  // gathers through the permutation) instead of a norm launch writing the stored row order
+  // (EXL_CUDA_NORM_FOLD=1; measured in bench/RESULTS.md).
+  bool fold_norm_ = false;
   // Quantized caches: RoPE does kv_prepare's rotations and (whole blocks) the stores' writes, the
   // decode merge rotates the output back (EXL_CUDA_KV_FOLD=0: the separate passes).
   bool fold_kv_ = true;

@@ -79,7 +79,8 @@ struct GemvJobs {
 // Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
 // the units per block; EXL_GEMV_SKIP leaves stages out (1 main loop, 2 activation gather, 4 scale
 // decode, 8 L2 prefetch, 16 the RMSNorm pass) so that timing differences place the kernel's time. Results are wrong
-// with any stage left out; 32 (results right) gathers a direct input element by element.
+// with any stage left out; 32 and 64 (results right) gather a direct fp16 (32) or SiLU (64) input
+// element by element.
 // EXL_GEMV_SLOTS caps the blocks per multiprocessor the split assumes (fewer leave room for the
 // next launch's blocks to become resident early and prefetch their weights under PDL).
 // EXL_GEMV_OVERHEAD sets choose_ksplit's cost of a block's fixed part (in units of a warp).
@@ -539,7 +540,8 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   constexpr int RU = MT <= 2 ? k_gather_unroll : MT <= 8 ? 2 : 1;
   const int rows_valid = p.nb * 32;
   const bool direct = in.permuted;  // rows in stored order: the block's are one contiguous range
-  const bool vec = direct && !(jobs.skip & 34) && gather_direct<MT, MODE>(in, m, m0, p.u0 * 32, rows_valid, xs, rows_blk);
+  const bool vec = direct && !(jobs.skip & (MODE == k_x_silu ? 66 : 34)) &&
+                   gather_direct<MT, MODE>(in, m, m0, p.u0 * 32, rows_valid, xs, rows_blk);
   for (int base = threadIdx.x; base < ((jobs.skip & 2) || vec ? 0 : rows_valid); base += k_threads * RU) {
     __half v[MT][RU];
 #pragma unroll
