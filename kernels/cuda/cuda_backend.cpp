@@ -88,7 +88,6 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* g = std::getenv("EXL_CUDA_GRAPHS")) opt_.cuda_graphs = std::string(g) != "0";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
   if (const char* f = std::getenv("EXL_CUDA_PERM_FOLD")) fold_perms_ = std::string(f) != "0";
-  if (const char* f = std::getenv("EXL_CUDA_NORM_FOLD")) fold_norm_ = std::string(f) == "1";
   if (const char* n = std::getenv("EXL_GEMV_NEXT")) gemv_next_bytes_ = std::size_t(std::max(0.0, std::atof(n)) * 1048576.0);
   // Decode attention on tensor cores (attention.cu); EXL_CUDA_ATTN_MMA=0: the CUDA-core kernels.
   if (const char* a = std::getenv("EXL_CUDA_ATTN_MMA")) set_decode_mma(std::string(a) != "0");
@@ -469,8 +468,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
       c.add(l.q.view, q32, qd).add(l.k.view, k32, kd).add(l.v.view, v32, kd);
     const bool unfold = t > 1 && unfold_rows_;
     __half* a = a_.get<__half>();
-    const bool pre_norm = fold_perms_ && !(t == 1 && fold_norm_);  // a norm launch in the stored row order
-    norm_input(c, residual(0), t, l.input_norm, pre_norm && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
+    norm_input(c, residual(0), t, l.input_norm, fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     prefetch_next(c, l.o.view);
     exl2_gemv_run(c, s);
@@ -500,7 +498,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
       gu.add_exact(l.gate.view, gq, inter_).add_exact(l.up.view, uq, inter_);
     else
       gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
-    norm_input(gu, residual(0), t, l.post_norm, pre_norm && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
+    norm_input(gu, residual(0), t, l.post_norm, fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
     prefetch_next(gu, l.down.view);
     exl2_gemv_run(gu, s);
     add_residual_bias(x, xq, t, l.down.bias);

@@ -142,10 +142,6 @@ class CudaBackend {
   // every GEMV block reads its rows contiguously instead of gathering them (EXL_CUDA_PERM_FOLD=0:
   // gather as before, for comparison).
   bool fold_perms_ = true;
-  // One token: RMSNorm folded into the q/k/v and gate/up GEMVs (each block recomputes 1/rms and
-  // gathers through the permutation) instead of a norm launch writing the stored row order
-  // (EXL_CUDA_NORM_FOLD=1; measured in bench/RESULTS.md).
-  bool fold_norm_ = false;
   // Bytes of the next GEMV's weights each decode-step GEMV asks L2 for once its own are streamed
   // (GemvCall::next; EXL_GEMV_NEXT, in MiB).
   std::size_t gemv_next_bytes_ = 0;
