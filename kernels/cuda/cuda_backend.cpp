@@ -88,7 +88,6 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* g = std::getenv("EXL_CUDA_GRAPHS")) opt_.cuda_graphs = std::string(g) != "0";
   if (const char* u = std::getenv("EXL_CUDA_UNFOLD")) unfold_rows_ = std::string(u) != "0";
   if (const char* f = std::getenv("EXL_CUDA_PERM_FOLD")) fold_perms_ = std::string(f) != "0";
-  if (const char* n = std::getenv("EXL_GEMV_NEXT")) gemv_next_bytes_ = std::size_t(std::max(0.0, std::atof(n)) * 1048576.0);
   // Decode attention on tensor cores (attention.cu); EXL_CUDA_ATTN_MMA=0: the CUDA-core kernels.
   if (const char* a = std::getenv("EXL_CUDA_ATTN_MMA")) set_decode_mma(std::string(a) != "0");
   if (const char* a = std::getenv("EXL_CUDA_ATTN_REG")) set_decode_reg(std::string(a) != "0");
@@ -405,13 +404,6 @@ void CudaBackend::add_residual_bias(float* x, long long* xq, int t, const Device
   else prepare_output(x, t, hidden_, hidden_, bias.get<float>(), true, stream_->get());
 }
 
-// The next GEMV's first weights for `c` to ask L2 for (EXL_GEMV_NEXT; none by default).
-void CudaBackend::prefetch_next(GemvCall& c, const Exl2Device& next) const {
-  if (gemv_next_bytes_ == 0 || !next.q_weight) return;
-  c.next = next.q_weight;
-  c.next_bytes = std::min(gemv_next_bytes_, exl2_weight_bytes(next));
-}
-
 bool CudaBackend::fused_attention_step(int t) const {
   return t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16;
 }
@@ -470,7 +462,6 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     __half* a = a_.get<__half>();
     norm_input(c, residual(0), t, l.input_norm, fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
-    prefetch_next(c, l.o.view);
     exl2_gemv_run(c, s);
     // The attention output in o's stored row order where its permutation is known (t < 32 here).
     const bool o_order = !fused_step && t < k_short_chunk && l.o_pos.bytes() > 0;  // o_pos: fold_perms_
@@ -490,7 +481,6 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     o.m = t; o.sm_count = sm_count_; o.ws = gemv_view_;
     if (xq) o.add_exact(l.o.view, xq, hidden_); else o.add(l.o.view, x, hidden_);
     o.mode = k_x_half; o.in.x = o_in; o.in.ldx = qd; o.in.permuted = o_order;
-    prefetch_next(o, l.gate.view);
     exl2_gemv_run(o, s);
     GemvCall gu;
     gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
@@ -499,7 +489,6 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     else
       gu.add(l.gate.view, g32, inter_).add(l.up.view, u32, inter_);
     norm_input(gu, residual(0), t, l.post_norm, fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
-    prefetch_next(gu, l.down.view);
     exl2_gemv_run(gu, s);
     add_residual_bias(x, xq, t, l.down.bias);
     GemvCall d;
@@ -514,8 +503,6 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
       d.in.xf = gate.f; d.in.xq = gate.q; d.in.up = up.f; d.in.upq = up.q;
     }
     d.in.permuted = l.down_in_order;
-    if (li + 1 < nl_) prefetch_next(d, layers_[std::size_t(li) + 1].q.view);
-    else if (head_rows > 0) prefetch_next(d, head_.view);
     exl2_gemv_run(d, s);
   }
   // x is final; the next segment takes it exact (a segment with a head hands nothing on).

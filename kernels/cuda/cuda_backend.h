@@ -115,7 +115,6 @@ class CudaBackend {
   void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
   // One token: the one-launch attention step (EXL_CUDA_FUSED_DECODE).
   bool fused_attention_step(int t) const;
-  void prefetch_next(GemvCall& c, const Exl2Device& next) const;
   bool exact_qkv(int t) const;
   int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
   void enqueue_head(int row0, int rows);
@@ -142,9 +141,6 @@ class CudaBackend {
   // every GEMV block reads its rows contiguously instead of gathering them (EXL_CUDA_PERM_FOLD=0:
   // gather as before, for comparison).
   bool fold_perms_ = true;
-  // Bytes of the next GEMV's weights each decode-step GEMV asks L2 for once its own are streamed
-  // (GemvCall::next; EXL_GEMV_NEXT, in MiB).
-  std::size_t gemv_next_bytes_ = 0;
   // Quantized caches: RoPE does kv_prepare's rotations and (whole blocks) the stores' writes, the
   // decode merge rotates the output back (EXL_CUDA_KV_FOLD=0: the separate passes).
   bool fold_kv_ = true;

@@ -74,8 +74,6 @@ struct GemvJobs {
   int prefetch_units = 0;            // L2 prefetch before the wait: a warp's first units
   int prefetch_blocks = 1 << 30;     // ... in blocks below this index only
   int prime = 1;                     // first ring slots issued: 0 in the main loop, 1 before the wait, 2 before the gather
-  const char* next = nullptr;        // GemvCall::next: the next launch's weights, asked of L2 after the main loop
-  std::size_t next_lines = 0;        // ... in 128-byte lines
 };
 
 // Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
@@ -599,14 +597,6 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
 #undef EXL_RUN
     i = e;
   }
-  // The block's share of the next launch's first weights, asked of L2 now that its own are read:
-  // DRAM streams them through this launch's reduction and the next one's start.
-  if (jobs.next_lines) {
-    const std::size_t blocks = std::size_t(gridDim.x) * gridDim.y, bid = std::size_t(blockIdx.y) * gridDim.x + bx;
-    const std::size_t per = (jobs.next_lines + blocks - 1) / blocks;
-    const std::size_t end = (bid + 1) * per < jobs.next_lines ? (bid + 1) * per : jobs.next_lines;
-    for (std::size_t l = bid * per + threadIdx.x; l < end; l += k_threads) prefetch_l2(jobs.next + l * 128);
-  }
   __syncthreads();
   // The block's sums (warps in order). Without split K they go straight into y; with it, into
   // the block's slot of the workspace, and the tile's last block to finish adds the slots in
@@ -924,10 +914,6 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     jobs.skip = gemv_knobs().skip;
     jobs.prefetch_units = gemv_knobs().prefetch;
     jobs.prime = gemv_knobs().prime;
-    if (r == 0 && c.next) {
-      jobs.next = static_cast<const char*>(c.next);
-      jobs.next_lines = c.next_bytes / 128;
-    }
     if (gemv_knobs().prefetch_wave) jobs.prefetch_blocks = blocks_by_registers(mt) * std::max(1, c.sm_count);
     if (upb_force <= 0) upb_force = gemv_knobs().upb;
     const int ksplit = choose_ksplit(c, mt, tiles);

@@ -23,8 +23,6 @@ struct Exl2Device {
   int max_bits = 8;                         // widest unit (<= 4: the GEMV's narrow ring)
   int q_rows = 0;                           // packed rows: the widths of all units summed
 };
-// Bytes of a layer's repacked weights (all tiles).
-inline std::size_t exl2_weight_bytes(const Exl2Device& w) { return std::size_t(w.tiles) * w.q_rows * 64u * 4u; }
 // Tile-contiguous layout: the units of one 64-column tile lie back to back (unit u of width B
 // at packed row x = units[u].x is 64 * B words at exl2_unit_words(w, x, tile)), and so do the
 // tile's group scales, so a tile's run of units or groups is one contiguous range.
@@ -111,10 +109,6 @@ struct GemvCall {
   int m = 0;
   int sm_count = 0;
   GemvWorkspace ws;
-  // The next launch's weights: each block asks L2 for its share of the first `next_bytes` of them
-  // once its own are streamed, so that DRAM keeps streaming through the launches' fixed chain.
-  const void* next = nullptr;
-  std::size_t next_bytes = 0;
   // Appends a layer: out[m, ld] += input . layer (a fourth one makes the launch refuse the call).
   GemvCall& add(const Exl2Device& layer, float* out, int ld) {
     if (count < k_gemv_max_layers) { w[count] = &layer; y[count] = out; ldy[count] = ld; }
