@@ -32,10 +32,12 @@
 #include "async_copy.cuh"
 #include "attn_common.cuh"
 #include "cuda_check.h"
+#include "exact_acc.cuh"
 #include "kernels.h"
 #include "kv_pages.cuh"
 #include "kv_quant.cuh"
 #include "launch.cuh"
+#include "rope_common.cuh"
 
 namespace exl::cuda {
 namespace {
@@ -681,10 +683,11 @@ __device__ __forceinline__ void decode_mma_partials(const float* s_o, const floa
 }
 
 template <int D, int KF, int VF>
-__global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
-                                                              const __half* __restrict__ vc, const int* past_p, int nh,
+__global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __restrict__ q, const __half* kc,
+                                                              const __half* vc, const int* past_p, int nh,
                                                               int nkv, float scale_log2, int splits,
-                                                              float* __restrict__ part, KvSource kq, KvSource vq) {
+                                                              float* __restrict__ part, KvSource kq, KvSource vq,
+                                                              DecodeRope rope) {
   constexpr bool PLAIN = KF == kv_f16 && VF == kv_f16;
   constexpr int LD = D + 8;
   constexpr int KS = D / 16;
@@ -699,8 +702,25 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   std::uint8_t* raw = reinterpret_cast<std::uint8_t*>(sv + k_pf_keys * LD);  // quantized: [2][K, V][RAW]
   DecodeBlock b;
   if (!decode_block<D>(b, past_p, nh, nkv, splits)) return;  // after the PDL wait
-  q += std::size_t(b.tq) * nh * D;
+  const bool roped = PLAIN && rope.cs != nullptr;  // one token (attention_folds_rope): tq = 0
+  if (!roped) q += std::size_t(b.tq) * nh * D;
   part += std::size_t(b.tq) * nh * splits * (D + 2);
+  if (roped && b.past >= b.k0 && b.past < b.k1) {
+    // The new position is this split's: its KV head's rotated K row and V row into the stores,
+    // visible to the block's tile copies below (after the barrier).
+    const std::size_t co = std::size_t(kv_row(kq.pages, b.past)) * b.rw + std::size_t(b.kh) * D;
+    const std::size_t o = std::size_t(b.kh) * D;
+    __half* kw = const_cast<__half*>(kc) + co;
+    __half* vw = const_cast<__half*>(vc) + co;
+    for (int i = threadIdx.x; i < D / 2; i += blockDim.x) {
+      int ia, ib;
+      rope_pair(D, i, rope.style, ia, ib);
+      rope_rotate(acc_at(rope.k, o + ia), acc_at(rope.k, o + ib), rope.cs[i], kw[ia], kw[ib]);
+      vw[2 * i] = __float2half_rn(acc_at(rope.v, o + 2 * i));
+      vw[2 * i + 1] = __float2half_rn(acc_at(rope.v, o + 2 * i + 1));
+    }
+    __syncthreads();
+  }
 
   // Every warp streams its own 16 keys of each tile (rows 16w .. 16w + 15 of the buffers), so the
   // loop needs no block barrier: one warp's loads and dequantization overlap another's mma.
@@ -773,7 +793,32 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
 
   // Q as the A operand: row g is query head kh * gsz + g (zero past the group); rows g + 8 are zero.
   std::uint32_t qa[KS][4];
-  {
+  if (roped) {
+    // Elements e and e + 1 of the head's row rotated from the projection (rope_rotate, as
+    // rope_qkv_cache rounds them), packed as an A-fragment word.
+    const std::size_t qo = std::size_t(b.kh * b.gsz + b.g) * D;
+    auto rotated = [&](int e) {
+      __half y[2];
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int x = e + j;
+        const int i = rope.style == 0 ? (x < D / 2 ? x : x - D / 2) : x >> 1;
+        int ia, ib;
+        rope_pair(D, i, rope.style, ia, ib);
+        __half ya, yb;
+        rope_rotate(acc_at(rope.q, qo + ia), acc_at(rope.q, qo + ib), rope.cs[i], ya, yb);
+        y[j] = x == ia ? ya : yb;
+      }
+      const __half2 h = __halves2half2(y[0], y[1]);
+      return *reinterpret_cast<const std::uint32_t*>(&h);
+    };
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks) {
+      qa[ks][0] = b.g < b.gsz ? rotated(ks * 16 + 2 * b.t4) : 0u;
+      qa[ks][2] = b.g < b.gsz ? rotated(ks * 16 + 8 + 2 * b.t4) : 0u;
+      qa[ks][1] = qa[ks][3] = 0u;
+    }
+  } else {
     const __half* qr = q + std::size_t(b.kh * b.gsz + b.g) * D;
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
@@ -832,13 +877,14 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
 template <int D, int KF, int VF>
 void launch_decode_mma(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache,
                        const int* past, float* part, cudaStream_t s, const KvSource& kq = {}, const KvSource& vq = {}) {
+  const DecodeRope rope = a.rope ? *a.rope : DecodeRope{};
   constexpr std::size_t smem = decode_mma_smem_bytes<D, KF, VF>();
   static_assert(smem >= (4 * 8 * D + 64) * sizeof(float), "the warps' merge reuses the tiles' shared memory");
   opt_in_smem<attn_decode_mma_kernel<D, KF, VF>>(smem);
   KvSource kp = kq, vp = vq;
   kp.pages = vp.pages = a.pages;
   launch(attn_decode_mma_kernel<D, KF, VF>, dim3(a.splits, a.nkv, a.t), dim3(128), smem, s, q, k_cache, v_cache, past,
-         a.nh, a.nkv, a.scale * 1.4426950408889634f, a.splits, part, kp, vp);
+         a.nh, a.nkv, a.scale * 1.4426950408889634f, a.splits, part, kp, vp, rope);
   EXL_CUDA_CHECK_LAUNCH();
 }
 
@@ -1541,6 +1587,10 @@ bool set_decode_mma(bool on) {
 
 bool attention_decode_form(const AttentionShape& a) { return a.t < k_prefill_min_t && a.splits >= 1; }
 
+bool attention_folds_rope(const AttentionShape& a) {
+  return a.t == 1 && a.splits >= 1 && g_decode_mma && (a.d == 64 || a.d == 128) && !a.rotate_out;
+}
+
 std::size_t attention_partial_floats(const AttentionShape& a) {
   return std::size_t(a.t) * a.nh * a.splits * (a.d + 2);
 }
@@ -1554,6 +1604,8 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
   if (a.rotate_out && (!attention_decode_form(a) || !out || out32 || a.d > 256))
     throw_status(EXL_CUDA_ERR_INVALID, "attention: the output rotation only in the decode form, to an fp16 output");
   if (a.split_len % k_tile != 0) throw_status(EXL_CUDA_ERR_INVALID, "attention: split_len must be a multiple of 64");
+  if (a.rope && (!attention_folds_rope(a) || !a.rope->cs))
+    throw_status(EXL_CUDA_ERR_INVALID, "attention: RoPE folded in only for one token, head_dim 64 or 128, tensor cores");
   // One token, or a short chunk (each query token on its own, its keys split evenly): the
   // decode kernels. Their work is spread over splits x KV heads x tokens.
   if (a.t < k_prefill_min_t && a.splits >= 1) {
@@ -1596,6 +1648,7 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
               out_pos);
     return;
   }
+  if (a.rope) throw_status(EXL_CUDA_ERR_INVALID, "attention: RoPE folded in only over FP16 stores without staging");
   if (a.t <= 0) return;
   check_shape(a);
   if (out_pos && !(a.t < k_prefill_min_t && a.splits >= 1))

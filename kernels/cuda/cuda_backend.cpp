@@ -92,6 +92,7 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* a = std::getenv("EXL_CUDA_ATTN_MMA")) set_decode_mma(std::string(a) != "0");
   if (const char* a = std::getenv("EXL_CUDA_ATTN_REG")) set_decode_reg(std::string(a) != "0");
   if (const char* f = std::getenv("EXL_CUDA_KV_FOLD")) fold_kv_ = std::string(f) != "0";
+  if (const char* f = std::getenv("EXL_CUDA_ROPE_FOLD")) fold_rope_ = std::string(f) != "0";
   // The fused path's q/k/v, gate/up and residual in exact accumulators (kernels.h, GemvInput);
   // EXL_CUDA_EXACT=0: fp32 through the ordered split-K pass (or fp32 atomics), for comparison.
   if (const char* e = std::getenv("EXL_CUDA_EXACT")) exact_acc_ = std::string(e) != "0";
@@ -344,6 +345,16 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, AccI
   __half* qh = qh_.get<__half>();
   __half* kdst = kq ? k_stage_.get<__half>() : l.k_cache.get<__half>();
   __half* vdst = vq ? v_stage_.get<__half>() : l.v_cache.get<__half>();
+  // One token over FP16 stores: RoPE and the new cache row inside the attention kernel (no
+  // rope_qkv_cache launch; EXL_CUDA_ROPE_FOLD=0 keeps the launch).
+  if (fold_rope_ && !kq && !vq && attention_folds_rope(as)) {
+    const DecodeRope rope{q32, k32, v32, cs_.get<float2>(), rope_style_};
+    AttentionShape a = as;
+    a.rope = &rope;
+    attention(a, nullptr, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(), att_.get<__half>(),
+              nullptr, s, o_pos);
+    return att_.get<__half>();
+  }
   const KvStoreWrite kw{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kdst, as.pages};
   const KvStoreWrite vw{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vdst, as.pages};
   // Quantized stores: RoPE also rotates q and the staged rows (kv_prepare's work) and, where the

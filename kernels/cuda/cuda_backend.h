@@ -144,6 +144,9 @@ class CudaBackend {
   // Quantized caches: RoPE does kv_prepare's rotations and (whole blocks) the stores' writes, the
   // decode merge rotates the output back (EXL_CUDA_KV_FOLD=0: the separate passes).
   bool fold_kv_ = true;
+  // One token over FP16 stores: RoPE and the new K/V row done by the decode attention kernel
+  // (AttentionShape::rope) instead of a rope_qkv_cache launch before it (EXL_CUDA_ROPE_FOLD=0).
+  bool fold_rope_ = true;
 
   // Layer segment (options layer_first / layer_count): layers_[i] is the model's layer
   // first_layer_ + i; only the first segment holds the embedding, only the last the head.

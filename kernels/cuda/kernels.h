@@ -239,7 +239,25 @@ struct AttentionShape {
   // A rotated V in the decode form (t < 32, fp16 out): the merge rotates each head's output back
   // (kv_finish's rotation, the same arithmetic) before writing it, so no kv_finish pass is needed.
   bool rotate_out = false;
+  // One token over FP16 stores (attention_folds_rope): RoPE and the new position's cache row done
+  // by the attention kernel itself from the projections' outputs, so no rope_qkv_cache launch
+  // precedes it (q is then unused).
+  const struct DecodeRope* rope = nullptr;
 };
+// What the decode attention needs to rotate q and write the new key and value itself: the
+// projections' outputs (q [nh, d], k and v [nkv, d], fp32 or exact), the step's cos/sin table
+// [d / 2] and the RoPE style (rope_qkv_cache's). The block whose split holds the new position
+// writes its KV head's rotated K row and V row into the stores at row *past (through the page
+// table) before it loads its first tile; every block rotates its query heads' rows as it loads
+// them. rope_rotate's arithmetic: the same fp16 values as rope_qkv_cache.
+struct DecodeRope {
+  AccIn q, k, v;
+  const float2* cs = nullptr;
+  int style = 0;
+};
+// Whether attention() folds RoPE in for this shape (one token, head_dim 64 or 128, the tensor-core
+// decode kernel, no output rotation); the stores must be FP16 without staging.
+bool attention_folds_rope(const AttentionShape& a);
 // Whether attention() takes the decode form (per-token splits and a merge) for this shape.
 bool attention_decode_form(const AttentionShape& a);
 // t < 32 (decode, speculative verification, short chunks): for each query token, `splits` CTAs

@@ -20,10 +20,6 @@ namespace exl::cuda {
 
 namespace {
 
-__device__ __forceinline__ void rope_pair(int d, int i, int style, int& a, int& b) {
-  if (style == 0) { a = i; b = i + d / 2; } else { a = 2 * i; b = 2 * i + 1; }
-}
-
 // rope_qkv's start: the PDL trigger and wait, then its thread (grid = (t, nh + nkv), block = d / 2
 // threads): token t at position pos (after the current length *past), head h (the q heads, then the
 // KV heads), rotation pair i of elements (a, b) and its cos/sin c.
@@ -71,15 +67,11 @@ __global__ void rope_qkv_kernel(AccIn q, AccIn k, AccIn v,
   const RopeThread r = rope_thread(past, d, cs, style);  // after the PDL wait
   if (r.h < nh) {
     const std::size_t o = (std::size_t(r.t) * nh + r.h) * d;
-    const float xa = acc_at(q, o + r.a), xb = acc_at(q, o + r.b);
-    q_out[o + r.a] = __float2half_rn(xa * r.c.x - xb * r.c.y);
-    q_out[o + r.b] = __float2half_rn(xb * r.c.x + xa * r.c.y);
+    rope_rotate(acc_at(q, o + r.a), acc_at(q, o + r.b), r.c, q_out[o + r.a], q_out[o + r.b]);
     return;
   }
   const RopeKvRows kv = rope_kv_rows(r, nh, nkv, d, pages, k_staged, v_staged);
-  const float xa = acc_at(k, kv.o + r.a), xb = acc_at(k, kv.o + r.b);
-  k_cache[kv.ko + r.a] = __float2half_rn(xa * r.c.x - xb * r.c.y);
-  k_cache[kv.ko + r.b] = __float2half_rn(xb * r.c.x + xa * r.c.y);
+  rope_rotate(acc_at(k, kv.o + r.a), acc_at(k, kv.o + r.b), r.c, k_cache[kv.ko + r.a], k_cache[kv.ko + r.b]);
   v_cache[kv.vo + 2 * r.i] = __float2half_rn(acc_at(v, kv.o + 2 * r.i));
   v_cache[kv.vo + 2 * r.i + 1] = __float2half_rn(acc_at(v, kv.o + 2 * r.i + 1));
 }
@@ -98,8 +90,8 @@ __global__ void rope_qkv_fold_kernel(AccIn q, AccIn k, AccIn v,
   const int lane = r.i & 31;
   if (r.h < nh) {
     const std::size_t o = (std::size_t(r.t) * nh + r.h) * d;
-    const float xa = acc_at(q, o + r.a), xb = acc_at(q, o + r.b);
-    const __half ya = __float2half_rn(xa * r.c.x - xb * r.c.y), yb = __float2half_rn(xb * r.c.x + xa * r.c.y);
+    __half ya, yb;
+    rope_rotate(acc_at(q, o + r.a), acc_at(q, o + r.b), r.c, ya, yb);
     if (!f.rotate_q) {
       q_out[o + r.a] = ya;
       q_out[o + r.b] = yb;
@@ -116,8 +108,8 @@ __global__ void rope_qkv_fold_kernel(AccIn q, AccIn k, AccIn v,
     return;
   }
   const RopeKvRows kv = rope_kv_rows(r, nh, nkv, d, pages, k_staged, v_staged);
-  const float xa = acc_at(k, kv.o + r.a), xb = acc_at(k, kv.o + r.b);
-  const __half ka = __float2half_rn(xa * r.c.x - xb * r.c.y), kb = __float2half_rn(xb * r.c.x + xa * r.c.y);
+  __half ka, kb;
+  rope_rotate(acc_at(k, kv.o + r.a), acc_at(k, kv.o + r.b), r.c, ka, kb);
   float v0 = __half2float(__float2half_rn(acc_at(v, kv.o + 2 * r.i)));
   float v1 = __half2float(__float2half_rn(acc_at(v, kv.o + 2 * r.i + 1)));
   // The staged rows of a rotated store: rotated with the reference's staged rounding (kv_prepare).

@@ -3,6 +3,8 @@
 // Precision: the angle is fp32(pos / divisor * inv_freq[i]) computed in double, cos/sin in
 // double times mscale rounded to fp32 (as rope_apply_ref).
 #pragma once
+#include <cuda_fp16.h>
+
 #include "kernels.h"
 
 namespace exl::cuda {
@@ -13,6 +15,19 @@ __device__ __forceinline__ float2 rope_cos_sin(int pos, const RopeParams& r, int
   double sd, cd;
   sincos(angle, &sd, &cd);
   return make_float2(float(cd * double(r.mscale)), float(sd * double(r.mscale)));
+}
+
+// Rotation pair i of a head of d elements: (i, i + d / 2) (style 0, NeoX) or (2 i, 2 i + 1).
+__device__ __forceinline__ void rope_pair(int d, int i, int style, int& a, int& b) {
+  if (style == 0) { a = i; b = i + d / 2; } else { a = 2 * i; b = 2 * i + 1; }
+}
+
+// The pair (xa, xb) rotated by c = (cos, sin), each element rounded to fp16: the one arithmetic
+// of every kernel that applies RoPE (the fused multiply-adds spelled out, so two kernels give the
+// same bits).
+__device__ __forceinline__ void rope_rotate(float xa, float xb, float2 c, __half& ya, __half& yb) {
+  ya = __float2half_rn(fmaf(xa, c.x, -(xb * c.y)));
+  yb = __float2half_rn(fmaf(xb, c.x, xa * c.y));
 }
 
 }  // namespace exl::cuda

@@ -1,6 +1,7 @@
 // The CUDA backend end to end against the fixtures (same checks and tolerances as the CPU
 // backend's: tests/engine/model_checks.h).
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <thread>
 
@@ -210,6 +211,28 @@ EXL_GPU_TEST(cuda_model, layer_split_over_two_gpus_equals_one_device) {
   }
 }
 EXL_GPU_TEST(cuda_model, layer_split_fp16_equals_one_device) { check_split_equals_one_device("hf/ref-xs"); }
+
+// One token's RoPE and new K/V row done by the decode attention kernel (AttentionShape::rope, the
+// default) against a rope_qkv_cache launch before it (EXL_CUDA_ROPE_FOLD=0): the same arithmetic,
+// so the same logits bit for bit and the same sampled ids, over prompts, greedy decode steps and
+// prefix reuse (trace), on an EXL2 model (the fused decode step) and an FP16 one (the general form).
+EXL_GPU_TEST(cuda_model, rope_in_attention_equals_rope_launch) {
+  for (const std::string folder : {"exl2/ref-s-4.0bpw", "hf/ref-xs"}) {
+    ::setenv("EXL_CUDA_ROPE_FOLD", "0", 1);
+    SplitRun sep = split_run(folder, {}, false);
+    ::unsetenv("EXL_CUDA_ROPE_FOLD");
+    const Trace want = trace(*sep.backend);
+    SplitRun folded = split_run(folder, {}, false);
+    const Trace got = trace(*folded.backend);
+    CHECK_EQ(got.logits.size(), want.logits.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < std::min(got.logits.size(), want.logits.size()); ++i)
+      differ += got.logits[i] != want.logits[i];
+    std::printf("  %s: %zu of %zu logits differ\n", folder.c_str(), differ, want.logits.size());
+    CHECK_MSG(differ == 0, folder << ": RoPE in the attention kernel changes " << differ << " logits");
+    CHECK_MSG(got.ids == want.ids, folder << ": device sampling chose other ids");
+  }
+}
 
 // A split that does not place the model's layers, a segment without layers, a device that is not
 // there: clear errors, no crash.
