@@ -707,7 +707,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   part += std::size_t(b.tq) * nh * splits * (D + 2);
   if (roped && b.past >= b.k0 && b.past < b.k1) {
     // The new position is this split's: its KV head's rotated K row and V row into the stores,
-    // visible to the block's tile copies below (after the barrier).
+    // visible to the block's tile copies after the barrier that follows q's rotation below.
     const std::size_t co = std::size_t(kv_row(kq.pages, b.past)) * b.rw + std::size_t(b.kh) * D;
     const std::size_t o = std::size_t(b.kh) * D;
     __half* kw = const_cast<__half*>(kc) + co;
@@ -719,7 +719,6 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
       vw[2 * i] = __float2half_rn(acc_at(rope.v, o + 2 * i));
       vw[2 * i + 1] = __float2half_rn(acc_at(rope.v, o + 2 * i + 1));
     }
-    __syncthreads();
   }
 
   // Every warp streams its own 16 keys of each tile (rows 16w .. 16w + 15 of the buffers), so the
@@ -792,41 +791,29 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
   };
 
   // Q as the A operand: row g is query head kh * gsz + g (zero past the group); rows g + 8 are zero.
-  std::uint32_t qa[KS][4];
+  // Folded RoPE: the block rotates its group's rows into sk's second buffer (free until the loop
+  // first refills it) and reads them from there.
+  const __half* qr = q + std::size_t(b.kh * b.gsz + b.g) * D;
   if (roped) {
-    // Elements e and e + 1 of the head's row rotated from the projection (rope_rotate, as
-    // rope_qkv_cache rounds them), packed as an A-fragment word.
-    const std::size_t qo = std::size_t(b.kh * b.gsz + b.g) * D;
-    auto rotated = [&](int e) {
-      __half y[2];
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const int x = e + j;
-        const int i = rope.style == 0 ? (x < D / 2 ? x : x - D / 2) : x >> 1;
-        int ia, ib;
-        rope_pair(D, i, rope.style, ia, ib);
-        __half ya, yb;
-        rope_rotate(acc_at(rope.q, qo + ia), acc_at(rope.q, qo + ib), rope.cs[i], ya, yb);
-        y[j] = x == ia ? ya : yb;
-      }
-      const __half2 h = __halves2half2(y[0], y[1]);
-      return *reinterpret_cast<const std::uint32_t*>(&h);
-    };
-#pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
-      qa[ks][0] = b.g < b.gsz ? rotated(ks * 16 + 2 * b.t4) : 0u;
-      qa[ks][2] = b.g < b.gsz ? rotated(ks * 16 + 8 + 2 * b.t4) : 0u;
-      qa[ks][1] = qa[ks][3] = 0u;
+    __half* qs = sk + k_pf_keys * LD;
+    for (int j = threadIdx.x; j < b.gsz * (D / 2); j += blockDim.x) {
+      const int h = j / (D / 2), i = j - h * (D / 2);
+      int ia, ib;
+      rope_pair(D, i, rope.style, ia, ib);
+      const std::size_t o = std::size_t(b.kh * b.gsz + h) * D;
+      rope_rotate(acc_at(rope.q, o + ia), acc_at(rope.q, o + ib), rope.cs[i], qs[h * D + ia], qs[h * D + ib]);
     }
-  } else {
-    const __half* qr = q + std::size_t(b.kh * b.gsz + b.g) * D;
-#pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
-      qa[ks][0] = b.g < b.gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 2 * b.t4) : 0u;
-      qa[ks][2] = b.g < b.gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 8 + 2 * b.t4) : 0u;
-      qa[ks][1] = qa[ks][3] = 0u;
-    }
+    __syncthreads();
+    qr = qs + b.g * D;
   }
+  std::uint32_t qa[KS][4];
+#pragma unroll
+  for (int ks = 0; ks < KS; ++ks) {
+    qa[ks][0] = b.g < b.gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 2 * b.t4) : 0u;
+    qa[ks][2] = b.g < b.gsz ? *reinterpret_cast<const std::uint32_t*>(qr + ks * 16 + 8 + 2 * b.t4) : 0u;
+    qa[ks][1] = qa[ks][3] = 0u;
+  }
+  if (roped) __syncthreads();  // every warp holds its rows before the buffer is refilled
   float o[NT][4];
 #pragma unroll
   for (int n = 0; n < NT; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
