@@ -398,6 +398,13 @@ __device__ __forceinline__ float warp_sum(const BlockSmem<MT>& sm, int i) {
   return sum;
 }
 
+// Elements 2 j and 2 j + 1 of a SiLU input at p (16- or 8-byte aligned) as fp32.
+__device__ __forceinline__ float2 pair_at(const long long* p) {
+  const longlong2 v = *reinterpret_cast<const longlong2*>(p);
+  return make_float2(from_exact(v.x), from_exact(v.y));
+}
+__device__ __forceinline__ float2 pair_at(const float* p) { return *reinterpret_cast<const float2*>(p); }
+
 // The gather's direct form (GemvInput::permuted: a block's rows are one contiguous range of each
 // batch row, starting at r0) with vector loads: 8 fp16 values, or 2 SiLU inputs (gate and up, fp32
 // or exact), per load, all of an iteration's loads issued before any store. One dependent round
@@ -434,45 +441,30 @@ __device__ __forceinline__ bool gather_direct(const GemvInput& in, int m, int m0
                                : (reinterpret_cast<std::uintptr_t>(in.xf) | reinterpret_cast<std::uintptr_t>(in.up)) & 7u;
     if (a || (in.ldx & 1) || (r0 & 1)) return false;
     const int per = rows / 2, total = mv * per;
-    for (int base = threadIdx.x; base < total; base += k_threads * U2) {
-      __half2 h[U2];
-      if (q) {
-        longlong2 gq[U2], uq[U2];
-#pragma unroll
-        for (int e = 0; e < U2; ++e) {
-          const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
-          if (i < total) {
-            const std::size_t off = std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 2;
-            gq[e] = *reinterpret_cast<const longlong2*>(in.xq + off);
-            uq[e] = *reinterpret_cast<const longlong2*>(in.upq + off);
-          }
-        }
-#pragma unroll
-        for (int e = 0; e < U2; ++e)
-          if (base + e * k_threads < total)
-            h[e] = __floats2half2_rn(silu_times(from_exact(gq[e].x), from_exact(uq[e].x)),
-                                     silu_times(from_exact(gq[e].y), from_exact(uq[e].y)));
-      } else {
+    // Gate and up as exact accumulators (long long) or fp32: all loads of an iteration, then the products.
+    auto pairs = [&](const auto* gp, const auto* upp) {
+      for (int base = threadIdx.x; base < total; base += k_threads * U2) {
         float2 g[U2], u[U2];
 #pragma unroll
         for (int e = 0; e < U2; ++e) {
           const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
           if (i < total) {
             const std::size_t off = std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 2;
-            g[e] = *reinterpret_cast<const float2*>(in.xf + off);
-            u[e] = *reinterpret_cast<const float2*>(in.up + off);
+            g[e] = pair_at(gp + off);
+            u[e] = pair_at(upp + off);
           }
         }
 #pragma unroll
-        for (int e = 0; e < U2; ++e)
-          if (base + e * k_threads < total) h[e] = __floats2half2_rn(silu_times(g[e].x, u[e].x), silu_times(g[e].y, u[e].y));
+        for (int e = 0; e < U2; ++e) {
+          const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
+          if (i < total)
+            *reinterpret_cast<__half2*>(xs + mm * rows_blk + (i - mm * per) * 2) =
+                __floats2half2_rn(silu_times(g[e].x, u[e].x), silu_times(g[e].y, u[e].y));
+        }
       }
-#pragma unroll
-      for (int e = 0; e < U2; ++e) {
-        const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
-        if (i < total) *reinterpret_cast<__half2*>(xs + mm * rows_blk + (i - mm * per) * 2) = h[e];
-      }
-    }
+    };
+    if (q) pairs(in.xq, in.upq);
+    else pairs(in.xf, in.up);
   }
   if constexpr (MODE == k_x_norm) {
     return false;
