@@ -539,6 +539,10 @@ bool kv_cache_type_pair(int kfmt, int vfmt) {
 // its own 16 keys of every tile, with no block barrier in the loop. Many keys' loads in
 // flight per SM keep long contexts near the memory bandwidth, where the per-key online softmax of
 // the CUDA-core kernels was not (bench/RESULTS.md, session 8).
+// One token over fp16 stores may fold RoPE in (AttentionShape::rope): the block rotates its query
+// group's rows from the projections into its second tile buffer, and the block whose split holds
+// the new position writes that KV head's rotated K row and V row into the stores, both before
+// its first tile copy (one barrier), so no rope_qkv_cache launch precedes the kernel.
 template <int F>
 constexpr int kv_raw_bytes(int elems) {
   return F == kv_q4 ? elems / 2 : elems;

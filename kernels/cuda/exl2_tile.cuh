@@ -146,10 +146,6 @@ __device__ __forceinline__ void read_unit_at(const std::uint32_t* l, int lane, s
 #pragma unroll
   for (int j = 2 * B; j < 16; ++j) w[j] = 0u;
 }
-template <int B>
-__device__ __forceinline__ void read_unit(const std::uint32_t* slot, int lane, std::uint32_t (&w)[16]) {
-  read_unit_at<B>(slot + 4 * lane, lane, w);
-}
 
 // One layer of a GEMV launch: its column tiles are split over K into
 // `ksplit` blocks of `upb` units each.
