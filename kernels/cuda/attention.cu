@@ -32,7 +32,6 @@
 #include "async_copy.cuh"
 #include "attn_common.cuh"
 #include "cuda_check.h"
-#include "exact_acc.cuh"
 #include "kernels.h"
 #include "kv_pages.cuh"
 #include "kv_quant.cuh"
@@ -713,15 +712,11 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
     // The new position is this split's: its KV head's rotated K row and V row into the stores,
     // visible to the block's tile copies after the barrier that follows q's rotation below.
     const std::size_t co = std::size_t(kv_row(kq.pages, b.past)) * b.rw + std::size_t(b.kh) * D;
-    const std::size_t o = std::size_t(b.kh) * D;
-    __half* kw = const_cast<__half*>(kc) + co;
-    __half* vw = const_cast<__half*>(vc) + co;
     for (int i = threadIdx.x; i < D / 2; i += blockDim.x) {
       int ia, ib;
       rope_pair(D, i, rope.style, ia, ib);
-      rope_rotate(acc_at(rope.k, o + ia), acc_at(rope.k, o + ib), rope.cs[i], kw[ia], kw[ib]);
-      vw[2 * i] = __float2half_rn(acc_at(rope.v, o + 2 * i));
-      vw[2 * i + 1] = __float2half_rn(acc_at(rope.v, o + 2 * i + 1));
+      rope_kv_pair(rope.k, rope.v, std::size_t(b.kh) * D, i, ia, ib, rope.cs[i], const_cast<__half*>(kc) + co,
+                   const_cast<__half*>(vc) + co);
     }
   }
 

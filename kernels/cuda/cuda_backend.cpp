@@ -342,9 +342,6 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, AccI
   const int* past = step_.get<int>();
   const int t = as.t;
   const bool kq = kfmt_ != kv_f16, vq = vfmt_ != kv_f16;
-  __half* qh = qh_.get<__half>();
-  __half* kdst = kq ? k_stage_.get<__half>() : l.k_cache.get<__half>();
-  __half* vdst = vq ? v_stage_.get<__half>() : l.v_cache.get<__half>();
   // One token over FP16 stores: RoPE and the new cache row inside the attention kernel (no
   // rope_qkv_cache launch; EXL_CUDA_ROPE_FOLD=0 keeps the launch).
   if (fold_rope_ && !kq && !vq && attention_folds_rope(as)) {
@@ -355,6 +352,9 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, AccI
               nullptr, s, o_pos);
     return att_.get<__half>();
   }
+  __half* qh = qh_.get<__half>();
+  __half* kdst = kq ? k_stage_.get<__half>() : l.k_cache.get<__half>();
+  __half* vdst = vq ? v_stage_.get<__half>() : l.v_cache.get<__half>();
   const KvStoreWrite kw{kfmt_, l.k_cache.get(), l.k_scales.get<__half>(), kdst, as.pages};
   const KvStoreWrite vw{vfmt_, l.v_cache.get(), l.v_scales.get<__half>(), vdst, as.pages};
   // Quantized stores: RoPE also rotates q and the staged rows (kv_prepare's work) and, where the

@@ -118,17 +118,13 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
 
 // A lane's share of one unit-tile (slabs of 16 bytes, then 8 bytes for odd B): from the
 // weights into a ring slot of the same layout (so a lane reads back only what it copied).
-// copy_unit_at: the same from the lane's places sl = slot + 4 lane, tl = t + 4 lane (read_unit_at).
+// Both given as the lane's places sl = slot + 4 lane, tl = t + 4 lane (read_unit_at's).
 template <int B>
 __device__ __forceinline__ void copy_unit_at(std::uint32_t* sl, const std::uint32_t* __restrict__ tl, int lane) {
   constexpr int nq = (2 * B) / 4;
 #pragma unroll
   for (int i = 0; i < nq; ++i) cp_async16(sl + i * 128, tl + i * 128);
   if constexpr ((2 * B) % 4 != 0) cp_async8(sl + nq * 128 - 2 * lane, tl + nq * 128 - 2 * lane);
-}
-template <int B>
-__device__ __forceinline__ void copy_unit(std::uint32_t* slot, const std::uint32_t* __restrict__ t, int lane) {
-  copy_unit_at<B>(slot + 4 * lane, t + 4 * lane, lane);
 }
 
 // Each warp's cp.async ring in shared memory: 5 KB (4 KB for MT >= 4, whose activations take
@@ -191,7 +187,7 @@ __device__ __forceinline__ void prime_units(const std::uint32_t* __restrict__ wp
   constexpr int D = RW / (64 * B);
 #pragma unroll
   for (int d = 0; d < D - 1; ++d) {
-    if (d < n) copy_unit<B>(ring + d * 64 * B, wp + d * 64 * B, lane);
+    if (d < n) copy_unit_at<B>(ring + 4 * lane + d * 64 * B, wp + 4 * lane + d * 64 * B, lane);
     cp_async_commit();
   }
 }

@@ -71,9 +71,7 @@ __global__ void rope_qkv_kernel(AccIn q, AccIn k, AccIn v,
     return;
   }
   const RopeKvRows kv = rope_kv_rows(r, nh, nkv, d, pages, k_staged, v_staged);
-  rope_rotate(acc_at(k, kv.o + r.a), acc_at(k, kv.o + r.b), r.c, k_cache[kv.ko + r.a], k_cache[kv.ko + r.b]);
-  v_cache[kv.vo + 2 * r.i] = __float2half_rn(acc_at(v, kv.o + 2 * r.i));
-  v_cache[kv.vo + 2 * r.i + 1] = __float2half_rn(acc_at(v, kv.o + 2 * r.i + 1));
+  rope_kv_pair(k, v, kv.o, r.i, r.a, r.b, r.c, k_cache + kv.ko, v_cache + kv.vo);
 }
 
 // The same with the quantized stores' work folded in (RopeKvFold): a kernel of its own, so the

@@ -5,6 +5,7 @@
 #pragma once
 #include <cuda_fp16.h>
 
+#include "exact_acc.cuh"
 #include "kernels.h"
 
 namespace exl::cuda {
@@ -28,6 +29,15 @@ __device__ __forceinline__ void rope_pair(int d, int i, int style, int& a, int& 
 __device__ __forceinline__ void rope_rotate(float xa, float xb, float2 c, __half& ya, __half& yb) {
   ya = __float2half_rn(fmaf(xa, c.x, -(xb * c.y)));
   yb = __float2half_rn(fmaf(xb, c.x, xa * c.y));
+}
+
+// Pair i of a KV head's new row (the projections' k and v at element o, rotation pair (a, b), its
+// cos/sin c) into fp16 rows kd and vd: K's pair rotated, V's elements 2 i and 2 i + 1 as they are.
+__device__ __forceinline__ void rope_kv_pair(const AccIn& k, const AccIn& v, std::size_t o, int i, int a, int b,
+                                             float2 c, __half* kd, __half* vd) {
+  rope_rotate(acc_at(k, o + a), acc_at(k, o + b), c, kd[a], kd[b]);
+  vd[2 * i] = __float2half_rn(acc_at(v, o + 2 * i));
+  vd[2 * i + 1] = __float2half_rn(acc_at(v, o + 2 * i + 1));
 }
 
 }  // namespace exl::cuda
