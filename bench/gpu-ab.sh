@@ -29,6 +29,6 @@ for ((r = 1; r <= rounds; ++r)); do
       esac
     done
     env EXL_BENCH=decode "${envs[@]}" timeout 200 stdbuf -o0 ./exl_cuda_bench "./$module" 2>&1 |
-      grep -E "^== |^gemv |decode|FAIL|error" | sed "s|^|round $r [$s] |" | tee -a "$out"
+      grep -E "^== |^gemv |decode|prefill|FAIL|error" | sed "s|^|round $r [$s] |" | tee -a "$out"
   done
 done

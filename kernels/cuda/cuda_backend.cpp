@@ -262,13 +262,13 @@ void CudaBackend::allocate_scratch() {
   gu32_.allocate(&alloc_, std::size_t(C) * inter_ * 2 * 4, "gate, up");
   logit_rows_ = !has_head_ ? 0 : int(std::max<std::size_t>(1, std::min<std::size_t>(C, (256u << 20) / (std::size_t(vocab_) * 4))));
   logits_.allocate(&alloc_, std::size_t(logit_rows_) * vocab_ * 4, "logits");
-  // Reconstruct buffer for the prefill path: the largest non-head layer.
-  dq_elems_ = 0;
+  // Reconstruct buffers for the prefill path (two: DequantPipe): the largest non-head layer.
+  std::size_t dq_elems = 0;
   for (const DeviceLayer& l : layers_)
     for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
-      if (p->exl2) dq_elems_ = std::max(dq_elems_, std::size_t(p->view.k) * p->view.n_pad);
-  if (C <= opt_.gemv_max_rows) dq_elems_ = 0;
-  dq_.allocate(&alloc_, dq_elems_ * 2, "dequantised weights");
+      if (p->exl2) dq_elems = std::max(dq_elems, std::size_t(p->view.k) * p->view.n_pad);
+  if (C <= opt_.gemv_max_rows) dq_elems = 0;
+  dq_.allocate(&alloc_, dq_elems);
   // Decode attention: as many 4-warp CTAs per multiprocessor over the KV heads as fit at once (four
   // for the CUDA-core kernels; the tensor-core kernel's tiles take 53-70 KB of shared memory).
   const int per_sm = decode_ctas_per_sm(hd_, kfmt_, vfmt_);
@@ -539,10 +539,21 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   const int qd = nh_ * hd_, kd = nkv_ * hd_;
   float* x = x_.get<float>();
   __half* a = a_.get<__half>();
-  __half* dq = dq_.get<__half>();
+  // The linears that go through reconstruct + cuBLAS, in the order the loop below multiplies them.
+  std::vector<const DeviceLinear*> order;
+  for (const DeviceLayer& l : layers_)
+    for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+      if (dq_.takes(*p, t, opt_.gemv_max_rows)) order.push_back(p);
+  dq_.begin(std::move(order), s);
+  auto fwd = [&](const DeviceLinear& l, const __half* in, float* y, int ldy) {
+    if (dq_.takes(l, t, opt_.gemv_max_rows))
+      dq_.forward(l, in, t, y, ldy, cublas_->get(), s);
+    else
+      linear_forward(l, in, t, y, ldy, opt_.gemv_max_rows, sm_count_, gemv_view_, nullptr, 0, cublas_->get(), s);
+  };
   auto lin = [&](const DeviceLinear& l, const __half* in, float* y, bool accumulate) {
     prepare_output(y, t, l.n, l.n, l.bias.get<float>(), accumulate, s);
-    linear_forward(l, in, t, y, l.n, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
+    fwd(l, in, y, l.n);
   };
   // Outputs that accumulate (atomics / cuBLAS beta = 1) start from zero or the bias.
   auto zeroed = [&](const DeviceLinear& l, float* y) {
@@ -561,16 +572,16 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
     EXL_CUDA_CHECK(cudaMemsetAsync(q32, 0, std::size_t(t) * (qd + 2 * kd) * 4, s));
     zeroed(l.q, q32); zeroed(l.k, k32); zeroed(l.v, v32);
-    linear_forward(l.q, a, t, q32, qd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
-    linear_forward(l.k, a, t, k32, kd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
-    linear_forward(l.v, a, t, v32, kd, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
+    fwd(l.q, a, q32, qd);
+    fwd(l.k, a, k32, kd);
+    fwd(l.v, a, v32, kd);
     attend(l, as, AccIn{q32}, AccIn{k32}, AccIn{v32});
     lin(l.o, att_.get<__half>(), x, true);
     rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
     EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));
     zeroed(l.gate, g32); zeroed(l.up, u32);
-    linear_forward(l.gate, a, t, g32, inter_, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
-    linear_forward(l.up, a, t, u32, inter_, opt_.gemv_max_rows, sm_count_, gemv_view_, dq, dq_elems_, cublas_->get(), s);
+    fwd(l.gate, a, g32, inter_);
+    fwd(l.up, a, u32, inter_);
     silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
     lin(l.down, a, x, true);
   }
@@ -583,7 +594,8 @@ void CudaBackend::enqueue_head(int row0, int rows) {
   rms_norm(x_.get<float>() + std::size_t(row0) * hidden_, rows, hidden_, final_norm_.get<__half>(), eps_, a, s);
   float* y = logits_.get<float>();
   prepare_output(y, rows, vocab_, vocab_, head_.bias.get<float>(), false, s);
-  linear_forward(head_, a, rows, y, vocab_, opt_.gemv_max_rows, sm_count_, gemv_view_, dq_.get<__half>(), dq_elems_, cublas_->get(), s);
+  linear_forward(head_, a, rows, y, vocab_, opt_.gemv_max_rows, sm_count_, gemv_view_, dq_.buffer(), dq_.elems(),
+                 cublas_->get(), s);
   if (copy_logits_)
     EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), y, std::size_t(rows) * vocab_ * 4, cudaMemcpyDeviceToHost, s));
 }

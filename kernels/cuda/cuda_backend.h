@@ -73,6 +73,36 @@ std::vector<int2> exl2_units(const std::int16_t* q_groups, int groups, int q_row
 void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
                     const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s);
 
+// Prefill's EXL2 linears (more than gemv_max_rows rows): each is reconstructed to fp16 and
+// multiplied with cuBLAS. With two reconstruct buffers and a side stream, the next linear's
+// reconstruct (bound by memory) runs beside the current GEMM (bound by the tensor cores): a chunk
+// names the linears it will multiply in call order (begin), and each forward() waits for its
+// buffer, starts the next linear's reconstruct and multiplies. EXL_CUDA_DQ_OVERLAP=0 reconstructs
+// each linear on the main stream just before its GEMM (the buffers stay allocated).
+class DequantPipe {
+ public:
+  // `elems`: the largest k * n_pad of the linears it will take (0: none, nothing allocated).
+  void allocate(Allocator* alloc, std::size_t elems);
+  std::size_t elems() const { return elems_; }
+  __half* buffer() const { return buf_[0].get<__half>(); }  // for a reconstruct outside the pipe (the head)
+  // Whether linear_forward would reconstruct `l` for m rows (and the buffers hold it).
+  bool takes(const DeviceLinear& l, int m, int gemv_max_rows) const;
+  // Starts a chunk on stream s: `order` the linears its forward() calls will name, in that order.
+  void begin(std::vector<const DeviceLinear*> order, cudaStream_t s);
+  // y[m, n] (fp32, pre-initialised) += x[m, k] . W for the chunk's next linear, which must be `l`.
+  void forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, cublasHandle_t cublas, cudaStream_t s);
+
+ private:
+  void reconstruct(std::size_t i);  // order_[i] into buf_[i % 2] on the side stream
+  std::size_t elems_ = 0;
+  bool overlap_ = true, skip_ = false;
+  DeviceBuffer buf_[2];
+  std::unique_ptr<Stream> side_;
+  std::unique_ptr<Event> start_, ready_[2], free_[2];
+  std::vector<const DeviceLinear*> order_;
+  std::size_t next_ = 0;
+};
+
 class CudaBackend {
  public:
   explicit CudaBackend(const exl_cuda_options& o);
@@ -168,8 +198,8 @@ class CudaBackend {
   // cache and scratch
   int capacity_ = 0, cache_len_ = 0, chunk_ = 0, logit_rows_ = 0;
   int decode_splits_ = 0, chunk_splits_ = 0;
-  std::size_t dq_elems_ = 0;
-  DeviceBuffer x_, a_, qkv32_, qh_, att_, gu32_, logits_, dq_, part_, step_, ids_;
+  DequantPipe dq_;  // prefill's reconstruct buffers
+  DeviceBuffer x_, a_, qkv32_, qh_, att_, gu32_, logits_, part_, step_, ids_;
   DeviceBuffer att_counters_;      // the fused decode step's split tickets [nkv]
   DeviceBuffer cs_;                // RoPE table of the step's positions, fp32x2 [chunk, d/2]
   DeviceBuffer fqkv_[2], fgu_[2];  // the fused path's alternating accumulator sets

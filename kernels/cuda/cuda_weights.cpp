@@ -2,6 +2,7 @@
 // dispatch of the CUDA backend: fused EXL2 kernel for few rows, reconstruct + cuBLAS for many,
 // cuBLAS for dense fp16 layers.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -196,6 +197,24 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
   }
 }
 
+namespace {
+
+// Y^T (n x m, ld ldy, column-major) += W^T (n x k, ld n_pad) . X^T (k x m, ld k): an EXL2 linear
+// reconstructed into dq (fp16 [k, n_pad]).
+void gemm_dequantised(const DeviceLinear& l, const __half* dq, const __half* x, int m, float* y, int ldy,
+                      cublasHandle_t cublas) {
+  const float one = 1.0f;
+  EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_N, CUBLAS_OP_N, l.n, m, l.k, &one, dq, CUDA_R_16F, l.view.n_pad, x,
+                                CUDA_R_16F, l.k, &one, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+bool env_is(const char* name, const char* value) {
+  const char* e = std::getenv(name);
+  return e && std::string(e) == value;
+}
+
+}  // namespace
+
 void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
                     const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s) {
   const float one = 1.0f;
@@ -206,15 +225,68 @@ void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int
       return;
     }
     exl2_reconstruct(l.view, dq, s);
-    // Column-major view: Y^T (n x m, ld ldy) += W^T (n x k, ld n_pad) . X^T (k x m, ld k)
-    EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_N, CUBLAS_OP_N, l.n, m, l.k, &one, dq, CUDA_R_16F, l.view.n_pad,
-                                  x, CUDA_R_16F, l.k, &one, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F,
-                                  CUBLAS_GEMM_DEFAULT));
+    gemm_dequantised(l, dq, x, m, y, ldy, cublas);
     return;
   }
   // Dense W [n, k] row-major = col-major k x n (ld k); Y^T = W . X^T
   EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, l.n, m, l.k, &one, l.weight.get(), CUDA_R_16F, l.k,
                                 x, CUDA_R_16F, l.k, &one, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+void DequantPipe::allocate(Allocator* alloc, std::size_t elems) {
+  elems_ = elems;
+  order_.clear();
+  next_ = 0;
+  overlap_ = !env_is("EXL_CUDA_DQ_OVERLAP", "0");
+  skip_ = env_is("EXL_CUDA_DQ_SKIP", "1");  // measurement only: no reconstruct, wrong results
+  for (DeviceBuffer& b : buf_) b.allocate(alloc, elems * 2, "dequantised weights");
+  if (elems == 0 || side_) return;
+  side_ = std::make_unique<Stream>();
+  start_ = std::make_unique<Event>();
+  for (int i = 0; i < 2; ++i) {
+    ready_[i] = std::make_unique<Event>();
+    free_[i] = std::make_unique<Event>();
+  }
+}
+
+bool DequantPipe::takes(const DeviceLinear& l, int m, int gemv_max_rows) const {
+  return l.exl2 && m > gemv_max_rows && elems_ > 0 && std::size_t(l.view.k) * l.view.n_pad <= elems_;
+}
+
+void DequantPipe::begin(std::vector<const DeviceLinear*> order, cudaStream_t s) {
+  order_ = std::move(order);
+  next_ = 0;
+  if (order_.empty() || !overlap_) return;
+  // The side stream starts after everything enqueued on s so far (the previous chunk's GEMMs and
+  // head read the buffers).
+  EXL_CUDA_CHECK(cudaEventRecord(start_->get(), s));
+  EXL_CUDA_CHECK(cudaStreamWaitEvent(side_->get(), start_->get(), 0));
+  reconstruct(0);
+}
+
+void DequantPipe::reconstruct(std::size_t i) {
+  const int b = int(i & 1);
+  // buf_[b] was last read by the GEMM of linear i - 2 (recorded by forward; before that, start_).
+  if (i >= 2) EXL_CUDA_CHECK(cudaStreamWaitEvent(side_->get(), free_[b]->get(), 0));
+  if (!skip_) exl2_reconstruct(order_[i]->view, buf_[b].get<__half>(), side_->get());
+  EXL_CUDA_CHECK(cudaEventRecord(ready_[b]->get(), side_->get()));
+}
+
+void DequantPipe::forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, cublasHandle_t cublas,
+                          cudaStream_t s) {
+  EXL_CUDA_REQUIRE(next_ < order_.size() && order_[next_] == &l,
+                   "dequant pipe: linear " + std::to_string(next_) + " of the chunk is not the one announced");
+  const std::size_t i = next_++;
+  if (!overlap_) {
+    if (!skip_) exl2_reconstruct(l.view, buf_[0].get<__half>(), s);
+    gemm_dequantised(l, buf_[0].get<__half>(), x, m, y, ldy, cublas);
+    return;
+  }
+  const int b = int(i & 1);
+  EXL_CUDA_CHECK(cudaStreamWaitEvent(s, ready_[b]->get(), 0));
+  if (i + 1 < order_.size()) reconstruct(i + 1);
+  gemm_dequantised(l, buf_[b].get<__half>(), x, m, y, ldy, cublas);
+  EXL_CUDA_CHECK(cudaEventRecord(free_[b]->get(), s));
 }
 
 }  // namespace exl::cuda

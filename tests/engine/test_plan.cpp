@@ -92,7 +92,7 @@ EXL_TEST(plan, scratch_engine_and_exllamav2) {
   const ModelShape e = shape_from_config(preset_config("llama3-8b"), 4.0, 6, Layout::engine);
   // CudaBackend::allocate_scratch with C = 2048 tokens, 8192-token cache.
   const std::uint64_t expect = 33554432ull + 58720256 + 2048ull * (4096 + 2 * 1024) * 4 + 2 * 16777216 + 2 * 117440512 +
-                               523ull * 128256 * 4 + 117440512 + 34078720 + 16 + 8192 +
+                               523ull * 128256 * 4 + 2 * 117440512 + 34078720 + 16 + 8192 +
                                16777216 + 262144 + 8 * 4 +  // GEMV split-K workspace, decode split counters
                                256 + 8 * (8192 + 64) + 12 * 65536 + 2 * 128256 * 4 +    // device sampler
                                128256 * 8 + 126 * 32 + 64 + 9 * 2048 * 8 + 126 * (1024 * 8 + 16) + 16 +
@@ -109,12 +109,13 @@ EXL_TEST(plan, scratch_engine_and_exllamav2) {
   o.layout = Layout::exllamav2;
   const ModelShape x = shape_from_config(preset_config("llama3-8b"), 4.0, 6, Layout::exllamav2);
   CHECK_EQ(scratch_bytes(x, o, 8192), std::uint64_t(2) * 4096 * 128256);
-  // Short chunks: no reconstruct buffer in the engine.
+  // Short chunks: no reconstruct buffers in the engine.
   o.layout = Layout::engine;
   o.max_chunk = 16;
   std::vector<std::uint64_t> b;
   scratch_bytes(e, o, 8192, &b);
   CHECK_EQ(b.at(6), std::uint64_t(0));
+  CHECK_EQ(b.at(7), std::uint64_t(0));
 }
 
 EXL_TEST(plan, fixture_weights_equal_headers) {

@@ -113,7 +113,8 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
     const std::uint64_t wide = std::max({h, qd, inter});
     // residual, activations, q|k|v, q fp16, attention out, gate|up
     b = {C * h * 4, C * wide * 2, C * (qd + 2 * kd) * 4, C * qd * 2, C * qd * 2, C * inter * 2 * 4};
-    b.push_back(C <= 16 ? 0 : max_dq * 2);  // reconstruct buffer for the prefill path
+    // two reconstruct buffers for the prefill path (the next linear's reconstruct beside the GEMM)
+    for (int i = 0; i < 2; ++i) b.push_back(C <= 16 ? 0 : max_dq * 2);
     // decode attention: about four CTAs per multiprocessor over the KV heads
     const std::uint64_t sms = std::uint64_t(std::max(1, o.sm_count)), nkv = std::uint64_t(c.num_kv_heads);
     const std::uint64_t decode_splits =
