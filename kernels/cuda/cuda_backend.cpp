@@ -545,12 +545,16 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
       if (dq_.takes(*p, t, opt_.gemv_max_rows)) order.push_back(p);
   dq_.begin(std::move(order), s);
-  auto fwd = [&](const DeviceLinear& l, const __half* in, float* y, int ldy) {
+  auto fwd = [&](const DeviceLinear& l, const __half* in, float* y, int ldy, bool overwrite = false) {
     if (dq_.takes(l, t, opt_.gemv_max_rows))
-      dq_.forward(l, in, t, y, ldy, cublas_->get(), s);
+      dq_.forward(l, in, t, y, ldy, overwrite, cublas_->get(), s);
     else
-      linear_forward(l, in, t, y, ldy, opt_.gemv_max_rows, sm_count_, gemv_view_, nullptr, 0, cublas_->get(), s);
+      linear_forward(l, in, t, y, ldy, opt_.gemv_max_rows, sm_count_, gemv_view_, nullptr, 0, cublas_->get(), s,
+                     overwrite);
   };
+  // Whether cuBLAS computes l's output whole (dense, or reconstructed EXL2; no bias): then the
+  // outputs need no clearing (beta = 0) instead of a pass over them.
+  auto whole = [&](const DeviceLinear& l) { return !l.bias.get() && (!l.exl2 || dq_.takes(l, t, opt_.gemv_max_rows)); };
   auto lin = [&](const DeviceLinear& l, const __half* in, float* y, bool accumulate) {
     prepare_output(y, t, l.n, l.n, l.bias.get<float>(), accumulate, s);
     fwd(l, in, y, l.n);
@@ -570,18 +574,24 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
   for (DeviceLayer& l : layers_) {
     rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
-    EXL_CUDA_CHECK(cudaMemsetAsync(q32, 0, std::size_t(t) * (qd + 2 * kd) * 4, s));
-    zeroed(l.q, q32); zeroed(l.k, k32); zeroed(l.v, v32);
-    fwd(l.q, a, q32, qd);
-    fwd(l.k, a, k32, kd);
-    fwd(l.v, a, v32, kd);
+    const bool qkv_whole = whole(l.q) && whole(l.k) && whole(l.v);
+    if (!qkv_whole) {
+      EXL_CUDA_CHECK(cudaMemsetAsync(q32, 0, std::size_t(t) * (qd + 2 * kd) * 4, s));
+      zeroed(l.q, q32); zeroed(l.k, k32); zeroed(l.v, v32);
+    }
+    fwd(l.q, a, q32, qd, qkv_whole);
+    fwd(l.k, a, k32, kd, qkv_whole);
+    fwd(l.v, a, v32, kd, qkv_whole);
     attend(l, as, AccIn{q32}, AccIn{k32}, AccIn{v32});
     lin(l.o, att_.get<__half>(), x, true);
     rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
-    EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));
-    zeroed(l.gate, g32); zeroed(l.up, u32);
-    fwd(l.gate, a, g32, inter_);
-    fwd(l.up, a, u32, inter_);
+    const bool gu_whole = whole(l.gate) && whole(l.up);
+    if (!gu_whole) {
+      EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));
+      zeroed(l.gate, g32); zeroed(l.up, u32);
+    }
+    fwd(l.gate, a, g32, inter_, gu_whole);
+    fwd(l.up, a, u32, inter_, gu_whole);
     silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
     lin(l.down, a, x, true);
   }

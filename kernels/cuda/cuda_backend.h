@@ -69,9 +69,11 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
 std::vector<int2> exl2_units(const std::int16_t* q_groups, int groups, int q_rows, int k);
 
 // y[m, n] (fp32, pre-initialised) += x[m, k] (fp16) . W. Uses the fused kernel for m <=
-// gemv_max_rows, else reconstruct into `dq` (fp16 [k, n_pad]) and cuBLAS.
+// gemv_max_rows, else reconstruct into `dq` (fp16 [k, n_pad]) and cuBLAS. `overwrite`: y = x . W
+// (cuBLAS only: dense layers, or EXL2 ones that are reconstructed; an error for the GEMV).
 void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
-                    const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s);
+                    const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s,
+                    bool overwrite = false);
 
 // Prefill's EXL2 linears (more than gemv_max_rows rows): each is reconstructed to fp16 and
 // multiplied with cuBLAS. With two reconstruct buffers and a side stream, the next linear's
@@ -89,8 +91,10 @@ class DequantPipe {
   bool takes(const DeviceLinear& l, int m, int gemv_max_rows) const;
   // Starts a chunk on stream s: `order` the linears its forward() calls will name, in that order.
   void begin(std::vector<const DeviceLinear*> order, cudaStream_t s);
-  // y[m, n] (fp32, pre-initialised) += x[m, k] . W for the chunk's next linear, which must be `l`.
-  void forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, cublasHandle_t cublas, cudaStream_t s);
+  // y[m, n] (fp32, pre-initialised) += x[m, k] . W for the chunk's next linear, which must be `l`
+  // (y = x . W with `overwrite`).
+  void forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, bool overwrite, cublasHandle_t cublas,
+               cudaStream_t s);
 
  private:
   void reconstruct(std::size_t i);  // order_[i] into buf_[i % 2] on the side stream

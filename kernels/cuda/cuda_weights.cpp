@@ -199,13 +199,13 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
 
 namespace {
 
-// Y^T (n x m, ld ldy, column-major) += W^T (n x k, ld n_pad) . X^T (k x m, ld k): an EXL2 linear
-// reconstructed into dq (fp16 [k, n_pad]).
+// Y^T (n x m, ld ldy, column-major) += W^T (n x k, ld n_pad) . X^T (k x m, ld k) (= with
+// `overwrite`): an EXL2 linear reconstructed into dq (fp16 [k, n_pad]).
 void gemm_dequantised(const DeviceLinear& l, const __half* dq, const __half* x, int m, float* y, int ldy,
-                      cublasHandle_t cublas) {
-  const float one = 1.0f;
+                      bool overwrite, cublasHandle_t cublas) {
+  const float one = 1.0f, beta = overwrite ? 0.0f : 1.0f;
   EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_N, CUBLAS_OP_N, l.n, m, l.k, &one, dq, CUDA_R_16F, l.view.n_pad, x,
-                                CUDA_R_16F, l.k, &one, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                CUDA_R_16F, l.k, &beta, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 bool env_is(const char* name, const char* value) {
@@ -216,21 +216,23 @@ bool env_is(const char* name, const char* value) {
 }  // namespace
 
 void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
-                    const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s) {
-  const float one = 1.0f;
+                    const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s,
+                    bool overwrite) {
+  const float one = 1.0f, beta = overwrite ? 0.0f : 1.0f;
   if (l.exl2) {
     const std::size_t need = std::size_t(l.view.k) * l.view.n_pad;
     if (m <= gemv_max_rows || !dq || need > dq_elems) {
+      EXL_CUDA_REQUIRE(!overwrite, "linear_forward: the EXL2 GEMV adds into its output (overwrite asked)");
       exl2_gemv(l.view, x, m, l.k, y, ldy, sm_count, ws, 0, s);  // row tiles of up to 16 inside
       return;
     }
     exl2_reconstruct(l.view, dq, s);
-    gemm_dequantised(l, dq, x, m, y, ldy, cublas);
+    gemm_dequantised(l, dq, x, m, y, ldy, overwrite, cublas);
     return;
   }
   // Dense W [n, k] row-major = col-major k x n (ld k); Y^T = W . X^T
   EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, l.n, m, l.k, &one, l.weight.get(), CUDA_R_16F, l.k,
-                                x, CUDA_R_16F, l.k, &one, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                x, CUDA_R_16F, l.k, &beta, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 void DequantPipe::allocate(Allocator* alloc, std::size_t elems) {
@@ -272,20 +274,20 @@ void DequantPipe::reconstruct(std::size_t i) {
   EXL_CUDA_CHECK(cudaEventRecord(ready_[b]->get(), side_->get()));
 }
 
-void DequantPipe::forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, cublasHandle_t cublas,
-                          cudaStream_t s) {
+void DequantPipe::forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, bool overwrite,
+                          cublasHandle_t cublas, cudaStream_t s) {
   EXL_CUDA_REQUIRE(next_ < order_.size() && order_[next_] == &l,
                    "dequant pipe: linear " + std::to_string(next_) + " of the chunk is not the one announced");
   const std::size_t i = next_++;
   if (!overlap_) {
     if (!skip_) exl2_reconstruct(l.view, buf_[0].get<__half>(), s);
-    gemm_dequantised(l, buf_[0].get<__half>(), x, m, y, ldy, cublas);
+    gemm_dequantised(l, buf_[0].get<__half>(), x, m, y, ldy, overwrite, cublas);
     return;
   }
   const int b = int(i & 1);
   EXL_CUDA_CHECK(cudaStreamWaitEvent(s, ready_[b]->get(), 0));
   if (i + 1 < order_.size()) reconstruct(i + 1);
-  gemm_dequantised(l, buf_[b].get<__half>(), x, m, y, ldy, cublas);
+  gemm_dequantised(l, buf_[b].get<__half>(), x, m, y, ldy, overwrite, cublas);
   EXL_CUDA_CHECK(cudaEventRecord(free_[b]->get(), s));
 }
 
