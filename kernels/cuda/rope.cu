@@ -4,10 +4,13 @@
 // Memory layout: q fp32 [t, nh, d], k/v fp32 [t, nkv, d] (the projections' outputs); q_out fp16
 // [t, nh, d]; caches fp16 [capacity, nkv, d], token-major (rows through the page table when
 // paged), keys stored after RoPE.
-// Launch shape: grid = (t, nh + nkv), block = d/2 threads, one rotation pair per thread; the
-// KV-head blocks also convert that head's v row.
+// Launch shape: grid = (t, heads / H), block = (d/2, H) threads: H heads of a token a block (the
+// plain form; the folded one H = 1), one rotation pair per thread; the KV-head threads also
+// convert that head's v row.
 // Precision: cos/sin as rope_common.cuh, rotation in fp32. The current
 // length `past` is read from device memory so a captured decode graph stays valid.
+#include <algorithm>
+
 #include "cuda_check.h"
 #include "exact_acc.cuh"
 #include "kernels.h"
@@ -31,7 +34,7 @@ __device__ __forceinline__ RopeThread rope_thread(const int* past, int d, const 
   pdl_trigger();
   pdl_wait();
   RopeThread r;
-  r.t = blockIdx.x; r.h = blockIdx.y; r.i = threadIdx.x;
+  r.t = blockIdx.x; r.h = blockIdx.y * blockDim.y + threadIdx.y; r.i = threadIdx.x;
   r.pos = *past + r.t;
   const int half = d / 2;
   r.c = cs[r.t * half + r.i];
@@ -65,6 +68,7 @@ __global__ void rope_qkv_kernel(AccIn q, AccIn k, AccIn v,
                                 __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
                                 bool k_staged, bool v_staged, const int* __restrict__ pages) {
   const RopeThread r = rope_thread(past, d, cs, style);  // after the PDL wait
+  if (r.h >= nh + nkv) return;  // past the last head of the block's group
   if (r.h < nh) {
     const std::size_t o = (std::size_t(r.t) * nh + r.h) * d;
     rope_rotate(acc_at(q, o + r.a), acc_at(q, o + r.b), r.c, q_out[o + r.a], q_out[o + r.b]);
@@ -203,8 +207,10 @@ void rope_qkv_cache(AccIn q, AccIn k, AccIn v, int t, int nh, int nkv, int d, co
     if (w->pages != pages) throw_status(EXL_CUDA_ERR_INVALID, "rope: a store write through another page table");
   }
   if (!rot && !f.k.data && !f.v.data) {
-    launch(rope_qkv_kernel, dim3(t, nh + nkv), dim3(d / 2), 0, s, q, k, v, nh, nkv, d, past, cs, style, q_out, k_cache,
-           v_cache, k_staged, v_staged, pages);
+    // Several heads a block (blockDim.y), so a block has about 256 threads.
+    const int hpb = std::max(1, std::min(nh + nkv, 512 / d));
+    launch(rope_qkv_kernel, dim3(t, (nh + nkv + hpb - 1) / hpb), dim3(d / 2, hpb), 0, s, q, k, v, nh, nkv, d, past, cs,
+           style, q_out, k_cache, v_cache, k_staged, v_staged, pages);
     return;
   }
   launch_ex(false, rope_qkv_fold_kernel, dim3(t, nh + nkv), dim3(d / 2), 0, s, q, k, v, nh, nkv, d, past, cs, style,

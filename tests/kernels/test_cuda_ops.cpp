@@ -19,7 +19,7 @@ using namespace exl::test;
 EXL_GPU_TEST(cuda_kernels, rms_norm) {
   const exl_cuda_api& api = cuda_api();
   std::mt19937 rng(21);
-  for (int dim : {64, 256, 384, 1000, 4096}) {
+  for (int dim : {64, 256, 384, 1000, 1002, 4096}) {  // 1002: the scalar form (not a multiple of 4)
     for (int rows : {1, 3, 17}) {
       const HalfData x = random_half(rng, std::size_t(rows) * dim, -3.0f, 3.0f);
       const HalfData w = random_half(rng, std::size_t(dim), 0.5f, 1.5f);
