@@ -95,4 +95,18 @@ __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const v
 #endif
 }
 
+// The same without the transpose: lane l receives in r[i] the elements (l/4, 2(l%4)) and
+// (l/4, 2(l%4)+1) of matrix i, i.e. a B fragment when the rows in memory run along n (the keys'
+// rows of Q K^T).
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_addr) {
+#ifdef EXL_CUDA_EMU
+  ::exl::emu::ldmatrix_x4(r, row_addr, false);
+#else
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row_addr));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(a));
+#endif
+}
+
 }  // namespace exl::cuda

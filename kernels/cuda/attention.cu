@@ -27,6 +27,8 @@
 // is device memory; splits beyond the current length exit early (graph-friendly).
 #include <algorithm>
 #include <cfloat>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "async_copy.cuh"
@@ -323,18 +325,21 @@ __device__ __forceinline__ void kv_cvt16(int fmt_rt, const KvRaw16& r, float (&f
 }
 
 // S (N n-tiles of 8 keys) = Q K^T on tensor cores: a[ks] the A fragments of Q's 16 rows, K the
-// keys' rows in shared memory (row stride LD halves), g = lane / 4, t = lane % 4.
+// keys' rows in shared memory (row stride LD halves). One ldmatrix gives an n-tile's B fragments
+// of two k-steps (lanes 8i .. 8i+7: the tile's 8 key rows at column 8i of the pair of k-steps).
 template <int KS, int N, int LD>
-__device__ __forceinline__ void qk_mma(float (&sc)[N][4], const std::uint32_t (&a)[KS][4], const __half* K, int g, int t) {
+__device__ __forceinline__ void qk_mma(float (&sc)[N][4], const std::uint32_t (&a)[KS][4], const __half* K, int lane) {
+  static_assert(KS % 2 == 0, "k-steps in pairs");
 #pragma unroll
   for (int n = 0; n < N; ++n) sc[n][0] = sc[n][1] = sc[n][2] = sc[n][3] = 0.0f;
 #pragma unroll
-  for (int ks = 0; ks < KS; ++ks)
+  for (int ks = 0; ks < KS; ks += 2)
 #pragma unroll
     for (int n = 0; n < N; ++n) {
-      const __half* kr = K + (n * 8 + g) * LD + ks * 16 + 2 * t;
-      mma16816(sc[n], a[ks][0], a[ks][1], a[ks][2], a[ks][3], *reinterpret_cast<const std::uint32_t*>(kr),
-               *reinterpret_cast<const std::uint32_t*>(kr + 8));
+      std::uint32_t b[4];
+      ldmatrix_x4(b, K + (n * 8 + (lane & 7)) * LD + ks * 16 + (lane >> 3) * 8);
+      mma16816(sc[n], a[ks][0], a[ks][1], a[ks][2], a[ks][3], b[0], b[1]);
+      mma16816(sc[n], a[ks + 1][0], a[ks + 1][1], a[ks + 1][2], a[ks + 1][3], b[2], b[3]);
     }
 }
 // o (D / 8 n-tiles of output dims) += P V for 16 keys: p0, p1 the A fragments of P (keys 2t.., rows
@@ -351,8 +356,10 @@ __device__ __forceinline__ void pv_mma(float (&o)[D / 8][4], std::uint32_t p0, s
   }
 }
 
-template <int D, bool Q = false>
-__global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
+// MB = 3: at most 168 registers a thread, so three blocks (12 warps) share a multiprocessor (with
+// the shared-memory carveout at its largest: launch_prefill); EXL_CUDA_PREFILL_BLOCKS=2: two.
+template <int D, bool Q = false, int MB = 3>
+__global__ void __launch_bounds__(128, MB) attn_prefill_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                            const __half* __restrict__ vc, const int* past_p, int t,
                                                            int nh, int nkv, float scale_log2,
                                                            __half* __restrict__ out, float* __restrict__ out32,
@@ -430,15 +437,15 @@ __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restr
     if (warp_rows && kb <= warp_limit) {
       const __half* K = sk + (j & 1) * k_pf_keys * LD;
       const __half* V = sv + (j & 1) * k_pf_keys * LD;
-      float sc[8][4];
-      qk_mma<KS, 8, LD>(sc, qa, K, g, tq);
+      float sc[8][4];  // raw scores; the scale goes into the exponent's FFMA
+      qk_mma<KS, 8, LD>(sc, qa, K, lane);
       const bool masked = kb + k_pf_keys - 1 > past + min(wr0, t - 1);
       float mx0 = -FLT_MAX, mx1 = -FLT_MAX;
 #pragma unroll
       for (int n = 0; n < 8; ++n)
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
-          float v = sc[n][c] * scale_log2;
+          float v = sc[n][c];
           if (masked) {
             const int key = kb + n * 8 + 2 * tq + (c & 1);
             if (key > (c < 2 ? lim0 : lim1)) v = -INFINITY;
@@ -451,16 +458,17 @@ __global__ void __launch_bounds__(128) attn_prefill_kernel(const __half* __restr
         mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, off));
         mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, off));
       }
-      // Key 0 is seen by every row, so after the first tile m is finite for every row.
-      const float mn0 = fmaxf(m0, mx0), mn1 = fmaxf(m1, mx1);
+      // Key 0 is seen by every row, so after the first tile m is finite for every row. m in the
+      // scaled (base 2) domain: the scale is positive, so max(s) * scale = max(s * scale).
+      const float mn0 = fmaxf(m0, mx0 * scale_log2), mn1 = fmaxf(m1, mx1 * scale_log2);
       const float a0 = exp2f(m0 - mn0), a1 = exp2f(m1 - mn1);
       m0 = mn0; m1 = mn1;
       std::uint32_t pa[8][2];  // P as fp16 pairs: [n-tile][row g / row g+8]
       float s0 = 0.0f, s1 = 0.0f;
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
-        const __half2 p0 = __floats2half2_rn(exp2f(sc[n][0] - mn0), exp2f(sc[n][1] - mn0));
-        const __half2 p1 = __floats2half2_rn(exp2f(sc[n][2] - mn1), exp2f(sc[n][3] - mn1));
+        const __half2 p0 = __floats2half2_rn(exp2f(fmaf(sc[n][0], scale_log2, -mn0)), exp2f(fmaf(sc[n][1], scale_log2, -mn0)));
+        const __half2 p1 = __floats2half2_rn(exp2f(fmaf(sc[n][2], scale_log2, -mn1)), exp2f(fmaf(sc[n][3], scale_log2, -mn1)));
         const float2 f0 = __half22float2(p0), f1 = __half22float2(p1);
         s0 += f0.x + f0.y;
         s1 += f1.x + f1.y;
@@ -507,12 +515,25 @@ void launch_prefill(const AttentionShape& a, const __half* q, const __half* k_ca
                     const int* past, __half* out, float* out32, cudaStream_t s, const KvSource& kq = {},
                     const KvSource& vq = {}) {
   constexpr std::size_t smem = prefill_smem_bytes<D>();
-  opt_in_smem<attn_prefill_kernel<D, Q>>(smem);
+  static const bool two = [] {
+    const char* e = std::getenv("EXL_CUDA_PREFILL_BLOCKS");
+    return e && std::string(e) == "2";
+  }();
   const float scale_log2 = a.scale * 1.4426950408889634f;
   KvSource kp = kq, vp = vq;
   kp.pages = vp.pages = a.pages;  // (the fp16 form reads kp.pages only)
-  launch(attn_prefill_kernel<D, Q>, dim3((a.t + k_pf_rows - 1) / k_pf_rows, a.nh), dim3(128), smem, s, q, k_cache,
-         v_cache, past, a.t, a.nh, a.nkv, scale_log2, out, out32, kp, vp);
+  auto go = [&](auto kernel) {
+    opt_in_smem<decltype(kernel)::value>(smem);
+    static std::atomic<bool> carveout[k_max_devices] = {};
+    if (const int dev = current_device(); dev >= k_max_devices || !carveout[dev].exchange(true))
+      EXL_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(decltype(kernel)::value),
+                                          cudaFuncAttributePreferredSharedMemoryCarveout,
+                                          int(cudaSharedmemCarveoutMaxShared)));
+    launch(decltype(kernel)::value, dim3((a.t + k_pf_rows - 1) / k_pf_rows, a.nh), dim3(128), smem, s, q, k_cache,
+           v_cache, past, a.t, a.nh, a.nkv, scale_log2, out, out32, kp, vp);
+  };
+  if (two) go(std::integral_constant<decltype(&attn_prefill_kernel<D, Q, 2>), &attn_prefill_kernel<D, Q, 2>>{});
+  else go(std::integral_constant<decltype(&attn_prefill_kernel<D, Q, 3>), &attn_prefill_kernel<D, Q, 3>>{});
   EXL_CUDA_CHECK_LAUNCH();
 }
 
@@ -836,7 +857,7 @@ __global__ void __launch_bounds__(128) attn_decode_mma_kernel(const __half* __re
       const __half* K = sk + tb * k_pf_keys * LD + b.warp * 16 * LD;
       const __half* V = sv + tb * k_pf_keys * LD + b.warp * 16 * LD;
       float sc[2][4];
-      qk_mma<KS, 2, LD>(sc, qa, K, b.g, b.t4);
+      qk_mma<KS, 2, LD>(sc, qa, K, b.lane);
       const DecodeStep st = decode_softmax(sc, kw, b.k1, b.t4, scale_log2, m0, l0);
       m0 = st.m;
       l0 = st.l;
