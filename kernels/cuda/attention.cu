@@ -173,21 +173,24 @@ __global__ void attn_merge_kernel(const float* __restrict__ part, const int* pas
 }
 
 // ---- prefill on tensor cores (flash attention) ----
-// For chunks of k_prefill_min_t tokens or more, head_dim 64 or 128: grid (ceil(t / 64), nh), 4
-// warps; warp w owns query rows q0 + 16w .. q0 + 16w + 15 of head h. Keys in tiles of 64, K and
-// V tiles double-buffered in shared memory (cp.async; rows padded by 16 bytes so fragment loads
-// are free of bank conflicts). S = Q K^T with mma.m16n8k16 (fp16 in, fp32 out), online softmax
-// in fp32 (base 2, scale folded in), P rounded to fp16 as the A operand of P V (the S
-// accumulator layout is the A fragment layout), V fragments by ldmatrix.trans. The row sums use
+// For chunks of k_prefill_min_t tokens or more, head_dim 64 or 128: grid (ceil(t / 128), nh), 4
+// warps; warp w owns query rows q0 + 32w .. q0 + 32w + 31 of head h (two m-tiles of 16, so every
+// K and V fragment read from shared memory feeds two mma), the block's rows in shared memory (A
+// fragments by ldmatrix). Keys in tiles of 64, K and V tiles double-buffered in shared memory
+// (cp.async; rows padded by 16 bytes so fragment loads are free of bank conflicts). S = Q K^T with
+// mma.m16n8k16 (fp16 in, fp32 out; K fragments by ldmatrix), online softmax in fp32 (base 2, the
+// scale in the exponent's FFMA), P rounded to fp16 as the A operand of P V (the S accumulator
+// layout is the A fragment layout), V fragments by ldmatrix.trans. The row sums use
 // the rounded P, so the output is an exact convex combination of the V rows with weights
 // within 2^-11 (relative) of the softmax. Tiles no row of a warp can see are skipped; the mask is
 // applied only on tiles that cross a row's limit (key <= past + row).
 constexpr int k_prefill_min_t = 32;
-constexpr int k_pf_rows = 64, k_pf_keys = 64;
+constexpr int k_pf_warp_tiles = 2;                            // m-tiles of 16 query rows a warp
+constexpr int k_pf_rows = 4 * 16 * k_pf_warp_tiles, k_pf_keys = 64;  // a block's query rows, keys a tile
 
 template <int D>
 constexpr std::size_t prefill_smem_bytes() {
-  return std::size_t(2) * 2 * k_pf_keys * (D + 8) * sizeof(__half);
+  return (std::size_t(2) * 2 * k_pf_keys + k_pf_rows) * (D + 8) * sizeof(__half);
 }
 
 // Eight stored elements (their bytes at p: 8 for fp8/q8, 4 for q4; scale sc for q8/q4) as fp16
@@ -354,34 +357,34 @@ __device__ __forceinline__ void pv_mma(float (&o)[D / 8][4], std::uint32_t p0, s
   }
 }
 
-// Two blocks a multiprocessor (the shared memory of two 64-key stages each). Three (168 registers,
-// 64 bytes of spills, the carveout at its largest) measured no faster on the H100 (session 28).
+// Two blocks a multiprocessor (registers; shared memory: two 64-key K/V stages and the Q tile).
 template <int D, bool Q = false>
 __global__ void __launch_bounds__(128, 2) attn_prefill_kernel(const __half* __restrict__ q, const __half* __restrict__ kc,
                                                            const __half* __restrict__ vc, const int* past_p, int t,
                                                            int nh, int nkv, float scale_log2,
                                                            __half* __restrict__ out, float* __restrict__ out32,
                                                            KvSource kq, KvSource vq) {
-  constexpr int LD = D + 8;  // shared row stride in halves
-  constexpr int KS = D / 16;  // k-steps of Q K^T
-  constexpr int NT = D / 8;   // n-tiles of the output
+  constexpr int LD = D + 8;                // shared row stride in halves
+  constexpr int KS = D / 16;               // k-steps of Q K^T
+  constexpr int NT = D / 8;                // n-tiles of the output
+  constexpr int WT = k_pf_warp_tiles;      // m-tiles (16 rows) of a warp
   EXL_DYNAMIC_SMEM(uint4, smem_pf);
   __half* sk = reinterpret_cast<__half*>(smem_pf);  // [2][keys][LD]
   __half* sv = sk + 2 * k_pf_keys * LD;             // [2][keys][LD]
+  __half* sq = sv + 2 * k_pf_keys * LD;             // [rows][LD]: the block's query rows
   pdl_trigger();
   pdl_wait();
   const int h = blockIdx.y, kh = h / (nh / nkv);
-  const int q0 = blockIdx.x * k_pf_rows;
+  // The blocks of the last rows (which see the most keys) start first, so the grid ends on short ones.
+  const int q0 = int(gridDim.x - 1 - blockIdx.x) * k_pf_rows;
   const int past = *past_p;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, tq = lane & 3;
   const int rows_end = min(t, q0 + k_pf_rows);
   const int kv_end = past + rows_end;  // keys 0 .. kv_end - 1 are seen by some row of the block
   const int tiles = (kv_end + k_pf_keys - 1) / k_pf_keys;
-  const int wr0 = q0 + warp * 16;       // the warp's first row
+  const int wr0 = q0 + warp * 16 * WT;  // the warp's first row
   const bool warp_rows = wr0 < t;
-  const int warp_limit = past + min(wr0 + 15, t - 1);  // the last key any row of the warp sees
-  const int r0 = wr0 + g, r1 = r0 + 8;
-  const int lim0 = past + min(r0, t - 1), lim1 = past + min(r1, t - 1);
+  const int warp_limit = past + min(wr0 + 16 * WT - 1, t - 1);  // the last key any row of the warp sees
 
   auto load_tile = [&](int tile, int buf) {
     const int kb = tile * k_pf_keys;
@@ -405,24 +408,22 @@ __global__ void __launch_bounds__(128, 2) attn_prefill_kernel(const __half* __re
     }
   };
 
-  std::uint32_t qa[KS][4];
-  {
-    auto qword = [&](int r, int dim) -> std::uint32_t {
-      if (r >= t) return 0u;
-      return *reinterpret_cast<const std::uint32_t*>(q + (std::size_t(r) * nh + h) * D + dim);
-    };
-#pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
-      qa[ks][0] = qword(r0, ks * 16 + 2 * tq);
-      qa[ks][1] = qword(r1, ks * 16 + 2 * tq);
-      qa[ks][2] = qword(r0, ks * 16 + 8 + 2 * tq);
-      qa[ks][3] = qword(r1, ks * 16 + 8 + 2 * tq);
-    }
+  // The block's query rows (rows at and past t zero), in the first tile's copy group.
+  for (int i = threadIdx.x; i < k_pf_rows * (D / 8); i += 128) {
+    const int row = i / (D / 8), c = (i - row * (D / 8)) * 8;
+    if (q0 + row < t) cp_async16(sq + row * LD + c, q + (std::size_t(q0 + row) * nh + h) * D + c);
+    else *reinterpret_cast<uint4*>(sq + row * LD + c) = make_uint4(0, 0, 0, 0);
   }
-  float o[NT][4];
+  float o[WT][NT][4];
+  float m[WT][2], l[WT][2];  // running max (scaled domain) and this lane's share of the row sums
 #pragma unroll
-  for (int n = 0; n < NT; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
-  float m0 = -FLT_MAX, m1 = -FLT_MAX, l0 = 0.0f, l1 = 0.0f;  // l: this lane's share of the row sums
+  for (int i = 0; i < WT; ++i) {
+#pragma unroll
+    for (int n = 0; n < NT; ++n) o[i][n][0] = o[i][n][1] = o[i][n][2] = o[i][n][3] = 0.0f;
+    m[i][0] = m[i][1] = -FLT_MAX;
+    l[i][0] = l[i][1] = 0.0f;
+  }
+  const __half* qw = sq + warp * 16 * WT * LD;
 
   load_tile(0, 0);
   cp_async_commit();
@@ -435,75 +436,123 @@ __global__ void __launch_bounds__(128, 2) attn_prefill_kernel(const __half* __re
     if (warp_rows && kb <= warp_limit) {
       const __half* K = sk + (j & 1) * k_pf_keys * LD;
       const __half* V = sv + (j & 1) * k_pf_keys * LD;
-      float sc[8][4];  // raw scores; the scale goes into the exponent's FFMA
-      qk_mma<KS, 8, LD>(sc, qa, K, lane);
-      const bool masked = kb + k_pf_keys - 1 > past + min(wr0, t - 1);
-      float mx0 = -FLT_MAX, mx1 = -FLT_MAX;
+      // S = Q K^T: each K fragment (one ldmatrix: an n-tile, two k-steps) serves both m-tiles.
+      float sc[WT][8][4];  // raw scores; the scale goes into the exponent's FFMA
 #pragma unroll
-      for (int n = 0; n < 8; ++n)
+      for (int i = 0; i < WT; ++i)
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          float v = sc[n][c];
-          if (masked) {
-            const int key = kb + n * 8 + 2 * tq + (c & 1);
-            if (key > (c < 2 ? lim0 : lim1)) v = -INFINITY;
+        for (int n = 0; n < 8; ++n) sc[i][n][0] = sc[i][n][1] = sc[i][n][2] = sc[i][n][3] = 0.0f;
+#pragma unroll
+      for (int ks = 0; ks < KS; ks += 2) {
+        std::uint32_t a[WT][2][4];
+#pragma unroll
+        for (int i = 0; i < WT; ++i)
+#pragma unroll
+          for (int kk = 0; kk < 2; ++kk)
+            ldmatrix_x4(a[i][kk], qw + (16 * i + (lane & 15)) * LD + (ks + kk) * 16 + (lane >> 4) * 8);
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+          std::uint32_t b[4];
+          ldmatrix_x4(b, K + (n * 8 + (lane & 7)) * LD + ks * 16 + (lane >> 3) * 8);
+#pragma unroll
+          for (int i = 0; i < WT; ++i) {
+            mma16816(sc[i][n], a[i][0][0], a[i][0][1], a[i][0][2], a[i][0][3], b[0], b[1]);
+            mma16816(sc[i][n], a[i][1][0], a[i][1][1], a[i][1][2], a[i][1][3], b[2], b[3]);
           }
-          sc[n][c] = v;
-          if (c < 2) mx0 = fmaxf(mx0, v); else mx1 = fmaxf(mx1, v);
         }
-#pragma unroll
-      for (int off = 1; off <= 2; off <<= 1) {
-        mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, off));
-        mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, off));
       }
-      // Key 0 is seen by every row, so after the first tile m is finite for every row. m in the
-      // scaled (base 2) domain: the scale is positive, so max(s) * scale = max(s * scale).
-      const float mn0 = fmaxf(m0, mx0 * scale_log2), mn1 = fmaxf(m1, mx1 * scale_log2);
-      const float a0 = exp2f(m0 - mn0), a1 = exp2f(m1 - mn1);
-      m0 = mn0; m1 = mn1;
-      std::uint32_t pa[8][2];  // P as fp16 pairs: [n-tile][row g / row g+8]
-      float s0 = 0.0f, s1 = 0.0f;
+      std::uint32_t pa[WT][8][2];  // P as fp16 pairs: [m-tile][n-tile][row g / row g+8]
 #pragma unroll
-      for (int n = 0; n < 8; ++n) {
-        const __half2 p0 = __floats2half2_rn(exp2f(fmaf(sc[n][0], scale_log2, -mn0)), exp2f(fmaf(sc[n][1], scale_log2, -mn0)));
-        const __half2 p1 = __floats2half2_rn(exp2f(fmaf(sc[n][2], scale_log2, -mn1)), exp2f(fmaf(sc[n][3], scale_log2, -mn1)));
-        const float2 f0 = __half22float2(p0), f1 = __half22float2(p1);
-        s0 += f0.x + f0.y;
-        s1 += f1.x + f1.y;
-        pa[n][0] = *reinterpret_cast<const std::uint32_t*>(&p0);
-        pa[n][1] = *reinterpret_cast<const std::uint32_t*>(&p1);
-      }
-      l0 = l0 * a0 + s0;
-      l1 = l1 * a1 + s1;
+      for (int i = 0; i < WT; ++i) {
+        const bool masked = kb + k_pf_keys - 1 > past + min(wr0 + 16 * i, t - 1);
+        // the last key rows g and g + 8 of the m-tile see
+        const int lim0 = past + min(wr0 + 16 * i + g, t - 1), lim1 = past + min(wr0 + 16 * i + g + 8, t - 1);
+        float mx0 = -FLT_MAX, mx1 = -FLT_MAX;
 #pragma unroll
-      for (int n = 0; n < NT; ++n) {
-        o[n][0] *= a0; o[n][1] *= a0;
-        o[n][2] *= a1; o[n][3] *= a1;
+        for (int n = 0; n < 8; ++n)
+#pragma unroll
+          for (int c = 0; c < 4; ++c) {
+            float v = sc[i][n][c];
+            if (masked) {
+              const int key = kb + n * 8 + 2 * tq + (c & 1);
+              if (key > (c < 2 ? lim0 : lim1)) v = -INFINITY;
+            }
+            sc[i][n][c] = v;
+            if (c < 2) mx0 = fmaxf(mx0, v); else mx1 = fmaxf(mx1, v);
+          }
+#pragma unroll
+        for (int off = 1; off <= 2; off <<= 1) {
+          mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, off));
+          mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, off));
+        }
+        // Key 0 is seen by every row, so after the first tile m is finite for every row (a tile
+        // that none of an m-tile's rows sees leaves its state as it was). m in the scaled (base 2)
+        // domain: the scale is positive, so max(s) * scale = max(s * scale).
+        const float mn0 = fmaxf(m[i][0], mx0 * scale_log2), mn1 = fmaxf(m[i][1], mx1 * scale_log2);
+        const float a0 = exp2f(m[i][0] - mn0), a1 = exp2f(m[i][1] - mn1);
+        m[i][0] = mn0; m[i][1] = mn1;
+        float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+          const __half2 p0 = __floats2half2_rn(exp2f(fmaf(sc[i][n][0], scale_log2, -mn0)),
+                                               exp2f(fmaf(sc[i][n][1], scale_log2, -mn0)));
+          const __half2 p1 = __floats2half2_rn(exp2f(fmaf(sc[i][n][2], scale_log2, -mn1)),
+                                               exp2f(fmaf(sc[i][n][3], scale_log2, -mn1)));
+          const float2 f0 = __half22float2(p0), f1 = __half22float2(p1);
+          s0 += f0.x + f0.y;
+          s1 += f1.x + f1.y;
+          pa[i][n][0] = *reinterpret_cast<const std::uint32_t*>(&p0);
+          pa[i][n][1] = *reinterpret_cast<const std::uint32_t*>(&p1);
+        }
+        l[i][0] = l[i][0] * a0 + s0;
+        l[i][1] = l[i][1] * a1 + s1;
+#pragma unroll
+        for (int n = 0; n < NT; ++n) {
+          o[i][n][0] *= a0; o[i][n][1] *= a0;
+          o[i][n][2] *= a1; o[i][n][3] *= a1;
+        }
       }
+      // O += P V: each V fragment (ldmatrix.trans: 16 keys, 16 dims) serves both m-tiles.
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk)
-        pv_mma<D, LD>(o, pa[2 * kk][0], pa[2 * kk][1], pa[2 * kk + 1][0], pa[2 * kk + 1][1], V + kk * 16 * LD, lane);
+#pragma unroll
+        for (int dn = 0; dn < D / 16; ++dn) {
+          std::uint32_t b[4];
+          ldmatrix_x4_trans(b, V + (kk * 16 + (lane & 15)) * LD + dn * 16 + (lane >> 4) * 8);
+#pragma unroll
+          for (int i = 0; i < WT; ++i) {
+            mma16816(o[i][2 * dn], pa[i][2 * kk][0], pa[i][2 * kk][1], pa[i][2 * kk + 1][0], pa[i][2 * kk + 1][1], b[0],
+                     b[1]);
+            mma16816(o[i][2 * dn + 1], pa[i][2 * kk][0], pa[i][2 * kk][1], pa[i][2 * kk + 1][0],
+                     pa[i][2 * kk + 1][1], b[2], b[3]);
+          }
+        }
     }
     __syncthreads();  // the buffer is refilled by the next iteration's load
   }
 #pragma unroll
-  for (int off = 1; off <= 2; off <<= 1) {
-    l0 += __shfl_xor_sync(0xffffffffu, l0, off);
-    l1 += __shfl_xor_sync(0xffffffffu, l1, off);
-  }
-  const float inv0 = 1.0f / l0, inv1 = 1.0f / l1;
+  for (int i = 0; i < WT; ++i) {
+    float l0 = l[i][0], l1 = l[i][1];
 #pragma unroll
-  for (int n = 0; n < NT; ++n) {
-    const int dim = n * 8 + 2 * tq;
-    if (r0 < t) {
-      const std::size_t idx = (std::size_t(r0) * nh + h) * D + dim;
-      if (out) *reinterpret_cast<__half2*>(out + idx) = __floats2half2_rn(o[n][0] * inv0, o[n][1] * inv0);
-      if (out32) *reinterpret_cast<float2*>(out32 + idx) = make_float2(o[n][0] * inv0, o[n][1] * inv0);
+    for (int off = 1; off <= 2; off <<= 1) {
+      l0 += __shfl_xor_sync(0xffffffffu, l0, off);
+      l1 += __shfl_xor_sync(0xffffffffu, l1, off);
     }
-    if (r1 < t) {
-      const std::size_t idx = (std::size_t(r1) * nh + h) * D + dim;
-      if (out) *reinterpret_cast<__half2*>(out + idx) = __floats2half2_rn(o[n][2] * inv1, o[n][3] * inv1);
-      if (out32) *reinterpret_cast<float2*>(out32 + idx) = make_float2(o[n][2] * inv1, o[n][3] * inv1);
+    const float inv0 = 1.0f / l0, inv1 = 1.0f / l1;
+    const int r0 = wr0 + 16 * i + g, r1 = r0 + 8;
+#pragma unroll
+    for (int n = 0; n < NT; ++n) {
+      const int dim = n * 8 + 2 * tq;
+      if (r0 < t) {
+        const std::size_t idx = (std::size_t(r0) * nh + h) * D + dim;
+        if (out) *reinterpret_cast<__half2*>(out + idx) = __floats2half2_rn(o[i][n][0] * inv0, o[i][n][1] * inv0);
+        if (out32) *reinterpret_cast<float2*>(out32 + idx) = make_float2(o[i][n][0] * inv0, o[i][n][1] * inv0);
+      }
+      if (r1 < t) {
+        const std::size_t idx = (std::size_t(r1) * nh + h) * D + dim;
+        if (out) *reinterpret_cast<__half2*>(out + idx) = __floats2half2_rn(o[i][n][2] * inv1, o[i][n][3] * inv1);
+        if (out32) *reinterpret_cast<float2*>(out32 + idx) = make_float2(o[i][n][2] * inv1, o[i][n][3] * inv1);
+      }
     }
   }
 }

@@ -77,7 +77,7 @@ EXL_GPU_TEST(cuda_kernels, attention_decode_and_prefill) {
                           {2, 512, 32, 8, 128}, {9, 3000, 32, 8, 128}, {5, 0, 8, 8, 64}, {31, 200, 16, 2, 256},
                           {3, 8000, 32, 4, 64}, {17, 1, 28, 4, 128},
                           // 32 tokens or more, head_dim 64/128: flash attention on tensor cores (row
-                          // tiles of 64, key tiles of 64; partial tiles, GQA, long past)
+                          // tiles of 128, key tiles of 64; partial tiles, GQA, long past)
                           {32, 0, 8, 1, 64}, {100, 0, 32, 8, 128}, {129, 0, 16, 16, 64}, {300, 700, 8, 2, 128},
                           {512, 37, 4, 1, 128}, {65, 4000, 12, 4, 64}};
   for (const Shape& s : shapes) {
