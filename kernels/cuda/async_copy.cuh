@@ -81,32 +81,26 @@ __device__ __forceinline__ void mma16816(float (&c)[4], std::uint32_t a0, std::u
 #endif
 }
 
-// Four 8x8 fp16 matrices from shared memory, transposed: lanes 8i .. 8i+7 give the row addresses
-// (16 bytes each) of matrix i; lane l receives in r[i] the elements (2(l%4), l/4) and
-// (2(l%4)+1, l/4) of matrix i, i.e. a B fragment when the rows in memory run along k.
-__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* row_addr) {
+// Four 8x8 fp16 matrices from shared memory: lanes 8i .. 8i+7 give the row addresses (16 bytes
+// each) of matrix i. Transposed (ldmatrix_x4_trans), lane l receives in r[i] the elements
+// (2(l%4), l/4) and (2(l%4)+1, l/4) of matrix i, i.e. a B fragment when the rows in memory run
+// along k; without (ldmatrix_x4), the elements (l/4, 2(l%4)) and (l/4, 2(l%4)+1): a B fragment
+// when the rows run along n (the keys' rows of Q K^T), or an A fragment's quarter.
+template <bool Trans>
+__device__ __forceinline__ void ldmatrix_x4_as(std::uint32_t (&r)[4], const void* row_addr) {
 #ifdef EXL_CUDA_EMU
-  ::exl::emu::ldmatrix_x4(r, row_addr, true);
+  ::exl::emu::ldmatrix_x4(r, row_addr, Trans);
 #else
   const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row_addr));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(a));
+  if constexpr (Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
 #endif
 }
-
-// The same without the transpose: lane l receives in r[i] the elements (l/4, 2(l%4)) and
-// (l/4, 2(l%4)+1) of matrix i, i.e. a B fragment when the rows in memory run along n (the keys'
-// rows of Q K^T).
-__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_addr) {
-#ifdef EXL_CUDA_EMU
-  ::exl::emu::ldmatrix_x4(r, row_addr, false);
-#else
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row_addr));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(a));
-#endif
-}
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* p) { ldmatrix_x4_as<true>(r, p); }
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const void* p) { ldmatrix_x4_as<false>(r, p); }
 
 }  // namespace exl::cuda
