@@ -234,6 +234,26 @@ EXL_GPU_TEST(cuda_model, rope_in_attention_equals_rope_launch) {
   }
 }
 
+// Prefill chunks (64 tokens here) reconstruct each EXL2 linear on a side stream beside the previous
+// linear's GEMM (DequantPipe, two buffers): the same kernels and GEMMs as reconstructing each just
+// before its GEMM on the one stream, so every logit must be the same bits. A missing wait between the
+// streams shows here as other logits.
+EXL_GPU_TEST(cuda_model, prefill_reconstruct_beside_gemm_equals_inline) {
+  ::setenv("EXL_CUDA_DQ_OVERLAP", "0", 1);
+  SplitRun inline_run = split_run("exl2/ref-s-4.0bpw", {}, false);
+  ::unsetenv("EXL_CUDA_DQ_OVERLAP");
+  const Trace want = trace(*inline_run.backend);
+  SplitRun side = split_run("exl2/ref-s-4.0bpw", {}, false);
+  const Trace got = trace(*side.backend);
+  CHECK_EQ(got.logits.size(), want.logits.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < std::min(got.logits.size(), want.logits.size()); ++i)
+    differ += got.logits[i] != want.logits[i];
+  std::printf("  %zu of %zu logits differ\n", differ, want.logits.size());
+  CHECK_MSG(differ == 0, "the side-stream reconstruct changes " << differ << " logits");
+  CHECK_MSG(got.ids == want.ids, "device sampling chose other ids");
+}
+
 // A split that does not place the model's layers, a segment without layers, a device that is not
 // there: clear errors, no crash.
 EXL_GPU_TEST(cuda_model, layer_split_bad_requests_are_clear_errors) {
