@@ -1,6 +1,7 @@
 // The model-level CUDA backend behind the C table: owns the weights in device memory, the
 // fp16 KV cache, all scratch (allocated at load / allocate_cache, never while generating),
-// one stream, the cuBLAS handle, and the CUDA graph of the decode step.
+// one stream (and a side stream for prefill's reconstructs: DequantPipe), the cuBLAS handle, and the
+// CUDA graph of the decode step.
 #pragma once
 #include <map>
 #include <memory>
