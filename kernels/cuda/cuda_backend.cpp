@@ -93,6 +93,13 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* a = std::getenv("EXL_CUDA_ATTN_REG")) set_decode_reg(std::string(a) != "0");
   if (const char* f = std::getenv("EXL_CUDA_KV_FOLD")) fold_kv_ = std::string(f) != "0";
   if (const char* f = std::getenv("EXL_CUDA_ROPE_FOLD")) fold_rope_ = std::string(f) != "0";
+  // Prefill's reconstruct beside the GEMMs (DequantPipe); EXL_CUDA_DQ_OVERLAP=0 inline, and
+  // EXL_CUDA_DQ_SKIP=1 (measurements only: wrong results) without the reconstruct.
+  {
+    const char* o = std::getenv("EXL_CUDA_DQ_OVERLAP");
+    const char* k = std::getenv("EXL_CUDA_DQ_SKIP");
+    dq_.set_mode(!(o && std::string(o) == "0"), k && std::string(k) == "1");
+  }
   // The fused path's q/k/v, gate/up and residual in exact accumulators (kernels.h, GemvInput);
   // EXL_CUDA_EXACT=0: fp32 through the ordered split-K pass (or fp32 atomics), for comparison.
   if (const char* e = std::getenv("EXL_CUDA_EXACT")) exact_acc_ = std::string(e) != "0";
@@ -139,7 +146,7 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
     upload_half(l.post_norm, &alloc_, src.post_norm, src.post_norm_dtype, std::size_t(hidden_), ls + 1, 0.9f, 1.1f,
                 "post-attention norm", s);
     const exl_cuda_linear* srcs[7] = {&src.q, &src.k, &src.v, &src.o, &src.gate, &src.up, &src.down};
-    DeviceLinear* dsts[7] = {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down};
+    const std::array<DeviceLinear*, 7> dsts = l.linears();
     // Input permutations. The down projection's is folded into gate's and up's output columns
     // (their outputs then come in down's stored row order, so down reads its input in order);
     // synthetic layers that share an input share a permutation, as converted models do.
@@ -180,7 +187,7 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
   fused_ok_ = (head_.exl2 || !has_head_) && hidden_ % 4 == 0 && hidden_ <= 65536 && inter_ <= 65536 && nh_ * hd_ <= 65536 &&
               hd_ % 2 == 0 && hd_ <= 512;
   for (const DeviceLayer& l : layers_)
-    for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) fused_ok_ = fused_ok_ && p->exl2;
+    for (const DeviceLinear* p : l.linears()) fused_ok_ = fused_ok_ && p->exl2;
   if (const char* e = std::getenv("EXL_CUDA_FUSED"); e && std::string(e) == "0") fused_ok_ = false;
   if (progress) progress(user, std::uint64_t(nl_ + 1), std::uint64_t(nl_ + 1));
   stream_->sync();
@@ -265,7 +272,7 @@ void CudaBackend::allocate_scratch() {
   // Reconstruct buffers for the prefill path (two: DequantPipe): the largest non-head layer.
   std::size_t dq_elems = 0;
   for (const DeviceLayer& l : layers_)
-    for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+    for (const DeviceLinear* p : l.linears())
       if (p->exl2) dq_elems = std::max(dq_elems, std::size_t(p->view.k) * p->view.n_pad);
   if (C <= opt_.gemv_max_rows) dq_elems = 0;
   dq_.allocate(&alloc_, dq_elems);
@@ -542,7 +549,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   // The linears that go through reconstruct + cuBLAS, in the order the loop below multiplies them.
   std::vector<const DeviceLinear*> order;
   for (const DeviceLayer& l : layers_)
-    for (const DeviceLinear* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+    for (const DeviceLinear* p : l.linears())
       if (dq_.takes(*p, t, opt_.gemv_max_rows)) order.push_back(p);
   dq_.begin(std::move(order), s);
   auto fwd = [&](const DeviceLinear& l, const __half* in, float* y, int ldy, bool overwrite = false) {

@@ -3,6 +3,7 @@
 // one stream (and a side stream for prefill's reconstructs: DequantPipe), the cuBLAS handle, and the
 // CUDA graph of the decode step.
 #pragma once
+#include <array>
 #include <map>
 #include <memory>
 #include <vector>
@@ -26,6 +27,9 @@ struct DeviceLinear {
 struct DeviceLayer {
   DeviceBuffer input_norm, post_norm;  // fp16 [hidden]
   DeviceLinear q, k, v, o, gate, up, down;
+  // The seven linears in the order the layer multiplies them.
+  std::array<DeviceLinear*, 7> linears() { return {&q, &k, &v, &o, &gate, &up, &down}; }
+  std::array<const DeviceLinear*, 7> linears() const { return {&q, &k, &v, &o, &gate, &up, &down}; }
   DeviceBuffer k_cache, v_cache;       // stores [capacity, nkv, d] in the cache's formats
   DeviceBuffer k_scales, v_scales;     // Q8/Q4 stores: fp16 [capacity * nkv * d / 32]
   // Input permutations (CudaBackend::load): q/k/v share one, gate/up share one (as ExLlamaV2's
@@ -80,12 +84,14 @@ void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int
 // multiplied with cuBLAS. With two reconstruct buffers and a side stream, the next linear's
 // reconstruct (bound by memory) runs beside the current GEMM (bound by the tensor cores): a chunk
 // names the linears it will multiply in call order (begin), and each forward() waits for its
-// buffer, starts the next linear's reconstruct and multiplies. EXL_CUDA_DQ_OVERLAP=0 reconstructs
-// each linear on the main stream just before its GEMM (the buffers stay allocated).
+// buffer, starts the next linear's reconstruct and multiplies. Without overlap (set_mode) each linear
+// is reconstructed on the main stream just before its GEMM (the buffers stay allocated).
 class DequantPipe {
  public:
   // `elems`: the largest k * n_pad of the linears it will take (0: none, nothing allocated).
   void allocate(Allocator* alloc, std::size_t elems);
+  // overlap false: each reconstruct on the main stream before its GEMM; skip: none (measurements).
+  void set_mode(bool overlap, bool skip) { overlap_ = overlap; skip_ = skip; }
   std::size_t elems() const { return elems_; }
   __half* buffer() const { return buf_[0].get<__half>(); }  // for a reconstruct outside the pipe (the head)
   // Whether linear_forward would reconstruct `l` for m rows (and the buffers hold it).

@@ -2,7 +2,6 @@
 // dispatch of the CUDA backend: fused EXL2 kernel for few rows, reconstruct + cuBLAS for many,
 // cuBLAS for dense fp16 layers.
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -208,11 +207,6 @@ void gemm_dequantised(const DeviceLinear& l, const __half* dq, const __half* x, 
                                 CUDA_R_16F, l.k, &beta, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
-bool env_is(const char* name, const char* value) {
-  const char* e = std::getenv(name);
-  return e && std::string(e) == value;
-}
-
 }  // namespace
 
 void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
@@ -239,8 +233,6 @@ void DequantPipe::allocate(Allocator* alloc, std::size_t elems) {
   elems_ = elems;
   order_.clear();
   next_ = 0;
-  overlap_ = !env_is("EXL_CUDA_DQ_OVERLAP", "0");
-  skip_ = env_is("EXL_CUDA_DQ_SKIP", "1");  // measurement only: no reconstruct, wrong results
   for (DeviceBuffer& b : buf_) b.allocate(alloc, elems * 2, "dequantised weights");
   if (elems == 0 || side_) return;
   side_ = std::make_unique<Stream>();

@@ -7,7 +7,6 @@
 // arrays allow 16-byte loads).
 // Precision: silu(g) * u in fp32, rounded once to fp16; the rest are exact copies/conversions.
 #include <algorithm>
-#include <cstdint>
 
 #include "cuda_check.h"
 #include "exl2_common.cuh"
@@ -39,12 +38,7 @@ __global__ void silu_mul4_kernel(AccIn g, AccIn u, std::int64_t n4, __half* __re
   pdl_wait();
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n4; i += std::int64_t(gridDim.x) * blockDim.x) {
     const float4 a = load4(g, 0, std::size_t(i)), b = load4(u, 0, std::size_t(i));
-    const __half2 lo = __floats2half2_rn(silu_times(a.x, b.x), silu_times(a.y, b.y));
-    const __half2 hi = __floats2half2_rn(silu_times(a.z, b.z), silu_times(a.w, b.w));
-    uint2 v;
-    v.x = *reinterpret_cast<const unsigned*>(&lo);
-    v.y = *reinterpret_cast<const unsigned*>(&hi);
-    reinterpret_cast<uint2*>(out)[i] = v;
+    store4(out, std::size_t(i), silu_times(a.x, b.x), silu_times(a.y, b.y), silu_times(a.z, b.z), silu_times(a.w, b.w));
   }
 }
 
@@ -126,10 +120,7 @@ void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, c
 
 void silu_mul(AccIn gate, AccIn up, std::int64_t n, __half* out, cudaStream_t s) {
   if (n <= 0) return;
-  auto a16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  const bool vec = n % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 8 == 0 &&
-                   (gate.q ? a16(gate.q) && a16(up.q) : a16(gate.f) && a16(up.f));
-  if (vec)
+  if (n % 4 == 0 && aligned_to(out, 8) && load4_ok(gate) && load4_ok(up))
     launch(silu_mul4_kernel, dim3(blocks_for(n / 4)), dim3(256), 0, s, gate, up, n / 4, out);
   else
     launch(silu_mul_kernel, dim3(blocks_for(n)), dim3(256), 0, s, gate, up, n, out);

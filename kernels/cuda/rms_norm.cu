@@ -5,8 +5,6 @@
 // shared memory), products in fp32, one rounding to fp16. With a permutation the output is
 // gathered: y[r, i] = fp16(x[r, perm[i]] * w[perm[i]] * rsqrt(...)). Without one (prefill chunks),
 // rows of a multiple of 4 elements go four elements a thread (rms_norm4_kernel).
-#include <cstdint>
-
 #include "cuda_check.h"
 #include "exact_acc.cuh"
 #include "kernels.h"
@@ -68,19 +66,13 @@ __global__ void rms_norm4_kernel(AccIn x, int dim, const __half* __restrict__ w,
     ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
   }
   const float r = rsqrtf(block_sum(ss, warp_sums) / float(dim) + eps);
-  uint2* yr = reinterpret_cast<uint2*>(y + xr);
   const uint2* wr = reinterpret_cast<const uint2*>(w);
   for (int i = threadIdx.x; i < n4; i += blockDim.x) {
     const float4 v = load4(x, xr, std::size_t(i));
     const uint2 wv = wr[i];
     const float2 w01 = __half22float2(*reinterpret_cast<const __half2*>(&wv.x));
     const float2 w23 = __half22float2(*reinterpret_cast<const __half2*>(&wv.y));
-    const __half2 lo = __floats2half2_rn(v.x * r * w01.x, v.y * r * w01.y);
-    const __half2 hi = __floats2half2_rn(v.z * r * w23.x, v.w * r * w23.y);
-    uint2 o;
-    o.x = *reinterpret_cast<const unsigned*>(&lo);
-    o.y = *reinterpret_cast<const unsigned*>(&hi);
-    yr[i] = o;
+    store4(y + xr, std::size_t(i), v.x * r * w01.x, v.y * r * w01.y, v.z * r * w23.x, v.w * r * w23.y);
   }
 }
 
@@ -147,8 +139,7 @@ void rms_norm(AccIn x, int rows, int dim, const __half* w, float eps, __half* y,
     else launch(rms_norm_perm_kernel<8>, dim3(rows), dim3(1024), 0, s, x, dim, w, eps, y, perm);
     return;
   }
-  auto a16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  if (!perm && dim % 4 == 0 && (x.q ? a16(x.q) : a16(x.f)) && a16(y) && reinterpret_cast<std::uintptr_t>(w) % 8 == 0) {
+  if (!perm && dim % 4 == 0 && load4_ok(x) && aligned_to(y, 8) && aligned_to(w, 8)) {
     launch(rms_norm4_kernel, dim3(rows), dim3(256), 0, s, x, dim, w, eps, y);
     return;
   }

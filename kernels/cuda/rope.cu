@@ -23,9 +23,10 @@ namespace exl::cuda {
 
 namespace {
 
-// rope_qkv's start: the PDL trigger and wait, then its thread (grid = (t, nh + nkv), block = d / 2
-// threads): token t at position pos (after the current length *past), head h (the q heads, then the
-// KV heads), rotation pair i of elements (a, b) and its cos/sin c.
+// rope_qkv's start: the PDL trigger and wait, then its thread (grid = (t, heads / H), block =
+// (d / 2, H) threads): token t at position pos (after the current length *past), head h (the q
+// heads, then the KV heads; past the last one in a block of the last group), rotation pair i of
+// elements (a, b) and its cos/sin c.
 struct RopeThread {
   int t, h, i, pos, a, b;
   float2 c;
