@@ -16,6 +16,7 @@
 // kernels; if the skeleton does not either, the launch form itself is the limit.
 //
 // Standalone (no module, no engine): exl_launch_floor [ROUNDS]. Every CUDA call checked.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #define CK(call)                                                                                        \
@@ -173,6 +175,292 @@ __global__ void __launch_bounds__(kThreads) step_kernel(const uint4* __restrict_
   if (threadIdx.x == 0) *ticket = 0;
 }
 
+// ---- The persistent form (PERSISTENT_DECODE.md, "A dataflow sketch"), as a skeleton -----------
+//
+// One launch per token, one block per SM (all resident), every warp a consumer with its own
+// cp.async ring in shared memory. A warp's weights over the whole token are one stream: its share
+// of every stage (a contiguous range of 1 KB units, the bytes of one 4-bit EXL2 unit-tile), in
+// stage order, and it keeps D - 1 units in flight across stage boundaries (copies never depend on
+// activations). A stage boundary is a counter per stage in global memory: each block, once its
+// share of stage s is summed, adds its 64 outputs with integer atomics (as the exact accumulators
+// do), fences and increments counter[s]; before its first unit of stage s + 1 a block polls
+// counter[s] (acquire) until every block has arrived, then reads the stage's input vector from
+// global memory into shared memory (a norm stage: 4096 int64 values and their sum of squares, as
+// a folded RMSNorm would). So the only dependent chain per stage is poll, input read, sums,
+// atomics; the streaming runs under it as long as the ring holds more than the chain lasts.
+struct PStage {
+  const uint4* w;       // the stage's units (1 KB each)
+  unsigned units;       // 0: a boundary without weights (attention at context 0)
+  unsigned in_words;    // 16-byte words of input each block reads after the boundary
+  unsigned norm;        // 1: the input is int64 and its sum of squares is taken (a folded RMSNorm)
+  unsigned scope = 0;   // what must be complete before the stage (persist_kernel)
+};
+
+constexpr int kPMaxStages = 256;
+struct PStages {
+  PStage s[kPMaxStages];
+  int count;
+};
+
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
+  unsigned v;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+#else
+  v = *(volatile const unsigned*)p;
+#endif
+  return v;
+}
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned sa = unsigned(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
+#else
+  *static_cast<uint4*>(smem) = *static_cast<const uint4*>(g);
+#endif
+}
+__device__ __forceinline__ void cp_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void cp_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+// A warp's share of stage s: units [a, b) of it (equal shares over all warps of the grid).
+__device__ __forceinline__ void warp_share(const PStage& st, unsigned gw, unsigned nw, unsigned& a, unsigned& b) {
+  a = unsigned((unsigned long long)st.units * gw / nw);
+  b = unsigned((unsigned long long)st.units * (gw + 1) / nw);
+}
+
+// The warp's stream cursor: stage and unit, advanced over stages whose share is empty.
+struct Cursor {
+  int s;
+  unsigned u, e;
+};
+__device__ __forceinline__ void cursor_settle(Cursor& c, const PStages& ps, unsigned gw, unsigned nw) {
+  while (c.u >= c.e && ++c.s < ps.count) warp_share(ps.s[c.s], gw, nw, c.u, c.e);
+}
+
+constexpr int kPIn = 4096 * 8 / 16;  // input buffer: 32 KB (4096 int64)
+
+// A cluster barrier. With a control warp the streaming warps arrive relaxed (a release would
+// wait for their copies in flight) after a block barrier, and the control warp's release covers
+// the block's shared-memory writes.
+template <bool CTRL>
+__device__ __forceinline__ void cluster_sync(bool ctrl) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (CTRL) {
+    __syncthreads();
+    if (ctrl) asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    else asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  } else {
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  }
+#endif
+}
+
+// WORK: rounds of two instructions per loaded word (7 is about the real unit loop's 115
+// instructions a 4-bit unit per lane). CL: cluster size (0: none; a stage of scope 1 is then a
+// grid boundary too). FAST: the input's loads all issued before any store, and the arrival as one
+// red.release instead of a fence and an atomic.
+//
+// Stage scopes (what must be complete before the stage starts): 0, every block's arrival at the
+// previous stage's end (grid-wide; the previous stage ends with its outputs added by integer
+// atomics, with CL a reduce-scatter through the cluster's shared memory first, so a block adds
+// 4096 / CL outputs); 1, the cluster's partial vectors summed (all-reduce through distributed
+// shared memory: the cluster-fused layer's q/k/v -> attention -> o steps); 2, nothing beyond the
+// block itself (down after gate/up where a block holds whole gate/up columns).
+template <int W, int D, int WORK, int CL, bool FAST, bool CTRL = false>
+__global__ void __launch_bounds__((W + CTRL) * 32, 1) persist_kernel(const PStages* __restrict__ pst, unsigned* counters,
+                                                            unsigned long long* out, int trap_after_ms, int wait) {
+  extern __shared__ uint4 psm[];
+  const PStages& ps = *pst;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const unsigned nw = gridDim.x * W, gw = blockIdx.x * W + warp;
+  uint4* ring = psm + warp * D * 64;          // D slots of 1 KB
+  uint4* xin = psm + W * D * 64;              // the stage's input (32 KB)
+  float* pbuf = reinterpret_cast<float*>(xin + kPIn);  // cluster partials [2][4096] (CL > 0)
+  float* qbuf = pbuf + 2 * 4096;                        // the block's reduced slice [4096] (CL > 0)
+  __shared__ float red[W + 1];
+  __shared__ float norm_s;
+  // CTRL: warp W streams nothing; its lane 0 polls and arrives (a thread with copies in flight
+  // would have its release wait for them), and it alone releases at cluster barriers.
+  const bool ctrl = CTRL && warp == W;
+  const int sig = CTRL ? W * 32 : 0;  // the thread that polls and arrives
+  // Prime: the first D - 1 units of the warp's stream.
+  Cursor is{-1, 0, 0};
+  cursor_settle(is, ps, gw, nw);
+  auto issue = [&](int slot) {
+    if (is.s < ps.count) {
+      const uint4* src = ps.s[is.s].w + std::size_t(is.u) * 64;
+      cp_async16(ring + slot * 64 + lane, src + lane);
+      cp_async16(ring + slot * 64 + 32 + lane, src + 32 + lane);
+      ++is.u;
+      cursor_settle(is, ps, gw, nw);
+    }
+    cp_commit();
+  };
+#pragma unroll
+  for (int d = 0; d < D - 1; ++d)
+    if (!ctrl) issue(d);
+  int fill = D - 1, use = 0;
+  float acc = 0.0f;
+  constexpr int T = (W + CTRL) * 32;
+  for (int s = 0; s < ps.count; ++s) {
+    const PStage st = ps.s[s];
+    const int scope = s == 0 ? 2 : (CL == 0 && st.scope == 1 ? 0 : int(st.scope));
+    float ss = 0.0f;
+    if (scope == 0) {
+      if (wait && int(threadIdx.x) == sig) {
+        const long long t0 = clock64();
+        while (ld_acquire(counters + s - 1) < gridDim.x)
+          if (trap_after_ms > 0 && clock64() - t0 > (long long)trap_after_ms * 2000000) {
+            printf("persist: block %d stuck before stage %d\n", blockIdx.x, s);
+            __trap();
+          }
+      }
+      __syncthreads();
+      // The stage's input: 16-byte words from the previous stage's output region (L2: the
+      // previous stage wrote it on other SMs).
+      const uint4* src = reinterpret_cast<const uint4*>(out + std::size_t((s + 1) & 1) * 4096);
+      auto take = [&](unsigned i, const uint4& v) {
+        xin[i] = v;
+        if (st.norm) {
+          const float a = float((long long)(((unsigned long long)v.y << 32) | v.x)) * 1e-30f;
+          const float b = float((long long)(((unsigned long long)v.w << 32) | v.z)) * 1e-30f;
+          ss = fmaf(a, a, fmaf(b, b, ss));
+        }
+      };
+      if (FAST) {
+        constexpr int PER = (kPIn + T - 1) / T;
+        uint4 v[PER];
+#pragma unroll
+        for (int k = 0; k < PER; ++k) {
+          const unsigned i = threadIdx.x + k * T;
+          if (i < st.in_words) v[k] = __ldcg(src + i);
+        }
+#pragma unroll
+        for (int k = 0; k < PER; ++k) {
+          const unsigned i = threadIdx.x + k * T;
+          if (i < st.in_words) take(i, v[k]);
+        }
+      } else {
+        for (unsigned i = threadIdx.x; i < st.in_words; i += T) take(i, __ldcg(src + i));
+      }
+    } else if (scope == 1) {
+      if constexpr (CL > 0) {
+        // All-reduce of the cluster's partials (written at the previous stage's end): each block
+        // sums its slice over the cluster, then gathers every block's sums.
+        namespace cg = cooperative_groups;
+        cg::cluster_group cl = cg::this_cluster();
+        const unsigned rank = cl.block_rank();
+        const float* mine = pbuf + (s & 1) * 4096;
+        cluster_sync<CTRL>(ctrl);
+        constexpr int SL = 4096 / CL;
+        for (int i = threadIdx.x; i < SL; i += T) {
+          float t = 0.0f;
+#pragma unroll
+          for (int r = 0; r < CL; ++r) t += cl.map_shared_rank(mine, r)[rank * SL + i];
+          qbuf[rank * SL + i] = t;
+        }
+        cluster_sync<CTRL>(ctrl);
+        float* xf = reinterpret_cast<float*>(xin);
+        for (int i = threadIdx.x; i < 4096; i += T) xf[i] = cl.map_shared_rank(qbuf, i / SL)[i];
+      }
+    }
+    if (st.norm) {
+      for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+      if (lane == 0) red[warp] = ss;
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        float t = 0.0f;
+        for (int k = 0; k < W + CTRL; ++k) t += red[k];
+        norm_s = rsqrtf(t * (1.0f / 4096) + 1e-6f);
+      }
+    }
+    __syncthreads();
+    const float nscale = st.norm ? norm_s : 1.0f;
+    // The warp's units of this stage, from the ring, issuing the stream's next copies.
+    unsigned a, b;
+    warp_share(st, gw, nw, a, b);
+    const float* xf = reinterpret_cast<const float*>(xin);
+    if (ctrl) b = a;
+    for (unsigned u = a; u < b; ++u) {
+      issue(fill);
+      fill = fill == D - 1 ? 0 : fill + 1;
+      cp_wait<D - 1>();
+      const uint4 w0 = ring[use * 64 + lane], w1 = ring[use * 64 + 32 + lane];
+      use = use == D - 1 ? 0 : use + 1;
+      const float x = xf[(u * 32 + lane) & 4095] * nscale;
+      const unsigned wv[8] = {w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w};
+      float p[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) p[k] = 0.0f;
+#pragma unroll
+      for (int r = 0; r < WORK; ++r)
+#pragma unroll
+        for (int k = 0; k < 8; ++k) p[k] = fmaf(__uint_as_float((wv[k] >> r & 0x03ff03ffu) | 0x64006400u), x, p[k]);
+      if (WORK == 0)
+#pragma unroll
+        for (int k = 0; k < 8; ++k) p[k] = float(wv[k] & 0xff) * x;
+#pragma unroll
+      for (int k = 0; k < 8; ++k) acc += p[k] * 1e-12f;
+    }
+    // The block's sums, as the next stage needs them.
+    const int next = s + 1 < ps.count ? (CL == 0 && ps.s[s + 1].scope == 1 ? 0 : int(ps.s[s + 1].scope)) : 0;
+    if (next == 2) continue;
+    float r = acc;
+    for (int o = 16; o > 0; o >>= 1) r += __shfl_xor_sync(0xffffffffu, r, o);
+    if (lane == 0) red[warp] = r;
+    __syncthreads();
+    float t = 0.0f;
+    for (int k = 0; k < W + CTRL; ++k) t += red[k];
+    if constexpr (CL > 0) {
+      // A partial vector of 4096 outputs (as a block holding whole columns of gate/up produces
+      // for down), into this block's buffer for the cluster.
+      float* mine = pbuf + ((s + 1) & 1) * 4096;
+      for (int i = threadIdx.x; i < 4096; i += T) mine[i] = t + float(i) * 1e-9f;
+      if (next == 1) continue;  // the next stage's all-reduce starts with the cluster barrier
+      namespace cg = cooperative_groups;
+      cg::cluster_group cl = cg::this_cluster();
+      const unsigned rank = cl.block_rank();
+      cluster_sync<CTRL>(ctrl);
+      constexpr int SL = 4096 / CL;
+      for (int i = threadIdx.x; i < SL; i += T) {
+        float v = 0.0f;
+#pragma unroll
+        for (int q = 0; q < CL; ++q) v += cl.map_shared_rank(mine, q)[rank * SL + i];
+        atomicAdd(out + std::size_t(s & 1) * 4096 + rank * SL + i, (unsigned long long)(long long)(v * 1e6f));
+      }
+    } else {
+      if (threadIdx.x < 64) {
+        const unsigned col = (blockIdx.x * 64 + threadIdx.x) % 4096;
+        atomicAdd(out + std::size_t(s & 1) * 4096 + col, (unsigned long long)(long long)(t * 1e6f));
+      }
+    }
+    __syncthreads();
+    if (int(threadIdx.x) == sig) {
+      if (FAST) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+        asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(counters + s), "r"(1u) : "memory");
+#endif
+      } else {
+        __threadfence();
+        atomicAdd(counters + s, 1u);
+      }
+    }
+  }
+  cp_wait<0>();
+}
+
 struct Variant {
   const char* name;
   bool pdl;
@@ -282,6 +570,89 @@ class Bench {
     return t[t.size() / 2];
   }
 
+  // The persistent skeleton: one launch per token (counters cleared by a memset node first),
+  // median µs of a replay. Stage units point into the weight buffer one after another.
+  template <int W, int D, int WORK, int CL = 0, bool FAST = false, bool CTRL = false>
+  double time_persist(const std::vector<PStage>& stages_in, int wait = 1, int* grid_out = nullptr) {
+    auto kern = persist_kernel<W, D, WORK, CL, FAST, CTRL>;
+    const std::size_t smem = std::size_t(W) * D * 1024 + kPIn * 16 + (CL > 0 ? 3 * 4096 * 4 : 0);
+    if (smem > std::size_t(smem_optin_)) return -1.0;
+    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    if (CL > 8) CK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchConfig_t c{};
+    c.blockDim = dim3((W + CTRL) * 32);
+    c.dynamicSmemBytes = smem;
+    c.stream = st_;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = CL > 0 ? CL : 1;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    c.attrs = at;
+    c.numAttrs = CL > 0 ? 1 : 0;
+    int grid = sms_;
+    constexpr int cs = CL > 0 ? CL : 1;
+    if (CL > 0) {
+      c.gridDim = dim3(unsigned(sms_ / cs * cs));
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kern, &c) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1.0;
+      }
+      grid = std::min(clusters, sms_ / cs) * cs;
+      if (grid <= 0) return -1.0;
+    } else {
+      int per_sm = 0;
+      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, (W + CTRL) * 32, smem));
+      if (per_sm < 1) return -1.0;
+    }
+    c.gridDim = dim3(unsigned(grid));
+    if (grid_out) *grid_out = grid;
+    std::size_t total = 0;
+    for (const PStage& st : stages_in) total += std::size_t(st.units) * 1024;
+    reserve(std::max<std::size_t>(total, 256));
+    PStages h{};
+    h.count = int(stages_in.size());
+    std::size_t off = 0;
+    for (int i = 0; i < h.count; ++i) {
+      h.s[i] = stages_in[i];
+      h.s[i].w = reinterpret_cast<const uint4*>(static_cast<const char*>(w_) + off);
+      off += std::size_t(stages_in[i].units) * 1024;
+    }
+    PStages* d = nullptr;
+    CK(cudaMalloc(&d, sizeof(PStages)));
+    CK(cudaMemcpy(d, &h, sizeof(PStages), cudaMemcpyHostToDevice));
+    unsigned* counters = nullptr;
+    unsigned long long* out = nullptr;
+    CK(cudaMalloc(&counters, kPMaxStages * sizeof(unsigned)));
+    CK(cudaMalloc(&out, 2 * 4096 * sizeof(unsigned long long)));
+    CK(cudaMemset(out, 0, 2 * 4096 * sizeof(unsigned long long)));
+    cudaGraph_t g;
+    CK(cudaStreamBeginCapture(st_, cudaStreamCaptureModeThreadLocal));
+    CK(cudaMemsetAsync(counters, 0, kPMaxStages * sizeof(unsigned), st_));
+    CK(cudaLaunchKernelEx(&c, kern, static_cast<const PStages*>(d), counters, out, 2000, wait));
+    CK(cudaStreamEndCapture(st_, &g));
+    cudaGraphExec_t ge;
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    std::vector<double> t;
+    for (int r = 0; r < rounds_ + 2; ++r) {
+      CK(cudaEventRecord(e0_, st_));
+      CK(cudaGraphLaunch(ge, st_));
+      CK(cudaEventRecord(e1_, st_));
+      CK(cudaEventSynchronize(e1_));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, e0_, e1_));
+      if (r >= 2) t.push_back(ms * 1e3);
+    }
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaGraphDestroy(g));
+    CK(cudaFree(d));
+    CK(cudaFree(counters));
+    CK(cudaFree(out));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+
   int sms() const { return sms_; }
   // Whether the device gives a block the variant's shared memory (consumer cards: about 100 KB).
   bool fits(const Variant& v) const { return v.pre != 2 || v.smem_kb * 1024 <= smem_optin_ - 1024; }
@@ -336,8 +707,33 @@ const Variant k_variants[] = {
     {"pdl, 192 KB smem", true, 2, false, 1, 192},
 };
 
+// A token's stages in the persistent form at 4.0 bpw: per layer q/k/v (RMSNorm folded into its
+// input read), attention (no weights at context 0; reads q/k/v), o, gate/up (norm folded), down;
+// then the head (final norm folded). Input reads: norm stages 32 KB (4096 int64), attention 16 KB,
+// o 8 KB (fp16), down 16 KB (a block's share of SiLU(gate) * up).
+std::vector<PStage> persist_steps(const Model& m, int form = 0) {
+  auto units = [](std::size_t k, std::size_t n) { return unsigned((k * n / 2 + k * n / 128 * 2 + 1023) / 1024); };
+  const unsigned qkv = units(m.hidden, std::size_t(m.q_heads + 2 * m.kv_heads) * m.head_dim);
+  const unsigned o = units(std::size_t(m.q_heads) * m.head_dim, m.hidden);
+  const unsigned gu = units(m.hidden, 2 * std::size_t(m.inter));
+  const unsigned down = units(m.inter, m.hidden);
+  std::vector<PStage> s;
+  for (int l = 0; l < m.layers; ++l) {
+    // form 0: five grid boundaries a layer; 1: down fused to gate/up (scope 2); 2: the
+    // cluster-fused layer (attention and o behind cluster all-reduces, down fused).
+    s.push_back({nullptr, qkv, 2048, 1, 0});
+    s.push_back({nullptr, 0, 1024, 0, form == 2 ? 1u : 0u});
+    s.push_back({nullptr, o, 512, 0, form == 2 ? 1u : 0u});
+    s.push_back({nullptr, gu, 2048, 1, 0});
+    s.push_back({nullptr, down, 1024, 0, form >= 1 ? 2u : 0u});
+  }
+  s.push_back({nullptr, units(m.hidden, m.vocab), 2048, 1, 0});
+  return s;
+}
+
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(3, std::atoi(argv[1])) : 15;
+  const bool only_persist = argc > 2 && std::string(argv[2]) == "persist";
   Bench b(rounds);
   const Variant base{"pdl, copies before wait", true, 1, false, 1};
 
@@ -356,6 +752,9 @@ int main(int argc, char** argv) {
     }
   }
 
+  const Model models[] = {{"tinyllama-1.1b", 22, 2048, 32, 4, 64, 5632, 32000},
+                          {"llama3-8b", 32, 4096, 32, 8, 128, 14336, 128256}};
+  if (!only_persist) {
   // 2. Empty steps (activation read and write only): the fixed cost of a launch in the chain.
   std::printf("\n200 steps without weights (16 KB read after the wait, one slice written):\n");
   for (bool pdl : {false, true})
@@ -382,8 +781,6 @@ int main(int argc, char** argv) {
   }
 
   // 4. A decode token's skeleton: the real step list, the bytes of 4.0 bpw.
-  const Model models[] = {{"tinyllama-1.1b", 22, 2048, 32, 4, 64, 5632, 32000},
-                          {"llama3-8b", 32, 4096, 32, 8, 128, 14336, 128256}};
   for (const Model& m : models) {
     const std::vector<std::size_t> bytes = token_steps(m);
     const std::size_t total = std::accumulate(bytes.begin(), bytes.end(), std::size_t(0));
@@ -397,6 +794,61 @@ int main(int argc, char** argv) {
       std::printf("  %-32s %8.1f us a token, %7.1f tok/s, %5.0f GB/s, %4.1f %% of the one-kernel rate\n", v.name, us,
                   1e6 / us, gbs, 100 * gbs / rate_gbs);
     }
+  }
+  }
+
+  // 5. The persistent form's skeleton (PERSISTENT_DECODE.md): one launch per token.
+  std::printf("\npersistent skeleton (one block per SM, every warp a consumer with a cp.async ring):\n");
+  {
+    auto per = [&](const char* name, double us) {
+      if (us < 0) std::printf("  %-58s does not fit\n", name);
+      else std::printf("  %-58s %.2f us a boundary\n", name, us / 200);
+    };
+    const std::vector<PStage> norm(200, PStage{nullptr, 0, 2048, 1, 0});
+    const std::vector<PStage> light(200, PStage{nullptr, 0, 512, 0, 0});
+    const std::vector<PStage> clus(200, PStage{nullptr, 0, 0, 0, 1});
+    per("grid boundary, 32 KB norm input, fence + atomic, loads in turn", b.time_persist<16, 8, 7>(norm));
+    per("grid boundary, 32 KB norm input, red.release, loads together", b.time_persist<16, 8, 7, 0, true>(norm));
+    per("grid boundary, 8 KB input, fence + atomic", b.time_persist<16, 8, 7>(light));
+    per("grid boundary, 8 KB input, red.release", b.time_persist<16, 8, 7, 0, true>(light));
+    per("cluster all-reduce of 4096 floats, clusters of 8", b.time_persist<16, 8, 7, 8, true>(clus));
+    per("cluster all-reduce of 4096 floats, clusters of 16", b.time_persist<16, 8, 7, 16, true>(clus));
+    per("grid boundary, 32 KB norm input, red.release, control warp", b.time_persist<16, 8, 7, 0, true, true>(norm));
+    per("cluster all-reduce, clusters of 8, control warp", b.time_persist<16, 8, 7, 8, true, true>(clus));
+    per("cluster all-reduce, clusters of 16, control warp", b.time_persist<16, 8, 7, 16, true, true>(clus));
+  }
+  for (const Model& m : models) {
+    const std::vector<PStage> st = persist_steps(m, 0), fused = persist_steps(m, 1), clf = persist_steps(m, 2);
+    std::size_t total = 0;
+    for (const PStage& x : st) total += std::size_t(x.units) * 1024;
+    std::printf("%s: %zu stages, %.1f MB, bound at the one-kernel rate %.0f tok/s\n", m.name, st.size(), total / 1e6,
+                rate_gbs * 1e9 / double(total));
+    int grid = 0;
+    auto row = [&](const char* name, double us) {
+      if (us < 0) {
+        std::printf("  %-52s does not fit\n", name);
+        return;
+      }
+      const double gbs = double(total) / us * 1e-3;
+      std::printf("  %-52s %8.1f us a token, %7.1f tok/s, %4.1f %% of the one-kernel rate (%d blocks)\n", name, us,
+                  1e6 / us, 100 * gbs / rate_gbs, grid);
+    };
+    row("5 grid boundaries a layer, 16 warps x 8 KB, work 7", b.time_persist<16, 8, 7>(st, 1, &grid));
+    row("... red.release, input loads together", b.time_persist<16, 8, 7, 0, true>(st, 1, &grid));
+    row("4 grid boundaries (down fused to gate/up)", b.time_persist<16, 8, 7, 0, true>(fused, 1, &grid));
+    row("cluster-fused layer, clusters of 8", b.time_persist<16, 8, 7, 8, true>(clf, 1, &grid));
+    row("cluster-fused layer, clusters of 16", b.time_persist<16, 8, 7, 16, true>(clf, 1, &grid));
+    row("cluster-fused layer, clusters of 16, no work", b.time_persist<16, 8, 0, 16, true>(clf, 1, &grid));
+    row("cluster-fused layer, clusters of 16, 32 warps x 4 KB", b.time_persist<32, 4, 7, 16, true>(clf, 1, &grid));
+    row("cluster-fused layer, clusters of 16, no grid waits", b.time_persist<16, 8, 7, 16, true>(clf, 0, &grid));
+    row("5 grid boundaries, control warp", b.time_persist<16, 8, 7, 0, true, true>(st, 1, &grid));
+    row("5 grid boundaries, control warp, no work", b.time_persist<16, 8, 0, 0, true, true>(st, 1, &grid));
+    row("4 grid boundaries (down fused), control warp", b.time_persist<16, 8, 7, 0, true, true>(fused, 1, &grid));
+    row("cluster-fused, clusters of 8, control warp", b.time_persist<16, 8, 7, 8, true, true>(clf, 1, &grid));
+    row("cluster-fused, clusters of 16, control warp", b.time_persist<16, 8, 7, 16, true, true>(clf, 1, &grid));
+    row("5 grid boundaries, control warp, no waits", b.time_persist<16, 8, 7, 0, true, true>(st, 0, &grid));
+    const std::vector<PStage> one{PStage{nullptr, unsigned(total / 1024), 0, 0, 0}};
+    row("one stage (streaming alone), 16 warps x 8 KB, work 7", b.time_persist<16, 8, 7>(one, 1, &grid));
   }
   std::printf("launch floor done\n");
   return 0;
