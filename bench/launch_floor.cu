@@ -461,6 +461,31 @@ __global__ void __launch_bounds__((W + CTRL) * 32, 1) persist_kernel(const PStag
   cp_wait<0>();
 }
 
+// Does a release wait for the issuing thread's asynchronous copies? Every warp of a block copies
+// `kb` KB into shared memory with cp.async; then warp `who`'s lane 0 times one release
+// operation (0: none, 1: __threadfence, 2: red.release.gpu) in clock cycles.
+__global__ void fence_probe_kernel(const uint4* __restrict__ w, int kb, int who, int op, unsigned* counter,
+                                   long long* cycles) {
+  extern __shared__ uint4 fsm[];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int per_warp = kb * 64;  // 16-byte words a warp copies
+  const uint4* src = w + (std::size_t(blockIdx.x) * (blockDim.x / 32) + warp) * per_warp;
+  if (warp != who || who == 0)
+    for (int i = lane; i < per_warp; i += 32) cp_async16(fsm + warp * per_warp + i, src + i);
+  cp_commit();
+  __syncwarp();
+  if (warp == who && lane == 0) {
+    const long long t0 = clock64();
+    if (op == 1) __threadfence();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    if (op == 2) asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(counter), "r"(1u) : "memory");
+#endif
+    const long long t1 = clock64();
+    cycles[blockIdx.x] = t1 - t0;
+  }
+  cp_wait<0>();
+}
+
 struct Variant {
   const char* name;
   bool pdl;
@@ -653,6 +678,31 @@ class Bench {
     return t[t.size() / 2];
   }
 
+  // Median over the blocks of fence_probe_kernel's cycles (one block per SM, 8 warps).
+  long long fence_probe(int kb, int who, int op) {
+    const int warps = 8;
+    const std::size_t smem = std::size_t(warps) * kb * 1024;
+    CK(cudaFuncSetAttribute(fence_probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    reserve(std::size_t(sms_) * smem);
+    unsigned* counter = nullptr;
+    long long* cyc = nullptr;
+    CK(cudaMalloc(&counter, 4));
+    CK(cudaMalloc(&cyc, sizeof(long long) * sms_));
+    std::vector<long long> all;
+    for (int r = 0; r < 5; ++r) {
+      fence_probe_kernel<<<sms_, warps * 32, smem, st_>>>(static_cast<const uint4*>(w_), kb, who, op, counter, cyc);
+      CK(cudaGetLastError());
+      std::vector<long long> h(sms_);
+      CK(cudaMemcpyAsync(h.data(), cyc, sizeof(long long) * sms_, cudaMemcpyDeviceToHost, st_));
+      CK(cudaStreamSynchronize(st_));
+      all.insert(all.end(), h.begin(), h.end());
+    }
+    CK(cudaFree(counter));
+    CK(cudaFree(cyc));
+    std::sort(all.begin(), all.end());
+    return all[all.size() / 2];
+  }
+
   int sms() const { return sms_; }
   // Whether the device gives a block the variant's shared memory (consumer cards: about 100 KB).
   bool fits(const Variant& v) const { return v.pre != 2 || v.smem_kb * 1024 <= smem_optin_ - 1024; }
@@ -799,6 +849,12 @@ int main(int argc, char** argv) {
 
   // 5. The persistent form's skeleton (PERSISTENT_DECODE.md): one launch per token.
   std::printf("\npersistent skeleton (one block per SM, every warp a consumer with a cp.async ring):\n");
+  std::printf("  a release's cycles with cp.async copies in flight (one block of 8 warps per SM, median):\n");
+  for (int op : {1, 2})
+    for (int kb : {1, 16})
+      std::printf("    %-16s %2d KB a warp in flight: by a copying thread %lld, by an idle warp %lld, no copies %lld\n",
+                  op == 1 ? "__threadfence" : "red.release.gpu", kb, b.fence_probe(kb, 0, op), b.fence_probe(kb, 7, op),
+                  b.fence_probe(0, 7, op));
   {
     auto per = [&](const char* name, double us) {
       if (us < 0) std::printf("  %-58s does not fit\n", name);
