@@ -278,7 +278,7 @@ __device__ __forceinline__ void cluster_sync(bool ctrl) {
 // 4096 / CL outputs); 1, the cluster's partial vectors summed (all-reduce through distributed
 // shared memory: the cluster-fused layer's q/k/v -> attention -> o steps); 2, nothing beyond the
 // block itself (down after gate/up where a block holds whole gate/up columns).
-template <int W, int D, int WORK, int CL, bool FAST, bool CTRL = false>
+template <int W, int D, int WORK, int CL, bool FAST, bool CTRL = false, bool PUSH = false>
 __global__ void __launch_bounds__((W + CTRL) * 32, 1) persist_kernel(const PStages* __restrict__ pst, unsigned* counters,
                                                             unsigned long long* out, int trap_after_ms, int wait) {
   extern __shared__ uint4 psm[];
@@ -365,15 +365,36 @@ __global__ void __launch_bounds__((W + CTRL) * 32, 1) persist_kernel(const PStag
         const float* mine = pbuf + (s & 1) * 4096;
         cluster_sync<CTRL>(ctrl);
         constexpr int SL = 4096 / CL;
-        for (int i = threadIdx.x; i < SL; i += T) {
+        if constexpr (PUSH) {
+          // The peers pushed their partials of this block's slice into its inbox (pbuf [CL][SL]):
+          // sum them here and push the sums into every peer's qbuf; after the barrier every block
+          // holds the whole vector. Only stores cross the cluster.
+          const float4* in4 = reinterpret_cast<const float4*>(pbuf);
+          for (int j = threadIdx.x; j < SL / 4; j += T) {
+            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+            for (int q = 0; q < CL; ++q) {
+              const float4 a = in4[q * (SL / 4) + j];
+              v.x += a.x; v.y += a.y; v.z += a.z; v.w += a.w;
+            }
+#pragma unroll
+            for (int r = 0; r < CL; ++r) reinterpret_cast<float4*>(cl.map_shared_rank(qbuf, r) + rank * SL)[j] = v;
+          }
+          cluster_sync<CTRL>(ctrl);
+          float4* x4 = reinterpret_cast<float4*>(xin);
+          for (int i = threadIdx.x; i < 1024; i += T) x4[i] = reinterpret_cast<const float4*>(qbuf)[i];
+        }
+        for (int i = threadIdx.x; i < (PUSH ? 0 : SL); i += T) {
           float t = 0.0f;
 #pragma unroll
           for (int r = 0; r < CL; ++r) t += cl.map_shared_rank(mine, r)[rank * SL + i];
           qbuf[rank * SL + i] = t;
         }
-        cluster_sync<CTRL>(ctrl);
-        float* xf = reinterpret_cast<float*>(xin);
-        for (int i = threadIdx.x; i < 4096; i += T) xf[i] = cl.map_shared_rank(qbuf, i / SL)[i];
+        if (!PUSH) {
+          cluster_sync<CTRL>(ctrl);
+          float* xf = reinterpret_cast<float*>(xin);
+          for (int i = threadIdx.x; i < 4096; i += T) xf[i] = cl.map_shared_rank(qbuf, i / SL)[i];
+        }
       }
     }
     if (st.norm) {
@@ -426,15 +447,32 @@ __global__ void __launch_bounds__((W + CTRL) * 32, 1) persist_kernel(const PStag
     if constexpr (CL > 0) {
       // A partial vector of 4096 outputs (as a block holding whole columns of gate/up produces
       // for down), into this block's buffer for the cluster.
-      float* mine = pbuf + ((s + 1) & 1) * 4096;
-      for (int i = threadIdx.x; i < 4096; i += T) mine[i] = t + float(i) * 1e-9f;
-      if (next == 1) continue;  // the next stage's all-reduce starts with the cluster barrier
       namespace cg = cooperative_groups;
       cg::cluster_group cl = cg::this_cluster();
       const unsigned rank = cl.block_rank();
-      cluster_sync<CTRL>(ctrl);
       constexpr int SL = 4096 / CL;
+      float* mine = pbuf + ((s + 1) & 1) * 4096;
+      if constexpr (PUSH) {
+        // Each output's partial straight into its owner's inbox (rank i / SL, row of this block).
+        for (int i4 = threadIdx.x; i4 < 1024; i4 += T) {
+          const int i = i4 * 4, dest = i / SL;
+          const float b0 = t + float(i) * 1e-9f;
+          reinterpret_cast<float4*>(cl.map_shared_rank(pbuf, dest) + rank * SL)[(i % SL) / 4] =
+              make_float4(b0, b0 + 1e-9f, b0 + 2e-9f, b0 + 3e-9f);
+        }
+      } else {
+        for (int i = threadIdx.x; i < 4096; i += T) mine[i] = t + float(i) * 1e-9f;
+      }
+      if (next == 1) continue;  // the next stage's all-reduce starts with the cluster barrier
+      cluster_sync<CTRL>(ctrl);
       for (int i = threadIdx.x; i < SL; i += T) {
+        if (PUSH) {
+          float v = 0.0f;
+#pragma unroll
+          for (int q = 0; q < CL; ++q) v += pbuf[q * SL + i];
+          atomicAdd(out + std::size_t(s & 1) * 4096 + rank * SL + i, (unsigned long long)(long long)(v * 1e6f));
+          continue;
+        }
         float v = 0.0f;
 #pragma unroll
         for (int q = 0; q < CL; ++q) v += cl.map_shared_rank(mine, q)[rank * SL + i];
@@ -597,9 +635,9 @@ class Bench {
 
   // The persistent skeleton: one launch per token (counters cleared by a memset node first),
   // median µs of a replay. Stage units point into the weight buffer one after another.
-  template <int W, int D, int WORK, int CL = 0, bool FAST = false, bool CTRL = false>
+  template <int W, int D, int WORK, int CL = 0, bool FAST = false, bool CTRL = false, bool PUSH = false>
   double time_persist(const std::vector<PStage>& stages_in, int wait = 1, int* grid_out = nullptr) {
-    auto kern = persist_kernel<W, D, WORK, CL, FAST, CTRL>;
+    auto kern = persist_kernel<W, D, WORK, CL, FAST, CTRL, PUSH>;
     const std::size_t smem = std::size_t(W) * D * 1024 + kPIn * 16 + (CL > 0 ? 3 * 4096 * 4 : 0);
     if (smem > std::size_t(smem_optin_)) return -1.0;
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
@@ -872,6 +910,9 @@ int main(int argc, char** argv) {
     per("grid boundary, 32 KB norm input, red.release, control warp", b.time_persist<16, 8, 7, 0, true, true>(norm));
     per("cluster all-reduce, clusters of 8, control warp", b.time_persist<16, 8, 7, 8, true, true>(clus));
     per("cluster all-reduce, clusters of 16, control warp", b.time_persist<16, 8, 7, 16, true, true>(clus));
+    per("cluster all-reduce pushed (stores only), clusters of 8, ctrl", b.time_persist<16, 8, 7, 8, true, true, true>(clus));
+    per("cluster all-reduce pushed, clusters of 16, ctrl", b.time_persist<16, 8, 7, 16, true, true, true>(clus));
+    per("cluster all-reduce pushed, clusters of 4, ctrl", b.time_persist<16, 8, 7, 4, true, true, true>(clus));
   }
   for (const Model& m : models) {
     const std::vector<PStage> st = persist_steps(m, 0), fused = persist_steps(m, 1), clf = persist_steps(m, 2);
@@ -902,6 +943,10 @@ int main(int argc, char** argv) {
     row("4 grid boundaries (down fused), control warp", b.time_persist<16, 8, 7, 0, true, true>(fused, 1, &grid));
     row("cluster-fused, clusters of 8, control warp", b.time_persist<16, 8, 7, 8, true, true>(clf, 1, &grid));
     row("cluster-fused, clusters of 16, control warp", b.time_persist<16, 8, 7, 16, true, true>(clf, 1, &grid));
+    row("cluster-fused, all-reduce pushed, clusters of 8", b.time_persist<16, 8, 7, 8, true, true, true>(clf, 1, &grid));
+    row("cluster-fused, all-reduce pushed, clusters of 16", b.time_persist<16, 8, 7, 16, true, true, true>(clf, 1, &grid));
+    row("cluster-fused, all-reduce pushed, clusters of 4", b.time_persist<16, 8, 7, 4, true, true, true>(clf, 1, &grid));
+    row("cluster-fused, pushed, clusters of 8, no work", b.time_persist<16, 8, 0, 8, true, true, true>(clf, 1, &grid));
     row("5 grid boundaries, control warp, no waits", b.time_persist<16, 8, 7, 0, true, true>(st, 0, &grid));
     const std::vector<PStage> one{PStage{nullptr, unsigned(total / 1024), 0, 0, 0}};
     row("one stage (streaming alone), 16 warps x 8 KB, work 7", b.time_persist<16, 8, 7>(one, 1, &grid));
