@@ -609,11 +609,12 @@ class Bench {
     return s;
   }
 
-  // Median µs of one replay of the steps captured as a graph.
-  double time_graph(const std::vector<Step>& steps, const Variant& v) {
+  // Median µs of one replay of what `enqueue` puts on the stream, captured as a graph.
+  template <class F>
+  double time_captured(F&& enqueue) {
     cudaGraph_t g;
     CK(cudaStreamBeginCapture(st_, cudaStreamCaptureModeThreadLocal));
-    for (std::size_t k = 0; k < steps.size(); ++k) launch(steps[k], v, k);
+    enqueue();
     CK(cudaStreamEndCapture(st_, &g));
     cudaGraphExec_t ge;
     CK(cudaGraphInstantiate(&ge, g, 0));
@@ -631,6 +632,13 @@ class Bench {
     CK(cudaGraphDestroy(g));
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
+  }
+
+  // Median µs of one replay of the steps.
+  double time_graph(const std::vector<Step>& steps, const Variant& v) {
+    return time_captured([&] {
+      for (std::size_t k = 0; k < steps.size(); ++k) launch(steps[k], v, k);
+    });
   }
 
   // The persistent skeleton: one launch per token (counters cleared by a memset node first),
@@ -690,30 +698,14 @@ class Bench {
     CK(cudaMalloc(&counters, kPMaxStages * sizeof(unsigned)));
     CK(cudaMalloc(&out, 2 * 4096 * sizeof(unsigned long long)));
     CK(cudaMemset(out, 0, 2 * 4096 * sizeof(unsigned long long)));
-    cudaGraph_t g;
-    CK(cudaStreamBeginCapture(st_, cudaStreamCaptureModeThreadLocal));
-    CK(cudaMemsetAsync(counters, 0, kPMaxStages * sizeof(unsigned), st_));
-    CK(cudaLaunchKernelEx(&c, kern, static_cast<const PStages*>(d), counters, out, 2000, wait));
-    CK(cudaStreamEndCapture(st_, &g));
-    cudaGraphExec_t ge;
-    CK(cudaGraphInstantiate(&ge, g, 0));
-    std::vector<double> t;
-    for (int r = 0; r < rounds_ + 2; ++r) {
-      CK(cudaEventRecord(e0_, st_));
-      CK(cudaGraphLaunch(ge, st_));
-      CK(cudaEventRecord(e1_, st_));
-      CK(cudaEventSynchronize(e1_));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, e0_, e1_));
-      if (r >= 2) t.push_back(ms * 1e3);
-    }
-    CK(cudaGraphExecDestroy(ge));
-    CK(cudaGraphDestroy(g));
+    const double us = time_captured([&] {
+      CK(cudaMemsetAsync(counters, 0, kPMaxStages * sizeof(unsigned), st_));
+      CK(cudaLaunchKernelEx(&c, kern, static_cast<const PStages*>(d), counters, out, 2000, wait));
+    });
     CK(cudaFree(d));
     CK(cudaFree(counters));
     CK(cudaFree(out));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return us;
   }
 
   // Median over the blocks of fence_probe_kernel's cycles (one block per SM, 8 warps).
