@@ -93,10 +93,6 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* a = std::getenv("EXL_CUDA_ATTN_REG")) set_decode_reg(std::string(a) != "0");
   if (const char* f = std::getenv("EXL_CUDA_KV_FOLD")) fold_kv_ = std::string(f) != "0";
   if (const char* f = std::getenv("EXL_CUDA_ROPE_FOLD")) fold_rope_ = std::string(f) != "0";
-  // The GEMV launches' tiles in two parts of different splits where that fills the last wave
-  // (GemvCall::mixed): EXL_GEMV_MIXED=0 never, 2 always (half the tiles), default 1: where the
-  // block cost model says so. The same bits either way (exact accumulators).
-  if (const char* x = std::getenv("EXL_GEMV_MIXED")) gemv_mixed_ = std::atoi(x);
   // Prefill's reconstruct beside the GEMMs (DequantPipe); EXL_CUDA_DQ_OVERLAP=0 inline, and
   // EXL_CUDA_DQ_SKIP=1 (measurements only: wrong results) without the reconstruct.
   {
@@ -473,7 +469,9 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     long long* uq = gq + std::size_t(t) * inter_;
     const bool eqkv = exact_qkv(t), egu = exact_acc_;
     auto acc_in = [](bool exact, float* f, long long* q) { return exact ? AccIn{nullptr, q} : AccIn{f}; };
-    GemvCall c = gemv_call(t);
+    GemvCall c;
+    c.m = t;
+    c.sm_count = sm_count_; c.ws = gemv_view_;
     if (eqkv)
       c.add_exact(l.q.view, qq, qd).add_exact(l.k.view, kq, kd).add_exact(l.v.view, vq, kd);
     else
@@ -497,11 +495,13 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
                     o_order);
     }
     add_residual_bias(x, xq, t, l.o.bias);  // no-op without bias
-    GemvCall o = gemv_call(t);
+    GemvCall o;
+    o.m = t; o.sm_count = sm_count_; o.ws = gemv_view_;
     if (xq) o.add_exact(l.o.view, xq, hidden_); else o.add(l.o.view, x, hidden_);
     o.mode = k_x_half; o.in.x = o_in; o.in.ldx = qd; o.in.permuted = o_order;
     exl2_gemv_run(o, s);
-    GemvCall gu = gemv_call(t);
+    GemvCall gu;
+    gu.m = t; gu.sm_count = sm_count_; gu.ws = gemv_view_;
     if (egu)
       gu.add_exact(l.gate.view, gq, inter_).add_exact(l.up.view, uq, inter_);
     else
@@ -509,7 +509,8 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     norm_input(gu, residual(0), t, l.post_norm, fold_perms_ && l.gu_one_perm ? l.gate.view.perm : nullptr, unfold);
     exl2_gemv_run(gu, s);
     add_residual_bias(x, xq, t, l.down.bias);
-    GemvCall d = gemv_call(t);
+    GemvCall d;
+    d.m = t; d.sm_count = sm_count_; d.ws = gemv_view_;
     if (xq) d.add_exact(l.down.view, xq, hidden_); else d.add(l.down.view, x, hidden_);
     if (unfold) {
       silu_mul(acc_in(egu, g32, gq), acc_in(egu, u32, uq), std::int64_t(t) * inter_, a, s);
@@ -526,7 +527,8 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   enqueue_hidden_out(t, xq != nullptr);
   if (head_rows <= 0) return;
   // The logits were cleared by the last layer's q/k/v launch.
-  GemvCall h = gemv_call(head_rows);
+  GemvCall h;
+  h.m = head_rows; h.sm_count = sm_count_; h.ws = gemv_view_;
   h.add(head_.view, logits_.get<float>(), vocab_);
   norm_input(h, residual(std::size_t(head_row0)), head_rows, final_norm_, fold_perms_ ? head_.view.perm : nullptr,
              head_rows > 1 && unfold_rows_);

@@ -188,7 +188,6 @@ class CudaBackend {
   // One token over FP16 stores: RoPE and the new K/V row done by the decode attention kernel
   // (AttentionShape::rope) instead of a rope_qkv_cache launch before it (EXL_CUDA_ROPE_FOLD=0).
   bool fold_rope_ = true;
-  int gemv_mixed_ = 1;  // GemvCall::mixed of the decode step's GEMVs (EXL_GEMV_MIXED)
 
   // Layer segment (options layer_first / layer_count): layers_[i] is the model's layer
   // first_layer_ + i; only the first segment holds the embedding, only the last the head.
@@ -226,15 +225,6 @@ class CudaBackend {
   // in, att_ out).
   // Returns the output (att_, or a_ when `o_order` asks for o's stored row order and V is rotated).
   const __half* attend(DeviceLayer& l, const AttentionShape& as, AccIn q32, AccIn k32, AccIn v32, bool o_order = false);
-  // A GEMV launch's settings for m rows: the device's SMs, the split-K workspace, the mixed split.
-  GemvCall gemv_call(int m) const {
-    GemvCall c;
-    c.m = m;
-    c.sm_count = sm_count_;
-    c.ws = gemv_view_;
-    c.mixed = gemv_mixed_;
-    return c;
-  }
   void norm_input(GemvCall& c, AccIn x, int rows, const DeviceBuffer& w, const std::int32_t* perm, bool unfold);
   void add_residual_bias(float* x, long long* xq, int t, const DeviceBuffer& bias);
   bool fused_ok_ = false;          // every layer EXL2 with k <= 65536: the fused small-t path

@@ -22,10 +22,8 @@
 //
 // Launch shape: 256 threads = 8 warps per block, one 64-column tile per block and a range of
 // units (split K, choose_ksplit); warp w takes a contiguous share of the block's units, so widths
-// and groups come in runs. A launch may split part of its tiles one way finer (mixed_split, the
-// longer blocks first) so that the shorter ones fill what would be a mostly empty last wave.
-// Each run of one width B goes through a loop specialised for B (run_units: no per-unit width
-// switch, the units back to back in memory): each lane copies
+// and groups come in runs. Each run of one width B goes through a loop specialised for B
+// (run_units: no per-unit width switch, the units back to back in memory): each lane copies
 // its own words of the next units with cp.async into the warp's ring in shared memory (5 KB,
 // 20/B units of B bits for MT <= 2), the mma of a whole group accumulate before the group's scales
 // (decoded once per block into shared memory as fp16) are applied. Before griddepcontrol.wait
@@ -48,14 +46,8 @@
 // With the workspace (or exact accumulators) a launch repeats its results bit for bit; without
 // either, split-K partials meet in fp32 atomics and the last bits vary.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdlib>
-#include <functional>
-#include <map>
-#include <mutex>
-#include <queue>
-#include <vector>
 
 #include "async_copy.cuh"
 #include "cuda_check.h"
@@ -75,7 +67,6 @@ constexpr int k_max_inits = k_gemv_max_inits;
 struct GemvJobs {
   GemvJob job[k_max_jobs];
   int count = 0;
-  int first = 0;  // blocks of the jobs' first parts (split_plan)
   GemvInit init[k_max_inits];
   int inits = 0;
   GemvWorkspace ws;
@@ -271,7 +262,7 @@ struct BlockPlan {
 
 __device__ __forceinline__ BlockPlan plan_block(const GemvJobs& jobs, int bx) {
   BlockPlan p;
-  const SplitPlan sp = split_plan(jobs.job, jobs.count, jobs.first, bx);
+  const SplitPlan sp = split_plan(jobs.job, jobs.count, bx);
   p.j = sp.j; p.tile = sp.tile; p.kb = sp.kb; p.u0 = sp.u0; p.u1 = sp.u1;
   const GemvJob& job = jobs.job[p.j];
   p.nb = p.u1 - p.u0;
@@ -643,7 +634,7 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   EXL_DYNAMIC_SMEM(uint4, smem4);
   pdl_trigger();
   const BlockPlan p = plan_block(jobs, int(blockIdx.x));
-  const BlockSmem<MT> sm(smem4, jobs.job[p.j].upb_smem);
+  const BlockSmem<MT> sm(smem4, jobs.job[p.j].upb);
   gemv_prologue<MT>(jobs, in.permuted, p, sm, int(blockIdx.x));
   if (jobs.prime == 1) gemv_prime<MT>(jobs, p, sm);
   pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
@@ -792,9 +783,6 @@ void plan_job(GemvJob& j, int mt, int ksplit, int upb_force) {
   upb = std::max(1, std::min({upb, upb_limit(mt), units}));
   j.ksplit = (units + upb - 1) / upb;
   j.upb = (units + j.ksplit - 1) / j.ksplit;  // even split
-  j.tiles_a = j.w.tiles;  // one split for all tiles (mixed_split may cut the launch in two parts)
-  j.ksplit_b = j.ksplit;
-  j.upb_b = j.upb;
 }
 
 // Checks a call; returns its column tiles (all layers).
@@ -812,26 +800,17 @@ int check_call(const GemvCall& c) {
   return tiles;
 }
 
-// Lays out the jobs of one launch: block and counter offsets (every job's first part, then every
-// job's second part); returns the blocks.
+// Lays out the jobs of one launch: block and counter offsets; returns the blocks.
 int layout_jobs(GemvJobs& jobs, int mt, int m, int* max_upb) {
   int blocks = 0, tiles = 0;
   bool split = false;
   for (int i = 0; i < jobs.count; ++i) {
-    GemvJob& j = jobs.job[i];
-    j.block_begin = blocks;
-    j.tile_begin = tiles;
-    blocks += j.tiles_a * j.ksplit;
-    tiles += j.w.tiles;
-    j.upb_smem = std::max(j.upb, j.upb_b);
-    *max_upb = std::max(*max_upb, j.upb_smem);
-    split = split || (j.ksplit > 1 && !j.yq);
-  }
-  jobs.first = blocks;
-  for (int i = 0; i < jobs.count; ++i) {
-    GemvJob& j = jobs.job[i];
-    j.short_begin = blocks;
-    blocks += (j.w.tiles - j.tiles_a) * j.ksplit_b;
+    jobs.job[i].block_begin = blocks;
+    jobs.job[i].tile_begin = tiles;
+    blocks += jobs.job[i].w.tiles * jobs.job[i].ksplit;
+    tiles += jobs.job[i].w.tiles;
+    *max_upb = std::max(*max_upb, jobs.job[i].upb);
+    split = split || (jobs.job[i].ksplit > 1 && !jobs.job[i].yq);
   }
   if (split && jobs.ws.partials) {
     if (!jobs.ws.counters) throw_status(EXL_CUDA_ERR_INVALID, "exl2_gemv: workspace without counters");
@@ -879,90 +858,13 @@ bool partials_fit(int tiles, int ks, int mt) {
   return ks == 1 || std::size_t(tiles) * std::size_t(ks) * mt * k_tile_cols <= k_gemv_partial_floats;
 }
 
-// Blocks of `upb` units (mt rows) that one multiprocessor holds at once: registers and shared memory.
-int slots_per_sm(int mt, int upb) {
-  const int smem_per_sm = device_attribute<cudaDevAttrMaxSharedMemoryPerMultiprocessor>();
-  const std::size_t smem = smem_bytes_for(mt, upb) + 1024;  // + the driver's reserve
-  int per_sm = std::max(1, std::min(blocks_by_registers(mt), int(std::size_t(smem_per_sm) / smem)));
-  if (gemv_knobs().slots > 0) per_sm = std::min(per_sm, gemv_knobs().slots);
-  return per_sm;
-}
-
-// A block's cost in choose_ksplit's model: its fixed part plus its warps' units.
-double block_cost(int upb) { return gemv_knobs().overhead + std::ceil(double(upb) / k_warps); }
-
-// When the last of `na` blocks of cost `ca` and then `nb` of cost `cb` ends, each block taking the
-// first of `slots` places to come free (the block scheduler in launch order).
-double makespan(int na, double ca, int nb, double cb, int slots) {
-  std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
-  for (int i = 0; i < slots; ++i) free_at.push(0.0);
-  double end = 0.0;
-  auto put = [&](double cost) {
-    const double t = free_at.top() + cost;
-    free_at.pop();
-    free_at.push(t);
-    end = std::max(end, t);
-  };
-  for (int i = 0; i < na; ++i) put(ca);
-  for (int i = 0; i < nb; ++i) put(cb);
-  return end;
-}
-
-// How many of a launch's `tiles` (k = 32 * units) keep the split `ka`, the others taking `ka + 1`,
-// so that the launch ends soonest in the block cost model (tiles: no second part). Cached per
-// shape: the search simulates the scheduler some 65 times.
-int mixed_tiles(int tiles, int units, int mt, int sm_count, int ka) {
-  static std::mutex mu;
-  static std::map<std::array<int, 5>, int> cache;
-  const std::array<int, 5> key{tiles, units, mt, sm_count, ka};
-  std::lock_guard<std::mutex> lock(mu);
-  if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  const int ua = (units + ka - 1) / ka, ub = (units + ka) / (ka + 1);
-  const int slots = slots_per_sm(mt, ua) * std::max(1, sm_count);
-  int best_ta = tiles;
-  double best = makespan(tiles * ka, block_cost(ua), 0, 0.0, slots);
-  for (int ta = 0; ta < tiles; ta += std::max(1, tiles / 64)) {
-    const double t = makespan(ta * ka, block_cost(ua), (tiles - ta) * (ka + 1), block_cost(ub), slots);
-    if (t < best - 1e-9) {
-      best = t;
-      best_ta = ta;
-    }
-  }
-  cache.emplace(key, best_ta);
-  return best_ta;
-}
-
-// The launch's tiles in two parts (GemvJob::tiles_a): where the uniform split leaves the last wave
-// of blocks mostly empty (llama3-8b's gate/up: 896 blocks, 2.26 waves of 396), some tiles split
-// one way finer fill it. Only where every output is an exact accumulator (a block's place in the
-// split-K slots and tickets assumes one split per layer) and the split is not forced; `mode` is
-// GemvCall::mixed.
-void mixed_split(GemvJobs& jobs, int mode, int mt, int sm_count, int tiles) {
-  if (mode == 0 || gemv_knobs().upb > 0) return;
-  for (int i = 0; i < jobs.count; ++i)
-    if (!jobs.job[i].yq || jobs.job[i].ksplit != jobs.job[0].ksplit) return;
-  const int units = jobs.job[0].w.k / 32, ka = jobs.job[0].ksplit;
-  if (ka + 1 > units) return;
-  const int ta = mode == 2 ? tiles / 2 : mixed_tiles(tiles, units, mt, sm_count, ka);
-  if (ta >= tiles) return;
-  const int kb = ka + 1, ub = (units + kb - 1) / kb, kb_even = (units + ub - 1) / ub;
-  int left = ta, rest = tiles;
-  for (int i = 0; i < jobs.count; ++i) {
-    GemvJob& j = jobs.job[i];
-    const int share = i + 1 == jobs.count ? left : int(std::lround(double(left) * j.w.tiles / rest));
-    j.tiles_a = std::max(0, std::min(j.w.tiles, share));
-    j.ksplit_b = kb_even;
-    j.upb_b = (units + kb_even - 1) / kb_even;
-    left -= j.tiles_a;
-    rest -= j.w.tiles;
-  }
-}
-
 // Blocks over K per tile for all fused layers together. A block costs a fixed part (prologue,
 // gather, reduction: about GemvKnobs::overhead = 3 units of a warp) plus its warps' units; the split
 // with the fewest waves (resident block slots: registers and shared memory) times block cost
 // wins, the smaller split on ties (fewer atomics and activation gathers).
 int choose_ksplit(const GemvCall& c, int mt, int tiles) {
+  const int smem_per_sm = device_attribute<cudaDevAttrMaxSharedMemoryPerMultiprocessor>();
+  const int by_regs = blocks_by_registers(mt);
   const int units = c.w[0]->k / 32;
   const int ks_min = min_ksplit(c.w[0]->k, mt);
   int best = ks_min;
@@ -970,7 +872,10 @@ int choose_ksplit(const GemvCall& c, int mt, int tiles) {
   for (int ks = ks_min; ks <= std::max(ks_min, std::min(units, 32)); ++ks) {
     const int upb = (units + ks - 1) / ks;
     if (c.ws.partials && ks > ks_min && !partials_fit(tiles, ks, mt)) break;  // the workspace holds no more
-    const double capacity = double(slots_per_sm(mt, upb)) * std::max(1, c.sm_count);
+    const std::size_t smem = smem_bytes_for(mt, upb) + 1024;  // + the driver's reserve
+    int per_sm = std::max(1, std::min(by_regs, int(std::size_t(smem_per_sm) / smem)));
+    if (gemv_knobs().slots > 0) per_sm = std::min(per_sm, gemv_knobs().slots);
+    const double capacity = double(per_sm) * std::max(1, c.sm_count);
     const double blocks = double(tiles) * ((units + upb - 1) / upb);
     const double waves = std::ceil(blocks / capacity);
     const double cost = waves * (gemv_knobs().overhead + std::ceil(double(upb) / k_warps));
@@ -1007,7 +912,6 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
       jobs.job[i].ldy = c.ldy[i];
       plan_job(jobs.job[i], mt, ksplit, upb_force);
     }
-    mixed_split(jobs, c.mixed, mt, c.sm_count, tiles);
     if (r == 0) {  // the init regions go with the first row tile (later ones run after it)
       jobs.inits = c.inits;
       for (int i = 0; i < c.inits; ++i) jobs.init[i] = c.init[i];

@@ -147,11 +147,8 @@ __device__ __forceinline__ void read_unit_at(const std::uint32_t* l, int lane, s
   for (int j = 2 * B; j < 16; ++j) w[j] = 0u;
 }
 
-// One layer of a GEMV launch: its column tiles are split over K into `ksplit` blocks of `upb`
-// units each. A launch whose blocks would leave its last wave mostly empty may split the tiles
-// from `tiles_a` on one way finer (`ksplit_b` blocks of `upb_b` units): the longer blocks of
-// every layer come first in the launch, the shorter ones after all of them (from `short_begin`),
-// so the block scheduler hands out the long ones first and the short ones fill the gaps.
+// One layer of a GEMV launch: its column tiles are split over K into
+// `ksplit` blocks of `upb` units each.
 struct GemvJob {
   Exl2Device w;
   float* y = nullptr;
@@ -161,31 +158,23 @@ struct GemvJob {
   int ksplit = 0;       // blocks over K per tile
   int block_begin = 0;  // first linear block index of this job
   int tile_begin = 0;   // first split-K counter of this job
-  int tiles_a = 0;      // tiles split `ksplit` ways; tiles [tiles_a, w.tiles) `ksplit_b` ways
-  int ksplit_b = 0, upb_b = 0;
-  int short_begin = 0;  // first linear block of the tiles past tiles_a
-  int upb_smem = 0;     // the larger of upb and upb_b: the block's shared-memory layout
 };
 
-// Which job, column tile, split and unit range [u0, u1) block `idx` of a launch takes; `first`:
-// the launch's blocks of first parts (tiles below tiles_a), which come before every second part.
+// Which job, column tile, split and unit range [u0, u1) block `idx` of a launch takes.
 struct SplitPlan {
   int j = 0, tile = 0, kb = 0, u0 = 0, u1 = 0;
 };
-__device__ __forceinline__ SplitPlan split_plan(const GemvJob* jobs, int count, int first, int idx) {
+__device__ __forceinline__ SplitPlan split_plan(const GemvJob* jobs, int count, int idx) {
   SplitPlan p;
-  const bool second = idx >= first;
 #pragma unroll
   for (int i = 1; i < k_gemv_max_layers; ++i)
-    if (i < count && idx >= (second ? jobs[i].short_begin : jobs[i].block_begin)) p.j = i;
+    if (i < count && idx >= jobs[i].block_begin) p.j = i;
   const GemvJob& job = jobs[p.j];
-  const int ks = second ? job.ksplit_b : job.ksplit, upb = second ? job.upb_b : job.upb;
-  const int id = idx - (second ? job.short_begin : job.block_begin);
-  p.tile = id / ks;
-  p.kb = id - p.tile * ks;
-  if (second) p.tile += job.tiles_a;
-  p.u0 = p.kb * upb;
-  p.u1 = min(job.w.k / 32, p.u0 + upb);
+  const int id = idx - job.block_begin;
+  p.tile = id / job.ksplit;
+  p.kb = id - p.tile * job.ksplit;
+  p.u0 = p.kb * job.upb;
+  p.u1 = min(job.w.k / 32, p.u0 + job.upb);
   return p;
 }
 

@@ -109,10 +109,6 @@ struct GemvCall {
   int m = 0;
   int sm_count = 0;
   GemvWorkspace ws;
-  // Part of the tiles split one way finer where that shortens the launch (exl2_gemv.cu, mixed_split):
-  // 0 never, 1 where the block cost model says so, 2 always (half the tiles; tests). Only for
-  // outputs that are all exact accumulators, so the results are the same bits either way.
-  int mixed = 0;
   // Appends a layer: out[m, ld] += input . layer (a fourth one makes the launch refuse the call).
   GemvCall& add(const Exl2Device& layer, float* out, int ld) {
     if (count < k_gemv_max_layers) { w[count] = &layer; y[count] = out; ldy[count] = ld; }

@@ -203,9 +203,7 @@ typedef struct exl_cuda_api {
   /* y[m, n] (fp32) = x[m, k] (fp16) . W; mode 0: fused kernel, 1: reconstruct + cuBLAS, 2: three
      fused layers (mean), 3: x = fp16(silu(x)), 4: x = fp16(rmsnorm(x) * exl_cuda_test_norm_weight),
      5: as 4 pre-permuted (rms_norm in stored row order), 6: as 0 with the output columns folded
-     through a permutation (un-permuted on return), 7: as 3 with the input in stored row order,
-     8: as 2 into exact accumulators, 9 / 10: as 3 / 7 from exact gate/up inputs into an exact
-     output, 11: as 8 with half the tiles split one way finer (GemvCall::mixed). */
+     through a permutation (un-permuted on return), 7: as 3 with the input in stored row order. */
   int (*test_exl2_matmul)(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode);
   /* out [k, n_pad] fp16 in original row order, bit-exact with spec §2.7. */
   int (*test_exl2_reconstruct)(int device, const exl_cuda_exl2* w, uint16_t* out);

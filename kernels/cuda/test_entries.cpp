@@ -66,7 +66,7 @@ double median(std::vector<double> v) {
 // down projection).
 int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode) {
   return guarded([&] {
-    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 11, "test_exl2_matmul: bad arguments");
+    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 10, "test_exl2_matmul: bad arguments");
     use_device(device);
     Stream st;
     CublasHandle cb;
@@ -86,14 +86,13 @@ int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int 
     gws.allocate(nullptr, st.get());
     // Exact accumulators on the host: int64 fixed point, 32 fraction bits.
     auto from_exact = [](const std::vector<long long>& q, std::size_t i) { return float(double(q[i]) / 4294967296.0); };
-    if (mode == 8 || mode == 11) {  // 11: with half the tiles split one way finer (GemvCall::mixed)
+    if (mode == 8) {
       DeviceBuffer dq(nullptr, mn * 8 * 3, "y exact");
       EXL_CUDA_CHECK(cudaMemsetAsync(dq.get(), 0, dq.bytes(), st.get()));
       long long* q = dq.get<long long>();
       GemvCall c;
       c.add_exact(l.view, q, w->n).add_exact(l.view, q + mn, w->n).add_exact(l.view, q + 2 * mn, w->n);
       c.mode = k_x_half; c.in.x = dx.get<__half>(); c.in.ldx = w->k; c.m = m; c.sm_count = sms; c.ws = gws.view();
-      c.mixed = mode == 11 ? 2 : 0;
       exl2_gemv_run(c, st.get());
       std::vector<long long> h(mn * 3);
       to_host(h.data(), dq, mn * 3, st.get());

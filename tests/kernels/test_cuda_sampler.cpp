@@ -545,21 +545,3 @@ EXL_GPU_TEST(cuda_model, fast_reduce_matches_ordered) {
               c.worst);
   CHECK_MSG(c.worst <= 0.01, "atomic split-K logits differ by " << c.worst);
 }
-
-// The decode step's GEMV launches with half their tiles split one way finer (EXL_GEMV_MIXED=2: the
-// launch in two parts that the block cost model picks for llama3-8b's gate/up) against one split
-// per launch (=0). A block's K range sets the rounding of its fp32 sums, so the logits agree to
-// that rounding (teacher-forced along the uniform split's greedy ids).
-EXL_GPU_TEST(cuda_model, mixed_split_matches_uniform_split) {
-  (void)cuda_api();
-  ::setenv("EXL_GEMV_MIXED", "0", 1);
-  Loaded a = load_on("cuda", "ref-s-4.0bpw");
-  ::setenv("EXL_GEMV_MIXED", "2", 1);
-  Loaded b = load_on("cuda", "ref-s-4.0bpw");
-  ::unsetenv("EXL_GEMV_MIXED");
-  const std::vector<std::int32_t> prompt = prompt_for(a.backend->vocab_size());
-  const GreedyPair c = compare_greedy(*a.backend, *b.backend, prompt);
-  std::printf("  uniform vs two-part split: greedy ids equal %zu of %zu, max |dlogit| %.6f\n", c.equal, c.count,
-              c.worst);
-  CHECK_MSG(c.worst <= 1e-3, "the two-part split moves the logits by " << c.worst);
-}
