@@ -15,7 +15,12 @@
 // If the skeleton reaches the issue's 65 % where the real decode does not, the gap is in our
 // kernels; if the skeleton does not either, the launch form itself is the limit.
 //
-// Standalone (no module, no engine): exl_launch_floor [ROUNDS]. Every CUDA call checked.
+// Section 5 measures the persistent form of kernels/cuda/PERSISTENT_DECODE.md the same way (one
+// launch per token, per-warp cp.async rings running ahead across grid-wide stage boundaries, or
+// cluster all-reduces), and how long a release waits for the releasing thread's copies in flight.
+//
+// Standalone (no module, no engine): exl_launch_floor [ROUNDS [persist]] (persist: section 5
+// alone). Every CUDA call checked.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
