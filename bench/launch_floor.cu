@@ -71,6 +71,28 @@ __device__ __forceinline__ uint4 ld_stream(const uint4* p) {
   return v;
 }
 
+// 16 bytes from global into shared memory without passing through registers (sm_80+; a plain
+// copy before), and the commit / wait of such copies.
+__device__ __forceinline__ void cp_async16(void* smem, const void* g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned sa = unsigned(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
+#else
+  *static_cast<uint4*>(smem) = *static_cast<const uint4*>(g);
+#endif
+}
+__device__ __forceinline__ void cp_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void cp_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
 __device__ __forceinline__ std::size_t umin(std::size_t a, std::size_t b) { return a < b ? a : b; }
 
 constexpr int kThreads = 512;
@@ -103,15 +125,8 @@ __global__ void __launch_bounds__(kThreads) step_kernel(const uint4* __restrict_
   }
   if (PRE == 2) {
     in_smem = umin(end - begin, pre_words);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    for (std::size_t j = threadIdx.x; j < in_smem; j += kThreads) {
-      const unsigned sa = unsigned(__cvta_generic_to_shared(pre_smem + j));
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(w + begin + j) : "memory");
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#else  // Turing: plain loads into shared memory (no asynchronous copy)
-    for (std::size_t j = threadIdx.x; j < in_smem; j += kThreads) pre_smem[j] = ld_stream(w + begin + j);
-#endif
+    for (std::size_t j = threadIdx.x; j < in_smem; j += kThreads) cp_async16(pre_smem + j, w + begin + j);
+    cp_commit();
   }
   grid_wait();
   // The activation vector from the previous step: every block reads all of it, as a GEMV does.
@@ -125,9 +140,7 @@ __global__ void __launch_bounds__(kThreads) step_kernel(const uint4* __restrict_
   if (PRE == 2) {
     // The rest of the share streams from global memory while the copied part is consumed.
     i += in_smem;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
+    cp_wait<0>();
     __syncthreads();
     for (std::size_t j = threadIdx.x; j < in_smem; j += kThreads) {
       const uint4 v = pre_smem[j];
@@ -215,26 +228,6 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
   v = *(volatile const unsigned*)p;
 #endif
   return v;
-}
-
-__device__ __forceinline__ void cp_async16(void* smem, const void* g) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned sa = unsigned(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
-#else
-  *static_cast<uint4*>(smem) = *static_cast<const uint4*>(g);
-#endif
-}
-__device__ __forceinline__ void cp_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N>
-__device__ __forceinline__ void cp_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
 }
 
 // A warp's share of stage s: units [a, b) of it (equal shares over all warps of the grid).
@@ -388,14 +381,14 @@ __global__ void __launch_bounds__((W + CTRL) * 32, 1) persist_kernel(const PStag
           cluster_sync<CTRL>(ctrl);
           float4* x4 = reinterpret_cast<float4*>(xin);
           for (int i = threadIdx.x; i < 1024; i += T) x4[i] = reinterpret_cast<const float4*>(qbuf)[i];
-        }
-        for (int i = threadIdx.x; i < (PUSH ? 0 : SL); i += T) {
-          float t = 0.0f;
+        } else {
+          // Loading form: each block reads its slice from every peer's partials, then every slice.
+          for (int i = threadIdx.x; i < SL; i += T) {
+            float t = 0.0f;
 #pragma unroll
-          for (int r = 0; r < CL; ++r) t += cl.map_shared_rank(mine, r)[rank * SL + i];
-          qbuf[rank * SL + i] = t;
-        }
-        if (!PUSH) {
+            for (int r = 0; r < CL; ++r) t += cl.map_shared_rank(mine, r)[rank * SL + i];
+            qbuf[rank * SL + i] = t;
+          }
           cluster_sync<CTRL>(ctrl);
           float* xf = reinterpret_cast<float*>(xin);
           for (int i = threadIdx.x; i < 4096; i += T) xf[i] = cl.map_shared_rank(qbuf, i / SL)[i];
@@ -471,16 +464,10 @@ __global__ void __launch_bounds__((W + CTRL) * 32, 1) persist_kernel(const PStag
       if (next == 1) continue;  // the next stage's all-reduce starts with the cluster barrier
       cluster_sync<CTRL>(ctrl);
       for (int i = threadIdx.x; i < SL; i += T) {
-        if (PUSH) {
-          float v = 0.0f;
-#pragma unroll
-          for (int q = 0; q < CL; ++q) v += pbuf[q * SL + i];
-          atomicAdd(out + std::size_t(s & 1) * 4096 + rank * SL + i, (unsigned long long)(long long)(v * 1e6f));
-          continue;
-        }
+        // This block's slice summed over the cluster: from its inbox (pushed) or the peers' buffers.
         float v = 0.0f;
 #pragma unroll
-        for (int q = 0; q < CL; ++q) v += cl.map_shared_rank(mine, q)[rank * SL + i];
+        for (int q = 0; q < CL; ++q) v += PUSH ? pbuf[q * SL + i] : cl.map_shared_rank(mine, q)[rank * SL + i];
         atomicAdd(out + std::size_t(s & 1) * 4096 + rank * SL + i, (unsigned long long)(long long)(v * 1e6f));
       }
     } else {

@@ -111,6 +111,14 @@ struct Trace {
   std::vector<std::int32_t> ids;
 };
 
+// How many logits of two traces are not the same bits (over their common length).
+std::size_t logits_differ(const Trace& got, const Trace& want) {
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < std::min(got.logits.size(), want.logits.size()); ++i)
+    differ += got.logits[i] != want.logits[i];
+  return differ;
+}
+
 Trace trace(exl::Backend& b) {
   Trace t;
   std::vector<float> l;
@@ -164,9 +172,7 @@ void check_split_equals_one_device(const std::string& folder) {
     const std::string what = folder + " in " + std::to_string(c.split.size()) + " segments" + (c.via_host ? " via host" : "");
     CHECK_EQ(r.backend->name(), std::string(c.split.size() == 2 ? "cuda:0+cuda:0" : "cuda:0+cuda:0+cuda:0"));
     CHECK_EQ(got.logits.size(), want.logits.size());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < std::min(got.logits.size(), want.logits.size()); ++i)
-      differ += got.logits[i] != want.logits[i];
+    const std::size_t differ = logits_differ(got, want);
     CHECK_MSG(differ == 0, what << ": " << differ << " of " << want.logits.size() << " logits differ");
     CHECK_MSG(got.ids == want.ids, what << ": device sampling chose other ids");
     const exl::MemoryStats m = r.backend->memory();
@@ -225,9 +231,7 @@ EXL_GPU_TEST(cuda_model, rope_in_attention_equals_rope_launch) {
     SplitRun folded = split_run(folder, {}, false);
     const Trace got = trace(*folded.backend);
     CHECK_EQ(got.logits.size(), want.logits.size());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < std::min(got.logits.size(), want.logits.size()); ++i)
-      differ += got.logits[i] != want.logits[i];
+    const std::size_t differ = logits_differ(got, want);
     std::printf("  %s: %zu of %zu logits differ\n", folder.c_str(), differ, want.logits.size());
     CHECK_MSG(differ == 0, folder << ": RoPE in the attention kernel changes " << differ << " logits");
     CHECK_MSG(got.ids == want.ids, folder << ": device sampling chose other ids");
@@ -246,9 +250,7 @@ EXL_GPU_TEST(cuda_model, prefill_reconstruct_beside_gemm_equals_inline) {
   SplitRun side = split_run("exl2/ref-s-4.0bpw", {}, false);
   const Trace got = trace(*side.backend);
   CHECK_EQ(got.logits.size(), want.logits.size());
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < std::min(got.logits.size(), want.logits.size()); ++i)
-    differ += got.logits[i] != want.logits[i];
+  const std::size_t differ = logits_differ(got, want);
   std::printf("  %zu of %zu logits differ\n", differ, want.logits.size());
   CHECK_MSG(differ == 0, "the side-stream reconstruct changes " << differ << " logits");
   CHECK_MSG(got.ids == want.ids, "device sampling chose other ids");
