@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue #3's acceptance checks on the GPU machine, in parts (a comma-separated list, or all):
+#   bench     `exl bench` of llama3-8b (prompt 2048; decode at context 0, 2048, 32768) and
+#             tinyllama-1.1b (decode at context 0), about 2 minutes
+#   selftest  the whole `exl selftest --device cuda`
+#   sanitize  compute-sanitizer memcheck (leak check) over the suite cuda_kernels, memcheck over
+#             cuda_model and cuda_cache, racecheck over one case per kernel family
+# Each step has a time limit and is skipped (and said so) when the budget cannot cover it, so a
+# call ends in time. Logs and summary.txt go to OUT_DIR.
+#   usage (GPU machine, after bench/gpu-prep.sh BUILD ref-s-4.0bpw ref-xs-4.0bpw here):
+#     bash bench/gpu-accept.sh OUT_DIR PARTS [BUDGET_SECONDS]   (default budget 540)
+#   e.g. bash bench/gpu-accept.sh $OUT/acc bench,selftest 420; bash bench/gpu-accept.sh $OUT/san sanitize
+set -u
+out=${1:?usage: bench/gpu-accept.sh OUT_DIR PARTS [BUDGET_SECONDS]}
+part=${2:-all}
+[[ $part == all ]] && part=bench,selftest,sanitize
+has() { [[ ,$part, == *,$1,* ]]; }
+budget=${3:-540}
+mkdir -p "$out"
+[[ $out == /* ]] || out=$PWD/$out
+log=$out/summary.txt
+source "$(dirname "$0")/gpu-env.sh"
+# step SECONDS NAME COMMAND...: runs the command under `timeout SECONDS` with its output in
+# OUT_DIR/NAME.log, unless fewer seconds than that are left of the budget.
+step() {
+  local limit=$1 name=$2; shift 2
+  local left=$((budget - ($(date +%s) - start)))
+  if ((left < limit)); then say "$name: skipped ($left s left of the budget, $limit s needed)"; return; fi
+  timeout "$limit" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  say "$name rc $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' "$out/$name.log" | tail -n 2 | tr '\n' ' ')"
+}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.memory,memory.total --format=csv,noheader | tee -a "$log"
+./exl --version 2>&1 | head -n 1 | tee -a "$log"
+st=(./exl selftest --device cuda --fixtures ../fixtures)
+if has bench; then
+  step 150 bench-8b ./exl bench --synth llama3-8b --bpw 4.0 --prompt 2048 --ctx 0,2048,32768 --gen 64
+  grep -E "GB/s|TFLOP|prefill|decode|peak" "$out/bench-8b.log" | tee -a "$log"
+  step 60 bench-tinyllama ./exl bench --synth tinyllama-1.1b --bpw 4.0 --prompt 2048 --ctx 0 --gen 128
+  grep -E "GB/s|decode|peak" "$out/bench-tinyllama.log" | tee -a "$log"
+fi
+if has selftest; then
+  step 250 selftest "${st[@]}"
+  grep -E "^FAIL|skip" "$out/selftest.log" | head -n 20 >>"$log"
+fi
+if has sanitize; then
+  if [ -z "$cs" ]; then say "no compute-sanitizer on this machine"; exit 0; fi
+  step 150 memcheck-kernels "$cs" --tool memcheck --leak-check full "${st[@]}" --filter 'cuda_kernels.*'
+  step 200 memcheck-model "$cs" --tool memcheck "${st[@]}" --filter 'cuda_model.*'
+  step 60 memcheck-cache "$cs" --tool memcheck "${st[@]}" --filter 'cuda_cache.step_last_*'
+  for t in cuda_kernels.exl2_every_single_width cuda_kernels.attention_decode_and_prefill \
+           cuda_model.greedy_ref_xs_4_0 cuda_kernels.sampler_rows_selects_small cuda_cache.step_last_q4 \
+           cuda_kernels.kv_cache_stores_and_attention cuda_kernels.exl2_reconstruct_bit_exact \
+           cuda_kernels.rms_norm cuda_kernels.rope_all_scalings cuda_kernels.silu_mul_and_embedding \
+           cuda_kernels.exact_accumulators_round_trip cuda_kernels.sampler_greedy_ties_and_edge_rows; do
+    step 60 "racecheck-${t#*.}" "$cs" --tool racecheck "${st[@]}" --filter "$t"
+  done
+fi
+say "done"
