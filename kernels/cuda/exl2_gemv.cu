@@ -73,6 +73,7 @@ struct GemvJobs {
   int skip = 0;  // experiments only (EXL_GEMV_SKIP): stages left out to place time, see gemv_knobs
   int prefetch_units = 0;            // L2 prefetch before the wait: a warp's first units
   int prefetch_blocks = 1 << 30;     // ... in blocks below this index only
+  int warp_gather = 0;               // direct vector gathers: each warp its own rows
   int prime = 1;                     // first ring slots issued: 0 in the main loop, 1 before the prologue, 3 after it (both before the wait), 2 before the gather
 };
 
@@ -89,8 +90,10 @@ struct GemvJobs {
 // previous kernel's reads; bench/RESULTS.md, session 14); EXL_GEMV_PREFETCH_WAVE=1: only the
 // launch's first wave asks; EXL_GEMV_PRIME: 0 the ring's first slots issued in the main loop, 2
 // after the wait but before the activation gather, 3 after the prologue (1, the default: before it).
+// EXL_GEMV_WARP_GATHER=1: each warp gathers its own units' rows (direct vector form) and starts its
+// loop after a __syncwarp instead of the block barrier.
 struct GemvKnobs {
-  int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1;
+  int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1, warp_gather = 0;
   double overhead = 3.0;
 };
 const GemvKnobs& gemv_knobs() {
@@ -103,6 +106,7 @@ const GemvKnobs& gemv_knobs() {
     if (const char* v = std::getenv("EXL_GEMV_PREFETCH")) r.prefetch = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_PREFETCH_WAVE")) r.prefetch_wave = std::atoi(v);
     if (const char* v = std::getenv("EXL_GEMV_PRIME")) r.prime = std::atoi(v);
+    if (const char* v = std::getenv("EXL_GEMV_WARP_GATHER")) r.warp_gather = std::atoi(v);
     return r;
   }();
   return k;
@@ -410,49 +414,62 @@ __device__ __forceinline__ float2 pair_at(const long long* p) {
 }
 __device__ __forceinline__ float2 pair_at(const float* p) { return *reinterpret_cast<const float2*>(p); }
 
-// The gather's direct form (GemvInput::permuted: a block's rows are one contiguous range of each
-// batch row, starting at r0) with vector loads: 8 fp16 values, or 2 SiLU inputs (gate and up, fp32
-// or exact), per load, all of an iteration's loads issued before any store. One dependent round
+// Whether the gather's direct form can read the input in vectors: rows in stored order starting
+// at r0 (a multiple of 32), 16-byte aligned fp16 rows or 8-byte (fp32) / 16-byte (exact) aligned
+// SiLU inputs. Never for the norm form.
+template <int MODE>
+__device__ __forceinline__ bool direct_vectors(const GemvInput& in, int r0) {
+  if constexpr (MODE == k_x_half) {
+    return !((reinterpret_cast<std::uintptr_t>(in.x) & 15u) || (in.ldx & 7) || (r0 & 7));
+  } else if constexpr (MODE == k_x_silu) {
+    const bool q = in.xq != nullptr;
+    const std::uintptr_t a = q ? (reinterpret_cast<std::uintptr_t>(in.xq) | reinterpret_cast<std::uintptr_t>(in.upq)) & 15u
+                               : (reinterpret_cast<std::uintptr_t>(in.xf) | reinterpret_cast<std::uintptr_t>(in.up)) & 7u;
+    return !(a || (in.ldx & 1) || (r0 & 1));
+  } else {
+    return false;
+  }
+}
+
+// The gather's direct form (GemvInput::permuted: the rows are one contiguous range of each batch
+// row, starting at r0) with vector loads: 8 fp16 values, or 2 SiLU inputs (gate and up, fp32 or
+// exact), per load, all of an iteration's loads issued before any store. One dependent round
 // trip for up to 8192 fp16 rows where the element-wise form takes one per 1024 (the SiLU inputs
-// stay at 1024 rows a round trip: more in flight spills registers).
-// Returns false (the caller gathers element-wise) where the input is not aligned for it. Rows
-// of the tile past m are zero, as in the element-wise form.
-template <int MT, int MODE>
-__device__ __forceinline__ bool gather_direct(const GemvInput& in, int m, int m0, int r0, int rows, __half* xs,
-                                              int rows_blk) {
+// stay at 1024 rows a round trip: more in flight spills registers). Done by NT threads (thread
+// tid of them): the block's 256 for all its rows, or one warp for its own units' rows (then only a
+// __syncwarp, not a block barrier, stands between the gather and the warp's first mma). Only where
+// direct_vectors holds. Rows of the tile past m are zero, as in the element-wise form.
+template <int MT, int MODE, int NT>
+__device__ __forceinline__ void gather_direct(const GemvInput& in, int m, int m0, int r0, int rows, __half* xs,
+                                              int rows_blk, int tid) {
   constexpr int U = 4;
   const int mv = min(MT, m - m0);
   if constexpr (MODE == k_x_half) {
-    if ((reinterpret_cast<std::uintptr_t>(in.x) & 15u) || (in.ldx & 7) || (r0 & 7)) return false;
     const int per = rows / 8, total = mv * per;
-    for (int base = threadIdx.x; base < total; base += k_threads * U) {
+    for (int base = tid; base < total; base += NT * U) {
       uint4 v[U];
 #pragma unroll
       for (int e = 0; e < U; ++e) {
-        const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
+        const int i = base + e * NT, mm = MT == 1 ? 0 : i / per;
         if (i < total) v[e] = *reinterpret_cast<const uint4*>(in.x + std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 8);
       }
 #pragma unroll
       for (int e = 0; e < U; ++e) {
-        const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
+        const int i = base + e * NT, mm = MT == 1 ? 0 : i / per;
         if (i < total) *reinterpret_cast<uint4*>(xs + mm * rows_blk + (i - mm * per) * 8) = v[e];
       }
     }
   } else if constexpr (MODE == k_x_silu) {
     // Two SiLU inputs per load (gate and up: 16 or 32 bytes), U2 loads of each in flight.
     constexpr int U2 = 2;
-    const bool q = in.xq != nullptr;
-    const std::uintptr_t a = q ? (reinterpret_cast<std::uintptr_t>(in.xq) | reinterpret_cast<std::uintptr_t>(in.upq)) & 15u
-                               : (reinterpret_cast<std::uintptr_t>(in.xf) | reinterpret_cast<std::uintptr_t>(in.up)) & 7u;
-    if (a || (in.ldx & 1) || (r0 & 1)) return false;
     const int per = rows / 2, total = mv * per;
     // Gate and up as exact accumulators (long long) or fp32: all loads of an iteration, then the products.
     auto pairs = [&](const auto* gp, const auto* upp) {
-      for (int base = threadIdx.x; base < total; base += k_threads * U2) {
+      for (int base = tid; base < total; base += NT * U2) {
         float2 g[U2], u[U2];
 #pragma unroll
         for (int e = 0; e < U2; ++e) {
-          const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
+          const int i = base + e * NT, mm = MT == 1 ? 0 : i / per;
           if (i < total) {
             const std::size_t off = std::size_t(m0 + mm) * in.ldx + r0 + (i - mm * per) * 2;
             g[e] = pair_at(gp + off);
@@ -461,24 +478,19 @@ __device__ __forceinline__ bool gather_direct(const GemvInput& in, int m, int m0
         }
 #pragma unroll
         for (int e = 0; e < U2; ++e) {
-          const int i = base + e * k_threads, mm = MT == 1 ? 0 : i / per;
+          const int i = base + e * NT, mm = MT == 1 ? 0 : i / per;
           if (i < total)
             *reinterpret_cast<__half2*>(xs + mm * rows_blk + (i - mm * per) * 2) =
                 __floats2half2_rn(silu_times(g[e].x, u[e].x), silu_times(g[e].y, u[e].y));
         }
       }
     };
-    if (q) pairs(in.xq, in.upq);
+    if (in.xq) pairs(in.xq, in.upq);
     else pairs(in.xf, in.up);
   }
-  if constexpr (MODE == k_x_norm) {
-    return false;
-  } else {
-    for (int i = mv * rows + int(threadIdx.x); i < MT * rows; i += k_threads) {
-      const int mm = i / rows;
-      xs[mm * rows_blk + i - mm * rows] = __float2half_rn(0.0f);
-    }
-    return true;
+  for (int i = mv * rows + tid; i < MT * rows; i += NT) {
+    const int mm = i / rows;
+    xs[mm * rows_blk + i - mm * rows] = __float2half_rn(0.0f);
   }
 }
 
@@ -537,8 +549,13 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   constexpr int RU = MT <= 2 ? k_gather_unroll : MT <= 8 ? 2 : 1;
   const int rows_valid = p.nb * 32;
   const bool direct = in.permuted;  // rows in stored order: the block's are one contiguous range
-  const bool vec = direct && !(jobs.skip & (MODE == k_x_silu ? 66 : 34)) &&
-                   gather_direct<MT, MODE>(in, m, m0, p.u0 * 32, rows_valid, xs, rows_blk);
+  const bool vec = direct && !(jobs.skip & (MODE == k_x_silu ? 66 : 34)) && direct_vectors<MODE>(in, p.u0 * 32);
+  // Each warp its own rows (EXL_GEMV_WARP_GATHER=1), or the block all of them.
+  const bool by_warp = vec && jobs.warp_gather;
+  if (by_warp)
+    gather_direct<MT, MODE, 32>(in, m, m0, (p.u0 + p.wa) * 32, (p.wb - p.wa) * 32, xs + p.wa * 32, rows_blk, lane);
+  else if (vec)
+    gather_direct<MT, MODE, k_threads>(in, m, m0, p.u0 * 32, rows_valid, xs, rows_blk, int(threadIdx.x));
   for (int base = threadIdx.x; base < ((jobs.skip & 2) || vec ? 0 : rows_valid); base += k_threads * RU) {
     __half v[MT][RU];
 #pragma unroll
@@ -569,7 +586,8 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
       }
     }
   }
-  __syncthreads();
+  if (by_warp) __syncwarp();
+  else __syncthreads();
 
   float* red_w = sm.red + warp * MT * k_tile_cols;
   // The warp's units in runs of one width: one specialised loop per run.
@@ -912,6 +930,7 @@ void run_jobs(const GemvCall& c, int upb_force, cudaStream_t s) {
     jobs.skip = gemv_knobs().skip;
     jobs.prefetch_units = gemv_knobs().prefetch;
     jobs.prime = gemv_knobs().prime;
+    jobs.warp_gather = gemv_knobs().warp_gather;
     if (gemv_knobs().prefetch_wave) jobs.prefetch_blocks = blocks_by_registers(mt) * std::max(1, c.sm_count);
     if (upb_force <= 0) upb_force = gemv_knobs().upb;
     const int ksplit = choose_ksplit(c, mt, tiles);
