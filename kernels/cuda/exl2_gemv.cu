@@ -27,12 +27,12 @@
 // its own words of the next units with cp.async into the warp's ring in shared memory (5 KB,
 // 20/B units of B bits for MT <= 2), the mma of a whole group accumulate before the group's scales
 // (decoded once per block into shared memory as fp16) are applied. Before griddepcontrol.wait
-// (PDL, launch.cuh) a block issues each warp's first ring copies of weights (each warp reading its
-// units' table entries itself, so the copies leave first), loads the unit table, decodes the
-// scales and loads its rows' permutation (as uint16): all of that overlaps the previous kernel. After the wait it writes the launch's init regions (the next layer's accumulators),
+// (PDL, launch.cuh) a block loads the unit table, decodes the scales, loads its rows'
+// permutation (as uint16) and issues each warp's first ring copies of weights: all of that
+// overlaps the previous kernel. After the wait it writes the launch's init regions (the next layer's accumulators),
 // then gathers its rows' activations through the permutation (or, for an input that already
-// comes in stored row order, GemvInput::permuted, reads them as one contiguous range) into
-// shared memory as fp16: from
+// comes in stored row order, GemvInput::permuted, reads them as one contiguous range, each warp
+// the rows of its own units) into shared memory as fp16: from
 // fp16 x, from the fp32 residual with RMSNorm folded in (each block recomputes the rows' 1/rms),
 // or as silu(gate) * up. Warp partials are summed in shared memory in warp order; a block that
 // covers all of K adds its sums to y (an earlier kernel initialised it), a block of a split-K
@@ -73,8 +73,8 @@ struct GemvJobs {
   int skip = 0;  // experiments only (EXL_GEMV_SKIP): stages left out to place time, see gemv_knobs
   int prefetch_units = 0;            // L2 prefetch before the wait: a warp's first units
   int prefetch_blocks = 1 << 30;     // ... in blocks below this index only
-  int warp_gather = 0;               // direct vector gathers: each warp its own rows
-  int prime = 1;                     // first ring slots issued: 0 in the main loop, 1 before the prologue, 3 after it (both before the wait), 2 before the gather
+  int warp_gather = 1;               // direct vector gathers: each warp its own rows
+  int prime = 1;                     // first ring slots issued: 0 in the main loop, 1 before the wait, 2 before the gather
 };
 
 // Tuning experiments, read once from the environment (unset in normal use): EXL_GEMV_UPB forces
@@ -89,11 +89,12 @@ struct GemvJobs {
 // slots issued before the wait, EXL_GEMV_PRIME=1, the default, the prefetch only competes with the
 // previous kernel's reads; bench/RESULTS.md, session 14); EXL_GEMV_PREFETCH_WAVE=1: only the
 // launch's first wave asks; EXL_GEMV_PRIME: 0 the ring's first slots issued in the main loop, 2
-// after the wait but before the activation gather, 3 after the prologue (1, the default: before it).
-// EXL_GEMV_WARP_GATHER=1: each warp gathers its own units' rows (direct vector form) and starts its
-// loop after a __syncwarp instead of the block barrier.
+// after the wait but before the activation gather (bench/RESULTS.md, session 30: issuing them
+// before the prologue, each warp reading its table entries itself, measured slower on tinyllama).
+// EXL_GEMV_WARP_GATHER=0: the block gathers all its rows (direct vector form) and its warps start
+// after a block barrier, instead of each warp gathering its own units' rows behind a __syncwarp.
 struct GemvKnobs {
-  int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1, warp_gather = 0;
+  int upb = 0, skip = 0, slots = 0, prefetch = 0, prefetch_wave = 0, prime = 1, warp_gather = 1;
   double overhead = 3.0;
 };
 const GemvKnobs& gemv_knobs() {
@@ -356,8 +357,10 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
 struct WarpRuns {
   unsigned run_end = 0, grp_end = 0;
 };
-// From the lanes' unit-table entries (lane l: unit wa + l's .y, any value past the warp's nw units).
-__device__ __forceinline__ WarpRuns warp_runs_of(int y, int nw, int lane) {
+template <int MT>
+__device__ __forceinline__ WarpRuns warp_runs(const BlockSmem<MT>& sm, const BlockPlan& p, int lane) {
+  const int nw = p.wb - p.wa;
+  const int y = lane < nw ? sm.info[p.wa + lane].y : 0;
   const int yn = __shfl_down_sync(0xffffffffu, y, 1);
   const bool last = lane + 1 >= nw;
   WarpRuns r;
@@ -365,35 +368,24 @@ __device__ __forceinline__ WarpRuns warp_runs_of(int y, int nw, int lane) {
   r.grp_end = __ballot_sync(0xffffffffu, lane < nw && (last || ((y ^ yn) >> 4) != 0));
   return r;
 }
-template <int MT>
-__device__ __forceinline__ WarpRuns warp_runs(const BlockSmem<MT>& sm, const BlockPlan& p, int lane) {
-  const int nw = p.wb - p.wa;
-  return warp_runs_of(lane < nw ? sm.info[p.wa + lane].y : 0, nw, lane);
-}
 
-// The first ring slots of the warp's first run, issued before the PDL wait (the weights are on
-// their way while the previous kernel finishes). The warp reads its units' table entries from
-// global memory itself (one load per lane), so the first copies leave one round trip after the
-// block starts, not after the prologue's table, scale decode and barrier (EXL_GEMV_PRIME=3 puts
-// the prime after the prologue, for measurement).
+// The first ring slots of the warp's first run (issued before the PDL wait: the weights are on
+// their way while the previous kernel finishes).
 template <int MT>
 __device__ __forceinline__ void gemv_prime(const GemvJobs& jobs, const BlockPlan& p, const BlockSmem<MT>& sm) {
   if (p.wa >= p.wb || (jobs.skip & 1)) return;
   const Exl2Device& w = jobs.job[p.j].w;
   const int lane = threadIdx.x & 31;
-  const int nw = p.wb - p.wa;
-  const int2 info = lane < nw ? w.units[p.u0 + p.wa + lane] : make_int2(0, 0);
-  const int y0 = __shfl_sync(0xffffffffu, info.y, 0), x0 = __shfl_sync(0xffffffffu, info.x, 0);
-  const int bits = y0 & 15;
-  const int n = __ffs(int(warp_runs_of(info.y, nw, lane).run_end));
-  const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, x0, p.tile);
+  const int bits = sm.info[p.wa].y & 15;
+  const int e = p.wa + __ffs(int(warp_runs(sm, p, lane).run_end));
+  const std::uint32_t* wp = w.q_weight + exl2_unit_words(w, sm.info[p.wa].x, p.tile);
   switch (bits) {
-    case 2: prime_units<2, RingOf<MT>::words>(wp, n, lane, sm.ring); break;
-    case 3: prime_units<3, RingOf<MT>::words>(wp, n, lane, sm.ring); break;
-    case 4: prime_units<4, RingOf<MT>::words>(wp, n, lane, sm.ring); break;
-    case 5: prime_units<5, RingOf<MT>::words>(wp, n, lane, sm.ring); break;
-    case 6: prime_units<6, RingOf<MT>::words>(wp, n, lane, sm.ring); break;
-    default: prime_units<8, RingOf<MT>::words>(wp, n, lane, sm.ring); break;
+    case 2: prime_units<2, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 3: prime_units<3, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 4: prime_units<4, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 5: prime_units<5, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    case 6: prime_units<6, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
+    default: prime_units<8, RingOf<MT>::words>(wp, e - p.wa, lane, sm.ring); break;
   }
 }
 
@@ -550,7 +542,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   const int rows_valid = p.nb * 32;
   const bool direct = in.permuted;  // rows in stored order: the block's are one contiguous range
   const bool vec = direct && !(jobs.skip & (MODE == k_x_silu ? 66 : 34)) && direct_vectors<MODE>(in, p.u0 * 32);
-  // Each warp its own rows (EXL_GEMV_WARP_GATHER=1), or the block all of them.
+  // Each warp its own rows (the default), or the block all of them (EXL_GEMV_WARP_GATHER=0).
   const bool by_warp = vec && jobs.warp_gather;
   if (by_warp)
     gather_direct<MT, MODE, 32>(in, m, m0, (p.u0 + p.wa) * 32, (p.wb - p.wa) * 32, xs + p.wa * 32, rows_blk, lane);
@@ -662,9 +654,8 @@ __global__ void __launch_bounds__(k_threads, MT > 8 ? 2 : 3) exl2_gemv_kernel(Ge
   pdl_trigger();
   const BlockPlan p = plan_block(jobs, int(blockIdx.x));
   const BlockSmem<MT> sm(smem4, jobs.job[p.j].upb);
-  if (jobs.prime == 1) gemv_prime<MT>(jobs, p, sm);
   gemv_prologue<MT>(jobs, in.permuted, p, sm, int(blockIdx.x));
-  if (jobs.prime == 3) gemv_prime<MT>(jobs, p, sm);
+  if (jobs.prime == 1) gemv_prime<MT>(jobs, p, sm);
   pdl_wait();  // the activations (and the outputs' initial values) come from earlier kernels
   // The init regions (zero or bias), spread over all blocks of the launch.
   write_inits(jobs.init, jobs.inits, int(blockIdx.y * gridDim.x + blockIdx.x) * k_threads + int(threadIdx.x),
