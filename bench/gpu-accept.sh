@@ -40,7 +40,7 @@ if has bench; then
   grep -E "GB/s|decode|peak" "$out/bench-tinyllama.log" | tee -a "$log"
 fi
 if has selftest; then
-  step 250 selftest "${st[@]}"
+  step 150 selftest "${st[@]}"
   grep -E "^FAIL|skip" "$out/selftest.log" | head -n 20 >>"$log"
 fi
 if has sanitize; then
