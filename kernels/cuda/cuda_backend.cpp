@@ -62,6 +62,7 @@ bool same_input_perm(std::initializer_list<const exl_cuda_linear*> ls) {
 }  // namespace
 
 CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
+  check_device_index(o.device);
   use_device(o.device);
   EXL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, o.device));
   int cc_major = 0;

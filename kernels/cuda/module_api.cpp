@@ -33,6 +33,7 @@ int api_device_count(int* count) {
 int api_device_info(int device, exl_cuda_device_info* out) {
   return guarded([&] {
     EXL_CUDA_REQUIRE(out, "device_info: null");
+    check_device_index(device);
     cudaDeviceProp p{};
     EXL_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
     std::memset(out, 0, sizeof(*out));

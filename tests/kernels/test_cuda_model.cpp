@@ -276,7 +276,7 @@ EXL_GPU_TEST(cuda_model, layer_split_bad_requests_are_clear_errors) {
   fails({{0, layers}, {0, 2}}, "layers");
   fails({{0, 2}, {0, 2}}, "layers");
   fails({{0, 0}, {0, 0}}, "only the last may be 0");
-  fails({{0, 1}, {4096, 0}}, "");
+  fails({{0, 1}, {4096, 0}}, "CUDA device 4096 does not exist");
   exl::BackendOptions o;
   o.split = {{0, 1}, {0, 0}};
   try {
