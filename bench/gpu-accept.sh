@@ -6,7 +6,8 @@
 #   sanitize  compute-sanitizer memcheck (leak check) over the suite cuda_kernels, memcheck over
 #             cuda_model and cuda_cache, racecheck over one case per kernel family
 # Each step has a time limit and is skipped (and said so) when the budget cannot cover it, so a
-# call ends in time. Logs and summary.txt go to OUT_DIR.
+# call ends in time. Logs and summary.txt go to OUT_DIR (more than 8 files: a device call returns
+# at most 8, so keep OUT_DIR outside $OUT and tar it there).
 #   usage (GPU machine, after bench/gpu-prep.sh BUILD ref-s-4.0bpw ref-xs-4.0bpw here):
 #     bash bench/gpu-accept.sh OUT_DIR PARTS [BUDGET_SECONDS]   (default budget 540)
 #   e.g. bash bench/gpu-accept.sh $OUT/acc bench,selftest 420; bash bench/gpu-accept.sh $OUT/san sanitize
@@ -30,18 +31,20 @@ step() {
   local rc=$?
   say "$name rc $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' "$out/$name.log" | tail -n 2 | tr '\n' ' ')"
 }
+# show LOG PATTERN: the log's matching lines into the summary (nothing where the step was skipped).
+show() { [ -f "$1" ] && grep -E "$2" "$1" | tee -a "$log"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.memory,memory.total --format=csv,noheader | tee -a "$log"
 ./exl --version 2>&1 | head -n 1 | tee -a "$log"
 st=(./exl selftest --device cuda --fixtures ../fixtures)
 if has bench; then
   step 150 bench-8b ./exl bench --synth llama3-8b --bpw 4.0 --prompt 2048 --ctx 0,2048,32768 --gen 64
-  grep -E "GB/s|TFLOP|prefill|decode|peak" "$out/bench-8b.log" | tee -a "$log"
+  show "$out/bench-8b.log" "GB/s|TFLOP|prefill|decode|peak"
   step 60 bench-tinyllama ./exl bench --synth tinyllama-1.1b --bpw 4.0 --prompt 2048 --ctx 0 --gen 128
-  grep -E "GB/s|decode|peak" "$out/bench-tinyllama.log" | tee -a "$log"
+  show "$out/bench-tinyllama.log" "GB/s|decode|peak"
 fi
 if has selftest; then
   step 150 selftest "${st[@]}"
-  grep -E "^FAIL|skip" "$out/selftest.log" | head -n 20 >>"$log"
+  [ -f "$out/selftest.log" ] && grep -E "^FAIL|^SKIP" "$out/selftest.log" | head -n 20 >>"$log"
 fi
 if has sanitize; then
   if [ -z "$cs" ]; then say "no compute-sanitizer on this machine"; exit 0; fi
