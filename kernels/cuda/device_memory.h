@@ -179,12 +179,23 @@ class GraphExec {
 // Makes `device` current for the calling thread.
 inline void use_device(int device) { EXL_CUDA_CHECK(cudaSetDevice(device)); }
 
+// The CUDA devices present: 0 where the runtime finds none (that error cleared), an exception for
+// any other failure (no driver, a driver too old).
+inline int device_count() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaErrorNoDevice) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if (e != cudaSuccess) ::exl::cuda::throw_cuda(e, "cudaGetDeviceCount", __FILE__, __LINE__);
+  return n;
+}
+
 // A device index from the user, checked against the device count before any call takes it (so a
 // wrong index is EXL_CUDA_ERR_NO_DEVICE with the count, not a failed CUDA call).
 inline void check_device_index(int device) {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess && e != cudaErrorNoDevice) ::exl::cuda::throw_cuda(e, "cudaGetDeviceCount", __FILE__, __LINE__);
+  const int n = device_count();
   if (device < 0 || device >= n)
     throw_status(EXL_CUDA_ERR_NO_DEVICE, "CUDA device " + std::to_string(device) + " does not exist (" +
                                              std::to_string(n) + (n == 1 ? " device)" : " devices)"));

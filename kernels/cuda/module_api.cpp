@@ -21,12 +21,8 @@ void api_set_log(exl_cuda_log_fn fn, void* user) { set_log_sink(fn, user); }
 int api_device_count(int* count) {
   return guarded([&] {
     EXL_CUDA_REQUIRE(count, "device_count: null");
-    *count = 0;
-    int n = 0;
-    const cudaError_t e = cudaGetDeviceCount(&n);
-    if (e == cudaErrorNoDevice) { (void)cudaGetLastError(); return; }
-    if (e != cudaSuccess) throw_cuda(e, "cudaGetDeviceCount", __FILE__, __LINE__);
-    *count = n;
+    *count = 0;  // what stays on an error
+    *count = device_count();
   });
 }
 
