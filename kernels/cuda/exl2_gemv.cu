@@ -145,38 +145,84 @@ template <int MT> struct RingOf {
 // in two.
 __host__ __device__ constexpr int lane_order(int col) { return (col & 7) * 8 + (col >> 4) * 2 + ((col >> 3) & 1); }
 
+// Where a warp's scaled group sums go: for up to 2 batch rows, registers (acc[q][cl][h]: the
+// lane's entries part[.][q][2h + cl] of batch row 2t + cl, column q*16 + g + 8h), written to the
+// warp's partials once after its last unit (store_group_sums); for more rows (whose accumulators
+// already fill the registers) the partials in shared memory directly (red_w [MT][64], lane order;
+// each (row, column) belongs to one lane). Either way each entry is the same chain of fmaf over
+// the groups in order from 0, so both forms give the same bits.
+template <int MT>
+struct GroupSums {
+  static constexpr bool in_regs = MT <= 2;
+  float* red_w;
+  float acc[in_regs ? 4 : 1][in_regs ? MT : 1][2];
+  __device__ __forceinline__ explicit GroupSums(float* r) : red_w(r) {
+#pragma unroll
+    for (int q = 0; q < (in_regs ? 4 : 1); ++q)
+#pragma unroll
+      for (int cl = 0; cl < (in_regs ? MT : 1); ++cl) acc[q][cl][0] = acc[q][cl][1] = 0.0f;
+  }
+};
+
 // Adds a finished group's partial sums, scaled per column (sc: the group's 64 fp16 scales, lane
-// order), into the warp's partials in shared memory (red_w [MT][64], lane order; each (row,
-// column) belongs to one lane).
+// order), into the warp's group sums.
 template <int MT>
 __device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n][4][4], const __half* sc, int lane,
-                                            float* red_w) {
+                                            GroupSums<MT>& gs) {
   const int g = lane >> 2, t = lane & 3;
   const uint4 sv = *reinterpret_cast<const uint4*>(sc + g * 8);
   const float2 s01 = __half22float2(*reinterpret_cast<const __half2*>(&sv.x));
   const float2 s23 = __half22float2(*reinterpret_cast<const __half2*>(&sv.y));
   const float2 s45 = __half22float2(*reinterpret_cast<const __half2*>(&sv.z));
   const float2 s67 = __half22float2(*reinterpret_cast<const __half2*>(&sv.w));
+  if constexpr (GroupSums<MT>::in_regs) {
+    const float2 sq[4] = {s01, s23, s45, s67};
 #pragma unroll
-  for (int nb = 0; nb < RowBlocks<MT>::n; ++nb)
+    for (int q = 0; q < 4; ++q)
 #pragma unroll
-    for (int cl = 0; cl < 2; ++cl) {  // accumulator entries c = 2 h + cl: batch row 2 t + cl
-      const int mm = nb * 8 + 2 * t + cl;
-      if (mm < MT) {
-        float4* r = reinterpret_cast<float4*>(red_w + mm * k_tile_cols + g * 8);
-        float4 a = r[0], b = r[1];
-        a.x = fmaf(part[nb][0][cl], s01.x, a.x);
-        a.y = fmaf(part[nb][0][2 + cl], s01.y, a.y);
-        a.z = fmaf(part[nb][1][cl], s23.x, a.z);
-        a.w = fmaf(part[nb][1][2 + cl], s23.y, a.w);
-        b.x = fmaf(part[nb][2][cl], s45.x, b.x);
-        b.y = fmaf(part[nb][2][2 + cl], s45.y, b.y);
-        b.z = fmaf(part[nb][3][cl], s67.x, b.z);
-        b.w = fmaf(part[nb][3][2 + cl], s67.y, b.w);
-        r[0] = a;
-        r[1] = b;
+      for (int cl = 0; cl < MT; ++cl) {
+        gs.acc[q][cl][0] = fmaf(part[0][q][cl], sq[q].x, gs.acc[q][cl][0]);
+        gs.acc[q][cl][1] = fmaf(part[0][q][2 + cl], sq[q].y, gs.acc[q][cl][1]);
+      }
+    (void)t;
+  } else {
+#pragma unroll
+    for (int nb = 0; nb < RowBlocks<MT>::n; ++nb)
+#pragma unroll
+      for (int cl = 0; cl < 2; ++cl) {  // accumulator entries c = 2 h + cl: batch row 2 t + cl
+        const int mm = nb * 8 + 2 * t + cl;
+        if (mm < MT) {
+          float4* r = reinterpret_cast<float4*>(gs.red_w + mm * k_tile_cols + g * 8);
+          float4 a = r[0], b = r[1];
+          a.x = fmaf(part[nb][0][cl], s01.x, a.x);
+          a.y = fmaf(part[nb][0][2 + cl], s01.y, a.y);
+          a.z = fmaf(part[nb][1][cl], s23.x, a.z);
+          a.w = fmaf(part[nb][1][2 + cl], s23.y, a.w);
+          b.x = fmaf(part[nb][2][cl], s45.x, b.x);
+          b.y = fmaf(part[nb][2][2 + cl], s45.y, b.y);
+          b.z = fmaf(part[nb][3][cl], s67.x, b.z);
+          b.w = fmaf(part[nb][3][2 + cl], s67.y, b.w);
+          r[0] = a;
+          r[1] = b;
+        }
+      }
+  }
+}
+
+// The register form's sums into the warp's partials (lane order), once after its last unit.
+template <int MT>
+__device__ __forceinline__ void store_group_sums(const GroupSums<MT>& gs, int lane) {
+  if constexpr (GroupSums<MT>::in_regs) {
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int cl = 0; cl < MT; ++cl) {
+      if (2 * t + cl < MT) {
+        float4* r = reinterpret_cast<float4*>(gs.red_w + (2 * t + cl) * k_tile_cols + g * 8);
+        r[0] = make_float4(gs.acc[0][cl][0], gs.acc[0][cl][1], gs.acc[1][cl][0], gs.acc[1][cl][1]);
+        r[1] = make_float4(gs.acc[2][cl][0], gs.acc[2][cl][1], gs.acc[3][cl][0], gs.acc[3][cl][1]);
       }
     }
+  }
 }
 
 // A run of n consecutive units of one width B (back to back in the tile layout, 64 * B words
@@ -200,7 +246,7 @@ __device__ __forceinline__ void prime_units(const std::uint32_t* __restrict__ wp
 template <int B, int MT, int RW>
 __device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, int n, unsigned grp_end,
                                           const int2* info, const __half* s_scale, int g0, const __half* xs,
-                                          int xs_stride, int lane, float* red_w, std::uint32_t* ring, bool primed) {
+                                          int xs_stride, int lane, GroupSums<MT>& gs, std::uint32_t* ring, bool primed) {
   constexpr int D = RW / (64 * B);  // ring slots
   static_assert(D >= 2, "ring too small");
   constexpr int SW = 64 * B;  // words of a unit-tile (and of a ring slot)
@@ -235,7 +281,7 @@ __device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, 
       mma_unit_at<B, MT>(w, xl, xs_stride, part);
       xl += 32;
     }
-    flush_group<MT>(part, s_scale + (grp - g0) * k_tile_cols, lane, red_w);
+    flush_group<MT>(part, s_scale + (grp - g0) * k_tile_cols, lane, gs);
   }
   cp_async_wait<0>();
 }
@@ -581,7 +627,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   if (by_warp) __syncwarp();
   else __syncthreads();
 
-  float* red_w = sm.red + warp * MT * k_tile_cols;
+  GroupSums<MT> gs(sm.red + warp * MT * k_tile_cols);
   // The warp's units in runs of one width: one specialised loop per run.
   const WarpRuns runs = warp_runs(sm, p, lane);
   for (int i = p.wa; i < ((jobs.skip & 1) ? p.wa : p.wb);) {
@@ -592,7 +638,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
     const bool pr = primed && i == p.wa;
 #define EXL_RUN(B)                                                                                                \
   run_units<B, MT, RingOf<MT>::words>(wp, e - i, runs.grp_end >> l, sm.info + i, sm.scale, p.g0, xs + i * 32, \
-                                      rows_blk, lane, red_w, sm.ring, pr)
+                                      rows_blk, lane, gs, sm.ring, pr)
     switch (bits) {
       case 2: EXL_RUN(2); break;
       case 3: EXL_RUN(3); break;
@@ -604,6 +650,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
 #undef EXL_RUN
     i = e;
   }
+  store_group_sums<MT>(gs, lane);
   __syncthreads();
   // The block's sums (warps in order). Without split K they go straight into y; with it, into
   // the block's slot of the workspace, and the tile's last block to finish adds the slots in
