@@ -145,63 +145,24 @@ template <int MT> struct RingOf {
 // in two.
 __host__ __device__ constexpr int lane_order(int col) { return (col & 7) * 8 + (col >> 4) * 2 + ((col >> 3) & 1); }
 
-// Where a warp's scaled group sums go.
-// - One batch row (the decode step): group slots. The mma's 8 columns are batch rows, of which one
-//   row uses one: instead, column s takes the units of the warp's groups whose index (from the
-//   block's first) is s mod 8 (the lanes of column s read the activations, the others zeros), so
-//   one accumulator set (part) holds 8 groups' sums at once and is scaled into the lane's column
-//   sums (acc[q][0][h]: column q*16 + g + 8h, over the lane's slots 2t and 2t+1) once per 8 groups
-//   (flush_slots) instead of per group; store_group_sums adds the 4 lanes of a column.
-// - Two batch rows: registers (acc[q][cl][h]: the lane's entries part[.][q][2h + cl] of batch row
-//   2t + cl, column q*16 + g + 8h), written to the warp's partials once after its last unit.
-// - More rows (whose accumulators already fill the registers): the partials in shared memory
-//   directly (red_w [MT][64], lane order; each (row, column) belongs to one lane).
+// Where a warp's scaled group sums go: for up to 2 batch rows, registers (acc[q][cl][h]: the
+// lane's entries part[.][q][2h + cl] of batch row 2t + cl, column q*16 + g + 8h), written to the
+// warp's partials once after its last unit (store_group_sums); for more rows (whose accumulators
+// already fill the registers) the partials in shared memory directly (red_w [MT][64], lane order;
+// each (row, column) belongs to one lane). Either way each entry is the same chain of fmaf over
+// the groups in order from 0, so both forms give the same bits.
 template <int MT>
 struct GroupSums {
-  static constexpr bool slotted = MT == 1;
   static constexpr bool in_regs = MT <= 2;
   float* red_w;
   float acc[in_regs ? 4 : 1][in_regs ? MT : 1][2];
-  float part[1][4][4];            // slotted: the current 8 groups' sums (slot = mma column)
-  int base = 0;                   // slotted: the first group (from the block's first) of part's 8
-  const __half* scale = nullptr;  // slotted: the block's scales [group - g0][64], lane order
-  const __half* zeros = nullptr;  // slotted: the lane's place in 32 zero activations
-  int ngr = 0;                    // slotted: the block's groups
   __device__ __forceinline__ explicit GroupSums(float* r) : red_w(r) {
 #pragma unroll
     for (int q = 0; q < (in_regs ? 4 : 1); ++q)
 #pragma unroll
       for (int cl = 0; cl < (in_regs ? MT : 1); ++cl) acc[q][cl][0] = acc[q][cl][1] = 0.0f;
-    clear_part();
-  }
-  __device__ __forceinline__ void clear_part() {
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) part[0][q][c] = 0.0f;
   }
 };
-
-// Slotted sums: part's 8 groups (base .. base + 7; slots past the block's groups hold zeros and
-// take the last group's finite scales) scaled into acc, part cleared.
-__device__ __forceinline__ void flush_slots(GroupSums<1>& gs, int lane) {
-  const int g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int cl = 0; cl < 2; ++cl) {  // accumulator entries c = 2 h + cl: slot 2 t + cl
-    const int gi = min(gs.base + 2 * t + cl, gs.ngr - 1);
-    const uint4 sv = *reinterpret_cast<const uint4*>(gs.scale + gi * k_tile_cols + g * 8);
-    const float2 sq[4] = {__half22float2(*reinterpret_cast<const __half2*>(&sv.x)),
-                          __half22float2(*reinterpret_cast<const __half2*>(&sv.y)),
-                          __half22float2(*reinterpret_cast<const __half2*>(&sv.z)),
-                          __half22float2(*reinterpret_cast<const __half2*>(&sv.w))};
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      gs.acc[q][0][0] = fmaf(gs.part[0][q][cl], sq[q].x, gs.acc[q][0][0]);
-      gs.acc[q][0][1] = fmaf(gs.part[0][q][2 + cl], sq[q].y, gs.acc[q][0][1]);
-    }
-  }
-  gs.clear_part();
-}
 
 // Adds a finished group's partial sums, scaled per column (sc: the group's 64 fp16 scales, lane
 // order), into the warp's group sums.
@@ -248,26 +209,11 @@ __device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n
   }
 }
 
-// The register forms' sums into the warp's partials (lane order), once after its last unit
-// (`any`: the warp had units; slotted sums flush their last 8 groups first).
+// The register form's sums into the warp's partials (lane order), once after its last unit.
 template <int MT>
-__device__ __forceinline__ void store_group_sums(GroupSums<MT>& gs, int lane, bool any) {
-  const int g = lane >> 2, t = lane & 3;
-  if constexpr (GroupSums<MT>::slotted) {
-    if (any) flush_slots(gs, lane);
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        gs.acc[q][0][h] += __shfl_xor_sync(0xffffffffu, gs.acc[q][0][h], 1);
-        gs.acc[q][0][h] += __shfl_xor_sync(0xffffffffu, gs.acc[q][0][h], 2);
-      }
-    if (t == 0) {
-      float4* r = reinterpret_cast<float4*>(gs.red_w + g * 8);
-      r[0] = make_float4(gs.acc[0][0][0], gs.acc[0][0][1], gs.acc[1][0][0], gs.acc[1][0][1]);
-      r[1] = make_float4(gs.acc[2][0][0], gs.acc[2][0][1], gs.acc[3][0][0], gs.acc[3][0][1]);
-    }
-  } else if constexpr (GroupSums<MT>::in_regs) {
+__device__ __forceinline__ void store_group_sums(const GroupSums<MT>& gs, int lane) {
+  if constexpr (GroupSums<MT>::in_regs) {
+    const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int cl = 0; cl < MT; ++cl) {
       if (2 * t + cl < MT) {
@@ -277,7 +223,6 @@ __device__ __forceinline__ void store_group_sums(GroupSums<MT>& gs, int lane, bo
       }
     }
   }
-  (void)any;
 }
 
 // A run of n consecutive units of one width B (back to back in the tile layout, 64 * B words
@@ -317,28 +262,6 @@ __device__ __forceinline__ void run_units(const std::uint32_t* __restrict__ wp, 
     // grp_end: the run's unit l ends its group (warp_runs).
     const int grp = info[i].y >> 4;
     const int e = min(n, i + __ffs(int(grp_end >> i)));
-    if constexpr (GroupSums<MT>::slotted) {
-      const int rel = grp - g0;
-      if ((rel & ~7) != gs.base) {
-        flush_slots(gs, lane);
-        gs.base = rel & ~7;
-      }
-      // This lane's mma column is the group's slot: it reads the activations, the others zeros.
-      const bool mine = (lane >> 2) == (rel & 7);
-      for (; i < e; ++i) {
-        if (i + D - 1 < n) copy_unit_at<B>(ring_l + fill, next, lane);
-        cp_async_commit();
-        next += SW;
-        fill = fill == (D - 1) * SW ? 0 : fill + SW;
-        cp_async_wait<D - 1>();
-        std::uint32_t w[16];
-        read_unit_at<B>(ring_l + use, lane, w);
-        use = use == (D - 1) * SW ? 0 : use + SW;
-        mma_unit_at<B, MT>(w, mine ? xl : gs.zeros, xs_stride, gs.part);
-        xl += 32;
-      }
-      continue;
-    }
     float part[RowBlocks<MT>::n][4][4];
 #pragma unroll
     for (int nb = 0; nb < RowBlocks<MT>::n; ++nb)
@@ -379,8 +302,7 @@ constexpr std::size_t gemv_smem_bytes(int upb) {
          + std::size_t(k_warps) * MT * k_tile_cols * 4           // warp partials
          + std::size_t(upb) * 32 * 2                             // permutation (uint16)
          + std::size_t(MT) * upb * 32 * 2                        // activations (fp16)
-         + std::size_t(1 + k_warps) * MT * 4                     // row norms ([MT] + [warps][MT])
-         + 64;                                                   // 32 zero activations (group slots)
+         + std::size_t(1 + k_warps) * MT * 4;                    // row norms ([MT] + [warps][MT])
 }
 
 // One block's share of a launch: job, column tile, K range, and the
@@ -414,7 +336,6 @@ struct BlockSmem {
   std::uint16_t* perm;
   __half* xs;
   float* norm;
-  __half* zeros;
   int rows;
   __device__ __forceinline__ BlockSmem(uint4* base, int upb) {
     const int warp = threadIdx.x >> 5;
@@ -426,7 +347,6 @@ struct BlockSmem {
     perm = reinterpret_cast<std::uint16_t*>(red + k_warps * MT * k_tile_cols);
     xs = reinterpret_cast<__half*>(perm + rows);
     norm = reinterpret_cast<float*>(xs + MT * rows);  // [MT] + [warps][MT]
-    zeros = reinterpret_cast<__half*>(norm + (1 + k_warps) * MT);  // [32]
   }
 };
 
@@ -472,7 +392,6 @@ __device__ __forceinline__ void gemv_prologue(const GemvJobs& jobs, bool direct,
     }
   }
   for (int i = threadIdx.x; i < k_warps * MT * k_tile_cols; i += k_threads) sm.red[i] = 0.0f;
-  if (threadIdx.x < 16) reinterpret_cast<float*>(sm.zeros)[threadIdx.x] = 0.0f;
   __syncthreads();
 }
 
@@ -709,12 +628,6 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
   else __syncthreads();
 
   GroupSums<MT> gs(sm.red + warp * MT * k_tile_cols);
-  if constexpr (GroupSums<MT>::slotted) {
-    gs.scale = sm.scale;
-    gs.zeros = sm.zeros + 2 * (lane & 3);  // the lane's place, as unit_x_lane's in the activations
-    gs.ngr = p.ngr;
-    if (p.wa < p.wb) gs.base = ((sm.info[p.wa].y >> 4) - p.g0) & ~7;
-  }
   // The warp's units in runs of one width: one specialised loop per run.
   const WarpRuns runs = warp_runs(sm, p, lane);
   for (int i = p.wa; i < ((jobs.skip & 1) ? p.wa : p.wb);) {
@@ -737,7 +650,7 @@ __device__ __forceinline__ void gemv_body(const GemvJobs& jobs, const GemvInput&
 #undef EXL_RUN
     i = e;
   }
-  store_group_sums<MT>(gs, lane, p.wa < p.wb && !(jobs.skip & 1));
+  store_group_sums<MT>(gs, lane);
   __syncthreads();
   // The block's sums (warps in order). Without split K they go straight into y; with it, into
   // the block's slot of the workspace, and the tile's last block to finish adds the slots in
