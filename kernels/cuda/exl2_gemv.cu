@@ -169,7 +169,7 @@ struct GroupSums {
 template <int MT>
 __device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n][4][4], const __half* sc, int lane,
                                             GroupSums<MT>& gs) {
-  const int g = lane >> 2, t = lane & 3;
+  const int g = lane >> 2;
   const uint4 sv = *reinterpret_cast<const uint4*>(sc + g * 8);
   const float2 s01 = __half22float2(*reinterpret_cast<const __half2*>(&sv.x));
   const float2 s23 = __half22float2(*reinterpret_cast<const __half2*>(&sv.y));
@@ -184,8 +184,8 @@ __device__ __forceinline__ void flush_group(const float (&part)[RowBlocks<MT>::n
         gs.acc[q][cl][0] = fmaf(part[0][q][cl], sq[q].x, gs.acc[q][cl][0]);
         gs.acc[q][cl][1] = fmaf(part[0][q][2 + cl], sq[q].y, gs.acc[q][cl][1]);
       }
-    (void)t;
   } else {
+    const int t = lane & 3;
 #pragma unroll
     for (int nb = 0; nb < RowBlocks<MT>::n; ++nb)
 #pragma unroll
