@@ -81,7 +81,8 @@ void scrollIntoView(QQuickItem *item)
         auto *content = qvariant_cast<QQuickItem *>(p->property("contentItem"));
         if (!content)
             continue;
-        const QRectF r = item->mapRectToItem(content, item->boundingRect());
+        // The item's own rectangle (a text item's boundingRect() is its text's, not its box).
+        const QRectF r = item->mapRectToItem(content, QRectF(0, 0, item->width(), item->height()));
         const auto scroll = [&](const char *pos, const char *extent, const char *origin, double lo, double hi, double view) {
             const double current = p->property(pos).toDouble();
             const double min = p->property(origin).toDouble();
@@ -92,6 +93,9 @@ void scrollIntoView(QQuickItem *item)
             else if (hi > current + view)
                 target = hi - view;
             target = std::clamp(target, min, max);
+            if (qEnvironmentVariableIsSet("LAYOUTPROBE_DEBUG"))
+                qDebug("scroll %s %s: lo %.0f hi %.0f view %.0f current %.0f min %.0f max %.0f -> %.0f", pos,
+                       p->metaObject()->className(), lo, hi, view, current, min, max, target);
             if (std::abs(target - current) > 0.5)
                 p->setProperty(pos, target);
         };
@@ -165,7 +169,7 @@ QStringList checkScene(QQuickWindow *window, QQuickItem *root, const QString &co
         if (text) {
             const bool wraps = item->property("wrapMode").toInt() != 0;
             if (item->property("truncated").toBool() && !hasToolTip(item))
-                faults << what + QStringLiteral(" is elided (no tooltip gives the whole text)");
+                faults << what + QStringLiteral(" is elided (no tooltip gives the whole text; %1 of %2 px)").arg(item->width(), 0, 'f', 0).arg(item->implicitWidth(), 0, 'f', 0);
             else if (!wraps && item->property("elide").toInt() == 0 && !item->property("text").toString().isEmpty()
                      && item->implicitWidth() > item->width() + kSlack)
                 faults << what + QStringLiteral(" runs past its box (%1 of %2 px)").arg(item->implicitWidth(), 0, 'f', 0).arg(item->width(), 0, 'f', 0);

@@ -41,6 +41,13 @@ QQuickItem *findItem(QQuickItem *root, const QString &name)
     return nullptr;
 }
 
+// Types `text` into the focused item, key by key (QTest has keyClicks for widgets only).
+void type(QWindow *window, const QString &text)
+{
+    for (const QChar c : text)
+        QTest::keyClick(window, c.toLatin1());
+}
+
 void click(QQuickWindow *window, QQuickItem *item)
 {
     const QPointF centre = layoutprobe::sceneRect(item).center();
@@ -144,7 +151,7 @@ private Q_SLOTS:
         QVERIFY(field);
         click(window(), field);
         QTRY_VERIFY(field->hasActiveFocus());
-        QTest::keyClicks(window(), m_models.path());
+        type(window(), m_models.path());
         QTest::keyClick(window(), Qt::Key_Tab);  // editing finished
         QTRY_COMPARE(m_context->settings()->modelsDirectory(), QDir::cleanPath(m_models.path()));
         QTest::keyClick(window(), Qt::Key_Escape);
@@ -171,8 +178,12 @@ private Q_SLOTS:
         QVERIFY(input);
         click(window(), input);
         QTRY_VERIFY(input->hasActiveFocus());
+        // A short reply keeps the test quick (the fixture model writes until its context is full).
+        SamplingSettings sampling = m_context->settings()->sampling();
+        sampling.maxNewTokens = 24;
+        m_context->chat()->setSampling(sampling);
         QSignalSpy finished(m_context->chat(), &ChatViewModel::replyFinished);
-        QTest::keyClicks(window(), QStringLiteral("Tell me a short story."));
+        type(window(), QStringLiteral("Tell me a short story."));
         QTest::keyClick(window(), Qt::Key_Return);
         QVERIFY(finished.wait(120000));
         QCOMPARE(m_context->chat()->rowCount(), 2);

@@ -181,7 +181,7 @@ void TelemetryModel::clear()
 void TelemetryModel::fillSeries(QAbstractSeries *observed, QAbstractSeries *bound) const
 {
     // Seconds before the newest sample: the x axis reads -60 ... 0, the last minute.
-    const double end = windowEnd();
+    const double end = m_last.timeSeconds;
     const auto relative = [end](const QList<QPointF> &points) {
         QList<QPointF> out;
         out.reserve(points.size());

@@ -87,7 +87,7 @@ public:
     static double niceAxisMax(double value);
     double rateAxisMax() const { return niceAxisMax(peakTokensPerSecond() * 1.1); }
     // Copies the history into two QXYSeries of a ChartView (line series), x in seconds before the
-    // newest sample (-60 ... 0).
+    // newest sample (decoding or not): the chart's axis reads -60 ... 0.
     Q_INVOKABLE void fillSeries(QAbstractSeries *observed, QAbstractSeries *bound) const;
 
 public Q_SLOTS:

@@ -36,9 +36,9 @@ Item {
             compare(c.series(1).name, "Bandwidth bound")
             compare(c.series(0).count, 0)
             compare(c.series(1).count, 0)
-            // Empty: the first minute, and at least 10 tokens/s tall.
-            compare(c.series(0).axisX.min, 0)
-            compare(c.series(0).axisX.max, 60)
+            // Always the last minute, in seconds before now; empty: 10 tokens/s tall.
+            compare(c.series(0).axisX.min, -60)
+            compare(c.series(0).axisX.max, 0)
             compare(c.series(0).axisY.max, 10)
         }
 
@@ -47,31 +47,33 @@ Item {
             testHelper.addTelemetry(1, 50, 200)
             testHelper.addTelemetry(2, 62.5, 200)
             testHelper.addTelemetry(3, 0, 200)       // not decoding: no point
-            compare(points(c.series(0)), [[1, 50], [2, 62.5]])
-            compare(points(c.series(1)), [[1, 200], [2, 200]])
-            fuzzyCompare(c.series(0).axisY.max, 200 * 1.15, 1e-9)
-            compare(c.series(0).axisX.min, 0)
-            compare(c.series(0).axisX.max, 60)
+            // Seconds before the newest sample (t = 3).
+            compare(points(c.series(0)), [[-2, 50], [-1, 62.5]])
+            compare(points(c.series(1)), [[-2, 200], [-1, 200]])
+            // The peak with room (220), up to a round top whose fifths are round too.
+            compare(c.series(0).axisY.max, 250)
+            compare(c.series(0).axisX.min, -60)
+            compare(c.series(0).axisX.max, 0)
         }
 
         function test_filledFromTheModelWhenCreated() {
             testHelper.addTelemetry(5, 30, 0)        // no bound known: observed only
             testHelper.addTelemetry(6, 31, 0)
             const c = make()
-            compare(points(c.series(0)), [[5, 30], [6, 31]])
+            compare(points(c.series(0)), [[-1, 30], [0, 31]])
             compare(c.series(1).count, 0)
-            fuzzyCompare(c.series(0).axisY.max, 31 * 1.15, 1e-9)
+            compare(c.series(0).axisY.max, 50)
         }
 
         function test_windowMovesOn() {
             const c = make()
             testHelper.addTelemetry(10, 40, 100)
             testHelper.addTelemetry(50, 45, 100)
-            testHelper.addTelemetry(100, 48, 100)   // the window is now 40..100 s
-            compare(c.series(0).axisX.min, 40)
-            compare(c.series(0).axisX.max, 100)
-            compare(points(c.series(0)), [[50, 45], [100, 48]])
-            compare(points(c.series(1)), [[50, 100], [100, 100]])
+            testHelper.addTelemetry(100, 48, 100)   // the last minute is now 40..100 s
+            compare(c.series(0).axisX.min, -60)
+            compare(c.series(0).axisX.max, 0)
+            compare(points(c.series(0)), [[-50, 45], [0, 48]])
+            compare(points(c.series(1)), [[-50, 100], [0, 100]])
         }
 
         function test_clearEmptiesTheChart() {

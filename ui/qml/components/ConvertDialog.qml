@@ -45,35 +45,41 @@ ScrollingDialog {
         }
     }
 
+    // Each path on its own line, its buttons below it: nothing competes for the width, in any
+    // language.
     Label { text: qsTr("Model to convert"); font.bold: true }
-    RowLayout {
+    TextField {
+        objectName: "inputField"
         Layout.fillWidth: true
         enabled: !convertJob.running
-        TextField {
-            objectName: "inputField"
-            Layout.fillWidth: true
-            text: convertJob.input
-            placeholderText: qsTr("HF model folder or .gguf file")
-            Accessible.name: qsTr("Model to convert")
-            selectByMouse: true
-            onEditingFinished: convertJob.input = text
-        }
+        text: convertJob.input
+        placeholderText: qsTr("HF model folder or .gguf file")
+        Accessible.name: qsTr("Model to convert")
+        selectByMouse: true
+        onEditingFinished: convertJob.input = text
+    }
+    Flow {
+        Layout.fillWidth: true
+        enabled: !convertJob.running
+        spacing: 8
         Button { objectName: "inputFolderButton"; text: qsTr("Folder…"); onClicked: inputFolderDialog.open() }
         Button { objectName: "ggufButton"; text: qsTr("GGUF file…"); onClicked: ggufDialog.open() }
     }
     Label { text: qsTr("Output folder (new or empty)"); font.bold: true }
-    RowLayout {
+    TextField {
+        objectName: "outputField"
         Layout.fillWidth: true
         enabled: !convertJob.running
-        TextField {
-            objectName: "outputField"
-            Layout.fillWidth: true
-            text: convertJob.output
-            placeholderText: qsTr("Where the EXL2 model is written")
-            Accessible.name: qsTr("Output folder")
-            selectByMouse: true
-            onEditingFinished: convertJob.output = text
-        }
+        text: convertJob.output
+        placeholderText: qsTr("Where the EXL2 model is written")
+        Accessible.name: qsTr("Output folder")
+        selectByMouse: true
+        onEditingFinished: convertJob.output = text
+    }
+    Flow {
+        Layout.fillWidth: true
+        enabled: !convertJob.running
+        spacing: 8
         Button { objectName: "outputFolderButton"; text: qsTr("Choose…"); onClicked: outputFolderDialog.open() }
     }
     LabeledSlider {
@@ -109,7 +115,7 @@ ScrollingDialog {
             onActivated: index => convertJob.device = devices[index]
         }
     }
-    CheckBox {
+    WrappingCheckBox {
         objectName: "fastBox"
         Layout.fillWidth: true
         enabled: !convertJob.running

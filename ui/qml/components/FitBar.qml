@@ -33,7 +33,9 @@ ColumnLayout {
             Rectangle { objectName: "draftBar"; height: parent.height; width: parent.width * root.draftGiB / root.total; color: "#8e24aa" }
         }
     }
-    RowLayout {
+    // The legend wraps onto more lines where the column is narrow.
+    Flow {
+        Layout.fillWidth: true
         spacing: 14
         Repeater {
             model: [

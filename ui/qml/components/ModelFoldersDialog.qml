@@ -42,6 +42,7 @@ ScrollingDialog {
             objectName: "modelsDirField"
             Layout.fillWidth: true
             Layout.minimumWidth: 120
+            Layout.preferredWidth: 120
             text: dialog.settings.modelsDirectory
             placeholderText: qsTr("Default: %1").arg(dialog.app.defaultModelsDirectory)
             Accessible.name: qsTr("Models folder")

@@ -111,6 +111,7 @@ ColumnLayout {
             placeholderText: qsTr("e.g. Lab server")
             Accessible.name: qsTr("Endpoint name")
             onAccepted: panel.submit()
+            onTextEdited: addError.text = ""  // the last refusal was about other input
         }
         Label { text: qsTr("Base URL") }
         TextField {
@@ -120,6 +121,7 @@ ColumnLayout {
             Accessible.name: qsTr("Endpoint base URL")
             inputMethodHints: Qt.ImhUrlCharactersOnly
             onAccepted: panel.submit()
+            onTextEdited: addError.text = ""
         }
         Label { text: qsTr("API key") }
         TextField {
@@ -130,8 +132,9 @@ ColumnLayout {
             Accessible.name: qsTr("API key (optional)")
             onAccepted: panel.submit()
         }
-        CheckBox {
+        WrappingCheckBox {
             id: clearKeyBox
+            Layout.fillWidth: true
             Layout.columnSpan: 2
             visible: panel.editing >= 0 && panel.editingHasKey
             text: qsTr("Remove the stored API key")

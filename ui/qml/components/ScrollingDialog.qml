@@ -31,9 +31,11 @@ Dialog {
         id: scroll
         contentWidth: availableWidth
         clip: true
+        // Shown whenever there is more below, not only while scrolling; the column leaves it room.
+        ScrollBar.vertical.policy: contentHeight > availableHeight ? ScrollBar.AlwaysOn : ScrollBar.AsNeeded
         ColumnLayout {
             id: column
-            width: scroll.availableWidth
+            width: scroll.availableWidth - (scroll.ScrollBar.vertical.policy === ScrollBar.AlwaysOn ? scroll.ScrollBar.vertical.width + 4 : 0)
             spacing: dialog.spacing
         }
     }

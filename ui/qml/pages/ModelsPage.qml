@@ -224,9 +224,10 @@ Item {
             Layout.minimumWidth: 0
             contentWidth: availableWidth
             clip: true
+            ScrollBar.vertical.policy: contentHeight > availableHeight ? ScrollBar.AlwaysOn : ScrollBar.AsNeeded
 
             ColumnLayout {
-                width: detailsScroll.availableWidth - 12
+                width: detailsScroll.availableWidth - detailsScroll.ScrollBar.vertical.width - 4
                 spacing: 10
 
                 Label {
@@ -274,138 +275,135 @@ Item {
                     wrapMode: Text.Wrap
                 }
 
-                Label {
-                    text: qsTr("Memory fit"); font.bold: true; Layout.topMargin: 4
-                    visible: !page.models.currentIsRemote
-                }
-                FitBar {
+                // The selected local model's memory fit and load settings.
+                ColumnLayout {
+                    objectName: "localModelSettings"
                     Layout.fillWidth: true
-                    visible: !page.models.currentIsRemote
-                    fit: page.models.fit
-                    onCpu: page.app.onCpu
-                }
-
-                Label {
-                    text: qsTr("Load settings"); font.bold: true; Layout.topMargin: 8
-                    visible: !page.models.currentIsRemote
-                }
-                LabeledSlider {
-                    objectName: "bpwSlider"
-                    Layout.fillWidth: true
-                    visible: !page.models.currentIsRemote
-                    label: qsTr("Bits per weight (what-if)")
-                    from: 2.0; to: 8.0; stepSize: 0.25
-                    value: page.models.bpw
-                    valueText: qsTr("%1 bpw").arg(Number(value).toLocaleString(Qt.locale(), "f", 2))
-                    onMoved: v => page.models.bpw = v
-                }
-                LabeledSlider {
-                    Layout.fillWidth: true
-                    visible: !page.models.currentIsRemote
-                    label: qsTr("Context length")
-                    from: 512; to: Math.max(512, page.models.maxContextLength); stepSize: 512
-                    value: page.models.contextLength
-                    valueText: qsTr("%1 tokens").arg(Number(value).toLocaleString(Qt.locale(), "f", 0))
-                    onMoved: v => page.models.contextLength = v
-                }
-                LabeledSlider {
-                    Layout.fillWidth: true
-                    visible: !page.models.currentIsRemote
-                    label: qsTr("Cache type")
-                    from: 0; to: page.models.cacheTypeNames.length - 1; stepSize: 1
-                    value: page.models.cacheType
-                    valueText: page.models.cacheTypeNames[value] ?? ""
-                    onMoved: v => page.models.cacheType = v
-                }
-                // Layers over several GPUs (ExLlamaV2's gpu_split); the fit above plans for it.
-                RowLayout {
-                    Layout.fillWidth: true
-                    visible: !page.models.onCpu && !page.models.currentIsRemote
-                    Label { text: qsTr("GPU split") }
-                    TextField {
-                        id: gpuSplitField
+                    visible: page.hasSelection && !page.models.currentIsRemote
+                    spacing: 10
+                    Label {
+                        text: qsTr("Memory fit"); font.bold: true; Layout.topMargin: 4
+                    }
+                    FitBar {
                         Layout.fillWidth: true
-                        text: page.models.gpuSplit
-                        placeholderText: qsTr("one GPU; auto; or GiB per GPU, e.g. 20,23")
-                        selectByMouse: true
-                        Accessible.name: qsTr("GPU split")
-                        onEditingFinished: page.models.gpuSplit = text
+                        fit: page.models.fit
+                        onCpu: page.app.onCpu
                     }
-                }
-                Label {
-                    Layout.fillWidth: true
-                    visible: page.models.gpuSplitError.length > 0
-                    wrapMode: Text.Wrap
-                    color: "#c62828"
-                    text: page.models.gpuSplitError
-                }
-                DraftSettings {
-                    Layout.fillWidth: true
-                    visible: !page.models.currentIsRemote
-                    pickerEnabled: !page.models.currentIsRemote
-                    draftModelNames: page.models.draftModelNames
-                    draftModelIndex: page.models.draftModelIndex
-                    draftTokens: page.models.draftTokens
-                    onDraftModelChosen: i => page.models.draftModelIndex = i
-                    onDraftTokensMoved: n => page.models.draftTokens = n
-                }
 
-                // The chat template: the model's own unless the user gives one for this model.
-                Label {
-                    text: qsTr("Chat template"); font.bold: true; Layout.topMargin: 8
-                    visible: !page.models.currentIsRemote
-                }
-                Label {
-                    Layout.fillWidth: true
-                    visible: !page.models.currentIsRemote
-                    wrapMode: Text.Wrap
-                    text: page.models.chatTemplateOverride.length > 0
-                          ? qsTr("Your template below is used for this model (from the next load).")
-                          : page.models.modelChatTemplate.length > 0
-                            ? qsTr("The model's own template is used. Paste or load one below to use yours instead.")
-                            : qsTr("The model ships no chat template: the built-in ChatML format is used unless you give one below.")
-                }
-                ScrollView {
-                    Layout.fillWidth: true
-                    Layout.preferredHeight: 120
-                    visible: !page.models.currentIsRemote
-                    TextArea {
-                        id: templateArea
-                        objectName: "templateEditor"
-                        text: page.models.chatTemplateOverride
-                        placeholderText: qsTr("Jinja chat template for this model (empty: the model's own)")
-                        font.family: "monospace"
-                        wrapMode: TextEdit.NoWrap
-                        selectByMouse: true
-                        // Tab moves on to the next control, as everywhere else; Ctrl+Tab indents.
-                        Keys.onTabPressed: event => { nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason); event.accepted = true }
-                        Keys.onBacktabPressed: event => { nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason); event.accepted = true }
-                        Accessible.name: qsTr("Chat template for this model")
-                        onEditingFinished: page.models.chatTemplateOverride = text
+                    Label {
+                        text: qsTr("Load settings"); font.bold: true; Layout.topMargin: 8
                     }
-                }
-                Flow {
-                    Layout.fillWidth: true
-                    visible: !page.models.currentIsRemote
-                    spacing: 8
-                    Button {
-                        objectName: "templateFileButton"
-                        text: qsTr("Load from file…")
-                        enabled: page.hasSelection
-                        onClicked: templateDialog.open()
+                    LabeledSlider {
+                        objectName: "bpwSlider"
+                        Layout.fillWidth: true
+                        label: qsTr("Bits per weight (what-if)")
+                        from: 2.0; to: 8.0; stepSize: 0.25
+                        value: page.models.bpw
+                        valueText: qsTr("%1 bpw").arg(Number(value).toLocaleString(Qt.locale(), "f", 2))
+                        onMoved: v => page.models.bpw = v
                     }
-                    Button {
-                        text: qsTr("Use the model's template")
-                        enabled: page.models.chatTemplateOverride.length > 0
-                        onClicked: page.models.chatTemplateOverride = ""
+                    LabeledSlider {
+                        Layout.fillWidth: true
+                        label: qsTr("Context length")
+                        from: 512; to: Math.max(512, page.models.maxContextLength); stepSize: 512
+                        value: page.models.contextLength
+                        valueText: qsTr("%1 tokens").arg(Number(value).toLocaleString(Qt.locale(), "f", 0))
+                        onMoved: v => page.models.contextLength = v
                     }
-                }
-                FileDialog {
-                    id: templateDialog
-                    objectName: "templateFileDialog"
-                    title: qsTr("Choose a chat template file")
-                    nameFilters: [qsTr("Jinja templates (*.jinja *.j2 *.txt)"), qsTr("All files (*)")]
-                    onAccepted: page.models.loadChatTemplateFile(selectedFile)
+                    LabeledSlider {
+                        Layout.fillWidth: true
+                        label: qsTr("Cache type")
+                        from: 0; to: page.models.cacheTypeNames.length - 1; stepSize: 1
+                        value: page.models.cacheType
+                        valueText: page.models.cacheTypeNames[value] ?? ""
+                        onMoved: v => page.models.cacheType = v
+                    }
+                    // Layers over several GPUs (ExLlamaV2's gpu_split); the fit above plans for it.
+                    RowLayout {
+                        Layout.fillWidth: true
+                        visible: !page.models.onCpu
+                        Label { text: qsTr("GPU split") }
+                        TextField {
+                            id: gpuSplitField
+                            Layout.fillWidth: true
+                            Layout.preferredWidth: 120
+                            text: page.models.gpuSplit
+                            placeholderText: qsTr("one GPU; auto; or GiB per GPU, e.g. 20,23")
+                            selectByMouse: true
+                            Accessible.name: qsTr("GPU split")
+                            onEditingFinished: page.models.gpuSplit = text
+                        }
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        visible: page.models.gpuSplitError.length > 0
+                        wrapMode: Text.Wrap
+                        color: "#c62828"
+                        text: page.models.gpuSplitError
+                    }
+                    DraftSettings {
+                        Layout.fillWidth: true
+                        pickerEnabled: true
+                        draftModelNames: page.models.draftModelNames
+                        draftModelIndex: page.models.draftModelIndex
+                        draftTokens: page.models.draftTokens
+                        onDraftModelChosen: i => page.models.draftModelIndex = i
+                        onDraftTokensMoved: n => page.models.draftTokens = n
+                    }
+
+                    // The chat template: the model's own unless the user gives one for this model.
+                    Label {
+                        text: qsTr("Chat template"); font.bold: true; Layout.topMargin: 8
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        text: page.models.chatTemplateOverride.length > 0
+                              ? qsTr("Your template below is used for this model (from the next load).")
+                              : page.models.modelChatTemplate.length > 0
+                                ? qsTr("The model's own template is used. Paste or load one below to use yours instead.")
+                                : qsTr("The model ships no chat template: the built-in ChatML format is used unless you give one below.")
+                    }
+                    ScrollView {
+                        Layout.fillWidth: true
+                        Layout.preferredHeight: 120
+                        TextArea {
+                            id: templateArea
+                            objectName: "templateEditor"
+                            text: page.models.chatTemplateOverride
+                            placeholderText: qsTr("Jinja template (empty: the model's own)")
+                            font.family: "monospace"
+                            wrapMode: TextEdit.NoWrap
+                            selectByMouse: true
+                            // Tab moves on to the next control, as everywhere else; Ctrl+Tab indents.
+                            Keys.onTabPressed: event => { nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason); event.accepted = true }
+                            Keys.onBacktabPressed: event => { nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason); event.accepted = true }
+                            Accessible.name: qsTr("Chat template for this model")
+                            onEditingFinished: page.models.chatTemplateOverride = text
+                        }
+                    }
+                    Flow {
+                        Layout.fillWidth: true
+                        spacing: 8
+                        Button {
+                            objectName: "templateFileButton"
+                            text: qsTr("Load from file…")
+                            enabled: page.hasSelection
+                            onClicked: templateDialog.open()
+                        }
+                        Button {
+                            text: qsTr("Use the model's template")
+                            enabled: page.models.chatTemplateOverride.length > 0
+                            onClicked: page.models.chatTemplateOverride = ""
+                        }
+                    }
+                    FileDialog {
+                        id: templateDialog
+                        objectName: "templateFileDialog"
+                        title: qsTr("Choose a chat template file")
+                        nameFilters: [qsTr("Jinja templates (*.jinja *.j2 *.txt)"), qsTr("All files (*)")]
+                        onAccepted: page.models.loadChatTemplateFile(selectedFile)
+                    }
                 }
             }
         }

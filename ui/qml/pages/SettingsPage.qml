@@ -11,6 +11,7 @@ ScrollView {
     // Numbers as the interface language writes them (0,95 in Dutch and German).
     readonly property var numberLocale: Qt.locale(settings.language)
     contentWidth: availableWidth
+    ScrollBar.vertical.policy: contentHeight > availableHeight ? ScrollBar.AlwaysOn : ScrollBar.AsNeeded
 
     ColumnLayout {
         width: Math.min(page.availableWidth - 24, 720)
@@ -135,7 +136,7 @@ ScrollView {
                 Accessible.name: qsTr("Language")
             }
         }
-        CheckBox {
+        WrappingCheckBox {
             Layout.fillWidth: true
             text: qsTr("Tint text from accepted draft tokens in replies")
             checked: page.settings.tintDraftTokens
