@@ -2,6 +2,8 @@
 
 #include <QQuickItem>
 #include <QQuickWindow>
+#include <QSet>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 
@@ -205,6 +207,38 @@ QStringList checkScene(QQuickWindow *window, QQuickItem *root, const QString &co
         QQuickItem *hit = clickTarget(window->contentItem()->parentItem() ? window->contentItem()->parentItem() : window->contentItem(), r.center());
         if (hit != item && !(hit && item->isAncestorOf(hit)))
             faults << what + QStringLiteral(" is covered by %1").arg(hit ? describe(hit) : QStringLiteral("nothing clickable"));
+    }
+    return faults;
+}
+
+QStringList checkKeyboard(QQuickWindow *window, QQuickItem *root, const QString &context)
+{
+    QList<QQuickItem *> items;
+    collect(root, items);
+    QList<QQuickItem *> controls;
+    for (QQuickItem *item : items)
+        if (isInteractive(item) && !interactiveAncestor(item) && item->isEnabled() && item->width() > 0 && opaqueChain(item))
+            controls.append(item);
+    if (controls.isEmpty())
+        return {};
+    controls.constFirst()->forceActiveFocus(Qt::TabFocusReason);
+    QSet<QQuickItem *> reached;
+    QQuickItem *first = window->activeFocusItem();
+    for (int i = 0; i < 400; ++i) {
+        QQuickItem *focus = window->activeFocusItem();
+        for (QQuickItem *p = focus; p; p = p->parentItem())
+            reached.insert(p);  // the control that holds the focus (a text field's inner input too)
+        QTest::keyClick(window, Qt::Key_Tab);
+        if (window->activeFocusItem() == first || window->activeFocusItem() == focus)
+            break;  // round again, or stuck (a text box that takes Tab as text)
+    }
+    QStringList faults;
+    for (QQuickItem *control : std::as_const(controls)) {
+        bool ok = reached.contains(control);
+        for (QQuickItem *p = control->parentItem(); p && !ok; p = p->parentItem())
+            ok = inherits(p, "QQuickListView") && reached.contains(p);
+        if (!ok)
+            faults << context + QStringLiteral(": %1 cannot be reached with Tab").arg(describe(control));
     }
     return faults;
 }

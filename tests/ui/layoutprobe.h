@@ -25,4 +25,9 @@ QQuickItem *clickTarget(QQuickItem *root, QPointF scenePoint);
 // names the item (its objectName, type and text) and what is wrong. `context` prefixes each line.
 QStringList checkScene(QQuickWindow *window, QQuickItem *root, const QString &context);
 
+// Presses Tab from the first control under `root` until the focus comes round again, and names
+// each enabled, visible control under `root` that the focus never reached (a control in a list
+// counts as reached when its list was: the arrow keys move within it).
+QStringList checkKeyboard(QQuickWindow *window, QQuickItem *root, const QString &context);
+
 }  // namespace layoutprobe

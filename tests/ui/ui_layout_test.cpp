@@ -207,6 +207,39 @@ private Q_SLOTS:
         QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
     }
 
+    // Every enabled control of every page, and of the dialogs, can be reached with Tab (and so
+    // used without a mouse), in English and German at the smallest size.
+    void keyboardReachesEveryControl_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::newRow("en") << QStringLiteral("en");
+        QTest::newRow("de") << QStringLiteral("de");
+    }
+    void keyboardReachesEveryControl()
+    {
+        QFETCH(QString, language);
+        apply(kSizes[0], qPrintable(language), "light");
+        QStringList faults;
+        for (const char *page : kPages) {
+            showPage(page);
+            faults << layoutprobe::checkKeyboard(window(), window()->contentItem(), language + QStringLiteral(" / ") + QString::fromLatin1(page));
+        }
+        showPage("models");
+        for (const char *name : kDialogs) {
+            QObject *dialog = find(name);
+            QVERIFY(dialog);
+            QMetaObject::invokeMethod(dialog, "open");
+            QTRY_VERIFY(dialog->property("opened").toBool());
+            settle();
+            auto *content = qvariant_cast<QQuickItem *>(dialog->property("contentItem"));
+            faults << layoutprobe::checkKeyboard(window(), content->parentItem(), language + QStringLiteral(" / ") + QString::fromLatin1(name));
+            QMetaObject::invokeMethod(dialog, "close");
+            QTRY_VERIFY(!dialog->property("visible").toBool());
+        }
+        failOn(faults);
+        QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    }
+
     // Each file and folder dialog opens (its own window or popup shows) and closes again, in
     // each language, without a crash or a warning.
     void fileDialogsOpenAndClose_data()
