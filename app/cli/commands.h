@@ -21,5 +21,9 @@ int cmd_import(const Args& a);
 int cmd_synth(const Args& a);
 int cmd_serve(const Args& a);
 int cmd_template(const Args& a);
+int cmd_pull(const Args& a);    // Hugging Face Hub: cmd_hub.cpp
+int cmd_search(const Args& a);
+int cmd_repo(const Args& a);
+int cmd_ls(const Args& a);
 
 }  // namespace exl::cli
