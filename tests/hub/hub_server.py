@@ -9,7 +9,8 @@ It speaks the Hub's HTTP protocol as huggingface_hub uses it:
   HEAD/GET /ORG/NAME/resolve/REV/FILE    ETag, X-Repo-Commit; small files served here, LFS files
                                          answered with 302 to the second ("CDN") port with X-Linked-Size and
                                          X-Linked-Etag; Range requests (206 / 416)
-  GET  /_test/log  /_test/fault?cut=SHA256|FILE&times=N  /_test/reset   test controls (not part of the Hub)
+  GET  /_test/log  /_test/reset  /_test/fault?cut=SHA256|FILE&times=N (drop the connection at half the file)
+       /_test/fault?stall=SHA256|FILE (send 64 KiB, then wait for /_test/release)   test controls, not the Hub's
 The gated repo answers resolve with 401 (no token) or 403 (a wrong token), X-Error-Code: GatedRepo, like the Hub.
 
 Repos (ORG = exl-test):
@@ -129,6 +130,8 @@ class State:
         self.lock = threading.Lock()
         self.log = []
         self.cuts = {}  # sha256 -> remaining number of downloads to cut at half
+        self.stalls = set()  # sha256 of blobs whose download waits for /_test/release
+        self.release = threading.Event()
         self.cdn_port = 0
 
 
@@ -212,14 +215,21 @@ class Handler(BaseHTTPRequestHandler):
                 st.log.clear()
                 st.cuts.clear()
             return self.send_json({"ok": True})
+        if parts == ["release"]:
+            st.release.set()
+            return self.send_json({"ok": True})
         if parts == ["fault"]:
-            target = query.get("cut", [""])[0]
+            target = query.get("cut", query.get("stall", [""]))[0]
             times = int(query.get("times", ["1"])[0])
             shas = [f.sha256 for r in st.repos.values() for b in r.branches.values() for f in b.files.values()
                     if f.lfs and (f.sha256 == target or f.path == target)]
             with st.lock:
                 for s in shas:
-                    st.cuts[s] = times
+                    if "stall" in query:
+                        st.stalls.add(s)
+                        st.release.clear()
+                    else:
+                        st.cuts[s] = times
             return self.send_json({"cut": sorted(set(shas))})
         self.send_error_code(404, "NotFound", "unknown control")
 
@@ -374,6 +384,11 @@ class Handler(BaseHTTPRequestHandler):
         if self.command == "HEAD":
             return
         body = data[start:end + 1]
+        if cut_sha and cut_sha in self.state.stalls:  # held until the test releases it (bounded)
+            self.wfile.write(body[:65536])
+            self.wfile.flush()
+            body = body[65536:]
+            self.state.release.wait(timeout=30)
         if cut_sha:
             with self.state.lock:
                 cut = self.state.cuts.get(cut_sha, 0) > 0

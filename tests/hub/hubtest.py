@@ -71,3 +71,48 @@ def check(cond, message):
         print("FAIL: " + message)
         sys.exit(1)
     print("ok: " + message)
+
+
+def stall(srv, target):
+    return srv.get("/_test/fault?stall=%s" % target)["cut"]
+
+
+def release(srv):
+    srv.get("/_test/release")
+
+
+def clean_env(home, endpoint, **extra):
+    """The environment of a Hub client run: HF_HOME=home, HF_ENDPOINT=endpoint, no token, online."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HUB_OFFLINE",
+                        "HF_TOKEN_PATH", "XDG_CACHE_HOME")}
+    env.update({"HF_HOME": home, "HF_ENDPOINT": endpoint, "HF_HUB_DISABLE_TELEMETRY": "1",
+                "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_HUB_DISABLE_XET": "1"})
+    env.update(extra)
+    return env
+
+
+def run(cmd, env, expect_rc=0, timeout=120):
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    if expect_rc is not None and p.returncode != expect_rc:
+        print("FAIL: %s exited %d (expected %d)\nstdout: %s\nstderr: %s"
+              % (" ".join(cmd), p.returncode, expect_rc, p.stdout[-2000:], p.stderr[-2000:]))
+        sys.exit(1)
+    return p
+
+
+def hf_python(code, env):
+    """Runs huggingface_hub code in a child with env; returns its stdout's last line parsed as JSON."""
+    p = subprocess.run([sys.executable, "-c", "import json, huggingface_hub as hf\n" + code], env=env,
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        print("FAIL: huggingface_hub child failed:\n" + p.stderr[-3000:])
+        sys.exit(1)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def require_hf():
+    try:
+        import huggingface_hub  # noqa: F401
+    except ImportError:
+        skip("huggingface_hub is not installed (pip install huggingface_hub)")
