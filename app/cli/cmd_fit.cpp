@@ -132,6 +132,18 @@ ModelShape model_from_args(const Args& a, Layout layout, std::string& what) {
     }
     return whatif(c, path.string());
   }
+  if (auto dir = a.get("--model"); dir && !std::filesystem::exists(*dir) && looks_like_hub_ref(*dir)) {
+    // A Hub model not downloaded: its config.json (with quantization_config) read over the API.
+    ModelConfig c = parse_model_config(hub_config_json(*dir), *dir + " config.json");
+    if (bpw_text || !c.quantization || c.quantization->bits <= 0) return whatif(c, *dir);
+    const int hb = hb_text ? head_bits : (c.quantization->head_bits > 0 ? c.quantization->head_bits : 6);
+    ModelShape s = shape_from_config(c, c.quantization->bits, hb, layout);
+    char bits[32];
+    std::snprintf(bits, sizeof bits, "%.2f", c.quantization->bits);
+    what = *dir + " (Hub, from config.json: " + c.quantization->method + " " + bits + " bpw, head " +
+           std::to_string(hb) + " bits)";
+    return s;
+  }
   if (auto dir = a.get("--model")) {
     if (bpw_text) return whatif(read_model_config(*dir), *dir);
     ModelShape s = shape_from_folder(*dir, layout);

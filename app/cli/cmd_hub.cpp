@@ -90,6 +90,27 @@ void print_models(const std::vector<LocalModel>& ms, bool as_json) {
 
 }  // namespace
 
+bool looks_like_hub_ref(const std::string& text) {
+  try {
+    hub::parse_repo_ref(text);
+    return text.front() != '.' && text.front() != '/';
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+std::string hub_config_json(const std::string& ref) {
+  auto [repo, rev] = hub::parse_repo_ref(ref);
+  auto client = make_client();
+  if (client.config().offline) {  // the cached copy, if any
+    if (auto snap = hub::find_cached(client.config().cache_dir, repo, rev)) {
+      std::ifstream f(*snap / "config.json");
+      if (f) return std::string((std::istreambuf_iterator<char>(f)), {});
+    }
+  }
+  return client.read_file(repo, rev, "config.json");
+}
+
 int cmd_search(const Args& a) {
   a.check_known({"--exl2", "--exl3", "--sort", "--limit", "--author", "--json"});
   hub::SearchQuery q;

@@ -1,6 +1,8 @@
 // The `exl` subcommands. Each returns the process exit status; errors are thrown as exl::Error
 // and reported by main().
 #pragma once
+#include <string>
+
 #include "args.h"
 
 namespace exl::cli {
@@ -25,5 +27,8 @@ int cmd_pull(const Args& a);    // Hugging Face Hub: cmd_hub.cpp
 int cmd_search(const Args& a);
 int cmd_repo(const Args& a);
 int cmd_ls(const Args& a);
+// "ORG/NAME[:BRANCH]" that is not a local path; config.json of that Hub revision (HF_ENDPOINT, HF_TOKEN).
+bool looks_like_hub_ref(const std::string& text);
+std::string hub_config_json(const std::string& ref);
 
 }  // namespace exl::cli

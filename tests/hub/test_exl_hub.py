@@ -55,6 +55,16 @@ def main():
                     want = json.load(f)["quantization_config"]
                 check(b["quantization_config"] == want, "quantization_config of %s read over the API" % b["name"])
 
+        # exl fit of a Hub reference: config.json + quantization_config over the API, no weights downloaded
+        srv.reset()
+        fit_args = ["--ctx", "2048", "--gpu", "RTX 4090", "--json"]
+        hub_fit = json.loads(run([exl, "fit", "-m", "exl-test/ref-s-exl2:6.0bpw"] + fit_args, env).stdout)
+        local_fit = json.loads(run([exl, "fit", "--config", os.path.join(exl2, "ref-s-6.0bpw", "config.json"), "--bpw", "6.0",
+                                    "--head-bits", "6"] + fit_args, env).stdout)
+        strip = lambda j: {k: v for k, v in j.items() if k not in ("model", "what", "label", "name")}
+        check(strip(hub_fit) == strip(local_fit) and not any(e["host"] == "cdn" for e in srv.log()),
+              "exl fit -m ORG/NAME:BRANCH plans from the branch's config.json like --config --bpw 6.0 (no weights fetched)")
+
         # pull a branch; generate on it; huggingface_hub finds it offline
         srv.reset()
         pulled = json.loads(run([exl, "pull", "exl-test/ref-s-exl2:4.0bpw", "--json"], env).stdout)
