@@ -55,15 +55,19 @@ def main():
                     want = json.load(f)["quantization_config"]
                 check(b["quantization_config"] == want, "quantization_config of %s read over the API" % b["name"])
 
-        # exl fit of a Hub reference: config.json + quantization_config over the API, no weights downloaded
+        # exl fit of a Hub reference: the safetensors headers (Range requests) and config.json, no weights
         srv.reset()
         fit_args = ["--ctx", "2048", "--gpu", "RTX 4090", "--json"]
+        strip = lambda j: {k: v for k, v in j.items() if k not in ("model", "what", "label", "name", "path")}
         hub_fit = json.loads(run([exl, "fit", "-m", "exl-test/ref-s-exl2:6.0bpw"] + fit_args, env).stdout)
-        local_fit = json.loads(run([exl, "fit", "--config", os.path.join(exl2, "ref-s-6.0bpw", "config.json"), "--bpw", "6.0",
-                                    "--head-bits", "6"] + fit_args, env).stdout)
-        strip = lambda j: {k: v for k, v in j.items() if k not in ("model", "what", "label", "name")}
-        check(strip(hub_fit) == strip(local_fit) and not any(e["host"] == "cdn" for e in srv.log()),
-              "exl fit -m ORG/NAME:BRANCH plans from the branch's config.json like --config --bpw 6.0 (no weights fetched)")
+        local_fit = json.loads(run([exl, "fit", "-m", os.path.join(exl2, "ref-s-6.0bpw")] + fit_args, env).stdout)
+        cdn = [e for e in srv.log() if e["host"] == "cdn"]
+        check(strip(hub_fit) == strip(local_fit) and cdn and all(e["range"] for e in cdn),
+              "exl fit -m ORG/NAME:BRANCH equals exl fit -m on the fixture folder; only Range requests for weights")
+        hub_fit = json.loads(run([exl, "fit", "-m", "exl-test/ref-s-exl2:6.0bpw", "--bpw", "5.0"] + fit_args, env).stdout)
+        local_fit = json.loads(run([exl, "fit", "--config", os.path.join(exl2, "ref-s-6.0bpw", "config.json"), "--bpw", "5.0"]
+                                   + fit_args, env).stdout)
+        check(strip(hub_fit) == strip(local_fit), "exl fit -m ORG/NAME:BRANCH --bpw 5.0 equals --config --bpw 5.0")
 
         # pull a branch; generate on it; huggingface_hub finds it offline
         srv.reset()

@@ -174,6 +174,9 @@ class HubClient {
   std::vector<RepoFile> files(const std::string& repo, const std::string& revision, const std::string& folder = {}) const;
   // A (small) file's contents, through the resolve URL; config.json's quantization_config sits in it.
   std::string read_file(const std::string& repo, const std::string& revision, const std::string& path) const;
+  // `length` bytes of a file from `offset` (HTTP Range), e.g. a safetensors header without the weights.
+  std::string read_range(const std::string& repo, const std::string& revision, const std::string& path,
+                         std::int64_t offset, std::int64_t length) const;
 
   // Fetches the matching files of a revision into the cache; returns the snapshot folder. Offline, answers
   // from the cache alone. Throws HubError (disk_full before starting when the files do not fit).

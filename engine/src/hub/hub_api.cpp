@@ -1,4 +1,5 @@
 // The Hub's JSON API: search, model info, refs, file trees, and reading one small file.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "exl/hub.h"
@@ -156,6 +157,43 @@ std::string HubClient::read_file(const std::string& repo, const std::string& rev
   std::string body;
   request(req, [&](const HttpResponse&, const char* d, std::size_t n) { body.append(d, n); return body.size() < (64u << 20); },
           repo + ":" + revision + "/" + path);
+  return body;
+}
+
+std::string HubClient::read_range(const std::string& repo, const std::string& revision, const std::string& path,
+                                  std::int64_t offset, std::int64_t length) const {
+  check_repo_id(repo);
+  if (length <= 0) return {};
+  HttpRequest req{"GET", resolve_url(repo, revision, path),
+                  {{"Accept-Encoding", "identity"},
+                   {"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1)}}};
+  std::string body;
+  std::int64_t skip = 0;  // a server that ignores Range sends the file from its start
+  bool first = true;
+  auto sink = [&](const HttpResponse& head, const char* d, std::size_t n) {
+    if (first) {
+      first = false;
+      if (head.status == 200) skip = offset;
+    }
+    std::size_t from = 0;
+    if (skip > 0) {
+      from = static_cast<std::size_t>(std::min<std::int64_t>(skip, static_cast<std::int64_t>(n)));
+      skip -= static_cast<std::int64_t>(from);
+    }
+    body.append(d + from, n - from);
+    return static_cast<std::int64_t>(body.size()) < length;
+  };
+  try {
+    request(req, sink, repo + ":" + revision + "/" + path);
+  } catch (const HubError& e) {
+    if (e.hub_kind() != HubErrorKind::cancelled || static_cast<std::int64_t>(body.size()) < length) throw;
+  }
+  if (static_cast<std::int64_t>(body.size()) < length)
+    throw HubError(HubErrorKind::bad_reply,
+                   "asked for " + std::to_string(length) + " bytes at " + std::to_string(offset) + ", got " +
+                       std::to_string(body.size()),
+                   repo + ":" + revision + "/" + path);
+  body.resize(static_cast<std::size_t>(length));
   return body;
 }
 
