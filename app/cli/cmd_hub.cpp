@@ -113,29 +113,7 @@ std::string hub_config_json(const std::string& ref) {
 
 void hub_skeleton(const std::string& ref, const fs::path& dir) {
   auto [repo, rev] = hub::parse_repo_ref(ref);
-  auto client = make_client();
-  fs::create_directories(dir);
-  bool has_config = false;
-  for (const auto& f : client.files(repo, rev)) {
-    if (f.path.find('/') != std::string::npos) continue;
-    const bool st = f.path.size() > 12 && f.path.compare(f.path.size() - 12, 12, ".safetensors") == 0;
-    if (f.path == "config.json" || f.path == "model.safetensors.index.json") {
-      std::ofstream(dir / f.path, std::ios::binary) << client.read_file(repo, rev, f.path);
-      has_config |= f.path == "config.json";
-    } else if (st) {
-      const std::string len8 = client.read_range(repo, rev, f.path, 0, 8);
-      std::uint64_t n = 0;
-      for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(len8[static_cast<std::size_t>(i)]);
-      if (n == 0 || n > (100u << 20) || static_cast<std::int64_t>(n + 8) > f.size)
-        throw Error(ErrorKind::format, "bad safetensors header length " + std::to_string(n), repo + ":" + rev, f.path);
-      {
-        std::ofstream out(dir / f.path, std::ios::binary);
-        out << len8 << client.read_range(repo, rev, f.path, 8, static_cast<std::int64_t>(n));
-      }
-      fs::resize_file(dir / f.path, static_cast<std::uintmax_t>(f.size));  // the weights stay a hole
-    }
-  }
-  if (!has_config) throw Error(ErrorKind::config, "this revision has no config.json at its top level", repo + ":" + rev);
+  make_client().fetch_headers(repo, rev, dir);
 }
 
 int cmd_search(const Args& a) {

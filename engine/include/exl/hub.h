@@ -178,6 +178,12 @@ class HubClient {
   std::string read_range(const std::string& repo, const std::string& revision, const std::string& path,
                          std::int64_t offset, std::int64_t length) const;
 
+  // For the planner without the weights: into `dir`, the revision's config.json (and safetensors index) and its
+  // *.safetensors as sparse files of their full size holding only their headers (two Range requests each).
+  // `folder`: a subfolder of the repo holding the model ("" = the top level).
+  void fetch_headers(const std::string& repo, const std::string& revision, const std::filesystem::path& dir,
+                     const std::string& folder = {}) const;
+
   // Fetches the matching files of a revision into the cache; returns the snapshot folder. Offline, answers
   // from the cache alone. Throws HubError (disk_full before starting when the files do not fit).
   DownloadResult download(const DownloadRequest& request, const ProgressFn& progress = {},
