@@ -268,14 +268,13 @@ DownloadResult HubClient::download(const DownloadRequest& rq, const ProgressFn& 
                          "download cancelled; " + human_bytes(static_cast<double>(written)) +
                              " kept in " + inc.filename().string() + " and resumed next time",
                          what);
-        if (err.hub_kind() != HubErrorKind::network || attempt >= rq.retries)
-          throw HubError(err.hub_kind(),
-                         std::string(err.what()) + (err.hub_kind() == HubErrorKind::network
-                                                        ? " (" + human_bytes(static_cast<double>(written)) + " of " +
-                                                              human_bytes(static_cast<double>(f.size)) +
-                                                              " kept; run the download again to resume)"
-                                                        : ""),
-                         what, err.http_status());
+        if (err.hub_kind() != HubErrorKind::network) throw;
+        if (attempt >= rq.retries)
+          throw HubError(HubErrorKind::network,
+                         std::string(err.what()) + " (" + human_bytes(static_cast<double>(written)) + " of " +
+                             human_bytes(static_cast<double>(f.size)) + " of " + f.path +
+                             " kept; run the download again to resume)",
+                         {}, err.http_status());
         continue;  // resume from what was written
       }
       out.reset();
