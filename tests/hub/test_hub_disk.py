@@ -47,7 +47,8 @@ def inside(args):
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while not any(e["host"] == "cdn" and sha in e["path"] for e in srv.log()):
-            check(time.monotonic() < deadline and pull.poll() is None, "the download of output.safetensors started")
+            if time.monotonic() > deadline or pull.poll() is not None:
+                check(False, "the download of output.safetensors started")
             time.sleep(0.05)
         time.sleep(0.3)
         st = os.statvfs(disk)

@@ -44,8 +44,11 @@ class HttplibTransport : public Transport {
     if (!res) {
       if (res.error() == httplib::Error::Canceled)
         throw HubError(HubErrorKind::cancelled, "transfer stopped", rq.url);
-      throw HubError(HubErrorKind::network, "connection to " + origin + " failed: " + httplib::to_string(res.error()),
-                     rq.url);
+      const auto e = res.error();
+      const std::string why = e == httplib::Error::Read ? "the connection was closed before the end of the answer"
+                              : e == httplib::Error::Connection ? "cannot connect"
+                                                                 : "the request failed";
+      throw HubError(HubErrorKind::network, why + " (" + origin + ", " + httplib::to_string(e) + ")", rq.url);
     }
     if (rq.method == "HEAD") on_head(*res);
     return out;

@@ -170,7 +170,7 @@ DownloadResult HubClient::download(const DownloadRequest& rq, const ProgressFn& 
   const std::int64_t reserve = 16ll << 20;
   if (!ec && static_cast<std::int64_t>(space.available) < needed + reserve)
     throw HubError(HubErrorKind::disk_full,
-                   "not enough free disk space: " + human_bytes(static_cast<double>(needed)) + " to download, " +
+                   "not enough free disk space: " + human_bytes(static_cast<double>(needed)) + " to download (and 16 MiB to spare), " +
                        human_bytes(static_cast<double>(space.available)) + " free on the disk of " +
                        config_.cache_dir.string() + " (free space or point HF_HUB_CACHE / HF_HOME elsewhere)",
                    ref);
