@@ -6,8 +6,10 @@ is fetched again; a download that stopped leaves nothing that looks complete."""
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hubtest
@@ -59,6 +61,29 @@ def main():
         check(ranges == [None, "bytes=%d-" % (size6 // 2)], "a dropped transfer is resumed in the same run: %s" % ranges)
         got = file_map(r["snapshot"])
         check({k: got.get(k) for k in want6} == want6, "6.0bpw is byte-identical after the in-run resume")
+
+        # the process killed mid-file, then started again
+        want3 = file_map(os.path.join(exl2, "ref-s-3.0bpw"))
+        sha3 = want3["output.safetensors"]
+        srv.reset()
+        hubtest.stall(srv, sha3)  # 64 KiB arrive, then the server holds the rest
+        pull = subprocess.Popen([exl, "pull", "exl-test/ref-s-exl2:3.0bpw", "--quiet"], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        inc3 = os.path.join(repo_dir, "blobs", sha3 + ".incomplete")
+        deadline = time.monotonic() + 60
+        while not (os.path.exists(inc3) and os.path.getsize(inc3) == 65536):
+            if time.monotonic() > deadline or pull.poll() is not None:
+                check(False, "the download of 3.0bpw's output.safetensors started")
+            time.sleep(0.05)
+        pull.kill()
+        pull.wait(timeout=30)
+        hubtest.release(srv)
+        srv.reset()
+        r = json.loads(run([exl, "pull", "exl-test/ref-s-exl2:3.0bpw", "--json"], env).stdout)
+        ranges = [e["range"] for e in srv.log() if e["host"] == "cdn" and sha3 in e["path"]]
+        got = file_map(r["snapshot"])
+        check(ranges == ["bytes=65536-"] and {k: got.get(k) for k in want3} == want3,
+              "killed after 64 KiB and started again: resumed with %s, byte-identical" % ranges)
 
         # a corrupted blob is detected and fetched again
         blob = os.path.join(repo_dir, "blobs", sha)
