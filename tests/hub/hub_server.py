@@ -216,6 +216,8 @@ class Handler(BaseHTTPRequestHandler):
             with st.lock:
                 st.log.clear()
                 st.cuts.clear()
+                st.stalls.clear()
+                st.release.set()
             return self.send_json({"ok": True})
         if parts == ["release"]:
             st.release.set()
