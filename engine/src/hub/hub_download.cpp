@@ -68,6 +68,13 @@ class Tracker {
     p_.file = file;
     report(false);
   }
+  // Bytes already on disk from an earlier run: counted as done, not as speed.
+  void resumed(std::int64_t bytes, const std::string& file) {
+    std::lock_guard lock(m_);
+    p_.bytes_done += bytes;
+    for (auto& s : samples_) s.second += bytes;
+    p_.file = file;
+  }
   void grow_total(std::int64_t bytes) {
     std::lock_guard lock(m_);
     p_.bytes_total += bytes;
@@ -215,7 +222,7 @@ DownloadResult HubClient::download(const DownloadRequest& rq, const ProgressFn& 
       std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(inc.c_str(), offset ? "r+b" : "wb"), std::fclose);
       if (!out) throw HubError(HubErrorKind::disk_full, std::string("cannot open for writing: ") + std::strerror(errno), inc.string());
       std::fseek(out.get(), offset, SEEK_SET);
-      tracker.add(offset, f.path);
+      tracker.resumed(offset, f.path);
       std::int64_t written = offset;
       int write_errno = 0;
       bool first = true;

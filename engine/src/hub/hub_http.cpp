@@ -142,18 +142,22 @@ void HubClient::throw_http_error(const HttpResponse& resp, const std::string& it
   const std::string code = resp.header("x-error-code");
   std::string msg = resp.header("x-error-message");
   const int s = resp.status;
-  const std::string where = config_.endpoint;
+  // The repository's page, when the item names one ("ORG/NAME:REV/PATH").
+  std::string where = config_.endpoint;
+  if (auto colon = item.find(':'); colon != std::string::npos && item.find("://") == std::string::npos &&
+                                   item.find('/') < colon)
+    where += "/" + item.substr(0, colon);
   if (code == "GatedRepo" || ((s == 401 || s == 403) && code != "RepoNotFound")) {
     if (config_.token.empty())
       throw HubError(HubErrorKind::auth,
                      "this repository is gated and needs a Hugging Face token (HTTP " + std::to_string(s) +
-                         "): accept its terms on the repository's page at " + where +
+                         "): accept its terms on " + where +
                          ", create a read token in your account settings, then set HF_TOKEN or save the token in "
                          "$HF_HOME/token (~/.cache/huggingface/token)",
                      item, s);
     throw HubError(HubErrorKind::auth,
                    "the token was refused for this repository (HTTP " + std::to_string(s) +
-                       "): accept the repository's terms on its page at " + where +
+                       "): accept the repository's terms on " + where +
                        " with the account the token belongs to, and check that the token (HF_TOKEN or "
                        "$HF_HOME/token) has read access" + (msg.empty() ? "" : " (" + msg + ")"),
                    item, s);
