@@ -88,6 +88,11 @@ def main():
         found = hubtest.hf_python("print(json.dumps(hf.snapshot_download('exl-test/ref-s-exl2', revision='4.0bpw', "
                                   "local_files_only=True)))", hubtest.clean_env(home, srv.endpoint, HF_HUB_OFFLINE="1"))
         check(os.path.realpath(found) == os.path.realpath(snap), "snapshot_download(local_files_only=True) finds exl's pull")
+        srv.reset()
+        online = hubtest.hf_python("print(json.dumps(hf.snapshot_download('exl-test/ref-s-exl2', revision='4.0bpw')))", env)
+        check(os.path.realpath(online) == os.path.realpath(snap) and not any(e["method"] == "GET" and "/resolve/" in e["path"]
+                                                                             or e["host"] == "cdn" for e in srv.log()),
+              "snapshot_download online finds every blob of exl's pull and downloads nothing")
         again = json.loads(run([exl, "pull", "exl-test/ref-s-exl2:4.0bpw", "--json"], env).stdout)
         check(again["fetched"] == 0 and again["snapshot"] == snap, "a second pull fetches nothing")
 
