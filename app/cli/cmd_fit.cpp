@@ -1,4 +1,6 @@
 // exl fit: "does it fit, and how fast will it be" before loading (the planner of engine/src/plan).
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -131,6 +133,23 @@ ModelShape model_from_args(const Args& a, Layout layout, std::string& what) {
       c.dir = path.parent_path();
     }
     return whatif(c, path.string());
+  }
+  if (auto dir = a.get("--model"); dir && !std::filesystem::exists(*dir) && looks_like_hub_ref(*dir)) {
+    // A Hub model not downloaded: its config.json (with quantization_config) read over the API.
+    if (bpw_text) return whatif(parse_model_config(hub_config_json(*dir), *dir + " config.json"), *dir);
+    // Exact: the safetensors headers read with Range requests into a folder of sparse files.
+    struct Scratch {
+      std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                   ("exl_fit_hub_" + std::to_string(::getpid()));
+      ~Scratch() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+      }
+    } scratch;
+    hub_skeleton(*dir, scratch.path);
+    ModelShape s = shape_from_folder(scratch.path, layout);
+    what = *dir + " (exact, from the safetensors headers read over the Hub)";
+    return s;
   }
   if (auto dir = a.get("--model")) {
     if (bpw_text) return whatif(read_model_config(*dir), *dir);

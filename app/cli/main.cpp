@@ -39,7 +39,7 @@ commands:
              [--length N] [--fast] [--resume] [--device auto|cpu|cuda[:N]]   quantize an FP16/BF16/FP32
              (or GGUF) model to EXL2 at a target bpw (--fast: no measurement; auto: the GPU when usable;
              --resume: continue an interrupted conversion into the same OUT_DIR)
-  fit        -m DIR | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
+  fit        -m DIR|ORG/NAME:BRANCH | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
              [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
   serve      -m DIR [--host 127.0.0.1] [--port 5001] [--api-key KEY] [--queue N] [--http-threads N]
@@ -50,6 +50,13 @@ commands:
   synth      --preset NAME --bpw X [--head-bits 6] [--fp16] [--seed N] [--shard-size MiB] -o DIR | --list
              an EXL2 model with random weights of a real architecture's shapes (for benchmarks)
   import     -i FILE.gguf -o HF_DIR [--dtype fp16|bf16]   GGUF (llama, qwen2) to an HF-style folder
+  search     QUERY [--exl2|--exl3] [--sort downloads|recent|likes|relevance] [--limit N] [--author ORG] [--json]
+             models on the Hugging Face Hub
+  repo       ORG/NAME[:BRANCH] [--json]   a Hub repo's branches: files, sizes, LFS sha256, quantization_config
+  pull       ORG/NAME[:BRANCH] [--include PATTERN[,PATTERN]] [--parallel N] [--retries N] [--json]   download
+             into the huggingface_hub cache (resumable; LFS files checked by sha256); prints the snapshot folder
+  ls         [--dir DIR] [--json]   local models (DIR's folders and the Hub cache): format, bpw, size, path
+             (Hub: HF_ENDPOINT, HF_TOKEN or $HF_HOME/token, HF_HOME / HF_HUB_CACHE, HF_HUB_OFFLINE)
 
 options of commands that run a model:
   --device cpu|cuda|cuda:N|auto   (default auto: the GPU when usable, else the CPU)
@@ -89,7 +96,7 @@ int main(int argc, char** argv) {
                                             "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
                                             "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
                                             "--add-generation-prompt", "--fast", "--resume", "--quiet", "--nondeterministic", "--fp16",
-                                            "--split-via-host"};
+                                            "--split-via-host", "--exl2", "--exl3"};
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);
@@ -106,6 +113,10 @@ int main(int argc, char** argv) {
     if (cmd == "synth") return cmd_synth(a);
     if (cmd == "serve") return cmd_serve(a);
     if (cmd == "template") return cmd_template(a);
+    if (cmd == "pull") return cmd_pull(a);
+    if (cmd == "search") return cmd_search(a);
+    if (cmd == "repo") return cmd_repo(a);
+    if (cmd == "ls") return cmd_ls(a);
     std::fprintf(stderr, "exl: unknown command '%s' (see exl --help)\n", cmd.c_str());
     return 2;
   } catch (const exl::Error& e) {
