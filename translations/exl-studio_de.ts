@@ -113,22 +113,27 @@
 <context>
     <name>ChatInput</name>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="23" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="29" />
         <source>Message (Enter to send, Shift+Enter for a new line)</source>
         <translation>Nachricht (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="26" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="30" />
+        <source>Load a model on the Models page to send a message</source>
+        <translation>Laden Sie auf der Seite Modelle ein Modell, um eine Nachricht zu senden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="33" />
         <source>Message</source>
         <translation>Nachricht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="62" />
         <source>Stop</source>
         <translation>Stopp</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="62" />
         <source>Send</source>
         <translation>Senden</translation>
     </message>
@@ -136,41 +141,130 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="35" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="69" />
         <source>System prompt for this conversation (optional)</source>
         <translation>Systemprompt für diese Unterhaltung (optional)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="38" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="72" />
         <source>System prompt</source>
         <translation>Systemprompt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="62" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="77" />
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="79" />
+        <source>Export this chat</source>
+        <translation>Diesen Chat exportieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="84" />
+        <source>As Markdown (.md)…</source>
+        <translation>Als Markdown (.md)…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="85" />
+        <source>As JSON (.json)…</source>
+        <translation>Als JSON (.json)…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="117" />
         <source>Type a message to start.</source>
         <translation>Geben Sie eine Nachricht ein, um zu beginnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="63" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="118" />
         <source>Load a model on the Models page, then type a message.</source>
         <translation>Laden Sie auf der Seite „Modelle“ ein Modell und geben Sie dann eine Nachricht ein.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="145" />
+        <source>A reply is being written</source>
+        <translation>Eine Antwort wird geschrieben</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="152" />
+        <source>Opening another chat stops the reply here; what it has written so far is kept.</source>
+        <translation>Das Öffnen eines anderen Chats beendet die Antwort hier; was bisher geschrieben wurde, bleibt erhalten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="158" />
+        <source>Stop and open</source>
+        <translation>Beenden und öffnen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="163" />
+        <source>Keep writing</source>
+        <translation>Weiterschreiben lassen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="181" />
+        <source>Export chat</source>
+        <translation>Chat exportieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="184" />
+        <source>JSON files (*.json)</source>
+        <translation>JSON-Dateien (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="184" />
+        <source>Markdown files (*.md)</source>
+        <translation>Markdown-Dateien (*.md)</translation>
     </message>
 </context>
 <context>
     <name>ChatViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="137" />
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="333" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="190" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="303" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="374" />
         <source>Could not save the conversation: %1</source>
         <translation>Die Unterhaltung konnte nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="147" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="200" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="278" />
         <source>Could not save the message: %1</source>
         <translation>Die Nachricht konnte nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="304" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="379" />
+        <source>Chat</source>
+        <translation>Chat</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="397" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="400" />
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="399" />
+        <source>User</source>
+        <translation>Benutzer</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="400" />
+        <source>Assistant</source>
+        <translation>Assistent</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="410" />
+        <source>Nothing to export: the chat is empty.</source>
+        <translation>Nichts zu exportieren: der Chat ist leer.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="415" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="420" />
+        <source>Could not export to %1: %2</source>
+        <translation>Export nach %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="522" />
         <source>Could not save the reply: %1</source>
         <translation>Die Antwort konnte nicht gespeichert werden: %1</translation>
     </message>
@@ -178,43 +272,63 @@
 <context>
     <name>ConversationSidebar</name>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="23" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="26" />
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="32" />
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="33" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="34" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="35" />
         <source>Search chats</source>
         <translation>Chats durchsuchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="58" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
         <source>Rename…</source>
         <translation>Umbenennen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="59" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="67" />
+        <source>Delete…</source>
+        <translation>Löschen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="105" />
+        <source>Delete chat?</source>
+        <translation>Chat löschen?</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="112" />
+        <source>“%1” and all its messages will be deleted. This cannot be undone.</source>
+        <translation>„%1“ und alle Nachrichten darin werden gelöscht. Das lässt sich nicht rückgängig machen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="118" />
         <source>Delete</source>
         <translation>Löschen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="124" />
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="74" />
         <source>No chat matches.</source>
         <translation>Kein Chat gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="74" />
         <source>No chats yet.</source>
         <translation>Noch keine Chats.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="77" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="85" />
         <source>Rename chat</source>
         <translation>Chat umbenennen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="81" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="93" />
         <source>Chat title</source>
         <translation>Titel des Chats</translation>
     </message>
@@ -317,7 +431,7 @@
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="119" />
         <source>Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)</source>
-        <translation>Schnell: kein Messdurchlauf (Optionen nach ihrem Rundungsfehler auf den Gewichten gewählt; Minuten auf einer CPU)</translation>
+        <translation>Schnell: kein Messdurchlauf (Optionen nach ihrem Rundungsfehler an den Gewichten geordnet; Minuten auf einer CPU)</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="127" />
@@ -596,17 +710,17 @@
         <translation>Speicher voll beim Laden von %1. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="383" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="379" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="395" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="391" />
         <source>The conversation is empty.</source>
         <translation>Die Unterhaltung ist leer.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="397" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="393" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Die Unterhaltung (%1 Token) passt nicht in den Kontext von %2 Token. Beginnen Sie einen neuen Chat oder laden Sie das Modell mit längerem Kontext.</translation>
     </message>
@@ -702,7 +816,7 @@
 <context>
     <name>InferenceWorker</name>
     <message>
-        <location filename="../ui/services/inferenceworker.cpp" line="60" />
+        <location filename="../ui/services/inferenceworker.cpp" line="62" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
@@ -711,67 +825,67 @@
     <name>Main</name>
     <message>
         <location filename="../ui/qml/Main.qml" line="15" />
-        <location filename="../ui/qml/Main.qml" line="49" />
+        <location filename="../ui/qml/Main.qml" line="51" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="61" />
+        <location filename="../ui/qml/Main.qml" line="63" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="62" />
+        <location filename="../ui/qml/Main.qml" line="64" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="63" />
+        <location filename="../ui/qml/Main.qml" line="65" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="64" />
+        <location filename="../ui/qml/Main.qml" line="66" />
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="68" />
+        <location filename="../ui/qml/Main.qml" line="70" />
         <source>%1 on %2</source>
         <translation>%1 auf %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="69" />
+        <location filename="../ui/qml/Main.qml" line="71" />
         <source>No model loaded</source>
         <translation>Kein Modell geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="94" />
+        <location filename="../ui/qml/Main.qml" line="96" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles läuft auf der CPU (%1). Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="95" />
+        <location filename="../ui/qml/Main.qml" line="97" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Kein CUDA-Gerät gefunden: Alles läuft auf der CPU. Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="107" />
+        <location filename="../ui/qml/Main.qml" line="109" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Simulierte Engine (--fake): Antworten, Geschwindigkeiten und Speicherwerte sind erfunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="113" />
+        <location filename="../ui/qml/Main.qml" line="115" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats können nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="74" />
+        <location filename="../ui/qml/Main.qml" line="76" />
         <source>About</source>
         <translation>Über</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="75" />
+        <location filename="../ui/qml/Main.qml" line="77" />
         <source>About EXL Studio</source>
         <translation>Über EXL Studio</translation>
     </message>
@@ -779,40 +893,93 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="87" />
-        <location filename="../ui/qml/components/MessageBubble.qml" line="108" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="103" />
+        <source>Ctrl+Enter to send, Escape to cancel</source>
+        <translation>Strg+Eingabe zum Senden, Escape zum Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="104" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="177" />
         <source>Edit message</source>
         <translation>Nachricht bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="100" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="146" />
+        <source>Previous version</source>
+        <translation>Vorherige Version</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="154" />
+        <source>%1/%2</source>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="155" />
+        <source>Version %1 of %2</source>
+        <translation>Version %1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="161" />
+        <source>Next version</source>
+        <translation>Nächste Version</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="169" />
         <source>Copy</source>
         <translation>Kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="101" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="170" />
         <source>Copy message</source>
         <translation>Nachricht kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="107" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="176" />
         <source>Edit</source>
         <translation>Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="114" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="183" />
         <source>Send edited</source>
         <translation>Bearbeitet senden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="121" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="189" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="128" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="195" />
+        <source>Retry</source>
+        <translation>Erneut versuchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="196" />
+        <source>Retry: ask for a reply again</source>
+        <translation>Erneut versuchen: noch einmal um eine Antwort bitten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="202" />
         <source>Regenerate</source>
         <translation>Neu generieren</translation>
+    </message>
+</context>
+<context>
+    <name>MessageText</name>
+    <message>
+        <location filename="../ui/qml/components/MessageText.qml" line="119" />
+        <source>Copied</source>
+        <translation>Kopiert</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageText.qml" line="119" />
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageText.qml" line="121" />
+        <source>Copy code</source>
+        <translation>Code kopieren</translation>
     </message>
 </context>
 <context>
@@ -1200,88 +1367,88 @@
 <context>
     <name>RemoteInferenceService</name>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="81" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="82" />
         <source>Remote models run on their server: speeds are measured by this app, and there is no VRAM meter or bandwidth-bound line.</source>
         <translation>Entfernte Modelle laufen auf ihrem Server: Geschwindigkeiten misst diese App, und es gibt keine VRAM-Anzeige und keine Bandbreitengrenze.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="146" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="147" />
         <source>%1 answered GET /v1/models with something that is not a model list.</source>
         <translation>%1 hat auf GET /v1/models mit etwas geantwortet, das keine Modellliste ist.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="156" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="157" />
         <source>remote</source>
         <translation>entfernt</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="202" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="203" />
         <source>The endpoint does not offer the model %1.</source>
         <translation>Der Endpunkt bietet das Modell %1 nicht an.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="260" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="261" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="315" />
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="317" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="449" />
         <source>The connection to %1 was lost before the reply was complete.</source>
         <translation>Die Verbindung zu %1 ist abgebrochen, bevor die Antwort vollständig war.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="354" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="358" />
         <source>%1 reported an error during the reply: %2</source>
         <translation>%1 hat während der Antwort einen Fehler gemeldet: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="357" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="361" />
         <source>%1 sent a malformed event, so the reply was stopped: %2</source>
         <translation>%1 hat ein fehlerhaftes Ereignis gesendet, daher wurde die Antwort gestoppt: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="421" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="427" />
         <source>%1 refused the API key (HTTP %2): %3. Check the key in the endpoint's settings.</source>
         <translation>%1 hat den API-Schlüssel abgelehnt (HTTP %2): %3. Prüfen Sie den Schlüssel in den Einstellungen des Endpunkts.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="424" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="430" />
         <source>%1 is busy (HTTP 429 Too Many Requests): %2. Try again in a moment.</source>
         <translation>%1 ist ausgelastet (HTTP 429 Too Many Requests): %2. Versuchen Sie es gleich noch einmal.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="426" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="432" />
         <source>%1 failed with a server error (HTTP %2): %3</source>
         <translation>%1 ist mit einem Serverfehler gescheitert (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="428" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
         <source>%1 rejected the request (HTTP %2): %3</source>
         <translation>%1 hat die Anfrage abgelehnt (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="431" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
         <source>Could not connect to %1 (%2): the connection was refused. Is the server running?</source>
         <translation>Keine Verbindung zu %1 (%2): Die Verbindung wurde abgelehnt. Läuft der Server?</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="440" />
         <source>Could not find the host of %1 (%2).</source>
         <translation>Der Host von %1 (%2) wurde nicht gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
         <source>%1 sent nothing for %2 seconds, so the request was stopped.</source>
         <translation>%1 hat %2 Sekunden lang nichts gesendet, daher wurde die Anfrage gestoppt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="441" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="447" />
         <source>Could not verify the secure connection to %1: %2</source>
         <translation>Die sichere Verbindung zu %1 konnte nicht überprüft werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="445" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="451" />
         <source>Network error with %1: %2</source>
         <translation>Netzwerkfehler mit %1: %2</translation>
     </message>
@@ -1289,39 +1456,49 @@
 <context>
     <name>ReplyStats</name>
     <message numerus="yes">
-        <location filename="../ui/qml/components/ReplyStats.qml" line="16" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="18" />
         <source>%n token(s)</source>
         <translation><numerusform>%n Token</numerusform><numerusform>%n Token</numerusform></translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="17" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="19" />
         <source>first token %1 ms</source>
         <translation>erstes Token %1 ms</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="18" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="20" />
         <source>prefill %1 tok/s</source>
         <translation>Prefill %1 Tok./s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="19" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="21" />
         <source>decode %1 tok/s</source>
         <translation>Dekodieren %1 Tok./s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="21" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="23" />
         <source>%1 % of drafts accepted, %2 tokens per pass</source>
         <translation>%1 % der Entwurfstoken akzeptiert, %2 Token pro Durchlauf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="24" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="26" />
         <source>%1 J/token</source>
         <translation>%1 J/Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="27" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="29" />
         <source>stopped</source>
         <translation>angehalten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="31" />
+        <source>ended at the token limit (Settings → Sampling → Max reply tokens)</source>
+        <translation>am Token-Limit beendet (Einstellungen → Sampling → Max. Antwort-Token)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="33" />
+        <source>ended: the context is full</source>
+        <translation>beendet: der Kontext ist voll</translation>
     </message>
 </context>
 <context>
@@ -1363,7 +1540,7 @@
     </message>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="109" />
         <source>off</source>
         <translation>aus</translation>
     </message>
@@ -1393,89 +1570,106 @@
         <translation>Seed</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="66" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="69" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="86" />
+        <source>Max reply tokens</source>
+        <translation>Max. Antwort-Token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="79" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="89" />
+        <source>until the context is full</source>
+        <translation>bis der Kontext voll ist</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="87" />
+        <source>0: until the context is full</source>
+        <translation>0: bis der Kontext voll ist</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="93" />
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="69" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="96" />
         <source>Max chunk size</source>
         <translation>Maximale Blockgröße</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="70" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="97" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="79" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="106" />
         <source>Draft tokens</source>
         <translation>Entwurfstoken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="110" />
         <source>%1 by n-gram lookup</source>
         <translation>%1 per N-Gramm-Suche</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="111" />
         <source>%1 by the draft model</source>
         <translation>%1 vom Entwurfsmodell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="92" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="119" />
         <source>Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.</source>
         <translation>Entwurfstoken pro Durchlauf des Modells für spekulatives Dekodieren (0: aus), wie auf der Seite „Modelle“, wo das Entwurfsmodell gewählt wird.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="122" />
         <source>Appearance</source>
         <translation>Darstellung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="97" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="105" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="124" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="132" />
         <source>Theme</source>
         <translation>Design</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="128" />
         <source>System</source>
         <translation>System</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="128" />
         <source>Light</source>
         <translation>Hell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="102" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="129" />
         <source>Dark</source>
         <translation>Dunkel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="109" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="116" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="136" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="143" />
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="120" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="147" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Text aus akzeptierten Entwurfstoken in Antworten einfärben</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="154" />
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="128" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="155" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="134" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="161" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · Chats und Einstellungen bleiben auf diesem Computer.</translation>
     </message>

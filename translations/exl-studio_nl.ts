@@ -113,22 +113,27 @@
 <context>
     <name>ChatInput</name>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="23" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="29" />
         <source>Message (Enter to send, Shift+Enter for a new line)</source>
         <translation>Bericht (Enter om te versturen, Shift+Enter voor een nieuwe regel)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="26" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="30" />
+        <source>Load a model on the Models page to send a message</source>
+        <translation>Laad een model op de pagina Modellen om een bericht te sturen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="33" />
         <source>Message</source>
         <translation>Bericht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="62" />
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="62" />
         <source>Send</source>
         <translation>Versturen</translation>
     </message>
@@ -136,41 +141,130 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="35" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="69" />
         <source>System prompt for this conversation (optional)</source>
         <translation>Systeemprompt voor dit gesprek (optioneel)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="38" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="72" />
         <source>System prompt</source>
         <translation>Systeemprompt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="62" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="77" />
+        <source>Export…</source>
+        <translation>Exporteren…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="79" />
+        <source>Export this chat</source>
+        <translation>Deze chat exporteren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="84" />
+        <source>As Markdown (.md)…</source>
+        <translation>Als Markdown (.md)…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="85" />
+        <source>As JSON (.json)…</source>
+        <translation>Als JSON (.json)…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="117" />
         <source>Type a message to start.</source>
         <translation>Typ een bericht om te beginnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="63" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="118" />
         <source>Load a model on the Models page, then type a message.</source>
         <translation>Laad een model op de pagina Modellen en typ dan een bericht.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="145" />
+        <source>A reply is being written</source>
+        <translation>Er wordt een antwoord geschreven</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="152" />
+        <source>Opening another chat stops the reply here; what it has written so far is kept.</source>
+        <translation>Een andere chat openen stopt het antwoord hier; wat er al geschreven is, blijft bewaard.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="158" />
+        <source>Stop and open</source>
+        <translation>Stoppen en openen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="163" />
+        <source>Keep writing</source>
+        <translation>Laten doorschrijven</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="181" />
+        <source>Export chat</source>
+        <translation>Chat exporteren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="184" />
+        <source>JSON files (*.json)</source>
+        <translation>JSON-bestanden (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="184" />
+        <source>Markdown files (*.md)</source>
+        <translation>Markdown-bestanden (*.md)</translation>
     </message>
 </context>
 <context>
     <name>ChatViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="137" />
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="333" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="190" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="303" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="374" />
         <source>Could not save the conversation: %1</source>
         <translation>Het gesprek kon niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="147" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="200" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="278" />
         <source>Could not save the message: %1</source>
         <translation>Het bericht kon niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="304" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="379" />
+        <source>Chat</source>
+        <translation>Chat</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="397" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="400" />
+        <source>System</source>
+        <translation>Systeem</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="399" />
+        <source>User</source>
+        <translation>Gebruiker</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="400" />
+        <source>Assistant</source>
+        <translation>Assistent</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="410" />
+        <source>Nothing to export: the chat is empty.</source>
+        <translation>Niets te exporteren: de chat is leeg.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="415" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="420" />
+        <source>Could not export to %1: %2</source>
+        <translation>Exporteren naar %1 is mislukt: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="522" />
         <source>Could not save the reply: %1</source>
         <translation>Het antwoord kon niet worden opgeslagen: %1</translation>
     </message>
@@ -178,43 +272,63 @@
 <context>
     <name>ConversationSidebar</name>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="23" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="26" />
         <source>New chat</source>
         <translation>Nieuwe chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="32" />
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="33" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="34" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="35" />
         <source>Search chats</source>
         <translation>Chats doorzoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="58" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
         <source>Rename…</source>
         <translation>Naam wijzigen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="59" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="67" />
+        <source>Delete…</source>
+        <translation>Verwijderen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="105" />
+        <source>Delete chat?</source>
+        <translation>Chat verwijderen?</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="112" />
+        <source>“%1” and all its messages will be deleted. This cannot be undone.</source>
+        <translation>„%1” en al zijn berichten worden verwijderd. Dit kan niet ongedaan worden gemaakt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="118" />
         <source>Delete</source>
         <translation>Verwijderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="124" />
+        <source>Cancel</source>
+        <translation>Annuleren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="74" />
         <source>No chat matches.</source>
         <translation>Geen chat gevonden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="74" />
         <source>No chats yet.</source>
         <translation>Nog geen chats.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="77" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="85" />
         <source>Rename chat</source>
         <translation>Chat hernoemen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="81" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="93" />
         <source>Chat title</source>
         <translation>Titel van de chat</translation>
     </message>
@@ -317,7 +431,7 @@
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="119" />
         <source>Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)</source>
-        <translation>Snel: geen meetronde (opties gekozen op hun afrondingsfout op de gewichten; minuten op een CPU)</translation>
+        <translation>Snel: geen meetronde (opties gerangschikt naar hun afrondingsfout op de gewichten; minuten op een CPU)</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="127" />
@@ -596,17 +710,17 @@
         <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="383" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="379" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="395" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="391" />
         <source>The conversation is empty.</source>
         <translation>Het gesprek is leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="397" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="393" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
@@ -702,7 +816,7 @@
 <context>
     <name>InferenceWorker</name>
     <message>
-        <location filename="../ui/services/inferenceworker.cpp" line="60" />
+        <location filename="../ui/services/inferenceworker.cpp" line="62" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
@@ -711,67 +825,67 @@
     <name>Main</name>
     <message>
         <location filename="../ui/qml/Main.qml" line="15" />
-        <location filename="../ui/qml/Main.qml" line="49" />
+        <location filename="../ui/qml/Main.qml" line="51" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="61" />
+        <location filename="../ui/qml/Main.qml" line="63" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="62" />
+        <location filename="../ui/qml/Main.qml" line="64" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="63" />
+        <location filename="../ui/qml/Main.qml" line="65" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="64" />
+        <location filename="../ui/qml/Main.qml" line="66" />
         <source>Settings</source>
         <translation>Instellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="68" />
+        <location filename="../ui/qml/Main.qml" line="70" />
         <source>%1 on %2</source>
         <translation>%1 op %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="69" />
+        <location filename="../ui/qml/Main.qml" line="71" />
         <source>No model loaded</source>
         <translation>Geen model geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="94" />
+        <location filename="../ui/qml/Main.qml" line="96" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles draait op de CPU (%1). Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="95" />
+        <location filename="../ui/qml/Main.qml" line="97" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Geen CUDA-apparaat gevonden: alles draait op de CPU. Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="107" />
+        <location filename="../ui/qml/Main.qml" line="109" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Gesimuleerde engine (--fake): antwoorden, snelheden en geheugencijfers zijn verzonnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="113" />
+        <location filename="../ui/qml/Main.qml" line="115" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats kunnen niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="74" />
+        <location filename="../ui/qml/Main.qml" line="76" />
         <source>About</source>
         <translation>Over</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="75" />
+        <location filename="../ui/qml/Main.qml" line="77" />
         <source>About EXL Studio</source>
         <translation>Over EXL Studio</translation>
     </message>
@@ -779,40 +893,93 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="87" />
-        <location filename="../ui/qml/components/MessageBubble.qml" line="108" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="103" />
+        <source>Ctrl+Enter to send, Escape to cancel</source>
+        <translation>Ctrl+Enter om te verzenden, Escape om te annuleren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="104" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="177" />
         <source>Edit message</source>
         <translation>Bericht bewerken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="100" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="146" />
+        <source>Previous version</source>
+        <translation>Vorige versie</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="154" />
+        <source>%1/%2</source>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="155" />
+        <source>Version %1 of %2</source>
+        <translation>Versie %1 van %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="161" />
+        <source>Next version</source>
+        <translation>Volgende versie</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="169" />
         <source>Copy</source>
         <translation>Kopiëren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="101" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="170" />
         <source>Copy message</source>
         <translation>Bericht kopiëren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="107" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="176" />
         <source>Edit</source>
         <translation>Bewerken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="114" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="183" />
         <source>Send edited</source>
         <translation>Bewerkt versturen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="121" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="189" />
         <source>Cancel</source>
         <translation>Annuleren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="128" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="195" />
+        <source>Retry</source>
+        <translation>Opnieuw proberen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="196" />
+        <source>Retry: ask for a reply again</source>
+        <translation>Opnieuw proberen: nogmaals om een antwoord vragen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="202" />
         <source>Regenerate</source>
         <translation>Opnieuw genereren</translation>
+    </message>
+</context>
+<context>
+    <name>MessageText</name>
+    <message>
+        <location filename="../ui/qml/components/MessageText.qml" line="119" />
+        <source>Copied</source>
+        <translation>Gekopieerd</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageText.qml" line="119" />
+        <source>Copy</source>
+        <translation>Kopiëren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageText.qml" line="121" />
+        <source>Copy code</source>
+        <translation>Code kopiëren</translation>
     </message>
 </context>
 <context>
@@ -1200,88 +1367,88 @@
 <context>
     <name>RemoteInferenceService</name>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="81" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="82" />
         <source>Remote models run on their server: speeds are measured by this app, and there is no VRAM meter or bandwidth-bound line.</source>
         <translation>Externe modellen draaien op hun server: snelheden worden door deze app gemeten en er is geen VRAM-meter of bandbreedtegrens.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="146" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="147" />
         <source>%1 answered GET /v1/models with something that is not a model list.</source>
         <translation>%1 antwoordde op GET /v1/models met iets dat geen modellenlijst is.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="156" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="157" />
         <source>remote</source>
         <translation>extern</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="202" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="203" />
         <source>The endpoint does not offer the model %1.</source>
         <translation>Het eindpunt biedt het model %1 niet aan.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="260" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="261" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="315" />
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="317" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="449" />
         <source>The connection to %1 was lost before the reply was complete.</source>
         <translation>De verbinding met %1 werd verbroken voordat het antwoord compleet was.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="354" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="358" />
         <source>%1 reported an error during the reply: %2</source>
         <translation>%1 meldde een fout tijdens het antwoord: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="357" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="361" />
         <source>%1 sent a malformed event, so the reply was stopped: %2</source>
         <translation>%1 stuurde een ongeldig event, dus het antwoord is gestopt: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="421" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="427" />
         <source>%1 refused the API key (HTTP %2): %3. Check the key in the endpoint's settings.</source>
         <translation>%1 weigerde de API-sleutel (HTTP %2): %3. Controleer de sleutel in de instellingen van het eindpunt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="424" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="430" />
         <source>%1 is busy (HTTP 429 Too Many Requests): %2. Try again in a moment.</source>
         <translation>%1 is bezet (HTTP 429 Too Many Requests): %2. Probeer het zo opnieuw.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="426" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="432" />
         <source>%1 failed with a server error (HTTP %2): %3</source>
         <translation>%1 faalde met een serverfout (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="428" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
         <source>%1 rejected the request (HTTP %2): %3</source>
         <translation>%1 wees het verzoek af (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="431" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
         <source>Could not connect to %1 (%2): the connection was refused. Is the server running?</source>
         <translation>Kon geen verbinding maken met %1 (%2): de verbinding werd geweigerd. Draait de server?</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="440" />
         <source>Could not find the host of %1 (%2).</source>
         <translation>De host van %1 (%2) is niet gevonden.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
         <source>%1 sent nothing for %2 seconds, so the request was stopped.</source>
         <translation>%1 stuurde %2 seconden lang niets, dus het verzoek is gestopt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="441" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="447" />
         <source>Could not verify the secure connection to %1: %2</source>
         <translation>Kon de beveiligde verbinding met %1 niet verifiëren: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="445" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="451" />
         <source>Network error with %1: %2</source>
         <translation>Netwerkfout met %1: %2</translation>
     </message>
@@ -1289,39 +1456,49 @@
 <context>
     <name>ReplyStats</name>
     <message numerus="yes">
-        <location filename="../ui/qml/components/ReplyStats.qml" line="16" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="18" />
         <source>%n token(s)</source>
         <translation><numerusform>%n token</numerusform><numerusform>%n tokens</numerusform></translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="17" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="19" />
         <source>first token %1 ms</source>
         <translation>eerste token %1 ms</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="18" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="20" />
         <source>prefill %1 tok/s</source>
         <translation>prefill %1 tok/s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="19" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="21" />
         <source>decode %1 tok/s</source>
         <translation>decoderen %1 tok/s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="21" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="23" />
         <source>%1 % of drafts accepted, %2 tokens per pass</source>
         <translation>%1 % van de concepttokens geaccepteerd, %2 tokens per doorgang</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="24" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="26" />
         <source>%1 J/token</source>
         <translation>%1 J/token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="27" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="29" />
         <source>stopped</source>
         <translation>gestopt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="31" />
+        <source>ended at the token limit (Settings → Sampling → Max reply tokens)</source>
+        <translation>gestopt bij de tokenlimiet (Instellingen → Sampling → Max. tokens per antwoord)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="33" />
+        <source>ended: the context is full</source>
+        <translation>gestopt: de context is vol</translation>
     </message>
 </context>
 <context>
@@ -1363,7 +1540,7 @@
     </message>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="109" />
         <source>off</source>
         <translation>uit</translation>
     </message>
@@ -1393,89 +1570,106 @@
         <translation>Seed</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="66" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="69" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="86" />
+        <source>Max reply tokens</source>
+        <translation>Max. tokens per antwoord</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="79" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="89" />
+        <source>until the context is full</source>
+        <translation>tot de context vol is</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="87" />
+        <source>0: until the context is full</source>
+        <translation>0: tot de context vol is</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="93" />
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="69" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="96" />
         <source>Max chunk size</source>
         <translation>Maximale blokgrootte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="70" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="97" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="79" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="106" />
         <source>Draft tokens</source>
         <translation>Concepttokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="110" />
         <source>%1 by n-gram lookup</source>
         <translation>%1 via n-gram-opzoeking</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="111" />
         <source>%1 by the draft model</source>
         <translation>%1 via het conceptmodel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="92" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="119" />
         <source>Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.</source>
         <translation>Concepttokens per doorgang van het model voor speculatief decoderen (0: uit), zoals op de pagina Modellen, waar het conceptmodel wordt gekozen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="122" />
         <source>Appearance</source>
         <translation>Weergave</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="97" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="105" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="124" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="132" />
         <source>Theme</source>
         <translation>Thema</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="128" />
         <source>System</source>
         <translation>Systeem</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="128" />
         <source>Light</source>
         <translation>Licht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="102" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="129" />
         <source>Dark</source>
         <translation>Donker</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="109" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="116" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="136" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="143" />
         <source>Language</source>
         <translation>Taal</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="120" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="147" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Tekst van geaccepteerde concepttokens in antwoorden kleuren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="154" />
         <source>Font size</source>
         <translation>Lettergrootte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="128" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="155" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="134" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="161" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · chats en instellingen blijven op deze computer.</translation>
     </message>

@@ -98,7 +98,7 @@ Item {
             const view = findChild(b, "codeView")
             verify(view.contentWidth > view.width, "long line fits: " + view.contentWidth + " " + view.width)
             verify(view.width <= b.maxTextWidth + 1)
-            verify(view.parent.color !== undefined && view.parent.color !== Qt.rgba(0, 0, 0, 0))
+            verify(!Qt.colorEqual(view.parent.color, "transparent"))   // a background of its own
             view.contentX = view.contentWidth - view.width   // the end of the line can be reached
             compare(view.contentX, view.contentWidth - view.width)
             const copy = findChild(b, "copyCodeButton")

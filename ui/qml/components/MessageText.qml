@@ -119,6 +119,9 @@ Column {
                     text: copied.running ? qsTr("Copied") : qsTr("Copy")
                     font.pointSize: Math.max(7, root.fontSize - 2)
                     Accessible.name: qsTr("Copy code")
+                    focusPolicy: Qt.StrongFocus
+                    Keys.onReturnPressed: clicked()
+                    Keys.onEnterPressed: clicked()
                     onClicked: { codeClipboard.text = block.code; codeClipboard.selectAll(); codeClipboard.copy(); copied.restart() }
                     Timer { id: copied; interval: 1500 }
                 }
