@@ -36,7 +36,7 @@ public:
     quint64 last() const { return m_next; }
     void reply(const QString &text, GenerationStats stats = {})
     {
-        Q_EMIT tokensArrived(TokenBatch{m_next, text, 1});
+        Q_EMIT tokensArrived(TokenBatch{m_next, text, 1, 0, {}});
         stats.requestId = m_next;
         stats.generatedTokens = std::max(stats.generatedTokens, 1);
         Q_EMIT generationFinished(stats);
