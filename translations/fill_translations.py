@@ -349,6 +349,7 @@ T = {  # source: (Dutch, German)
  'Copy code': ('Code kopiëren', 'Code kopieren'),
  'Load a model on the Models page to send a message': ('Laad een model op de pagina Modellen om een bericht te sturen', 'Laden Sie auf der Seite Modelle ein Modell, um eine Nachricht zu senden'),
  'Export…': ('Exporteren…', 'Exportieren…'),
+ 'Export': ('Exporteren', 'Exportieren'),
  'Export this chat': ('Deze chat exporteren', 'Diesen Chat exportieren'),
  'As Markdown (.md)…': ('Als Markdown (.md)…', 'Als Markdown (.md)…'),
  'As JSON (.json)…': ('Als JSON (.json)…', 'Als JSON (.json)…'),

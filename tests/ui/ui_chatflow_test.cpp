@@ -31,12 +31,14 @@ void collectWarnings(QtMsgType type, const QMessageLogContext &, const QString &
         g_warnings.append(message);
 }
 
-// Visible items named `name` under `root`, in tree order (rows of the message list top down).
+// Visible items named `name` under `root`, in tree order (rows of the message list top down);
+// "=Text": buttons that read Text.
 void collect(QQuickItem *root, const QString &name, QList<QQuickItem *> &out)
 {
     if (!root->isVisible())
         return;
-    if (root->objectName() == name)
+    if (root->objectName() == name || (name.startsWith(u'=') && root->inherits("QQuickAbstractButton")
+                                       && root->property("text").toString() == name.mid(1)))
         out.append(root);
     for (QQuickItem *child : root->childItems())
         collect(child, name, out);
@@ -85,8 +87,12 @@ class ChatFlowTest : public QObject
 
     QList<QQuickItem *> items(const QString &name) const
     {
+        // From the window's root: the pages, and the popups and dialogs on its overlay.
+        QQuickItem *root = window()->contentItem();
+        while (root->parentItem())
+            root = root->parentItem();
         QList<QQuickItem *> out;
-        collect(window()->contentItem(), name, out);
+        collect(root, name, out);
         return out;
     }
     QQuickItem *item(const QString &name) const
@@ -102,6 +108,12 @@ class ChatFlowTest : public QObject
         QVERIFY2(target->isEnabled(), qPrintable(target->objectName()));
         const QPointF at = target->mapToScene(QPointF(target->width() / 2, target->height() / 2));
         QTest::mouseClick(window(), Qt::LeftButton, {}, at.toPoint());
+    }
+    // Types `text` into the item with the focus (QTest::keyClicks takes widgets only).
+    void typeText(const QString &text)
+    {
+        for (const QChar c : text)
+            QTest::keyClick(window(), c.toLatin1());
     }
     QString messageText(int row) const { return m_context->chat()->messageText(row); }
     QString branchLabel(int which) const
@@ -126,9 +138,9 @@ private Q_SLOTS:
         // No model yet: Enter sends nothing, the box says why.
         QQuickItem *field = item(QStringLiteral("messageField"));
         QVERIFY(field);
-        QVERIFY(field->hasActiveFocus());
+        QTRY_VERIFY(field->hasActiveFocus());  // ready to type at start
         QVERIFY(field->property("placeholderText").toString().contains(QStringLiteral("Load a model")));
-        QTest::keyClicks(window(), QStringLiteral("Hello"));
+        typeText(QStringLiteral("Hello"));
         QTest::keyClick(window(), Qt::Key_Return);
         QCOMPARE(chat->rowCount(), 0);
         QCOMPARE(field->property("text").toString(), QStringLiteral("Hello"));
@@ -140,7 +152,7 @@ private Q_SLOTS:
         QTRY_VERIFY(item(QStringLiteral("sendButton"))->isEnabled());
 
         // Send with Enter; stop with the button once some text has come.
-        QTest::keyClicks(window(), QStringLiteral(" there"));
+        typeText(QStringLiteral(" there"));
         QTest::keyClick(window(), Qt::Key_Return);
         QCOMPARE(chat->rowCount(), 2);
         QCOMPARE(messageText(0), QStringLiteral("Hello there"));
@@ -169,7 +181,7 @@ private Q_SLOTS:
         QQuickItem *editor = item(QStringLiteral("editor"));
         QVERIFY(editor);
         QTRY_VERIFY(editor->hasActiveFocus());
-        QTest::keyClicks(window(), QStringLiteral(", again"));
+        typeText(QStringLiteral(", again"));
         QTest::keyClick(window(), Qt::Key_Return, Qt::ControlModifier);
         QCOMPARE(messageText(0), QStringLiteral("Hello there, again"));
         QVERIFY(finished.wait(20000));
@@ -191,9 +203,18 @@ private Q_SLOTS:
         QVERIFY(dialog);
         QTRY_VERIFY(dialog->property("visible").toBool());
         const QString path = m_dir.filePath(QStringLiteral("exported.json"));
-        QVERIFY(dialog->setProperty("selectedFile", QUrl::fromLocalFile(path)));
-        QVERIFY(QMetaObject::invokeMethod(dialog, "accept"));
-        QTRY_VERIFY(QFile::exists(path));
+        QVERIFY(dialog->setProperty("currentFolder", QUrl::fromLocalFile(m_dir.path())));
+        // The dialog's own file name field: the name typed and taken with Enter, then Export.
+        QQuickItem *name = nullptr;
+        QTRY_VERIFY((name = item(QStringLiteral("fileNameTextField"))) != nullptr);
+        click(name);
+        QTRY_VERIFY(name->hasActiveFocus());
+        QTest::keyClick(window(), Qt::Key_A, Qt::ControlModifier);
+        typeText(QStringLiteral("exported.json"));
+        QTest::keyClick(window(), Qt::Key_Return);
+        click(item(QStringLiteral("=Export")));  // the dialog's accept button
+        QTRY_VERIFY(!dialog->property("visible").toBool());
+        QTRY_VERIFY2(QFile::exists(path), qPrintable(chat->lastError()));
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QJsonArray messages = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("messages")).toArray();
@@ -203,6 +224,7 @@ private Q_SLOTS:
 
         // Ctrl+N: a new chat, the focus in the input.
         const qint64 id = chat->conversationId();
+        QTest::qWait(100);  // the dialog's window gives the focus back
         QTest::keyClick(window(), Qt::Key_N, Qt::ControlModifier);
         QTRY_COMPARE(chat->conversationId(), 0);
         QTRY_VERIFY(item(QStringLiteral("messageField"))->hasActiveFocus());

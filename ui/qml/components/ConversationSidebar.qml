@@ -104,25 +104,35 @@ Pane {
         function openFor(id, title) { targetId = id; targetTitle = title; open() }
         title: qsTr("Delete chat?")
         anchors.centerIn: Overlay.overlay
-        width: Math.min(420, sidebar.Window.width - 48)
+        width: Math.max(280, Math.min(420, sidebar.Window.width - 48))
         modal: true
-        Label {
-            width: parent.width
+        // The dialog sizes its content item: no width binding of the label's own.
+        contentItem: Label {
             wrapMode: Text.Wrap
             text: qsTr("“%1” and all its messages will be deleted. This cannot be undone.").arg(deleteDialog.targetTitle)
         }
-        footer: DialogButtonBox {
-            ChatButton {
-                id: confirmDelete
-                objectName: "confirmDelete"
-                text: qsTr("Delete")
-                DialogButtonBox.buttonRole: DialogButtonBox.AcceptRole
-            }
-            ChatButton {
-                id: cancelDelete
-                objectName: "cancelDelete"
-                text: qsTr("Cancel")
-                DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+        // A row of its own, not a DialogButtonBox (whose layout loops on the dialog's height in
+        // Qt 6.4's Material style); Enter presses the button with the focus.
+        footer: Item {
+            implicitHeight: deleteButtons.implicitHeight + 16
+            Row {
+                id: deleteButtons
+                anchors.right: parent.right
+                anchors.rightMargin: 8
+                anchors.verticalCenter: parent.verticalCenter
+                spacing: 4
+                ChatButton {
+                    id: confirmDelete
+                    objectName: "confirmDelete"
+                    text: qsTr("Delete")
+                    onClicked: deleteDialog.accept()
+                }
+                ChatButton {
+                    id: cancelDelete
+                    objectName: "cancelDelete"
+                    text: qsTr("Cancel")
+                    onClicked: deleteDialog.reject()
+                }
             }
         }
         // The safe choice has the focus: Enter right after the Delete key keeps the chat.

@@ -28,7 +28,12 @@ Item {
     property int rowCount: 0
     readonly property bool isLast: index === rowCount - 1
 
-    function startEdit() { editor.text = bubble.text; bubble.editing = true; editor.forceActiveFocus() }
+    function startEdit() {
+        editor.text = bubble.text
+        editor.cursorPosition = editor.length  // typing continues the message
+        bubble.editing = true
+        editor.forceActiveFocus()
+    }
     function sendEdit() {
         if (editor.text.trim().length === 0)
             return

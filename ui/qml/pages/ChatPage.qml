@@ -26,6 +26,8 @@ Item {
         Qt.callLater(page.focusInput)
     }
     function newChat() { openChat(0) }
+    // At start the focus is in the input, ready to type.
+    Component.onCompleted: Qt.callLater(page.focusInput)
     // Ctrl+Shift+C: the last reply to the clipboard.
     function copyLastReply() {
         const text = page.app.chat.lastReplyText()
@@ -144,24 +146,34 @@ Item {
         property var targetId: 0
         title: qsTr("A reply is being written")
         anchors.centerIn: Overlay.overlay
-        width: Math.min(460, page.width - 48)
+        width: Math.max(280, Math.min(460, page.Window.width - 48))
         modal: true
-        Label {
-            width: parent.width
+        // The dialog sizes its content item: no width binding of the label's own.
+        contentItem: Label {
             wrapMode: Text.Wrap
             text: qsTr("Opening another chat stops the reply here; what it has written so far is kept.")
         }
-        footer: DialogButtonBox {
-            ChatButton {
-                id: stopAndSwitch
-                objectName: "stopAndSwitch"
-                text: qsTr("Stop and open")
-                DialogButtonBox.buttonRole: DialogButtonBox.AcceptRole
-            }
-            ChatButton {
-                objectName: "keepWriting"
-                text: qsTr("Keep writing")
-                DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+        // A row of its own, not a DialogButtonBox (whose layout loops on the dialog's height in
+        // Qt 6.4's Material style); Enter presses the button with the focus.
+        footer: Item {
+            implicitHeight: switchButtons.implicitHeight + 16
+            Row {
+                id: switchButtons
+                anchors.right: parent.right
+                anchors.rightMargin: 8
+                anchors.verticalCenter: parent.verticalCenter
+                spacing: 4
+                ChatButton {
+                    id: stopAndSwitch
+                    objectName: "stopAndSwitch"
+                    text: qsTr("Stop and open")
+                    onClicked: switchDialog.accept()
+                }
+                ChatButton {
+                    objectName: "keepWriting"
+                    text: qsTr("Keep writing")
+                    onClicked: switchDialog.reject()
+                }
             }
         }
         onOpened: stopAndSwitch.forceActiveFocus()
@@ -180,6 +192,7 @@ Item {
         property string format: "markdown"
         title: qsTr("Export chat")
         fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Export")
         defaultSuffix: format === "json" ? "json" : "md"
         nameFilters: format === "json" ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
         onAccepted: page.app.chat.exportTo(selectedFile, format)
