@@ -141,77 +141,82 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="69" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="71" />
         <source>System prompt for this conversation (optional)</source>
         <translation>Systemprompt für diese Unterhaltung (optional)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="72" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="74" />
         <source>System prompt</source>
         <translation>Systemprompt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="77" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="79" />
         <source>Export…</source>
         <translation>Exportieren…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="79" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="81" />
         <source>Export this chat</source>
         <translation>Diesen Chat exportieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="84" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="86" />
         <source>As Markdown (.md)…</source>
         <translation>Als Markdown (.md)…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="85" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="87" />
         <source>As JSON (.json)…</source>
         <translation>Als JSON (.json)…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="117" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="119" />
         <source>Type a message to start.</source>
         <translation>Geben Sie eine Nachricht ein, um zu beginnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="118" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="120" />
         <source>Load a model on the Models page, then type a message.</source>
         <translation>Laden Sie auf der Seite „Modelle“ ein Modell und geben Sie dann eine Nachricht ein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="145" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="147" />
         <source>A reply is being written</source>
         <translation>Eine Antwort wird geschrieben</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="152" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="154" />
         <source>Opening another chat stops the reply here; what it has written so far is kept.</source>
         <translation>Das Öffnen eines anderen Chats beendet die Antwort hier; was bisher geschrieben wurde, bleibt erhalten.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="158" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="169" />
         <source>Stop and open</source>
         <translation>Beenden und öffnen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="163" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="174" />
         <source>Keep writing</source>
         <translation>Weiterschreiben lassen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="181" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="193" />
         <source>Export chat</source>
         <translation>Chat exportieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="195" />
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
         <source>JSON files (*.json)</source>
         <translation>JSON-Dateien (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
         <source>Markdown files (*.md)</source>
         <translation>Markdown-Dateien (*.md)</translation>
     </message>
@@ -303,12 +308,12 @@
         <translation>„%1“ und alle Nachrichten darin werden gelöscht. Das lässt sich nicht rückgängig machen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="118" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="127" />
         <source>Delete</source>
         <translation>Löschen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="124" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="133" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
@@ -893,73 +898,73 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="103" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="108" />
         <source>Ctrl+Enter to send, Escape to cancel</source>
         <translation>Strg+Eingabe zum Senden, Escape zum Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="104" />
-        <location filename="../ui/qml/components/MessageBubble.qml" line="177" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="109" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="182" />
         <source>Edit message</source>
         <translation>Nachricht bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="146" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="151" />
         <source>Previous version</source>
         <translation>Vorherige Version</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="154" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="159" />
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="155" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="160" />
         <source>Version %1 of %2</source>
         <translation>Version %1 von %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="161" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="166" />
         <source>Next version</source>
         <translation>Nächste Version</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="169" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="174" />
         <source>Copy</source>
         <translation>Kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="170" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="175" />
         <source>Copy message</source>
         <translation>Nachricht kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="176" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="181" />
         <source>Edit</source>
         <translation>Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="183" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="188" />
         <source>Send edited</source>
         <translation>Bearbeitet senden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="189" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="194" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="195" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="200" />
         <source>Retry</source>
         <translation>Erneut versuchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="196" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="201" />
         <source>Retry: ask for a reply again</source>
         <translation>Erneut versuchen: noch einmal um eine Antwort bitten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="202" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="207" />
         <source>Regenerate</source>
         <translation>Neu generieren</translation>
     </message>

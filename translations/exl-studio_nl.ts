@@ -141,77 +141,82 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="69" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="71" />
         <source>System prompt for this conversation (optional)</source>
         <translation>Systeemprompt voor dit gesprek (optioneel)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="72" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="74" />
         <source>System prompt</source>
         <translation>Systeemprompt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="77" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="79" />
         <source>Export…</source>
         <translation>Exporteren…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="79" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="81" />
         <source>Export this chat</source>
         <translation>Deze chat exporteren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="84" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="86" />
         <source>As Markdown (.md)…</source>
         <translation>Als Markdown (.md)…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="85" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="87" />
         <source>As JSON (.json)…</source>
         <translation>Als JSON (.json)…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="117" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="119" />
         <source>Type a message to start.</source>
         <translation>Typ een bericht om te beginnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="118" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="120" />
         <source>Load a model on the Models page, then type a message.</source>
         <translation>Laad een model op de pagina Modellen en typ dan een bericht.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="145" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="147" />
         <source>A reply is being written</source>
         <translation>Er wordt een antwoord geschreven</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="152" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="154" />
         <source>Opening another chat stops the reply here; what it has written so far is kept.</source>
         <translation>Een andere chat openen stopt het antwoord hier; wat er al geschreven is, blijft bewaard.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="158" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="169" />
         <source>Stop and open</source>
         <translation>Stoppen en openen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="163" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="174" />
         <source>Keep writing</source>
         <translation>Laten doorschrijven</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="181" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="193" />
         <source>Export chat</source>
         <translation>Chat exporteren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="195" />
+        <source>Export</source>
+        <translation>Exporteren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
         <source>JSON files (*.json)</source>
         <translation>JSON-bestanden (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
         <source>Markdown files (*.md)</source>
         <translation>Markdown-bestanden (*.md)</translation>
     </message>
@@ -303,12 +308,12 @@
         <translation>„%1” en al zijn berichten worden verwijderd. Dit kan niet ongedaan worden gemaakt.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="118" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="127" />
         <source>Delete</source>
         <translation>Verwijderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="124" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="133" />
         <source>Cancel</source>
         <translation>Annuleren</translation>
     </message>
@@ -893,73 +898,73 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="103" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="108" />
         <source>Ctrl+Enter to send, Escape to cancel</source>
         <translation>Ctrl+Enter om te verzenden, Escape om te annuleren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="104" />
-        <location filename="../ui/qml/components/MessageBubble.qml" line="177" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="109" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="182" />
         <source>Edit message</source>
         <translation>Bericht bewerken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="146" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="151" />
         <source>Previous version</source>
         <translation>Vorige versie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="154" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="159" />
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="155" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="160" />
         <source>Version %1 of %2</source>
         <translation>Versie %1 van %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="161" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="166" />
         <source>Next version</source>
         <translation>Volgende versie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="169" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="174" />
         <source>Copy</source>
         <translation>Kopiëren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="170" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="175" />
         <source>Copy message</source>
         <translation>Bericht kopiëren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="176" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="181" />
         <source>Edit</source>
         <translation>Bewerken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="183" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="188" />
         <source>Send edited</source>
         <translation>Bewerkt versturen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="189" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="194" />
         <source>Cancel</source>
         <translation>Annuleren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="195" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="200" />
         <source>Retry</source>
         <translation>Opnieuw proberen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="196" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="201" />
         <source>Retry: ask for a reply again</source>
         <translation>Opnieuw proberen: nogmaals om een antwoord vragen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="202" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="207" />
         <source>Regenerate</source>
         <translation>Opnieuw genereren</translation>
     </message>
