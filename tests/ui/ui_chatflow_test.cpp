@@ -2,7 +2,7 @@
 // type and send with Enter, stop with the button, regenerate, step between the two replies with
 // ‹ ›, edit a message (Ctrl+Enter), export the chat through the export menu and its file dialog,
 // then start the app again on the same data folder and find the chat reopened on the branch
-// that was shown. Keys and clicks go to the window; what is checked is what the items show.
+// that was shown; leaving a chat mid-reply asks first. Keys and clicks go to the window; what is checked is what the items show.
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -58,7 +58,8 @@ class ChatFlowTest : public QObject
         return m_engine->rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow *>(m_engine->rootObjects().constFirst());
     }
 
-    void start()
+    // `repeats`: copies of the scripted reply (a longer reply for more time to act mid-reply).
+    void start(int repeats = 1)
     {
         AppOptions options;
         options.dataDir = m_dir.path();
@@ -67,7 +68,7 @@ class ChatFlowTest : public QObject
         m_context = std::make_unique<AppContext>(
             options,
             std::make_unique<CombinedInferenceService>(
-                std::make_unique<FakeInferenceService>(QStringLiteral("cuda:0"), FakeTiming{0, 200.0, 1, 0, 1}),
+                std::make_unique<FakeInferenceService>(QStringLiteral("cuda:0"), FakeTiming{0, 200.0, 1, 0, repeats}),
                 std::make_unique<RemoteInferenceService>()),
             std::make_unique<FakeVramPlanner>(24 * kGiB, 936e9), true);
         m_engine = std::make_unique<QQmlApplicationEngine>();
@@ -234,7 +235,7 @@ private Q_SLOTS:
 
         // A new app on the same data: the chat is open again, on the branch shown.
         stop();
-        start();
+        start(50);
         chat = m_context->chat();
         QCOMPARE(chat->conversationId(), id);
         QCOMPARE(chat->rowCount(), 2);
@@ -242,6 +243,37 @@ private Q_SLOTS:
         QCOMPARE(messageText(1), second);
         QTRY_COMPARE(branchLabel(0), QStringLiteral("1/2"));  // the question's versions
         QCOMPARE(branchLabel(1), QStringLiteral("2/2"));      // the reply's
+
+        // Leaving a chat while its reply is written asks first: "Keep writing" stays, "Stop and
+        // open" stops the reply (kept as far as it came) and opens the other chat.
+        QSignalSpy reloaded(m_context->models(), &ModelManager::loadedModelChanged);
+        m_context->models()->load();
+        QVERIFY(reloaded.wait(10000));
+        QTRY_VERIFY(item(QStringLiteral("messageField"))->hasActiveFocus());
+        typeText(QStringLiteral("More"));
+        QTest::keyClick(window(), Qt::Key_Return);
+        QVERIFY2(chat->busy(), qPrintable(QStringLiteral("rows %1, field \"%2\", model \"%3\"").arg(chat->rowCount())
+                                              .arg(item(QStringLiteral("messageField"))->property("text").toString(),
+                                                   m_context->models()->loadedModelName())));
+        QTRY_VERIFY(messageText(3).size() > 5);
+        click(item(QStringLiteral("newChatButton")));
+        QQuickItem *keep = nullptr;
+        QTRY_VERIFY((keep = item(QStringLiteral("keepWriting"))) != nullptr);
+        click(keep);
+        QTRY_VERIFY(!item(QStringLiteral("keepWriting")));
+        QVERIFY(chat->busy());
+        QCOMPARE(chat->conversationId(), id);
+        QTest::keyClick(window(), Qt::Key_N, Qt::ControlModifier);
+        QQuickItem *stopAndOpen = nullptr;
+        QTRY_VERIFY((stopAndOpen = item(QStringLiteral("stopAndSwitch"))) != nullptr);
+        QTRY_VERIFY(stopAndOpen->hasActiveFocus());  // once opened
+        QTest::keyClick(window(), Qt::Key_Return);  // Enter presses the focused "Stop and open"
+        QTRY_COMPARE(chat->conversationId(), 0);
+        QVERIFY(!chat->busy());
+        chat->openConversation(id);
+        QCOMPARE(chat->rowCount(), 4);
+        QVERIFY(!messageText(3).isEmpty());
+        QVERIFY(chat->data(chat->index(3), ChatViewModel::StoppedRole).toBool());
         QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
         stop();
     }
