@@ -151,11 +151,12 @@ qint64 writeConversation(const QString &databasePath, int messages, QString *err
         return 0;
     }
     const qint64 id = store.createConversation(QStringLiteral("A long conversation"));
+    qint64 previous = 0;  // each message follows the one before: one branch
     for (int i = 0; id != 0 && i < messages; ++i) {
         const bool user = i % 2 == 0;
         const StoredMessage message{0, user ? QStringLiteral("user") : QStringLiteral("assistant"),
-                                    user ? userMessage(i / 2) : assistantMessage(i / 2), {}};
-        if (store.appendMessage(id, message) == 0) {
+                                    user ? userMessage(i / 2) : assistantMessage(i / 2), {}, previous};
+        if ((previous = store.appendMessage(id, message)) == 0) {
             *error = QStringLiteral("could not store message %1: %2").arg(i).arg(store.lastError());
             return 0;
         }

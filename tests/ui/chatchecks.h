@@ -10,10 +10,10 @@ inline QString chatText(const ChatViewModel &chat, int row)
     return chat.data(chat.index(row), ChatViewModel::TextRole).toString();
 }
 
-// What the store holds must equal what the list shows.
+// The branch the store holds as shown must equal what the list shows.
 inline void verifyStoredMatchesShown(const ChatStore &store, const ChatViewModel &chat)
 {
-    const QList<StoredMessage> stored = store.messages(chat.conversationId());
+    const QList<StoredMessage> stored = store.path(chat.conversationId());
     QCOMPARE(stored.size(), chat.rowCount());
     for (int row = 0; row < chat.rowCount(); ++row) {
         QCOMPARE(stored[row].role, chat.data(chat.index(row), ChatViewModel::RoleRole).toString());

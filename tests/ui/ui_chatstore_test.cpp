@@ -122,7 +122,42 @@ private Q_SLOTS:
         QCOMPARE(messages.size(), 2);
         QCOMPARE(messages[0].text, QStringLiteral("Hello from v%1").arg(version));
         QVERIFY(messages[1].stats.isEmpty());
+        // Version 3: the old chat is one branch, shown whole, and takes new branches.
+        QCOMPARE(messages[0].parentId, 0);
+        QCOMPARE(messages[1].parentId, messages[0].id);
+        QCOMPARE(old.leafId, messages[1].id);
+        QCOMPARE(store.path(7).size(), 2);
+        const qint64 sibling = store.appendMessage(7, {0, QStringLiteral("assistant"), QStringLiteral("Hello again"), {}, messages[0].id});
+        QVERIFY(sibling != 0);
+        QCOMPARE(store.path(7).constLast().text, QStringLiteral("Hello again"));
+        QVERIFY(store.setLeaf(7, messages[1].id));
+        QCOMPARE(store.path(7).constLast().text, QStringLiteral("Hi"));
+        QCOMPARE(store.messages(7).size(), 3);
         QVERIFY(store.setSystemPrompt(7, QStringLiteral("New column works")));
+        QCOMPARE(store.integrityCheck(), QStringLiteral("ok"));
+    }
+
+    void branchesAndDeletingALastMessage()
+    {
+        QTemporaryDir dir;
+        ChatStore store;
+        QVERIFY(store.open(dir.filePath(QStringLiteral("chats.sqlite"))));
+        const qint64 id = store.createConversation(QStringLiteral("Branches"));
+        const qint64 q = store.appendMessage(id, {0, QStringLiteral("user"), QStringLiteral("Q"), {}, 0});
+        const qint64 a1 = store.appendMessage(id, {0, QStringLiteral("assistant"), QStringLiteral("A1"), {}, q});
+        const qint64 a2 = store.appendMessage(id, {0, QStringLiteral("assistant"), QStringLiteral("A2"), {}, q});
+        QVERIFY(q && a1 && a2);
+        QCOMPARE(store.conversation(id).leafId, a2);
+        QCOMPARE(store.path(id).size(), 2);
+        QVERIFY(!store.setLeaf(id, 999));  // not a message of this chat
+        QVERIFY(!store.deleteMessage(id, q));  // answered: not a last message
+        QVERIFY(store.deleteMessage(id, a2));
+        QCOMPARE(store.conversation(id).leafId, q);  // the deleted leaf's parent
+        QCOMPARE(store.path(id).size(), 1);
+        QVERIFY(store.setLeaf(id, a1));
+        QCOMPARE(store.path(id).constLast().text, QStringLiteral("A1"));
+        QVERIFY(store.deleteConversation(id));  // the whole tree goes
+        QVERIFY(store.messages(id).isEmpty());
         QCOMPARE(store.integrityCheck(), QStringLiteral("ok"));
     }
 

@@ -105,7 +105,7 @@ private Q_SLOTS:
         verifyStoredMatchesShown(*m_store, chat);
     }
 
-    void regenerateReplacesLastReply()
+    void regenerateAddsASiblingReply()
     {
         auto service = loadedService(FakeTiming{0, 0, 1, 0, 1});
         QVERIFY(service);
@@ -120,6 +120,9 @@ private Q_SLOTS:
         QVERIFY(finished.wait(10000));
         QCOMPARE(chat.rowCount(), 2);
         QVERIFY(!chatText(chat, 1).isEmpty());
+        QCOMPARE(chat.data(chat.index(1), ChatViewModel::SiblingCountRole).toInt(), 2);
+        QCOMPARE(chat.data(chat.index(1), ChatViewModel::SiblingIndexRole).toInt(), 1);
+        QCOMPARE(m_store->messages(chat.conversationId()).size(), 3);  // the earlier reply is kept
         verifyStoredMatchesShown(*m_store, chat);
     }
 
@@ -140,6 +143,11 @@ private Q_SLOTS:
         QCOMPARE(chat.rowCount(), 2);
         QCOMPARE(chatText(chat, 0), QStringLiteral("First question, rephrased"));
         QVERIFY(finished.wait(10000));
+        verifyStoredMatchesShown(*m_store, chat);
+        QCOMPARE(chat.data(chat.index(0), ChatViewModel::SiblingCountRole).toInt(), 2);
+        QVERIFY(chat.selectSibling(0, -1));  // the first branch, whole
+        QCOMPARE(chat.rowCount(), 4);
+        QCOMPARE(chatText(chat, 2), QStringLiteral("Second question"));
         verifyStoredMatchesShown(*m_store, chat);
     }
 

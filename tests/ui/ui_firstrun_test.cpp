@@ -174,7 +174,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(m_context->models()->loadedModelName() == QStringLiteral("ref-s-4.0bpw"), 60000);
 
         showPage("chat");
-        QQuickItem *input = item(QStringLiteral("messageInput"));
+        QQuickItem *input = item(QStringLiteral("messageField"));
         QVERIFY(input);
         click(window(), input);
         QTRY_VERIFY(input->hasActiveFocus());

@@ -45,6 +45,30 @@ class MarkdownSegmentModelTest : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // Code blocks apart from the Markdown around them: the code without its fences, the language
+    // from the info string; a fence still open (a streaming reply) runs to the end.
+    void blocksSeparateCode()
+    {
+        const auto blocks = MarkdownSegmentModel::blocks(
+            u"Intro **bold**\n\n```python title\nx = 1\n\nprint(x)\n```\nAfter\n~~~\nraw ``` inside\n~~~\n\n```sh\nstill open");
+        QCOMPARE(blocks.size(), 5);
+        QVERIFY(!blocks[0].code);
+        QCOMPARE(blocks[0].text, QStringLiteral("Intro **bold**\n\n"));
+        QVERIFY(blocks[1].code);
+        QCOMPARE(blocks[1].language, QStringLiteral("python"));
+        QCOMPARE(blocks[1].text, QStringLiteral("x = 1\n\nprint(x)"));
+        QCOMPARE(blocks[2].text, QStringLiteral("After\n"));
+        QVERIFY(blocks[3].code);
+        QCOMPARE(blocks[3].text, QStringLiteral("raw ``` inside"));  // a ``` line does not close ~~~
+        QVERIFY(blocks[4].code);
+        QCOMPARE(blocks[4].language, QStringLiteral("sh"));
+        QCOMPARE(blocks[4].text, QStringLiteral("still open"));
+        // Plain text is one block; an empty text one empty block.
+        QCOMPARE(MarkdownSegmentModel::blocks(u"just text").size(), 1);
+        QCOMPARE(MarkdownSegmentModel::blocks(u"").size(), 1);
+        QVERIFY(!MarkdownSegmentModel::blocks(u"").constFirst().code);
+    }
+
     void shortTextIsOneSegment()
     {
         QCOMPARE(MarkdownSegmentModel::split(QString(), kTarget), QStringList{QString()});

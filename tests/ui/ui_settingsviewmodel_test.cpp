@@ -41,6 +41,33 @@ private Q_SLOTS:
         QCOMPARE(again.draftTokens(), 3);
     }
 
+    // The longest reply: default 1024, 0 for "until the context is full", clamped, kept with the
+    // rest of the sampling settings (and a preset leaves it alone); the last open chat likewise.
+    void maxReplyTokensAndLastChatPersist()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("settings.ini"));
+        {
+            SettingsViewModel settings(path);
+            QCOMPARE(settings.maxNewTokens(), 1024);
+            QSignalSpy changed(&settings, &SettingsViewModel::samplingChanged);
+            settings.setMaxNewTokens(-5);
+            QCOMPARE(settings.maxNewTokens(), 0);
+            QCOMPARE(settings.sampling().maxNewTokens, 0);
+            settings.setMaxNewTokens(1 << 30);
+            QCOMPARE(settings.maxNewTokens(), SettingsViewModel::kMaxNewTokensLimit);
+            settings.setMaxNewTokens(300);
+            QCOMPARE(changed.size(), 3);
+            QVERIFY(settings.applyPreset(QStringLiteral("creative")));
+            QCOMPARE(settings.maxNewTokens(), 300);
+            settings.setLastConversation(42);
+        }
+        SettingsViewModel again(path);
+        QCOMPARE(again.maxNewTokens(), 300);
+        QCOMPARE(again.sampling().maxNewTokens, 300);
+        QCOMPARE(again.lastConversation(), 42);
+    }
+
     void clampsAndRejects()
     {
         SettingsViewModel settings;

@@ -35,6 +35,12 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
 
     m_chat = std::make_unique<ChatViewModel>(m_service.get(), &m_store);
 
+    // The chat open when the app closed is open again; each chat opened is remembered.
+    if (m_settings->lastConversation() != 0 && m_store.conversation(m_settings->lastConversation()).id != 0)
+        m_chat->openConversation(m_settings->lastConversation());
+    connect(m_chat.get(), &ChatViewModel::conversationChanged, m_settings.get(),
+            [this] { m_settings->setLastConversation(m_chat->conversationId()); });
+
     m_conversations = std::make_unique<ConversationListModel>(&m_store);
     connect(m_chat.get(), &ChatViewModel::conversationStored, m_conversations.get(), &ConversationListModel::refresh);
     connect(m_chat.get(), &ChatViewModel::replyFinished, m_conversations.get(), &ConversationListModel::refresh);

@@ -38,11 +38,13 @@ ApplicationWindow {
         function onPageRequested(name) { window.showPage(name) }
     }
 
-    Shortcut { sequence: "Ctrl+N"; onActivated: { window.showPage("chat"); window.app.chat.openConversation(0) } }
+    Shortcut { sequence: "Ctrl+N"; onActivated: { window.showPage("chat"); chatPage.newChat() } }
     Shortcut { sequence: "Ctrl+F"; onActivated: { window.showPage("chat"); chatPage.focusSearch() } }
     Shortcut { sequence: "Ctrl+,"; onActivated: window.showPage("settings") }
     Shortcut { sequence: "Ctrl+L"; onActivated: { window.showPage("chat"); chatPage.focusInput() } }
     Shortcut { sequence: "F1"; onActivated: aboutDialog.open() }
+    Shortcut { sequence: "Ctrl+Q"; context: Qt.ApplicationShortcut; onActivated: Qt.quit() }
+    Shortcut { sequence: "Ctrl+Shift+C"; onActivated: chatPage.copyLastReply() }
     Shortcut { sequence: "Esc"; enabled: window.app.chat.busy; onActivated: window.app.chat.stop() }
 
     header: ToolBar {

@@ -384,7 +384,8 @@ PrefillResult EngineGenerationBackend::prefill(const QList<ChatTurn> &conversati
     // are not penalised.
     s.repetition_penalty = s.greedy ? 1.0f : float(settings.repetitionPenalty);
     s.penalty_range = kPenaltyWindow;
-    o.max_new_tokens = std::max(0, settings.maxNewTokens);
+    // No limit asked for: until the context is full.
+    o.max_new_tokens = settings.maxNewTokens > 0 ? settings.maxNewTokens : std::max(0, capacity - int(ids.size()));
     o.max_chunk_size = m_maxChunk;
     o.stop_ids = m_stopIds;  // the tokenizer's EOS ids are added by the session
     m_requestDraftTokens = std::clamp(settings.draftTokens >= 0 ? settings.draftTokens : m_loadDraftTokens, 0,
@@ -405,6 +406,8 @@ PrefillResult EngineGenerationBackend::prefill(const QList<ChatTurn> &conversati
     m_maxNewTokens = o.max_new_tokens;
     m_stream = std::make_unique<exl::StreamDecoder>(m_tokenizer, true);
     m_finished = m_maxNewTokens == 0;
+    m_contextFull = false;
+    m_untilContextFull = settings.maxNewTokens <= 0;
     return {int(ids.size()), m_session->cached_tokens()};
 }
 
@@ -430,6 +433,8 @@ std::optional<DecodedPiece> EngineGenerationBackend::decodeStep()
     out.acceptedDraftTokens = step.accepted;
     if (step.end != exl::DecodeStepResult::End::more || int(m_replyIds.size()) >= m_maxNewTokens) {
         m_finished = true;  // a stop id, the context full, or the longest reply asked for
+        m_contextFull = step.end == exl::DecodeStepResult::End::cache_full
+                     || (m_untilContextFull && step.end != exl::DecodeStepResult::End::stop_id);
         text += m_stream->flush();
     }
     if (out.tokens == 0 && text.empty())

@@ -52,6 +52,7 @@ public:
     bool loaded() const override { return m_model != nullptr; }
     PrefillResult prefill(const QList<ChatTurn> &conversation, const SamplingSettings &settings) override;
     std::optional<DecodedPiece> decodeStep() override;
+    bool contextFull() const override { return m_contextFull; }
     VramUsage vram() const override;
     double powerWatts() const override;
     GpuStatus gpuStatus() const override;
@@ -116,5 +117,7 @@ private:
     int m_maxNewTokens = 0;
     int m_requestDraftTokens = 0;
     bool m_finished = true;
+    bool m_contextFull = false;  // the last reply filled the context
+    bool m_untilContextFull = false;  // no token limit: the reply's limit is the room left
     std::random_device m_entropy;
 };

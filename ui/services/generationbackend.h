@@ -41,6 +41,8 @@ public:
     // One decode step: the new text (possibly empty for a partial UTF-8 sequence) of one or more
     // tokens, or nullopt when the reply is complete.
     virtual std::optional<DecodedPiece> decodeStep() = 0;
+    // The last reply ended because the model's context was full.
+    virtual bool contextFull() const { return false; }
 
     // Memory and the bandwidth-bound speed, for telemetry (cheap; called a few times a second).
     // One reading of the device's memory per call.

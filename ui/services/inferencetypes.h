@@ -41,7 +41,7 @@ struct SamplingSettings {
     double minP = 0.05;
     double repetitionPenalty = 1.05;
     int seed = -1;  // -1: random
-    int maxNewTokens = 1024;
+    int maxNewTokens = 1024;  // <= 0: until the context is full
     // Speculative decoding for this request: tokens drafted per model pass, 0-8 (0: off); -1: the
     // count given at load. With a draft model loaded it drafts; without one, n-gram lookup in the
     // conversation does.
@@ -95,6 +95,8 @@ struct GenerationStats {
     double decodeTokensPerSecond = 0.0;
     double joulesPerToken = -1.0;  // GPU energy of the reply (prefill and decode) per generated token; <0: unknown
     bool cancelled = false;
+    bool hitTokenLimit = false;  // the reply ended at SamplingSettings::maxNewTokens
+    bool contextFull = false;    // the reply ended because the model's context was full
     // Speculative decoding: tokens drafted and verified, those the model accepted, and the model's
     // forward passes after the prompt (each yields one token plus the accepted drafts).
     int draftedTokens = 0;

@@ -1,5 +1,7 @@
 #include "inferenceworker.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <exception>
 
@@ -73,7 +75,8 @@ void InferenceWorker::generate(quint64 requestId, const QList<ChatTurn> &convers
         emitTelemetry(0.0, stats.prefillTokensPerSecond);
         // Cancellation is checked between engine steps: the reply ends on a whole token.
         m_speculation = {};
-        while (!cancelled(requestId) && stats.generatedTokens < settings.maxNewTokens) {
+        const int limit = settings.maxNewTokens > 0 ? settings.maxNewTokens : std::numeric_limits<int>::max();
+        while (!cancelled(requestId) && stats.generatedTokens < limit) {
             const std::optional<DecodedPiece> piece = m_backend->decodeStep();
             if (!piece)
                 break;
@@ -92,6 +95,8 @@ void InferenceWorker::generate(quint64 requestId, const QList<ChatTurn> &convers
                 emitTelemetry(decodeRate, 0.0);
         }
         stats.decodeTokensPerSecond = rate(stats.generatedTokens, timer.nsecsElapsed() - prefillNs);
+        stats.contextFull = m_backend->contextFull();
+        stats.hitTokenLimit = !stats.contextFull && stats.generatedTokens >= limit;
     } catch (const std::exception &e) {
         emitBatch(requestId, batcher.flush(m_clock.elapsed()));
         Q_EMIT error(requestId, QString::fromUtf8(e.what()));

@@ -45,6 +45,7 @@ struct RemoteInferenceService::Request {
     std::optional<qint64> firstTokenMs;
     qint64 lastTokenMs = 0;
     int pieces = 0;             // content chunks received (tokens, when the server reports no usage)
+    QString finishReason;       // why the server ended the reply ("stop", "length"), when it says
     int usageTokens = -1;       // usage.completion_tokens, when reported
     int promptTokens = 0;
     qint64 lastTelemetryMs = 0;
@@ -268,10 +269,11 @@ QCoro::Task<> RemoteInferenceService::runRequest(quint64 id, QList<ChatTurn> con
                      {QStringLiteral("messages"), messages},
                      {QStringLiteral("stream"), true},
                      {QStringLiteral("stream_options"), QJsonObject{{QStringLiteral("include_usage"), true}}},
-                     {QStringLiteral("max_tokens"), settings.maxNewTokens},
                      {QStringLiteral("temperature"), settings.temperature},
                      {QStringLiteral("top_p"), settings.topP}};
     // Not in OpenAI's API, understood by the self-hosted servers (vLLM, llama.cpp, TabbyAPI, exl serve).
+    if (settings.maxNewTokens > 0)  // none: until the model's context is full
+        body.insert(QStringLiteral("max_tokens"), settings.maxNewTokens);
     if (settings.topK > 0)
         body.insert(QStringLiteral("top_k"), settings.topK);
     if (settings.minP > 0.0)
@@ -335,6 +337,8 @@ void RemoteInferenceService::onReadyRead(quint64 id)
     for (const SseChunk &chunk : chunks) {
         switch (chunk.kind) {
         case SseChunk::Text:
+            if (!chunk.finishReason.isEmpty())
+                r.finishReason = chunk.finishReason;
             if (chunk.text.isEmpty())
                 break;
             if (!r.firstTokenMs)
@@ -381,6 +385,8 @@ GenerationStats RemoteInferenceService::statsOf(const Request &r) const
     stats.requestId = r.id;
     stats.promptTokens = r.promptTokens;
     stats.generatedTokens = r.usageTokens >= 0 ? r.usageTokens : r.pieces;
+    // OpenAI's "length": the token limit asked for, or the model's context, whichever came first.
+    stats.hitTokenLimit = r.finishReason == QLatin1String("length");
     if (r.firstTokenMs) {
         stats.timeToFirstTokenMs = double(*r.firstTokenMs - r.startMs);
         const qint64 decodeMs = r.lastTokenMs - *r.firstTokenMs;

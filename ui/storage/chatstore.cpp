@@ -1,5 +1,6 @@
 #include "chatstore.h"
 
+#include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSqlDatabase>
@@ -25,6 +26,11 @@ QVariantMap statsFromJson(const QString &json)
 QString text(const QString &s)
 {
     return s.isNull() ? QStringLiteral("") : s;
+}
+
+QVariant parentValue(qint64 parentId)
+{
+    return parentId > 0 ? QVariant(parentId) : QVariant(QMetaType::fromType<qint64>());
 }
 
 // Commits on commit(); rolls back when it goes out of scope without one.
@@ -189,7 +195,7 @@ bool ChatStore::deleteConversation(qint64 id)
 QList<StoredConversation> ChatStore::conversations(const QString &search) const
 {
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    QString sql = QStringLiteral("SELECT id, title, system_prompt, updated_at FROM conversations");
+    QString sql = QStringLiteral("SELECT id, title, system_prompt, updated_at, leaf_id FROM conversations");
     if (!search.isEmpty())
         sql += QStringLiteral(" WHERE title LIKE ? ESCAPE '\\' OR id IN "
                               "(SELECT conversation_id FROM messages WHERE text LIKE ? ESCAPE '\\')");
@@ -205,33 +211,100 @@ QList<StoredConversation> ChatStore::conversations(const QString &search) const
         return out;
     while (q.next())
         out.append({q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(),
-                    QDateTime::fromMSecsSinceEpoch(q.value(3).toLongLong())});
+                    QDateTime::fromMSecsSinceEpoch(q.value(3).toLongLong()), q.value(4).toLongLong()});
     return out;
 }
 
 StoredConversation ChatStore::conversation(qint64 id) const
 {
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(QStringLiteral("SELECT id, title, system_prompt, updated_at FROM conversations WHERE id = ?"));
+    q.prepare(QStringLiteral("SELECT id, title, system_prompt, updated_at, leaf_id FROM conversations WHERE id = ?"));
     q.addBindValue(id);
     if (!q.exec() || !q.next())
         return {};
     return {q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(),
-            QDateTime::fromMSecsSinceEpoch(q.value(3).toLongLong())};
+            QDateTime::fromMSecsSinceEpoch(q.value(3).toLongLong()), q.value(4).toLongLong()};
 }
 
 QList<StoredMessage> ChatStore::messages(qint64 conversationId) const
 {
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(QStringLiteral("SELECT id, role, text, stats_json FROM messages WHERE conversation_id = ? ORDER BY position"));
+    q.prepare(QStringLiteral("SELECT id, role, text, stats_json, parent_id FROM messages WHERE conversation_id = ? "
+                             "ORDER BY position"));
     q.addBindValue(conversationId);
     QList<StoredMessage> out;
     if (!q.exec())
         return out;
     while (q.next())
         out.append({q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(),
-                    statsFromJson(q.value(3).toString())});
+                    statsFromJson(q.value(3).toString()), q.value(4).toLongLong()});
     return out;
+}
+
+QList<StoredMessage> ChatStore::path(qint64 conversationId) const
+{
+    const QList<StoredMessage> all = messages(conversationId);
+    QHash<qint64, int> byId;
+    for (int i = 0; i < all.size(); ++i)
+        byId.insert(all[i].id, i);
+    qint64 at = conversation(conversationId).leafId;
+    if (!byId.contains(at))
+        at = all.isEmpty() ? 0 : all.constLast().id;  // a leaf lost: the newest message
+    QList<StoredMessage> out;
+    // Bounded by the message count: a cycle in a damaged file cannot loop.
+    while (at != 0 && byId.contains(at) && out.size() < all.size()) {
+        out.prepend(all[byId.value(at)]);
+        at = out.constFirst().parentId;
+    }
+    return out;
+}
+
+bool ChatStore::setLeaf(qint64 conversationId, qint64 leafId)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(QStringLiteral("UPDATE conversations SET leaf_id = ? WHERE id = ? AND "
+                             "(? = 0 OR EXISTS (SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?))"));
+    q.addBindValue(leafId);
+    q.addBindValue(conversationId);
+    q.addBindValue(leafId);
+    q.addBindValue(leafId);
+    q.addBindValue(conversationId);
+    if (!q.exec()) {
+        m_lastError = q.lastError().text();
+        return false;
+    }
+    return q.numRowsAffected() == 1;
+}
+
+bool ChatStore::deleteMessage(qint64 conversationId, qint64 messageId)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    Transaction tx(db);
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("SELECT COALESCE(parent_id, 0) FROM messages WHERE id = ? AND conversation_id = ? AND "
+                             "NOT EXISTS (SELECT 1 FROM messages c WHERE c.parent_id = messages.id)"));
+    q.addBindValue(messageId);
+    q.addBindValue(conversationId);
+    if (!q.exec() || !q.next()) {
+        m_lastError = QStringLiteral("Message %1 is not a last message of conversation %2.").arg(messageId).arg(conversationId);
+        return false;
+    }
+    const qint64 parent = q.value(0).toLongLong();
+    q.prepare(QStringLiteral("DELETE FROM messages WHERE id = ?"));
+    q.addBindValue(messageId);
+    if (!q.exec()) {
+        m_lastError = q.lastError().text();
+        return false;
+    }
+    q.prepare(QStringLiteral("UPDATE conversations SET leaf_id = ? WHERE id = ? AND leaf_id = ?"));
+    q.addBindValue(parent);
+    q.addBindValue(conversationId);
+    q.addBindValue(messageId);
+    if (!q.exec() || !tx.commit()) {
+        m_lastError = db.lastError().text();
+        return false;
+    }
+    return true;
 }
 
 qint64 ChatStore::appendMessage(qint64 conversationId, const StoredMessage &message)
@@ -239,18 +312,26 @@ qint64 ChatStore::appendMessage(qint64 conversationId, const StoredMessage &mess
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     Transaction tx(db);
     QSqlQuery q(db);
-    q.prepare(QStringLiteral("INSERT INTO messages (conversation_id, position, role, text, stats_json) VALUES "
-                             "(?, (SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?), ?, ?, ?)"));
+    q.prepare(QStringLiteral("INSERT INTO messages (conversation_id, position, role, text, stats_json, parent_id) VALUES "
+                             "(?, (SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?), ?, ?, ?, ?)"));
     q.addBindValue(conversationId);
     q.addBindValue(conversationId);
     q.addBindValue(text(message.role));
     q.addBindValue(text(message.text));
     q.addBindValue(statsToJson(message.stats));
+    q.addBindValue(parentValue(message.parentId));
     if (!q.exec()) {
         m_lastError = q.lastError().text();
         return 0;
     }
     const qint64 id = q.lastInsertId().toLongLong();
+    q.prepare(QStringLiteral("UPDATE conversations SET leaf_id = ? WHERE id = ?"));
+    q.addBindValue(id);
+    q.addBindValue(conversationId);
+    if (!q.exec()) {
+        m_lastError = q.lastError().text();
+        return 0;
+    }
     return touch(conversationId) && tx.commit() ? id : 0;
 }
 
@@ -284,24 +365,31 @@ bool ChatStore::replaceMessages(qint64 conversationId, QList<StoredMessage> &mes
         return false;
     }
     QList<qint64> ids;
-    q.prepare(QStringLiteral("INSERT INTO messages (conversation_id, position, role, text, stats_json) VALUES (?, ?, ?, ?, ?)"));
+    q.prepare(QStringLiteral("INSERT INTO messages (conversation_id, position, role, text, stats_json, parent_id) "
+                             "VALUES (?, ?, ?, ?, ?, ?)"));
     for (int i = 0; i < messages.size(); ++i) {
         q.addBindValue(conversationId);
         q.addBindValue(i);
         q.addBindValue(text(messages[i].role));
         q.addBindValue(text(messages[i].text));
         q.addBindValue(statsToJson(messages[i].stats));
+        q.addBindValue(parentValue(ids.isEmpty() ? 0 : ids.constLast()));
         if (!q.exec()) {
             m_lastError = q.lastError().text();
             return false;  // the transaction rolls back: the previous messages stay
         }
         ids.append(q.lastInsertId().toLongLong());
     }
-    if (!touch(conversationId) || !tx.commit()) {
+    q.prepare(QStringLiteral("UPDATE conversations SET leaf_id = ? WHERE id = ?"));
+    q.addBindValue(ids.isEmpty() ? 0 : ids.constLast());
+    q.addBindValue(conversationId);
+    if (!q.exec() || !touch(conversationId) || !tx.commit()) {
         m_lastError = db.lastError().text();
         return false;
     }
-    for (int i = 0; i < messages.size(); ++i)
+    for (int i = 0; i < messages.size(); ++i) {
         messages[i].id = ids[i];
+        messages[i].parentId = i > 0 ? ids[i - 1] : 0;
+    }
     return true;
 }

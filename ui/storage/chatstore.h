@@ -12,6 +12,7 @@ struct StoredConversation {
     QString title;
     QString systemPrompt;
     QDateTime updatedAt;
+    qint64 leafId = 0;  // the last message of the branch shown (0: none)
 };
 
 struct StoredMessage {
@@ -19,12 +20,13 @@ struct StoredMessage {
     QString role;   // "system", "user" or "assistant"
     QString text;
     QVariantMap stats;  // per-reply statistics (tokens, time to first token, speeds)
+    qint64 parentId = 0;  // the message this one follows (0: the first of the conversation)
 };
 
 class ChatStore
 {
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
 
     ChatStore();
     ~ChatStore();
@@ -46,13 +48,22 @@ public:
     QList<StoredConversation> conversations(const QString &search = {}) const;
     StoredConversation conversation(qint64 id) const;
 
+    // Every message of the conversation, all branches, oldest first.
     QList<StoredMessage> messages(qint64 conversationId) const;
-    // Appends one message (committed at once); returns its id, 0 on failure.
+    // The branch shown: from the first message to the conversation's leaf.
+    QList<StoredMessage> path(qint64 conversationId) const;
+    // Appends one message after message.parentId (committed at once) and makes it the leaf of the
+    // branch shown; returns its id, 0 on failure.
     qint64 appendMessage(qint64 conversationId, const StoredMessage &message);
+    // The branch shown ends at `leafId` (a message of the conversation).
+    bool setLeaf(qint64 conversationId, qint64 leafId);
+    // Removes a message that nothing follows (a reply that produced nothing); its parent becomes
+    // the leaf.
+    bool deleteMessage(qint64 conversationId, qint64 messageId);
     // Updates the text and stats of one message (streamed text is saved in batches).
     bool updateMessage(qint64 messageId, const QString &text, const QVariantMap &stats = {});
-    // Replaces the whole message list atomically: all or nothing. Ids of `messages` are
-    // ignored; the new ids are written back into `messages` on success.
+    // Replaces the whole message list with one branch, atomically: all or nothing. Ids of
+    // `messages` are ignored; the new ids are written back into `messages` on success.
     bool replaceMessages(qint64 conversationId, QList<StoredMessage> &messages);
 
 private:

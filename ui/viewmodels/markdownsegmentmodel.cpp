@@ -137,3 +137,56 @@ QString MarkdownSegmentModel::segmentMarkdown(QStringView text, const QList<Segm
         out += fenceMarker(segments.at(i + 1).fenceOpener);
     return out;
 }
+
+QList<MarkdownSegmentModel::Block> MarkdownSegmentModel::blocks(QStringView segment)
+{
+    QList<Block> out;
+    QString fence;  // the open fence's marker; empty outside code blocks
+    QString text;
+    QString language;
+    const auto flush = [&](bool code) {
+        if (code || !text.trimmed().isEmpty()) {
+            if (code && text.endsWith(u'\n'))
+                text.chop(1);
+            out.append({code, text, language});
+        }
+        text.clear();
+        language.clear();
+    };
+    for (qsizetype lineStart = 0; lineStart <= segment.size();) {
+        qsizetype newline = segment.indexOf(u'\n', lineStart);
+        const bool lastLine = newline < 0;
+        if (lastLine)
+            newline = segment.size();
+        const QStringView line = segment.mid(lineStart, newline - lineStart);
+        const QStringView trimmed = line.trimmed();
+        if (fence.isEmpty() && !fenceMarker(trimmed).isEmpty()) {
+            flush(false);
+            fence = fenceMarker(trimmed).toString();
+            language = trimmed.mid(fence.size()).trimmed().toString().section(u' ', 0, 0);
+        } else if (!fence.isEmpty() && closesFence(trimmed, fence)) {
+            flush(true);
+            fence.clear();
+        } else if (!lastLine || !line.isEmpty()) {
+            text += line;
+            if (!lastLine)
+                text += u'\n';
+        }
+        if (lastLine)
+            break;
+        lineStart = newline + 1;
+    }
+    flush(!fence.isEmpty());
+    if (out.isEmpty())
+        out.append({false, QString(), QString()});
+    return out;
+}
+
+QVariantList MarkdownSegmentModel::blocksOf(const QString &segment) const
+{
+    QVariantList out;
+    for (const Block &b : blocks(segment))
+        out.append(QVariantMap{{QStringLiteral("code"), b.code}, {QStringLiteral("text"), b.text},
+                               {QStringLiteral("language"), b.language}});
+    return out;
+}

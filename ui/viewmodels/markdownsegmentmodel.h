@@ -35,6 +35,17 @@ public:
     // The Markdown of each segment of `text` (one, possibly empty, at least), as the model shows it.
     static QStringList split(const QString &text, qsizetype targetLength = kTargetLength);
 
+    // One segment's Markdown as blocks for the view: fenced code blocks apart ({code: true, text: the
+    // code without its fences, language: the info string's first word}), the Markdown between them
+    // ({code: false, text}). A fence still open at the end (a streaming reply) runs to the end.
+    struct Block {
+        bool code = false;
+        QString text;
+        QString language;
+    };
+    static QList<Block> blocks(QStringView segment);
+    Q_INVOKABLE QVariantList blocksOf(const QString &segment) const;
+
 Q_SIGNALS:
     void textChanged();
 

@@ -39,6 +39,8 @@ SettingsViewModel::SettingsViewModel(const QString &filePath, QObject *parent)
     m_sampling.minP = std::clamp(s.value("sampling/minP", m_sampling.minP).toDouble(), 0.0, 1.0);
     m_sampling.repetitionPenalty = std::clamp(s.value("sampling/repetitionPenalty", m_sampling.repetitionPenalty).toDouble(), 1.0, 2.0);
     m_sampling.seed = s.value("sampling/seed", m_sampling.seed).toInt();
+    m_sampling.maxNewTokens = std::clamp(s.value("sampling/maxNewTokens", m_sampling.maxNewTokens).toInt(), 0, kMaxNewTokensLimit);
+    m_lastConversation = s.value("chat/lastConversation", 0).toLongLong();
     m_maxChunkSize = std::clamp(s.value("engine/maxChunkSize", m_maxChunkSize).toInt(), 64, 8192);
     m_draftTokens = std::clamp(s.value("engine/draftTokens", m_draftTokens).toInt(), 0, kMaxDraftTokens);
     const QString theme = s.value("ui/theme", m_theme).toString();
@@ -164,6 +166,19 @@ void SettingsViewModel::setSeed(int value)
     editSampling([&](SamplingSettings &s) { s.seed = std::max(-1, value); });
 }
 
+void SettingsViewModel::setMaxNewTokens(int value)
+{
+    editSampling([&](SamplingSettings &s) { s.maxNewTokens = std::clamp(value, 0, kMaxNewTokensLimit); });
+}
+
+void SettingsViewModel::setLastConversation(qint64 id)
+{
+    if (id == m_lastConversation)
+        return;
+    m_lastConversation = id;
+    save();
+}
+
 void SettingsViewModel::setMaxChunkSize(int value)
 {
     value = std::clamp(value, 64, 8192);
@@ -267,7 +282,8 @@ void SettingsViewModel::setSampling(const SamplingSettings &sampling)
     const SamplingSettings &o = m_sampling;
     if (qFuzzyCompare(o.temperature + 1, sampling.temperature + 1) && o.topK == sampling.topK
         && qFuzzyCompare(o.topP + 1, sampling.topP + 1) && qFuzzyCompare(o.minP + 1, sampling.minP + 1)
-        && qFuzzyCompare(o.repetitionPenalty, sampling.repetitionPenalty) && o.seed == sampling.seed)
+        && qFuzzyCompare(o.repetitionPenalty, sampling.repetitionPenalty) && o.seed == sampling.seed
+        && o.maxNewTokens == sampling.maxNewTokens)
         return;
     m_sampling = sampling;
     save();
@@ -285,6 +301,8 @@ void SettingsViewModel::save()
     s.setValue("sampling/minP", m_sampling.minP);
     s.setValue("sampling/repetitionPenalty", m_sampling.repetitionPenalty);
     s.setValue("sampling/seed", m_sampling.seed);
+    s.setValue("sampling/maxNewTokens", m_sampling.maxNewTokens);
+    s.setValue("chat/lastConversation", m_lastConversation);
     s.setValue("engine/maxChunkSize", m_maxChunkSize);
     s.setValue("engine/draftTokens", m_draftTokens);
     s.setValue("ui/theme", m_savedTheme);

@@ -3,6 +3,7 @@
 // settings.ini in the data directory; every change is written at once.
 #pragma once
 #include <QHash>
+#include <algorithm>
 #include <QObject>
 #include <QSettings>
 #include <QtQml/qqmlregistration.h>
@@ -21,6 +22,7 @@ class SettingsViewModel : public QObject
     Q_PROPERTY(double minP READ minP WRITE setMinP NOTIFY samplingChanged)
     Q_PROPERTY(double repetitionPenalty READ repetitionPenalty WRITE setRepetitionPenalty NOTIFY samplingChanged)
     Q_PROPERTY(int seed READ seed WRITE setSeed NOTIFY samplingChanged)
+    Q_PROPERTY(int maxNewTokens READ maxNewTokens WRITE setMaxNewTokens NOTIFY samplingChanged)
     Q_PROPERTY(int maxChunkSize READ maxChunkSize WRITE setMaxChunkSize NOTIFY maxChunkSizeChanged)
     Q_PROPERTY(int draftTokens READ draftTokens WRITE setDraftTokens NOTIFY draftTokensChanged)
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
@@ -47,6 +49,13 @@ public:
     void setRepetitionPenalty(double value);
     int seed() const { return m_sampling.seed; }
     void setSeed(int value);
+    // The longest reply in tokens (local engine and remote endpoints); 0: until the context is full.
+    int maxNewTokens() const { return std::max(0, m_sampling.maxNewTokens); }
+    void setMaxNewTokens(int value);
+    static constexpr int kMaxNewTokensLimit = 131072;
+    // The chat open when the app last closed (0: none).
+    qint64 lastConversation() const { return m_lastConversation; }
+    void setLastConversation(qint64 id);
     int maxChunkSize() const { return m_maxChunkSize; }
     void setMaxChunkSize(int value);
     // Tokens drafted per model pass for speculative decoding (0: off, at most 8): what the
@@ -127,6 +136,7 @@ private:
     QString m_savedLanguage = m_language;
     int m_fontSize = 11;
     bool m_tintDraftTokens = false;
+    qint64 m_lastConversation = 0;
     QString m_modelsDirectory;
     QStringList m_modelFolders;
     QHash<QString, QString> m_chatTemplates;

@@ -62,5 +62,45 @@ Item {
             tryCompare(testChat, "busy", false, 5000)
             compare(button.text, "Send")
         }
+    
+        // Without a model nothing is sent, by Enter or the button, and the box says why.
+        function test_notReadyDoesNotSend() {
+            const input = createTemporaryObject(inputComponent, root, { ready: false })
+            waitForRendering(input)
+            const field = fieldOf(input)
+            const button = buttonOf(input)
+            verify(field.placeholderText.indexOf("Load a model") >= 0, field.placeholderText)
+            field.forceActiveFocus()
+            field.text = "Hello"
+            field.cursorPosition = field.length
+            verify(!button.enabled)
+            keyClick(Qt.Key_Return)
+            compare(field.text, "Hello")          // kept, not sent
+            verify(!testChat.busy)
+            input.ready = true
+            verify(button.enabled)
+            verify(field.placeholderText.indexOf("Enter to send") >= 0)
+        }
+
+        // Tab and Shift+Tab leave the box; Ctrl+Tab and Ctrl+I insert a tab.
+        function test_tabMovesFocusCtrlTabInserts() {
+            const input = createTemporaryObject(inputComponent, root, {})
+            waitForRendering(input)
+            const field = fieldOf(input)
+            const button = buttonOf(input)
+            field.forceActiveFocus()
+            field.text = "a"
+            field.cursorPosition = 1
+            keyClick(Qt.Key_Tab, Qt.ControlModifier)
+            keyClick(Qt.Key_I, Qt.ControlModifier)
+            compare(field.text, "a\t\t")
+            keyClick(Qt.Key_Tab)
+            compare(field.text, "a\t\t")
+            verify(!field.activeFocus)
+            verify(button.activeFocus)             // the next control: Send
+            keyClick(Qt.Key_Backtab, Qt.ShiftModifier)
+            verify(field.activeFocus)
+            compare(field.text, "a\t\t")
+        }
     }
 }

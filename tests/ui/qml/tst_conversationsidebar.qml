@@ -141,13 +141,25 @@ Item {
             compare(rowTexts(findChild(s, "conversationList")), ["Pasta recipe", "Borrow checker"])
         }
 
-        function test_deleteFromTheMenu() {
+        function test_deleteFromTheMenuAsksFirst() {
             addTwo()
             const s = make()
-            const menu = openMenuOf(s, 0)
-            compare(menu.itemAt(1).text, "Delete")
-            mouseClick(menu.itemAt(1))
             const list = findChild(s, "conversationList")
+            let menu = openMenuOf(s, 0)
+            compare(menu.itemAt(1).text, "Delete…")
+            mouseClick(menu.itemAt(1))
+            const dialog = findChild(s, "deleteDialog")
+            tryCompare(dialog, "opened", true)
+            // Cancel (the focused choice, Enter) keeps the chat.
+            keyClick(Qt.Key_Return)
+            tryCompare(dialog, "visible", false)
+            compare(list.count, 2)
+            compare(testHelper.storedTitle(secondId), "Pasta recipe")
+            menu = openMenuOf(s, 0)
+            mouseClick(menu.itemAt(1))
+            tryCompare(dialog, "opened", true)
+            mouseClick(findChild(s, "confirmDelete"))
+            tryCompare(dialog, "visible", false)
             compare(list.count, 1)
             compare(rowTexts(list), ["Rust lifetimes"])
             compare(testHelper.storedTitle(secondId), "")

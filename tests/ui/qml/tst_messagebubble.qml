@@ -39,18 +39,19 @@ Item {
 
         function make(props) {
             const p = Object.assign({ chat: testChat, index: 0, role: "assistant", text: "", streaming: false,
-                                      stopped: false, stats: ({}) }, props)
+                                      stopped: false, stats: ({}), siblingIndex: 0, siblingCount: 1,
+                                      rowCount: testChat.rowCount() }, props)
             const b = createTemporaryObject(bubbleComponent, root, p)
             verify(b)
             waitForRendering(b)
             return b
         }
-        // The text the user sees: the text item of each Markdown segment, as plain text.
+        // The text the user sees: the text items of each Markdown segment and code block, as plain text.
         function shownText(bubble) {
             const body = root.find(bubble, i => i instanceof MessageText)
             verify(body)
-            const loaders = root.findAll(body, i => i instanceof Loader && i.item instanceof TextEdit, [])
-            return loaders.map(l => l.item.getText(0, l.item.length)).join("\n")
+            const items = root.findAll(body, i => i instanceof TextEdit && i.visible, [])
+            return items.map(t => t.getText(0, t.length)).join("\n")
         }
         function button(bubble, text) {
             return root.find(bubble, i => i instanceof Button && i.text === text)
@@ -67,6 +68,7 @@ Item {
             testChat.openConversation(0)
             verify(testChat.send(text))
             tryCompare(testChat, "busy", true)
+            tryVerify(() => testChat.messageText(1).length > 0, 5000)   // stopped after a token: a reply stays
             testChat.stop()
             tryCompare(testChat, "busy", false, 5000)
             compare(testChat.rowCount(), 2)
@@ -82,6 +84,90 @@ Item {
             // A finished reply: no cursor, the actions and its stats are shown.
             verify(shown.indexOf("▍") < 0)
             verify(button(b, "Copy").visible)
+        }
+
+        // A fenced code block: its own background, a Copy button that copies the code alone, and
+        // long lines that scroll sideways instead of being cut off.
+        function test_codeBlockHasBackgroundCopyAndScroll() {
+            testHelper.clearClipboard()
+            const longLine = "x = " + "1 + ".repeat(80) + "1"
+            const b = make({ text: "Run this:\n\n```python\n" + longLine + "\nprint(x)\n```\n\nDone." })
+            const code = findChild(b, "codeText")
+            verify(code)
+            compare(code.text, longLine + "\nprint(x)")
+            const view = findChild(b, "codeView")
+            verify(view.contentWidth > view.width, "long line fits: " + view.contentWidth + " " + view.width)
+            verify(view.width <= b.maxTextWidth + 1)
+            verify(!Qt.colorEqual(view.parent.color, "transparent"))   // a background of its own
+            view.contentX = view.contentWidth - view.width   // the end of the line can be reached
+            compare(view.contentX, view.contentWidth - view.width)
+            const copy = findChild(b, "copyCodeButton")
+            click(copy)
+            compare(testHelper.clipboardText(), longLine + "\nprint(x)")
+            verify(shownText(b).indexOf("Done.") >= 0)
+            verify(shownText(b).indexOf("```") < 0)
+        }
+
+        function test_stopReasonsAreShown() {
+            const limit = make({ text: "Cut", stats: { generatedTokens: 1024, timeToFirstTokenMs: 1, prefillTokensPerSecond: 1,
+                                                       decodeTokensPerSecond: 1, stopReason: "length" } })
+            verify(root.find(limit, i => i instanceof ReplyStats).text.indexOf("token limit") >= 0)
+            const full = make({ text: "Cut", stats: { generatedTokens: 10, timeToFirstTokenMs: 1, prefillTokensPerSecond: 1,
+                                                      decodeTokensPerSecond: 1, stopReason: "context" } })
+            verify(root.find(full, i => i instanceof ReplyStats).text.indexOf("context is full") >= 0)
+        }
+
+        function test_branchSwitcherStepsBetweenReplies() {
+            conversationWith("Pick a number")
+            const firstReply = testChat.messageText(1)
+            verify(testChat.regenerate())
+            tryCompare(testChat, "busy", true)
+            // A longer text than the first: the two replies differ.
+            tryVerify(() => testChat.messageText(1).length > firstReply.length + 3, 5000)
+            testChat.stop()
+            tryCompare(testChat, "busy", false, 5000)
+            const b = make({ index: 1, text: testChat.messageText(1), siblingIndex: 1, siblingCount: 2 })
+            const label = findChild(b, "branchLabel")
+            verify(label.visible)
+            compare(label.text, "2/2")
+            verify(!findChild(b, "nextBranch").enabled)
+            const previous = findChild(b, "previousBranch")
+            verify(previous.enabled)
+            previous.forceActiveFocus()
+            verify(testChat.messageText(1) !== firstReply)
+            keyClick(Qt.Key_Space)               // the keyboard steps too
+            compare(testChat.messageText(1), firstReply)
+            const single = make({ index: 1, text: "Only one" })
+            verify(!findChild(single, "branchSwitcher").visible)
+        }
+
+        function test_editorKeys() {
+            conversationWith("Original question")
+            const b = make({ role: "user", index: 0, text: testChat.messageText(0) })
+            click(button(b, "Edit"))
+            const editor = findChild(b, "editor")
+            tryCompare(editor, "activeFocus", true)
+            keyClick(Qt.Key_Escape)               // Escape cancels
+            verify(!b.editing)
+            click(button(b, "Edit"))
+            tryCompare(editor, "activeFocus", true)
+            editor.cursorPosition = editor.length
+            keyClick(Qt.Key_Tab, Qt.ControlModifier)   // Ctrl+Tab inserts a tab
+            compare(editor.text, "Original question\t")
+            keyClick(Qt.Key_Return)               // Enter: a new line, nothing sent
+            compare(editor.text, "Original question\t\n")
+            verify(b.editing)
+            keyClick(Qt.Key_Tab)                  // Tab leaves the box
+            verify(!editor.activeFocus)
+            compare(editor.text, "Original question\t\n")
+            editor.forceActiveFocus()
+            editor.text = "Edited question"
+            keyClick(Qt.Key_Return, Qt.ControlModifier)   // Ctrl+Enter sends
+            verify(!b.editing)
+            compare(testChat.messageText(0), "Edited question")
+            tryCompare(testChat, "busy", true)
+            testChat.stop()
+            tryCompare(testChat, "busy", false, 5000)
         }
 
         function test_streamingShowsCursorAndNoActions() {
@@ -160,7 +246,7 @@ Item {
             verify(regenerate.visible)
             click(regenerate)
             tryCompare(testChat, "busy", true)
-            compare(testChat.rowCount(), 2)       // the reply is replaced, not added
+            compare(testChat.rowCount(), 2)       // the earlier reply becomes a sibling, not a row
             testChat.stop()
             tryCompare(testChat, "busy", false, 5000)
         }

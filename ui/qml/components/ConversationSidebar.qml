@@ -1,4 +1,5 @@
-// Conversation list with search, new, rename and delete.
+// Conversation list with search, new, rename and delete (asked first). Keyboard: Tab reaches
+// each chat, Enter or Space opens it, Delete deletes it, the Menu key opens its menu.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -18,11 +19,12 @@ Pane {
         anchors.fill: parent
         spacing: 6
 
-        Button {
+        ChatButton {
+            objectName: "newChatButton"
             Layout.fillWidth: true
+            flat: false
             text: qsTr("New chat")
             icon.name: "document-new"
-            Accessible.name: text
             onClicked: sidebar.openRequested(0)
         }
         TextField {
@@ -49,14 +51,20 @@ Pane {
                 text: title
                 highlighted: conversationId === sidebar.currentId
                 Accessible.name: title
+                ToolTip.visible: hovered && row.implicitWidth > row.width
+                ToolTip.text: title
                 onClicked: sidebar.openRequested(conversationId)
                 onPressAndHold: menu.popup()
+                Keys.onReturnPressed: sidebar.openRequested(conversationId)
+                Keys.onEnterPressed: sidebar.openRequested(conversationId)
+                Keys.onDeletePressed: deleteDialog.openFor(row.conversationId, row.title)
+                Keys.onMenuPressed: menu.popup(row, 0, row.height)
                 TapHandler { acceptedButtons: Qt.RightButton; onTapped: menu.popup() }
                 Menu {
                     id: menu
                     objectName: "conversationMenu"
                     MenuItem { text: qsTr("Rename…"); onTriggered: renameDialog.openFor(row.conversationId, row.title) }
-                    MenuItem { text: qsTr("Delete"); onTriggered: sidebar.conversations.remove(row.conversationId) }
+                    MenuItem { text: qsTr("Delete…"); onTriggered: deleteDialog.openFor(row.conversationId, row.title) }
                 }
             }
             Label {
@@ -78,7 +86,57 @@ Pane {
         anchors.centerIn: Overlay.overlay
         modal: true
         standardButtons: Dialog.Ok | Dialog.Cancel
-        TextField { id: nameField; objectName: "titleField"; width: 280; Accessible.name: qsTr("Chat title") }
+        TextField {
+            id: nameField
+            objectName: "titleField"
+            width: 280
+            Accessible.name: qsTr("Chat title")
+            onAccepted: renameDialog.accept()
+        }
         onAccepted: sidebar.conversations.rename(targetId, nameField.text)
+    }
+
+    Dialog {
+        id: deleteDialog
+        objectName: "deleteDialog"
+        property var targetId: 0
+        property string targetTitle: ""
+        function openFor(id, title) { targetId = id; targetTitle = title; open() }
+        title: qsTr("Delete chat?")
+        anchors.centerIn: Overlay.overlay
+        width: Math.max(280, Math.min(420, sidebar.Window.width - 48))
+        modal: true
+        // The dialog sizes its content item: no width binding of the label's own.
+        contentItem: Label {
+            wrapMode: Text.Wrap
+            text: qsTr("“%1” and all its messages will be deleted. This cannot be undone.").arg(deleteDialog.targetTitle)
+        }
+        // A row of its own, not a DialogButtonBox (whose layout loops on the dialog's height in
+        // Qt 6.4's Material style); Enter presses the button with the focus.
+        footer: Item {
+            implicitHeight: deleteButtons.implicitHeight + 16
+            Row {
+                id: deleteButtons
+                anchors.right: parent.right
+                anchors.rightMargin: 8
+                anchors.verticalCenter: parent.verticalCenter
+                spacing: 4
+                ChatButton {
+                    id: confirmDelete
+                    objectName: "confirmDelete"
+                    text: qsTr("Delete")
+                    onClicked: deleteDialog.accept()
+                }
+                ChatButton {
+                    id: cancelDelete
+                    objectName: "cancelDelete"
+                    text: qsTr("Cancel")
+                    onClicked: deleteDialog.reject()
+                }
+            }
+        }
+        // The safe choice has the focus: Enter right after the Delete key keeps the chat.
+        onOpened: cancelDelete.forceActiveFocus()
+        onAccepted: sidebar.conversations.remove(targetId)
     }
 }

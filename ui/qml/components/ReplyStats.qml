@@ -1,6 +1,7 @@
 // The statistics line under a reply: tokens, time to first token, prefill and decode speed, the
 // share of drafted tokens accepted (speculative decoding), and
-// the GPU energy per token where NVML reports it.
+// the GPU energy per token where NVML reports it; and why the reply ended early (stopped, the token
+// limit, a full context).
 import QtQuick
 import QtQuick.Controls
 
@@ -9,6 +10,7 @@ Label {
     property bool stopped: false
 
     opacity: 0.65
+    wrapMode: Text.Wrap
     font.pointSize: Math.max(7, (ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11) - 2)
     text: {
         const parts = []
@@ -25,6 +27,10 @@ Label {
         }
         if (stopped)
             parts.push(qsTr("stopped"))
+        else if (stats && stats.stopReason === "length")
+            parts.push(qsTr("ended at the token limit (Settings → Sampling → Max reply tokens)"))
+        else if (stats && stats.stopReason === "context")
+            parts.push(qsTr("ended: the context is full"))
         return parts.join(" · ")
     }
 }

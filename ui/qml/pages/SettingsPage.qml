@@ -67,6 +67,33 @@ ScrollView {
                 onValueModified: page.settings.seed = value
             }
         }
+        // The longest reply, for the local engine and remote endpoints alike; 0 reads "until the
+        // context is full". A reply that stops here says so under it.
+        RowLayout {
+            Label {
+                text: qsTr("Max reply tokens")
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+            }
+            SpinBox {
+                id: maxTokens
+                objectName: "maxNewTokensSpinBox"
+                from: 0; to: 131072; stepSize: 256; editable: true
+                value: page.settings.maxNewTokens
+                Layout.preferredWidth: Math.max(implicitWidth, untilFull.implicitWidth + 100)
+                textFromValue: (v, locale) => v === 0 ? qsTr("until the context is full") : Number(v).toLocaleString(locale, "f", 0)
+                // Digits only: the locale's group separators (1,024 / 1.024) and the words of 0 drop out.
+                valueFromText: (text, locale) => {
+                    const digits = text.replace(/[^0-9]/g, "")
+                    return digits.length > 0 ? parseInt(digits, 10) : 0
+                }
+                validator: RegularExpressionValidator { regularExpression: /.*/ }
+                Accessible.name: qsTr("Max reply tokens")
+                Accessible.description: qsTr("0: until the context is full")
+                onValueModified: page.settings.maxNewTokens = value
+                TextMetrics { id: untilFull; text: qsTr("until the context is full") }
+            }
+        }
 
         Label { text: qsTr("Engine"); font.bold: true; Layout.topMargin: 12 }
         LabeledSlider {
