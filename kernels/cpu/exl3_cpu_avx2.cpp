@@ -1,0 +1,97 @@
+// AVX2/FMA forms of the CPU EXL3 strip decode and strip GEMM (compiled with target attributes,
+// called only when cpu_simd_active()). Decode: for one tile row, the 8 states of columns 0..7
+// (then 8..15) come from two gathers of the tile's 32-bit words and a funnel shift built from
+// variable shifts (a shift by 32 gives 0, which covers windows inside one word), then a gather
+// from the state table. Same values as the portable decode, bit for bit.
+#include <cstdint>
+
+#include "exl3_cpu_detail.h"
+#include "simd.h"
+
+namespace exl::detail {
+
+#if EXL_X86
+
+namespace {
+
+EXL_AVX2 inline __m256 decode8(const int* words, __m256i t, int bits2, int nw, int total, const float* tab) {
+  __m256i end;
+  if (bits2 % 2 == 0) {
+    end = _mm256_mullo_epi32(_mm256_add_epi32(t, _mm256_set1_epi32(1)), _mm256_set1_epi32(bits2 / 2));
+  } else {  // t's parity is the same in every lane
+    const int odd = _mm256_extract_epi32(t, 0) & 1;
+    end = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srli_epi32(t, 1), _mm256_set1_epi32(bits2)),
+                           _mm256_set1_epi32(odd ? bits2 : bits2 / 2));
+  }
+  const __m256i b1 = _mm256_add_epi32(end, _mm256_set1_epi32(total));
+  __m256i i1 = _mm256_srli_epi32(_mm256_sub_epi32(b1, _mm256_set1_epi32(1)), 5);
+  __m256i i0 = _mm256_srli_epi32(_mm256_sub_epi32(b1, _mm256_set1_epi32(16)), 5);
+  const __m256i sh = _mm256_sub_epi32(_mm256_slli_epi32(_mm256_add_epi32(i1, _mm256_set1_epi32(1)), 5), b1);
+  const __m256i vnw = _mm256_set1_epi32(nw), vnw1 = _mm256_set1_epi32(nw - 1);
+  i1 = _mm256_sub_epi32(i1, _mm256_and_si256(_mm256_cmpgt_epi32(i1, vnw1), vnw));
+  i0 = _mm256_sub_epi32(i0, _mm256_and_si256(_mm256_cmpgt_epi32(i0, vnw1), vnw));
+  const __m256i hi = _mm256_i32gather_epi32(words, i0, 4);
+  const __m256i lo = _mm256_i32gather_epi32(words, i1, 4);
+  __m256i st = _mm256_or_si256(_mm256_sllv_epi32(hi, _mm256_sub_epi32(_mm256_set1_epi32(32), sh)),
+                               _mm256_srlv_epi32(lo, sh));
+  st = _mm256_and_si256(st, _mm256_set1_epi32(0xFFFF));
+  return _mm256_i32gather_ps(tab, st, 4);
+}
+
+}  // namespace
+
+EXL_AVX2 void exl3_decode_strip_avx2(const Exl3Weight& w, int j, const float* tab, float* buf) {
+  const int tiles_n = w.n / 16, tw = w.tile_words(), nw = tw / 2, total = 32 * nw;
+  const __m256i cols = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
+  for (int i = 0; i < w.k / 16; ++i) {
+    const int* words = reinterpret_cast<const int*>(w.trellis + (std::int64_t(i) * tiles_n + j) * tw);
+    for (int r = 0; r < 16; ++r) {
+      const __m256i t0 = _mm256_add_epi32(cols, _mm256_set1_epi32(exl3_row_base(r)));
+      const __m256i t1 = _mm256_add_epi32(t0, _mm256_set1_epi32(4));
+      float* out = buf + std::int64_t(16 * i + r) * 16;
+      _mm256_storeu_ps(out, decode8(words, t0, w.bits2, nw, total, tab));
+      _mm256_storeu_ps(out + 8, decode8(words, t1, w.bits2, nw, total, tab));
+    }
+  }
+}
+
+EXL_AVX2 void exl3_strip_gemm_avx2(const float* buf, const float* x2, int m, int k, float* z, int ldz) {
+  int r = 0;
+  for (; r + 4 <= m; r += 4) {
+    __m256 a[4][2];
+    for (auto& row : a) row[0] = row[1] = _mm256_setzero_ps();
+    const float* x0 = x2 + std::int64_t(r) * k;
+    for (int i = 0; i < k; ++i) {
+      const __m256 b0 = _mm256_loadu_ps(buf + std::int64_t(i) * 16), b1 = _mm256_loadu_ps(buf + std::int64_t(i) * 16 + 8);
+      for (int q = 0; q < 4; ++q) {
+        const __m256 xv = _mm256_set1_ps(x0[std::int64_t(q) * k + i]);
+        a[q][0] = _mm256_fmadd_ps(xv, b0, a[q][0]);
+        a[q][1] = _mm256_fmadd_ps(xv, b1, a[q][1]);
+      }
+    }
+    for (int q = 0; q < 4; ++q) {
+      _mm256_storeu_ps(z + std::int64_t(r + q) * ldz, a[q][0]);
+      _mm256_storeu_ps(z + std::int64_t(r + q) * ldz + 8, a[q][1]);
+    }
+  }
+  for (; r < m; ++r) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+    const float* xr = x2 + std::int64_t(r) * k;
+    for (int i = 0; i < k; ++i) {
+      const __m256 xv = _mm256_set1_ps(xr[i]);
+      a0 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(buf + std::int64_t(i) * 16), a0);
+      a1 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(buf + std::int64_t(i) * 16 + 8), a1);
+    }
+    _mm256_storeu_ps(z + std::int64_t(r) * ldz, a0);
+    _mm256_storeu_ps(z + std::int64_t(r) * ldz + 8, a1);
+  }
+}
+
+#else
+
+void exl3_decode_strip_avx2(const Exl3Weight&, int, const float*, float*) {}
+void exl3_strip_gemm_avx2(const float*, const float*, int, int, float*, int) {}
+
+#endif
+
+}  // namespace exl::detail
