@@ -14,6 +14,18 @@ namespace exl::detail {
 
 namespace {
 
+// MUL1 without the table: the byte sum S of state * 0x83DCD12D gives (1774 S - 905216) / 2^18
+// exactly in fp32, rounded once to fp16 (F16C, round to nearest even) as ExLlamaV3's fp16 FMA does.
+EXL_AVX2 inline __m256 mul1_values(__m256i st) {
+  const __m256i x = _mm256_mullo_epi32(st, _mm256_set1_epi32(int(0x83DCD12Du)));
+  const __m256i m8 = _mm256_set1_epi32(0xFF);
+  const __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_and_si256(x, m8), _mm256_and_si256(_mm256_srli_epi32(x, 8), m8)),
+                                     _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x, 16), m8), _mm256_srli_epi32(x, 24)));
+  const __m256i num = _mm256_sub_epi32(_mm256_mullo_epi32(s, _mm256_set1_epi32(1774)), _mm256_set1_epi32(905216));
+  const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(num), _mm256_set1_ps(1.0f / 262144.0f));
+  return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
 EXL_AVX2 inline __m256 decode8(const int* words, __m256i t, int bits2, int nw, int total, const float* tab) {
   __m256i end;
   if (bits2 % 2 == 0) {
@@ -35,12 +47,14 @@ EXL_AVX2 inline __m256 decode8(const int* words, __m256i t, int bits2, int nw, i
   __m256i st = _mm256_or_si256(_mm256_sllv_epi32(hi, _mm256_sub_epi32(_mm256_set1_epi32(32), sh)),
                                _mm256_srlv_epi32(lo, sh));
   st = _mm256_and_si256(st, _mm256_set1_epi32(0xFFFF));
+  if (!tab) return mul1_values(st);
   return _mm256_i32gather_ps(tab, st, 4);
 }
 
 }  // namespace
 
 EXL_AVX2 void exl3_decode_strip_avx2(const Exl3Weight& w, int j, const float* tab, float* buf) {
+  if (w.codebook == Exl3Codebook::mul1) tab = nullptr;  // computed, not looked up
   const int tiles_n = w.n / 16, tw = w.tile_words(), nw = tw / 2, total = 32 * nw;
   const __m256i cols = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
   for (int i = 0; i < w.k / 16; ++i) {

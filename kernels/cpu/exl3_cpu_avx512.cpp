@@ -20,6 +20,7 @@ EXL_AVX512 void exl3_decode_strip_avx512(const Exl3Weight& w, int j, const float
   const int tiles_n = w.n / 16, tw = w.tile_words(), nw = tw / 2, total = 32 * nw;
   const __m512i cols = _mm512_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224, 4, 36, 68, 100, 132, 164, 196, 228);
   const __m512i vnw = _mm512_set1_epi32(nw);
+  const bool mul1 = w.codebook == Exl3Codebook::mul1;
   for (int i = 0; i < w.k / 16; ++i) {
     const int* words = reinterpret_cast<const int*>(w.trellis + (std::int64_t(i) * tiles_n + j) * tw);
     for (int r = 0; r < 16; ++r) {
@@ -43,7 +44,20 @@ EXL_AVX512 void exl3_decode_strip_avx512(const Exl3Weight& w, int j, const float
       __m512i st = _mm512_or_si512(_mm512_sllv_epi32(hi, _mm512_sub_epi32(_mm512_set1_epi32(32), sh)),
                                    _mm512_srlv_epi32(lo, sh));
       st = _mm512_and_si512(st, _mm512_set1_epi32(0xFFFF));
-      _mm512_storeu_ps(buf + std::int64_t(16 * i + r) * 16, _mm512_i32gather_ps(st, tab, 4));
+      __m512 v;
+      if (mul1) {  // as the AVX2 form: exact (1774 S - 905216) / 2^18, rounded once to fp16
+        const __m512i x = _mm512_mullo_epi32(st, _mm512_set1_epi32(int(0x83DCD12Du)));
+        const __m512i m8 = _mm512_set1_epi32(0xFF);
+        const __m512i s = _mm512_add_epi32(
+            _mm512_add_epi32(_mm512_and_si512(x, m8), _mm512_and_si512(_mm512_srli_epi32(x, 8), m8)),
+            _mm512_add_epi32(_mm512_and_si512(_mm512_srli_epi32(x, 16), m8), _mm512_srli_epi32(x, 24)));
+        const __m512i num = _mm512_sub_epi32(_mm512_mullo_epi32(s, _mm512_set1_epi32(1774)), _mm512_set1_epi32(905216));
+        v = _mm512_mul_ps(_mm512_cvtepi32_ps(num), _mm512_set1_ps(1.0f / 262144.0f));
+        v = _mm512_cvtph_ps(_mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      } else {
+        v = _mm512_i32gather_ps(st, tab, 4);
+      }
+      _mm512_storeu_ps(buf + std::int64_t(16 * i + r) * 16, v);
     }
   }
 }

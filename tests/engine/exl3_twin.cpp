@@ -98,7 +98,7 @@ Exl3Twin make_twin(const std::filesystem::path& root) {
     // Scales so that W's entries are about 0.7 / sqrt(k) (the codebooks have unit-ish spread).
     const float mag = std::sqrt(0.7f / std::sqrt(float(k)));
     std::uniform_real_distribution<float> jitter(0.7f, 1.3f);
-    std::vector<half_bits> suh(std::size_t(k)), svh(std::size_t(n));
+    std::vector<half_bits> suh(static_cast<std::size_t>(k)), svh(static_cast<std::size_t>(n));
     for (auto& v : suh) v = float_to_half((rng() & 1 ? -mag : mag) * jitter(rng));
     for (auto& v : svh) v = float_to_half((rng() & 1 ? -mag : mag) * jitter(rng));
     const bool legacy = li.name == "model.layers.2.self_attn.k_proj";  // packed sign words, unit scales

@@ -55,18 +55,30 @@ std::unique_ptr<Edited> edit_shard(const std::string& tensor, F edit) {
     const TensorStore store = TensorStore::open_dir(src);
     shard = std::filesystem::path(store.get(tensor).file).filename().string();
   }
-  auto e = std::make_unique<Edited>();
-  e->shard = shard;
-  test::link_folder(src, e->dir.path(), {shard});
+  auto ed = std::make_unique<Edited>();
+  ed->shard = shard;
+  test::link_folder(src, ed->dir.path(), {shard});
   StFile f = StFile::read(src / shard);
   edit(f);
-  f.write(e->dir / shard);
-  return e;
+  f.write(ed->dir / shard);
+  return ed;
 }
 
 void rename_tensor(StFile& f, const std::string& from, const std::string& to) {
   f.header[to] = f.header[from];
   f.header.erase(from);
+}
+
+// Moves `name` to a fresh byte range of `bytes` bytes at the end of the data section (zero-filled
+// past its old contents) and gives it `shape`.
+void relocate(StFile& f, const std::string& name, const std::vector<std::int64_t>& shape, std::size_t bytes) {
+  auto& t = f.header[name];
+  const std::size_t b = t["data_offsets"][0], e = t["data_offsets"][1];
+  std::string blob = f.data.substr(b, e - b);
+  blob.resize(bytes, '\0');
+  t["shape"] = shape;
+  t["data_offsets"] = {f.data.size(), f.data.size() + bytes};
+  f.data += blob;
 }
 
 }  // namespace
@@ -90,12 +102,13 @@ EXL_TEST(format_exl3, random_model_loads_every_rate_and_codebook) {
   CHECK_EQ(model->head().exl3->view.bits2, 16);
   const ModelSummary s = model->summary();
   CHECK_EQ(s.format, std::string("exl3"));
-  CHECK_NEAR(s.head_bpw, 8.0, 0.01);
+  CHECK_NEAR(s.head_bpw, 8.0 + (16.0 * (384 + 8192) + 32) / (384.0 * 8192), 1e-9);  // trellis, suh/svh, marker
 }
 
 EXL_TEST(format_exl3, real_models_load_as_exl3) {
+  const auto names = test::exl3_model_names();  // skips without the references
   const auto man = manifest();
-  for (const std::string& name : test::exl3_model_names()) {
+  for (const std::string& name : names) {
     const auto model = Model::open(test::exl3_model_dir(name));
     const auto& tensors = man["models"][name]["tensors"];
     auto check = [&](const LinearTensors& l, const std::string& key) {
@@ -125,9 +138,10 @@ EXL_TEST(format_exl3, real_models_load_as_exl3) {
 
 // Every tensor of every reference model decodes to ExLlamaV3's W-hat, bit for bit.
 EXL_TEST(format_exl3, every_tensor_reconstructs_bit_exact) {
+  const auto names = test::exl3_model_names();  // skips without the references
   const auto man = manifest();
   int tensors = 0;
-  for (const std::string& name : test::exl3_model_names()) {
+  for (const std::string& name : names) {
     const TensorStore store = TensorStore::open_dir(test::exl3_model_dir(name));
     for (const auto& [key, t] : man["models"][name]["tensors"].items()) {
       const TensorInfo& tr = store.get(key + ".trellis");
@@ -171,21 +185,21 @@ EXL_TEST(format_exl3, reference_decoder_on_real_tensors) {
 }
 
 EXL_TEST(format_exl3, missing_sign_vector) {
-  auto e = edit_shard(P + ".suh", [](StFile& f) { rename_tensor(f, P + ".suh", P + ".suh_"); });
-  CHECK_THROWS_ERROR(Model::open(e->dir.path()), ErrorKind::missing_tensor, e->shard + ": " + P + ".suh");
-  CHECK_THROWS_ERROR(Model::open(e->dir.path()), ErrorKind::missing_tensor, "no input sign vector");
+  auto ed = edit_shard(P + ".suh", [](StFile& f) { rename_tensor(f, P + ".suh", P + ".suh_"); });
+  CHECK_THROWS_ERROR(Model::open(ed->dir.path()), ErrorKind::missing_tensor, ed->shard + ": " + P + ".suh");
+  CHECK_THROWS_ERROR(Model::open(ed->dir.path()), ErrorKind::missing_tensor, "no input sign vector");
   auto e2 = edit_shard(P + ".svh", [](StFile& f) { rename_tensor(f, P + ".svh", P + ".svh_"); });
   CHECK_THROWS_ERROR(Model::open(e2->dir.path()), ErrorKind::missing_tensor, e2->shard + ": " + P + ".svh");
 }
 
 EXL_TEST(format_exl3, truncated_tensor) {
   // The trellis' byte range cut short: the safetensors header no longer matches its shape.
-  auto e = edit_shard(P + ".trellis", [](StFile& f) {
+  auto ed = edit_shard(P + ".trellis", [](StFile& f) {
     auto& off = f.header[P + ".trellis"]["data_offsets"];
     off[1] = off[1].get<std::uint64_t>() - 64;
   });
-  CHECK_THROWS_ERROR(Model::open(e->dir.path()), ErrorKind::format, e->shard);
-  CHECK_THROWS_ERROR(Model::open(e->dir.path()), ErrorKind::format, P + ".trellis");
+  CHECK_THROWS_ERROR(Model::open(ed->dir.path()), ErrorKind::format, ed->shard);
+  CHECK_THROWS_ERROR(Model::open(ed->dir.path()), ErrorKind::format, P + ".trellis");
   // The file itself cut short inside the data section.
   TempDir d("exl3_trunc");
   const auto src = test::exl3_twin().exl3;
@@ -203,19 +217,12 @@ EXL_TEST(format_exl3, truncated_tensor) {
 
 EXL_TEST(format_exl3, wrong_bit_rate) {
   // A tile width that is no bit rate: 9 words per 8 (4.5 bits) over a shortened byte range.
-  auto e = edit_shard(P + ".trellis", [](StFile& f) {
-    auto& t = f.header[P + ".trellis"];
-    t["shape"][2] = 72;
-    t["data_offsets"][1] = t["data_offsets"][0].get<std::uint64_t>() + 24ull * 24 * 72 * 2;
-    f.data.resize(std::max<std::size_t>(f.data.size(), t["data_offsets"][1].get<std::size_t>()));
-  });
-  CHECK_THROWS_ERROR(Model::open(e->dir.path()), ErrorKind::shape, e->shard + ": " + P + ".trellis");
-  CHECK_THROWS_ERROR(Model::open(e->dir.path()), ErrorKind::shape, "tile width 72 words is no bit rate");
+  auto ed = edit_shard(P + ".trellis", [](StFile& f) { relocate(f, P + ".trellis", {24, 24, 72}, 24ull * 24 * 72 * 2); });
+  CHECK_THROWS_ERROR(Model::open(ed->dir.path()), ErrorKind::shape, ed->shard + ": " + P + ".trellis");
+  CHECK_THROWS_ERROR(Model::open(ed->dir.path()), ErrorKind::shape, "tile width 72 words is no bit rate");
   // A half-integer width with a codebook that has none (the marker removed: 3INST).
   auto e2 = edit_shard(P + ".trellis", [](StFile& f) {
-    auto& t = f.header[P + ".trellis"];
-    t["shape"][2] = 40;
-    t["data_offsets"][1] = t["data_offsets"][0].get<std::uint64_t>() + 24ull * 24 * 40 * 2;
+    relocate(f, P + ".trellis", {24, 24, 40}, 24ull * 24 * 40 * 2);
     rename_tensor(f, P + ".mul1", P + ".mul1_");
   });
   CHECK_THROWS_ERROR(Model::open(e2->dir.path()), ErrorKind::unsupported, "no bit rate of the 3inst codebook");
@@ -233,13 +240,13 @@ EXL_TEST(format_exl3, wrong_bit_rate) {
 
 EXL_TEST(format_exl3, shape_off_the_tile_grid) {
   // The same bytes seen as 48 x 12 tiles: they do not cover 384 x 384.
-  auto e = edit_shard(P + ".trellis", [](StFile& f) {
+  auto ed = edit_shard(P + ".trellis", [](StFile& f) {
     auto& s = f.header[P + ".trellis"]["shape"];
     s[0] = 48;
     s[1] = 12;
   });
-  CHECK_THROWS_ERROR(Model::open(e->dir.path()), ErrorKind::shape, e->shard + ": " + P + ".trellis");
-  CHECK_THROWS_ERROR(Model::open(e->dir.path()), ErrorKind::shape, "do not cover 384 x 384");
+  CHECK_THROWS_ERROR(Model::open(ed->dir.path()), ErrorKind::shape, ed->shard + ": " + P + ".trellis");
+  CHECK_THROWS_ERROR(Model::open(ed->dir.path()), ErrorKind::shape, "do not cover 384 x 384");
   // A sign vector whose length is not the padded feature count.
   auto e2 = edit_shard(P + ".suh", [](StFile& f) {
     auto& t = f.header[P + ".suh"];
@@ -250,9 +257,12 @@ EXL_TEST(format_exl3, shape_off_the_tile_grid) {
 }
 
 EXL_TEST(format_exl3, codebook_markers) {
-  auto e = edit_shard(P + ".mul1", [](StFile& f) { f.set<std::int32_t>(P + ".mul1", 0, 12345); });
-  CHECK_THROWS_ERROR(Model::open(e->dir.path()), ErrorKind::unsupported, e->shard + ": " + P + ".mul1");
-  auto e2 = edit_shard(P + ".mul1", [](StFile& f) { f.header[P + ".mcg"] = f.header[P + ".mul1"]; });
+  auto ed = edit_shard(P + ".mul1", [](StFile& f) { f.set<std::int32_t>(P + ".mul1", 0, 12345); });
+  CHECK_THROWS_ERROR(Model::open(ed->dir.path()), ErrorKind::unsupported, ed->shard + ": " + P + ".mul1");
+  auto e2 = edit_shard(P + ".mul1", [](StFile& f) {
+    f.header[P + ".mcg"] = f.header[P + ".mul1"];
+    relocate(f, P + ".mcg", {}, 4);
+  });
   CHECK_THROWS_ERROR(Model::open(e2->dir.path()), ErrorKind::format, "both codebook markers");
   auto e3 = edit_shard(P + ".trellis", [](StFile& f) { f.header[P + ".trellis"]["dtype"] = "F16"; });
   CHECK_THROWS_ERROR(Model::open(e3->dir.path()), ErrorKind::shape, "dtype is F16, expected I16");

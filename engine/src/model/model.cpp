@@ -94,7 +94,7 @@ std::shared_ptr<const Model> Model::open(const std::filesystem::path& dir) {
 
   // The head: a stored lm_head always wins (EXL2 converters quantize a tied head separately);
   // otherwise a tied model reads the embedding table.
-  if (s.contains("lm_head.q_weight") || s.contains("lm_head.weight")) {
+  if (s.contains("lm_head.q_weight") || s.contains("lm_head.trellis") || s.contains("lm_head.weight")) {
     m->head_ = load_linear(s, "lm_head", c.hidden_size, c.vocab_size);
   } else if (c.tie_word_embeddings) {
     m->head_.kind = LinearKind::dense;
@@ -103,7 +103,7 @@ std::shared_ptr<const Model> Model::open(const std::filesystem::path& dir) {
     m->head_.weight = m->embedding_;
   } else {
     throw Error(ErrorKind::missing_tensor,
-                "the model has no lm_head.weight / lm_head.q_weight and config.json does not tie embeddings",
+                "the model has no lm_head.weight / lm_head.q_weight / lm_head.trellis and config.json does not tie embeddings",
                 (dir / "config.json").string(), "lm_head.weight");
   }
 
