@@ -118,7 +118,8 @@ int cmd_inspect(const Args& a) {
                 c.quantization->codebook.empty() ? "codebook per tensor" : c.quantization->codebook.c_str(),
                 c.quantization->bits, c.quantization->head_bits_value, s.average_bpw, s.head_bpw);
   else if (s.quantized)
-    std::printf("  %s: average %.3f bpw over the decoder layers, head %.2f bpw\n", s.format.c_str(), s.average_bpw, s.head_bpw);
+    std::printf("  %s: average %.3f bpw over the decoder layers, head %.2f bpw\n", s.format == "exl2" ? "EXL2" : "EXL2+EXL3",
+                s.average_bpw, s.head_bpw);
   else
     std::printf("  unquantized (%s)\n", dtype_name(model->embedding().dtype));
   for (std::size_t i = 0; i < layers.size(); ++i) {

@@ -26,26 +26,32 @@ EXL_AVX2 inline __m256 mul1_values(__m256i st) {
   return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-EXL_AVX2 inline __m256 decode8(const int* words, __m256i t, int bits2, int nw, int total, const float* tab) {
-  __m256i end;
-  if (bits2 % 2 == 0) {
-    end = _mm256_mullo_epi32(_mm256_add_epi32(t, _mm256_set1_epi32(1)), _mm256_set1_epi32(bits2 / 2));
-  } else {  // t's parity is the same in every lane
-    const int odd = _mm256_extract_epi32(t, 0) & 1;
-    end = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srli_epi32(t, 1), _mm256_set1_epi32(bits2)),
-                           _mm256_set1_epi32(odd ? bits2 : bits2 / 2));
+// The word indices and shift of the 8 states of tile row r, columns 8h .. 8h+7: they depend only
+// on the rate, so they are computed once per strip (idx[r][h]: i0, i1, shift).
+struct RowIdx {
+  __m256i i0, i1, sh;
+};
+
+EXL_AVX2 inline RowIdx row_indices(int r, int h, int bits2) {
+  const int nw = 4 * bits2, total = 128 * bits2;
+  alignas(32) int i0[8], i1[8], sh[8];
+  for (int c = 0; c < 8; ++c) {
+    const int t = exl3_row_base(r) + 32 * c + 4 * h;
+    const int b1 = int(exl3_end_bit(bits2, t)) + total;  // one past the window's last bit
+    const int w1 = (b1 - 1) / 32;
+    sh[c] = (w1 + 1) * 32 - b1;
+    i1[c] = w1 % nw;
+    i0[c] = ((b1 - 16) / 32) % nw;
   }
-  const __m256i b1 = _mm256_add_epi32(end, _mm256_set1_epi32(total));
-  __m256i i1 = _mm256_srli_epi32(_mm256_sub_epi32(b1, _mm256_set1_epi32(1)), 5);
-  __m256i i0 = _mm256_srli_epi32(_mm256_sub_epi32(b1, _mm256_set1_epi32(16)), 5);
-  const __m256i sh = _mm256_sub_epi32(_mm256_slli_epi32(_mm256_add_epi32(i1, _mm256_set1_epi32(1)), 5), b1);
-  const __m256i vnw = _mm256_set1_epi32(nw), vnw1 = _mm256_set1_epi32(nw - 1);
-  i1 = _mm256_sub_epi32(i1, _mm256_and_si256(_mm256_cmpgt_epi32(i1, vnw1), vnw));
-  i0 = _mm256_sub_epi32(i0, _mm256_and_si256(_mm256_cmpgt_epi32(i0, vnw1), vnw));
-  const __m256i hi = _mm256_i32gather_epi32(words, i0, 4);
-  const __m256i lo = _mm256_i32gather_epi32(words, i1, 4);
-  __m256i st = _mm256_or_si256(_mm256_sllv_epi32(hi, _mm256_sub_epi32(_mm256_set1_epi32(32), sh)),
-                               _mm256_srlv_epi32(lo, sh));
+  return {_mm256_load_si256(reinterpret_cast<const __m256i*>(i0)), _mm256_load_si256(reinterpret_cast<const __m256i*>(i1)),
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(sh))};
+}
+
+EXL_AVX2 inline __m256 decode8(const int* words, const RowIdx& ix, const float* tab) {
+  const __m256i hi = _mm256_i32gather_epi32(words, ix.i0, 4);
+  const __m256i lo = _mm256_i32gather_epi32(words, ix.i1, 4);
+  __m256i st = _mm256_or_si256(_mm256_sllv_epi32(hi, _mm256_sub_epi32(_mm256_set1_epi32(32), ix.sh)),
+                               _mm256_srlv_epi32(lo, ix.sh));
   st = _mm256_and_si256(st, _mm256_set1_epi32(0xFFFF));
   if (!tab) return mul1_values(st);
   return _mm256_i32gather_ps(tab, st, 4);
@@ -55,16 +61,16 @@ EXL_AVX2 inline __m256 decode8(const int* words, __m256i t, int bits2, int nw, i
 
 EXL_AVX2 void exl3_decode_strip_avx2(const Exl3Weight& w, int j, const float* tab, float* buf) {
   if (w.codebook == Exl3Codebook::mul1) tab = nullptr;  // computed, not looked up
-  const int tiles_n = w.n / 16, tw = w.tile_words(), nw = tw / 2, total = 32 * nw;
-  const __m256i cols = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
+  const int tiles_n = w.n / 16, tw = w.tile_words();
+  RowIdx ix[16][2];
+  for (int r = 0; r < 16; ++r)
+    for (int h = 0; h < 2; ++h) ix[r][h] = row_indices(r, h, w.bits2);
   for (int i = 0; i < w.k / 16; ++i) {
     const int* words = reinterpret_cast<const int*>(w.trellis + (std::int64_t(i) * tiles_n + j) * tw);
     for (int r = 0; r < 16; ++r) {
-      const __m256i t0 = _mm256_add_epi32(cols, _mm256_set1_epi32(exl3_row_base(r)));
-      const __m256i t1 = _mm256_add_epi32(t0, _mm256_set1_epi32(4));
       float* out = buf + std::int64_t(16 * i + r) * 16;
-      _mm256_storeu_ps(out, decode8(words, t0, w.bits2, nw, total, tab));
-      _mm256_storeu_ps(out + 8, decode8(words, t1, w.bits2, nw, total, tab));
+      _mm256_storeu_ps(out, decode8(words, ix[r][0], tab));
+      _mm256_storeu_ps(out + 8, decode8(words, ix[r][1], tab));
     }
   }
 }
