@@ -118,7 +118,7 @@ int cmd_inspect(const Args& a) {
                 c.quantization->codebook.empty() ? "codebook per tensor" : c.quantization->codebook.c_str(),
                 c.quantization->bits, c.quantization->head_bits_value, s.average_bpw, s.head_bpw);
   else if (s.quantized)
-    std::printf("  %s: average %.3f bpw over the decoder layers, head %.2f bpw\n", s.format == "exl2" ? "EXL2" : "EXL2+EXL3",
+    std::printf("  %s: average %.3f bpw over the decoder layers, head %.2f bpw\n", s.format == "exl2" ? "EXL2" : s.format == "exl3" ? "EXL3" : "EXL2+EXL3",
                 s.average_bpw, s.head_bpw);
   else
     std::printf("  unquantized (%s)\n", dtype_name(model->embedding().dtype));
