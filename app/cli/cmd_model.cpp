@@ -26,6 +26,16 @@ json linear_json(const LinearTensors& l) {
     j["bpw"] = 8.0 * double(dtype_size(l.weight->dtype));
     return j;
   }
+  if (l.kind == LinearKind::exl3) {
+    const Exl3Weight& w = l.exl3->view;
+    j["kind"] = "exl3";
+    j["bits"] = json::object({{w.bits2 % 2 ? std::to_string(w.bits2 / 2) + ".5" : std::to_string(w.bits2 / 2), 1.0}});
+    j["codebook"] = exl3_codebook_name(w.codebook);
+    j["padded"] = {w.k, w.n};
+    j["bpw"] = l.exl3->bits_per_weight();
+    j["storage_bpw"] = double(l.exl3->storage_bits()) / (double(l.in_features) * double(l.out_features));
+    return j;
+  }
   j["kind"] = "exl2";
   std::map<int, int> rows_per_bits;
   for (const Exl2Group& g : exl2_groups(l.exl2->view)) rows_per_bits[g.bits] += g.rows;
@@ -46,8 +56,11 @@ std::string bits_text(const json& lj) {
     s << (first ? "" : " ") << b << "b:" << int(double(frac) * 100.0 + 0.5) << "%";
     first = false;
   }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, " (%.2f bpw)", double(lj["bpw"]));
+  char buf[64];
+  if (lj["kind"] == "exl3")
+    std::snprintf(buf, sizeof buf, " %s (%.2f bpw stored)", std::string(lj["codebook"]).c_str(), double(lj["storage_bpw"]));
+  else
+    std::snprintf(buf, sizeof buf, " (%.2f bpw)", double(lj["bpw"]));
   return s.str() + buf;
 }
 
@@ -79,7 +92,8 @@ int cmd_inspect(const Args& a) {
   j["bytes_on_disk"] = s.bytes_on_disk;
   if (c.quantization) {
     j["quantization"] = {{"method", c.quantization->method}, {"bits", c.quantization->bits},
-                         {"head_bits", c.quantization->head_bits}, {"version", c.quantization->version}};
+                         {"head_bits", c.quantization->head_bits_value}, {"version", c.quantization->version}};
+    if (!c.quantization->codebook.empty()) j["quantization"]["codebook"] = c.quantization->codebook;
   }
   json layers = json::array();
   const char* names[] = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
@@ -99,8 +113,13 @@ int cmd_inspect(const Args& a) {
   std::printf("  layers %d, hidden %d, heads %d (kv %d, head_dim %d), intermediate %d, vocab %d\n", c.num_layers,
               c.hidden_size, c.num_heads, c.num_kv_heads, c.head_dim, c.intermediate_size, c.vocab_size);
   std::printf("  parameters %lld, on disk %.2f MB\n", (long long)s.parameters, double(s.bytes_on_disk) / 1e6);
-  if (s.quantized)
-    std::printf("  EXL2: average %.3f bpw over the decoder layers, head %.2f bpw\n", s.average_bpw, s.head_bpw);
+  if (s.quantized && c.quantization && c.quantization->method == "exl3")
+    std::printf("  EXL3 (%s): %.2f bpw nominal, head %g bits; stored %.3f bpw over the decoder layers, head %.2f bpw\n",
+                c.quantization->codebook.empty() ? "codebook per tensor" : c.quantization->codebook.c_str(),
+                c.quantization->bits, c.quantization->head_bits_value, s.average_bpw, s.head_bpw);
+  else if (s.quantized)
+    std::printf("  %s: average %.3f bpw over the decoder layers, head %.2f bpw\n", s.format == "exl2" ? "EXL2" : s.format == "exl3" ? "EXL3" : "EXL2+EXL3",
+                s.average_bpw, s.head_bpw);
   else
     std::printf("  unquantized (%s)\n", dtype_name(model->embedding().dtype));
   for (std::size_t i = 0; i < layers.size(); ++i) {

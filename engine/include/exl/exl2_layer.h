@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "exl/exl3_layer.h"
 #include "exl/kernels/exl2.h"
 #include "exl/tensor_store.h"
 
@@ -22,18 +23,19 @@ struct Exl2Tensors {
   double bits_per_weight() const;     // q_weight bits / (k * n)
 };
 
-enum class LinearKind : std::uint8_t { exl2, dense };
+enum class LinearKind : std::uint8_t { exl2, dense, exl3 };
 
 struct LinearTensors {
   LinearKind kind = LinearKind::dense;
   int in_features = 0;
   int out_features = 0;
   std::unique_ptr<Exl2Tensors> exl2;     // when kind == exl2 (heap: view holds pointers into it)
+  std::unique_ptr<Exl3Tensors> exl3;     // when kind == exl3 (heap: view holds pointers into it)
   const TensorInfo* weight = nullptr;    // when kind == dense: [out, in] f16/bf16/f32
   const TensorInfo* bias = nullptr;      // optional
 };
 
-// Recognises `prefix.q_weight` (EXL2) or `prefix.weight` (dense) and validates everything against
+// Recognises `prefix.q_weight` (EXL2), `prefix.trellis` (EXL3) or `prefix.weight` (dense) and validates everything against
 // the expected in/out features. Throws Error(missing_tensor/shape/format) naming file and tensor.
 LinearTensors load_linear(const TensorStore& store, const std::string& prefix, int in_features,
                           int out_features);

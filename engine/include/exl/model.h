@@ -26,7 +26,8 @@ struct ModelSummary {
   std::uint64_t bytes_on_disk = 0;    // sum of safetensors file sizes
   double average_bpw = 0.0;           // over the quantized linear layers (excluding the head)
   double head_bpw = 0.0;              // 16 for an FP16 head
-  bool quantized = false;             // any EXL2 layer
+  bool quantized = false;             // any EXL2 or EXL3 layer
+  std::string format = "fp16";        // "exl2", "exl3", "exl2+exl3" or "fp16"
 };
 
 class Model {

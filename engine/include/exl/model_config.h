@@ -15,6 +15,8 @@ struct QuantizationConfig {
   std::string version;
   double bits = 0.0;       // target average bpw
   int head_bits = 0;
+  double head_bits_value = 0.0;  // as written (EXL3 heads may be 1.5 / 2.5 / 3.5 bits)
+  std::string codebook;          // EXL3: "mul1", "mcg" or "3inst" of newly quantized tensors
 };
 
 struct ModelConfig {

@@ -173,9 +173,15 @@ LinearTensors load_linear(const TensorStore& store, const std::string& prefix, i
     out.bias = out.exl2->bias;
     return out;
   }
+  if (store.contains(prefix + ".trellis")) {
+    out.kind = LinearKind::exl3;
+    out.exl3 = load_exl3(store, prefix, in_features, out_features);
+    out.bias = out.exl3->bias;
+    return out;
+  }
   const TensorInfo* weight = store.find(prefix + ".weight");
   if (weight == nullptr)
-    throw Error(ErrorKind::missing_tensor, "neither " + prefix + ".q_weight (EXL2) nor " + prefix + ".weight (dense) exists",
+    throw Error(ErrorKind::missing_tensor, "none of " + prefix + ".q_weight (EXL2), " + prefix + ".trellis (EXL3), " + prefix + ".weight (dense) exists",
                 "", prefix);
   if (weight->dtype != DType::f16 && weight->dtype != DType::bf16 && weight->dtype != DType::f32)
     fail(ErrorKind::shape, *weight, std::string("dtype ") + dtype_name(weight->dtype) + " is not F16, BF16 or F32");

@@ -85,7 +85,19 @@ void read_quantization(const Fields& f, ModelConfig& c) {
   out.method = qf.get_string("quant_method").value_or("");
   out.version = qf.get_string("version").value_or("");
   out.bits = qf.get_double("bits").value_or(0.0);
-  out.head_bits = qf.get_int("head_bits").value_or(0);
+  if (out.method == "exl3") {
+    // EXL3 (docs/EXL3.md): the head may take a half-integer rate; no field is required.
+    out.head_bits_value = qf.get_double("head_bits").value_or(0.0);
+    if (out.head_bits_value < 0.0 || out.head_bits_value > 16.0) qf.fail("head_bits", "must be between 1 and 16");
+    if (out.bits < 0.0 || out.bits > 16.0) qf.fail("bits", "must be between 1 and 16");
+    out.head_bits = int(out.head_bits_value);
+    out.codebook = qf.get_string("codebook").value_or("");
+    if (!out.codebook.empty() && out.codebook != "mul1" && out.codebook != "mcg" && out.codebook != "3inst")
+      qf.fail("codebook", "'" + out.codebook + "' is not mul1, mcg or 3inst");
+  } else {
+    out.head_bits = qf.get_int("head_bits").value_or(0);
+    out.head_bits_value = out.head_bits;
+  }
   c.quantization = out;
 }
 

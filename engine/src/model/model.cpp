@@ -2,6 +2,7 @@
 // and validates names, shapes and dtypes before any backend sees them.
 #include "exl/model.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -30,6 +31,34 @@ const TensorInfo& require_float_tensor(const TensorStore& store, const std::stri
     throw Error(ErrorKind::shape, "expected shape " + shape_str(shape) + ", found " + shape_str(t.shape), t.file,
                 name);
   return t;
+}
+
+// An EXL3 quantization_config must agree with the tensors: head_bits with the head's rate (16 for
+// an unquantized head) and bits with the decoder layers' average rate (the converter rounds it
+// to two decimals), so a file whose config and tensors disagree is reported, not half-believed.
+void check_exl3_config(const Model& m, const std::filesystem::path& dir) {
+  const auto& q = m.config().quantization;
+  if (!q || q->method != "exl3") return;
+  const std::string file = (dir / "config.json").string();
+  const LinearTensors& head = m.head();
+  const double head_rate = head.kind == LinearKind::exl3 ? head.exl3->bits_per_weight() : head.kind == LinearKind::dense ? 16.0 : -1.0;
+  if (q->head_bits_value > 0 && head_rate > 0 && std::fabs(q->head_bits_value - head_rate) > 1e-6)
+    throw Error(ErrorKind::config,
+                "head_bits is " + std::to_string(q->head_bits_value) + " but lm_head is stored at " + std::to_string(head_rate) + " bits",
+                file, "quantization_config.head_bits");
+  double bits = 0, weights = 0;
+  for (const auto& l : m.layers())
+    for (const LinearTensors* t : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) {
+      if (t->kind != LinearKind::exl3) return;  // mixed or partly unquantized: nothing to compare
+      const double n = double(t->exl3->view.k) * double(t->exl3->view.n);
+      bits += t->exl3->bits_per_weight() * n;
+      weights += n;
+    }
+  if (q->bits > 0 && weights > 0 && std::fabs(bits / weights - q->bits) > 0.0051)
+    throw Error(ErrorKind::config,
+                "bits is " + std::to_string(q->bits) + " but the decoder layers are stored at " + std::to_string(bits / weights) +
+                    " bits per weight on average",
+                file, "quantization_config.bits");
 }
 
 }  // namespace
@@ -65,7 +94,7 @@ std::shared_ptr<const Model> Model::open(const std::filesystem::path& dir) {
 
   // The head: a stored lm_head always wins (EXL2 converters quantize a tied head separately);
   // otherwise a tied model reads the embedding table.
-  if (s.contains("lm_head.q_weight") || s.contains("lm_head.weight")) {
+  if (s.contains("lm_head.q_weight") || s.contains("lm_head.trellis") || s.contains("lm_head.weight")) {
     m->head_ = load_linear(s, "lm_head", c.hidden_size, c.vocab_size);
   } else if (c.tie_word_embeddings) {
     m->head_.kind = LinearKind::dense;
@@ -74,22 +103,30 @@ std::shared_ptr<const Model> Model::open(const std::filesystem::path& dir) {
     m->head_.weight = m->embedding_;
   } else {
     throw Error(ErrorKind::missing_tensor,
-                "the model has no lm_head.weight / lm_head.q_weight and config.json does not tie embeddings",
+                "the model has no lm_head.weight / lm_head.q_weight / lm_head.trellis and config.json does not tie embeddings",
                 (dir / "config.json").string(), "lm_head.weight");
   }
 
+  check_exl3_config(*m, dir);
   if (std::filesystem::exists(dir / "tokenizer.json", ec)) m->tokenizer_ = Tokenizer::from_dir(dir);
   return m;
 }
 
 namespace {
-void count_linear(const LinearTensors& l, std::int64_t& params, double& qbits, double& qweights, bool& any_q) {
+void count_linear(const LinearTensors& l, std::int64_t& params, double& qbits, double& qweights, bool& any_q,
+                  unsigned* formats = nullptr) {
   const std::int64_t n = std::int64_t(l.in_features) * l.out_features;
   params += n;
   if (l.kind == LinearKind::exl2) {
     any_q = true;
     qbits += double(l.exl2->storage_bits());
     qweights += double(n);
+    if (formats) *formats |= 1u;
+  } else if (l.kind == LinearKind::exl3) {
+    any_q = true;
+    qbits += double(l.exl3->storage_bits());
+    qweights += double(n);
+    if (formats) *formats |= 2u;
   } else {
     qbits += 16.0 * double(n);
     qweights += double(n);
@@ -101,11 +138,13 @@ ModelSummary Model::summary() const {
   ModelSummary r;
   double bits = 0, weights = 0;
   std::int64_t params = embedding_->numel() + final_norm_->numel();
+  unsigned formats = 0;
   for (const auto& l : layers_) {
     params += l.input_norm->numel() + l.post_attention_norm->numel();
     for (const LinearTensors* t : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
-      count_linear(*t, params, bits, weights, r.quantized);
+      count_linear(*t, params, bits, weights, r.quantized, &formats);
   }
+  r.format = formats == 3 ? "exl2+exl3" : formats == 2 ? "exl3" : formats == 1 ? "exl2" : "fp16";
   r.average_bpw = weights > 0 ? bits / weights : 0.0;
   if (head_.weight != embedding_) {
     double hb = 0, hw = 0;

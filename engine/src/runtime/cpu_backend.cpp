@@ -13,6 +13,7 @@
 #include "exl/kernels/attention.h"
 #include "exl/kernels/cpu_features.h"
 #include "exl/kernels/exl2.h"
+#include "exl/kernels/exl3.h"
 #include "exl/kernels/kv_quant.h"
 #include "exl/kernels/linear.h"
 #include "exl/kernels/ops.h"
@@ -53,7 +54,9 @@ struct CpuLinear {
 
   void init(const LinearTensors& l) {
     src = &l;
-    const TensorInfo* b = l.kind == LinearKind::exl2 ? (l.exl2->bias ? l.exl2->bias : l.bias) : l.bias;
+    const TensorInfo* b = l.kind == LinearKind::exl2 ? (l.exl2->bias ? l.exl2->bias : l.bias)
+                          : l.kind == LinearKind::exl3 ? l.exl3->bias
+                                                       : l.bias;
     bias = to_float_vector(b, l.out_features);
     if (l.kind == LinearKind::exl2) {
       view = l.exl2->view;
@@ -64,11 +67,14 @@ struct CpuLinear {
     }
   }
   std::uint64_t tiled_bytes() const { return tiled.size() * sizeof(std::uint32_t); }
+  void run_exl3(const float* x, int m, float* y) const;
 
   // y[m, out] = x[m, in] . W (+ bias)
   void run(const float* x, int m, float* y) const {
     const LinearTensors& l = *src;
-    if (l.kind == LinearKind::exl2) {
+    if (l.kind == LinearKind::exl3) {
+      run_exl3(x, m, y);
+    } else if (l.kind == LinearKind::exl2) {
       exl2_matmul_cpu(view, x, m, y);
       if (!bias.empty())
         for (int r = 0; r < m; ++r)
@@ -79,6 +85,25 @@ struct CpuLinear {
     }
   }
 };
+
+// EXL3 (kernels/cpu/exl3_cpu.cpp): features padded to multiples of 128 in the file; inputs are
+// zero-extended and padded outputs dropped (their svh is 0). The bias is added last.
+void CpuLinear::run_exl3(const float* x, int m, float* y) const {
+  const LinearTensors& l = *src;
+  const Exl3Weight& w = l.exl3->view;
+  if (w.k == l.in_features && w.n == l.out_features) {
+    exl3_matmul_cpu(w, x, m, y);
+  } else {
+    std::vector<float> xp(std::size_t(m) * w.k, 0.0f), yp(std::size_t(m) * w.n);
+    for (int r = 0; r < m; ++r)
+      std::copy(x + std::int64_t(r) * l.in_features, x + std::int64_t(r + 1) * l.in_features, xp.begin() + std::int64_t(r) * w.k);
+    exl3_matmul_cpu(w, xp.data(), m, yp.data());
+    for (int r = 0; r < m; ++r)
+      std::copy(yp.begin() + std::int64_t(r) * w.n, yp.begin() + std::int64_t(r) * w.n + l.out_features, y + std::int64_t(r) * l.out_features);
+  }
+  if (!bias.empty())
+    for (int r = 0; r < m; ++r) add_inplace_cpu(y + std::int64_t(r) * l.out_features, bias.data(), l.out_features);
+}
 
 struct CpuLayer {
   CpuLinear q, k, v, o, gate, up, down;

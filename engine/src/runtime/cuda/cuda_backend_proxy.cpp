@@ -40,6 +40,9 @@ exl_cuda_linear describe(const LinearTensors& l) {
   d.in_features = l.in_features;
   d.out_features = l.out_features;
   const TensorInfo* bias = l.bias;
+  if (l.kind == LinearKind::exl3)
+    throw Error(ErrorKind::unsupported, "EXL3 is not yet supported on the GPU; run this model with --device cpu", "",
+                l.exl3->prefix);
   if (l.kind == LinearKind::exl2) {
     const Exl2Weight& w = l.exl2->view;
     d.kind = 1;

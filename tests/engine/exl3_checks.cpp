@@ -1,0 +1,162 @@
+#include "exl3_checks.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "exl/generator.h"
+#include "exl/kernels/half.h"
+#include "exl/model.h"
+#include "exl/perplexity.h"
+#include "exl/safetensors_writer.h"
+#include "exl/tensor_store.h"
+#include "refs.h"
+
+namespace exl::test {
+namespace {
+
+nlohmann::json read_data_json(const std::string& relative) {
+  std::ifstream in(exl3_data_dir() / relative);
+  if (!in) fail(__FILE__, __LINE__, "cannot read tests/data/exl3/" + relative);
+  return nlohmann::json::parse(in);
+}
+
+// ExLlamaV3's logits, stored as fp16 blocks (refs/logits_exl3_<model>.json describes them).
+std::map<std::string, LogitBlock> read_exl3_logits(const std::string& model) {
+  const auto desc = read_data_json("refs/logits_exl3_" + model + ".json");
+  std::ifstream bin(exl3_data_dir() / "refs" / ("logits_exl3_" + model + ".bin"), std::ios::binary);
+  std::map<std::string, LogitBlock> out;
+  for (const auto& b : desc["blocks"]) {
+    LogitBlock lb;
+    lb.label = b["label"];
+    lb.rows = b["shape"][0];
+    lb.cols = b["shape"][1];
+    std::vector<half_bits> h(std::size_t(lb.rows) * std::size_t(lb.cols));
+    bin.seekg(std::streamoff(b["offset_bytes"].get<std::int64_t>()));
+    bin.read(reinterpret_cast<char*>(h.data()), std::streamsize(h.size() * 2));
+    if (!bin) fail(__FILE__, __LINE__, "short read in logits_exl3_" + model + ".bin block " + lb.label);
+    lb.data.resize(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) lb.data[i] = half_to_float(h[i]);
+    out[lb.label] = std::move(lb);
+  }
+  return out;
+}
+
+struct Loaded {
+  std::shared_ptr<const Model> model;
+  std::unique_ptr<Backend> backend;
+};
+
+Loaded load(const std::string& device, const std::string& name, CacheType cache, int ctx) {
+  Loaded l;
+  l.model = Model::open(exl3_model_dir(name));
+  l.backend = make_backend(device, BackendOptions{});
+  l.backend->load(l.model);
+  l.backend->allocate_cache({ctx, cache});
+  return l;
+}
+
+}  // namespace
+
+std::filesystem::path exl3_data_dir() { return std::filesystem::path(EXL_EXL3_TEST_DATA); }
+
+std::vector<std::string> exl3_model_names() {
+  if (!std::filesystem::exists(exl3_data_dir() / "refs" / "manifest.json"))
+    skip("no ExLlamaV3 reference models in tests/data/exl3 (made by tests/data/exl3/make_refs.sh on a GPU machine)");
+  std::vector<std::string> out;
+  for (const auto& [name, info] : read_data_json("refs/manifest.json")["models"].items()) out.push_back(name);
+  return out;
+}
+
+std::filesystem::path exl3_model_dir(const std::string& name) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<TempDir>> made;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = made.find(name); it != made.end()) return it->second->path();
+  const auto src = exl3_data_dir() / "models" / name;
+  if (!std::filesystem::is_directory(src)) fail(__FILE__, __LINE__, "no reference model " + src.string());
+  const auto hf = fixture("models/hf/ref-s");
+  auto dir = std::make_unique<TempDir>("exl3_" + name);
+  for (const auto& e : std::filesystem::directory_iterator(src)) std::filesystem::copy_file(e.path(), dir->path() / e.path().filename());
+  for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) std::filesystem::copy_file(hf / f, dir->path() / f);
+  const auto info = read_data_json("refs/manifest.json")["models"][name];
+  const std::string shard = info["embedding_shard"];
+  if (!std::filesystem::exists(dir->path() / shard)) {
+    const TensorStore store = TensorStore::open_dir(hf);
+    const TensorInfo& e = store.get("model.embed_tokens.weight");
+    write_safetensors(dir->path() / shard, {make_tensor(e.name, e.dtype, e.shape, e.data, e.nbytes)});
+  }
+  const auto path = dir->path();
+  made[name] = std::move(dir);
+  return path;
+}
+
+void check_exl3_logits(const std::string& device, const std::string& model, CacheType cache) {
+  auto refs = read_exl3_logits(model);
+  Loaded l = load(device, model, cache, 512);
+  for (const Prompt& p : read_prompts()) {
+    const LogitBlock& ref = refs.at(p.name);
+    l.backend->truncate_cache(0);
+    std::vector<float> ours;
+    prefill(*l.backend, p.ids, 2048, LogitsWanted::all, ours);
+    CHECK_EQ(int(ours.size()), ref.rows * ref.cols);
+    double kl_sum = 0, max_diff = 0;
+    for (int t = 0; t < ref.rows; ++t) {
+      std::span<const float> o(ours.data() + std::size_t(t) * std::size_t(ref.cols), std::size_t(ref.cols));
+      max_diff = std::max(max_diff, max_abs_diff(ref.row(t), o));
+      kl_sum += kl_divergence(ref.row(t), o);
+      if (top1_top2_gap(ref.row(t)) >= 0.02f)
+        CHECK_MSG(top1(o) == top1(ref.row(t)), model << " prompt " << p.name << " position " << t << ": top-1 differs");
+    }
+    const double kl = kl_sum / ref.rows;
+    if (options().verbose)
+      std::printf("  %s %s: max |dlogit| %.4f, mean KL %.2e\n", model.c_str(), p.name.c_str(), max_diff, kl);
+    CHECK_MSG(max_diff <= 0.1, model << " prompt " << p.name << ": max |dlogit| " << max_diff);
+    CHECK_MSG(kl <= 1e-4, model << " prompt " << p.name << ": mean KL " << kl);
+  }
+}
+
+void check_exl3_greedy(const std::string& device, const std::string& model) {
+  const auto refs = read_data_json("refs/greedy_exl3.json")["models"][model];
+  Loaded l = load(device, model, CacheType::fp16, 512);
+  for (const Prompt& p : read_prompts()) {
+    const auto& r = refs[p.name];
+    const auto want = r["new_ids"].get<std::vector<std::int32_t>>();
+    const auto margin = r["top1_top2_logit_margin"].get<std::vector<double>>();
+    GenerateOptions o;
+    o.max_new_tokens = int(want.size());
+    o.ignore_eos = true;
+    o.sampler.greedy = true;
+    const GenerateResult g = generate(*l.backend, nullptr, p.ids, o);
+    CHECK_EQ(g.ids.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (g.ids[i] == want[i]) continue;
+      bool tie_before = false;
+      for (std::size_t j = 0; j <= i; ++j) tie_before = tie_before || margin[j] < 0.02;
+      CHECK_MSG(tie_before, model << " prompt " << p.name << ": step " << i << " gives " << g.ids[i] << ", reference "
+                                  << want[i] << " (margin " << margin[i] << ")");
+      break;
+    }
+  }
+}
+
+void check_exl3_ppl(const std::string& device, const std::string& model) {
+  const auto ids_all = read_json("refs/ppl_ids.json");
+  const auto refs = read_data_json("refs/ppl_exl3.json")["models"][model];
+  Loaded l = load(device, model, CacheType::fp16, 512);
+  for (const std::string ds : {"wiki", "tiny"}) {
+    const auto ids = ids_all[ds].get<std::vector<std::int32_t>>();
+    const PerplexityResult r = perplexity(*l.backend, ids, 512, 2048);
+    const double want = refs[ds]["ppl"];
+    CHECK_EQ(r.n_predictions, std::int64_t(2044));
+    const double rel = std::fabs(r.ppl - want) / want;
+    if (options().verbose) std::printf("  %s %s: ppl %.4f, reference %.4f (%.4f %%)\n", model.c_str(), ds.c_str(), r.ppl, want, rel * 100);
+    CHECK_MSG(rel <= 0.002, model << " " << ds << ": ppl " << r.ppl << " vs reference " << want);
+  }
+}
+
+}  // namespace exl::test
