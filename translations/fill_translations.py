@@ -34,6 +34,7 @@ T = {  # source: (Dutch, German)
  'GPU': ('GPU', 'GPU'),
  'CPU': ('CPU', 'CPU'),
  'Fast: no measurement pass (the same option for every layer; minutes on a CPU)': ('Snel: geen meetronde (dezelfde optie voor elke laag; minuten op een CPU)', 'Schnell: kein Messdurchlauf (dieselbe Option für jede Schicht; Minuten auf einer CPU)'),
+ 'Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)': ('Snel: geen meetronde (opties gerangschikt op hun afrondingsfout op de gewichten; minuten op een CPU)', 'Schnell: kein Messdurchlauf (Optionen nach ihrem Rundungsfehler auf den Gewichten geordnet; Minuten auf einer CPU)'),
  'Conversion progress': ('Voortgang van de conversie', 'Fortschritt der Umwandlung'),
  'about %1 left': ('nog ongeveer %1', 'noch etwa %1'),
  'Converted: %1 The model is in %2 and on the model list.': ('Geconverteerd: %1 Het model staat in %2 en in de modellenlijst.', 'Umgewandelt: %1 Das Modell liegt in %2 und steht in der Modellliste.'),

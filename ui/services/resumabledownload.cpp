@@ -9,12 +9,21 @@
 namespace {
 constexpr int kStallTimeoutMs = 30000;   // a connection that sends nothing this long has failed
 constexpr int kRetryDelayMs = 250;
-constexpr qint64 kProgressEveryMs = 100;
+constexpr int kProgressEveryMs = 100;
 }  // namespace
 
 ResumableDownload::ResumableDownload(QNetworkAccessManager *network, QObject *parent)
     : QObject(parent), m_network(network)
 {
+    m_progressTimer.setSingleShot(true);
+    m_progressTimer.setInterval(kProgressEveryMs);
+    connect(&m_progressTimer, &QTimer::timeout, this, [this] {
+        if (m_progressPending) {
+            m_progressPending = false;
+            Q_EMIT progress();
+            m_progressTimer.start();
+        }
+    });
 }
 
 ResumableDownload::~ResumableDownload()
@@ -154,9 +163,12 @@ void ResumableDownload::noteBytes(qint64 n)
         m_window.restart();
         m_windowBytes = 0;
     }
-    if (!m_lastProgress.isValid() || m_lastProgress.elapsed() >= kProgressEveryMs) {
-        m_lastProgress.restart();
+    // At most every kProgressEveryMs, and once more after the last bytes of a burst.
+    if (!m_progressTimer.isActive()) {
         Q_EMIT progress();
+        m_progressTimer.start();
+    } else {
+        m_progressPending = true;
     }
 }
 
@@ -247,6 +259,8 @@ void ResumableDownload::finish(bool ok, const QString &error)
     m_running = false;
     m_error = error;
     m_file.close();
+    m_progressTimer.stop();
+    m_progressPending = false;
     Q_EMIT progress();
     Q_EMIT finished(ok);
 }

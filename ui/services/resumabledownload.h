@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 #include <QUrl>
 
 class QNetworkAccessManager;
@@ -67,5 +68,7 @@ private:
     QString m_error, m_writeError;
     double m_speed = 0.0;
     qint64 m_windowBytes = 0;
-    QElapsedTimer m_window, m_lastProgress;
+    QElapsedTimer m_window;
+    QTimer m_progressTimer;  // spaces the progress signals
+    bool m_progressPending = false;
 };
