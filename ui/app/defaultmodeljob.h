@@ -16,8 +16,9 @@
 #include <qcoro/qcorotask.h>
 #include <thread>
 
+#include "viewmodels/modelmanager.h"
+
 class ConvertJob;
-class ModelManager;
 class QNetworkAccessManager;
 class QNetworkReply;
 class ResumableDownload;
