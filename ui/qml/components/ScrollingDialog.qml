@@ -9,17 +9,26 @@ Dialog {
     id: dialog
     default property alias content: column.data
     property real preferredWidth: 640
-    property real spacing: 10
+    // Enter or Return accepts the dialog (its default button), wherever the focus is inside.
+    property bool acceptOnEnter: false
     readonly property Item overlayItem: Overlay.overlay
 
     modal: true
+    spacing: 10  // between the content's rows, too
     anchors.centerIn: Overlay.overlay
     width: Math.min(preferredWidth, overlayItem ? overlayItem.width - 32 : preferredWidth)
     height: Math.min(implicitHeight, overlayItem ? overlayItem.height - 32 : implicitHeight)
 
-    ScrollView {
+    Shortcut {
+        sequences: ["Return", "Enter"]
+        enabled: dialog.acceptOnEnter && dialog.opened
+        onActivated: dialog.accept()
+    }
+
+    // The content item itself, so that the dialog's children (the default property) go into the
+    // column and the dialog's implicit height is the column's.
+    contentItem: ScrollView {
         id: scroll
-        anchors.fill: parent
         contentWidth: availableWidth
         clip: true
         ColumnLayout {
