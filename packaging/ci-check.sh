@@ -2,7 +2,8 @@
 # Packaging check (CI, after scripts/test.sh built the dev preset): builds the .deb and the
 # .tar.gz with CPack from an existing build folder, lints them, installs the .deb with apt,
 # runs `exl --version`, `exl generate` on a fixture model (CPU) and `exl-studio` offscreen with a
-# model (quit by SIGTERM, must exit 0), runs both with cuBLAS hidden (they must start, run on the
+# model (quit by SIGTERM, must exit 0), opens every dialog of the installed app under Xvfb
+# (`exl-studio --check-dialogs`: the QML modules the package depends on), runs both with cuBLAS hidden (they must start, run on the
 # CPU and say cuBLAS is missing), runs the tarball from a random folder (relocatable), then
 # purges the package and checks that nothing it installed is left in /usr.
 #
@@ -96,7 +97,17 @@ studio_run() {
 
 step "exl-studio offscreen with a model, quit with SIGTERM"
 exl-studio --version
+exl-studio --help | grep -q -- '--check-dialogs' || fail "exl-studio --help (without a display)"
 studio_run 6
+
+step "exl-studio under Xvfb: every dialog opens and closes (the QML modules the package depends on)"
+if command -v xvfb-run >/dev/null; then
+  env QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x800x24" /usr/bin/exl-studio --check-dialogs --device cpu \
+      --data-dir "$work/dialogs" >"$work/dialogs.log" 2>&1 || { cat "$work/dialogs.log"; fail "a dialog did not open in the installed app"; }
+  cat "$work/dialogs.log"
+else
+  fail "xvfb-run is missing (.ci/install-deps installs it)"
+fi
 
 step "cuBLAS hidden: exl and exl-studio still start, run on the CPU and say why"
 # cuBLAS may be in ld.so.cache and in the CUDA toolkit's folders, which LD_LIBRARY_PATH alone

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Screenshots of every page of exl-studio (offscreen, 1280x800) with a fixture model on the CPU:
-# chat mid-reply, models with the fit calculator, telemetry, settings; in the light and dark
-# themes (English) and in Dutch (light). Each PNG is checked (a PNG, 1280x800, not blank).
+# Screenshots of exl-studio (offscreen) with a fixture model on the CPU: every page (chat
+# mid-reply, models with the fit calculator, telemetry, settings) and every dialog (about,
+# convert, model folders), at 1280x800 and 1024x600, in English, Dutch and German (light), plus the
+# telemetry page in the dark theme. Each PNG is checked (a PNG of the asked size, not blank).
 #   scripts/screenshots.sh EXL_STUDIO OUT_DIR [MODEL_DIR]
-# MODEL_DIR defaults to $EXL_FIXTURES/models/exl2/ref-s-4.0bpw (EXL_FIXTURES defaults to
-# ../shared/fixtures). Without the model: exit 77 (skipped), or 1 with EXL_REQUIRE_FIXTURES=1.
-# The `screenshots` build target runs this into <build>/screenshots.
+# SCREENSHOTS_QUICK=1 (ctest's ui_screenshots): the pages at 1280x800 in English and the dialogs
+# at 1024x600 in German only. MODEL_DIR defaults to $EXL_FIXTURES/models/exl2/ref-s-4.0bpw
+# (EXL_FIXTURES defaults to ../shared/fixtures). Without the model: exit 77 (skipped), or 1 with
+# EXL_REQUIRE_FIXTURES=1. The `screenshots` build target runs this into <build>/screenshots; the
+# README's set is packaging/screenshots/ (copied from there).
 set -euo pipefail
 studio=${1:?usage: screenshots.sh EXL_STUDIO OUT_DIR [MODEL_DIR]}
 out=${2:?usage: screenshots.sh EXL_STUDIO OUT_DIR [MODEL_DIR]}
@@ -21,36 +24,54 @@ data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 export QT_QPA_PLATFORM=offscreen QT_QUICK_CONTROLS_STYLE=Material
 shots=()
-for variant in "light en" "dark en" "light nl"; do
-  read -r theme lang <<<"$variant"
-  for page in chat models telemetry settings; do
-    file="$out/$page-$theme-$lang.png"
-    args=(--model "$model" --device cpu --data-dir "$data/$theme-$lang" --theme "$theme" --lang "$lang"
-          --page "$page" --screenshot "$file")
+# shot SIZE THEME LANG PAGE [DIALOG]
+shot() {
+  local size=$1 theme=$2 lang=$3 page=$4 dialog=${5:-}
+  local name="$page"; [[ -n "$dialog" ]] && name="dialog-$dialog"
+  local file="$out/$name-$size-$lang${theme:+-$theme}.png"
+  [[ "$theme" == light ]] && file="$out/$name-$size-$lang.png"
+  local args=(--model "$model" --device cpu --data-dir "$data/$size-$theme-$lang" --theme "$theme" --lang "$lang"
+              --page "$page" --size "$size" --screenshot "$file")
+  if [[ -n "$dialog" ]]; then args+=(--dialog "$dialog" --quit-after 1500)
+  else
     case $page in
       # Mid-reply: the shot is taken while the reply streams.
       chat) args+=(--demo-prompt "Tell me a story about a lighthouse." --quit-after 1800) ;;
       telemetry) args+=(--demo-prompt "Count from one to twenty." --quit-after 2500) ;;
       *) args+=(--quit-after 1500) ;;
     esac
-    rm -f "$file"
-    "$studio" "${args[@]}" >"$data/$page-$theme-$lang.log" 2>&1 || {
-      echo "screenshots: exl-studio failed for $page ($theme, $lang):" >&2
-      tail -n 20 "$data/$page-$theme-$lang.log" >&2
-      exit 1
-    }
-    shots+=("$file")
+  fi
+  rm -f "$file"
+  "$studio" "${args[@]}" >"$data/$name-$size-$theme-$lang.log" 2>&1 || {
+    echo "screenshots: exl-studio failed for $name ($size, $theme, $lang):" >&2
+    tail -n 20 "$data/$name-$size-$theme-$lang.log" >&2
+    exit 1
+  }
+  shots+=("$file:$size")
+}
+if [[ "${SCREENSHOTS_QUICK:-0}" == 1 ]]; then
+  for page in chat models telemetry settings; do shot 1280x800 light en "$page"; done
+  for dialog in about convert folders; do shot 1024x600 light de models "$dialog"; done
+else
+  for size in 1280x800 1024x600; do
+    for lang in en nl de; do
+      for page in chat models telemetry settings; do shot "$size" light "$lang" "$page"; done
+      for dialog in about convert folders; do shot "$size" light "$lang" models "$dialog"; done
+    done
   done
-done
+  shot 1280x800 dark en telemetry
+fi
 python3 - "${shots[@]}" <<'PY'
 import struct, sys, zlib
 bad = 0
-for path in sys.argv[1:]:
+for arg in sys.argv[1:]:
+    path, size = arg.rsplit(":", 1)
+    want = tuple(int(v) for v in size.split("x"))
     data = open(path, "rb").read()
     ok = data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
     w, h = struct.unpack(">II", data[16:24]) if ok else (0, 0)
-    # Not blank: the compressed image data of a one-colour 1280x800 picture is a few KB.
-    if not ok or (w, h) != (1280, 800) or len(data) < 20000:
+    # Not blank: the compressed image data of a one-colour picture is a few KB.
+    if not ok or (w, h) != want or len(data) < 20000:
         print(f"screenshots: {path}: {'not a PNG' if not ok else f'{w}x{h}, {len(data)} bytes'}", file=sys.stderr)
         bad += 1
 print(f"{len(sys.argv) - 1 - bad} of {len(sys.argv) - 1} screenshots good")

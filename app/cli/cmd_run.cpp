@@ -354,20 +354,6 @@ double median_of(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-// Host memory copy bandwidth (bytes read + written per second, GB/s), median of a few 256 MiB copies.
-double host_copy_gbs() {
-  const std::size_t bytes = std::size_t(256) << 20;
-  std::vector<char> a(bytes, 1), b(bytes, 0);
-  std::vector<double> t;
-  for (int i = 0; i < 5; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    std::memcpy(b.data(), a.data(), bytes);
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    a[std::size_t(i)] = b[bytes - 1 - std::size_t(i)];  // keep the copies observable
-  }
-  return 2.0 * double(bytes) / median_of(t) / 1e9;
-}
-
 std::uint64_t used_device_bytes(const MemoryStats& m) {
   if (m.device_total == 0) return m.weights_bytes + m.cache_bytes + m.scratch_bytes;  // the CPU backend's own
   return m.device_total - std::min(m.device_free, m.device_total);
@@ -416,7 +402,7 @@ int cmd_bench(const Args& a) {
     tflops = r.fp16_tflops;
 #endif
   } else {
-    copy_gbs = host_copy_gbs();  // no tensor-core rate on the CPU: prefill has no bound there
+    copy_gbs = plan::host_copy_bandwidth_gbs();  // no tensor-core rate on the CPU: prefill has no bound there
   }
   plan::PlanOptions po;
   po.layout = plan::Layout::engine;

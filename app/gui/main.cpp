@@ -10,10 +10,13 @@ Q_IMPORT_QML_PLUGIN(ExlStudioPlugin)
 
 int main(int argc, char *argv[])
 {
-    // --version before QApplication: it needs no display.
-    for (int i = 1; i < argc; ++i)
+    // --version and --help before QApplication: they need no display.
+    for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--version") == 0)
             return printVersion();
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "-?") == 0)
+            return printHelp(argc, argv);
+    }
     QApplication app(argc, argv);  // QApplication: Qt Charts draws through the widgets module
     QApplication::setApplicationName(QStringLiteral("exl-studio"));
     QApplication::setApplicationVersion(QStringLiteral(EXL_STUDIO_VERSION));

@@ -17,6 +17,7 @@
 #include <exl/tokenizer.h>
 
 #include "services/enginegenerationbackend.h"
+#include "services/enginevramplanner.h"
 #include "services/modelscanner.h"
 #include "services/workerinferenceservice.h"
 #include "storage/chatstore.h"
@@ -186,6 +187,30 @@ private Q_SLOTS:
         QVERIFY2(later < empty, qPrintable(QStringLiteral("%1 then %2").arg(empty).arg(later)));
         backend.unload();
         QCOMPARE(backend.boundTokensPerSecond(), 0.0);
+    }
+
+    // The Models page's bound (the planner's, at an empty context) and the Telemetry page's bound
+    // right after loading are one number: the same bytes per token over the same measured bandwidth.
+    void modelsPageAndTelemetryBoundsAgree()
+    {
+        const std::optional<ModelInfo> info = describeModelFolder(m_modelDir);
+        QVERIFY(info);
+        for (const CacheKind cache : {CacheKind::Fp16, CacheKind::Q4}) {
+            LoadOptions options;
+            options.contextLength = 512;
+            options.cacheKind = cache;
+            EngineGenerationBackend backend(QStringLiteral("cpu"));
+            QVERIFY(backend.load(m_modelDir, options, [](double) {}).ok);
+            const std::unique_ptr<EngineVramPlanner> planner = EngineVramPlanner::forDevice(QStringLiteral("cpu"));
+            const VramPlan plan = planner->plan({*info, 0.0, 512, cache, 0});
+            QVERIFY(plan.available);
+            const double telemetry = backend.boundTokensPerSecond();
+            QVERIFY(telemetry > 0);
+            QVERIFY2(std::abs(plan.boundEmptyTokensPerSecond - telemetry) <= 1e-6 * telemetry,
+                     qPrintable(QStringLiteral("models page %1, telemetry %2").arg(plan.boundEmptyTokensPerSecond).arg(telemetry)));
+            // At the full context the bound is lower (the cache is read too).
+            QVERIFY(plan.boundTokensPerSecond < plan.boundEmptyTokensPerSecond);
+        }
     }
 
     void streamedReplyMatchesEngineGenerate()

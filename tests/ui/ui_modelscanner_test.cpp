@@ -243,6 +243,33 @@ private Q_SLOTS:
         for (QThread *t : recorder.seen())
             QVERIFY(t != QThread::currentThread());
     }
+
+    // A models folder that sorts its models into subfolders (exl2/, hf/, ORG/NAME/), as users
+    // and the Hugging Face cache do: every model folder down to kMaxScanDepth is found, none
+    // inside another model folder, none in hidden folders or deeper.
+    void nestedFoldersAreSearched()
+    {
+        const QString root = m_dir.filePath(QStringLiteral("nested"));
+        QVERIFY(makeRoot(QDir(root).filePath(QStringLiteral("exl2")), {QStringLiteral("m-4.0bpw")}));
+        QVERIFY(makeRoot(QDir(root).filePath(QStringLiteral("hf")), {QStringLiteral("m-fp16")}));
+        QVERIFY(makeRoot(QDir(root).filePath(QStringLiteral("org/name/snapshots")), {QStringLiteral("abc123")}));
+        // A model inside a model folder is a part of it, not a model of its own.
+        QVERIFY(makeRoot(QDir(root).filePath(QStringLiteral("exl2/m-4.0bpw")), {QStringLiteral("inner")}));
+        QVERIFY(makeRoot(QDir(root).filePath(QStringLiteral(".cache")), {QStringLiteral("hidden")}));
+        QVERIFY(makeRoot(QDir(root).filePath(QStringLiteral("a/b/c/d")), {QStringLiteral("too-deep")}));
+        QCOMPARE(kMaxScanDepth, 4);
+
+        const QList<ModelInfo> found = scanModelFolders({root});
+        QCOMPARE(names(found), (QStringList{QStringLiteral("m-4.0bpw"), QStringLiteral("m-fp16"), QStringLiteral("abc123")}));
+        QCOMPARE(found.at(2).path, QDir::cleanPath(QDir(root).filePath(QStringLiteral("org/name/snapshots/abc123"))));
+
+        // The scanner (the app's path) finds the same.
+        ModelScanner scanner;
+        QSignalSpy finished(&scanner, &ModelScanner::finished);
+        scanner.scan({root});
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(names(finished.at(0).at(0).value<ModelScanResult>().models), names(found));
+    }
 };
 
 QTEST_GUILESS_MAIN(ModelScannerTest)

@@ -10,6 +10,7 @@
 //   testHelper         what QML cannot do itself: store conversations, feed telemetry samples,
 //                      read the clipboard and testApp's sampling settings
 #include <QApplication>
+#include <QLocale>
 #include <QClipboard>
 #include <QDir>
 #include <QGuiApplication>
@@ -148,6 +149,8 @@ public Q_SLOTS:
 int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
+    // Numbers as the app writes them in English (it sets the default locale from its language).
+    QLocale::setDefault(QLocale(QLocale::English));
     QTEST_SET_MAIN_SOURCE_PATH
     Setup setup;
     return quick_test_main_with_setup(argc, argv, "ui_qmlcomponents_test", QUICK_TEST_SOURCE_DIR, &setup);

@@ -100,12 +100,29 @@ private Q_SLOTS:
         QLineSeries bound;
         model.fillSeries(&observed, &bound);
         QCOMPARE(observed.count(), 2);
-        QCOMPARE(observed.at(1), QPointF(1.5, 45.0));
+        // x in seconds before the newest sample: the axis shows the last minute as -60 ... 0.
+        QCOMPARE(observed.at(0), QPointF(-0.5, 40.0));
+        QCOMPARE(observed.at(1), QPointF(0.0, 45.0));
         QCOMPARE(bound.count(), 2);
         model.clear();
         model.fillSeries(&observed, &bound);
         QCOMPARE(observed.count(), 0);
         QCOMPARE(model.decodeTokensPerSecond(), 0.0);
+    }
+
+    void rateAxisEndsOnARoundNumber()
+    {
+        // The top is the first of 1, 2, 2.5, 5 (times a power of ten) at or above the value, so
+        // its fifths are round too.
+        QCOMPARE(TelemetryModel::niceAxisMax(361.0), 500.0);
+        QCOMPARE(TelemetryModel::niceAxisMax(1224.9), 2000.0);
+        QCOMPARE(TelemetryModel::niceAxisMax(2300.0), 2500.0);
+        QCOMPARE(TelemetryModel::niceAxisMax(100.0), 100.0);
+        QCOMPARE(TelemetryModel::niceAxisMax(0.0), 10.0);
+        QCOMPARE(TelemetryModel::niceAxisMax(0.37), 0.5);
+        TelemetryModel model;
+        model.addSample(sample(1.0, 300.0, 328.0));  // peak 328, with room 360.8
+        QCOMPARE(model.rateAxisMax(), 500.0);
     }
 
     void oneMeterPerGpuEngineFirst()

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QLocale>
 #include <QQmlEngine>
 #include <QStandardPaths>
 
@@ -26,10 +27,11 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
         m_storageError = m_store.lastError();
 
     m_settings = std::make_unique<SettingsViewModel>(QDir(dataDir).filePath(QStringLiteral("settings.ini")));
+    // The command line's choices hold for this run; the saved ones stay for the next.
     if (!options.theme.isEmpty())
-        m_settings->setTheme(options.theme);
+        m_settings->overrideTheme(options.theme);
     if (!options.language.isEmpty())
-        m_settings->setLanguage(options.language);
+        m_settings->overrideLanguage(options.language);
 
     m_chat = std::make_unique<ChatViewModel>(m_service.get(), &m_store);
 
@@ -141,9 +143,22 @@ QStringList AppContext::modelFolders() const
 {
     QStringList folders;
     const QString dir = m_settings->modelsDirectory();
-    folders.append(dir.isEmpty() ? QDir(m_dataDir).filePath(QStringLiteral("models")) : dir);
+    folders.append(dir.isEmpty() ? defaultModelsDirectory() : dir);
     folders.append(m_settings->modelFolders());
-    folders.append(fixtureModelRoots());
+    folders.append(otherModelFolders());
+    folders.removeDuplicates();
+    return folders;
+}
+
+QString AppContext::defaultModelsDirectory() const
+{
+    return QDir(m_dataDir).filePath(QStringLiteral("models"));
+}
+
+QStringList AppContext::otherModelFolders() const
+{
+    QStringList folders = fixtureModelRoots();
+    folders.append(m_runFolders);
     folders.removeDuplicates();
     return folders;
 }
@@ -163,6 +178,10 @@ void AppContext::applyLanguage()
 {
     QCoreApplication::removeTranslator(&m_translator);
     const QString language = m_settings->language();
+    // Numbers and dates as the interface language writes them (Qt.locale() in QML, QLocale()).
+    QLocale::setDefault(QLocale(language == QLatin1String("nl")   ? QLocale::Dutch
+                                : language == QLatin1String("de") ? QLocale::German
+                                                                  : QLocale::English));
     if (language != QLatin1String("en")
         && m_translator.load(QStringLiteral(":/i18n/exl-studio_%1.qm").arg(language)))
         QCoreApplication::installTranslator(&m_translator);
@@ -179,10 +198,11 @@ QCoro::Task<> AppContext::start()
             co_return;
         int index = m_models->indexOfPath(m_options.modelPath);
         if (index < 0 && !m_simulated) {
-            // A folder given on the command line is listed for this run (not remembered).
-            QStringList folders = m_models->modelFolders();
-            folders.append(QDir::cleanPath(QFileInfo(m_options.modelPath).absoluteFilePath()));
-            m_models->setModelFolders(folders);
+            // A folder given on the command line is listed for this run (not remembered), and
+            // stays listed when the settings' folders change.
+            m_runFolders.append(QDir::cleanPath(QFileInfo(m_options.modelPath).absoluteFilePath()));
+            Q_EMIT otherModelFoldersChanged();
+            m_models->setModelFolders(modelFolders());
             co_await m_models->scanned();
             if (!self)
                 co_return;
@@ -190,6 +210,9 @@ QCoro::Task<> AppContext::start()
         }
         if (index < 0) {
             qWarning("exl-studio: no model folder at %s", qPrintable(m_options.modelPath));
+            m_models->reportLoadError(tr("No model folder at %1 (from --model): it needs a config.json and the model's weights.")
+                                          .arg(m_options.modelPath));
+            Q_EMIT pageRequested(QStringLiteral("models"));
             co_return;
         }
         m_models->setCurrentIndex(index);

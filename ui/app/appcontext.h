@@ -39,6 +39,8 @@ class AppContext : public QObject
     Q_PROPERTY(QString storageError READ storageError CONSTANT)
     Q_PROPERTY(QString initialPage READ initialPage CONSTANT)
     Q_PROPERTY(QString version READ version CONSTANT)
+    Q_PROPERTY(QString defaultModelsDirectory READ defaultModelsDirectory CONSTANT)
+    Q_PROPERTY(QStringList otherModelFolders READ otherModelFolders NOTIFY otherModelFoldersChanged)
 public:
     // Uses `service` and `planner` (the fake today; the engine-backed one once wired).
     AppContext(const AppOptions &options, std::unique_ptr<InferenceService> service,
@@ -52,6 +54,11 @@ public:
     // Model folders listed by default: the models directory (setting, else <data dir>/models),
     // the folders the user added, and the fixture models of a source checkout.
     QStringList modelFolders() const;
+    // <data dir>/models: the models folder unless the settings name another.
+    QString defaultModelsDirectory() const;
+    // The folders searched besides the settings' ones: the fixture models of a source checkout
+    // and folders given for this run only (--model).
+    QStringList otherModelFolders() const;
     static QString defaultDataDir();
 
     ChatViewModel *chat() const { return m_chat.get(); }
@@ -70,6 +77,12 @@ public:
     QString initialPage() const { return m_options.page.isEmpty() ? QStringLiteral("chat") : m_options.page; }
     QString version() const;
 
+Q_SIGNALS:
+    void otherModelFoldersChanged();
+    // The window should show this page ("chat", "models", ...), e.g. where a start-up error is shown.
+    void pageRequested(const QString &name);
+
+public:
     // Installs the translator on `engine` and follows language changes from then on.
     void attach(QQmlEngine *engine);
     // The start-up steps asked for on the command line (load a model, send a prompt).
@@ -80,6 +93,7 @@ private:
 
     AppOptions m_options;
     QString m_dataDir;
+    QStringList m_runFolders;  // listed for this run only (the --model folder's parent)
     bool m_simulated;
     QString m_storageError;
     std::unique_ptr<InferenceService> m_service;

@@ -2,6 +2,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QHash>
 #include <QRegularExpression>
 
 AppOptions parseAppOptions(const QStringList &arguments)
@@ -19,8 +20,11 @@ AppOptions parseAppOptions(const QStringList &arguments)
     const QCommandLineOption screenshot(QStringLiteral("screenshot"), QCoreApplication::translate("main", "Write a PNG of the window to FILE and quit."), QStringLiteral("FILE"));
     const QCommandLineOption demoPrompt(QStringLiteral("demo-prompt"), QCoreApplication::translate("main", "Send TEXT as a message at start."), QStringLiteral("TEXT"));
     const QCommandLineOption quitAfter(QStringLiteral("quit-after"), QCoreApplication::translate("main", "Quit after MS milliseconds."), QStringLiteral("MS"));
+    const QCommandLineOption size(QStringLiteral("size"), QCoreApplication::translate("main", "Open the window at WxH pixels, e.g. 1024x600."), QStringLiteral("WxH"));
+    const QCommandLineOption dialog(QStringLiteral("dialog"), QCoreApplication::translate("main", "Open the dialog NAME at start: about, convert, folders or default-model."), QStringLiteral("NAME"));
+    const QCommandLineOption checkDialogs(QStringLiteral("check-dialogs"), QCoreApplication::translate("main", "Open and close every dialog, then quit: 0 when each opened (a check of the installed QML modules)."));
     const QCommandLineOption fake(QStringList{QStringLiteral("fake"), QStringLiteral("simulated")}, QCoreApplication::translate("main", "Use the simulated engine instead of the real one."));
-    parser.addOptions({version, fake, model, device, lang, theme, dataDir, page, screenshot, demoPrompt, quitAfter});
+    parser.addOptions({version, fake, model, device, lang, theme, dataDir, page, screenshot, demoPrompt, quitAfter, size, dialog, checkDialogs});
 
     AppOptions out;
     if (!parser.parse(arguments)) {
@@ -28,9 +32,11 @@ AppOptions parseAppOptions(const QStringList &arguments)
         return out;
     }
     if (parser.isSet(QStringLiteral("help"))) {
-        out.error = parser.helpText();
+        out.showHelp = true;
+        out.helpText = parser.helpText();
         return out;
     }
+    out.checkDialogs = parser.isSet(checkDialogs);
     out.showVersion = parser.isSet(version);
     out.fake = parser.isSet(fake);
     out.modelPath = parser.value(model);
@@ -42,6 +48,23 @@ AppOptions parseAppOptions(const QStringList &arguments)
     out.screenshotPath = parser.value(screenshot);
     out.demoPrompt = parser.value(demoPrompt);
     out.quitAfterMs = parser.value(quitAfter).toInt();
+    if (parser.isSet(size)) {
+        static const QRegularExpression sizeRe(QStringLiteral("^(\\d{3,5})x(\\d{3,5})$"));
+        const auto m = sizeRe.match(parser.value(size));
+        if (m.hasMatch())
+            out.windowSize = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+        else
+            out.error = QCoreApplication::translate("main", "Unknown size '%1': use WxH, e.g. 1024x600.").arg(parser.value(size));
+    }
+    if (parser.isSet(dialog)) {
+        static const QHash<QString, QString> dialogs{{QStringLiteral("about"), QStringLiteral("aboutDialog")},
+                                                    {QStringLiteral("convert"), QStringLiteral("convertDialog")},
+                                                    {QStringLiteral("folders"), QStringLiteral("modelFoldersDialog")},
+                                                    {QStringLiteral("default-model"), QStringLiteral("defaultModelDialog")}};
+        out.openDialog = dialogs.value(parser.value(dialog));
+        if (out.openDialog.isEmpty())
+            out.error = QCoreApplication::translate("main", "Unknown dialog '%1': use about, convert, folders or default-model.").arg(parser.value(dialog));
+    }
 
     static const QRegularExpression deviceRe(QStringLiteral("^(cpu|cuda(:\\d+)?)$"));
     if (!out.device.isEmpty() && !deviceRe.match(out.device).hasMatch())

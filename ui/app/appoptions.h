@@ -1,5 +1,6 @@
 // Command-line options of exl-studio, for users, scripts and tests.
 #pragma once
+#include <QSize>
 #include <QString>
 #include <QStringList>
 
@@ -13,7 +14,12 @@ struct AppOptions {
     QString screenshotPath;  // --screenshot FILE: write a PNG of the window, then quit
     QString demoPrompt;      // --demo-prompt TEXT: send a message at start (screenshots)
     int quitAfterMs = 0;     // --quit-after MS
+    QSize windowSize;        // --size WxH: the window's size (default: 1280x800 or the screen's free area)
+    QString openDialog;      // --dialog NAME: open this dialog (objectName) at start (screenshots)
     bool showVersion = false;
+    bool showHelp = false;   // --help: `helpText` is printed (no display needed)
+    QString helpText;
+    bool checkDialogs = false;  // --check-dialogs: open and close every dialog, then quit (packaging check)
     bool fake = false;       // --fake: the simulated engine (demos, tests, screenshots)
     QString error;           // non-empty: the options were invalid
 };

@@ -66,7 +66,7 @@ void ConvertJob::setInput(const QString &pathOrUrl)
     if (path == m_input)
         return;
     m_input = path;
-    Q_EMIT settingsChanged();
+    settingsEdited();
 }
 
 void ConvertJob::setOutput(const QString &pathOrUrl)
@@ -75,7 +75,7 @@ void ConvertJob::setOutput(const QString &pathOrUrl)
     if (path == m_output)
         return;
     m_output = path;
-    Q_EMIT settingsChanged();
+    settingsEdited();
 }
 
 void ConvertJob::setBits(double bits)
@@ -84,7 +84,7 @@ void ConvertJob::setBits(double bits)
     if (bits == m_bits)
         return;
     m_bits = bits;
-    Q_EMIT settingsChanged();
+    settingsEdited();
 }
 
 void ConvertJob::setHeadBits(int bits)
@@ -93,7 +93,7 @@ void ConvertJob::setHeadBits(int bits)
     if (std::find(std::begin(allowed), std::end(allowed), bits) == std::end(allowed) || bits == m_headBits)
         return;
     m_headBits = bits;
-    Q_EMIT settingsChanged();
+    settingsEdited();
 }
 
 void ConvertJob::setFast(bool fast)
@@ -101,7 +101,7 @@ void ConvertJob::setFast(bool fast)
     if (fast == m_fast)
         return;
     m_fast = fast;
-    Q_EMIT settingsChanged();
+    settingsEdited();
 }
 
 void ConvertJob::setDevice(const QString &device)
@@ -110,7 +110,19 @@ void ConvertJob::setDevice(const QString &device)
     if (d == m_device)
         return;
     m_device = d;
+    settingsEdited();
+}
+
+void ConvertJob::settingsEdited()
+{
     Q_EMIT settingsChanged();
+    // The last run's outcome belongs to its settings: once they change it would mislead.
+    if (!m_running && (m_succeeded || !m_error.isEmpty())) {
+        m_succeeded = false;
+        m_error.clear();
+        m_resultText.clear();
+        Q_EMIT stateChanged();
+    }
 }
 
 QString ConvertJob::settingsError() const
@@ -221,9 +233,12 @@ bool ConvertJob::start()
                           .arg(r.head_bpw, 0, 'f', 2)
                           .arg(r.files.size());
         } catch (const exl::Error &e) {
-            error = e.kind() == exl::ErrorKind::cancelled
-                        ? tr("Cancelled. The finished layers are kept in the output folder: Convert continues from there.")
-                        : QString::fromUtf8(e.what());
+            if (e.kind() != exl::ErrorKind::cancelled)
+                error = QString::fromUtf8(e.what());
+            else if (exl::has_conversion_state(o.output_dir))
+                error = tr("Cancelled. The finished layers are kept in the output folder: Convert continues from there.");
+            else
+                error = tr("Cancelled before any layer was finished: nothing was kept.");
         } catch (const std::exception &e) {
             error = QString::fromUtf8(e.what());
         }

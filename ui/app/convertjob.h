@@ -84,6 +84,8 @@ Q_SIGNALS:
     void finished(bool ok, const QString &outputFolder);
 
 private:
+    // A setting changed: tell the view, and drop the last run's outcome (it was for other settings).
+    void settingsEdited();
     void onProgress(const QString &stage, int step, int steps, const QString &message);
     void onDone(bool ok, const QString &error, const QString &summary);
 

@@ -4,8 +4,11 @@
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QQuickWindow>
+#include <QElapsedTimer>
+#include <QThread>
 #include <QTimer>
 #include <cstdio>
+#include <functional>
 
 #ifdef Q_OS_UNIX
 #include <QSocketNotifier>
@@ -64,7 +67,69 @@ void scheduleScreenshot(QQmlApplicationEngine &engine, const QString &path, int 
         QCoreApplication::quit();
     });
 }
+
+// --check-dialogs: opens every dialog of the window in turn (the app's own, and each file and
+// folder dialog, which need Qt.labs.folderlistmodel and QtCore), waits until it shows, closes it,
+// and says so. A missing QML module shows as a dialog that never opens, or as a QML warning.
+QStringList g_dialogWarnings;
+QtMessageHandler g_previousHandler = nullptr;
+
+void recordWarning(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (type == QtWarningMsg || type == QtCriticalMsg)
+        g_dialogWarnings.append(message);
+    if (g_previousHandler)
+        g_previousHandler(type, context, message);
+}
+
+bool waitFor(const std::function<bool()> &done, int ms)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (!done()) {
+        if (clock.elapsed() > ms)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(5);
+    }
+    return true;
+}
+
+int checkDialogs(QQmlApplicationEngine &engine)
+{
+    auto *window = engine.rootObjects().isEmpty() ? nullptr : engine.rootObjects().constFirst();
+    if (!window)
+        return 1;
+    int failed = 0;
+    for (const char *name : {"aboutDialog", "convertDialog", "modelFoldersDialog", "addFolderDialog", "templateFileDialog",
+                             "inputFolderDialog", "ggufDialog", "outputFolderDialog", "modelsDirDialog"}) {
+        QObject *dialog = window->findChild<QObject *>(QString::fromLatin1(name));
+        const int warningsBefore = int(g_dialogWarnings.size());
+        const bool opened = dialog && QMetaObject::invokeMethod(dialog, "open")
+                            && waitFor([dialog] { return dialog->property("visible").toBool(); }, 5000);
+        waitFor([] { return false; }, 300);  // let it draw
+        const bool closed = opened && QMetaObject::invokeMethod(dialog, "close")
+                            && waitFor([dialog] { return !dialog->property("visible").toBool(); }, 5000);
+        const bool quiet = g_dialogWarnings.size() == warningsBefore;
+        std::printf("dialog %-20s %s\n", name, !dialog ? "MISSING" : !opened ? "did not open" : !closed ? "did not close"
+                                                : !quiet ? "warned" : "ok");
+        failed += !(opened && closed && quiet);
+    }
+    for (const QString &w : std::as_const(g_dialogWarnings))
+        std::printf("warning: %s\n", qPrintable(w));
+    std::fflush(stdout);
+    return failed == 0 && g_dialogWarnings.isEmpty() ? 0 : 1;
+}
 }  // namespace
+
+int printHelp(int argc, char *argv[])
+{
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments.append(QString::fromLocal8Bit(argv[i]));
+    std::fputs(qPrintable(parseAppOptions(arguments).helpText), stdout);
+    return 0;
+}
 
 int printVersion()
 {
@@ -76,6 +141,10 @@ int printVersion()
 int runStudio(QApplication &app)
 {
     const AppOptions options = parseAppOptions(app.arguments());
+    if (options.showHelp) {
+        std::fputs(qPrintable(options.helpText), stdout);
+        return 0;
+    }
     if (!options.error.isEmpty()) {
         std::fprintf(stderr, "%s\n", qPrintable(options.error));
         return 2;
@@ -90,6 +159,8 @@ int runStudio(QApplication &app)
 #endif
     QQuickStyle::setStyle(QStringLiteral("Material"));
     std::unique_ptr<AppContext> context = AppContext::createDefault(options);
+    if (options.checkDialogs)
+        g_previousHandler = qInstallMessageHandler(recordWarning);
     QQmlApplicationEngine engine;
     engine.addImportPath(QStringLiteral("qrc:/"));  // the ExlStudio module's qmldir
     context->attach(&engine);
@@ -98,7 +169,22 @@ int runStudio(QApplication &app)
     if (engine.rootObjects().isEmpty())
         return 1;
 
+    if (auto *window = qobject_cast<QQuickWindow *>(engine.rootObjects().constFirst()); window && options.windowSize.isValid())
+        window->resize(options.windowSize);
     context->start();
+    if (!options.openDialog.isEmpty()) {
+        // After the pages have laid out (the dialog centres on the window).
+        QTimer::singleShot(300, &engine, [&engine, name = options.openDialog] {
+            if (QObject *dialog = engine.rootObjects().constFirst()->findChild<QObject *>(name))
+                QMetaObject::invokeMethod(dialog, "open");
+            else
+                std::fprintf(stderr, "exl-studio: no dialog %s\n", qPrintable(name));
+        });
+    }
+    if (options.checkDialogs) {
+        QTimer::singleShot(500, &app, [&engine] { QCoreApplication::exit(checkDialogs(engine)); });
+        return app.exec();
+    }
     if (!options.screenshotPath.isEmpty())
         scheduleScreenshot(engine, options.screenshotPath,
                            options.quitAfterMs > 0 ? options.quitAfterMs : kDefaultScreenshotDelayMs);

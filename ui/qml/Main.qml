@@ -3,14 +3,18 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import QtQuick.Window
 import ExlStudio
 
 ApplicationWindow {
     id: window
     required property AppContext app
 
-    width: 1280
-    height: 800
+    // 1280×800, or the screen's free area where that is smaller (a 1024×600 netbook screen).
+    width: Math.min(1280, Screen.desktopAvailableWidth > 0 ? Screen.desktopAvailableWidth : 1280)
+    height: Math.min(800, Screen.desktopAvailableHeight > 0 ? Screen.desktopAvailableHeight : 800)
+    minimumWidth: 640
+    minimumHeight: 440
     visible: true
     title: qsTr("EXL Studio")
     font.pointSize: app.settings.fontSize
@@ -29,6 +33,10 @@ ApplicationWindow {
     }
 
     Component.onCompleted: showPage(app.initialPage)
+    Connections {
+        target: window.app
+        function onPageRequested(name) { window.showPage(name) }
+    }
 
     Shortcut { sequence: "Ctrl+N"; onActivated: { window.showPage("chat"); window.app.chat.openConversation(0) } }
     Shortcut { sequence: "Ctrl+F"; onActivated: { window.showPage("chat"); chatPage.focusSearch() } }
@@ -53,22 +61,28 @@ ApplicationWindow {
             }
             TabBar {
                 id: tabs
+                objectName: "pageTabs"
                 Layout.fillWidth: true
+                Layout.minimumWidth: implicitWidth
                 // Tabs sit on the tool bar: its colours, not the page's.
                 Material.background: "transparent"
                 Material.foreground: "white"
                 Material.accent: "white"
-                TabButton { text: qsTr("Chat"); Accessible.name: text }
-                TabButton { text: qsTr("Models"); Accessible.name: text }
-                TabButton { text: qsTr("Telemetry"); Accessible.name: text }
-                TabButton { text: qsTr("Settings"); Accessible.name: text }
+                TabButton { text: qsTr("Chat"); width: implicitWidth; Accessible.name: text }
+                TabButton { text: qsTr("Models"); width: implicitWidth; Accessible.name: text }
+                TabButton { text: qsTr("Telemetry"); width: implicitWidth; Accessible.name: text }
+                TabButton { text: qsTr("Settings"); width: implicitWidth; Accessible.name: text }
             }
             Label {
-                text: window.app.models.loadedModelName.length > 0
-                      ? qsTr("%1 on %2").arg(window.app.models.loadedModelName).arg(window.app.deviceName)
-                      : qsTr("No model loaded")
+                text: window.app.models.loadedModelName.length === 0 ? qsTr("No model loaded")
+                      : qsTr("%1 on %2").arg(window.app.models.loadedModelName)
+                                        .arg(window.app.models.loadedEndpoint.length > 0 ? window.app.models.loadedEndpoint
+                                                                                          : window.app.deviceName)
                 elide: Text.ElideRight
-                Layout.maximumWidth: 360
+                Layout.maximumWidth: Math.max(120, window.width * 0.28)
+                ToolTip.visible: truncated && loadedHover.hovered
+                ToolTip.text: text
+                HoverHandler { id: loadedHover }
             }
             ToolButton {
                 text: qsTr("About")
@@ -88,7 +102,8 @@ ApplicationWindow {
 
         Banner {
             Layout.fillWidth: true
-            visible: window.app.onCpu
+            // (Not while a remote model is in use: it runs on its server.)
+            visible: window.app.onCpu && window.app.models.loadedEndpoint.length === 0
             tone: "warning"
             text: window.app.deviceNote.length > 0
                   ? qsTr("Running on the CPU backend (%1). Replies will be slow.").arg(window.app.deviceNote)

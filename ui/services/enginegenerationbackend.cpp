@@ -283,28 +283,6 @@ void EngineGenerationBackend::loadDraft(const LoadOptions &options)
     m_draftBackend->allocate_cache({m_backend->cache_capacity(), cacheType(options.cacheKind)});
 }
 
-namespace {
-// System memory's copy bandwidth (read + write bytes per second), measured once.
-double systemCopyBandwidth()
-{
-    static const double measured = [] {
-        const std::size_t bytes = std::size_t(64) << 20;  // well past the caches, short to copy
-        std::vector<char> a(bytes, 1), b(bytes, 0);
-        double best = 0.0;
-        for (int i = 0; i < 3; ++i) {
-            const auto t0 = std::chrono::steady_clock::now();
-            std::memcpy(b.data(), a.data(), bytes);
-            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (s > 0)
-                best = std::max(best, 2.0 * double(bytes) / s);
-            a[i] = b[bytes - 1 - std::size_t(i)];  // keep the copies observable
-        }
-        return best;
-    }();
-    return measured;
-}
-}  // namespace
-
 std::vector<exl::LayerSegment> EngineGenerationBackend::resolveSplit(const QString &path, const LoadOptions &options) const
 {
     const QString text = options.gpuSplit.trimmed();
@@ -341,7 +319,7 @@ void EngineGenerationBackend::computeBound(const QString &path, const LoadOption
             if (index >= 0 && index < int(devices.size()))
                 m_boundBandwidth = devices[std::size_t(index)].peak_bandwidth_gbs * 1e9;
         } else {
-            m_boundBandwidth = systemCopyBandwidth();
+            m_boundBandwidth = exl::plan::host_copy_bandwidth_gbs() * 1e9;  // the planner's figure too
         }
     } catch (const std::exception &) {
         m_boundBandwidth = 0.0;  // no bound line for this model

@@ -70,7 +70,7 @@ std::unique_ptr<EngineVramPlanner> EngineVramPlanner::forDevice(const QString &d
     exl::plan::GpuSpec g;
     g.name = "CPU (system memory)";
     g.memory_mib = systemMemoryBytes() / exl::plan::kMiB;
-    g.bandwidth_gbs = kSystemBandwidthGBs;
+    g.bandwidth_gbs = exl::plan::host_copy_bandwidth_gbs();  // measured: the telemetry's bound uses it too
     g.fp16_tflops = 1.0;
     g.context_mib = 1;  // no CUDA context in system memory (0 would mean the GPU default)
     return std::make_unique<EngineVramPlanner>(g, 1, true);
@@ -153,6 +153,7 @@ VramPlan EngineVramPlanner::plan(const VramPlanRequest &request) const
             largest = std::min<std::int64_t>(largest, request.model.nativeContext);
         out.largestContextThatFits = int(std::clamp<std::int64_t>(largest, 0, INT32_MAX));
         out.boundTokensPerSecond = p.decode_bound_tokens_per_s;
+        out.boundEmptyTokensPerSecond = p.decode_bound_empty;
         out.speculativeTokensPerSecond = p.speculative_tokens_per_s;
         out.speculativeAcceptance = o.draft_acceptance;
         if (!m_systemMemory)

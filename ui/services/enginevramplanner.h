@@ -31,9 +31,6 @@ public:
     void setGpus(std::vector<exl::plan::GpuSpec> gpus) { m_gpus = std::move(gpus); }
     bool systemMemory() const { return m_systemMemory; }
 
-    // Nominal bandwidth of system memory for the CPU bound (dual-channel DDR5-class), GB/s.
-    static constexpr double kSystemBandwidthGBs = 60.0;
-
 private:
     // The shape read from a model folder (headers only), cached by path. Throws when unreadable.
     std::shared_ptr<const exl::plan::ModelShape> folderShape(const QString &path) const;

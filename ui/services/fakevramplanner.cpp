@@ -39,5 +39,6 @@ VramPlan FakeVramPlanner::plan(const VramPlanRequest &request) const
     const qint64 room = m_deviceBytes - fixed;
     out.largestContextThatFits = room > 0 ? int(std::min<double>(room / (perToken + draftPerToken), request.model.nativeContext)) : 0;
     out.boundTokensPerSecond = m_bandwidth / double(out.weightsBytes + out.cacheBytes / 2);
+    out.boundEmptyTokensPerSecond = m_bandwidth / double(out.weightsBytes);
     return out;
 }

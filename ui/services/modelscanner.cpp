@@ -91,13 +91,23 @@ QList<ModelInfo> scanModelFolders(const QStringList &roots, const DescribeModelF
             out.append(*info);
         }
     };
+    // A model folder ends the descent (its own subfolders are its parts); hidden folders and
+    // folders past kMaxScanDepth are not searched.
+    std::function<void(const QString &, int)> walk = [&](const QString &dir, int depth) {
+        if (stop.stop_requested())
+            return;
+        const qsizetype before = out.size();
+        add(dir);
+        if (out.size() > before || depth >= kMaxScanDepth)
+            return;
+        const QStringList children = QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+        for (const QString &child : children)
+            walk(QDir(dir).filePath(child), depth + 1);
+    };
     for (const QString &root : roots) {
         if (root.isEmpty() || !QFileInfo(root).isDir())
             continue;
-        add(root);
-        const QStringList children = QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-        for (const QString &child : children)
-            add(QDir(root).filePath(child));
+        walk(root, 0);
     }
     return out;
 }

@@ -25,8 +25,12 @@ ModelInfo describeModel(const exl::Model &model, const QString &dir);
 // exl::check_draft_vocabulary accepts as model and draft (same size, every token the same).
 QByteArray vocabularyDigest(const exl::Tokenizer &tokenizer);
 
-// Each root that is a model folder itself, and each model folder directly inside a root; sorted
-// by name within a root, duplicates (same absolute path) dropped.
+// Each root that is a model folder itself, and each model folder inside a root down to
+// kMaxScanDepth levels (not inside another model folder, not in hidden folders): a models folder
+// that sorts its models into exl2/, hf/ or ORG/NAME/ subfolders, and the Hugging Face cache's
+// models--ORG--NAME/snapshots/COMMIT folders, are found. Sorted by name within a folder, depth
+// first; duplicates (same absolute path) dropped.
+inline constexpr int kMaxScanDepth = 4;
 QList<ModelInfo> scanModelFolders(const QStringList &roots);
 // The same with `describe` in place of describeModelFolder, stopping between folders once `stop`
 // is requested (what was found so far is returned).

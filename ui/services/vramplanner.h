@@ -39,7 +39,8 @@ struct VramPlan {
     qint64 deviceBytes = 0;  // capacity of the device (system memory on the CPU backend)
     bool fits = false;
     int largestContextThatFits = 0;
-    double boundTokensPerSecond = 0.0;  // bandwidth-bound decode speed
+    double boundTokensPerSecond = 0.0;  // bandwidth-bound decode speed at the full context
+    double boundEmptyTokensPerSecond = 0.0;  // the same at an empty context (the telemetry's bound right after loading)
     double speculativeTokensPerSecond = 0.0;  // the same with the draft model, accepting that share: 0: none
     double speculativeAcceptance = 0.0;       // of drafted tokens (the planner's assumption)
     QString target;  // the device planned for (a GPU's name; empty: system memory or unknown)

@@ -1,5 +1,7 @@
 #include "modelmanager.h"
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -319,6 +321,8 @@ void ModelManager::applyModels()
     const QString current = m_currentIndex >= 0 ? m_models.at(m_currentIndex).path : QString();
     QList<ModelInfo> models = m_service ? m_service->availableModels() : QList<ModelInfo>();
     appendNewModels(models, m_scanned);
+    // This computer's models first, then the remote ones: the list shows them under two headings.
+    std::stable_partition(models.begin(), models.end(), [](const ModelInfo &m) { return !m.remote; });
     beginResetModel();
     m_models = models;
     m_currentIndex = -1;
@@ -357,6 +361,8 @@ void ModelManager::updateFit()
         fit.insert(QStringLiteral("fits"), plan.fits);
         fit.insert(QStringLiteral("largestContext"), plan.largestContextThatFits);
         fit.insert(QStringLiteral("boundTokensPerSecond"), plan.boundTokensPerSecond);
+        fit.insert(QStringLiteral("boundEmptyTokensPerSecond"), plan.boundEmptyTokensPerSecond);
+        fit.insert(QStringLiteral("contextLength"), m_options.contextLength);
         // (Only while tokens are drafted: with the slider at 0 the draft model sits idle.)
         fit.insert(QStringLiteral("speculativeTokensPerSecond"),
                    m_options.draftTokens > 0 ? plan.speculativeTokensPerSecond : 0.0);

@@ -39,6 +39,8 @@ class ModelManager : public QAbstractListModel
     Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
     Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
     Q_PROPERTY(QString loadedModelName READ loadedModelName NOTIFY loadedModelChanged)
+    // Where the loaded model runs: its endpoint's name for a remote model (empty for a local one).
+    Q_PROPERTY(QString loadedEndpoint READ loadedEndpoint NOTIFY loadedModelChanged)
     Q_PROPERTY(QString loadError READ loadError NOTIFY loadErrorChanged)
     Q_PROPERTY(QString loadNotice READ loadNotice NOTIFY loadedModelChanged)
     Q_PROPERTY(QStringList modelFolders READ modelFolders NOTIFY modelFoldersChanged)
@@ -48,6 +50,7 @@ class ModelManager : public QAbstractListModel
     Q_PROPERTY(QString chatTemplateOverride READ chatTemplateOverride WRITE setChatTemplateOverride NOTIFY chatTemplateChanged)
     Q_PROPERTY(QString modelChatTemplate READ modelChatTemplate NOTIFY chatTemplateChanged)
     Q_PROPERTY(bool currentIsRemote READ currentIsRemote NOTIFY currentIndexChanged)
+    Q_PROPERTY(QString currentName READ currentName NOTIFY currentIndexChanged)
 public:
     enum Roles { NameRole = Qt::UserRole + 1, PathRole, ArchitectureRole, ParametersRole, BpwRole, HeadBitsRole,
                  SizeRole, NativeContextRole, LoadedRole, RemoteRole, EndpointRole, NoteRole };
@@ -95,6 +98,7 @@ public:
     bool loading() const { return m_loading; }
     double loadProgress() const { return m_loadProgress; }
     QString loadedModelName() const { return m_loaded ? m_loaded->name : QString(); }
+    QString loadedEndpoint() const { return m_loaded && m_loaded->remote ? m_loaded->endpointName : QString(); }
     QString loadError() const { return m_loadError; }
     QString loadNotice() const { return m_loadNotice; }
         void setMaxChunkSize(int tokens) { m_options.maxChunkSize = tokens; }
@@ -122,6 +126,7 @@ public:
     bool onCpu() const;
     // The selected model is served by a remote endpoint (no load settings, no VRAM fit).
     bool currentIsRemote() const { return m_currentIndex >= 0 && m_models.at(m_currentIndex).remote; }
+    QString currentName() const { return m_currentIndex >= 0 ? m_models.at(m_currentIndex).name : QString(); }
     // What the next load uses, the selected model's chat template override included.
     LoadOptions loadOptions() const;
 
@@ -141,6 +146,9 @@ public:
     QCoro::Task<bool> loadSelected();
     Q_INVOKABLE void unload();
     Q_INVOKABLE int indexOfPath(const QString &path) const;
+    // Says why a model could not be loaded where the user looks for it (the load error under
+    // Load), e.g. a --model folder that holds no model.
+    void reportLoadError(const QString &message) { setLoadError(message); }
 
 Q_SIGNALS:
     void currentIndexChanged();

@@ -38,21 +38,47 @@ QHash<int, QByteArray> RemoteEndpointsModel::roleNames() const
     return {{NameRole, "name"}, {UrlRole, "url"}, {NoteRole, "note"}, {HasKeyRole, "hasKey"}};
 }
 
+QString RemoteEndpointsModel::refusal(int row, const QString &name, const EndpointAddress &address) const
+{
+    if (name.isEmpty())
+        return tr("Give the endpoint a name.");
+    for (int i = 0; i < m_endpoints.size(); ++i) {
+        if (i != row && m_endpoints.at(i).name == name)
+            return tr("An endpoint named %1 exists already.").arg(name);
+    }
+    return address.error;
+}
+
 QString RemoteEndpointsModel::add(const QString &name, const QString &url, const QString &apiKey)
 {
     const QString trimmedName = name.trimmed();
-    if (trimmedName.isEmpty())
-        return tr("Give the endpoint a name.");
-    for (const RemoteEndpoint &e : m_endpoints) {
-        if (e.name == trimmedName)
-            return tr("An endpoint named %1 exists already.").arg(trimmedName);
-    }
     const EndpointAddress address = RemoteEndpointRules::check(url);
-    if (!address.error.isEmpty())
-        return address.error;
+    if (const QString why = refusal(-1, trimmedName, address); !why.isEmpty())
+        return why;
     beginInsertRows({}, int(m_endpoints.size()), int(m_endpoints.size()));
     m_endpoints.append({trimmedName, address.baseUrl, apiKey.trimmed()});
     endInsertRows();
+    if (!saveAndApply())
+        return tr("The endpoint is used but could not be saved: %1").arg(m_store.lastError());
+    return {};
+}
+
+QString RemoteEndpointsModel::update(int row, const QString &name, const QString &url, const QString &apiKey, bool clearKey)
+{
+    if (row < 0 || row >= m_endpoints.size())
+        return tr("This endpoint no longer exists.");
+    const QString trimmedName = name.trimmed();
+    const EndpointAddress address = RemoteEndpointRules::check(url);
+    if (const QString why = refusal(row, trimmedName, address); !why.isEmpty())
+        return why;
+    RemoteEndpoint &e = m_endpoints[row];
+    e.name = trimmedName;
+    e.baseUrl = address.baseUrl;
+    if (clearKey)
+        e.apiKey.clear();
+    else if (!apiKey.trimmed().isEmpty())
+        e.apiKey = apiKey.trimmed();
+    Q_EMIT dataChanged(index(row), index(row));
     if (!saveAndApply())
         return tr("The endpoint is used but could not be saved: %1").arg(m_store.lastError());
     return {};

@@ -29,6 +29,9 @@ public:
     // Adds an endpoint; returns an empty string, or why it was refused.
     Q_INVOKABLE QString add(const QString &name, const QString &url, const QString &apiKey);
     Q_INVOKABLE void remove(int row);
+    // Changes an endpoint's name, address and key (an empty `apiKey` keeps the stored key unless
+    // `clearKey`); returns an empty string, or why it was refused (the endpoint is then unchanged).
+    Q_INVOKABLE QString update(int row, const QString &name, const QString &url, const QString &apiKey, bool clearKey);
     // What an address the user is typing would get (e.g. the plain-HTTP note, or the refusal).
     Q_INVOKABLE QString check(const QString &url) const;
     QString keyWarning() const { return m_store.keyWarning(); }
@@ -39,6 +42,8 @@ Q_SIGNALS:
 
 private:
     bool saveAndApply();
+    // Why an endpoint named `name` at `address` cannot be stored as row `row` (-1: a new one).
+    QString refusal(int row, const QString &name, const EndpointAddress &address) const;
 
     QPointer<RemoteInferenceService> m_service;
     RemoteEndpointStore m_store;

@@ -1,6 +1,7 @@
 #include "settingsviewmodel.h"
 
 #include <QDir>
+#include <QUrl>
 
 namespace {
 const QStringList kThemes{QStringLiteral("light"), QStringLiteral("dark"), QStringLiteral("system")};
@@ -42,8 +43,10 @@ SettingsViewModel::SettingsViewModel(const QString &filePath, QObject *parent)
     m_draftTokens = std::clamp(s.value("engine/draftTokens", m_draftTokens).toInt(), 0, kMaxDraftTokens);
     const QString theme = s.value("ui/theme", m_theme).toString();
     m_theme = kThemes.contains(theme) ? theme : m_theme;
+    m_savedTheme = m_theme;
     const QString language = s.value("ui/language", m_language).toString();
     m_language = kLanguages.contains(language) ? language : m_language;
+    m_savedLanguage = m_language;
     m_fontSize = std::clamp(s.value("ui/fontSize", m_fontSize).toInt(), 8, 24);
     m_tintDraftTokens = s.value("ui/tintDraftTokens", m_tintDraftTokens).toBool();
     m_modelsDirectory = s.value("models/directory").toString();
@@ -92,8 +95,18 @@ void SettingsViewModel::setChatTemplateOverride(const QString &modelPath, const 
     Q_EMIT chatTemplatesChanged();
 }
 
-void SettingsViewModel::setModelsDirectory(const QString &dir)
+namespace {
+// A folder as a plain path: file:// URLs (from folder dialogs and drops) become local paths.
+QString folderPath(const QString &pathOrUrl)
 {
+    const QUrl url(pathOrUrl);
+    return url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
+}
+}  // namespace
+
+void SettingsViewModel::setModelsDirectory(const QString &pathOrUrl)
+{
+    const QString dir = folderPath(pathOrUrl);
     const QString clean = dir.isEmpty() ? QString() : QDir::cleanPath(dir);
     if (clean == m_modelsDirectory)
         return;
@@ -102,8 +115,9 @@ void SettingsViewModel::setModelsDirectory(const QString &dir)
     Q_EMIT modelFoldersChanged();
 }
 
-void SettingsViewModel::addModelFolder(const QString &dir)
+void SettingsViewModel::addModelFolder(const QString &pathOrUrl)
 {
+    const QString dir = folderPath(pathOrUrl);
     const QString clean = QDir::cleanPath(dir);
     if (dir.isEmpty() || m_modelFolders.contains(clean))
         return;
@@ -172,19 +186,39 @@ void SettingsViewModel::setDraftTokens(int count)
 
 void SettingsViewModel::setTheme(const QString &theme)
 {
-    if (!kThemes.contains(theme) || theme == m_theme)
+    if (!kThemes.contains(theme) || (theme == m_theme && theme == m_savedTheme))
         return;
-    m_theme = theme;
+    const bool changed = theme != m_theme;
+    m_theme = m_savedTheme = theme;
     save();
-    Q_EMIT themeChanged();
+    if (changed)
+        Q_EMIT themeChanged();
 }
 
 void SettingsViewModel::setLanguage(const QString &language)
 {
+    if (!kLanguages.contains(language) || (language == m_language && language == m_savedLanguage))
+        return;
+    const bool changed = language != m_language;
+    m_language = m_savedLanguage = language;
+    save();
+    if (changed)
+        Q_EMIT languageChanged();
+}
+
+void SettingsViewModel::overrideTheme(const QString &theme)
+{
+    if (!kThemes.contains(theme) || theme == m_theme)
+        return;
+    m_theme = theme;
+    Q_EMIT themeChanged();
+}
+
+void SettingsViewModel::overrideLanguage(const QString &language)
+{
     if (!kLanguages.contains(language) || language == m_language)
         return;
     m_language = language;
-    save();
     Q_EMIT languageChanged();
 }
 
@@ -253,8 +287,8 @@ void SettingsViewModel::save()
     s.setValue("sampling/seed", m_sampling.seed);
     s.setValue("engine/maxChunkSize", m_maxChunkSize);
     s.setValue("engine/draftTokens", m_draftTokens);
-    s.setValue("ui/theme", m_theme);
-    s.setValue("ui/language", m_language);
+    s.setValue("ui/theme", m_savedTheme);
+    s.setValue("ui/language", m_savedLanguage);
     s.setValue("ui/fontSize", m_fontSize);
     s.setValue("ui/tintDraftTokens", m_tintDraftTokens);
     s.setValue("models/directory", m_modelsDirectory);

@@ -58,6 +58,10 @@ public:
     void setTheme(const QString &theme);  // "light", "dark" or "system"
     QString language() const { return m_language; }
     void setLanguage(const QString &language);  // "en", "nl" or "de"
+    // The theme and language for this run only (the command line's --theme / --lang): shown and
+    // used, never saved; the saved choice stays for the next start unless the user picks another.
+    void overrideTheme(const QString &theme);
+    void overrideLanguage(const QString &language);
     int fontSize() const { return m_fontSize; }
     void setFontSize(int points);
     // The chat tints the text of accepted draft tokens in finished replies.
@@ -65,7 +69,7 @@ public:
     void setTintDraftTokens(bool tint);
     QStringList presetNames() const;
     // Where model folders are looked for (empty: the default, <data dir>/models), and folders
-    // the user added one by one.
+    // the user added one by one. Each takes a path or a file:// URL (from a folder dialog).
     QString modelsDirectory() const { return m_modelsDirectory; }
     void setModelsDirectory(const QString &dir);
     QStringList modelFolders() const { return m_modelFolders; }
@@ -119,6 +123,8 @@ private:
     int m_draftTokens = 0;
     QString m_theme = QStringLiteral("system");
     QString m_language = QStringLiteral("en");
+    QString m_savedTheme = m_theme;        // what save() writes (an override is not saved)
+    QString m_savedLanguage = m_language;
     int m_fontSize = 11;
     bool m_tintDraftTokens = false;
     QString m_modelsDirectory;

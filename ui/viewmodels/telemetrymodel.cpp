@@ -1,5 +1,7 @@
 #include "telemetrymodel.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include <QtCharts/QXYSeries>
@@ -178,8 +180,28 @@ void TelemetryModel::clear()
 
 void TelemetryModel::fillSeries(QAbstractSeries *observed, QAbstractSeries *bound) const
 {
+    // Seconds before the newest sample: the x axis reads -60 ... 0, the last minute.
+    const double end = windowEnd();
+    const auto relative = [end](const QList<QPointF> &points) {
+        QList<QPointF> out;
+        out.reserve(points.size());
+        for (const QPointF &p : points)
+            out.append({p.x() - end, p.y()});
+        return out;
+    };
     if (auto *series = qobject_cast<QXYSeries *>(observed))
-        series->replace(m_observed);
+        series->replace(relative(m_observed));
     if (auto *series = qobject_cast<QXYSeries *>(bound))
-        series->replace(m_bound);
+        series->replace(relative(m_bound));
+}
+
+double TelemetryModel::niceAxisMax(double value)
+{
+    if (!(value > 0))
+        return 10.0;
+    const double decade = std::pow(10.0, std::floor(std::log10(value)));
+    for (const double step : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (step * decade >= value)
+            return step * decade;
+    return 10.0 * decade;
 }

@@ -31,6 +31,7 @@ class TelemetryModel : public QObject
     Q_PROPERTY(double windowStart READ windowStart NOTIFY updated)
     Q_PROPERTY(double windowEnd READ windowEnd NOTIFY updated)
     Q_PROPERTY(double peakTokensPerSecond READ peakTokensPerSecond NOTIFY updated)
+    Q_PROPERTY(double rateAxisMax READ rateAxisMax NOTIFY updated)
     Q_PROPERTY(bool remote READ remote NOTIFY updated)
     Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY updated)
     Q_PROPERTY(QVariantList gpus READ gpus NOTIFY updated)
@@ -81,7 +82,12 @@ public:
     const QList<QPointF> &observed() const { return m_observed; }
     const QList<QPointF> &bound() const { return m_bound; }
 
-    // Copies the history into two QXYSeries of a ChartView (line series).
+    // The top of the rate axis: the peak with some room, rounded up to 1, 2, 2.5 or 5 times a
+    // power of ten, so that five ticks fall on round numbers.
+    static double niceAxisMax(double value);
+    double rateAxisMax() const { return niceAxisMax(peakTokensPerSecond() * 1.1); }
+    // Copies the history into two QXYSeries of a ChartView (line series), x in seconds before the
+    // newest sample (-60 ... 0).
     Q_INVOKABLE void fillSeries(QAbstractSeries *observed, QAbstractSeries *bound) const;
 
 public Q_SLOTS:

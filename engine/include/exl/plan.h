@@ -198,6 +198,10 @@ std::uint64_t head_scratch_bytes(const ModelShape& model, const PlanOptions& opt
 std::uint64_t decode_bytes_per_token(const ModelShape& model, const PlanOptions& options, std::int64_t position);
 // tokens/s <= batch * bandwidth / bytes.
 double decode_bound(double bandwidth_gbs, std::uint64_t bytes_per_token, int batch = 1);
+// System memory's copy bandwidth in GB/s (bytes read plus bytes written), measured once per process
+// on a buffer well past the caches (the median of a few copies): the bandwidth of the CPU backend's
+// bound, the same in `exl bench`, `exl fit`, the app's memory fit and its telemetry.
+double host_copy_bandwidth_gbs();
 // Speculative decoding: expected accepted tokens per cycle (1 - a^(K+1)) / (1 - a) over the time of K
 // draft steps plus one target step, each bandwidth-bound.
 double speculative_bound(double target_step_s, double draft_step_s, int k, double a);

@@ -20,7 +20,7 @@ Item {
         function estimate(fits) {
             return { available: true, fits: fits, deviceGiB: 24, usedGiB: fits ? 6 : 30, weightsGiB: fits ? 4 : 26,
                      cacheGiB: 1.5, scratchGiB: 0.5, freeGiB: fits ? 18 : 0, largestContext: 65536,
-                     boundTokensPerSecond: 236.4, target: "" }
+                     boundTokensPerSecond: 236.4, boundEmptyTokensPerSecond: 1250.2, contextLength: 4096, target: "" }
         }
 
         function test_noEstimateDisablesTheBar() {
@@ -34,15 +34,16 @@ Item {
         function test_fits() {
             const bar = createTemporaryObject(fitComponent, parent, { fit: estimate(true) })
             verify(bar.enabled)
-            compare(findChild(bar, "verdict").text, "Fits: 6.0 of 24 GiB on the GPU.")
-            compare(findChild(bar, "largest").text, "Largest context that fits: 65536 tokens · bound decode speed 236 tok/s")
+            compare(findChild(bar, "verdict").text, "Fits: 6.0 GiB of 24 GiB on the GPU.")
+            compare(findChild(bar, "largest").text, "Largest context that fits: 65,536 tokens")
+            compare(findChild(bar, "bound").text, "Bound decode speed: 1,250 tok/s at an empty context, 236 tok/s at 4,096 tokens")
             const weights = findChild(bar, "weightsBar")
             fuzzyCompare(weights.width, weights.parent.width * 4 / 24, 0.5)
         }
 
         function test_onCpuSaysSystemMemory() {
             const bar = createTemporaryObject(fitComponent, parent, { fit: estimate(true), onCpu: true })
-            compare(findChild(bar, "verdict").text, "Fits: 6.0 of 24 GiB on system memory.")
+            compare(findChild(bar, "verdict").text, "Fits: 6.0 GiB of 24 GiB on system memory.")
         }
 
         function test_draftModelShare() {
@@ -63,7 +64,7 @@ Item {
             const legend = findChild(bar, "legend_draftGiB")
             verify(legend.visible)
             compare(legend.children[1].text, "Draft model 1.2 GiB")
-            compare(findChild(bar, "verdict").text, "Fits: 7.2 of 24 GiB on the GPU.")
+            compare(findChild(bar, "verdict").text, "Fits: 7.2 GiB of 24 GiB on the GPU.")
             compare(findChild(bar, "speculative").text, "With the draft model: about 411 tok/s if 70 % of drafted tokens are accepted")
         }
 
@@ -86,14 +87,14 @@ Item {
             const bar = createTemporaryObject(fitComponent, parent, { fit: fit })
             const lines = named(bar, "splitDevice", [])
             compare(lines.length, 2)
-            compare(lines[0].text, "GPU 0 (RTX 4090): layers 0–37, 20.3 of 24 GiB")
-            compare(lines[1].text, "GPU 1 (RTX 4090): layers 38–79, 25.5 of 24 GiB, the head, the draft model")
+            compare(lines[0].text, "GPU 0 (RTX 4090): layers 0–37, 20.3 GiB of 24 GiB")
+            compare(lines[1].text, "GPU 1 (RTX 4090): layers 38–79, 25.5 GiB of 24 GiB, the head, the draft model")
             verify(Qt.colorEqual(lines[1].color, "#c62828"))
         }
 
         function test_doesNotFit() {
             const bar = createTemporaryObject(fitComponent, parent, { fit: estimate(false) })
-            compare(findChild(bar, "verdict").text, "Does not fit: needs 30.0 of 24 GiB.")
+            compare(findChild(bar, "verdict").text, "Does not fit: needs 30.0 GiB of 24 GiB.")
             // Over the device: the bar is scaled to what is needed, so it never overflows.
             const weights = findChild(bar, "weightsBar")
             fuzzyCompare(weights.width, weights.parent.width * 26 / 30, 0.5)

@@ -129,11 +129,34 @@ Item {
             compare(field(p, "API key (optional)").text, "")
             click(button(p, "Cancel"))
 
+            // Edit: the form shows the endpoint; a new name is kept, the key stays.
+            click(button(p, "Edit"))
+            verify(form.visible)
+            compare(field(p, "Endpoint name").text, "Lab server")
+            compare(field(p, "Endpoint base URL").text, "http://127.0.0.1:9/v1")
+            compare(field(p, "API key (optional)").text, "")
+            field(p, "Endpoint name").text = "Lab"
+            click(button(p, "Save endpoint"))
+            compare(findChild(p, "addError").text, "")
+            verify(!form.visible)
+            compare(testEndpoints.rowCount(), 1)
+            verify(visibleLabels(p).indexOf("Lab · API key") >= 0, visibleLabels(p))
+
+            // Remove asks first: Keep keeps it, Remove removes it.
             const remove = button(p, "Remove")
             verify(remove)
             click(remove)
+            const confirm = p.confirmRemoveDialog
+            tryVerify(() => confirm.opened)
+            confirm.reject()
+            tryVerify(() => !confirm.visible)
+            compare(testEndpoints.rowCount(), 1)
+            click(remove)
+            tryVerify(() => confirm.opened)
+            confirm.accept()
+            tryVerify(() => !confirm.visible)
             compare(testEndpoints.rowCount(), 0)
-            verify(visibleLabels(p).indexOf("Lab server · API key") < 0)
+            verify(visibleLabels(p).indexOf("Lab · API key") < 0)
         }
 
         function test_refusedAddressKeepsTheForm() {

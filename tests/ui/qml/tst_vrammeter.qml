@@ -28,7 +28,7 @@ Item {
             verify(meter)
             waitForRendering(meter)
             const label = findChild(meter, "gpuLabel")
-            compare(label.text, "GPU 1 (RTX 4090, the engine's): 10.0 of 24 GiB in use")
+            compare(label.text, "GPU 1 (RTX 4090, the engine's): 10.0 GiB of 24 GiB in use")
             // Widths in proportion to the parts (5, 2 and 3 of 24 GiB).
             const bar = findChild(meter, "weightsBar").parent
             fuzzyCompare(findChild(meter, "weightsBar").width, bar.width * 5 / 24, 0.5)
@@ -40,7 +40,7 @@ Item {
         function test_otherGpu() {
             const meter = createTemporaryObject(meterComponent, parent, { gpu: gpu(false) })
             verify(meter)
-            compare(findChild(meter, "gpuLabel").text, "GPU 0 (RTX 3060): 3.0 of 12 GiB in use")
+            compare(findChild(meter, "gpuLabel").text, "GPU 0 (RTX 3060): 3.0 GiB of 12 GiB in use")
             compare(findChild(meter, "weightsBar").width, 0)
             compare(findChild(meter, "legend").count, 2)  // other, free
         }

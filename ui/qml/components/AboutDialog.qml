@@ -5,14 +5,12 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import ExlStudio
 
-Dialog {
+ScrollingDialog {
     id: dialog
+    objectName: "aboutDialog"
     title: qsTr("About EXL Studio")
-    modal: true
-    anchors.centerIn: Overlay.overlay
-    width: Math.min(parent ? parent.width - 64 : 640, 640)
-    // One content item only (the column), so the dialog takes its implicit height; the figures
-    // are probed when the dialog is first shown.
+    preferredWidth: 640
+    // The figures are probed when the dialog is first shown.
     property AboutInfo info: null
     onAboutToShow: if (!info) info = infoComponent.createObject(dialog)
     Component { id: infoComponent; AboutInfo {} }
@@ -26,12 +24,14 @@ Dialog {
 
     function orNone(value, none) { return value && value.length > 0 ? value : none }
 
-    ColumnLayout {
-        width: parent.width
-        spacing: 12
-
         Label {
             text: qsTr("Chat with local EXL2 models on your GPU, or on the CPU where there is none.")
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+        Label {
+            objectName: "licence"
+            text: qsTr("Free software under the MIT licence.")
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }
@@ -102,5 +102,4 @@ Dialog {
             enabled: dialog.info !== null
             onClicked: dialog.info.copyReport()
         }
-    }
 }

@@ -20,6 +20,7 @@ RowLayout {
         Layout.preferredHeight: Math.min(160, Math.max(48, field.implicitHeight))
         TextArea {
             id: field
+            objectName: "messageInput"
             placeholderText: qsTr("Message (Enter to send, Shift+Enter for a new line)")
             wrapMode: TextArea.Wrap
             focus: true

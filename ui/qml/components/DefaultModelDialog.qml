@@ -19,7 +19,8 @@ ScrollingDialog {
     DefaultModelJob {
         id: defaultModelJob
         models: dialog.app.models
-        modelsFolder: dialog.app.settings.modelsDirectory
+        modelsFolder: dialog.app.settings.modelsDirectory.length > 0 ? dialog.app.settings.modelsDirectory
+                                                                      : dialog.app.defaultModelsDirectory
     }
 
     footer: DialogButtonBox {

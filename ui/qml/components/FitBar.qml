@@ -4,6 +4,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import ExlStudio
 
 ColumnLayout {
     id: root
@@ -48,7 +49,7 @@ ColumnLayout {
                 visible: modelData.key !== "draftGiB" || root.draftGiB > 0
                 spacing: 4
                 Rectangle { width: 10; height: 10; radius: 2; color: modelData.color }
-                Label { text: qsTr("%1 %2 GiB").arg(modelData.name).arg(root.available ? (root.fit[modelData.key] ?? 0).toFixed(1) : "–") }
+                Label { text: qsTr("%1 %2").arg(modelData.name).arg(root.available ? Units.size(root.fit[modelData.key] ?? 0) : "–") }
             }
         }
     }
@@ -60,9 +61,9 @@ ColumnLayout {
         font.bold: true
         color: !root.available ? Material.foreground : root.fit.fits ? "#2e7d32" : "#c62828"
         text: !root.available ? qsTr("No memory estimate for this model.")
-              : root.fit.fits ? qsTr("Fits: %1 of %2 GiB on %3.").arg(root.fit.usedGiB.toFixed(1)).arg(root.fit.deviceGiB.toFixed(0))
+              : root.fit.fits ? qsTr("Fits: %1 of %2 on %3.").arg(Units.size(root.fit.usedGiB)).arg(Units.size(root.fit.deviceGiB, 0))
                                 .arg(root.onCpu ? qsTr("system memory") : (root.fit.target ? root.fit.target : qsTr("the GPU")))
-              : qsTr("Does not fit: needs %1 of %2 GiB.").arg(root.fit.usedGiB.toFixed(1)).arg(root.fit.deviceGiB.toFixed(0))
+              : qsTr("Does not fit: needs %1 of %2.").arg(Units.size(root.fit.usedGiB)).arg(Units.size(root.fit.deviceGiB, 0))
     }
     // A split over several GPUs: what each one holds.
     Repeater {
@@ -73,27 +74,40 @@ ColumnLayout {
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             color: modelData.fits ? Material.foreground : "#c62828"
-            text: (modelData.firstLayer < 0 ? qsTr("GPU %1 (%2): no layers, %3 of %4 GiB")
+            text: (modelData.firstLayer < 0 ? qsTr("GPU %1 (%2): no layers, %3 of %4")
                                                   .arg(modelData.index).arg(modelData.name)
-                                            : qsTr("GPU %1 (%2): layers %3–%4, %5 of %6 GiB")
+                                            : qsTr("GPU %1 (%2): layers %3–%4, %5 of %6")
                                                   .arg(modelData.index).arg(modelData.name)
                                                   .arg(modelData.firstLayer).arg(modelData.lastLayer))
-                  .arg(modelData.usedGiB.toFixed(1)).arg(modelData.totalGiB.toFixed(0))
+                  .arg(Units.size(modelData.usedGiB)).arg(Units.size(modelData.totalGiB, 0))
                   + (modelData.head ? qsTr(", the head") : "") + (modelData.draft ? qsTr(", the draft model") : "")
         }
     }
     Label {
         objectName: "largest"
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
         visible: root.available
-        text: qsTr("Largest context that fits: %1 tokens · bound decode speed %2 tok/s")
-              .arg(root.available ? root.fit.largestContext : 0)
-              .arg(root.available ? root.fit.boundTokensPerSecond.toFixed(0) : 0)
+        text: qsTr("Largest context that fits: %1 tokens").arg(root.available ? Units.number(root.fit.largestContext, 0) : 0)
+    }
+    // The bandwidth bound at both ends of the context: the Telemetry page's bound line runs
+    // between them as the conversation fills the cache (one computation: the planner's bytes per
+    // token over the device's bandwidth).
+    Label {
+        objectName: "bound"
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        visible: root.available && (root.fit.boundEmptyTokensPerSecond ?? 0) > 0
+        text: qsTr("Bound decode speed: %1 tok/s at an empty context, %2 tok/s at %3 tokens")
+              .arg(visible ? Units.number(root.fit.boundEmptyTokensPerSecond, 0) : 0)
+              .arg(visible ? Units.number(root.fit.boundTokensPerSecond, 0) : 0)
+              .arg(visible ? Units.number(root.fit.contextLength, 0) : 0)
     }
     Label {
         objectName: "speculative"
         visible: root.available && root.draftGiB > 0 && (root.fit.speculativeTokensPerSecond ?? 0) > 0
         text: qsTr("With the draft model: about %1 tok/s if %2 % of drafted tokens are accepted")
-              .arg(visible ? root.fit.speculativeTokensPerSecond.toFixed(0) : 0)
+              .arg(visible ? Units.number(root.fit.speculativeTokensPerSecond, 0) : 0)
               .arg(visible ? (100 * root.fit.speculativeAcceptance).toFixed(0) : 0)
     }
 }

@@ -7,6 +7,8 @@ ChartView {
     id: chart
     required property TelemetryModel telemetry
     property bool dark: false
+    // The bandwidth-bound line (not for a remote model: its server's bandwidth is unknown).
+    property bool showBound: true
 
     antialiasing: true
     legend.alignment: Qt.AlignBottom
@@ -15,19 +17,23 @@ ChartView {
     Accessible.role: Accessible.Chart
     Accessible.name: qsTr("Throughput graph")
 
+    // The last minute, in seconds before now; ticks every 10 s.
     ValueAxis {
         id: timeAxis
-        min: chart.telemetry.windowStart
-        max: chart.telemetry.windowEnd
-        titleText: qsTr("Time (s)")
+        min: -60
+        max: 0
+        tickCount: 7
+        titleText: qsTr("Seconds ago")
         labelFormat: "%.0f"
     }
+    // Round ticks: the top is 1, 2, 2.5 or 5 times a power of ten, in five steps.
     ValueAxis {
         id: rateAxis
         min: 0
-        max: Math.max(10, chart.telemetry.peakTokensPerSecond * 1.15)
+        max: chart.telemetry.rateAxisMax
+        tickCount: 6
         titleText: qsTr("Tokens/s")
-        labelFormat: "%.0f"
+        labelFormat: chart.telemetry.rateAxisMax < 10 ? "%.1f" : "%.0f"
     }
     LineSeries {
         id: observed
@@ -39,6 +45,7 @@ ChartView {
     }
     LineSeries {
         id: bound
+        visible: chart.showBound
         name: qsTr("Bandwidth bound")
         axisX: timeAxis
         axisY: rateAxis

@@ -15,9 +15,9 @@ ColumnLayout {
 
     Label {
         objectName: "gpuLabel"
-        text: (root.gpu.engine ? qsTr("GPU %1 (%2, the engine's): %3 of %4 GiB in use")
-                               : qsTr("GPU %1 (%2): %3 of %4 GiB in use"))
-              .arg(root.gpu.index).arg(root.gpu.name).arg(root.gpu.usedGiB.toFixed(1)).arg(root.gpu.totalGiB.toFixed(0))
+        text: (root.gpu.engine ? qsTr("GPU %1 (%2, the engine's): %3 of %4 in use")
+                               : qsTr("GPU %1 (%2): %3 of %4 in use"))
+              .arg(root.gpu.index).arg(root.gpu.name).arg(Units.size(root.gpu.usedGiB)).arg(Units.size(root.gpu.totalGiB, 0))
     }
     Rectangle {
         Layout.fillWidth: true
@@ -50,7 +50,7 @@ ColumnLayout {
                 required property var modelData
                 spacing: 4
                 Rectangle { width: 10; height: 10; radius: 2; color: modelData.color }
-                Label { text: qsTr("%1 %2 GiB").arg(modelData.name).arg(root.gpu[modelData.key].toFixed(1)) }
+                Label { text: qsTr("%1 %2").arg(modelData.name).arg(Units.size(root.gpu[modelData.key])) }
             }
         }
     }

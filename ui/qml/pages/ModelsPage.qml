@@ -1,5 +1,6 @@
-// The models page: the model list on the left; load settings, the VRAM fit and load/unload on
-// the right.
+// The models page: where models come from on the left (this computer's folders, remote endpoints)
+// with the model list; the selected model's load, memory fit and settings on the right. Both
+// columns scroll on their own, so every control is reachable from 1024×600 up.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
@@ -10,6 +11,13 @@ Item {
     id: page
     required property AppContext app
     readonly property ModelManager models: app.models
+    readonly property bool hasSelection: page.models.currentIndex >= 0
+
+    function loadCurrent() {
+        if (!page.models.loading && page.hasSelection)
+            page.models.load()
+    }
+    function openFolderDialog() { folderDialog.open() }
 
     // Drop a model folder anywhere on the page to add it.
     DropArea {
@@ -25,6 +33,26 @@ Item {
     Connections {
         target: page.models
         function onFolderRejected(pathOrUrl) { addError.text = qsTr("No model found in %1.").arg(pathOrUrl) }
+        function onFolderAdded() { addError.text = "" }
+    }
+
+    FolderDialog {
+        id: folderDialog
+        objectName: "addFolderDialog"
+        title: qsTr("Add a model folder")
+        onAccepted: {
+            addError.text = ""
+            page.models.addFolder(selectedFolder.toString())
+        }
+    }
+    ModelFoldersDialog {
+        id: foldersDialog
+        app: page.app
+        onAddRequested: folderDialog.open()
+    }
+    ConvertDialog {
+        id: convertDialog
+        models: page.models
     }
 
     RowLayout {
@@ -32,133 +60,264 @@ Item {
         anchors.margins: 12
         spacing: 16
 
+        // Left: where models come from, and the list.
         ColumnLayout {
-            Layout.preferredWidth: 520
+            Layout.preferredWidth: Math.max(300, (page.width - 40) * 0.45)
+            Layout.maximumWidth: Math.max(300, (page.width - 40) * 0.45)
             Layout.fillHeight: true
-            Label { text: qsTr("Models"); font.bold: true }
-            RowLayout {
+            spacing: 8
+
+            TabBar {
+                id: sourceTabs
+                objectName: "sourceTabs"
                 Layout.fillWidth: true
-                visible: !page.app.simulated
-                spacing: 8
-                TextField {
-                    id: modelsDir
-                    Layout.fillWidth: true
-                    text: page.app.settings.modelsDirectory
-                    placeholderText: qsTr("Models folder (default: in the data folder)")
-                    Accessible.name: qsTr("Models folder")
-                    selectByMouse: true
-                    onEditingFinished: page.app.settings.modelsDirectory = text
-                }
-                Button {
-                    text: qsTr("Add folder…")
-                    Accessible.name: qsTr("Add a model folder")
-                    onClicked: folderDialog.open()
-                }
-                BusyIndicator {
-                    objectName: "scanIndicator"
-                    running: page.models.scanning
-                    visible: running
-                    Layout.preferredHeight: 32
-                    Layout.preferredWidth: 32
-                    Accessible.name: qsTr("Looking for models…")
-                }
-                Button {
-                    text: qsTr("Rescan")
-                    Accessible.name: qsTr("Look for model folders again")
-                    onClicked: page.models.refresh()
-                }
-                Button {
-                    objectName: "convertDialogButton"
-                    text: qsTr("Convert…")
-                    Accessible.name: qsTr("Convert a model to EXL2")
-                    onClicked: convertDialog.open()
-                }
+                visible: page.app.remotes !== null
+                TabButton { text: qsTr("On this computer"); width: implicitWidth; Accessible.name: text }
+                TabButton { objectName: "remoteTab"; text: qsTr("Remote endpoints"); width: implicitWidth; Accessible.name: text }
             }
-            ConvertDialog {
-                id: convertDialog
-                models: page.models
-            }
-            Label {
-                id: addError
-                Layout.fillWidth: true
-                visible: text.length > 0
-                color: "#c62828"
-                wrapMode: Text.Wrap
-            }
-            FolderDialog {
-                id: folderDialog
-                title: qsTr("Add a model folder")
-                onAccepted: {
-                    addError.text = ""
-                    page.models.addFolder(selectedFolder.toString())
-                }
-            }
-            Label {
-                Layout.fillWidth: true
-                visible: list.count === 0
-                wrapMode: Text.Wrap
-                text: page.models.scanning ? qsTr("Looking for models…")
-                      : qsTr("No models found. Put model folders into the models folder, add a folder, or drop one here.")
-            }
-            Loader {
-                Layout.fillWidth: true
-                active: page.app.remotes !== null
-                visible: active
-                sourceComponent: RemoteEndpointsPanel { endpoints: page.app.remotes }
-            }
-            ListView {
-                id: list
+
+            StackLayout {
                 Layout.fillWidth: true
                 Layout.fillHeight: true
-                clip: true
-                model: page.models
-                currentIndex: page.models.currentIndex
-                ScrollBar.vertical: ScrollBar {}
-                delegate: ModelRow {
-                    width: list.width
-                    selected: ListView.isCurrentItem
-                    onActivated: page.models.currentIndex = index
+                currentIndex: sourceTabs.visible ? sourceTabs.currentIndex : 0
+
+                ColumnLayout {
+                    spacing: 8
+                    // The actions wrap onto a second line where the column is narrow.
+                    Flow {
+                        Layout.fillWidth: true
+                        visible: !page.app.simulated
+                        spacing: 8
+                        Button {
+                            objectName: "addFolderButton"
+                            text: qsTr("Add folder…")
+                            Accessible.name: qsTr("Add a model folder")
+                            onClicked: folderDialog.open()
+                        }
+                        Button {
+                            objectName: "foldersButton"
+                            text: qsTr("Folders…")
+                            Accessible.name: qsTr("The folders searched for models")
+                            onClicked: foldersDialog.open()
+                        }
+                        Button {
+                            text: qsTr("Rescan")
+                            Accessible.name: qsTr("Look for model folders again")
+                            onClicked: page.models.refresh()
+                        }
+                        Button {
+                            objectName: "convertDialogButton"
+                            text: qsTr("Convert…")
+                            Accessible.name: qsTr("Convert a model to EXL2")
+                            onClicked: convertDialog.open()
+                        }
+                        BusyIndicator {
+                            objectName: "scanIndicator"
+                            running: page.models.scanning
+                            visible: running
+                            height: 32
+                            width: 32
+                            Accessible.name: qsTr("Looking for models…")
+                        }
+                    }
+                    Label {
+                        id: addError
+                        objectName: "addError"
+                        Layout.fillWidth: true
+                        visible: text.length > 0
+                        color: "#c62828"
+                        wrapMode: Text.Wrap
+                    }
+                    // No model yet: the ways to get one.
+                    Pane {
+                        objectName: "firstRunPane"
+                        Layout.fillWidth: true
+                        visible: list.count === 0 && !page.models.scanning && !page.app.simulated
+                        padding: 12
+                        ColumnLayout {
+                            width: parent.width
+                            spacing: 8
+                            Label {
+                                Layout.fillWidth: true
+                                wrapMode: Text.Wrap
+                                font.bold: true
+                                text: qsTr("No models yet")
+                            }
+                            Label {
+                                Layout.fillWidth: true
+                                wrapMode: Text.Wrap
+                                text: qsTr("Add a folder that holds models (folders inside it are searched too), or drop a model folder here.")
+                            }
+                            Button {
+                                text: qsTr("Add folder…")
+                                Accessible.name: qsTr("Add a model folder")
+                                onClicked: folderDialog.open()
+                            }
+                        }
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        visible: list.count === 0 && (page.models.scanning || page.app.simulated)
+                        wrapMode: Text.Wrap
+                        text: page.models.scanning ? qsTr("Looking for models…") : qsTr("No models found.")
+                    }
+                    ListView {
+                        id: list
+                        objectName: "modelList"
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                        clip: true
+                        model: page.models
+                        currentIndex: page.models.currentIndex
+                        activeFocusOnTab: true
+                        keyNavigationEnabled: true
+                        highlightFollowsCurrentItem: true
+                        boundsBehavior: Flickable.StopAtBounds
+                        ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
+                        Accessible.role: Accessible.List
+                        Accessible.name: qsTr("Models")
+                        section.property: "remote"
+                        section.criteria: ViewSection.FullString
+                        section.delegate: Label {
+                            required property string section
+                            width: ListView.view ? ListView.view.width : 0
+                            topPadding: 8
+                            bottomPadding: 4
+                            font.bold: true
+                            text: section === "true" ? qsTr("Remote models") : qsTr("On this computer")
+                        }
+                        onCurrentIndexChanged: if (currentIndex !== page.models.currentIndex) page.models.currentIndex = currentIndex
+                        Keys.onReturnPressed: page.loadCurrent()
+                        Keys.onEnterPressed: page.loadCurrent()
+                        delegate: ModelRow {
+                            width: list.width - (list.ScrollBar.vertical.visible ? list.ScrollBar.vertical.width : 0)
+                            selected: ListView.isCurrentItem
+                            onActivated: page.models.currentIndex = index
+                            onLoadRequested: { page.models.currentIndex = index; page.loadCurrent() }
+                        }
+                    }
+                }
+
+                ScrollView {
+                    id: remoteScroll
+                    implicitWidth: 200
+                    contentWidth: availableWidth
+                    clip: true
+                    Loader {
+                        width: remoteScroll.availableWidth
+                        active: page.app.remotes !== null
+                        sourceComponent: RemoteEndpointsPanel { endpoints: page.app.remotes }
+                    }
                 }
             }
         }
 
-        ColumnLayout {
-                Layout.fillWidth: true
-                Layout.alignment: Qt.AlignTop
+        // Right: the selected model. Load comes first; the settings below scroll.
+        ScrollView {
+            id: detailsScroll
+            objectName: "modelDetails"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            // A fixed preference: the scroll view's implicit width follows its width otherwise,
+            // which the row layout would feed back (a polish loop).
+            Layout.preferredWidth: 200
+            Layout.minimumWidth: 0
+            contentWidth: availableWidth
+            clip: true
+
+            ColumnLayout {
+                width: detailsScroll.availableWidth - 12
                 spacing: 10
 
+                Label {
+                    Layout.fillWidth: true
+                    font.bold: true
+                    font.pointSize: (ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11) + 2
+                    wrapMode: Text.WrapAnywhere
+                    text: page.hasSelection ? page.models.currentName : qsTr("No model selected")
+                }
                 Label {
                     Layout.fillWidth: true
                     visible: page.models.currentIsRemote
                     wrapMode: Text.Wrap
                     text: qsTr("A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.")
                 }
-                Label { text: qsTr("Load settings"); font.bold: true }
-                LabeledSlider {
+                Flow {
                     Layout.fillWidth: true
+                    spacing: 8
+                    AccentButton {
+                        objectName: "loadButton"
+                        text: qsTr("Load")
+                        enabled: !page.models.loading && page.hasSelection
+                        Accessible.name: qsTr("Load the selected model")
+                        onClicked: page.models.load()
+                    }
+                    Button {
+                        objectName: "unloadButton"
+                        text: qsTr("Unload")
+                        enabled: !page.models.loading && page.models.loadedModelName.length > 0
+                        Accessible.name: qsTr("Unload the model")
+                        onClicked: page.models.unload()
+                    }
+                    ProgressBar {
+                        width: 200
+                        visible: page.models.loading
+                        value: page.models.loadProgress
+                        Accessible.name: qsTr("Loading progress")
+                    }
+                }
+                Label {
+                    Layout.fillWidth: true
+                    visible: page.models.loadError.length > 0
+                    text: qsTr("Loading failed: %1").arg(page.models.loadError)
+                    color: "#c62828"
+                    wrapMode: Text.Wrap
+                }
+
+                Label {
+                    text: qsTr("Memory fit"); font.bold: true; Layout.topMargin: 4
+                    visible: !page.models.currentIsRemote
+                }
+                FitBar {
+                    Layout.fillWidth: true
+                    visible: !page.models.currentIsRemote
+                    fit: page.models.fit
+                    onCpu: page.app.onCpu
+                }
+
+                Label {
+                    text: qsTr("Load settings"); font.bold: true; Layout.topMargin: 8
+                    visible: !page.models.currentIsRemote
+                }
+                LabeledSlider {
+                    objectName: "bpwSlider"
+                    Layout.fillWidth: true
+                    visible: !page.models.currentIsRemote
                     label: qsTr("Bits per weight (what-if)")
-                    from: 2.5; to: 8.0; stepSize: 0.25
+                    from: 2.0; to: 8.0; stepSize: 0.25
                     value: page.models.bpw
-                    valueText: qsTr("%1 bpw").arg(value.toFixed(2))
+                    valueText: qsTr("%1 bpw").arg(Number(value).toLocaleString(Qt.locale(), "f", 2))
                     onMoved: v => page.models.bpw = v
                 }
                 LabeledSlider {
                     Layout.fillWidth: true
+                    visible: !page.models.currentIsRemote
                     label: qsTr("Context length")
-                    from: 512; to: page.models.maxContextLength; stepSize: 512
+                    from: 512; to: Math.max(512, page.models.maxContextLength); stepSize: 512
                     value: page.models.contextLength
                     valueText: qsTr("%1 tokens").arg(Number(value).toLocaleString(Qt.locale(), "f", 0))
                     onMoved: v => page.models.contextLength = v
                 }
                 LabeledSlider {
                     Layout.fillWidth: true
+                    visible: !page.models.currentIsRemote
                     label: qsTr("Cache type")
                     from: 0; to: page.models.cacheTypeNames.length - 1; stepSize: 1
                     value: page.models.cacheType
                     valueText: page.models.cacheTypeNames[value] ?? ""
                     onMoved: v => page.models.cacheType = v
                 }
-                // Layers over several GPUs (ExLlamaV2's gpu_split); the fit below plans for it.
+                // Layers over several GPUs (ExLlamaV2's gpu_split); the fit above plans for it.
                 RowLayout {
                     Layout.fillWidth: true
                     visible: !page.models.onCpu && !page.models.currentIsRemote
@@ -182,6 +341,7 @@ Item {
                 }
                 DraftSettings {
                     Layout.fillWidth: true
+                    visible: !page.models.currentIsRemote
                     pickerEnabled: !page.models.currentIsRemote
                     draftModelNames: page.models.draftModelNames
                     draftModelIndex: page.models.draftModelIndex
@@ -211,21 +371,27 @@ Item {
                     visible: !page.models.currentIsRemote
                     TextArea {
                         id: templateArea
+                        objectName: "templateEditor"
                         text: page.models.chatTemplateOverride
                         placeholderText: qsTr("Jinja chat template for this model (empty: the model's own)")
                         font.family: "monospace"
                         wrapMode: TextEdit.NoWrap
                         selectByMouse: true
+                        // Tab moves on to the next control, as everywhere else; Ctrl+Tab indents.
+                        Keys.onTabPressed: event => { nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason); event.accepted = true }
+                        Keys.onBacktabPressed: event => { nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason); event.accepted = true }
                         Accessible.name: qsTr("Chat template for this model")
                         onEditingFinished: page.models.chatTemplateOverride = text
                     }
                 }
-                RowLayout {
+                Flow {
+                    Layout.fillWidth: true
                     visible: !page.models.currentIsRemote
                     spacing: 8
                     Button {
+                        objectName: "templateFileButton"
                         text: qsTr("Load from file…")
-                        enabled: page.models.currentIndex >= 0
+                        enabled: page.hasSelection
                         onClicked: templateDialog.open()
                     }
                     Button {
@@ -236,47 +402,12 @@ Item {
                 }
                 FileDialog {
                     id: templateDialog
+                    objectName: "templateFileDialog"
                     title: qsTr("Choose a chat template file")
                     nameFilters: [qsTr("Jinja templates (*.jinja *.j2 *.txt)"), qsTr("All files (*)")]
                     onAccepted: page.models.loadChatTemplateFile(selectedFile)
                 }
-
-                Label { text: qsTr("Memory fit"); font.bold: true; Layout.topMargin: 8 }
-                FitBar {
-                    Layout.fillWidth: true
-                    fit: page.models.fit
-                    onCpu: page.app.onCpu
-                }
-
-                RowLayout {
-                    Layout.topMargin: 8
-                    spacing: 8
-                    AccentButton {
-                        text: qsTr("Load")
-                        enabled: !page.models.loading && page.models.currentIndex >= 0
-                        Accessible.name: qsTr("Load the selected model")
-                        onClicked: page.models.load()
-                    }
-                    Button {
-                        text: qsTr("Unload")
-                        enabled: !page.models.loading && page.models.loadedModelName.length > 0
-                        Accessible.name: qsTr("Unload the model")
-                        onClicked: page.models.unload()
-                    }
-                    ProgressBar {
-                        Layout.preferredWidth: 200
-                        visible: page.models.loading
-                        value: page.models.loadProgress
-                        Accessible.name: qsTr("Loading progress")
-                    }
-                }
-                Label {
-                    Layout.fillWidth: true
-                    visible: page.models.loadError.length > 0
-                    text: qsTr("Loading failed: %1").arg(page.models.loadError)
-                    color: "#c62828"
-                    wrapMode: Text.Wrap
-                }
+            }
         }
     }
 }

@@ -8,6 +8,8 @@ ScrollView {
     id: page
     required property AppContext app
     readonly property SettingsViewModel settings: app.settings
+    // Numbers as the interface language writes them (0,95 in Dutch and German).
+    readonly property var numberLocale: Qt.locale(settings.language)
     contentWidth: availableWidth
 
     ColumnLayout {
@@ -16,9 +18,10 @@ ScrollView {
         spacing: 10
 
         Label { text: qsTr("Sampling"); font.bold: true; Layout.topMargin: 12 }
-        RowLayout {
+        Flow {
+            Layout.fillWidth: true
             spacing: 8
-            Label { text: qsTr("Preset") }
+            Label { text: qsTr("Preset"); height: 40; verticalAlignment: Text.AlignVCenter }
             Button { text: qsTr("Balanced"); Accessible.name: text; onClicked: page.settings.applyPreset("balanced") }
             Button { text: qsTr("Precise"); Accessible.name: text; onClicked: page.settings.applyPreset("precise") }
             Button { text: qsTr("Creative"); Accessible.name: text; onClicked: page.settings.applyPreset("creative") }
@@ -26,7 +29,7 @@ ScrollView {
         LabeledSlider {
             Layout.fillWidth: true
             label: qsTr("Temperature"); from: 0; to: 2; stepSize: 0.05
-            value: page.settings.temperature; valueText: value.toFixed(2)
+            value: page.settings.temperature; valueText: Number(value).toLocaleString(page.numberLocale, "f", 2)
             onMoved: v => page.settings.temperature = v
         }
         LabeledSlider {
@@ -38,23 +41,24 @@ ScrollView {
         LabeledSlider {
             Layout.fillWidth: true
             label: qsTr("Top-p"); from: 0; to: 1; stepSize: 0.01
-            value: page.settings.topP; valueText: value.toFixed(2)
+            value: page.settings.topP; valueText: Number(value).toLocaleString(page.numberLocale, "f", 2)
             onMoved: v => page.settings.topP = v
         }
         LabeledSlider {
             Layout.fillWidth: true
             label: qsTr("Min-p"); from: 0; to: 0.5; stepSize: 0.01
-            value: page.settings.minP; valueText: value.toFixed(2)
+            value: page.settings.minP; valueText: Number(value).toLocaleString(page.numberLocale, "f", 2)
             onMoved: v => page.settings.minP = v
         }
         LabeledSlider {
             Layout.fillWidth: true
             label: qsTr("Repetition penalty"); from: 1; to: 2; stepSize: 0.01
-            value: page.settings.repetitionPenalty; valueText: value.toFixed(2)
+            value: page.settings.repetitionPenalty; valueText: Number(value).toLocaleString(page.numberLocale, "f", 2)
             onMoved: v => page.settings.repetitionPenalty = v
         }
         RowLayout {
-            Label { text: qsTr("Seed (-1 for random)"); Layout.fillWidth: true }
+            Layout.fillWidth: true
+            Label { text: qsTr("Seed (-1 for random)"); Layout.fillWidth: true; wrapMode: Text.Wrap }
             SpinBox {
                 from: -1; to: 2147483647; editable: true
                 value: page.settings.seed
@@ -93,21 +97,36 @@ ScrollView {
         }
 
         Label { text: qsTr("Appearance"); font.bold: true; Layout.topMargin: 12 }
+        Connections {
+            target: page.settings
+            function onThemeChanged() { themeBox.sync() }
+            function onLanguageChanged() { languageBox.currentIndex = languageBox.indexOfValue(page.settings.language) }
+        }
         RowLayout {
+            Layout.fillWidth: true
             Label { text: qsTr("Theme"); Layout.fillWidth: true }
             ComboBox {
                 id: themeBox
+                objectName: "themeBox"
+                implicitContentWidthPolicy: ComboBox.WidestText
                 textRole: "text"; valueRole: "value"
                 model: [{ value: "system", text: qsTr("System") }, { value: "light", text: qsTr("Light") },
                         { value: "dark", text: qsTr("Dark") }]
-                Component.onCompleted: currentIndex = indexOfValue(page.settings.theme)
+                // The model is made anew when the language changes: choose the setting again then.
+                function sync() { currentIndex = Math.max(0, indexOfValue(page.settings.theme)) }
+                Component.onCompleted: sync()
+                onModelChanged: Qt.callLater(sync)
                 onActivated: page.settings.theme = currentValue
                 Accessible.name: qsTr("Theme")
             }
         }
         RowLayout {
+            Layout.fillWidth: true
             Label { text: qsTr("Language"); Layout.fillWidth: true }
             ComboBox {
+                id: languageBox
+                objectName: "languageBox"
+                implicitContentWidthPolicy: ComboBox.WidestText
                 textRole: "text"; valueRole: "value"
                 // Each language is named in itself.
                 model: [{ value: "en", text: "English" }, { value: "nl", text: "Nederlands" }, { value: "de", text: "Deutsch" }]
@@ -117,6 +136,7 @@ ScrollView {
             }
         }
         CheckBox {
+            Layout.fillWidth: true
             text: qsTr("Tint text from accepted draft tokens in replies")
             checked: page.settings.tintDraftTokens
             Accessible.name: text
@@ -130,6 +150,8 @@ ScrollView {
         }
         Label {
             Layout.topMargin: 12
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
             opacity: 0.6
             text: qsTr("EXL Studio %1 · chats and settings stay on this computer.").arg(page.app.version)
         }

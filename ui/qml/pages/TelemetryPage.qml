@@ -10,27 +10,34 @@ Item {
     required property AppContext app
     readonly property TelemetryModel telemetry: app.telemetry
 
+    function rate(value, decimals) { return value > 0 ? qsTr("%1 tok/s").arg(Units.number(value, decimals)) : "–" }
+
     ColumnLayout {
         anchors.fill: parent
         anchors.margins: 12
         spacing: 12
 
-        RowLayout {
+        // The figures wrap onto more lines where the window is narrow. A figure not measured yet
+        // reads "–", not 0.
+        Flow {
+            Layout.fillWidth: true
             spacing: 32
             Repeater {
                 model: page.telemetry.remote ? [
-                    { name: qsTr("Decode (seen by this app)"), value: page.telemetry.decodeTokensPerSecond.toFixed(1) + " tok/s" },
-                    { name: qsTr("Time to first token"), value: page.telemetry.timeToFirstTokenMs.toFixed(0) + " ms" }
+                    { name: qsTr("Decode (seen by this app)"), value: page.rate(page.telemetry.decodeTokensPerSecond, 1) },
+                    { name: qsTr("Time to first token"), value: page.telemetry.timeToFirstTokenMs > 0
+                                                                ? qsTr("%1 ms").arg(Units.number(page.telemetry.timeToFirstTokenMs, 0)) : "–" }
                 ] : [
-                    { name: qsTr("Decode"), value: page.telemetry.decodeTokensPerSecond.toFixed(1) + " tok/s" },
-                    { name: qsTr("Prefill"), value: page.telemetry.prefillTokensPerSecond.toFixed(0) + " tok/s" },
-                    { name: qsTr("Bandwidth bound"), value: page.telemetry.boundTokensPerSecond.toFixed(1) + " tok/s" },
-                    { name: qsTr("Of the bound"), value: (page.telemetry.efficiency * 100).toFixed(0) + " %" }
+                    { name: qsTr("Decode"), value: page.rate(page.telemetry.decodeTokensPerSecond, 1) },
+                    { name: qsTr("Prefill"), value: page.rate(page.telemetry.prefillTokensPerSecond, 0) },
+                    { name: qsTr("Bandwidth bound"), value: page.rate(page.telemetry.boundTokensPerSecond, 1) },
+                    { name: qsTr("Of the bound"), value: page.telemetry.efficiency > 0
+                                                         ? qsTr("%1 %").arg(Units.number(page.telemetry.efficiency * 100, 0)) : "–" }
                 ].concat(page.telemetry.draftAcceptanceRate >= 0 ? [
-                    { name: qsTr("Draft acceptance"), value: (page.telemetry.draftAcceptanceRate * 100).toFixed(0) + " %" },
-                    { name: qsTr("Tokens per pass"), value: page.telemetry.tokensPerPass.toFixed(2) }
+                    { name: qsTr("Draft acceptance"), value: qsTr("%1 %").arg(Units.number(page.telemetry.draftAcceptanceRate * 100, 0)) },
+                    { name: qsTr("Tokens per pass"), value: Units.number(page.telemetry.tokensPerPass, 2) }
                 ] : []).concat(page.telemetry.powerWatts >= 0
-                         ? [{ name: qsTr("GPU power"), value: page.telemetry.powerWatts.toFixed(0) + " W" }] : [])
+                         ? [{ name: qsTr("GPU power"), value: qsTr("%1 W").arg(Units.number(page.telemetry.powerWatts, 0)) }] : [])
                 delegate: ColumnLayout {
                     required property var modelData
                     spacing: 0
@@ -58,6 +65,7 @@ Item {
             sourceComponent: ThroughputChart {
                 telemetry: page.telemetry
                 dark: page.app.settings.theme === "dark"
+                showBound: !page.telemetry.remote
             }
         }
 
@@ -69,6 +77,8 @@ Item {
         }
 
         Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
             visible: !page.telemetry.remote && (page.app.onCpu || page.telemetry.gpus.length === 0)
             text: page.app.onCpu ? qsTr("Running on the CPU: no VRAM in use.") : qsTr("VRAM: no reading yet")
         }

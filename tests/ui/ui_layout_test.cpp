@@ -1,0 +1,266 @@
+// The real app (Main.qml over the real AppContext: the engine on the CPU, the fixture models
+// listed, no model loaded) as a new user meets it, at 1024×600, 1280×800 and 1920×1080, in
+// English, Dutch and German, in the light and dark themes: on every page and in every dialog,
+// each visible control lies inside its window, dialog and scroll area once scrolled to, is what a
+// click at its middle reaches, and shows its text whole (layoutprobe). Every file and folder
+// dialog opens and closes. Nothing prints a QML warning. Runs under Xvfb where it is installed.
+#include <QDir>
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickStyle>
+#include <QQuickWindow>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QtQml/QQmlExtensionPlugin>
+#include <memory>
+
+#include "app/appcontext.h"
+#include "layoutprobe.h"
+
+Q_IMPORT_QML_PLUGIN(ExlStudioPlugin)
+
+namespace {
+QStringList g_warnings;
+QtMessageHandler g_previous = nullptr;
+
+void collectWarnings(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (type == QtWarningMsg || type == QtCriticalMsg || type == QtFatalMsg) {
+        // Messages of the platform (no session bus, no XDG runtime folder) are not the app's.
+        const QString category = QString::fromLatin1(context.category ? context.category : "");
+        if (!category.startsWith(QLatin1String("qt.qpa")) && !message.startsWith(QLatin1String("QStandardPaths")))
+            g_warnings.append(message);
+    }
+    if (g_previous && type != QtWarningMsg)
+        g_previous(type, context, message);
+}
+
+struct Size {
+    int width, height;
+};
+constexpr Size kSizes[] = {{1024, 600}, {1280, 800}, {1920, 1080}};
+const char *const kLanguages[] = {"en", "nl", "de"};
+const char *const kThemes[] = {"light", "dark"};
+const char *const kPages[] = {"chat", "models", "telemetry", "settings"};
+// The app's dialogs (objectName), opened from their pages.
+const char *const kDialogs[] = {"aboutDialog", "convertDialog", "modelFoldersDialog"};
+// Every file and folder dialog (objectName).
+const char *const kFileDialogs[] = {"addFolderDialog", "templateFileDialog", "inputFolderDialog", "ggufDialog",
+                                    "outputFolderDialog", "modelsDirDialog"};
+}  // namespace
+
+class LayoutTest : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_data;
+    QTemporaryDir m_emptyFixtures;
+    std::unique_ptr<AppContext> m_context;
+    std::unique_ptr<QQmlApplicationEngine> m_engine;
+
+    QQuickWindow *window() const
+    {
+        return m_engine && !m_engine->rootObjects().isEmpty() ? qobject_cast<QQuickWindow *>(m_engine->rootObjects().constFirst()) : nullptr;
+    }
+    QObject *find(const char *objectName) const
+    {
+        return window()->findChild<QObject *>(QString::fromLatin1(objectName));
+    }
+
+    // Starts the app as `exl-studio --device cpu` would, with its chats and settings in a
+    // temporary folder.
+    void startApp()
+    {
+        AppOptions options;
+        options.dataDir = m_data.path();
+        options.device = QStringLiteral("cpu");
+        m_context = AppContext::createDefault(options);
+        m_engine = std::make_unique<QQmlApplicationEngine>();
+        m_engine->addImportPath(QStringLiteral("qrc:/"));
+        m_context->attach(m_engine.get());
+        m_engine->setInitialProperties({{QStringLiteral("app"), QVariant::fromValue(m_context.get())}});
+        m_engine->load(QUrl(QStringLiteral("qrc:/ExlStudio/qml/Main.qml")));
+        QVERIFY(window());
+        m_context->start();
+        QVERIFY(QTest::qWaitForWindowExposed(window()));
+        QTRY_VERIFY_WITH_TIMEOUT(!m_context->models()->scanning(), 30000);
+    }
+    void stopApp()
+    {
+        m_engine.reset();
+        m_context.reset();
+    }
+
+    // Lets layouts, bindings and transitions settle, and draws a frame.
+    void settle(int ms = 40)
+    {
+        QTest::qWait(ms);
+        window()->grabWindow();
+        QCoreApplication::processEvents();
+    }
+
+    void apply(Size size, const char *language, const char *theme)
+    {
+        window()->resize(size.width, size.height);
+        m_context->settings()->overrideLanguage(QString::fromLatin1(language));
+        m_context->settings()->overrideTheme(QString::fromLatin1(theme));
+        settle(80);
+        QCOMPARE(window()->width(), size.width);
+        QCOMPARE(window()->height(), size.height);
+    }
+
+    void showPage(const char *page)
+    {
+        QVERIFY(QMetaObject::invokeMethod(window(), "showPage", Q_ARG(QVariant, QString::fromLatin1(page))));
+        settle();
+    }
+
+    // Opens a popup (a Dialog) and checks its scene; closes it again.
+    QStringList checkDialog(const char *name, const QString &context)
+    {
+        QObject *dialog = find(name);
+        if (!dialog)
+            return {context + QStringLiteral(": no dialog %1").arg(QString::fromLatin1(name))};
+        QMetaObject::invokeMethod(dialog, "open");
+        if (!QTest::qWaitFor([&] { return dialog->property("opened").toBool(); }, 3000))
+            return {context + QStringLiteral(": %1 did not open").arg(QString::fromLatin1(name))};
+        settle();
+        auto *content = qvariant_cast<QQuickItem *>(dialog->property("contentItem"));
+        QStringList faults;
+        if (!content || !content->parentItem())
+            faults << context + QStringLiteral(": %1 has no content").arg(QString::fromLatin1(name));
+        else
+            faults << layoutprobe::checkScene(window(), content->parentItem(), context + QStringLiteral(" / ") + QString::fromLatin1(name));
+        QMetaObject::invokeMethod(dialog, "close");
+        if (!QTest::qWaitFor([&] { return !dialog->property("visible").toBool(); }, 3000))
+            faults << context + QStringLiteral(": %1 did not close").arg(QString::fromLatin1(name));
+        return faults;
+    }
+
+    static void failOn(const QStringList &faults)
+    {
+        if (!faults.isEmpty()) {
+            const int shown = std::min<int>(int(faults.size()), 60);
+            QFAIL(qPrintable(QStringLiteral("%1 layout faults:\n").arg(faults.size()) + faults.mid(0, shown).join('\n')));
+        }
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_data.isValid());
+        QQuickStyle::setStyle(QStringLiteral("Material"));
+        g_previous = qInstallMessageHandler(collectWarnings);
+        startApp();
+        QVERIFY2(m_context->models()->rowCount() > 0, "the fixture models are listed (EXL_FIXTURES / ../shared/fixtures)");
+        QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    }
+
+    void everyPageAndDialog_data()
+    {
+        QTest::addColumn<int>("size");
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QString>("theme");
+        for (int s = 0; s < int(std::size(kSizes)); ++s)
+            for (const char *language : kLanguages)
+                for (const char *theme : kThemes)
+                    QTest::addRow("%dx%d %s %s", kSizes[s].width, kSizes[s].height, language, theme)
+                        << s << QString::fromLatin1(language) << QString::fromLatin1(theme);
+    }
+    void everyPageAndDialog()
+    {
+        QFETCH(int, size);
+        QFETCH(QString, language);
+        QFETCH(QString, theme);
+        apply(kSizes[size], qPrintable(language), qPrintable(theme));
+        QStringList faults;
+        const QString context = QStringLiteral("%1x%2 %3 %4").arg(kSizes[size].width).arg(kSizes[size].height).arg(language, theme);
+        for (const char *page : kPages) {
+            showPage(page);
+            faults << layoutprobe::checkScene(window(), window()->contentItem(), context + QStringLiteral(" / ") + QString::fromLatin1(page));
+        }
+        // The Models page's second source tab: the remote endpoints and the form that adds one.
+        showPage("models");
+        if (QObject *tabs = find("sourceTabs")) {
+            tabs->setProperty("currentIndex", 1);
+            settle();
+            faults << layoutprobe::checkScene(window(), window()->contentItem(), context + QStringLiteral(" / models: remote endpoints"));
+            if (QObject *form = find("endpointForm")) {
+                form->setProperty("visible", true);
+                settle();
+                faults << layoutprobe::checkScene(window(), window()->contentItem(), context + QStringLiteral(" / models: endpoint form"));
+                form->setProperty("visible", false);
+            } else {
+                faults << context + QStringLiteral(": no endpoint form");
+            }
+            tabs->setProperty("currentIndex", 0);
+            settle();
+        } else {
+            faults << context + QStringLiteral(": no source tabs on the Models page");
+        }
+        for (const char *dialog : kDialogs)
+            faults << checkDialog(dialog, context);
+        failOn(faults);
+        QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    }
+
+    // Each file and folder dialog opens (its own window or popup shows) and closes again, in
+    // each language, without a crash or a warning.
+    void fileDialogsOpenAndClose_data()
+    {
+        QTest::addColumn<QString>("language");
+        for (const char *language : kLanguages)
+            QTest::newRow(language) << QString::fromLatin1(language);
+    }
+    void fileDialogsOpenAndClose()
+    {
+        QFETCH(QString, language);
+        apply(kSizes[1], qPrintable(language), "light");
+        showPage("models");
+        for (const char *name : kFileDialogs) {
+            QObject *dialog = find(name);
+            QVERIFY2(dialog, name);
+            QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
+            QTRY_VERIFY2_WITH_TIMEOUT(dialog->property("visible").toBool(), name, 3000);
+            settle(100);
+            QVERIFY(QMetaObject::invokeMethod(dialog, "reject"));
+            QTRY_VERIFY2_WITH_TIMEOUT(!dialog->property("visible").toBool(), name, 3000);
+            settle();
+        }
+        QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    }
+
+    // A first start with no model anywhere: the Models page says how to get one, at the smallest
+    // size, in every language, and its controls pass the same checks.
+    void firstRunWithoutModels()
+    {
+        stopApp();
+        QVERIFY(m_emptyFixtures.isValid());
+        qputenv("EXL_FIXTURES", m_emptyFixtures.path().toUtf8());
+        startApp();
+        QCOMPARE(m_context->models()->rowCount(), 0);
+        QStringList faults;
+        for (const char *language : kLanguages) {
+            apply(kSizes[0], language, "light");
+            showPage("models");
+            QObject *pane = find("firstRunPane");
+            QVERIFY(pane);
+            QVERIFY(pane->property("visible").toBool());
+            faults << layoutprobe::checkScene(window(), window()->contentItem(), QStringLiteral("first run %1").arg(QString::fromLatin1(language)));
+            showPage("chat");
+            faults << layoutprobe::checkScene(window(), window()->contentItem(), QStringLiteral("first run chat %1").arg(QString::fromLatin1(language)));
+        }
+        failOn(faults);
+        qunsetenv("EXL_FIXTURES");
+        QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    }
+
+    void cleanupTestCase()
+    {
+        stopApp();
+        qInstallMessageHandler(g_previous);
+    }
+};
+
+QTEST_MAIN(LayoutTest)
+#include "ui_layout_test.moc"
