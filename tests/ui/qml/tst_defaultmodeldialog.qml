@@ -82,7 +82,7 @@ Item {
             const d = openDialog()
             if (data.language === "de")
                 compare(d.title, "Standardmodell holen")
-            waitForRendering(d.contentItem)
+            waitForItemPolished(d.contentItem)
             verify(d.x >= 0 && d.y >= 0, "dialog at " + d.x + "," + d.y)
             verify(d.x + d.width <= root.width && d.y + d.height <= root.height,
                    "dialog " + d.width + "x" + d.height)
@@ -93,6 +93,7 @@ Item {
                 verify(p.x >= 0 && p.x + label.width <= d.contentItem.width + 0.5,
                        label.objectName + " runs past the dialog: " + label.text)
                 verify(!label.truncated, label.objectName + " is cut off: " + label.text)
+                verify(label.contentWidth <= label.width + 0.5, label.objectName + " is wider than its room: " + label.text)
             }
             for (let i = 0; i < d.footer.count; ++i) {
                 const b = d.footer.itemAt(i)
