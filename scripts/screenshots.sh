@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Screenshots of exl-studio (offscreen) with a fixture model on the CPU: every page (chat
 # mid-reply, models with the fit calculator, telemetry, settings) and every dialog (about,
-# convert, model folders), at 1280x800 and 1024x600, in English, Dutch and German (light), plus the
+# convert, model folders, the default model), at 1280x800 and 1024x600, in English, Dutch and German (light), plus the
 # telemetry page in the dark theme. Each PNG is checked (a PNG of the asked size, not blank).
 #   scripts/screenshots.sh EXL_STUDIO OUT_DIR [MODEL_DIR]
 # SCREENSHOTS_QUICK=1 (ctest's ui_screenshots): the pages at 1280x800 in English and the dialogs
@@ -51,12 +51,12 @@ shot() {
 }
 if [[ "${SCREENSHOTS_QUICK:-0}" == 1 ]]; then
   for page in chat models telemetry settings; do shot 1280x800 light en "$page"; done
-  for dialog in about convert folders; do shot 1024x600 light de models "$dialog"; done
+  for dialog in about convert folders default-model; do shot 1024x600 light de models "$dialog"; done
 else
   for size in 1280x800 1024x600; do
     for lang in en nl de; do
       for page in chat models telemetry settings; do shot "$size" light "$lang" "$page"; done
-      for dialog in about convert folders; do shot "$size" light "$lang" models "$dialog"; done
+      for dialog in about convert folders default-model; do shot "$size" light "$lang" models "$dialog"; done
     done
   done
   shot 1280x800 dark en telemetry

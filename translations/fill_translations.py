@@ -6,6 +6,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 T = {  # source: (Dutch, German)
+ 'Download and convert the default model': ('Het standaardmodel downloaden en converteren', 'Das Standardmodell herunterladen und umwandeln'),
+ 'Get the default model…': ('Standaardmodel ophalen…', 'Standardmodell holen…'),
+ 'Get the small default model to try EXL Studio, add a folder that holds models (folders inside it are searched too), or drop a model folder here.': ('Haal het kleine standaardmodel op om EXL Studio te proberen, voeg een map met modellen toe (de mappen erin worden ook doorzocht), of sleep hier een modelmap naartoe.', 'Holen Sie das kleine Standardmodell, um EXL Studio auszuprobieren, fügen Sie einen Ordner mit Modellen hinzu (Ordner darin werden mitdurchsucht) oder ziehen Sie einen Modellordner hierher.'),
  # The Models page as a new user meets it: folders, sources, the first run, units (Units.qml).
  '%1 %': ('%1 %', '%1 %'),
  '%1 %2': ('%1 %2', '%1 %2'),

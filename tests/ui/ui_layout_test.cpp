@@ -43,10 +43,11 @@ const char *const kLanguages[] = {"en", "nl", "de"};
 const char *const kThemes[] = {"light", "dark"};
 const char *const kPages[] = {"chat", "models", "telemetry", "settings"};
 // The app's dialogs (objectName), opened from their pages.
-const char *const kDialogs[] = {"aboutDialog", "convertDialog", "modelFoldersDialog"};
+const char *const kDialogs[] = {"aboutDialog", "convertDialog", "modelFoldersDialog", "defaultModelDialog",
+                                "confirmRemoveEndpoint", "renameDialog", "deleteDialog", "switchDialog"};
 // Every file and folder dialog (objectName).
 const char *const kFileDialogs[] = {"addFolderDialog", "templateFileDialog", "inputFolderDialog", "ggufDialog",
-                                    "outputFolderDialog", "modelsDirDialog"};
+                                    "outputFolderDialog", "modelsDirDialog", "exportDialog"};
 }  // namespace
 
 class LayoutTest : public QObject

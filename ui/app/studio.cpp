@@ -101,8 +101,8 @@ int checkDialogs(QQmlApplicationEngine &engine)
     if (!window)
         return 1;
     int failed = 0;
-    for (const char *name : {"aboutDialog", "convertDialog", "modelFoldersDialog", "addFolderDialog", "templateFileDialog",
-                             "inputFolderDialog", "ggufDialog", "outputFolderDialog", "modelsDirDialog"}) {
+    for (const char *name : {"aboutDialog", "convertDialog", "modelFoldersDialog", "defaultModelDialog", "addFolderDialog", "templateFileDialog",
+                             "inputFolderDialog", "ggufDialog", "outputFolderDialog", "modelsDirDialog", "exportDialog"}) {
         QObject *dialog = window->findChild<QObject *>(QString::fromLatin1(name));
         const int warningsBefore = int(g_dialogWarnings.size());
         const bool opened = dialog && QMetaObject::invokeMethod(dialog, "open")

@@ -54,6 +54,10 @@ Item {
         id: convertDialog
         models: page.models
     }
+    DefaultModelDialog {
+        id: defaultModelDialog
+        app: page.app
+    }
 
     RowLayout {
         anchors.fill: parent
@@ -146,7 +150,13 @@ Item {
                             Label {
                                 Layout.fillWidth: true
                                 wrapMode: Text.Wrap
-                                text: qsTr("Add a folder that holds models (folders inside it are searched too), or drop a model folder here.")
+                                text: qsTr("Get the small default model to try EXL Studio, add a folder that holds models (folders inside it are searched too), or drop a model folder here.")
+                            }
+                            AccentButton {
+                                objectName: "getDefaultModelButton"
+                                text: qsTr("Get the default model…")
+                                Accessible.name: qsTr("Download and convert the default model")
+                                onClicked: defaultModelDialog.open()
                             }
                             Button {
                                 text: qsTr("Add folder…")
