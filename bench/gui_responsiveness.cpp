@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "app/appcontext.h"
+#include "app/studio.h"
 #include "services/combinedinferenceservice.h"
 #include "services/fakeinferenceservice.h"
 #include "services/remoteinferenceservice.h"
@@ -406,10 +407,6 @@ std::optional<RunResult> runStreaming(AppContext &context, const GuiThreadClock 
 
 // ---- The scene.
 
-QQuickWindow *windowOf(QQmlApplicationEngine &engine)
-{
-    return engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow *>(engine.rootObjects().constFirst());
-}
 
 // Every item under `item` in the visual tree (delegates have no QObject parent to find them by).
 void collectItems(QQuickItem *item, QList<QQuickItem *> *out)
@@ -516,11 +513,7 @@ int main(int argc, char *argv[])
         return fail(QStringLiteral("the app could not open its chats: %1").arg(context->storageError()));
 
     QQmlApplicationEngine engine;
-    engine.addImportPath(QStringLiteral("qrc:/"));
-    context->attach(&engine);
-    engine.setInitialProperties({{QStringLiteral("app"), QVariant::fromValue(context.get())}});
-    engine.load(QUrl(QStringLiteral("qrc:/ExlStudio/qml/Main.qml")));
-    QQuickWindow *window = windowOf(engine);
+    QQuickWindow *window = loadMainWindow(engine, *context);
     if (!window)
         return fail(QStringLiteral("Main.qml did not load"));
     const QThread *guiThread = QThread::currentThread();

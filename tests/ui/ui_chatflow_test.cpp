@@ -17,6 +17,7 @@
 #include <QtQml/QQmlExtensionPlugin>
 
 #include "app/appcontext.h"
+#include "app/studio.h"
 #include "services/combinedinferenceservice.h"
 #include "services/fakeinferenceservice.h"
 
@@ -72,11 +73,7 @@ class ChatFlowTest : public QObject
                 std::make_unique<RemoteInferenceService>()),
             std::make_unique<FakeVramPlanner>(24 * kGiB, 936e9), true);
         m_engine = std::make_unique<QQmlApplicationEngine>();
-        m_engine->addImportPath(QStringLiteral("qrc:/"));
-        m_context->attach(m_engine.get());
-        m_engine->setInitialProperties({{QStringLiteral("app"), QVariant::fromValue(m_context.get())}});
-        m_engine->load(QUrl(QStringLiteral("qrc:/ExlStudio/qml/Main.qml")));
-        QVERIFY(window());
+        QVERIFY(loadMainWindow(*m_engine, *m_context));
         QVERIFY(QTest::qWaitForWindowExposed(window()));
     }
 

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "app/appcontext.h"
+#include "app/studio.h"
 #include "layoutprobe.h"
 
 Q_IMPORT_QML_PLUGIN(ExlStudioPlugin)
@@ -79,11 +80,7 @@ class FirstRunTest : public QObject
         options.device = QStringLiteral("cpu");
         m_context = AppContext::createDefault(options);
         m_engine = std::make_unique<QQmlApplicationEngine>();
-        m_engine->addImportPath(QStringLiteral("qrc:/"));
-        m_context->attach(m_engine.get());
-        m_engine->setInitialProperties({{QStringLiteral("app"), QVariant::fromValue(m_context.get())}});
-        m_engine->load(QUrl(QStringLiteral("qrc:/ExlStudio/qml/Main.qml")));
-        QVERIFY(window());
+        QVERIFY(loadMainWindow(*m_engine, *m_context));
         window()->resize(1024, 600);
         m_context->start();
         QVERIFY(QTest::qWaitForWindowExposed(window()));

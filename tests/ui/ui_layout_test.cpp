@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "app/appcontext.h"
+#include "app/studio.h"
 #include "layoutprobe.h"
 
 Q_IMPORT_QML_PLUGIN(ExlStudioPlugin)
@@ -77,11 +78,7 @@ class LayoutTest : public QObject
         options.device = QStringLiteral("cpu");
         m_context = AppContext::createDefault(options);
         m_engine = std::make_unique<QQmlApplicationEngine>();
-        m_engine->addImportPath(QStringLiteral("qrc:/"));
-        m_context->attach(m_engine.get());
-        m_engine->setInitialProperties({{QStringLiteral("app"), QVariant::fromValue(m_context.get())}});
-        m_engine->load(QUrl(QStringLiteral("qrc:/ExlStudio/qml/Main.qml")));
-        QVERIFY(window());
+        QVERIFY(loadMainWindow(*m_engine, *m_context));
         m_context->start();
         QVERIFY(QTest::qWaitForWindowExposed(window()));
         QTRY_VERIFY_WITH_TIMEOUT(!m_context->models()->scanning(), 30000);

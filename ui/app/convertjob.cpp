@@ -38,15 +38,6 @@ constexpr Stage kStages[] = {
     {"done", 0.0, 0.0, QT_TRANSLATE_NOOP("ConvertJob", "Done")},
 };
 
-QString formatDuration(double seconds)
-{
-    const qint64 s = qint64(std::llround(seconds));
-    if (s >= 3600)
-        return ConvertJob::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
-    if (s >= 60)
-        return ConvertJob::tr("%1 min %2 s").arg(s / 60).arg(s % 60);
-    return ConvertJob::tr("%1 s").arg(s);
-}
 
 }  // namespace
 
@@ -123,6 +114,16 @@ void ConvertJob::settingsEdited()
         m_resultText.clear();
         Q_EMIT stateChanged();
     }
+}
+
+QString ConvertJob::formatDuration(double seconds)
+{
+    const qint64 s = qint64(std::llround(seconds));
+    if (s >= 3600)
+        return tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
+    if (s >= 60)
+        return tr("%1 min %2 s").arg(s / 60).arg(s % 60);
+    return tr("%1 s").arg(s);
 }
 
 QString ConvertJob::settingsError() const

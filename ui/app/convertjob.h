@@ -75,6 +75,8 @@ public:
     static double overallProgress(const QString &stage, int step, int steps, bool fast);
     // The converter's English stage name, translated.
     static QString stageName(const QString &stage);
+    // A time left or taken, as the progress lines show it ("3 min 20 s").
+    static QString formatDuration(double seconds);
 
 Q_SIGNALS:
     void settingsChanged();

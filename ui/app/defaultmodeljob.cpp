@@ -33,16 +33,6 @@ QString formatBytes(qint64 bytes)
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeSIFormat);
 }
 
-QString formatDuration(double seconds)
-{
-    const qint64 s = qint64(std::llround(seconds));
-    if (s >= 3600)
-        return DefaultModelJob::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
-    if (s >= 60)
-        return DefaultModelJob::tr("%1 min %2 s").arg(s / 60).arg(s % 60);
-    return DefaultModelJob::tr("%1 s").arg(s);
-}
-
 QString localPath(const QString &pathOrUrl)
 {
     const QString trimmed = pathOrUrl.trimmed();
@@ -266,7 +256,7 @@ void DefaultModelJob::setBytes(qint64 done, qint64 total, double bytesPerSecond)
     m_bytesDone = done;
     m_bytesTotal = total;
     m_speed = bytesPerSecond > 0.0 ? tr("%1/s").arg(formatBytes(qint64(bytesPerSecond))) : QString();
-    m_timeLeft = bytesPerSecond > 0.0 && total > done ? formatDuration(double(total - done) / bytesPerSecond) : QString();
+    m_timeLeft = bytesPerSecond > 0.0 && total > done ? ConvertJob::formatDuration(double(total - done) / bytesPerSecond) : QString();
     setProgress(total > 0 ? double(done) / double(total) : 0.0,
                 total > 0 ? tr("%1 of %2").arg(formatBytes(done), formatBytes(total)) : formatBytes(done));
 }

@@ -122,6 +122,15 @@ int checkDialogs(QQmlApplicationEngine &engine)
 }
 }  // namespace
 
+QQuickWindow *loadMainWindow(QQmlApplicationEngine &engine, AppContext &context)
+{
+    engine.addImportPath(QStringLiteral("qrc:/"));  // the ExlStudio module's qmldir
+    context.attach(&engine);
+    engine.setInitialProperties({{QStringLiteral("app"), QVariant::fromValue(&context)}});
+    engine.load(QUrl(QStringLiteral("qrc:/ExlStudio/qml/Main.qml")));
+    return engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow *>(engine.rootObjects().constFirst());
+}
+
 int printHelp(int argc, char *argv[])
 {
     QStringList arguments;
@@ -162,15 +171,12 @@ int runStudio(QApplication &app)
     if (options.checkDialogs)
         g_previousHandler = qInstallMessageHandler(recordWarning);
     QQmlApplicationEngine engine;
-    engine.addImportPath(QStringLiteral("qrc:/"));  // the ExlStudio module's qmldir
-    context->attach(&engine);
-    engine.setInitialProperties({{QStringLiteral("app"), QVariant::fromValue(context.get())}});
-    engine.load(QUrl(QStringLiteral("qrc:/ExlStudio/qml/Main.qml")));
-    if (engine.rootObjects().isEmpty())
+    QQuickWindow *const mainWindow = loadMainWindow(engine, *context);
+    if (!mainWindow)
         return 1;
 
-    if (auto *window = qobject_cast<QQuickWindow *>(engine.rootObjects().constFirst()); window && options.windowSize.isValid())
-        window->resize(options.windowSize);
+    if (options.windowSize.isValid())
+        mainWindow->resize(options.windowSize);
     context->start();
     if (!options.openDialog.isEmpty()) {
         // After the pages have laid out (the dialog centres on the window).

@@ -2,7 +2,15 @@
 // and the --screenshot / --quit-after helpers used by scripts, tests and CI.
 #pragma once
 
+class AppContext;
 class QApplication;
+class QQmlApplicationEngine;
+class QQuickWindow;
+
+// Loads Main.qml into `engine` over `context` as exl-studio does (the ExlStudio module's import
+// path, the context's translator, the root's `app` property); the window, or null when the scene
+// did not load. The tests and the GUI benchmark load the app through this too.
+QQuickWindow *loadMainWindow(QQmlApplicationEngine &engine, AppContext &context);
 
 int runStudio(QApplication &app);
 

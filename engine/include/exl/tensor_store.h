@@ -15,6 +15,9 @@ namespace exl {
 const char* dtype_name(DType t);
 std::size_t dtype_size(DType t);
 
+// A shape as error messages write it: "[384,1024]".
+std::string shape_text(const std::vector<std::int64_t>& shape);
+
 struct TensorInfo {
   std::string name;
   DType dtype = DType::f32;

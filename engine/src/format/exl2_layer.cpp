@@ -12,12 +12,6 @@ namespace {
 
 int ceil32(int n) { return (n + 31) / 32 * 32; }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 [[noreturn]] void fail(ErrorKind kind, const TensorInfo& t, const std::string& what) {
   throw Error(kind, what, t.file, t.name);
 }

@@ -13,12 +13,6 @@ namespace {
 
 int pad128(int n) { return (n + 127) / 128 * 128; }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 [[noreturn]] void fail(ErrorKind kind, const TensorInfo& t, const std::string& what) {
   throw Error(kind, what, t.file, t.name);
 }

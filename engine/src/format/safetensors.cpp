@@ -12,6 +12,13 @@
 #include "exl/tensor_store.h"
 
 namespace exl {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -60,12 +67,6 @@ bool as_u64(const json& v, std::uint64_t& out) {
     return true;
   }
   return false;
-}
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 struct Range {
