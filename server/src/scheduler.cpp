@@ -59,6 +59,12 @@ GenerationJob::Outcome GenerationJob::waitFinished() {
   return *m_outcome;
 }
 
+std::optional<GenerationJob::Outcome> GenerationJob::waitFinishedFor(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(m_mutex);
+  if (!m_cv.wait_for(lock, timeout, [&] { return m_outcome.has_value(); })) return std::nullopt;
+  return m_outcome;
+}
+
 std::string GenerationJob::takeAll() {
   std::lock_guard lock(m_mutex);
   std::string t = std::move(m_pending);

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Soak of `exl serve`: mixed streamed, non-streamed and abandoned requests from 8 clients; no
+errors, and resident memory flat after the warm-up.
+
+Each client loops over: a streamed chat, a non-streamed completion, a non-streamed request it
+abandons after 0.2 s, a stream it closes after the first chunk. Prompts mix a shared system text
+with fresh random words (new words for the tokenizer, new prefixes for the KV cache, repeated
+prefixes for its reuse). After the warm-up, RSS is sampled every second; the test asserts that
+the median of the last third exceeds the median of the first third by at most --tolerance-kib.
+Default: 45 s (15 s warm-up), the CI form; bench/server_soak.sh runs it for 30 minutes.
+"""
+import argparse, http.client, json, os, random, socket, statistics, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serverlib import Server, check, finish, fixture_model, raw  # noqa: E402
+
+SYSTEM = "You are a helpful assistant who answers briefly and kindly."
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def words(rng, n):
+    return " ".join("".join(rng.choice(LETTERS) for _ in range(rng.randint(3, 10))) for _ in range(n))
+
+
+class Client(threading.Thread):
+    def __init__(self, port, model_id, seed, end):
+        super().__init__(daemon=True)
+        self.port, self.model_id, self.rng, self.end = port, model_id, random.Random(seed), end
+        self.counts = {"stream": 0, "plain": 0, "abandoned": 0, "closed_stream": 0, "429": 0}
+        self.errors = []
+
+    def request(self, path, body, timeout):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        c.request("POST", path, body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+        return c, c.getresponse()
+
+    def one(self, kind):
+        user = words(self.rng, self.rng.randint(5, 60))
+        chat = {"model": self.model_id, "max_tokens": self.rng.randint(4, 24), "seed": self.rng.randint(0, 1 << 30),
+                "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]}
+        if kind == "stream":
+            c, r = self.request("/v1/chat/completions", dict(chat, stream=True), 60)
+            data = r.read()
+            c.close()
+            if r.status == 429:
+                self.counts["429"] += 1
+            elif r.status != 200 or not data.rstrip().endswith(b"data: [DONE]"):
+                self.errors.append((kind, r.status, data[-200:]))
+        elif kind == "plain":
+            c, r = self.request("/v1/completions", {"model": self.model_id, "prompt": SYSTEM + " " + user,
+                                                    "max_tokens": self.rng.randint(4, 24)}, 60)
+            data = r.read()
+            c.close()
+            if r.status == 429:
+                self.counts["429"] += 1
+            elif r.status != 200 or "choices" not in json.loads(data):
+                self.errors.append((kind, r.status, data[-200:]))
+        elif kind == "abandoned":
+            try:
+                c, r = self.request("/v1/chat/completions", dict(chat, max_tokens=400), 0.2)
+                r.read()
+            except (socket.timeout, TimeoutError):
+                pass
+            c.close()
+        else:  # a stream closed after its first chunk
+            c, r = self.request("/v1/chat/completions", dict(chat, stream=True, max_tokens=400), 60)
+            if r.status == 200:
+                r.readline()
+            c.close()
+        self.counts[kind] += 1
+
+    def run(self):
+        kinds = ["stream", "plain", "abandoned", "closed_stream"]
+        i = self.rng.randrange(4)
+        while time.time() < self.end:
+            try:
+                self.one(kinds[i % 4])
+            except (OSError, http.client.HTTPException, ValueError) as e:
+                if kinds[i % 4] != "abandoned":
+                    self.errors.append((kinds[i % 4], repr(e)))
+            i += 1
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--exl", required=True)
+    ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
+    ap.add_argument("--model", help="another model folder (default: the fixture model)")
+    ap.add_argument("--duration", type=float, default=45.0, help="seconds in all")
+    ap.add_argument("--warmup", type=float, default=15.0, help="seconds before RSS is sampled")
+    ap.add_argument("--tolerance-kib", type=int, default=1024)
+    ap.add_argument("--clients", type=int, default=8)
+    args = ap.parse_args()
+    model = args.model or fixture_model(args.fixtures)
+    srv = Server(args.exl, model, ["--queue", "16"])
+    try:
+        start = time.time()
+        end = start + args.duration
+        clients = [Client(srv.port, srv.model_id, 1000 + i, end) for i in range(args.clients)]
+        for c in clients:
+            c.start()
+        samples = []  # (seconds since start, RSS KiB)
+        while time.time() < end:
+            time.sleep(1.0)
+            t = time.time() - start
+            if t >= args.warmup:
+                samples.append((t, srv.rss()))
+        for c in clients:
+            c.join(120)
+        time.sleep(1.0)
+        counts = {k: sum(c.counts[k] for c in clients) for k in clients[0].counts}
+        errors = [e for c in clients for e in c.errors]
+        third = max(1, len(samples) // 3)
+        first = statistics.median(r for _, r in samples[:third])
+        last = statistics.median(r for _, r in samples[-third:])
+        span_min = (samples[-1][0] - samples[0][0]) / 60 if len(samples) > 1 else 0
+        print(f"soak: {args.duration:.0f} s, {args.clients} clients: {counts}; errors {len(errors)}", flush=True)
+        print(f"soak: RSS after warm-up {samples[0][1]} KiB, first third median {first} KiB, last third median "
+              f"{last} KiB, max {max(r for _, r in samples)} KiB, drift {last - first:+d} KiB over "
+              f"{span_min:.1f} min", flush=True)
+        check("soak: every client made requests of each kind", all(counts[k] > 0 for k in
+                                                                   ("stream", "plain", "abandoned", "closed_stream")),
+              counts)
+        check("soak: no errors", not errors, errors[:3])
+        check(f"soak: RSS flat after warm-up (drift <= {args.tolerance_kib} KiB)", last - first <= args.tolerance_kib,
+              f"{first} -> {last} KiB")
+        check("soak: server still healthy", raw(srv.port, "GET", "/health")[0] == 200)
+    finally:
+        srv.stop()
+    finish()
+
+
+if __name__ == "__main__":
+    main()
