@@ -77,6 +77,10 @@ class RequestProcessor : public httplib::Server {
   bool serve(httplib::Stream& stream, bool closeConnection, bool& connectionClosed) {
     return process_request(stream, closeConnection, connectionClosed, nullptr);
   }
+  // httplib streams a chunked answer only while its server socket is valid (it ends streams
+  // when the server stops): mark it with the front's listening socket, and clear it on stop.
+  void setListening(int fd) { svr_sock_ = fd; }
+  void setStopped() { svr_sock_ = INVALID_SOCKET; }
 };
 
 FrontLimits frontLimits(const ServerOptions& o) {
@@ -366,11 +370,15 @@ int ApiServer::bind() {
   // Listens with a backlog of SOMAXCONN, so a burst of clients (e.g. 200 concurrent streams)
   // waits in the accept queue instead of being reset.
   m_port = m_impl->front.bind(m_options.host, m_options.port);
+  m_impl->http.setListening(m_impl->front.listenSocket());
   return m_port;
 }
 
 bool ApiServer::listen() { return m_impl->front.run(); }
 
-void ApiServer::stop() { m_impl->front.stop(); }
+void ApiServer::stop() {
+  m_impl->http.setStopped();
+  m_impl->front.stop();
+}
 
 }  // namespace exl::server

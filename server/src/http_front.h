@@ -57,6 +57,7 @@ class HttpFront {
 
   // Binds host:port (0: any free port) and listens; returns the port. Throws Error(io).
   int bind(const std::string& host, int port);
+  int listenSocket() const { return m_listenFd; }
   // Serves until stop(); returns false when it could not run (not bound).
   bool run();
   // Ends run() (safe from a signal handler): clients in the middle of a request see their

@@ -37,17 +37,17 @@ def main():
     ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
     args = ap.parse_args()
     model = fixture_model(args.fixtures)
-    srv = Server(args.exl, model, ctx=2048)
+    srv = Server(args.exl, model)
     try:
         mid = srv.model_id
         bias = {str(i): -100 for i in eos_ids(model)}
-        long_req = {"model": mid, "prompt": "Once upon a time", "max_tokens": 1900, "temperature": 0,
+        long_req = {"model": mid, "prompt": "Once upon a time", "max_tokens": 400, "temperature": 0,
                     "logit_bias": bias}
         one_req = {"model": mid, "prompt": "The weather today is", "max_tokens": 1, "temperature": 0}
         timed(srv.port, one_req)  # warm-up
         s, j, t_full = timed(srv.port, long_req)
         n = j.get("usage", {}).get("completion_tokens", 0) if isinstance(j, dict) else 0
-        check("the long request runs to max_tokens", s == 200 and n == 1900, (s, n))
+        check("the long request runs to max_tokens", s == 200 and n == 400, (s, n))
         step = t_full / max(n, 1)
         s, _, t_one = timed(srv.port, one_req)
         check("a one-token request alone", s == 200, s)
@@ -73,7 +73,7 @@ def main():
               f"{', '.join(f'{w * 1000:.1f} ms' for w in waits)}", flush=True)
         for i, w in enumerate(waits):
             # Its own time, the 20 ms disconnect check, a step, and scheduling slack of the 2-core
-            # machine; the abandoned generation's rest would be more than 1 s.
+            # machine; the abandoned generation's rest is hundreds of steps.
             check(f"attempt {i}: next request waits about one step, not the abandoned generation",
                   w <= t_one + 0.02 + step + 0.25 and w < 0.5 * (t_full - 0.3),
                   f"{w:.3f} s vs {t_one:.3f} s alone, {t_full:.2f} s whole")
