@@ -74,12 +74,14 @@ class Server:
     def __init__(self, exl, model, extra=(), ctx=1024):
         self.port = free_port()
         self.model_id = os.path.basename(model.rstrip("/"))
-        self.proc = subprocess.Popen([exl, "serve", "-m", model, "--device", "cpu", "--port", str(self.port),
+        # EXL_SERVE_WRAP: a command put before exl (e.g. "heaptrack -o /tmp/serve"), to profile it.
+        wrap = os.environ.get("EXL_SERVE_WRAP", "").split()
+        self.proc = subprocess.Popen(wrap + [exl, "serve", "-m", model, "--device", "cpu", "--port", str(self.port),
                                       "--ctx", str(ctx)] + list(extra), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         self.log = []
         threading.Thread(target=lambda: [self.log.append(l) for l in self.proc.stdout], daemon=True).start()
-        deadline = time.time() + 60
+        deadline = time.time() + (600 if wrap else 60)
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("exl serve exited: " + "".join(self.log))
