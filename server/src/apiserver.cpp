@@ -85,7 +85,9 @@ class RequestProcessor : public httplib::Server {
 
 FrontLimits frontLimits(const ServerOptions& o) {
   FrontLimits l;
-  l.workers = std::max(1, o.httpThreads);
+  // Every running or queued generation holds a worker while it answers: keep a few more, so that
+  // /health, /v1/models and refusals are answered however long the queue.
+  l.workers = std::max({1, o.httpThreads, o.queue + 4});
   l.maxConnections = std::max(1, o.maxConnections);
   l.maxPerClient = std::max(1, o.maxConnectionsPerClient);
   l.headerTimeout = std::chrono::milliseconds(std::max(1, o.headerTimeoutMs));
