@@ -2,12 +2,9 @@
 
 #include <httplib.h>
 
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -15,18 +12,28 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "exl/error.h"
 #include "exl/log.h"
+#include "exl/server/request.h"
+#include "http_conn.h"
 
 namespace exl::server {
 
 namespace {
 
 constexpr std::chrono::milliseconds kSweepInterval{250};
+// An idle connection gives way to a newcomer over a cap only after this long (a burst of new
+// connections does not push out those that have not sent their request yet).
+constexpr std::chrono::milliseconds kEvictableAfter{1000};
+// A refused connection is read until the client closes, for at most this long.
+constexpr std::chrono::milliseconds kDrainTime{2000};
+// Refused connections being drained beyond the connection cap; past it newcomers are just closed.
+constexpr int kMaxDraining = 256;
 
-// Lower-cased header name -> first value, for the two headers the front itself needs.
+// Lower-cased header name -> first value, for the headers the front itself reads.
 bool headerValue(std::string_view head, std::string_view name, std::string& value) {
   std::size_t pos = head.find("\r\n");
   while (pos != std::string_view::npos && pos + 2 < head.size()) {
@@ -54,130 +61,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-void addressOf(const sockaddr_storage& ss, std::string& ip, int& port) {
-  char buf[INET6_ADDRSTRLEN] = {};
-  if (ss.ss_family == AF_INET) {
-    const auto* a = reinterpret_cast<const sockaddr_in*>(&ss);
-    inet_ntop(AF_INET, &a->sin_addr, buf, sizeof(buf));
-    port = ntohs(a->sin_port);
-  } else if (ss.ss_family == AF_INET6) {
-    const auto* a = reinterpret_cast<const sockaddr_in6*>(&ss);
-    inet_ntop(AF_INET6, &a->sin6_addr, buf, sizeof(buf));
-    port = ntohs(a->sin6_port);
-  }
-  ip = buf;
-}
-
-int pollMs(std::chrono::steady_clock::duration d) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
-  return static_cast<int>(std::clamp<long long>(ms, 0, 1 << 30));
-}
-
-// The stream of the request a worker serves, so that handlers can see a vanished client.
-thread_local const int* t_clientFd = nullptr;
-
-bool peerGone(int fd) {
-  pollfd p{fd, POLLRDHUP, 0};
-  if (::poll(&p, 1, 0) < 0) return false;
-  return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
-}
-
 }  // namespace
-
-bool clientDisconnected() { return t_clientFd && peerGone(*t_clientFd); }
-
-struct HttpFront::Conn {
-  enum class State { idle, header, body, busy };
-  int fd = -1;
-  std::string addr;
-  int port = 0;
-  std::string buf;                 // bytes read and not yet consumed by a request
-  State state = State::idle;
-  Clock::time_point deadline;      // of the current state (not for busy)
-  Clock::time_point lastActive;
-  std::size_t requestBytes = 0;    // headers + body, once the headers are complete
-  bool readThrough = false;        // chunked body: the worker reads it from the socket
-  bool closeAfter = false;         // the answer closes the connection
-  int served = 0;
-};
-
-// httplib's view of one buffered request: reads come from the buffer (then, for a chunked
-// body, from the socket until the body deadline); writes go to the socket, waiting at most the
-// write timeout for room.
-class HttpFront::ConnStream final : public httplib::Stream {
- public:
-  ConnStream(Conn& c, const FrontLimits& l)
-      : m_c(c), m_limits(l), m_end(c.readThrough ? c.buf.size() : std::min(c.requestBytes, c.buf.size())),
-        m_bodyDeadline(Clock::now() + l.bodyTimeout) {}
-  std::size_t consumed() const { return m_pos; }
-
-  bool is_readable() const override { return m_pos < m_end || (m_c.readThrough && wait(POLLIN, m_bodyDeadline)); }
-  bool is_writable() const override {
-    pollfd p{m_c.fd, POLLOUT | POLLRDHUP, 0};
-    if (::poll(&p, 1, pollMs(m_limits.writeTimeout)) <= 0) return false;
-    return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) == 0 && (p.revents & POLLOUT);
-  }
-  ssize_t read(char* ptr, size_t size) override {
-    if (m_pos < m_end) {
-      const std::size_t n = std::min(size, m_end - m_pos);
-      std::memcpy(ptr, m_c.buf.data() + m_pos, n);
-      m_pos += n;
-      return static_cast<ssize_t>(n);
-    }
-    if (!m_c.readThrough) return 0;
-    for (;;) {
-      if (!wait(POLLIN, m_bodyDeadline)) return -1;
-      const ssize_t r = ::recv(m_c.fd, ptr, size, 0);
-      if (r >= 0) return r;
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
-    }
-  }
-  ssize_t write(const char* ptr, size_t size) override {
-    std::size_t done = 0;
-    while (done < size) {
-      const ssize_t r = ::send(m_c.fd, ptr + done, size - done, MSG_NOSIGNAL);
-      if (r > 0) {
-        done += static_cast<std::size_t>(r);
-        continue;
-      }
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait(POLLOUT, Clock::now() + m_limits.writeTimeout))
-        continue;
-      return -1;
-    }
-    return static_cast<ssize_t>(size);
-  }
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    ip = m_c.addr;
-    port = m_c.port;
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    sockaddr_storage ss{};
-    socklen_t len = sizeof(ss);
-    port = 0;
-    ip.clear();
-    if (::getsockname(m_c.fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) addressOf(ss, ip, port);
-  }
-  // cpp-httplib 0.11 uses the descriptor only to refuse ones select() cannot watch; this stream
-  // waits with poll(), so any descriptor is served.
-  socket_t socket() const override { return std::min(m_c.fd, FD_SETSIZE - 1); }
-
- private:
-  bool wait(short events, Clock::time_point deadline) const {
-    for (;;) {
-      pollfd p{m_c.fd, events, 0};
-      const int r = ::poll(&p, 1, pollMs(deadline - Clock::now()));
-      if (r > 0) return (p.revents & (events | POLLHUP | POLLERR)) != 0 && !(p.revents & POLLNVAL);
-      if (r == 0 || errno != EINTR) return false;
-    }
-  }
-
-  Conn& m_c;
-  const FrontLimits& m_limits;
-  std::size_t m_pos = 0;
-  std::size_t m_end;
-  Clock::time_point m_bodyDeadline;
-};
 
 HttpFront::HttpFront(FrontLimits limits, Serve serve) : m_limits(limits), m_serve(std::move(serve)) {
   m_limits.workers = std::max(1, m_limits.workers);
@@ -228,7 +112,7 @@ int HttpFront::bind(const std::string& host, int port) {
   socklen_t len = sizeof(ss);
   std::string ip;
   int bound = port;
-  if (::getsockname(m_listenFd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) addressOf(ss, ip, bound);
+  if (::getsockname(m_listenFd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) socketAddress(ss, ip, bound);
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.fd = m_listenFd;
@@ -262,7 +146,7 @@ bool HttpFront::run() {
         std::uint64_t v;
         while (::read(m_wakeFd, &v, sizeof(v)) > 0) {}
         takeReturned();
-      } else if (auto it = m_conns.find(fd); it != m_conns.end() && it->second->state != Conn::State::busy) {
+      } else if (auto it = m_conns.find(fd); it != m_conns.end() && it->second->state != HttpConn::State::busy) {
         onReadable(*it->second);
       }
     }
@@ -276,7 +160,7 @@ bool HttpFront::run() {
     std::lock_guard lock(m_mutex);
     m_workersStop = true;
     for (auto& [fd, c] : m_conns)
-      if (c->state == Conn::State::busy) ::shutdown(fd, SHUT_RDWR);
+      if (c->state == HttpConn::State::busy) ::shutdown(fd, SHUT_RDWR);
   }
   m_cv.notify_all();
   for (auto& t : m_workers) t.join();
@@ -309,14 +193,16 @@ void HttpFront::acceptAll() {
       }
       return;  // EAGAIN: accepted all
     }
-    auto c = std::make_unique<Conn>();
+    auto c = std::make_unique<HttpConn>();
     c->fd = fd;
-    addressOf(ss, c->addr, c->port);
-    if (static_cast<int>(m_conns.size()) >= m_limits.maxConnections && !evictIdle(nullptr)) {
-      ::close(fd);
-      continue;
-    }
-    if (m_perClient[c->addr] >= m_limits.maxPerClient && !evictIdle(&c->addr)) {
+    socketAddress(ss, c->addr, c->port);
+    // Over a cap, the oldest idle connection gives way; else the newcomer is answered 429.
+    const char* over = nullptr;
+    if (static_cast<int>(m_conns.size()) >= m_limits.maxConnections && !evictIdle(nullptr))
+      over = "too many open connections";
+    else if (m_perClient[c->addr] >= m_limits.maxPerClient && !evictIdle(&c->addr))
+      over = "too many open connections from this address";
+    if (over && static_cast<int>(m_conns.size()) >= m_limits.maxConnections + kMaxDraining) {
       ::close(fd);
       continue;
     }
@@ -332,15 +218,20 @@ void HttpFront::acceptAll() {
     c->lastActive = Clock::now();
     c->deadline = c->lastActive + m_limits.headerTimeout;  // a new connection owes its first request
     ++m_perClient[c->addr];
-    m_conns.emplace(fd, std::move(c));
+    HttpConn& added = *m_conns.emplace(fd, std::move(c)).first->second;
+    if (over)
+      refuse(added, "429 Too Many Requests", "too_many_connections",
+             std::string(over) + " (limits: " + std::to_string(m_limits.maxConnections) + " in all, " +
+                 std::to_string(m_limits.maxPerClient) + " per address); retry later");
   }
 }
 
 bool HttpFront::evictIdle(const std::string* addr) {
-  Conn* oldest = nullptr;
+  const auto now = Clock::now();
+  HttpConn* oldest = nullptr;
   for (auto& [fd, c] : m_conns)
-    if (c->state == Conn::State::idle && c->buf.empty() && (!addr || c->addr == *addr) &&
-        (!oldest || c->lastActive < oldest->lastActive))
+    if (c->state == HttpConn::State::idle && c->buf.empty() && (!addr || c->addr == *addr) &&
+        now - c->lastActive >= kEvictableAfter && (!oldest || c->lastActive < oldest->lastActive))
       oldest = c.get();
   if (!oldest) return false;
   closeConn(oldest->fd);
@@ -356,20 +247,36 @@ void HttpFront::closeConn(int fd) {
   m_conns.erase(it);
 }
 
-void HttpFront::reply(Conn& c, const char* statusLine) {
-  // Best effort, never blocking: the front answers only requests it refuses to read.
-  std::string r = std::string("HTTP/1.1 ") + statusLine + "\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+void HttpFront::refuse(HttpConn& c, const char* statusLine, const char* code, const std::string& message) {
+  ApiError e;
+  e.status = std::atoi(statusLine);
+  e.type = e.status == 429 ? "rate_limit_error" : "invalid_request_error";
+  e.message = message;
+  e.code = code;
+  const std::string body = errorBody(e).dump();
+  std::string r = std::string("HTTP/1.1 ") + statusLine + "\r\nConnection: close\r\nContent-Type: application/json\r\n" +
+                  (e.status == 429 ? "Retry-After: 1\r\n" : "") + "Content-Length: " + std::to_string(body.size()) +
+                  "\r\n\r\n" + body;
+  // Best effort, never blocking (a few hundred bytes fit any socket buffer).
   [[maybe_unused]] const auto n = ::send(c.fd, r.data(), r.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  // Read what already arrived, so that the close sends a FIN after the answer, not a reset that
-  // could discard it (a kernel resets a connection closed with unread data).
-  char sink[16384];
-  for (int i = 0; i < 16 && ::recv(c.fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; ++i) {}
   ::shutdown(c.fd, SHUT_WR);
-  closeConn(c.fd);
+  c.state = HttpConn::State::draining;
+  c.buf.clear();
+  c.buf.shrink_to_fit();
+  c.deadline = Clock::now() + kDrainTime;
 }
 
-void HttpFront::onReadable(Conn& c) {
+void HttpFront::onReadable(HttpConn& c) {
   char tmp[16384];
+  if (c.state == HttpConn::State::draining) {
+    for (;;) {
+      const ssize_t r = ::recv(c.fd, tmp, sizeof(tmp), 0);
+      if (r > 0) continue;
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      return closeConn(c.fd);  // the client closed after our answer
+    }
+  }
   std::size_t got = 0;
   // At most 64 KiB per wake-up, so one fast sender cannot hold the front.
   while (got < 4 * sizeof(tmp)) {
@@ -389,21 +296,21 @@ void HttpFront::onReadable(Conn& c) {
   advance(c);
 }
 
-void HttpFront::advance(Conn& c) {
+void HttpFront::advance(HttpConn& c) {
   if (c.buf.empty()) return;
   const auto now = Clock::now();
-  if (c.state == Conn::State::idle) {
-    c.state = Conn::State::header;
+  if (c.state == HttpConn::State::idle) {
+    c.state = HttpConn::State::header;
     c.deadline = now + m_limits.headerTimeout;  // from the request's first byte, not renewed by later ones
   }
-  if (c.state == Conn::State::header) {
+  if (c.state == HttpConn::State::header) {
     const std::size_t end = c.buf.find("\r\n\r\n");
     if (end == std::string::npos) {
-      if (c.buf.size() > m_limits.maxHeaderBytes) reply(c, "431 Request Header Fields Too Large");
+      if (c.buf.size() > m_limits.maxHeaderBytes) refuse(c, "431 Request Header Fields Too Large", "headers_too_large", "the request headers are larger than " + std::to_string(m_limits.maxHeaderBytes) + " bytes");
       return;
     }
     const std::size_t headLen = end + 4;
-    if (headLen > m_limits.maxHeaderBytes) return reply(c, "431 Request Header Fields Too Large");
+    if (headLen > m_limits.maxHeaderBytes) return refuse(c, "431 Request Header Fields Too Large", "headers_too_large", "the request headers are larger than " + std::to_string(m_limits.maxHeaderBytes) + " bytes");
     const std::string_view head(c.buf.data(), end + 2);
     std::string te, cl;
     c.requestBytes = headLen;
@@ -414,7 +321,7 @@ void HttpFront::advance(Conn& c) {
     }
     if (headerValue(head, "content-length", cl)) {
       if (cl.empty() || cl.size() > 18 || cl.find_first_not_of("0123456789") != std::string::npos)
-        return reply(c, "400 Bad Request");
+        return refuse(c, "400 Bad Request", "invalid_content_length", "Content-Length is not a number");
       const std::size_t len = std::stoull(cl);
       if (len > m_limits.maxBodyBytes) {
         c.closeAfter = true;  // answered 413 without reading the body
@@ -428,15 +335,15 @@ void HttpFront::advance(Conn& c) {
         [[maybe_unused]] const auto n = ::send(c.fd, go.data(), go.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       }
     }
-    c.state = Conn::State::body;
+    c.state = HttpConn::State::body;
     c.deadline = now + m_limits.bodyTimeout;
   }
-  if (c.state == Conn::State::body && c.buf.size() >= c.requestBytes) dispatch(c);
+  if (c.state == HttpConn::State::body && c.buf.size() >= c.requestBytes) dispatch(c);
 }
 
-void HttpFront::dispatch(Conn& c) {
+void HttpFront::dispatch(HttpConn& c) {
   ::epoll_ctl(m_epollFd, EPOLL_CTL_DEL, c.fd, nullptr);
-  c.state = Conn::State::busy;
+  c.state = HttpConn::State::busy;
   {
     std::lock_guard lock(m_mutex);
     m_ready.push_back(&c);
@@ -456,16 +363,19 @@ void HttpFront::sweep() {
   }
   std::vector<std::pair<int, bool>> expired;  // fd, in the middle of a request
   for (auto& [fd, c] : m_conns)
-    if (c->state != Conn::State::busy && now >= c->deadline)
-      expired.emplace_back(fd, c->state != Conn::State::idle || !c->buf.empty());
+    if (c->state != HttpConn::State::busy && now >= c->deadline)
+      expired.emplace_back(fd, c->state != HttpConn::State::idle || !c->buf.empty());
   for (auto [fd, partial] : expired) {
-    if (partial) reply(*m_conns[fd], "408 Request Timeout");
-    else closeConn(fd);
+    HttpConn& c = *m_conns[fd];
+    if (partial && c.state != HttpConn::State::draining)
+      refuse(c, "408 Request Timeout", "request_timeout", "the request did not arrive in time");
+    else
+      closeConn(fd);
   }
 }
 
 void HttpFront::takeReturned() {
-  std::vector<std::pair<Conn*, bool>> back;
+  std::vector<std::pair<HttpConn*, bool>> back;
   {
     std::lock_guard lock(m_mutex);
     back.swap(m_returned);
@@ -476,7 +386,7 @@ void HttpFront::takeReturned() {
       closeConn(c->fd);
       continue;
     }
-    c->state = Conn::State::idle;
+    c->state = HttpConn::State::idle;
     c->requestBytes = 0;
     c->readThrough = c->closeAfter = false;
     c->lastActive = now;
@@ -494,7 +404,7 @@ void HttpFront::takeReturned() {
 
 void HttpFront::workerLoop() {
   for (;;) {
-    Conn* c = nullptr;
+    HttpConn* c = nullptr;
     {
       std::unique_lock lock(m_mutex);
       m_cv.wait(lock, [&] { return m_workersStop || !m_ready.empty(); });
@@ -512,13 +422,13 @@ void HttpFront::workerLoop() {
   }
 }
 
-bool HttpFront::serveOne(Conn& c) {
-  ConnStream stream(c, m_limits);
+bool HttpFront::serveOne(HttpConn& c) {
+  HttpConnStream stream(c, m_limits);
   const bool closeConnection =
       c.closeAfter || c.served + 1 >= m_limits.maxRequestsPerConnection || m_stopping.load();
   bool closed = false;
   bool ok = false;
-  t_clientFd = &c.fd;
+  setServedConnection(&c.fd);
   try {
     ok = m_serve(stream, closeConnection, closed);
   } catch (const std::exception& e) {
@@ -526,10 +436,11 @@ bool HttpFront::serveOne(Conn& c) {
   } catch (...) {
     log_error("server: request failed");
   }
-  t_clientFd = nullptr;
+  setServedConnection(nullptr);
   c.buf.erase(0, stream.consumed());
   ++c.served;
   return ok && !closed && !closeConnection;
 }
 
 }  // namespace exl::server
+

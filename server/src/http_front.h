@@ -27,6 +27,8 @@ class Stream;
 
 namespace exl::server {
 
+struct HttpConn;
+
 struct FrontLimits {
   int maxConnections = 512;         // open connections in all (below the usual 1024 open files)
   int maxPerClient = 64;            // open connections from one client address
@@ -65,8 +67,7 @@ class HttpFront {
   void stop();
 
  private:
-  struct Conn;
-  class ConnStream;
+  using Conn = HttpConn;
   using Clock = std::chrono::steady_clock;
 
   void acceptAll();
@@ -76,7 +77,9 @@ class HttpFront {
   void sweep();
   void closeConn(int fd);
   bool evictIdle(const std::string* addr);
-  void reply(Conn& c, const char* statusLine);
+  // Answers without reading the request (status line, JSON error code and message), then reads
+  // and drops what the client sends until it closes (so the answer is not lost to a reset).
+  void refuse(Conn& c, const char* statusLine, const char* code, const std::string& message);
   void workerLoop();
   bool serveOne(Conn& c);
   void takeReturned();
