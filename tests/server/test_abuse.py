@@ -137,8 +137,11 @@ def per_client_cap(port, model_id):
                 pass
             except OSError:
                 closed += 1
-        check("per-client cap: 80 new sockets from one address: 16 answered 429 too_many_connections",
-              refused == 16 and closed == 0, (refused, closed))
+        # Each of the 16 over the cap is answered 429, or (when the oldest has been idle for 1 s,
+        # on a slow machine) takes the place of the oldest, which is closed.
+        check("per-client cap: of 80 new sockets from one address, 64 stay open (16 answered 429 "
+              "too_many_connections or closing an idle one)", refused + closed == 16 and refused > 0,
+              (refused, closed))
         s, _ = ttft(port, model_id, 999)
         check("per-client cap: another address is served meanwhile", s == 200, s)
     finally:
