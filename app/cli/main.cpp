@@ -44,6 +44,7 @@ commands:
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
   serve      -m DIR [--host 127.0.0.1] [--port 5001] [--api-key KEY] [--queue N] [--http-threads N]
              [--cors ORIGIN] [--model-id ID] [--max-body BYTES]   OpenAI-compatible HTTP server (/v1)
+             [--max-conns N] [--max-conns-per-client N] [--keep-alive S] [--header-timeout S]
   template   (-m DIR | --template FILE) --messages FILE.json [--add-generation-prompt]
              [--bos-token T] [--eos-token T] [--tools FILE.json] [--vars FILE.json]
              [--now "YYYY-MM-DD HH:MM:SS"]   render a chat template as transformers does (exact text)

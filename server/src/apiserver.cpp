@@ -6,15 +6,12 @@
 #include <chrono>
 #include <random>
 
-#ifndef _WIN32
-#include <sys/socket.h>
-#endif
-
 #include "exl/chat_prompt.h"
 #include "exl/error.h"
 #include "exl/generator.h"
 #include "exl/log.h"
 #include "exl/server/scheduler.h"
+#include "http_front.h"
 #include "responses.h"
 
 namespace exl::server {
@@ -66,8 +63,54 @@ std::string statusText(int status) {
   }
 }
 
+// How often a non-streamed request checks that its client is still connected.
+constexpr std::chrono::milliseconds kDisconnectPoll{20};
+
 std::int64_t nowSeconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// cpp-httplib's request processing (parsing, routing, response writing) on a stream that the
+// connection front provides; httplib's own accept loop and per-connection threads are not used.
+class RequestProcessor : public httplib::Server {
+ public:
+  bool serve(httplib::Stream& stream, bool closeConnection, bool& connectionClosed) {
+    return process_request(stream, closeConnection, connectionClosed, nullptr);
+  }
+  // httplib streams a chunked answer only while its server socket is valid (it ends streams
+  // when the server stops): mark it with the front's listening socket, and clear it on stop.
+  void setListening(int fd) { svr_sock_ = fd; }
+  void setStopped() { svr_sock_ = INVALID_SOCKET; }
+};
+
+FrontLimits frontLimits(const ServerOptions& o) {
+  FrontLimits l;
+  // Every running or queued generation holds a worker while it answers: keep a few more, so that
+  // /health, /v1/models and refusals are answered however long the queue.
+  l.workers = std::max({1, o.httpThreads, o.queue + 4});
+  l.maxConnections = std::max(1, o.maxConnections);
+  l.maxPerClient = std::max(1, o.maxConnectionsPerClient);
+  l.headerTimeout = std::chrono::milliseconds(std::max(1, o.headerTimeoutMs));
+  l.idleTimeout = std::chrono::milliseconds(std::max(1, o.keepAliveMs));
+  l.maxBodyBytes = o.limits.maxBodyBytes;
+  return l;
+}
+
+// The credentials of an "Authorization: Bearer TOKEN" header (the scheme in any case, RFC 7235);
+// empty for another scheme or none.
+std::string bearerToken(const std::string& header) {
+  std::size_t i = 0;
+  while (i < header.size() && (header[i] == ' ' || header[i] == '\t')) ++i;
+  constexpr std::string_view scheme = "bearer";
+  if (header.size() < i + scheme.size() + 1) return {};
+  for (std::size_t k = 0; k < scheme.size(); ++k)
+    if (std::tolower(static_cast<unsigned char>(header[i + k])) != scheme[k]) return {};
+  i += scheme.size();
+  if (header[i] != ' ' && header[i] != '\t') return {};
+  while (i < header.size() && (header[i] == ' ' || header[i] == '\t')) ++i;
+  std::size_t end = header.size();
+  while (end > i && (header[end - 1] == ' ' || header[end - 1] == '\t')) --end;
+  return header.substr(i, end - i);
 }
 
 }  // namespace
@@ -78,16 +121,19 @@ struct ApiServer::Impl {
   std::shared_ptr<const Tokenizer> tokenizer;
   std::optional<ChatPrompt> chatPrompt;  // empty: the model has no chat template
   std::unique_ptr<Scheduler> scheduler;
-  httplib::Server http;
-  // The socket httplib last created for bind(): httplib listens with a backlog of 5, which under a
-  // burst of connections overflows and makes the kernel reset some of them; bind() enlarges it.
-  std::atomic<socket_t> listenSocket{INVALID_SOCKET};
+  RequestProcessor http;
+  HttpFront front;
   std::atomic<std::uint64_t> nextId{1};
   std::int64_t created = nowSeconds();
   int vocab = 0;
 
   Impl(const ServerOptions& o, std::shared_ptr<const Model> m, std::unique_ptr<Backend> backend)
-      : options(o), model(std::move(m)), tokenizer(model->tokenizer()) {
+      : options(o),
+        model(std::move(m)),
+        tokenizer(model->tokenizer()),
+        front(frontLimits(o), [this](httplib::Stream& s, bool closeConnection, bool& closed) {
+          return http.serve(s, closeConnection, closed);
+        }) {
     if (!tokenizer) throw Error(ErrorKind::invalid_argument, "the model folder has no tokenizer.json; cannot serve");
     vocab = std::min(tokenizer->vocab_size(), backend->vocab_size());
     if (!tokenizer->chat_template().empty()) chatPrompt.emplace(tokenizer);
@@ -97,8 +143,7 @@ struct ApiServer::Impl {
 
   bool authorized(const httplib::Request& req) const {
     if (options.apiKey.empty()) return true;
-    const std::string header = req.get_header_value("Authorization");
-    return constantTimeEquals(header, "Bearer " + options.apiKey);
+    return constantTimeEquals(bearerToken(req.get_header_value("Authorization")), options.apiKey);
   }
 
   json modelJson() const {
@@ -157,24 +202,34 @@ struct ApiServer::Impl {
     GenerationRequest r;
     GenerationJob::Settings settings;
     try {
+      // Any model name is accepted: a one-model server answers with its model, whatever name the
+      // client was configured with (the answer's "model" field names the served id).
       r = parseGenerationRequest(req.body, endpoint, options.limits, vocab);
-      if (r.model != options.modelId)
-        throw RequestError(apiError(404, "invalid_request_error",
-                                    "The model '" + r.model + "' does not exist; this server serves '" +
-                                        options.modelId + "'",
-                                    "model_not_found", "model"));
       settings = jobSettings(r);
     } catch (const RequestError& e) {
       return sendError(res, e.error());
     }
     auto job = std::make_shared<GenerationJob>(std::move(settings));
-    if (!scheduler->submit(job))
+    if (!scheduler->submit(job)) {
+      res.set_header("Retry-After", "1");
       return sendError(res, apiError(429, "rate_limit_error", "the generation queue is full; retry later",
                                      "queue_full"));
+    }
     ResponseContext ctx{endpoint, (endpoint == Endpoint::chat ? "chatcmpl-" : "cmpl-") + std::to_string(nextId++),
                         nowSeconds(), options.modelId};
     if (!r.stream) {
-      const GenerationJob::Outcome o = job->waitFinished();
+      // The client may leave while it waits (a timeout, a retry): then the generation stops at
+      // its next step instead of running to the end for nobody.
+      std::optional<GenerationJob::Outcome> done;
+      while (!(done = job->waitFinishedFor(kDisconnectPoll))) {
+        if (clientDisconnected()) {
+          job->cancel();
+          log_warning("server: " + ctx.id + ": client disconnected before the answer; generation stopped");
+          return sendError(res, apiError(499, "invalid_request_error", "the client closed the connection",
+                                         "client_disconnected"));
+        }
+      }
+      const GenerationJob::Outcome& o = *done;
       if (o.finishReason == "error")
         return sendError(res, apiError(500, "server_error", "generation failed: " + o.error, "generation_failed"));
       res.set_content(dumpJson(completionJson(ctx, job->takeAll(), o)), "application/json");
@@ -222,14 +277,10 @@ struct ApiServer::Impl {
   }
 
   void setup() {
-    http.set_socket_options([this](socket_t sock) {
-      httplib::default_socket_options(sock);
-      listenSocket = sock;
-    });
-    http.new_task_queue = [n = std::max(1, options.httpThreads)] { return new httplib::ThreadPool(n); };
     http.set_payload_max_length(options.limits.maxBodyBytes);
-    http.set_read_timeout(30, 0);
-    http.set_write_timeout(30, 0);
+    // For the Keep-Alive header only: the front enforces both.
+    http.set_keep_alive_timeout(std::max(1, options.keepAliveMs / 1000));
+    http.set_keep_alive_max_count(FrontLimits{}.maxRequestsPerConnection);
     if (!options.corsOrigin.empty()) {
       http.set_default_headers({{"Access-Control-Allow-Origin", options.corsOrigin},
                                 {"Access-Control-Allow-Headers", "Authorization, Content-Type"},
@@ -239,6 +290,7 @@ struct ApiServer::Impl {
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       if (req.path == "/health" || req.method == "OPTIONS") return httplib::Server::HandlerResponse::Unhandled;
       if (authorized(req)) return httplib::Server::HandlerResponse::Unhandled;
+      res.set_header("WWW-Authenticate", "Bearer");
       sendError(res, apiError(401, "invalid_request_error", "missing or invalid API key (Authorization: Bearer KEY)",
                               "invalid_api_key"));
       return httplib::Server::HandlerResponse::Handled;
@@ -270,8 +322,9 @@ struct ApiServer::Impl {
     });
     http.Get(R"(/v1/models/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
       if (req.matches[1] != options.modelId)
-        return sendError(res, apiError(404, "invalid_request_error", "The model does not exist", "model_not_found",
-                                       "model"));
+        return sendError(res, apiError(404, "invalid_request_error",
+                                       "The model does not exist; this server serves '" + options.modelId + "'",
+                                       "model_not_found", "model"));
       res.set_content(dumpJson(modelJson()), "application/json");
     });
     http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
@@ -280,6 +333,26 @@ struct ApiServer::Impl {
     http.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) {
       generate(req, res, Endpoint::completion);
     });
+    // A known route asked with another method: 405 naming the allowed ones.
+    const auto notAllowed = [](std::string allow) {
+      return [allow](const httplib::Request& req, httplib::Response& res) {
+        res.set_header("Allow", allow);
+        sendError(res, apiError(405, "invalid_request_error", req.method + " is not allowed here; use " + allow,
+                                "method_not_allowed"));
+      };
+    };
+    for (const char* route : {"/v1/chat/completions", "/v1/completions"}) {
+      http.Get(route, notAllowed("POST"));
+      http.Put(route, notAllowed("POST"));
+      http.Patch(route, notAllowed("POST"));
+      http.Delete(route, notAllowed("POST"));
+    }
+    for (const char* route : {"/health", "/v1/models", R"(/v1/models/(.+))"}) {
+      http.Post(route, notAllowed("GET"));
+      http.Put(route, notAllowed("GET"));
+      http.Patch(route, notAllowed("GET"));
+      http.Delete(route, notAllowed("GET"));
+    }
   }
 };
 
@@ -293,23 +366,21 @@ ApiServer::ApiServer(ServerOptions options, std::shared_ptr<const Model> model, 
   m_impl = std::make_unique<Impl>(m_options, std::move(model), std::move(backend));
 }
 
-ApiServer::~ApiServer() {
-  if (m_impl) m_impl->http.stop();
-}
+ApiServer::~ApiServer() = default;
 
 int ApiServer::bind() {
-  if (m_options.port == 0) m_port = m_impl->http.bind_to_any_port(m_options.host);
-  else m_port = m_impl->http.bind_to_port(m_options.host, m_options.port) ? m_options.port : -1;
-  if (m_port <= 0)
-    throw Error(ErrorKind::io, "cannot listen on " + m_options.host + ":" + std::to_string(m_options.port));
-  // Listening again on a listening socket only changes its backlog (POSIX); the accept queue then
-  // holds a burst of clients (e.g. 200 concurrent streams) instead of 5.
-  if (const auto sock = m_impl->listenSocket.load(); sock != INVALID_SOCKET) ::listen(sock, SOMAXCONN);
+  // Listens with a backlog of SOMAXCONN, so a burst of clients (e.g. 200 concurrent streams)
+  // waits in the accept queue instead of being reset.
+  m_port = m_impl->front.bind(m_options.host, m_options.port);
+  m_impl->http.setListening(m_impl->front.listenSocket());
   return m_port;
 }
 
-bool ApiServer::listen() { return m_impl->http.listen_after_bind(); }
+bool ApiServer::listen() { return m_impl->front.run(); }
 
-void ApiServer::stop() { m_impl->http.stop(); }
+void ApiServer::stop() {
+  m_impl->http.setStopped();
+  m_impl->front.stop();
+}
 
 }  // namespace exl::server

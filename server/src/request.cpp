@@ -1,6 +1,7 @@
 #include "exl/server/request.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace exl::server {
@@ -26,12 +27,19 @@ namespace {
   throw RequestError(std::move(e));
 }
 
+// A bound as people write it: 0, 1, 0.5, -2 (not 0.000000).
+std::string shortNumber(double d) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", d);
+  return buf;
+}
+
 double number(const json& body, const char* key, double lo, double hi) {
   const json& v = body.at(key);
   if (!v.is_number()) bad(key, std::string("'") + key + "' must be a number");
   const double d = v.get<double>();
   if (!std::isfinite(d) || d < lo || d > hi)
-    bad(key, std::string("'") + key + "' must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+    bad(key, std::string("'") + key + "' must be between " + shortNumber(lo) + " and " + shortNumber(hi));
   return d;
 }
 
@@ -92,7 +100,15 @@ void parseMessages(const json& body, const RequestLimits& limits, GenerationRequ
       bad(p + ".role", "unknown role '" + role + "'");
     nlohmann::ordered_json out;
     out["role"] = role == "developer" ? std::string("system") : role;
-    out["content"] = messageContent(m.contains("content") ? m["content"] : json(), i);
+    const bool hasContent = m.contains("content") && !m["content"].is_null();
+    // Only an assistant turn that called tools may come without content (OpenAI's rule).
+    const bool callsTools = role == "assistant" && ((m.contains("tool_calls") && m["tool_calls"].is_array() &&
+                                                     !m["tool_calls"].empty()) ||
+                                                    (m.contains("function_call") && m["function_call"].is_object()));
+    if (!hasContent && !callsTools)
+      bad(p + ".content", "a " + role + " message needs 'content' (a string or text parts); null is allowed only "
+                          "in an assistant message with tool_calls", 400, "missing_required_parameter");
+    out["content"] = messageContent(hasContent ? m["content"] : json(), i);
     if (m.contains("name") && m["name"].is_string()) out["name"] = m["name"];
     r.messages.push_back(std::move(out));
   }

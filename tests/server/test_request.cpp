@@ -118,6 +118,40 @@ EXL_TEST(server_request, out_of_range_parameters_name_the_field) {
   CHECK_EQ(paramOf(chatWith(R"("seed":1e300)")), std::string("seed"));
 }
 
+namespace {
+std::string messageOf(const std::string& body) {
+  try {
+    parseGenerationRequest(body, Endpoint::chat, {}, 1000);
+    return "(none)";
+  } catch (const RequestError& err) {
+    return err.error().message;
+  }
+}
+}  // namespace
+
+EXL_TEST(server_request, range_errors_print_short_numbers) {
+  CHECK_EQ(messageOf(chatWith(R"("top_p":1.5)")), std::string("'top_p' must be between 0 and 1"));
+  CHECK_EQ(messageOf(chatWith(R"("temperature":3)")), std::string("'temperature' must be between 0 and 2"));
+  CHECK_EQ(messageOf(chatWith(R"("frequency_penalty":-2.5)")),
+           std::string("'frequency_penalty' must be between -2 and 2"));
+}
+
+EXL_TEST(server_request, null_content_only_in_an_assistant_turn_with_tool_calls) {
+  CHECK_EQ(statusOf(R"({"model":"m","messages":[{"role":"user","content":null}]})"), 400);
+  CHECK_EQ(paramOf(R"({"model":"m","messages":[{"role":"user","content":null}]})"), std::string("messages[0].content"));
+  CHECK_EQ(statusOf(R"({"model":"m","messages":[{"role":"system"}]})"), 400);
+  CHECK_EQ(statusOf(R"({"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":null}]})"),
+           400);
+  CHECK_EQ(statusOf(R"({"model":"m","messages":[{"role":"tool","content":null,"tool_call_id":"c"}]})"), 400);
+  const GenerationRequest r = parseGenerationRequest(
+      R"({"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":null,
+          "tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]})",
+      Endpoint::chat, {}, 1000);
+  CHECK_EQ(r.messages.size(), std::size_t(2));
+  CHECK_EQ(r.messages[1]["content"].get<std::string>(), std::string());
+  CHECK_EQ(statusOf(R"({"model":"m","messages":[{"role":"assistant","tool_calls":[{"id":"c"}]}]})"), 200);
+}
+
 EXL_TEST(server_request, n_other_than_one_is_a_clear_error) {
   try {
     parseGenerationRequest(chatWith(R"("n":2)"), Endpoint::chat, {}, 0);

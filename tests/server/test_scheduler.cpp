@@ -82,3 +82,19 @@ EXL_TEST(server_scheduler, full_queue_refuses_and_cancel_stops) {
   CHECK(o.completionTokens < 400);
   CHECK_EQ(waiting->waitFinished().completionTokens, 4);
 }
+
+EXL_TEST(server_scheduler, cancelled_queued_jobs_give_their_place) {
+  Fixture f = open(1);
+  auto running = job(f, "Hello", 400);
+  CHECK(f.scheduler->submit(running));
+  for (int i = 0; i < 500 && f.scheduler->queued() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  auto abandoned = job(f, "Hello", 4);
+  CHECK(f.scheduler->submit(abandoned));
+  abandoned->cancel();  // its client left while it waited
+  auto next = job(f, "Hello", 4);
+  CHECK(f.scheduler->submit(next));  // the queue of one has room again
+  const auto a = abandoned->waitFinishedFor(std::chrono::milliseconds(0));
+  CHECK(a.has_value() && a->finishReason == "cancelled" && a->completionTokens == 0);
+  running->cancel();
+  CHECK_EQ(next->waitFinished().completionTokens, 4);
+}

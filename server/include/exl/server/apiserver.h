@@ -18,7 +18,11 @@ struct ServerOptions {
   int port = 5001;           // 0: any free port (see ApiServer::port())
   std::string apiKey;        // required when host is not a loopback address
   int queue = 8;             // generation jobs waiting before 429
-  int httpThreads = 16;
+  int httpThreads = 16;      // workers running complete requests (at least queue + 4; idle and slow clients use none)
+  int maxConnections = 512;  // open connections in all
+  int maxConnectionsPerClient = 64;  // from one client address; the oldest idle one gives way
+  int headerTimeoutMs = 10000;       // a request's first byte -> the end of its headers
+  int keepAliveMs = 30000;           // an idle keep-alive connection is closed after this
   std::string corsOrigin;    // empty: CORS off
   std::string modelId;       // the id clients name; default: the model folder's name
   int maxChunk = 2048;

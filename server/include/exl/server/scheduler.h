@@ -49,6 +49,8 @@ class GenerationJob {
   // Returns true once the job has finished and all its text was taken.
   bool waitText(std::string& text, std::chrono::milliseconds timeout);
   Outcome waitFinished();  // blocks; the text stays readable through waitText/takeAll
+  // As waitFinished, giving up after `timeout` (empty: not finished yet).
+  std::optional<Outcome> waitFinishedFor(std::chrono::milliseconds timeout);
   std::string takeAll();
   std::optional<Outcome> outcome() const;
 
