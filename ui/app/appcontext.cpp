@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QLibraryInfo>
 #include <QLocale>
 #include <QQmlEngine>
 #include <QStandardPaths>
@@ -98,6 +99,8 @@ AppContext::~AppContext()
     m_remotes.reset();
     if (!m_translator.isEmpty())
         QCoreApplication::removeTranslator(&m_translator);
+    if (!m_qtTranslator.isEmpty())
+        QCoreApplication::removeTranslator(&m_qtTranslator);
 }
 
 std::unique_ptr<AppContext> AppContext::createDefault(const AppOptions &options)
@@ -191,8 +194,18 @@ void AppContext::applyLanguage()
     if (language != QLatin1String("en")
         && m_translator.load(QStringLiteral(":/i18n/exl-studio_%1.qm").arg(language)))
         QCoreApplication::installTranslator(&m_translator);
+    // Qt's own messages (network errors, the file dialogs) where its translations are installed
+    // (Debian's qt6-translations-l10n).
+    QCoreApplication::removeTranslator(&m_qtTranslator);
+    if (language != QLatin1String("en")
+        && m_qtTranslator.load(QStringLiteral("qtbase_%1").arg(language), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QCoreApplication::installTranslator(&m_qtTranslator);
     if (m_engine)
         m_engine->retranslate();
+    if (m_models)
+        m_models->retranslate();
+    if (m_remotes)
+        m_remotes->retranslate();
 }
 
 QCoro::Task<> AppContext::start()

@@ -105,5 +105,6 @@ private:
     std::unique_ptr<RemoteEndpointsModel> m_remotes;
     std::unique_ptr<TelemetryModel> m_telemetry;
     QTranslator m_translator;
+    QTranslator m_qtTranslator;  // Qt's own strings
     QPointer<QQmlEngine> m_engine;
 };

@@ -13,6 +13,7 @@
 
 #include "services/inferenceservice.h"
 #include "services/modelscanner.h"
+#include "services/remoteendpoint.h"
 
 namespace {
 constexpr int kMinContext = 512;
@@ -78,7 +79,8 @@ QVariant ModelManager::data(const QModelIndex &index, int role) const
     case LoadedRole: return m_loaded && m_loaded->path == m.path;
     case RemoteRole: return m.remote;
     case EndpointRole: return m.endpointName;
-    case NoteRole: return m.note;
+    // A remote model's note (plain HTTP) is worded now, in the current language.
+    case NoteRole: return m.remote && !m.note.isEmpty() ? RemoteEndpointRules::noteFor(QUrl(m.path.section(u'#', 0, 0))) : m.note;
     default: return {};
     }
 }

@@ -146,6 +146,8 @@ public:
     QCoro::Task<bool> loadSelected();
     Q_INVOKABLE void unload();
     Q_INVOKABLE int indexOfPath(const QString &path) const;
+    // The interface language changed: the rows' words (notes) are read again.
+    void retranslate() { if (!m_models.isEmpty()) Q_EMIT dataChanged(index(0), index(int(m_models.size()) - 1)); }
     // Says why a model could not be loaded where the user looks for it (the load error under
     // Load), e.g. a --model folder that holds no model.
     void reportLoadError(const QString &message) { setLoadError(message); }

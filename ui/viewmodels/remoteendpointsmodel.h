@@ -29,6 +29,8 @@ public:
     // Adds an endpoint; returns an empty string, or why it was refused.
     Q_INVOKABLE QString add(const QString &name, const QString &url, const QString &apiKey);
     Q_INVOKABLE void remove(int row);
+    // The interface language changed: the notes are read again.
+    void retranslate() { if (!m_endpoints.isEmpty()) Q_EMIT dataChanged(index(0), index(int(m_endpoints.size()) - 1)); }
     // Changes an endpoint's name, address and key (an empty `apiKey` keeps the stored key unless
     // `clearKey`); returns an empty string, or why it was refused (the endpoint is then unchanged).
     Q_INVOKABLE QString update(int row, const QString &name, const QString &url, const QString &apiKey, bool clearKey);
