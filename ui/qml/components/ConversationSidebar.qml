@@ -79,6 +79,7 @@ Pane {
 
     Dialog {
         id: renameDialog
+        background: DialogBackground {}
         objectName: "renameDialog"
         property var targetId: 0
         function openFor(id, title) { targetId = id; nameField.text = title; open(); nameField.forceActiveFocus() }
@@ -98,6 +99,7 @@ Pane {
 
     Dialog {
         id: deleteDialog
+        background: DialogBackground {}
         objectName: "deleteDialog"
         property var targetId: 0
         property string targetTitle: ""

@@ -14,6 +14,7 @@ Dialog {
     readonly property Item overlayItem: Overlay.overlay
 
     modal: true
+    background: DialogBackground {}
     spacing: 10  // between the content's rows, too
     anchors.centerIn: Overlay.overlay
     width: Math.min(preferredWidth, overlayItem ? overlayItem.width - 32 : preferredWidth)

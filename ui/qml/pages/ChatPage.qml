@@ -142,6 +142,7 @@ Item {
 
     Dialog {
         id: switchDialog
+        background: DialogBackground {}
         objectName: "switchDialog"
         property var targetId: 0
         title: qsTr("A reply is being written")
