@@ -85,12 +85,14 @@ Pane {
         function openFor(id, title) { targetId = id; nameField.text = title; open(); nameField.forceActiveFocus() }
         title: qsTr("Rename chat")
         anchors.centerIn: Overlay.overlay
+        // A width of its own (the field takes it): the implicit one left the field wider than the dialog.
+        width: Math.max(280, Math.min(420, sidebar.Window.width - 48))
         modal: true
         standardButtons: Dialog.Ok | Dialog.Cancel
         TextField {
             id: nameField
             objectName: "titleField"
-            width: 280
+            width: renameDialog.availableWidth
             Accessible.name: qsTr("Chat title")
             onAccepted: renameDialog.accept()
         }
