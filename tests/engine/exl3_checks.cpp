@@ -14,6 +14,7 @@
 #include "exl/perplexity.h"
 #include "exl/safetensors_writer.h"
 #include "exl/tensor_store.h"
+#include "model_checks.h"
 #include "refs.h"
 
 namespace exl::test {
@@ -103,20 +104,7 @@ void check_exl3_logits(const std::string& device, const std::string& model, Cach
     l.backend->truncate_cache(0);
     std::vector<float> ours;
     prefill(*l.backend, p.ids, 2048, LogitsWanted::all, ours);
-    CHECK_EQ(int(ours.size()), ref.rows * ref.cols);
-    double kl_sum = 0, max_diff = 0;
-    for (int t = 0; t < ref.rows; ++t) {
-      std::span<const float> o(ours.data() + std::size_t(t) * std::size_t(ref.cols), std::size_t(ref.cols));
-      max_diff = std::max(max_diff, max_abs_diff(ref.row(t), o));
-      kl_sum += kl_divergence(ref.row(t), o);
-      if (top1_top2_gap(ref.row(t)) >= 0.02f)
-        CHECK_MSG(top1(o) == top1(ref.row(t)), model << " prompt " << p.name << " position " << t << ": top-1 differs");
-    }
-    const double kl = kl_sum / ref.rows;
-    if (options().verbose)
-      std::printf("  %s %s: max |dlogit| %.4f, mean KL %.2e\n", model.c_str(), p.name.c_str(), max_diff, kl);
-    CHECK_MSG(max_diff <= 0.1, model << " prompt " << p.name << ": max |dlogit| " << max_diff);
-    CHECK_MSG(kl <= 1e-4, model << " prompt " << p.name << ": mean KL " << kl);
+    check_logit_block(model, p.name, ref, ours);
   }
 }
 

@@ -2,10 +2,18 @@
 // for the CPU backend under ctest and for the CUDA backend by `exl selftest` on a GPU machine.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "exl/backend.h"
 
 namespace exl::test {
+
+struct LogitBlock;
+
+// One prompt's logits (rows x vocab) against a reference runtime's: top-1 equal except near-ties
+// (top-1/top-2 gap < 0.02), max |dlogit| <= 0.1, mean KL <= 1e-4 (EXL2 and EXL3 alike).
+void check_logit_block(const std::string& model, const std::string& prompt, const LogitBlock& ref,
+                       const std::vector<float>& ours);
 
 // FP16 HF model vs the HF fp32 logits: same top-1 (unless the reference's gap < 1e-3) and
 // relative L2 per position <= rel_l2_max.
