@@ -4,7 +4,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QPointer>
 #include <QTcpSocket>
+#include <QTimer>
 #include <zlib.h>
 
 namespace {
@@ -114,8 +116,17 @@ void FakePypiServer::respond(QTcpSocket *socket, int status, const QByteArray &h
     socket->write("HTTP/1.1 " + QByteArray::number(status) + ' ' + reason + "\r\n" + headers
                   + "Content-Length: " + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n");
     socket->write(sendBytes < 0 ? body : body.left(sendBytes));
-    if (sendBytes < 0 || m_mode != WheelMode::StallAtHalf)
-        socket->disconnectFromHost();  // after the bytes written (a cut: fewer than announced)
+    if (sendBytes < 0) {
+        socket->disconnectFromHost();  // after the bytes written
+    } else if (m_mode != WheelMode::StallAtHalf) {
+        // A cut (fewer bytes than announced), a moment later: closed at once, the client may still be
+        // writing its request, and Qt then sends the same request again on its own before the reply
+        // surfaces, which would blur what the test counts.
+        QTimer::singleShot(150, socket, [s = QPointer<QTcpSocket>(socket)] {
+            if (s)
+                s->disconnectFromHost();
+        });
+    }
 }
 
 void FakePypiServer::onReadable(QTcpSocket *socket)

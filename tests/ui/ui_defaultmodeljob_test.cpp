@@ -152,10 +152,15 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         Setup s = makeSetup(tmp, server.baseUrl());
         QVERIFY2(runToEnd(*s.job), qPrintable(s.job->error()));
-        const QStringList ranges = server.wheelRanges();
-        QCOMPARE(ranges.size(), 2);
-        QCOMPARE(ranges.at(0), QString());
-        QCOMPARE(ranges.at(1), QStringLiteral("bytes=%1-").arg(m_wheel.size() / 2));
+        // One request for the whole file, then one for the rest from where the cut left the .part. (Qt's
+        // own transparent resend of a request whose reply had not begun may repeat the first; the
+        // download never starts again from zero once it holds bytes, and asks for the rest once.)
+        QStringList ranges = server.wheelRanges();
+        const QString all = ranges.join(QLatin1Char('|'));
+        QVERIFY2(ranges.size() >= 2 && ranges.size() <= 3, qPrintable(all));
+        QCOMPARE(ranges.takeLast(), QStringLiteral("bytes=%1-").arg(m_wheel.size() / 2));
+        for (const QString &r : ranges)
+            QVERIFY2(r.isEmpty(), qPrintable(all));
         QVERIFY(readAll(s.job->ggufPath()) == m_gguf);
         QVERIFY(s.models->index(s.models->currentIndex()).data(ModelManager::LoadedRole).toBool());
     }
