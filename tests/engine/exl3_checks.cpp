@@ -109,27 +109,8 @@ void check_exl3_logits(const std::string& device, const std::string& model, Cach
 }
 
 void check_exl3_greedy(const std::string& device, const std::string& model) {
-  const auto refs = read_data_json("refs/greedy_exl3.json")["models"][model];
   Loaded l = load(device, model, CacheType::fp16, 512);
-  for (const Prompt& p : read_prompts()) {
-    const auto& r = refs[p.name];
-    const auto want = r["new_ids"].get<std::vector<std::int32_t>>();
-    const auto margin = r["top1_top2_logit_margin"].get<std::vector<double>>();
-    GenerateOptions o;
-    o.max_new_tokens = int(want.size());
-    o.ignore_eos = true;
-    o.sampler.greedy = true;
-    const GenerateResult g = generate(*l.backend, nullptr, p.ids, o);
-    CHECK_EQ(g.ids.size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      if (g.ids[i] == want[i]) continue;
-      bool tie_before = false;
-      for (std::size_t j = 0; j <= i; ++j) tie_before = tie_before || margin[j] < 0.02;
-      CHECK_MSG(tie_before, model << " prompt " << p.name << ": step " << i << " gives " << g.ids[i] << ", reference "
-                                  << want[i] << " (margin " << margin[i] << ")");
-      break;
-    }
-  }
+  check_greedy_continuations(model, read_data_json("refs/greedy_exl3.json")["models"][model], *l.backend);
 }
 
 void check_exl3_ppl(const std::string& device, const std::string& model) {

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "exl/backend.h"
 
 namespace exl::test {
@@ -14,6 +16,11 @@ struct LogitBlock;
 // (top-1/top-2 gap < 0.02), max |dlogit| <= 0.1, mean KL <= 1e-4 (EXL2 and EXL3 alike).
 void check_logit_block(const std::string& model, const std::string& prompt, const LogitBlock& ref,
                        const std::vector<float>& ours);
+
+// Greedy continuations of every fixture prompt against a reference's (refs[prompt] holds new_ids and
+// top1_top2_logit_margin): equal, or differing only at or after a step whose recorded margin is
+// under 0.02 (an FP16-level tie).
+void check_greedy_continuations(const std::string& model, const nlohmann::json& refs, Backend& backend);
 
 // FP16 HF model vs the HF fp32 logits: same top-1 (unless the reference's gap < 1e-3) and
 // relative L2 per position <= rel_l2_max.
