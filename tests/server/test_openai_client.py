@@ -6,49 +6,16 @@ and raw HTTP, then runs a bounded load test (200 concurrent streams, --queue 4).
 per check and a closing "N passed, M failed". Exit 77 (ctest skip) when the fixture or the openai
 package is missing, unless EXL_REQUIRE_FIXTURES=1.
 """
-import argparse, concurrent.futures, http.client, json, os, socket, subprocess, sys, threading, time
+import argparse, concurrent.futures, json, os, subprocess, threading, time
 
-results = {"passed": 0, "failed": 0}
-
-
-def check(name, cond, detail=""):
-    results["passed" if cond else "failed"] += 1
-    print(("ok    " if cond else "FAIL  ") + name + ("" if cond else f"  ({detail})"), flush=True)
-
-
-def skip(why):
-    if os.environ.get("EXL_REQUIRE_FIXTURES") == "1":
-        print("FAIL  " + why + " (EXL_REQUIRE_FIXTURES=1)")
-        print("0 passed, 1 failed")
-        sys.exit(1)
-    print("skipped: " + why)
-    print("0 passed, 0 failed, 1 skipped")
-    sys.exit(77)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+from serverlib import Server, check, finish, fixture_model, rss_kib, skip
+import serverlib
 
 
 def raw(port, method, path, body=None, headers=None, timeout=60):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    h = {"Content-Type": "application/json"}
-    h.update(headers or {})
-    c.request(method, path, body=body, headers=h)
-    r = c.getresponse()
-    data = r.read()
-    c.close()
-    return r.status, data
+    """(status, body) of one request on a fresh connection."""
+    status, _, data = serverlib.raw(port, method, path, body, headers, timeout)
+    return status, data
 
 
 def chat_prompt_tokens(exl, model, messages):
@@ -69,34 +36,6 @@ def chat_prompt_tokens(exl, model, messages):
         with open(pfile, "wb") as f:
             f.write(subprocess.check_output(args))
         return len(json.loads(subprocess.check_output([exl, "tokenize", "-m", model, "--special", "--file", pfile])))
-
-
-class Server:
-    def __init__(self, exl, model, extra):
-        self.port = free_port()
-        self.proc = subprocess.Popen([exl, "serve", "-m", model, "--device", "cpu", "--port", str(self.port),
-                                      "--ctx", "1024"] + extra, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True)
-        self.log = []
-        threading.Thread(target=lambda: [self.log.append(l) for l in self.proc.stdout], daemon=True).start()
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError("exl serve exited: " + "".join(self.log))
-            try:
-                if raw(self.port, "GET", "/health", timeout=2)[0] == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError("exl serve did not become healthy")
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 def functional(exl, model, openai):
@@ -250,10 +189,7 @@ def main():
     ap.add_argument("--exl", required=True)
     ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
     args = ap.parse_args()
-    fixtures = os.environ.get("EXL_FIXTURES") or args.fixtures
-    model = os.path.join(fixtures, "models/exl2/ref-s-4.0bpw")
-    if not os.path.isdir(model):
-        skip("fixture model missing: " + model)
+    model = fixture_model(args.fixtures)
     try:
         import openai
     except ImportError:
@@ -263,8 +199,7 @@ def main():
         load_test(args.exl, model)
     except Exception as e:  # a crash of the harness is a failure, not a skip
         check("harness ran to the end", False, repr(e))
-    print(f"{results['passed']} passed, {results['failed']} failed", flush=True)
-    sys.exit(1 if results["failed"] else 0)
+    finish()
 
 
 if __name__ == "__main__":

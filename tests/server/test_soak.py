@@ -11,7 +11,7 @@ with new words are full before memory is sampled. After the warm-up, RSS is samp
 the lowest sample of the last third exceeds that of the first third by at most --tolerance-kib.
 Default: 55 s (25 s warm-up), the CI form; bench/server_soak.sh runs it for 30 minutes.
 """
-import argparse, http.client, json, os, random, socket, statistics, sys, threading, time
+import argparse, http.client, json, os, random, socket, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serverlib import Server, check, finish, fixture_model, raw  # noqa: E402
