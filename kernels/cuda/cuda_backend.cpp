@@ -275,8 +275,25 @@ void CudaBackend::allocate_scratch() {
   for (const DeviceLayer& l : layers_)
     for (const DeviceLinear* p : l.linears())
       if (p->exl2) dq_elems = std::max(dq_elems, std::size_t(p->view.k) * p->view.n_pad);
+      else if (p->exl3) dq_elems = std::max(dq_elems, std::size_t(p->view3.k) * p->view3.n);
   if (C <= opt_.gemv_max_rows) dq_elems = 0;
   dq_.allocate(&alloc_, dq_elems);
+  // EXL3 scratch: passes of up to 64 rows of the layers' linears (cuBLAS) or 8 (GEMV); the head,
+  // as wide as the vocabulary, runs in shorter passes when these hold fewer of its rows.
+  std::size_t xr_elems = 0, z_elems = 0;
+  auto exl3_needs = [&](const DeviceLinear& l, std::size_t rows) {
+    if (!l.exl3) return;
+    const std::size_t r = std::min<std::size_t>(rows, std::size_t(C));
+    xr_elems = std::max({xr_elems, exl3_min_xr(l.view3), r * l.view3.k});
+    z_elems = std::max({z_elems, exl3_min_z(l.view3, sm_count_),
+                        std::min<std::size_t>(r, k_exl3_gemv_rows) * exl3_min_z(l.view3, sm_count_), r * l.view3.n});
+  };
+  for (const DeviceLayer& l : layers_)
+    for (const DeviceLinear* p : l.linears()) exl3_needs(*p, 64);
+  if (has_head_) exl3_needs(head_, 1);
+  exl3_xr_.allocate(&alloc_, xr_elems * 2, "EXL3 transformed input");
+  exl3_z_.allocate(&alloc_, z_elems * 4, "EXL3 products");
+  exl3_work_ = Exl3Work{exl3_xr_.get<__half>(), xr_elems, exl3_z_.get<float>(), z_elems};
   // Decode attention: as many 4-warp CTAs per multiprocessor over the KV heads as fit at once (four
   // for the CUDA-core kernels; the tensor-core kernel's tiles take 53-70 KB of shared memory).
   const int per_sm = decode_ctas_per_sm(hd_, kfmt_, vfmt_);
@@ -557,8 +574,8 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     if (dq_.takes(l, t, opt_.gemv_max_rows))
       dq_.forward(l, in, t, y, ldy, overwrite, cublas_->get(), s);
     else
-      linear_forward(l, in, t, y, ldy, opt_.gemv_max_rows, sm_count_, gemv_view_, nullptr, 0, cublas_->get(), s,
-                     overwrite);
+      linear_forward(l, in, t, y, ldy, opt_.gemv_max_rows, sm_count_, gemv_view_, l.exl3 ? dq_.buffer() : nullptr,
+                     l.exl3 ? dq_.elems() : 0, cublas_->get(), s, overwrite, exl3_work_);
   };
   // Whether cuBLAS computes l's output whole (dense, or reconstructed EXL2; no bias): then the
   // outputs need no clearing (beta = 0) instead of a pass over them.
@@ -613,7 +630,7 @@ void CudaBackend::enqueue_head(int row0, int rows) {
   float* y = logits_.get<float>();
   prepare_output(y, rows, vocab_, vocab_, head_.bias.get<float>(), false, s);
   linear_forward(head_, a, rows, y, vocab_, opt_.gemv_max_rows, sm_count_, gemv_view_, dq_.buffer(), dq_.elems(),
-                 cublas_->get(), s);
+                 cublas_->get(), s, false, exl3_work_);
   if (copy_logits_)
     EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), y, std::size_t(rows) * vocab_ * 4, cudaMemcpyDeviceToHost, s));
 }

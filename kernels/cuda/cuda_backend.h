@@ -17,9 +17,12 @@ namespace exl::cuda {
 
 struct DeviceLinear {
   bool exl2 = false;
+  bool exl3 = false;
   int k = 0, n = 0;
   DeviceBuffer q_weight, q_scale, q_scale_max, perm, units;  // exl2
   Exl2Device view;
+  DeviceBuffer trellis, suh, svh;  // exl3
+  Exl3Device view3;
   DeviceBuffer weight;  // dense fp16 [n, k]
   DeviceBuffer bias;    // fp32 [n] (empty: none)
 };
@@ -73,12 +76,27 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
 // Builds the per-unit table of an EXL2 layer (host side).
 std::vector<int2> exl2_units(const std::int16_t* q_groups, int groups, int q_rows, int k);
 
+// The EXL3 path's scratch (CudaBackend::allocate_scratch): the transformed input (fp16) and the
+// products before the output transform (fp32: the GEMV's K splits, or cuBLAS's output). A
+// linear runs in passes of as many rows as both hold.
+struct Exl3Work {
+  __half* xr = nullptr;
+  std::size_t xr_elems = 0;
+  float* z = nullptr;
+  std::size_t z_elems = 0;
+};
+// The elements an EXL3 linear of w needs at the least in each (one row).
+std::size_t exl3_min_xr(const Exl3Device& w);
+std::size_t exl3_min_z(const Exl3Device& w, int sm_count);
+
 // y[m, n] (fp32, pre-initialised) += x[m, k] (fp16) . W. Uses the fused kernel for m <=
 // gemv_max_rows, else reconstruct into `dq` (fp16 [k, n_pad]) and cuBLAS. `overwrite`: y = x . W
 // (cuBLAS only: dense layers, or EXL2 ones that are reconstructed; an error for the GEMV).
+// EXL3 linears (exl3_work needed): the GEMV for m <= gemv_max_rows or when dq cannot hold W-hat,
+// else W-hat reconstructed into dq and cuBLAS; either may overwrite.
 void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
                     const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s,
-                    bool overwrite = false);
+                    bool overwrite = false, const Exl3Work& exl3_work = {});
 
 // Prefill's EXL2 linears (more than gemv_max_rows rows): each is reconstructed to fp16 and
 // multiplied with cuBLAS. With two reconstruct buffers and a side stream, the next linear's
@@ -210,6 +228,8 @@ class CudaBackend {
   int capacity_ = 0, cache_len_ = 0, chunk_ = 0, logit_rows_ = 0;
   int decode_splits_ = 0, chunk_splits_ = 0;
   DequantPipe dq_;  // prefill's reconstruct buffers
+  DeviceBuffer exl3_xr_, exl3_z_;  // the EXL3 linears' scratch (Exl3Work; none without EXL3 layers)
+  Exl3Work exl3_work_;
   DeviceBuffer x_, a_, qkv32_, qh_, att_, gu32_, logits_, part_, step_, ids_;
   DeviceBuffer att_counters_;      // the fused decode step's split tickets [nkv]
   DeviceBuffer cs_;                // RoPE table of the step's positions, fp32x2 [chunk, d/2]

@@ -98,7 +98,33 @@ void upload_linear(const exl_cuda_linear& src, Allocator* alloc, std::uint64_t s
   out.k = src.in_features;
   out.n = src.out_features;
   out.exl2 = src.kind == 1;
-  if (out.exl2) {
+  out.exl3 = src.kind == 2;
+  if (out.exl3) {
+    const exl_cuda_exl3& e = src.exl3;
+    EXL_CUDA_REQUIRE(e.k % 128 == 0 && e.n % 128 == 0 && e.k >= out.k && e.n >= out.n && out.k > e.k - 128 &&
+                         out.n > e.n - 128 && e.bits2 >= 2 && e.bits2 <= 16 && e.codebook >= 0 && e.codebook <= 2 &&
+                         (e.bits2 % 2 == 0 || (e.codebook == 2 && e.bits2 <= 7)),
+                     "EXL3 layer shape mismatch (k " + std::to_string(e.k) + ", n " + std::to_string(e.n) + ", features " +
+                         std::to_string(out.k) + " x " + std::to_string(out.n) + ", bits2 " + std::to_string(e.bits2) +
+                         ", codebook " + std::to_string(e.codebook) + ")");
+    const std::size_t tb = std::size_t(e.k / 16) * std::size_t(e.n / 16) * std::size_t(8 * e.bits2) * 2;
+    out.trellis.allocate(alloc, tb, "trellis");
+    out.suh.allocate(alloc, std::size_t(e.k) * 2, "suh");
+    out.svh.allocate(alloc, std::size_t(e.n) * 2, "svh");
+    if (e.trellis && e.suh && e.svh) {
+      staged_upload(out.trellis.get(), e.trellis, tb, s);
+      staged_upload(out.suh.get(), e.suh, std::size_t(e.k) * 2, s);
+      staged_upload(out.svh.get(), e.svh, std::size_t(e.n) * 2, s);
+    } else {
+      EXL_CUDA_REQUIRE(seed != 0 && !e.trellis && !e.suh && !e.svh, "EXL3 layer without trellis, suh or svh");
+      fill_random_u32(out.trellis.get<std::uint32_t>(), tb / 4, seed, s);  // every stream decodes
+      fill_random_half(out.suh.get<__half>(), std::size_t(e.k), seed + 1, 0.25f, 1.75f, s);
+      fill_random_half(out.svh.get<__half>(), std::size_t(e.n), seed + 2, 0.25f, 1.75f, s);
+    }
+    out.view3 = Exl3Device{out.trellis.get<std::uint16_t>(), out.suh.get<__half>(), out.svh.get<__half>(), e.k, e.n,
+                           e.bits2, e.codebook};
+    if (bytes) *bytes += tb + std::size_t(e.k + e.n) * 2;
+  } else if (out.exl2) {
     const exl_cuda_exl2& e = src.exl2;
     EXL_CUDA_REQUIRE(e.k == out.k && e.n == out.n && e.n_pad % 32 == 0 && e.k % 32 == 0 && e.groups > 0 && e.q_groups,
                      "EXL2 layer shape mismatch");
@@ -209,10 +235,48 @@ void gemm_dequantised(const DeviceLinear& l, const __half* dq, const __half* x, 
 
 }  // namespace
 
+std::size_t exl3_min_xr(const Exl3Device& w) { return std::size_t(w.k); }
+std::size_t exl3_min_z(const Exl3Device& w, int sm_count) { return std::size_t(exl3_gemv_splits(w, sm_count)) * w.n; }
+
+namespace {
+
+// An EXL3 linear in passes of rows: input transform, products (GEMV or cuBLAS on W-hat in dq),
+// output transform into y.
+void exl3_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, bool gemm, __half* dq, int sm_count,
+                  const Exl3Work& ws, cublasHandle_t cublas, cudaStream_t s, bool overwrite) {
+  const Exl3Device& w = l.view3;
+  const int splits = gemm ? 1 : exl3_gemv_splits(w, sm_count);
+  std::size_t rows = std::min(ws.xr_elems / std::size_t(w.k), ws.z_elems / (std::size_t(splits) * w.n));
+  if (!gemm) rows = std::min<std::size_t>(rows, k_exl3_gemv_rows);
+  EXL_CUDA_REQUIRE(ws.xr && ws.z && rows >= 1, "EXL3 linear: no scratch for one row (k " + std::to_string(w.k) + ", n " +
+                                                   std::to_string(w.n) + ")");
+  if (gemm) exl3_reconstruct(w, dq, s);
+  const float one = 1.0f, zero = 0.0f;
+  for (int r0 = 0; r0 < m; r0 += int(rows)) {
+    const int mr = std::min(int(rows), m - r0);
+    exl3_input_transform(w, x + std::size_t(r0) * l.k, mr, l.k, l.k, ws.xr, s);
+    if (gemm) {
+      // Z^T (n x mr, col-major) = W-hat^T (W-hat [k, n] row-major is col-major n x k) . Xr^T
+      EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_N, CUBLAS_OP_N, w.n, mr, w.k, &one, dq, CUDA_R_16F, w.n, ws.xr,
+                                    CUDA_R_16F, w.k, &zero, ws.z, CUDA_R_32F, w.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    } else {
+      exl3_gemv_partials(w, ws.xr, mr, ws.z, splits, s);
+    }
+    exl3_output_transform(w, ws.z, splits, mr, l.n, y + std::size_t(r0) * ldy, ldy, overwrite, s);
+  }
+}
+
+}  // namespace
+
 void linear_forward(const DeviceLinear& l, const __half* x, int m, float* y, int ldy, int gemv_max_rows, int sm_count,
                     const GemvWorkspace& ws, __half* dq, std::size_t dq_elems, cublasHandle_t cublas, cudaStream_t s,
-                    bool overwrite) {
+                    bool overwrite, const Exl3Work& exl3_work) {
   const float one = 1.0f, beta = overwrite ? 0.0f : 1.0f;
+  if (l.exl3) {
+    const bool gemm = m > gemv_max_rows && dq && std::size_t(l.view3.k) * l.view3.n <= dq_elems;
+    exl3_forward(l, x, m, y, ldy, gemm, dq, sm_count, exl3_work, cublas, s, overwrite);
+    return;
+  }
   if (l.exl2) {
     const std::size_t need = std::size_t(l.view.k) * l.view.n_pad;
     if (m <= gemv_max_rows || !dq || need > dq_elems) {

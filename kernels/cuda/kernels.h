@@ -136,6 +136,34 @@ void exl2_gemv_silu(const Exl2Device& w, const float* gate, const float* up, int
 // out [k, n_pad] fp16 in original row order, bit-exact (spec §2.7).
 void exl2_reconstruct(const Exl2Device& w, __half* out, cudaStream_t s);
 
+// ---- exl3.cu: EXL3 linears, y = had128(had128(x * suh) . W-hat) * svh (docs/EXL3.md) ----
+// One EXL3 layer on the device: the trellis as stored ([k/16][n/16][8 * bits2] uint16, 4-byte
+// aligned), suh/svh fp16. k, n: in/out features padded to multiples of 128.
+struct Exl3Device {
+  const std::uint16_t* trellis = nullptr;
+  const __half* suh = nullptr;
+  const __half* svh = nullptr;
+  int k = 0, n = 0;
+  int bits2 = 0;     // twice the bit rate (2..16; 3, 5, 7 with mul1)
+  int codebook = 0;  // 0 3INST, 1 MCG, 2 MUL1
+};
+constexpr int k_exl3_gemv_rows = 8;    // rows per GEMV launch
+constexpr int k_exl3_max_splits = 8;   // K splits of the GEMV
+// K splits for a GEMV of w on sm_count multiprocessors (1 .. k_exl3_max_splits).
+int exl3_gemv_splits(const Exl3Device& w, int sm_count);
+// xr [rows, w.k] fp16 = had128(fp16(x * suh)) (bit-exact with exl3_had128_fp16_ref); x fp16
+// [rows, ldx] with in_features columns (the padding reads as zero).
+void exl3_input_transform(const Exl3Device& w, const __half* x, int rows, int ldx, int in_features, __half* xr,
+                          cudaStream_t s);
+// z [splits][rows][w.n] fp32: the K-split partial products xr . W-hat (tiles decoded on the fly),
+// rows <= k_exl3_gemv_rows.
+void exl3_gemv_partials(const Exl3Device& w, const __half* xr, int rows, float* z, int splits, cudaStream_t s);
+// y[r, c] = (or +=, !overwrite) had128(sum over splits of z[., r, :])[c] * svh[c], c < out_features.
+void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
+                           bool overwrite, cudaStream_t s);
+// W-hat [w.k, w.n] fp16 row-major, bit-exact with exl3_reconstruct_ref.
+void exl3_reconstruct(const Exl3Device& w, __half* out, cudaStream_t s);
+
 // ---- rms_norm.cu: y[r, :] fp16 = x[r, :] fp32 * w / sqrt(mean(x^2) + eps) ----
 // With perm (device, [dim]) the output comes in that order: y[r, i] = norm(x)[r, perm[i]] (the
 // stored row order of the EXL2 layers that read it, GemvInput::permuted).

@@ -294,6 +294,9 @@ const exl_cuda_api k_api = {
     api_link_segments,
     bench_fp16_gemm,
     test_exact_acc,
+    test_exl3_matmul,
+    test_exl3_reconstruct,
+    test_exl3_input,
 };
 
 }  // namespace

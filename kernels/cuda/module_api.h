@@ -16,11 +16,12 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 8u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
+#define EXL_CUDA_ABI_VERSION 9u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
                                     4: paged KV cache; 5: the converter's block math; 6: the converter's
                                     measurement on the device (candidates, rows, evaluate); 7: layer
                                     segments (options.layer_first/layer_count, link_segments),
-                                    bench_fp16_gemm; 8: test_exact_acc */
+                                    bench_fp16_gemm; 8: test_exact_acc; 9: EXL3 linears (kind 2),
+                                    test_exl3_matmul, test_exl3_reconstruct, test_exl3_input */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -65,10 +66,20 @@ typedef struct exl_cuda_exl2 {
   int k, n, n_pad, groups, q_rows;
 } exl_cuda_exl2;
 
+/* One EXL3 layer (host pointers; read during load only). k, n: the features padded to 128. */
+typedef struct exl_cuda_exl3 {
+  const uint16_t* trellis;    /* [k / 16, n / 16, 8 * bits2] */
+  const uint16_t* suh;        /* [k] fp16 */
+  const uint16_t* svh;        /* [n] fp16 */
+  int k, n, bits2;            /* bits2: twice the bit rate */
+  int codebook;               /* 0 3INST, 1 MCG, 2 MUL1 */
+} exl_cuda_exl3;
+
 typedef struct exl_cuda_linear {
-  int kind;                   /* 0 dense, 1 exl2 */
+  int kind;                   /* 0 dense, 1 exl2, 2 exl3 */
   int in_features, out_features;
   exl_cuda_exl2 exl2;         /* kind 1 */
+  exl_cuda_exl3 exl3;         /* kind 2 */
   const void* weight;         /* kind 0: [out, in] */
   int weight_dtype;           /* exl_cuda_dtype: f16, bf16 or f32 */
   const void* bias;           /* optional, [>= out] */
@@ -328,6 +339,17 @@ typedef struct exl_cuda_api {
   /* x [rows, n] fp32 converted into exact accumulators (as the decode step's first kernel does),
    * bias [n] added (as an o/down bias is; null: none), read back as fp32 into out [rows, n]. */
   int (*test_exact_acc)(int device, const float* x, int rows, int n, const float* bias, float* out);
+
+  /* ---- ABI 9: EXL3 ---- */
+  /* y [m, out] fp32 = the EXL3 linear of x [m, in] fp16 (in, out: w's k and n unless given > 0:
+   * fewer features than padded). mode 0: the GEMV path (rows in launches of up to 8); 1: W-hat
+   * reconstructed and cuBLAS; 2: as 0, added to y's incoming values. */
+  int (*test_exl3_matmul)(int device, const exl_cuda_exl3* w, const uint16_t* x, int m, int in_features,
+                          int out_features, float* y, int mode);
+  /* W-hat [k, n] fp16 row-major. */
+  int (*test_exl3_reconstruct)(int device, const exl_cuda_exl3* w, uint16_t* out);
+  /* The input transform alone: xr [m, k] fp16 = had128(fp16(x * suh)), x [m, in_features]. */
+  int (*test_exl3_input)(int device, const exl_cuda_exl3* w, const uint16_t* x, int m, int in_features, uint16_t* xr);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

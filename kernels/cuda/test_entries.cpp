@@ -194,6 +194,80 @@ int test_exl2_reconstruct(int device, const exl_cuda_exl2* w, uint16_t* out) {
   });
 }
 
+namespace {
+
+exl_cuda_linear as_linear(const exl_cuda_exl3& w, int in_features, int out_features) {
+  exl_cuda_linear l{};
+  l.kind = 2;
+  l.in_features = in_features > 0 ? in_features : w.k;
+  l.out_features = out_features > 0 ? out_features : w.n;
+  l.exl3 = w;
+  return l;
+}
+
+}  // namespace
+
+int test_exl3_matmul(int device, const exl_cuda_exl3* w, const uint16_t* x, int m, int in_features, int out_features,
+                     float* y, int mode) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(w && x && y && m > 0 && mode >= 0 && mode <= 2, "test_exl3_matmul: bad arguments");
+    use_device(device);
+    Stream st;
+    CublasHandle cb;
+    EXL_CUBLAS_CHECK(cublasSetStream(cb.get(), st.get()));
+    DeviceLinear l;
+    upload_linear(as_linear(*w, in_features, out_features), nullptr, 0, st.get(), l, nullptr);
+    const std::size_t mn = std::size_t(m) * l.n;
+    DeviceBuffer dx = to_device(x, std::size_t(m) * l.k, "x", st.get());
+    DeviceBuffer dy = to_device(y, mn, "y", st.get());
+    if (mode != 2) EXL_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0xff, dy.bytes(), st.get()));  // overwritten: poison
+    const int sms = sm_count_of(device);
+    // Scratch as the backend sizes it for m rows, so the passes are exercised for large m.
+    const std::size_t rows = std::min(m, 64);
+    const std::size_t xr = std::max(exl3_min_xr(l.view3), rows * w->k);
+    const std::size_t z = std::max({exl3_min_z(l.view3, sms) * std::min<std::size_t>(rows, k_exl3_gemv_rows), rows * w->n});
+    DeviceBuffer dxr(nullptr, xr * 2, "xr"), dz(nullptr, z * 4, "z");
+    DeviceBuffer dq;
+    if (mode == 1) dq.allocate(nullptr, std::size_t(w->k) * w->n * 2, "dq");
+    GemvScratch gws;
+    gws.allocate(nullptr, st.get());
+    linear_forward(l, dx.get<__half>(), m, dy.get<float>(), l.n, mode == 1 ? 0 : 1 << 30, sms, gws.view(),
+                   dq.get<__half>(), mode == 1 ? std::size_t(w->k) * w->n : 0, cb.get(), st.get(), mode != 2,
+                   Exl3Work{dxr.get<__half>(), xr, dz.get<float>(), z});
+    to_host(y, dy, mn, st.get());
+  });
+}
+
+int test_exl3_reconstruct(int device, const exl_cuda_exl3* w, uint16_t* out) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(w && out, "test_exl3_reconstruct: bad arguments");
+    use_device(device);
+    Stream st;
+    DeviceLinear l;
+    upload_linear(as_linear(*w, 0, 0), nullptr, 0, st.get(), l, nullptr);
+    const std::size_t n = std::size_t(w->k) * w->n;
+    DeviceBuffer d(nullptr, n * 2, "out");
+    EXL_CUDA_CHECK(cudaMemsetAsync(d.get(), 0xff, d.bytes(), st.get()));  // poison
+    exl3_reconstruct(l.view3, d.get<__half>(), st.get());
+    to_host(out, d, n, st.get());
+  });
+}
+
+int test_exl3_input(int device, const exl_cuda_exl3* w, const uint16_t* x, int m, int in_features, uint16_t* xr) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(w && x && xr && m > 0 && in_features > 0 && in_features <= w->k, "test_exl3_input: bad arguments");
+    use_device(device);
+    Stream st;
+    DeviceLinear l;
+    upload_linear(as_linear(*w, in_features, 0), nullptr, 0, st.get(), l, nullptr);
+    DeviceBuffer dx = to_device(x, std::size_t(m) * in_features, "x", st.get());
+    DeviceBuffer d(nullptr, std::size_t(m) * w->k * 2, "xr");
+    EXL_CUDA_CHECK(cudaMemsetAsync(d.get(), 0xff, d.bytes(), st.get()));
+    exl3_input_transform(l.view3, dx.get<__half>(), m, in_features, in_features, d.get<__half>(), st.get());
+    to_host(xr, d, std::size_t(m) * w->k, st.get());
+  });
+}
+
 int test_rms_norm(int device, const float* x, int rows, int dim, const uint16_t* w, float eps, uint16_t* y) {
   return guarded([&] {
     use_device(device);

@@ -7,6 +7,10 @@ namespace exl::cuda {
 
 int test_exl2_matmul(int device, const exl_cuda_exl2* w, const uint16_t* x, int m, float* y, int mode);
 int test_exl2_reconstruct(int device, const exl_cuda_exl2* w, uint16_t* out);
+int test_exl3_matmul(int device, const exl_cuda_exl3* w, const uint16_t* x, int m, int in_features, int out_features,
+                     float* y, int mode);
+int test_exl3_reconstruct(int device, const exl_cuda_exl3* w, uint16_t* out);
+int test_exl3_input(int device, const exl_cuda_exl3* w, const uint16_t* x, int m, int in_features, uint16_t* xr);
 int test_rms_norm(int device, const float* x, int rows, int dim, const uint16_t* w, float eps, uint16_t* y);
 int test_rope(int device, float* x, int tokens, int heads, int head_dim, int past, const float* inv_freq, float mscale,
               float position_divisor, int style);

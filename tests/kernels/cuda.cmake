@@ -11,6 +11,7 @@ if(EXL_ENABLE_CUDA AND TARGET exl_cuda)
   target_link_libraries(exl_testcases PUBLIC exl_cuda_loader)
   exl_add_test_suite(cuda_kernels
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_exl2.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_cuda_exl3.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_ops.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_kv.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_sampler.cpp)

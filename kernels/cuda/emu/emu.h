@@ -106,6 +106,10 @@ extern uint3 threadIdx, blockIdx;
 extern dim3 gridDim, blockDim;
 
 template <class T> inline T __ldg(const T* p) { return *p; }
+// Single-rounding fp32 arithmetic (no contraction into a fused multiply-add on the GPU).
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { volatile float p = a * b; return p; }
 template <class T> inline T __ldcg(const T* p) { return *p; }
 template <class T> inline void __stcg(T* p, T v) { *p = v; }
 

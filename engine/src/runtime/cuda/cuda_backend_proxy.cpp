@@ -40,10 +40,12 @@ exl_cuda_linear describe(const LinearTensors& l) {
   d.in_features = l.in_features;
   d.out_features = l.out_features;
   const TensorInfo* bias = l.bias;
-  if (l.kind == LinearKind::exl3)
-    throw Error(ErrorKind::unsupported, "EXL3 is not yet supported on the GPU; run this model with --device cpu", "",
-                l.exl3->prefix);
-  if (l.kind == LinearKind::exl2) {
+  if (l.kind == LinearKind::exl3) {
+    const Exl3Weight& w = l.exl3->view;
+    d.kind = 2;
+    d.exl3 = exl_cuda_exl3{w.trellis, w.suh, w.svh, w.k, w.n, w.bits2, int(w.codebook)};
+    if (l.exl3->bias) bias = l.exl3->bias;
+  } else if (l.kind == LinearKind::exl2) {
     const Exl2Weight& w = l.exl2->view;
     d.kind = 1;
     d.exl2 = exl_cuda_exl2{w.q_weight, w.q_scale, w.q_scale_max, w.q_groups, w.q_perm, w.k, w.n, w.n_pad, w.groups,

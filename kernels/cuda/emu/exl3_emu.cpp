@@ -1,0 +1,2 @@
+// exl3.cu compiled for the CUDA emulator (emu.h).
+#include "exl3.cu"

@@ -1,0 +1,219 @@
+// EXL3 linears on the GPU (docs/EXL3.md; the reference twin is kernels/reference/exl3_ref.cpp):
+//   y = had128(had128(x * suh) . W-hat) * svh
+// in four kernels:
+//   - input transform: one warp per (row, 128-feature block): fp16 x * suh rounded to fp16, the
+//     128-point butterfly in fp32 (lane l holds elements 4l .. 4l+3: a 4-point transform in the
+//     lane, then shuffles at distances 1..16), scaled by 1/sqrt(128) and rounded to fp16. The
+//     steps and their order are the reference's, so the result is bit for bit the reference's.
+//   - GEMV partials (few rows): a block per (16-column tile strip, K split); each warp walks
+//     16x16 tiles down its split. A tile is 256 values in the tensor-core order, lane l holding
+//     positions 8l .. 8l+7 (rows 2(l%4) + {0,1,8,9}, columns l/4 and l/4 + 8). A value's 16-bit
+//     state is the 16 stream bits ending at its end bit (two 32-bit words), decoded by the
+//     codebook (exact fp16, as the reference). Sums in fp32: lanes of a column by shuffles, warps
+//     through shared memory in a fixed order, splits into their own slice of z (no atomics, so
+//     results repeat bit for bit).
+//   - output transform: the splits summed in order, the butterfly in fp32, * svh, stored or added
+//     into y (fp32), columns past out_features dropped.
+//   - reconstruct (prefill): W-hat as fp16 [k, n], a warp per tile, for cuBLAS.
+#include <algorithm>
+
+#include "cuda_check.h"
+#include "kernels.h"
+#include "launch.cuh"
+
+namespace exl::cuda {
+namespace {
+
+constexpr float k_had_scale = 0.088388347648f;  // 1 / sqrt(128)
+
+__device__ __forceinline__ float exl3_value(std::uint32_t state, int codebook) {
+  const std::uint32_t s = state & 0xFFFFu;
+  if (codebook == 2) {  // mul1: the byte sum of a multiplicative hash, affine in fp32 (exact), one rounding
+    const std::uint32_t x = s * 0x83DCD12Du;
+    const int sum = int(x & 0xFFu) + int((x >> 8) & 0xFFu) + int((x >> 16) & 0xFFu) + int(x >> 24);
+    return __half2float(__float2half_rn(float(1774 * sum - 905216) / 262144.0f));
+  }
+  const std::uint32_t x = codebook == 0 ? s * 89226354u + 64248484u : s * 0xCBAC1FEDu;
+  const std::uint32_t y = (x & 0x8FFF8FFFu) ^ 0x3B603B60u;
+  const float lo = __half2float(__ushort_as_half((unsigned short)(y & 0xFFFFu)));
+  const float hi = __half2float(__ushort_as_half((unsigned short)(y >> 16)));
+  return __half2float(__float2half_rn(__fadd_rn(lo, hi)));
+}
+
+// The state of position t of a tile whose stream (128 * bits2 bits, cyclic) starts at `words`.
+__device__ __forceinline__ std::uint32_t exl3_state(const std::uint32_t* __restrict__ words, int bits2, int t) {
+  const int total = 128 * bits2;
+  const int end = (bits2 & 1) ? (t >> 1) * bits2 + ((t & 1) ? bits2 : bits2 >> 1) : (t + 1) * (bits2 >> 1);
+  int start = end - 16;
+  if (start < 0) start += total;
+  const int q = start >> 5, off = start & 31;
+  const int q2 = q + 1 == (total >> 5) ? 0 : q + 1;
+  const unsigned long long pair = (static_cast<unsigned long long>(__ldg(words + q)) << 32) | __ldg(words + q2);
+  return std::uint32_t(pair >> (48 - off)) & 0xFFFFu;
+}
+
+// Row / column inside a 16x16 tile of lane l's e-th value (sequence position 8l + e).
+__device__ __forceinline__ int tile_row(int lane, int e) { return 2 * (lane & 3) + (e & 1) + 8 * ((e >> 1) & 1); }
+__device__ __forceinline__ int tile_col(int lane, int e) { return (lane >> 2) + 8 * (e >> 2); }
+
+// The 128-point butterfly on v[0..3] of each of the warp's lanes (lane l: elements 4l .. 4l+3).
+__device__ __forceinline__ void had128_warp(float v[4], int lane) {
+  const float s0 = __fadd_rn(v[0], v[1]), d0 = __fsub_rn(v[0], v[1]);
+  const float s1 = __fadd_rn(v[2], v[3]), d1 = __fsub_rn(v[2], v[3]);
+  v[0] = __fadd_rn(s0, s1);
+  v[1] = __fadd_rn(d0, d1);
+  v[2] = __fsub_rn(s0, s1);
+  v[3] = __fsub_rn(d0, d1);
+  for (int dist = 1; dist < 32; dist <<= 1) {
+    for (int e = 0; e < 4; ++e) {
+      const float other = __shfl_xor_sync(0xffffffffu, v[e], dist);
+      v[e] = (lane & dist) ? __fsub_rn(other, v[e]) : __fadd_rn(v[e], other);
+    }
+  }
+  for (int e = 0; e < 4; ++e) v[e] = __fmul_rn(v[e], k_had_scale);
+}
+
+// grid (k / 128, rows), 32 threads.
+__global__ void exl3_input_kernel(const __half* __restrict__ x, int ldx, int in_features, const __half* __restrict__ suh,
+                                  int k, __half* __restrict__ xr) {
+  pdl_trigger();
+  pdl_wait();
+  const int lane = int(threadIdx.x), r = int(blockIdx.y), c0 = int(blockIdx.x) * 128 + 4 * lane;
+  float v[4];
+  for (int e = 0; e < 4; ++e) {
+    const int c = c0 + e;
+    const float a = c < in_features ? __half2float(x[std::size_t(r) * ldx + c]) : 0.0f;
+    v[e] = __half2float(__float2half_rn(__fmul_rn(a, __half2float(suh[c]))));  // an fp16 product, exact in fp32
+  }
+  had128_warp(v, lane);
+  for (int e = 0; e < 4; ++e) xr[std::size_t(r) * k + c0 + e] = __float2half_rn(v[e]);
+}
+
+constexpr int k_gemv_warps = 4;
+
+// grid (n / 16, splits), 32 * k_gemv_warps threads; MR rows of xr [rows, k] (rows <= MR).
+template <int MR>
+__global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device w, const __half* __restrict__ xr, int rows,
+                                                                       float* __restrict__ z, int tiles_per_split) {
+  pdl_trigger();
+  const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
+  const int j = int(blockIdx.x), split = int(blockIdx.y);
+  const int tiles_k = w.k / 16, tiles_n = w.n / 16, tile_words32 = 4 * w.bits2;
+  const int i0 = split * tiles_per_split, i1 = min(tiles_k, i0 + tiles_per_split);
+  pdl_wait();
+  float acc[MR][2];
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = 0.0f;
+  const std::uint32_t* base = reinterpret_cast<const std::uint32_t*>(w.trellis);
+  for (int i = i0 + warp; i < i1; i += k_gemv_warps) {
+    const std::uint32_t* words = base + (std::size_t(i) * tiles_n + j) * tile_words32;
+    float wv[8];
+    for (int e = 0; e < 8; ++e) wv[e] = exl3_value(exl3_state(words, w.bits2, 8 * lane + e), w.codebook);
+    const int row0 = 16 * i + 2 * (lane & 3);
+    for (int r = 0; r < MR; ++r) {
+      if (r >= rows) break;
+      const __half* xrow = xr + std::size_t(r) * w.k + row0;
+      const float x0 = __half2float(xrow[0]), x1 = __half2float(xrow[1]), x8 = __half2float(xrow[8]),
+                  x9 = __half2float(xrow[9]);
+      // e: rows {0, 1, 8, 9} for e % 4 = {0, 1, 2, 3}; column half e / 4.
+      acc[r][0] += wv[0] * x0 + wv[1] * x1 + wv[2] * x8 + wv[3] * x9;
+      acc[r][1] += wv[4] * x0 + wv[5] * x1 + wv[6] * x8 + wv[7] * x9;
+    }
+  }
+  // Lanes 4q .. 4q+3 share columns q and q + 8.
+  for (int r = 0; r < MR; ++r)
+    for (int h = 0; h < 2; ++h) {
+      acc[r][h] += __shfl_xor_sync(0xffffffffu, acc[r][h], 1);
+      acc[r][h] += __shfl_xor_sync(0xffffffffu, acc[r][h], 2);
+    }
+  EXL_SHARED_ARRAY(float, red, [k_gemv_warps][MR][16]);
+  if ((lane & 3) == 0)
+    for (int r = 0; r < MR; ++r) {
+      red[warp][r][lane >> 2] = acc[r][0];
+      red[warp][r][(lane >> 2) + 8] = acc[r][1];
+    }
+  __syncthreads();
+  for (int idx = int(threadIdx.x); idx < MR * 16; idx += blockDim.x) {
+    const int r = idx / 16, c = idx % 16;
+    if (r >= rows) continue;
+    float s = red[0][r][c];
+    for (int q = 1; q < k_gemv_warps; ++q) s += red[q][r][c];
+    z[(std::size_t(split) * rows + r) * w.n + 16 * j + c] = s;
+  }
+}
+
+// grid (n / 128, rows), 32 threads. z: [splits][rows][n].
+__global__ void exl3_output_kernel(const float* __restrict__ z, int splits, int rows, int n, const __half* __restrict__ svh,
+                                   int out_features, float* __restrict__ y, int ldy, bool overwrite) {
+  pdl_trigger();
+  pdl_wait();
+  const int lane = int(threadIdx.x), r = int(blockIdx.y), c0 = int(blockIdx.x) * 128 + 4 * lane;
+  float v[4];
+  for (int e = 0; e < 4; ++e) {
+    float s = z[std::size_t(r) * n + c0 + e];
+    for (int q = 1; q < splits; ++q) s += z[(std::size_t(q) * rows + r) * n + c0 + e];
+    v[e] = s;
+  }
+  had128_warp(v, lane);
+  for (int e = 0; e < 4; ++e) {
+    const int c = c0 + e;
+    if (c >= out_features) continue;
+    const float o = __fmul_rn(v[e], __half2float(svh[c]));
+    float* dst = y + std::size_t(r) * ldy + c;
+    *dst = overwrite ? o : *dst + o;
+  }
+}
+
+// grid (tiles / 4), 128 threads: a warp per tile.
+__global__ void exl3_reconstruct_kernel(Exl3Device w, __half* __restrict__ out) {
+  pdl_trigger();
+  pdl_wait();
+  const int lane = int(threadIdx.x) & 31;
+  const int tile = int(blockIdx.x) * 4 + (int(threadIdx.x) >> 5);
+  const int tiles_n = w.n / 16;
+  if (tile >= (w.k / 16) * tiles_n) return;
+  const int i = tile / tiles_n, j = tile % tiles_n;
+  const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(w.trellis) + std::size_t(tile) * 4 * w.bits2;
+  for (int e = 0; e < 8; ++e) {
+    const float v = exl3_value(exl3_state(words, w.bits2, 8 * lane + e), w.codebook);
+    out[std::size_t(16 * i + tile_row(lane, e)) * w.n + 16 * j + tile_col(lane, e)] = __float2half_rn(v);
+  }
+}
+
+}  // namespace
+
+int exl3_gemv_splits(const Exl3Device& w, int sm_count) {
+  const int strips = std::max(1, w.n / 16), tiles_k = std::max(1, w.k / 16);
+  const int want = (2 * std::max(1, sm_count) + strips - 1) / strips;
+  return std::max(1, std::min({want, k_exl3_max_splits, std::max(1, tiles_k / 8)}));
+}
+
+void exl3_input_transform(const Exl3Device& w, const __half* x, int rows, int ldx, int in_features, __half* xr,
+                          cudaStream_t s) {
+  EXL_CUDA_REQUIRE(w.k % 128 == 0 && in_features <= w.k && rows > 0, "EXL3 input transform: bad shape");
+  launch(exl3_input_kernel, dim3(unsigned(w.k / 128), unsigned(rows)), dim3(32), 0, s, x, ldx, in_features, w.suh, w.k, xr);
+}
+
+void exl3_gemv_partials(const Exl3Device& w, const __half* xr, int rows, float* z, int splits, cudaStream_t s) {
+  EXL_CUDA_REQUIRE(rows > 0 && rows <= k_exl3_gemv_rows && splits >= 1 && w.n % 128 == 0 && w.k % 128 == 0,
+                   "EXL3 GEMV: bad shape");
+  const int tiles_k = w.k / 16, per = (tiles_k + splits - 1) / splits;
+  const dim3 grid(unsigned(w.n / 16), unsigned(splits)), block(32 * k_gemv_warps);
+  if (rows <= 1) launch(exl3_gemv_kernel<1>, grid, block, 0, s, w, xr, rows, z, per);
+  else if (rows <= 2) launch(exl3_gemv_kernel<2>, grid, block, 0, s, w, xr, rows, z, per);
+  else if (rows <= 4) launch(exl3_gemv_kernel<4>, grid, block, 0, s, w, xr, rows, z, per);
+  else launch(exl3_gemv_kernel<8>, grid, block, 0, s, w, xr, rows, z, per);
+}
+
+void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
+                           bool overwrite, cudaStream_t s) {
+  EXL_CUDA_REQUIRE(w.n % 128 == 0 && out_features <= w.n && rows > 0, "EXL3 output transform: bad shape");
+  launch(exl3_output_kernel, dim3(unsigned(w.n / 128), unsigned(rows)), dim3(32), 0, s, z, splits, rows, w.n, w.svh,
+         out_features, y, ldy, overwrite);
+}
+
+void exl3_reconstruct(const Exl3Device& w, __half* out, cudaStream_t s) {
+  const int tiles = (w.k / 16) * (w.n / 16);
+  launch(exl3_reconstruct_kernel, dim3(unsigned((tiles + 3) / 4)), dim3(128), 0, s, w, out);
+}
+
+}  // namespace exl::cuda
