@@ -18,6 +18,7 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "exl/kernels/exl3_splits.h"
 #include "kernels.h"
 #include "launch.cuh"
 
@@ -181,11 +182,7 @@ __global__ void exl3_reconstruct_kernel(Exl3Device w, __half* __restrict__ out) 
 
 }  // namespace
 
-int exl3_gemv_splits(const Exl3Device& w, int sm_count) {
-  const int strips = std::max(1, w.n / 16), tiles_k = std::max(1, w.k / 16);
-  const int want = (2 * std::max(1, sm_count) + strips - 1) / strips;
-  return std::max(1, std::min({want, k_exl3_max_splits, std::max(1, tiles_k / 8)}));
-}
+int exl3_gemv_splits(const Exl3Device& w, int sm_count) { return ::exl::exl3_gemv_splits(w.k, w.n, sm_count); }
 
 void exl3_input_transform(const Exl3Device& w, const __half* x, int rows, int ldx, int in_features, __half* xr,
                           cudaStream_t s) {

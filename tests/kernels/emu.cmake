@@ -28,7 +28,7 @@ if(TARGET exl_cuda_emu_module)
   exl_emu_selftest(emu_selftest_sampler_rows cuda_kernels.sampler_rows_selects_small)
   exl_emu_selftest(emu_selftest_exact_acc cuda_kernels.exact_accumulators_round_trip)
   # EXL3: the kernels against kernels/reference (every codebook and rate), and the backend on a
-  # random EXL3 model against the CPU backend and its dense twin.
+  # random EXL3 model against the CPU backend and its dense twin, and the planner against what it allocates.
   exl_emu_selftest(emu_selftest_exl3_kernels cuda_kernels.exl3_*)
-  exl_emu_selftest(emu_selftest_exl3_model cuda_model.exl3_random_model_matches_cpu_and_dense_twin)
+  exl_emu_selftest(emu_selftest_exl3_model cuda_model.exl3_*)
 endif()

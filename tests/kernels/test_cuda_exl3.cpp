@@ -11,13 +11,16 @@
 
 #include "compare.h"
 #include "exl/backend.h"
+#include "exl/cuda.h"
 #include "exl/generator.h"
 #include "exl/kernels/exl3.h"
 #include "exl/model.h"
+#include "exl/plan.h"
 #include "exl3_random.h"
 #include "test_cuda_support.h"
 #include "../engine/exl3_twin.h"
 #include "../engine/refs.h"
+#include "exl_test.h"
 
 using namespace exl;
 using namespace exl::test;
@@ -174,4 +177,56 @@ EXL_GPU_TEST(cuda_model, exl3_random_model_matches_cpu_and_dense_twin) {
   std::size_t same = 0;
   while (same < gen[0].size() && same < gen[1].size() && gen[0][same] == gen[1][same]) ++same;
   CHECK_MSG(same >= 8, "greedy continuations agree for " << same << " of 16 tokens");
+}
+
+// The planner counts what the CUDA backend allocates for an EXL3 model: the weights as the
+// safetensors headers give them (trellis as stored, suh/svh in fp16) and the scratch with the EXL3
+// buffers (transformed input, products, W-hat for prefill). The backend's total beyond the
+// planner's weights, cache and scratch (the cuBLAS workspace and the small tables the planner
+// books elsewhere) is the same as for the EXL2 fixture of the same shape, less the EXL2-only
+// o input order (int32 per attention feature and layer).
+EXL_GPU_TEST(cuda_model, exl3_planner_counts_what_the_backend_allocates) {
+  cuda_api();
+  const Exl3Twin& tw = exl3_twin();
+  const auto exl2_dir = fixture("models/exl2/ref-s-4.0bpw");
+  const plan::ModelShape shape = plan::shape_from_folder(tw.exl3, plan::Layout::engine);
+  std::size_t exl3_linears = 0;
+  for (const plan::ModuleBytes& l : shape.layers) exl3_linears += l.exl3.size();
+  CHECK_MSG(exl3_linears == shape.layers.size() * 7, "EXL3 linears seen by the planner: " << exl3_linears);
+  struct Gap {
+    std::int64_t weights = 0, rest = 0;
+  };
+  auto gap = [&](const std::filesystem::path& dir, int ctx) {
+    const plan::ModelShape sh = plan::shape_from_folder(dir, plan::Layout::engine);
+    auto b = make_backend("cuda", BackendOptions{});
+    b->load(Model::open(dir));
+    b->allocate_cache({ctx, CacheType::fp16});
+    const MemoryStats mem = b->memory();
+    plan::PlanOptions o;
+    o.context = ctx;
+    o.sm_count = cuda_devices().at(0).sm_count;
+    o.max_chunk = BackendOptions{}.max_chunk_size;
+    std::uint64_t weights = sh.embedding.device + sh.head.device;
+    for (const plan::ModuleBytes& l : sh.layers) weights += l.device;
+    const std::uint64_t scratch = plan::scratch_bytes(sh, o, ctx);
+    const std::uint64_t cache = std::uint64_t(plan::cache_tokens(sh.config, plan::parse_cache("fp16"), ctx, o.layout) *
+                                              plan::cache_bytes_per_token_layer(sh.config, plan::parse_cache("fp16"))) *
+                                std::uint64_t(sh.config.num_layers);
+    if (options().verbose)
+      std::printf("  %s ctx %d: weights %llu planned %llu; cache %llu planned %llu; scratch %llu planned %llu\n",
+                  dir.filename().c_str(), ctx, (unsigned long long)mem.weights_bytes, (unsigned long long)weights,
+                  (unsigned long long)mem.cache_bytes, (unsigned long long)cache, (unsigned long long)mem.scratch_bytes,
+                  (unsigned long long)scratch);
+    CHECK_EQ(mem.cache_bytes, cache);
+    return Gap{std::int64_t(mem.weights_bytes) - std::int64_t(weights),
+               std::int64_t(mem.weights_bytes + mem.scratch_bytes) - std::int64_t(weights + scratch)};
+  };
+  for (int ctx : {512, 2048}) {
+    const Gap g3 = gap(tw.exl3, ctx), g2 = gap(exl2_dir, ctx);
+    const std::int64_t o_pos = std::int64_t(shape.config.num_layers) * shape.config.num_heads * shape.config.head_dim * 4;
+    // The planner books the RoPE frequencies with the weights; the backend with the scratch.
+    CHECK_EQ(g3.weights, -std::int64_t(shape.config.head_dim / 2) * 4);
+    CHECK_MSG(g3.rest == g2.rest - o_pos, "ctx " << ctx << ": beyond the plan EXL3 " << g3.rest << ", EXL2 " << g2.rest
+                                                 << " (less o order " << o_pos << ")");
+  }
 }

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exl/backend.h"
@@ -72,6 +73,7 @@ struct ModuleBytes {
   std::uint64_t read = 0;      // bytes read per decoded token
   std::vector<std::uint64_t> buffers;  // each device allocation (for allocator rounding)
   std::uint64_t max_dq_elems = 0;      // largest EXL2 k * n_pad among the module's linears
+  std::vector<std::pair<int, int>> exl3;  // (k, n) of each EXL3 linear, padded (scratch sizes)
   std::int64_t params = 0;             // logical weights of the module's linears (FLOP count)
 };
 

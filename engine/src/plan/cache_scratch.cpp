@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "exl/error.h"
+#include "exl/kernels/exl3_splits.h"
 #include "exl/plan.h"
 
 namespace exl::plan {
@@ -113,8 +114,28 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
     const std::uint64_t wide = std::max({h, qd, inter});
     // residual, activations, q|k|v, q fp16, attention out, gate|up
     b = {C * h * 4, C * wide * 2, C * (qd + 2 * kd) * 4, C * qd * 2, C * qd * 2, C * inter * 2 * 4};
-    // two reconstruct buffers for the prefill path (the next linear's reconstruct beside the GEMM)
-    for (int i = 0; i < 2; ++i) b.push_back(C <= 16 ? 0 : max_dq * 2);
+    // two reconstruct buffers for the prefill path (the next linear's reconstruct beside the GEMM;
+    // EXL3's W-hat too)
+    std::uint64_t max_dq_all = max_dq;
+    for (const ModuleBytes& l : m.layers)
+      for (const auto& [k, n] : l.exl3) max_dq_all = std::max(max_dq_all, std::uint64_t(k) * std::uint64_t(n));
+    for (int i = 0; i < 2; ++i) b.push_back(C <= 16 ? 0 : max_dq_all * 2);
+    // EXL3: the transformed input and the products, passes of up to 64 rows of a layer's linears
+    // (8 for the GEMV, times its K splits) and one row of the head (CudaBackend::allocate_scratch).
+    std::uint64_t xr = 0, z = 0;
+    const int sm = std::max(1, o.sm_count);
+    auto exl3_needs = [&](const ModuleBytes& mod, std::uint64_t rows) {
+      const std::uint64_t r = std::min(rows, C);
+      for (const auto& [k, n] : mod.exl3) {
+        const std::uint64_t splits = std::uint64_t(exl3_gemv_splits(k, n, sm)), K = std::uint64_t(k), N = std::uint64_t(n);
+        xr = std::max({xr, K, r * K});
+        z = std::max({z, splits * N, std::min<std::uint64_t>(r, 8) * splits * N, r * N});
+      }
+    };
+    for (const ModuleBytes& l : m.layers) exl3_needs(l, 64);
+    if (head) exl3_needs(m.head, 1);
+    if (xr) b.push_back(xr * 2);
+    if (z) b.push_back(z * 4);
     // decode attention: about four CTAs per multiprocessor over the KV heads
     const std::uint64_t sms = std::uint64_t(std::max(1, o.sm_count)), nkv = std::uint64_t(c.num_kv_heads);
     const std::uint64_t decode_splits =

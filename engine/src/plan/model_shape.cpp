@@ -250,6 +250,16 @@ ModelShape shape_from_folder(const std::filesystem::path& dir, Layout layout) {
       add(*m, std::uint64_t(t.numel() / 32) * 8);   // unit table
     } else if (ends_with(name, ".q_groups") || ends_with(name, ".q_perm")) {
       // derived on the host (units, q_perm): not uploaded as stored
+    } else if (ends_with(name, ".trellis") && t.shape.size() == 3) {
+      // EXL3: uploaded as stored; W-hat k x n (padded) is what prefill reconstructs.
+      add(*m, t.nbytes);
+      const int k = int(t.shape[0] * 16), n = int(t.shape[1] * 16);
+      m->params += std::int64_t(k) * n;
+      m->exl3.emplace_back(k, n);
+    } else if ((ends_with(name, ".su") || ends_with(name, ".sv")) && t.shape.size() == 1 && t.dtype == DType::i16) {
+      add(*m, std::uint64_t(t.numel()) * 16 * 2);   // legacy packed EXL3 signs: fp16 suh/svh on the device
+    } else if (ends_with(name, ".mcg") || ends_with(name, ".mul1")) {
+      // EXL3 codebook markers: read on the host
     } else if (ends_with(name, ".bias")) {
       add(*m, std::uint64_t(t.numel()) * 4);
     } else {

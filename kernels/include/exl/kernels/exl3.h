@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 
+#include "exl/kernels/exl3_splits.h"
 #include "exl/kernels/half.h"
 
 namespace exl {

@@ -1,0 +1,17 @@
+// The GPU EXL3 GEMV's split count, shared by kernels/cuda/exl3.cu and the planner (header-only,
+// no dependencies, so nvcc and the engine both include it).
+#pragma once
+
+namespace exl {
+
+// K splits of the GPU's EXL3 GEMV for a k x n layer on sm_count multiprocessors (1..8): enough
+// blocks of 16 columns for two per multiprocessor, at least 8 tiles of 16 rows a split. Shared by
+// kernels/cuda/exl3.cu and the planner's scratch sizes.
+inline int exl3_gemv_splits(int k, int n, int sm_count) {
+  const int strips = n / 16 > 1 ? n / 16 : 1, tiles_k = k / 16 > 1 ? k / 16 : 1, sms = sm_count > 1 ? sm_count : 1;
+  const int want = (2 * sms + strips - 1) / strips, by_k = tiles_k / 8 > 1 ? tiles_k / 8 : 1;
+  const int s = want < by_k ? want : by_k;
+  return s < 1 ? 1 : (s > 8 ? 8 : s);
+}
+
+}  // namespace exl
