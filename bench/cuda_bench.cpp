@@ -2,7 +2,7 @@
 // memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
-// = gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), loop (the same, 4-bit and
+// = exl3 (the EXL3 decode and prefill at 2-5 bpw), gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), loop (the same, 4-bit and
 // 4.0 bpw mix, beside the engine's decode loop with device sampling, greedy, chat, top-p, plain, min-p, typical and top-k 1000 settings), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
 // 2048-token prefill alone) or all (default); EXL_BENCH_GS=32 builds the models in groups of 32 rows (128 by
 // default; gemv-quick measures both). The first timed forward is a profiler range
@@ -65,8 +65,18 @@ struct SynthLinear {
 };
 
 int g_group_rows = 128;  // EXL_BENCH_GS: the group size of the synthetic models' layers (decode, loop)
+int g_exl3_bits2 = 0;    // EXL_BENCH=exl3: the models' linears are EXL3 (mul1) at this rate x 2 (head: 6 bits)
 
 void make_linear(SynthLinear& s, int k, int n, bool mixed, int bits = 4, int gs = 0) {
+  if (g_exl3_bits2) {  // random trellis words and sign x scale vectors (the module fills them)
+    s.lin.kind = 2;
+    s.lin.in_features = k;
+    s.lin.out_features = n;
+    const bool head = gs == 32;
+    s.lin.exl3 = exl_cuda_exl3{nullptr, nullptr, nullptr, (k + 127) / 128 * 128, (n + 127) / 128 * 128,
+                               head ? 12 : g_exl3_bits2, 2};
+    return;
+  }
   s.groups = make_groups(k, mixed, bits, gs > 0 ? gs : g_group_rows);
   s.lin.kind = 1;
   s.lin.in_features = k;
@@ -79,6 +89,10 @@ void make_linear(SynthLinear& s, int k, int n, bool mixed, int bits = 4, int gs 
 }
 
 double layer_bytes(const exl_cuda_linear& l) {
+  if (l.kind == 2) {
+    const exl_cuda_exl3& e = l.exl3;
+    return double(e.k) * e.n * e.bits2 / 16.0 + 2.0 * (e.k + e.n);
+  }
   const exl_cuda_exl2& e = l.exl2;
   return double(e.q_rows) * e.n_pad * 4 + double(e.groups) * e.n_pad / 2 + e.k * 4.0;
 }
@@ -144,8 +158,10 @@ bool bench_model(const Preset& p, bool mixed, double copy_gbs, const std::vector
     }
     exl_cuda_memory mem{};
     CHECKED(api->memory(b, &mem));
+    const std::string fmt = g_exl3_bits2 ? "EXL3 mul1 " + std::to_string(g_exl3_bits2 / 2.0).substr(0, 4) + " bpw"
+                                         : mixed ? "4.0bpw mix 5/4/3" : "4-bit";
     std::printf("\n== %s %s g%d, %s cache: weights read per token %.3f GB (module counts %.3f GB), VRAM used %.2f GiB, cache %.2f GiB\n",
-                p.name, mixed ? "4.0bpw mix 5/4/3" : "4-bit", g_group_rows, cache.name, bytes / 1e9, mem.weights_bytes / 1e9,
+                p.name, fmt.c_str(), g_group_rows, cache.name, bytes / 1e9, mem.weights_bytes / 1e9,
                 (mem.device_total - mem.device_free) / 1073741824.0, mem.cache_bytes / 1073741824.0);
     for (int ctx : contexts) {
       double us = 0;
@@ -347,6 +363,16 @@ int main(int argc, char** argv) {
       ok &= bench_model(tiny, mixed, copy, {0}, 0);
       ok &= bench_model(l8b, mixed, copy, {0}, 0);
     }
+  }
+  if (sel == "exl3") {  // EXL3 decode and prefill: 2, 3, 4, 5 bpw (mul1; EXL_BENCH_EXL3_BPW=B for one rate)
+    const char* one = std::getenv("EXL_BENCH_EXL3_BPW");
+    for (int b2 : {8, 4, 6, 10}) {
+      if (one && int(std::atof(one) * 2) != b2) continue;
+      g_exl3_bits2 = b2;
+      ok &= bench_model(tiny, false, copy, {0, 2048}, 512);
+      ok &= bench_model(l8b, false, copy, {0, 2048}, 2048);
+    }
+    g_exl3_bits2 = 0;
   }
   if (sel == "llama3-8b-prefill") ok &= bench_model(l8b, false, copy, {}, 2048);
   if (sel == "llama3-8b-rows") ok &= bench_model(l8b, false, copy, {}, 0, {2});  // one verify pass, for a profiler
