@@ -101,16 +101,25 @@ ModelShape model_from_args(const Args& a, Layout layout, std::string& what) {
   const auto bpw_text = a.get("--bpw");
   const auto hb_text = flag(a, "--head-bits", "-hb");
   const int head_bits = hb_text ? int(parse_number(*hb_text, "--head-bits")) : 6;
+  QuantFormat format = QuantFormat::automatic;
+  if (auto f = a.get("--format")) {
+    if (*f == "exl2") format = QuantFormat::exl2;
+    else if (*f == "exl3") format = QuantFormat::exl3;
+    else throw Error(ErrorKind::invalid_argument, "--format must be exl2 or exl3 (got " + *f + ")", "", "--format");
+  }
   auto whatif = [&](const ModelConfig& c, const std::string& label) {
     if (!bpw_text) throw Error(ErrorKind::invalid_argument, label + ": give the target bpw with --bpw", "", "--bpw");
-    ModelShape s = shape_from_config(c, parse_number(*bpw_text, "--bpw"), head_bits, layout);
-    what = label + " at " + *bpw_text + " bpw, head " + std::to_string(head_bits) + " bits (what if)";
+    ModelShape s = shape_from_config(c, parse_number(*bpw_text, "--bpw"), head_bits, layout, format);
+    const bool exl3 = format == QuantFormat::exl3 ||
+                      (format == QuantFormat::automatic && c.quantization && c.quantization->method == "exl3");
+    what = label + (exl3 ? " as EXL3" : "") + " at " + *bpw_text + " bpw, head " + std::to_string(head_bits) +
+           " bits (what if)";
     return s;
   };
   if (auto p = flag(a, "--preset", "--synth")) {
     ModelConfig c = preset_config(*p);
     if (!bpw_text) {
-      ModelShape s = shape_from_config(c, 4.0, head_bits, layout);
+      ModelShape s = shape_from_config(c, 4.0, head_bits, layout, format);
       s.name = *p;
       what = *p + " (preset) at 4.0 bpw, head " + std::to_string(head_bits) + " bits";
       return s;
@@ -214,7 +223,7 @@ void print_table(const ModelShape& m, const PlanOptions& o, const Plan& p, std::
 }  // namespace
 
 int cmd_fit(const Args& a) {
-  a.check_known({"--model", "--config", "--preset", "--synth", "--bpw", "--head-bits", "-hb", "--ctx", "--cache",
+  a.check_known({"--model", "--config", "--preset", "--synth", "--bpw", "--format", "--head-bits", "-hb", "--ctx", "--cache",
                  "--cache-k", "--cache-v", "--batch", "--max-chunk", "--draft", "--draft-bpw", "--draft-tokens",
                  "--accept", "--gpu", "--gpus-file", "--vram", "--gpu-mem", "--bandwidth", "--gpu-bw", "--tflops",
                  "--gpu-split", "-gs", "--auto-split", "--layout", "--context-mib", "--margin-mib", "--json",

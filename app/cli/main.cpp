@@ -39,7 +39,8 @@ commands:
              [--length N] [--fast] [--resume] [--device auto|cpu|cuda[:N]]   quantize an FP16/BF16/FP32
              (or GGUF) model to EXL2 at a target bpw (--fast: no measurement; auto: the GPU when usable;
              --resume: continue an interrupted conversion into the same OUT_DIR)
-  fit        -m DIR|ORG/NAME:BRANCH | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]  --ctx N
+  fit        -m DIR|ORG/NAME:BRANCH | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]
+             [--format exl2|exl3 (what if; default: the config's quant_method, else exl2)]  --ctx N
              [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
              | --vram GB --bandwidth GB/s] [--gpu-split 20,24 | --auto-split] [--json]   does it fit, how fast
   serve      -m DIR [--host 127.0.0.1] [--port 5001] [--api-key KEY] [--queue N] [--http-threads N]

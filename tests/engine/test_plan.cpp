@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "exl/error.h"
+#include "exl/kernels/exl3_splits.h"
 #include "exl/plan.h"
 #include "exl/tensor_store.h"
 #include "exl_test.h"
@@ -241,4 +242,49 @@ EXL_TEST(plan, cache_spec_from_backend_options) {
   CHECK_EQ(c.v_bits, 4);
   o.v_bits = 0;
   CHECK(cache_spec(o).fp8);
+}
+
+// EXL3 what-if (test-tiny: hidden 256, 2 layers, 4 heads / 2 KV heads of 64, MLP 512, vocab 500):
+// each linear's trellis is k x n (padded to 128) at the bpw, plus fp16 suh [k] and svh [n].
+EXL_TEST(plan, whatif_exl3_hand_computed) {
+  const ModelConfig c = preset_config("test-tiny");
+  const ModelShape s = shape_from_config(c, 3.0, 6, Layout::engine, QuantFormat::exl3);
+  // (k, n): q, k, v, o, gate, up, down
+  const std::uint64_t kn[7][2] = {{256, 256}, {256, 128}, {256, 128}, {256, 256}, {256, 512}, {256, 512}, {512, 256}};
+  std::uint64_t layer = 2 * 256 * 2;  // two fp16 norms
+  for (const auto& l : kn) layer += l[0] * l[1] * 3 / 8 + (l[0] + l[1]) * 2;
+  CHECK_EQ(s.layers.size(), std::size_t(2));
+  CHECK_EQ(s.layers[0].device, layer);
+  CHECK_EQ(s.layers[0].exl3.size(), std::size_t(7));
+  // head: 256 x 500 padded to 512 columns at 6 bits, suh/svh, final norm, RoPE frequencies
+  CHECK_EQ(s.head.device, std::uint64_t(256 * 512 * 6 / 8 + (256 + 512) * 2 + 256 * 2 + 32 * 4));
+  CHECK_EQ(s.linear_params, std::int64_t(2 * (256 * 256 * 2 + 256 * 128 * 2 + 256 * 512 * 3) + 256 * 500));
+  // The format follows quantization_config.quant_method when not given.
+  ModelConfig q = c;
+  q.quantization = QuantizationConfig{};
+  q.quantization->method = "exl3";
+  CHECK_EQ(shape_from_config(q, 3.0, 6, Layout::engine).layers[0].device, layer);
+  q.quantization->method = "exl2";
+  CHECK(shape_from_config(q, 3.0, 6, Layout::engine).layers[0].exl3.empty());
+  // EXL3 allows 1.0 .. 8.0 bpw (EXL2: 2 .. 8.5).
+  CHECK_EQ(shape_from_config(c, 1.6, 2, Layout::engine, QuantFormat::exl3).decoder_bpw, 1.6);
+  bool threw = false;
+  try {
+    shape_from_config(c, 8.5, 6, Layout::engine, QuantFormat::exl3);
+  } catch (const Error& e) {
+    threw = std::string(e.what()).find("EXL3 bpw") != std::string::npos;
+  }
+  CHECK(threw);
+  // The GPU scratch adds the EXL3 buffers: transformed input (64 rows of the widest k, fp16) and
+  // products (64 rows of the widest n, fp32, as the GEMV's 8 rows x 8 splits need no more here).
+  PlanOptions o;
+  o.context = 2048;
+  o.sm_count = 132;
+  ModelShape plain = s;
+  for (ModuleBytes& m : plain.layers) m.exl3.clear();
+  plain.head.exl3.clear();
+  const std::uint64_t dq = 2 * 512 * 256 * 2;  // two W-hat buffers of the largest linear (down)
+  const std::uint64_t head_z = std::uint64_t(exl3_gemv_splits(256, 512, 132)) * 512;
+  CHECK_EQ(scratch_bytes(s, o, 2048) - scratch_bytes(plain, o, 2048),
+           dq + 64 * 512 * 2 + std::max<std::uint64_t>(64 * 512, head_z) * 4);
 }

@@ -99,9 +99,13 @@ std::vector<std::string> preset_names();
 
 // An EXL2 (or FP16) folder: exact bytes from the safetensors headers.
 ModelShape shape_from_folder(const std::filesystem::path& dir, Layout layout);
+// The quantized format of a what-if plan. automatic: EXL3 when the config's quantization_config
+// says quant_method "exl3", else EXL2.
+enum class QuantFormat : std::uint8_t { automatic, exl2, exl3 };
 // "What if": a config quantized to `bpw` (decoder, overhead included as §7.6) with `head_bits`
-// (0 = FP16 head).
-ModelShape shape_from_config(const ModelConfig& config, double bpw, int head_bits, Layout layout);
+// (0 = FP16 head). EXL3: features padded to 128, trellis at bpw, fp16 suh/svh, bpw 1.0 .. 8.0.
+ModelShape shape_from_config(const ModelConfig& config, double bpw, int head_bits, Layout layout,
+                             QuantFormat format = QuantFormat::automatic);
 
 // ---- cache ----
 
