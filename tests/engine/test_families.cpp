@@ -7,11 +7,16 @@
 // boundaries); greedy continuations decoded token by token equal transformers' up to the first
 // step whose margin is under 0.02.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "exl/backend.h"
 #include "exl/error.h"
 #include "exl/generator.h"
 #include "exl/model.h"
+#include "exl/safetensors_writer.h"
 #include "family_refs.h"
 #include "model_checks.h"
 
@@ -116,4 +121,40 @@ EXL_TEST(families, descriptions) {
   CHECK(std::find(f.begin(), f.end(), "sliding-window attention") != f.end());
   CHECK(features_beyond_llama(Model::open(family_dir("mistral_swa"))->config(), 16).empty());
   CHECK(!features_beyond_llama(Model::open(family_dir("mistral_swa"))->config(), 17).empty());
+}
+
+// Gemma 3 as its multimodal checkpoints hold it (Gemma3ForConditionalGeneration): the text config
+// in text_config, the language model's tensors under model.language_model. (transformers 5) or
+// language_model.model. (older), beside a vision tower the engine leaves alone. Same logits.
+EXL_TEST(families, gemma3_inside_a_multimodal_checkpoint) {
+  const auto refs = read_family_refs("gemma3");
+  const TensorStore src = TensorStore::open_dir(family_dir("gemma3"));
+  std::ifstream cin(family_dir("gemma3") + "/config.json");
+  nlohmann::json text = nlohmann::json::parse(cin);
+  text.erase("architectures");
+  const nlohmann::json wrapped = {{"architectures", {"Gemma3ForConditionalGeneration"}}, {"model_type", "gemma3"},
+                                  {"text_config", text}, {"vision_config", {{"model_type", "siglip_vision_model"}}}};
+  for (const std::string prefix : {"model.language_model.", "language_model.model."}) {
+    TempDir tmp("exl_gemma3_mm");
+    std::vector<TensorData> out;
+    for (const std::string& name : src.names()) {
+      const TensorInfo& t = src.get(name);
+      TensorData d{prefix + name.substr(std::string("model.").size()), t.dtype, t.shape, {}};
+      d.bytes.assign(t.data, t.data + t.nbytes);
+      out.push_back(std::move(d));
+    }
+    const float patch[4] = {1, 2, 3, 4};
+    out.push_back(make_tensor("model.vision_tower.patch_embedding.weight", DType::f32, {2, 2}, patch, 4));
+    write_safetensors(tmp / "model.safetensors", out);
+    std::ofstream(tmp / "config.json") << wrapped.dump(1);
+    auto model = Model::open(tmp.path());
+    CHECK_EQ(model->config().tensor_prefix, prefix);
+    CHECK_EQ(model->config().architecture, std::string("Gemma3ForConditionalGeneration"));
+    auto be = make_cpu_backend({});
+    be->load(model);
+    be->allocate_cache({128, CacheType::fp32});
+    std::vector<float> logits;
+    prefill(*be, refs.back().ids, 2048, LogitsWanted::all, logits);
+    compare_logits("gemma3 (" + prefix + ")", refs.back(), logits, 1e-4);
+  }
 }
