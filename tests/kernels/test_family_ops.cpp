@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "exl/kernels/attention.h"
+#include "exl/kernels/kv_quant.h"
 #include "exl/kernels/ops.h"
 #include "exl/kernels/rope.h"
 #include "exl2_random.h"
@@ -150,4 +151,31 @@ EXL_TEST(family_ops, longrope_table) {
   }
   p.attention_factor = 1.25f;  // as configured
   CHECK_NEAR(rope_table(p).mscale, 1.25, 1e-7);
+}
+
+// The quantized-cache attention with a window and soft-capping: the CPU kernel (tiles, online
+// softmax) against the reference (whole dequantized prefix, attention_ref).
+EXL_TEST(family_ops, attention_kvstore_window_softcap) {
+  for (KvFormat f : {KvFormat::q8, KvFormat::q4}) {
+    for (auto [past, tokens, window] : {std::tuple{300, 9, 16}, std::tuple{40, 1, 7}, std::tuple{0, 30, 12}}) {
+      const int nh = 4, nkv = 2, d = 32, row = nkv * d;
+      KvStore k(f, past + tokens + 8, row), v(f, past + tokens + 8, row);
+      if (past > 0) {
+        const auto kp = test::random_floats(41, std::size_t(past) * row, -2.0f, 2.0f);
+        const auto vp = test::random_floats(42, std::size_t(past) * row);
+        k.write(kp.data(), past, 0);
+        v.write(vp.data(), past, 0);
+      }
+      const auto kn = test::random_floats(43, std::size_t(tokens) * row, -2.0f, 2.0f);
+      const auto vn = test::random_floats(44, std::size_t(tokens) * row);
+      const auto q = test::random_floats(45, std::size_t(tokens) * nh * d, -2.0f, 2.0f);
+      AttentionParams p;
+      p.tokens = tokens; p.past = past; p.n_heads = nh; p.n_kv_heads = nkv; p.head_dim = d;
+      p.scale = 0.25f; p.window = window; p.softcap = 1.5f;
+      std::vector<float> ref(q.size()), out(q.size());
+      attention_kvstore_ref(p, q.data(), k, v, kn.data(), vn.data(), ref.data());
+      attention_kvstore_cpu(p, q.data(), k, v, kn.data(), vn.data(), out.data());
+      CHECK_MSG(close_fp32(out, ref), kv_format_name(f) << " past " << past << " window " << window);
+    }
+  }
 }
