@@ -177,3 +177,43 @@ EXL_TEST(families, quantized_cache_with_windows) {
     }
   }
 }
+
+// A family model with a tensor missing or misshapen is refused naming the file and the tensor.
+EXL_TEST(families, bad_family_tensors) {
+  struct Case {
+    const char* model;
+    std::string drop, reshape;  // a tensor to leave out, or to write as [2, 2]
+    ErrorKind kind;
+  };
+  const Case cases[] = {
+      {"qwen3", "model.layers.1.self_attn.q_norm.weight", "", ErrorKind::missing_tensor},
+      {"gemma2", "model.layers.3.post_feedforward_layernorm.weight", "", ErrorKind::missing_tensor},
+      {"gemma3", "", "model.layers.0.self_attn.k_norm.weight", ErrorKind::shape},
+      {"phi3", "", "model.layers.2.self_attn.qkv_proj.weight", ErrorKind::shape},
+      {"phi3", "model.layers.0.mlp.gate_up_proj.weight", "", ErrorKind::missing_tensor},
+  };
+  for (const Case& c : cases) {
+    TempDir tmp("exl_bad_family");
+    const TensorStore src = TensorStore::open_dir(family_dir(c.model));
+    std::vector<TensorData> out;
+    for (const std::string& name : src.names()) {
+      if (name == c.drop) continue;
+      const TensorInfo& t = src.get(name);
+      TensorData d{name, t.dtype, t.shape, {}};
+      if (name == c.reshape) d.shape = {2, 2};
+      d.bytes.assign(t.data, t.data + std::size_t(d.numel()) * dtype_size(t.dtype));
+      out.push_back(std::move(d));
+    }
+    write_safetensors(tmp / "model.safetensors", out);
+    std::filesystem::copy_file(family_dir(c.model) + "/config.json", tmp / "config.json");
+    const std::string tensor = c.drop.empty() ? c.reshape : c.drop;
+    try {
+      (void)Model::open(tmp.path());
+      CHECK_MSG(false, c.model << ": no error for " << tensor);
+    } catch (const Error& e) {
+      CHECK_MSG(e.kind() == c.kind, c.model << ": " << e.what());
+      CHECK_MSG(e.item() == tensor && std::string(e.what()).find("model.safetensors") != std::string::npos,
+                c.model << ": the error names '" << e.item() << "' in '" << e.file() << "': " << e.what());
+    }
+  }
+}

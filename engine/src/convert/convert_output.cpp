@@ -178,11 +178,16 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   }
   Checkpoint* cp = checkpoint ? &*checkpoint : nullptr;
   const Source src = Source::open(source_dir);
-  // The GPU block math runs the Llama block; "auto" takes the CPU for a family that needs more.
-  if (o.device == "auto" && device_used != "cpu") {
+  // The GPU block math runs the Llama block: "auto" takes the CPU for a family that needs more,
+  // an explicit GPU is refused before any work.
+  if (device_used != "cpu") {
     const FamilyDescription& fam = src.model->config().family;
     bool beyond = fam.qk_norm || fam.sandwich_norms;
     for (int i = 0; i < src.layers; ++i) beyond = beyond || src.layer_shape(i).beyond_llama();
+    if (beyond && o.device != "auto")
+      throw Error(ErrorKind::unsupported, "the GPU block math runs only the Llama block; convert this " +
+                                              src.model->config().architecture + " model with --device cpu (or auto)",
+                  {}, "--device");
     if (beyond) {
       math = make_cpu_block_math();
       device_used = "cpu";
