@@ -4,7 +4,8 @@
 // keys and values converted to fp32 once per block of 64 for the whole group); the portable path
 // splits (token, head) pairs. Both: scores as fp32 dot products, a max-subtracted softmax in fp32,
 // the weighted sum of values in fp32, in the same order per head.
-// Masking is causal bottom-right with an optional sliding window, as in attention_ref.
+// Masking is causal bottom-right with an optional sliding window, as in attention_ref; scores are
+// soft-capped (cap * tanh(s / cap)) after scaling when softcap > 0.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,7 @@
 
 #include "../reference/elem.h"
 #include "exl/kernels/attention.h"
+#include "exl/kernels/ops.h"
 #include "exl/kernels/threads.h"
 #include "simd.h"
 
@@ -112,9 +114,10 @@ EXL_AVX2 void attend_group_avx2(const AttentionParams& p, const float* q, const 
       }
     }
   }
-  // Softmax per head (max-subtracted, fp32), as the one-head form.
+  // Soft-capping (Gemma 2), then the softmax per head (max-subtracted, fp32), as the one-head form.
   for (int h = 0; h < group; ++h) {
     float* sc = w.data() + std::size_t(h) * n;
+    if (p.softcap > 0.0f) softcap_inplace_cpu(sc, n, p.softcap);
     float mx = -INFINITY;
     for (int j = 0; j < n; ++j) mx = std::max(mx, sc[j]);
     float denom = 0.0f;
@@ -200,8 +203,10 @@ void attention_cpu(const AttentionParams& p, const float* q, const void* k_cache
       float mx = -INFINITY;
       for (int j = first; j <= last; ++j) {
         const std::int64_t base = (kv_row(p, j) * p.n_kv_heads + kvh) * d;
-        scores[j - first] = dot_scalar(qv, k_cache, p.cache_dtype, base, d) * p.scale;
-        mx = std::max(mx, scores[j - first]);
+        float sc = dot_scalar(qv, k_cache, p.cache_dtype, base, d) * p.scale;
+        if (p.softcap > 0.0f) sc = p.softcap * std::tanh(sc / p.softcap);
+        scores[j - first] = sc;
+        mx = std::max(mx, sc);
       }
       float denom = 0.0f;
       for (float& s : scores) {

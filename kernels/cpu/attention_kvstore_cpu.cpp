@@ -64,6 +64,7 @@ void attention_kvstore_cpu(const AttentionParams& p, const float* q, const KvSto
           float s = 0.0f;
           for (int i = 0; i < d; ++i) s += qv[i] * kr[i];
           s *= p.scale;
+          if (p.softcap > 0.0f) s = p.softcap * std::tanh(s / p.softcap);
           scores[j - j0] = s;
           mx = std::max(mx, s);
         }

@@ -1,5 +1,5 @@
 // Fast CPU row / element-wise ops of the forward pass: RMSNorm (threads over rows, double sum
-// of squares), SiLU-gated product and residual add (threads over contiguous element ranges,
+// of squares), SiLU- and GELU(tanh)-gated products, soft-capping and residual add (threads over contiguous element ranges,
 // fp32), and RoPE (threads over tokens; cos/sin per token and frequency computed once, exactly
 // as the reference does, then applied to every head).
 #include <algorithm>
@@ -47,6 +47,21 @@ void silu_mul_cpu(const float* gate, const float* up, std::int64_t n, float* out
   });
 }
 
+void gelu_tanh_mul_cpu(const float* gate, const float* up, std::int64_t n, float* out) {
+  constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
+  parallel_for(n, k_elem_grain, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) {
+      const float g = gate[i];
+      out[i] = 0.5f * g * (1.0f + std::tanh(k * (g + 0.044715f * g * g * g))) * up[i];
+    }
+  });
+}
+
+void softcap_inplace_cpu(float* x, std::int64_t n, float cap) {
+  const float inv = 1.0f / cap;
+  for (std::int64_t i = 0; i < n; ++i) x[i] = cap * std::tanh(x[i] * inv);
+}
+
 void add_inplace_cpu(float* acc, const float* x, std::int64_t n) {
   parallel_for(n, k_elem_grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t i = b; i < e; ++i) acc[i] += x[i];
@@ -55,7 +70,7 @@ void add_inplace_cpu(float* acc, const float* x, std::int64_t n) {
 
 void rope_apply_cpu(float* x, int tokens, int heads, int head_dim, const std::int32_t* positions,
                     const RopeTable& table, RopeStyle style) {
-  const int half = head_dim / 2;
+  const int half = rope_half(table, head_dim);
   parallel_for(tokens, 1, [&](std::int64_t t0, std::int64_t t1) {
     std::vector<float> cs(static_cast<std::size_t>(half)), sn(static_cast<std::size_t>(half));
     for (std::int64_t t = t0; t < t1; ++t) {

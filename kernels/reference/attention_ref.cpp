@@ -1,6 +1,7 @@
 // Reference causal GQA attention over a KV cache (spec §4.5). q/out: [t, n_heads, d] fp32;
 // cache k/v: [capacity, n_kv_heads, d] fp32 or fp16. Query i (absolute position past + i) sees
 // keys j <= past + i; with a sliding window W > 0 only the last W of those (j > past + i - W).
+// Soft-capping (softcap > 0): s = cap * tanh(s / cap) after scaling, before the mask's softmax.
 // Scores, softmax and the weighted sum in double. Single-threaded.
 #include <algorithm>
 #include <cmath>
@@ -31,6 +32,7 @@ void attention_ref(const AttentionParams& p, const float* q, const void* k_cache
         double s = 0.0;
         for (int i = 0; i < d; ++i) s += double(qv[i]) * double(detail::load_elem(k_cache, p.cache_dtype, base + i));
         s *= double(p.scale);
+        if (p.softcap > 0.0f) s = double(p.softcap) * std::tanh(s / double(p.softcap));
         scores[j - first] = s;
         mx = std::max(mx, s);
       }

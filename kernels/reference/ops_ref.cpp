@@ -26,6 +26,18 @@ void silu_mul_ref(const float* gate, const float* up, std::int64_t n, float* out
   }
 }
 
+void gelu_tanh_mul_ref(const float* gate, const float* up, std::int64_t n, float* out) {
+  const double k = std::sqrt(2.0 / 3.14159265358979323846);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double g = gate[i];
+    out[i] = float(0.5 * g * (1.0 + std::tanh(k * (g + 0.044715 * g * g * g))) * double(up[i]));
+  }
+}
+
+void softcap_inplace_ref(float* x, std::int64_t n, float cap) {
+  for (std::int64_t i = 0; i < n; ++i) x[i] = float(double(cap) * std::tanh(double(x[i]) / double(cap)));
+}
+
 void add_inplace_ref(float* acc, const float* x, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) acc[i] += x[i];
 }

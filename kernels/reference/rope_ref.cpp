@@ -47,11 +47,23 @@ float yarn_adjust(const RopeParams& p, double base, std::vector<double>& f) {
   return float(0.1 * std::log(double(p.factor)) + 1.0);
 }
 
+
+// LongRoPE: inv_freq[i] = 1 / (factor[i] * base^(2i/d)), cos/sin times the attention factor.
+float longrope_adjust(const RopeParams& p, std::vector<double>& f) {
+  const auto& ext = p.longrope_use_long ? p.longrope_long : p.longrope_short;
+  for (std::size_t i = 0; i < f.size() && i < ext.size(); ++i) f[i] /= double(ext[i]);
+  if (p.attention_factor > 0.0f) return p.attention_factor;
+  const double orig = double(p.original_max_position);
+  const double factor = orig > 0 ? double(p.max_seq_len) / orig : 1.0;
+  if (factor <= 1.0) return 1.0f;
+  return float(std::sqrt(1.0 + std::log(factor) / std::log(orig)));
+}
+
 }  // namespace
 
 RopeTable rope_table(const RopeParams& p) {
   RopeTable t;
-  const int d = p.head_dim;
+  const int d = p.rotary_dim > 0 && p.rotary_dim < p.head_dim ? p.rotary_dim : p.head_dim;
   if (d < 2) return t;
   double base = p.theta;
   if (p.alpha != 1.0f) base *= std::pow(double(p.alpha), double(d) / double(d - 2));
@@ -64,6 +76,7 @@ RopeTable rope_table(const RopeParams& p) {
     case RopeScaling::yarn:
       if (p.max_seq_len > p.original_max_position) t.mscale = yarn_adjust(p, base, f);
       break;
+    case RopeScaling::longrope: t.mscale = longrope_adjust(p, f); break;
   }
   t.inv_freq.assign(f.begin(), f.end());
   return t;
@@ -71,7 +84,7 @@ RopeTable rope_table(const RopeParams& p) {
 
 void rope_apply_ref(float* x, int tokens, int heads, int head_dim, const std::int32_t* positions,
                     const RopeTable& table, RopeStyle style) {
-  const int half = head_dim / 2;
+  const int half = rope_half(table, head_dim);
   for (int t = 0; t < tokens; ++t) {
     const double pos = double(positions[t]) / double(table.position_divisor);
     for (int i = 0; i < half; ++i) {

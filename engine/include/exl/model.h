@@ -1,5 +1,6 @@
 // The model description shared by all backends: config, the tensor store, and every layer's
-// tensors resolved and validated (Llama family: Llama, Mistral, Qwen2).
+// tensors resolved and validated (Llama, Mistral, Qwen2, Qwen3, Gemma 2 and 3, Phi-3; the family
+// description in ModelConfig::family says which optional tensors a layer has).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -17,8 +18,16 @@ namespace exl {
 struct LayerTensors {
   const TensorInfo* input_norm = nullptr;      // [hidden]
   LinearTensors q, k, v, o;
+  const TensorInfo* q_norm = nullptr;          // [head_dim] with family.qk_norm
+  const TensorInfo* k_norm = nullptr;
+  // Llama: the MLP's input norm. Sandwich norms (Gemma): the attention output's norm, and the MLP
+  // has pre_feedforward_norm (input) and post_feedforward_norm (output).
   const TensorInfo* post_attention_norm = nullptr;
+  const TensorInfo* pre_feedforward_norm = nullptr;
+  const TensorInfo* post_feedforward_norm = nullptr;
   LinearTensors gate, up, down;
+  // The norm in front of the MLP, either way.
+  const TensorInfo* mlp_norm() const { return pre_feedforward_norm ? pre_feedforward_norm : post_attention_norm; }
 };
 
 struct ModelSummary {
@@ -54,6 +63,7 @@ class Model {
   std::vector<LayerTensors> layers_;
   LinearTensors head_;
   std::shared_ptr<const Tokenizer> tokenizer_;
+  std::vector<std::unique_ptr<TensorInfo>> views_;  // row ranges of fused projections (Phi-3's qkv_proj, gate_up_proj)
 };
 
 }  // namespace exl

@@ -19,16 +19,30 @@ namespace exl::convert_detail {
 struct BlockShape {
   int hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0;
   float norm_eps = 1e-5f;
-  RopeTable rope;
+  RopeTable rope;                 // this layer's (Gemma 3's local layers have their own)
   RopeStyle rope_style = RopeStyle::neox;
+  // The family's departures from the Llama block (ModelConfig::family, the layer's attention).
+  float attention_scale = 0.0f;   // 0: 1/sqrt(head_dim)
+  float attn_softcap = 0.0f;
+  int window = 0;                 // this layer's sliding window, 0 = full
+  bool gelu = false;              // GeGLU (tanh GELU) instead of SwiGLU
+  // True when the block is more than the Llama block (the CUDA block math runs only that).
+  bool beyond_llama() const {
+    return attention_scale > 0.0f || attn_softcap > 0.0f || window > 0 || gelu ||
+           int(rope.inv_freq.size()) * 2 != head_dim;  // partial rotary
+  }
 };
 
-// Dense fp32 weights of one block in HF layout ([out, in]); biases may be empty.
+// Dense fp32 weights of one block in HF layout ([out, in]); biases may be empty. Norm weights as
+// the block multiplies by them ((1 + w) already added for Gemma). q_norm / k_norm ([head_dim],
+// per head before RoPE) and out_norm (the block output's, Gemma) are empty when the family has none.
 struct AttentionWeights {
   std::vector<float> norm, q, k, v, o, q_bias, k_bias, v_bias, o_bias;
+  std::vector<float> q_norm, k_norm, out_norm;
 };
 struct MlpWeights {
   std::vector<float> norm, gate, up, down;
+  std::vector<float> out_norm;
 };
 
 // Hessian slots: A = the block's post-norm input (q/k/v or gate/up), B = o_proj's / down_proj's

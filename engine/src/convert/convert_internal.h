@@ -22,11 +22,14 @@ struct Source {
   int vocab = 0;
 
   static Source open(const std::filesystem::path& dir);
+  // `shape` with the layer's window and RoPE and the family's attention and activation.
+  BlockShape layer_shape(int layer) const;
   AttentionWeights attention(int layer) const;
   MlpWeights mlp(int layer) const;
   std::vector<float> head_weight() const;  // [vocab, hidden] (the embedding when tied)
-  std::vector<float> final_norm() const;
-  // Embedding rows of `ids` ([tokens, hidden] fp32); ids outside the table become 0.
+  std::vector<float> final_norm() const;  // as multiplied by ((1 + w) for Gemma)
+  // Embedding rows of `ids` ([tokens, hidden] fp32, times the family's embedding scale); ids
+  // outside the table become 0.
   std::vector<float> embed(const std::vector<std::int32_t>& ids) const;
   // Sum over the projections of K * N_pad (the denominator of the decoder bpw, §7.6/§7.8).
   std::uint64_t decoder_numel() const;

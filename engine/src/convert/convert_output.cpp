@@ -178,6 +178,22 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   }
   Checkpoint* cp = checkpoint ? &*checkpoint : nullptr;
   const Source src = Source::open(source_dir);
+  // The GPU block math runs the Llama block: "auto" takes the CPU for a family that needs more,
+  // an explicit GPU is refused before any work.
+  if (device_used != "cpu") {
+    const FamilyDescription& fam = src.model->config().family;
+    bool beyond = fam.qk_norm || fam.sandwich_norms;
+    for (int i = 0; i < src.layers; ++i) beyond = beyond || src.layer_shape(i).beyond_llama();
+    if (beyond && o.device != "auto")
+      throw Error(ErrorKind::unsupported, "the GPU block math runs only the Llama block; convert this " +
+                                              src.model->config().architecture + " model with --device cpu (or auto)",
+                  {}, "--device");
+    if (beyond) {
+      math = make_cpu_block_math();
+      device_used = "cpu";
+      say("device", 1, 1, "block math on cpu (the GPU's runs only the Llama block)");
+    }
+  }
 
   const std::string text = o.calibration_file ? read_text(*o.calibration_file) : builtin_calibration_text();
   // The built-in text is a fixed size: a tokenizer with long tokens may give fewer rows than asked

@@ -40,6 +40,7 @@ const std::vector<float>* bias_slot(const AttentionWeights& w, const std::string
 // A decoder block of either kind, so both passes treat attention and MLP alike.
 struct Block {
   bool attention = true;
+  int layer = 0;
   AttentionWeights aw;
   MlpWeights mw;
   std::string key;
@@ -65,6 +66,7 @@ struct Block {
 Block load_block(const Source& src, int layer, bool attention) {
   Block b;
   b.attention = attention;
+  b.layer = layer;
   b.key = "model.layers." + std::to_string(layer) + (attention ? ".self_attn" : ".mlp");
   if (attention) b.aw = src.attention(layer);
   else b.mw = src.mlp(layer);
@@ -80,7 +82,7 @@ States run_reference(const Source& src, BlockMath& math, const Block& blk, const
   const int kb = attn ? src.shape.heads * src.shape.head_dim : src.shape.intermediate;
   math.reset_hessian(hessian_a, ka);
   math.reset_hessian(hessian_b, kb);
-  blk.load_into(math, src.shape);
+  blk.load_into(math, src.layer_shape(blk.layer));
   States out = in;
   for (auto& x : out) math.run(x.data(), T, true);
   math.prepare_hessian(hessian_a, int(in.size()), blk.key + (attn ? ".q_proj" : ".up_proj"));
@@ -247,8 +249,18 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
     lt = &src.model->layers()[std::size_t(layer)];
     const std::string lp = "model.layers." + std::to_string(layer);
     Block blk = load_block(src, layer, i % 2 == 0);
-    norm_tensor(lp + (blk.attention ? ".input_layernorm.weight" : ".post_attention_layernorm.weight"),
-                blk.attention ? *lt->input_norm : *lt->post_attention_norm);
+    // The block's norms as the source stores them (the engine adds Gemma's 1 when it loads them).
+    if (blk.attention) {
+      norm_tensor(lp + ".input_layernorm.weight", *lt->input_norm);
+      if (lt->q_norm) norm_tensor(lp + ".self_attn.q_norm.weight", *lt->q_norm);
+      if (lt->k_norm) norm_tensor(lp + ".self_attn.k_norm.weight", *lt->k_norm);
+      if (lt->pre_feedforward_norm) norm_tensor(lp + ".post_attention_layernorm.weight", *lt->post_attention_norm);
+    } else if (lt->pre_feedforward_norm) {
+      norm_tensor(lp + ".pre_feedforward_layernorm.weight", *lt->pre_feedforward_norm);
+      norm_tensor(lp + ".post_feedforward_layernorm.weight", *lt->post_feedforward_norm);
+    } else {
+      norm_tensor(lp + ".post_attention_layernorm.weight", *lt->post_attention_norm);
+    }
     const States ref = run_reference(src, math, blk, states);
     for (const auto& [proj, opt] : strategy[std::size_t(i)]) {
       const auto [k, n] = src.dims(proj);

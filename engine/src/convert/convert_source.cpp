@@ -19,6 +19,15 @@ std::vector<float> bias_of(const LinearTensors& l) {
   return l.bias ? tensor_to_f32(*l.bias) : std::vector<float>{};
 }
 
+// A norm weight as the block multiplies by it: w, or 1 + w (Gemma); empty when absent.
+std::vector<float> norm_of(const TensorInfo* t, const ModelConfig& c) {
+  if (!t) return {};
+  std::vector<float> w = tensor_to_f32(*t);
+  if (c.family.norm == NormKind::rms_one_plus)
+    for (float& x : w) x += 1.0f;
+  return w;
+}
+
 }  // namespace
 
 std::vector<float> tensor_to_f32(const TensorInfo& t) {
@@ -55,10 +64,11 @@ Source Source::open(const std::filesystem::path& dir) {
   s.shape.head_dim = c.head_dim;
   s.shape.intermediate = c.intermediate_size;
   s.shape.norm_eps = c.rms_norm_eps;
-  RopeParams rp = c.rope;
-  rp.head_dim = c.head_dim;
-  s.shape.rope = rope_table(rp);
+  s.shape.rope = rope_table(rope_for_context(c, 0));
   s.shape.rope_style = c.rope.style;
+  s.shape.attention_scale = c.family.attention_scale;
+  s.shape.attn_softcap = c.family.attn_logit_softcap;
+  s.shape.gelu = c.family.activation == Activation::gelu_tanh;
   const std::string cfg = (dir / "config.json").string();
   for (int k : {c.hidden_size, c.num_heads * c.head_dim, c.intermediate_size})
     if (k % 32 != 0)
@@ -76,11 +86,24 @@ Source Source::open(const std::filesystem::path& dir) {
   return s;
 }
 
+BlockShape Source::layer_shape(int layer) const {
+  const ModelConfig& c = model->config();
+  const LayerAttention a = std::size_t(layer) < c.layer_attention.size() ? c.layer_attention[std::size_t(layer)] : LayerAttention{};
+  BlockShape s = shape;
+  s.window = a.window;
+  if (a.local_rope) s.rope = rope_table(rope_for_context(c, 0, true));
+  return s;
+}
+
 AttentionWeights Source::attention(int i) const {
   const LayerTensors& l = model->layers()[std::size_t(i)];
   const std::string p = "model.layers." + std::to_string(i) + ".self_attn.";
+  const ModelConfig& c = model->config();
   AttentionWeights w;
-  w.norm = tensor_to_f32(*l.input_norm);
+  w.norm = norm_of(l.input_norm, c);
+  w.q_norm = norm_of(l.q_norm, c);
+  w.k_norm = norm_of(l.k_norm, c);
+  if (c.family.sandwich_norms) w.out_norm = norm_of(l.post_attention_norm, c);
   w.q = tensor_to_f32(dense(l.q, p + "q_proj"));
   w.k = tensor_to_f32(dense(l.k, p + "k_proj"));
   w.v = tensor_to_f32(dense(l.v, p + "v_proj"));
@@ -95,8 +118,10 @@ AttentionWeights Source::attention(int i) const {
 MlpWeights Source::mlp(int i) const {
   const LayerTensors& l = model->layers()[std::size_t(i)];
   const std::string p = "model.layers." + std::to_string(i) + ".mlp.";
+  const ModelConfig& c = model->config();
   MlpWeights w;
-  w.norm = tensor_to_f32(*l.post_attention_norm);
+  w.norm = norm_of(l.mlp_norm(), c);
+  w.out_norm = norm_of(l.post_feedforward_norm, c);
   w.gate = tensor_to_f32(dense(l.gate, p + "gate_proj"));
   w.up = tensor_to_f32(dense(l.up, p + "up_proj"));
   w.down = tensor_to_f32(dense(l.down, p + "down_proj"));
@@ -104,7 +129,7 @@ MlpWeights Source::mlp(int i) const {
 }
 
 std::vector<float> Source::head_weight() const { return tensor_to_f32(dense(model->head(), "lm_head")); }
-std::vector<float> Source::final_norm() const { return tensor_to_f32(model->final_norm()); }
+std::vector<float> Source::final_norm() const { return norm_of(&model->final_norm(), model->config()); }
 
 std::vector<float> Source::embed(const std::vector<std::int32_t>& ids) const {
   const TensorInfo& e = model->embedding();
@@ -115,6 +140,9 @@ std::vector<float> Source::embed(const std::vector<std::int32_t>& ids) const {
     if (id < 0 || id >= rows) id = 0;
   std::vector<float> out(ids.size() * std::size_t(H));
   embedding_cpu(e.data, e.dtype, rows, H, safe.data(), int(safe.size()), out.data());
+  const float scale = model->config().family.embedding_scale;
+  if (scale != 1.0f)
+    for (float& x : out) x *= scale;
   return out;
 }
 

@@ -1,5 +1,6 @@
 // CPU implementation of the converter's per-layer math, from the engine's CPU kernels (fp32
-// activations and weights; the causal attention of one row starts at position 0).
+// activations and weights; the causal attention of one row starts at position 0), with the
+// family's q/k norms, output norms, query scale, soft-cap, window and activation (BlockShape).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -135,6 +136,10 @@ class CpuBlockMath final : public BlockMath {
     run_linear(a_.data(), T, H, weight("q_proj", w.q), qd, w.q_bias, q_.data());
     run_linear(a_.data(), T, H, weight("k_proj", w.k), kd, w.k_bias, k_.data());
     run_linear(a_.data(), T, H, weight("v_proj", w.v), kd, w.v_bias, v_.data());
+    if (!w.q_norm.empty()) {
+      rms_norm_cpu(q_.data(), T * s.heads, s.head_dim, w.q_norm.data(), DType::f32, s.norm_eps, q_.data());
+      rms_norm_cpu(k_.data(), T * s.kv_heads, s.head_dim, w.k_norm.data(), DType::f32, s.norm_eps, k_.data());
+    }
     rope_apply_cpu(q_.data(), T, s.heads, s.head_dim, pos_.data(), s.rope, s.rope_style);
     rope_apply_cpu(k_.data(), T, s.kv_heads, s.head_dim, pos_.data(), s.rope, s.rope_style);
     AttentionParams ap;
@@ -143,12 +148,15 @@ class CpuBlockMath final : public BlockMath {
     ap.n_heads = s.heads;
     ap.n_kv_heads = s.kv_heads;
     ap.head_dim = s.head_dim;
-    ap.scale = 1.0f / std::sqrt(float(s.head_dim));
+    ap.scale = s.attention_scale > 0.0f ? s.attention_scale : 1.0f / std::sqrt(float(s.head_dim));
+    ap.softcap = s.attn_softcap;
+    ap.window = s.window;
     ap.cache_dtype = DType::f32;
     // With past = 0 and an fp32 cache, the cache layout [T, kv_heads, d] is k/v themselves.
     attention_cpu(ap, q_.data(), k_.data(), v_.data(), att_.data());
     if (collect) add_hessian(hessian_b, att_.data(), T);
     run_linear(att_.data(), T, qd, weight("o_proj", w.o), H, w.o_bias, t_.data());
+    if (!w.out_norm.empty()) rms_norm_cpu(t_.data(), T, H, w.out_norm.data(), DType::f32, s.norm_eps, t_.data());
     add_inplace_cpu(x, t_.data(), std::int64_t(T) * H);
   }
 
@@ -163,9 +171,11 @@ class CpuBlockMath final : public BlockMath {
     static const std::vector<float> none;
     run_linear(a_.data(), T, H, weight("gate_proj", w.gate), I, none, g_.data());
     run_linear(a_.data(), T, H, weight("up_proj", w.up), I, none, u_.data());
-    silu_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
+    if (s.gelu) gelu_tanh_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
+    else silu_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
     if (collect) add_hessian(hessian_b, g_.data(), T);
     run_linear(g_.data(), T, I, weight("down_proj", w.down), H, none, t_.data());
+    if (!w.out_norm.empty()) rms_norm_cpu(t_.data(), T, H, w.out_norm.data(), DType::f32, s.norm_eps, t_.data());
     add_inplace_cpu(x, t_.data(), std::int64_t(T) * H);
   }
 

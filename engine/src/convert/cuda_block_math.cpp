@@ -32,7 +32,15 @@ class CudaBlockMath final : public BlockMath {
   CudaBlockMath(const CudaBlockMath&) = delete;
   CudaBlockMath& operator=(const CudaBlockMath&) = delete;
 
+  // The module's block is the Llama block: a family block is refused by name.
+  static void require_llama(const BlockShape& s, bool extra_norms) {
+    if (s.beyond_llama() || extra_norms)
+      throw Error(ErrorKind::unsupported, "the GPU block math runs only the Llama block (this family needs "
+                                          "q/k or output norms, GeGLU, a query scale, soft-capping or a window); "
+                                          "convert with --device cpu");
+  }
   void load(const BlockShape& s, const AttentionWeights& w) override {
+    require_llama(s, !w.q_norm.empty() || !w.out_norm.empty());
     describe(s);
     attention_ = true;
     upload(EXL_CUDA_CONV_NORM, w.norm);
@@ -45,6 +53,7 @@ class CudaBlockMath final : public BlockMath {
     mlp_ = nullptr;
   }
   void load(const BlockShape& s, const MlpWeights& w) override {
+    require_llama(s, !w.out_norm.empty());
     describe(s);
     attention_ = false;
     upload(EXL_CUDA_CONV_NORM, w.norm);

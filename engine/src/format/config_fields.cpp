@@ -95,6 +95,42 @@ float positive_float(const Fields& s, const std::string& key, std::optional<doub
   return static_cast<float>(*v);
 }
 
+std::vector<float> factor_list(const Fields& s, const std::string& key) {
+  const json* v = s.find(key);
+  if (v == nullptr || !v->is_array() || v->empty()) s.fail(key, "required by longrope: a list of positive numbers");
+  std::vector<float> out;
+  for (const json& x : *v) {
+    if (!x.is_number() || !(x.get<double>() > 0.0)) s.fail(key, "must hold positive numbers");
+    out.push_back(static_cast<float>(x.get<double>()));
+  }
+  return out;
+}
+
+// LongRoPE (Phi-3): short and long per-frequency factors; the original context from the top
+// level (Phi-3 writes it there, and transformers gives it priority) or the scaling object; the
+// attention factor as written or derived from factor (default max / original context).
+void read_longrope(const Fields& s, const Fields& top, RopeParams& p) {
+  p.scaling = RopeScaling::longrope;
+  p.longrope_short = factor_list(s, "short_factor");
+  p.longrope_long = factor_list(s, "long_factor");
+  if (p.longrope_short.size() != p.longrope_long.size())
+    s.fail("long_factor", "has " + std::to_string(p.longrope_long.size()) + " entries, short_factor " +
+                              std::to_string(p.longrope_short.size()));
+  auto orig = top.get_int("original_max_position_embeddings");
+  if (!orig) orig = s.get_int("original_max_position_embeddings");
+  p.original_max_position = orig.value_or(p.max_seq_len);
+  if (p.original_max_position <= 0) top.fail("original_max_position_embeddings", "must be positive");
+  const double factor = s.get_double("factor").value_or(double(p.max_seq_len) / double(p.original_max_position));
+  if (const auto af = s.get_double("attention_factor")) {
+    if (!(*af > 0.0)) s.fail("attention_factor", "must be positive");
+    p.attention_factor = static_cast<float>(*af);
+  } else {
+    p.attention_factor = factor <= 1.0 ? 1.0f
+                                       : static_cast<float>(std::sqrt(1.0 + std::log(factor) /
+                                                                                std::log(double(p.original_max_position))));
+  }
+}
+
 void read_scaling(const Fields& s, const Fields& top, RopeParams& p) {
   const auto rope_type = s.get_string("rope_type");
   const auto legacy_type = s.get_string("type");
@@ -124,8 +160,10 @@ void read_scaling(const Fields& s, const Fields& top, RopeParams& p) {
     p.original_max_position = *orig;
     p.yarn_beta_fast = static_cast<float>(s.get_double("beta_fast").value_or(32.0));
     p.yarn_beta_slow = static_cast<float>(s.get_double("beta_slow").value_or(1.0));
+  } else if (type == "longrope" || type == "su") {
+    read_longrope(s, top, p);
   } else {
-    throw Error(ErrorKind::unsupported, "rope type '" + type + "' is not supported (default, linear, llama3, yarn)",
+    throw Error(ErrorKind::unsupported, "rope type '" + type + "' is not supported (default, linear, llama3, yarn, longrope)",
                 s.file, s.prefix + key);
   }
 }
@@ -153,6 +191,16 @@ RopeParams read_rope(const Fields& f, int head_dim, int max_position_embeddings)
                                                       "must be positive");
   p.theta = static_cast<float>(theta);
 
+  // Partial rotary (Phi-3, Phi-4-mini): top level, or inside rope_parameters (transformers 5.x).
+  auto prf = f.get_double("partial_rotary_factor");
+  if (!prf && has_params) prf = pf.get_double("partial_rotary_factor");
+  if (prf) {
+    if (!(*prf > 0.0 && *prf <= 1.0)) f.fail("partial_rotary_factor", "must be in (0, 1]");
+    const int rd = static_cast<int>(head_dim * *prf);
+    if (rd < 2 || rd % 2 != 0) f.fail("partial_rotary_factor", "gives an odd or empty rotary dimension " + std::to_string(rd));
+    if (rd < head_dim) p.rotary_dim = rd;
+  }
+
   const json* scaling = f.find("rope_scaling");
   if (scaling != nullptr && !scaling->is_null()) {
     if (!scaling->is_object()) f.fail("rope_scaling", "must be an object or null");
@@ -160,6 +208,10 @@ RopeParams read_rope(const Fields& f, int head_dim, int max_position_embeddings)
   } else if (has_params) {
     read_scaling(pf, f, p);
   }
+  const std::size_t pairs = std::size_t(p.rotary_dim > 0 ? p.rotary_dim : head_dim) / 2;
+  if (p.scaling == RopeScaling::longrope && p.longrope_short.size() != pairs)
+    f.fail(scaling != nullptr && !scaling->is_null() ? "rope_scaling.short_factor" : "rope_parameters.short_factor",
+           "has " + std::to_string(p.longrope_short.size()) + " entries; the rotary dimension needs " + std::to_string(pairs));
   return p;
 }
 

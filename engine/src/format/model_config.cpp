@@ -1,5 +1,6 @@
-// config.json of Llama-family models (Llama, Mistral, Qwen2): the fields the engine needs, checked
-// for presence, type and consistency, with errors naming the file and the field (spec §1.2).
+// config.json of the supported architectures (Llama, Mistral, Qwen2, Qwen3, Gemma 2 and 3, Phi-3):
+// the fields the engine needs, checked for presence, type and consistency, with errors naming the
+// file and the field (spec §1.2). The family description is read by config_family.cpp.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -7,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config_family.h"
 #include "config_fields.h"
 #include "exl/error.h"
 #include "exl/log.h"
@@ -24,7 +26,12 @@ struct KnownArch {
 };
 constexpr KnownArch known_archs[] = {{"llama", "LlamaForCausalLM"},
                                      {"mistral", "MistralForCausalLM"},
-                                     {"qwen2", "Qwen2ForCausalLM"}};
+                                     {"qwen2", "Qwen2ForCausalLM"},
+                                     {"qwen3", "Qwen3ForCausalLM"},
+                                     {"gemma2", "Gemma2ForCausalLM"},
+                                     {"gemma3_text", "Gemma3ForCausalLM"},
+                                     {"gemma3", "Gemma3ForConditionalGeneration"},
+                                     {"phi3", "Phi3ForCausalLM"}};
 
 void read_architecture(const Fields& f, ModelConfig& c) {
   if (const json* a = f.find("architectures")) {
@@ -38,8 +45,9 @@ void read_architecture(const Fields& f, ModelConfig& c) {
       if (c.architecture == k.architecture) c.model_type = k.model_type;
     if (c.architecture.empty()) f.fail("model_type", "neither model_type nor architectures is present");
     if (c.model_type.empty())
-      throw Error(ErrorKind::unsupported, "architecture '" + c.architecture + "' is not supported", f.file,
-                  "architectures");
+      throw Error(ErrorKind::unsupported,
+                  "architecture '" + c.architecture + "' is not supported (supported: " + supported_architectures() + ")",
+                  f.file, "architectures");
     return;
   }
   for (const auto& k : known_archs) {
@@ -49,7 +57,9 @@ void read_architecture(const Fields& f, ModelConfig& c) {
     }
   }
   throw Error(ErrorKind::unsupported,
-              "model_type '" + c.model_type + "' is not supported (llama, mistral, qwen2)", f.file, "model_type");
+              "model_type '" + c.model_type + "' (architecture '" + c.architecture +
+                  "') is not supported (supported: " + supported_architectures() + ")",
+              f.file, "model_type");
 }
 
 // Token ids: an int, null, or (eos) a list of ints.
@@ -116,6 +126,12 @@ std::string read_text(const std::filesystem::path& path) {
 
 }  // namespace
 
+std::string supported_architectures() {
+  std::string out;
+  for (const auto& k : known_archs) out += (out.empty() ? "" : ", ") + std::string(k.architecture);
+  return out;
+}
+
 ModelConfig parse_model_config(const std::string& json_text, const std::string& display_name) {
   const json root = format_detail::parse_json_config(json_text, display_name);
   const Fields f{root, display_name, ""};
@@ -163,6 +179,7 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   if (swa_enabled) c.sliding_window = std::max(0, f.get_int("sliding_window").value_or(0));
 
   c.rope = format_detail::read_rope(f, c.head_dim, c.max_position_embeddings);
+  format_detail::read_family(f, c);
 
   c.bos_token_id = read_single_id(f, "bos_token_id");
   c.eos_token_ids = read_token_ids(f, "eos_token_id");

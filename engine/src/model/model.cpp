@@ -1,5 +1,6 @@
-// Model description: resolves every tensor a Llama-family model needs from the tensor store
-// and validates names, shapes and dtypes before any backend sees them.
+// Model description: resolves every tensor a model of a supported family needs from the tensor
+// store (the family's optional tensors, fused projections split into views) and validates names,
+// shapes and dtypes before any backend sees them.
 #include "exl/model.h"
 
 #include <cmath>
@@ -61,6 +62,81 @@ void check_exl3_config(const Model& m, const std::filesystem::path& dir) {
                 file, "quantization_config.bits");
 }
 
+// Rows [row0, row0 + rows) of a dense fused projection [out, in] as a tensor of its own (the
+// memory is contiguous, so the view points into the map). Quantized fused projections are
+// refused: the converter writes them split.
+const TensorInfo* fused_rows(const TensorStore& s, const std::string& prefix, std::int64_t row0, std::int64_t rows,
+                             std::int64_t total_rows, std::int64_t in, const std::string& part,
+                             std::vector<std::unique_ptr<TensorInfo>>& views) {
+  const TensorInfo* w = s.find(prefix + ".weight");
+  if (w == nullptr) {
+    if (s.contains(prefix + ".q_weight") || s.contains(prefix + ".trellis"))
+      throw Error(ErrorKind::unsupported,
+                  "a quantized fused projection is not supported; `exl convert` writes it as separate projections",
+                  s.find(prefix + ".q_weight") ? s.get(prefix + ".q_weight").file : s.get(prefix + ".trellis").file,
+                  prefix);
+    s.get(prefix + ".weight");  // throws missing_tensor naming it
+  }
+  if (!is_float(w->dtype) || w->shape != std::vector<std::int64_t>{total_rows, in})
+    throw Error(ErrorKind::shape,
+                "expected a float tensor of shape " + shape_str({total_rows, in}) + ", found " + dtype_name(w->dtype) + " " +
+                    shape_str(w->shape),
+                w->file, w->name);
+  auto v = std::make_unique<TensorInfo>(*w);
+  v->name = w->name + "[" + part + "]";
+  v->shape = {rows, in};
+  v->data = w->data + std::size_t(row0 * in) * dtype_size(w->dtype);
+  v->nbytes = std::size_t(rows * in) * dtype_size(w->dtype);
+  views.push_back(std::move(v));
+  return views.back().get();
+}
+
+LinearTensors dense_view(const TensorInfo* w, int in, int out) {
+  LinearTensors l;
+  l.kind = LinearKind::dense;
+  l.in_features = in;
+  l.out_features = out;
+  l.weight = w;
+  return l;
+}
+
+// A family's projections: separate (Llama layout, also every converted model) or fused (Phi-3).
+void load_projections(const TensorStore& s, const ModelConfig& c, const std::string& p, LayerTensors& l,
+                      std::vector<std::unique_ptr<TensorInfo>>& views) {
+  const int H = c.hidden_size, q_out = c.num_heads * c.head_dim, kv_out = c.num_kv_heads * c.head_dim,
+            I = c.intermediate_size;
+  const std::string qkv = p + "self_attn.qkv_proj";
+  if (c.family.fused_qkv && !s.contains(p + "self_attn.q_proj.weight") && !s.contains(p + "self_attn.q_proj.q_weight") &&
+      !s.contains(p + "self_attn.q_proj.trellis")) {
+    const std::int64_t total = std::int64_t(q_out) + 2 * std::int64_t(kv_out);
+    l.q = dense_view(fused_rows(s, qkv, 0, q_out, total, H, "q", views), H, q_out);
+    l.k = dense_view(fused_rows(s, qkv, q_out, kv_out, total, H, "k", views), H, kv_out);
+    l.v = dense_view(fused_rows(s, qkv, q_out + kv_out, kv_out, total, H, "v", views), H, kv_out);
+  } else {
+    l.q = load_linear(s, p + "self_attn.q_proj", H, q_out);
+    l.k = load_linear(s, p + "self_attn.k_proj", H, kv_out);
+    l.v = load_linear(s, p + "self_attn.v_proj", H, kv_out);
+  }
+  l.o = load_linear(s, p + "self_attn.o_proj", q_out, H);
+  const std::string gu = p + "mlp.gate_up_proj";
+  if (c.family.fused_gate_up && !s.contains(p + "mlp.gate_proj.weight") && !s.contains(p + "mlp.gate_proj.q_weight") &&
+      !s.contains(p + "mlp.gate_proj.trellis")) {
+    l.gate = dense_view(fused_rows(s, gu, 0, I, 2 * std::int64_t(I), H, "gate", views), H, I);
+    l.up = dense_view(fused_rows(s, gu, I, I, 2 * std::int64_t(I), H, "up", views), H, I);
+  } else {
+    l.gate = load_linear(s, p + "mlp.gate_proj", H, I);
+    l.up = load_linear(s, p + "mlp.up_proj", H, I);
+  }
+  l.down = load_linear(s, p + "mlp.down_proj", I, H);
+}
+
+// Multimodal checkpoints (Gemma3ForConditionalGeneration) keep the language model under a prefix.
+std::string find_tensor_prefix(const TensorStore& s) {
+  for (const char* p : {"model.", "model.language_model.", "language_model.model."})
+    if (s.contains(std::string(p) + "embed_tokens.weight")) return p;
+  return "model.";
+}
+
 }  // namespace
 
 std::shared_ptr<const Model> Model::open(const std::filesystem::path& dir) {
@@ -75,22 +151,27 @@ std::shared_ptr<const Model> Model::open(const std::filesystem::path& dir) {
   const std::int64_t hidden = c.hidden_size, q_out = std::int64_t(c.num_heads) * c.head_dim,
                      kv_out = std::int64_t(c.num_kv_heads) * c.head_dim;
 
-  m->embedding_ = &require_float_tensor(s, "model.embed_tokens.weight", {c.vocab_size, hidden});
+  m->config_.tensor_prefix = find_tensor_prefix(s);
+  const std::string& root = c.tensor_prefix;
+  m->embedding_ = &require_float_tensor(s, root + "embed_tokens.weight", {c.vocab_size, hidden});
   m->layers_.resize(std::size_t(c.num_layers));
+  const FamilyDescription& fam = c.family;
   for (int i = 0; i < c.num_layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i) + ".";
+    const std::string p = root + "layers." + std::to_string(i) + ".";
     LayerTensors& l = m->layers_[std::size_t(i)];
     l.input_norm = &require_float_tensor(s, p + "input_layernorm.weight", {hidden});
-    l.q = load_linear(s, p + "self_attn.q_proj", c.hidden_size, int(q_out));
-    l.k = load_linear(s, p + "self_attn.k_proj", c.hidden_size, int(kv_out));
-    l.v = load_linear(s, p + "self_attn.v_proj", c.hidden_size, int(kv_out));
-    l.o = load_linear(s, p + "self_attn.o_proj", int(q_out), c.hidden_size);
+    load_projections(s, c, p, l, m->views_);
+    if (fam.qk_norm) {
+      l.q_norm = &require_float_tensor(s, p + "self_attn.q_norm.weight", {c.head_dim});
+      l.k_norm = &require_float_tensor(s, p + "self_attn.k_norm.weight", {c.head_dim});
+    }
     l.post_attention_norm = &require_float_tensor(s, p + "post_attention_layernorm.weight", {hidden});
-    l.gate = load_linear(s, p + "mlp.gate_proj", c.hidden_size, c.intermediate_size);
-    l.up = load_linear(s, p + "mlp.up_proj", c.hidden_size, c.intermediate_size);
-    l.down = load_linear(s, p + "mlp.down_proj", c.intermediate_size, c.hidden_size);
+    if (fam.sandwich_norms) {
+      l.pre_feedforward_norm = &require_float_tensor(s, p + "pre_feedforward_layernorm.weight", {hidden});
+      l.post_feedforward_norm = &require_float_tensor(s, p + "post_feedforward_layernorm.weight", {hidden});
+    }
   }
-  m->final_norm_ = &require_float_tensor(s, "model.norm.weight", {hidden});
+  m->final_norm_ = &require_float_tensor(s, root + "norm.weight", {hidden});
 
   // The head: a stored lm_head always wins (EXL2 converters quantize a tied head separately);
   // otherwise a tied model reads the embedding table.
@@ -141,6 +222,8 @@ ModelSummary Model::summary() const {
   unsigned formats = 0;
   for (const auto& l : layers_) {
     params += l.input_norm->numel() + l.post_attention_norm->numel();
+    for (const TensorInfo* t : {l.q_norm, l.k_norm, l.pre_feedforward_norm, l.post_feedforward_norm})
+      if (t) params += t->numel();
     for (const LinearTensors* t : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
       count_linear(*t, params, bits, weights, r.quantized, &formats);
   }

@@ -5,7 +5,10 @@
 #include <cmath>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "exl/error.h"
+#include "exl/model_config.h"
 #include "exl/plan.h"
 #include "exl/tensor_store.h"
 
@@ -41,6 +44,57 @@ const Preset kPresets[] = {
     {"test-tiny", "llama", 500, 256, 2, 4, 2, 64, 512, 2048, false, 10000.0, 1e-5f, 0},
     {"test-tiny-qwen2", "qwen2", 500, 256, 2, 4, 2, 64, 512, 2048, true, 1000000.0, 1e-6f, 0},
 };
+
+// Families whose description goes past the table's columns: config.json as their checkpoints
+// write it (the fields the engine reads), parsed like a downloaded one. Shapes from the Hub's
+// Qwen/Qwen3-8B, google/gemma-3-12b-it (text_config) and microsoft/Phi-4-mini-instruct; Phi-4-mini's
+// LongRoPE factors are 1 here (they change no size). test-tiny-* are tiny shapes for tests.
+nlohmann::json family_preset(const std::string& name) {
+  using json = nlohmann::json;
+  auto base = [](const char* arch, const char* type, int vocab, int hidden, int layers, int heads, int kv, int head_dim,
+                 int inter, int max_pos, bool tie, double theta, double eps) {
+    return json{{"architectures", {arch}}, {"model_type", type}, {"vocab_size", vocab}, {"hidden_size", hidden},
+                {"num_hidden_layers", layers}, {"num_attention_heads", heads}, {"num_key_value_heads", kv},
+                {"head_dim", head_dim}, {"intermediate_size", inter}, {"max_position_embeddings", max_pos},
+                {"tie_word_embeddings", tie}, {"rope_theta", theta}, {"rms_norm_eps", eps}};
+  };
+  auto gemma3 = [](json j, int window, int pattern, double qpas) {
+    j["sliding_window"] = window;
+    j["sliding_window_pattern"] = pattern;
+    j["rope_local_base_freq"] = 10000.0;
+    j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 8.0}};
+    j["query_pre_attn_scalar"] = qpas;
+    j["hidden_activation"] = "gelu_pytorch_tanh";
+    return j;
+  };
+  auto phi3 = [](json j, int original, int rotary_pairs, int window) {
+    j["partial_rotary_factor"] = 0.75;
+    j["original_max_position_embeddings"] = original;
+    j["rope_scaling"] = {{"type", "longrope"},
+                         {"short_factor", std::vector<double>(std::size_t(rotary_pairs), 1.0)},
+                         {"long_factor", std::vector<double>(std::size_t(rotary_pairs), 1.0)}};
+    j["sliding_window"] = window;
+    return j;
+  };
+  if (name == "qwen3-8b")
+    return base("Qwen3ForCausalLM", "qwen3", 151936, 4096, 36, 32, 8, 128, 12288, 40960, false, 1000000.0, 1e-6);
+  if (name == "gemma3-12b")
+    return gemma3(base("Gemma3ForCausalLM", "gemma3_text", 262208, 3840, 48, 16, 8, 256, 15360, 131072, true, 1000000.0, 1e-6),
+                  1024, 6, 256.0);
+  if (name == "phi-4-mini")
+    return phi3(base("Phi3ForCausalLM", "phi3", 200064, 3072, 32, 24, 8, 128, 8192, 131072, true, 10000.0, 1e-5), 4096, 48,
+                262144);
+  if (name == "test-tiny-qwen3")
+    return base("Qwen3ForCausalLM", "qwen3", 500, 256, 2, 4, 2, 96, 512, 2048, true, 1000000.0, 1e-6);
+  if (name == "test-tiny-gemma3")
+    return gemma3(base("Gemma3ForCausalLM", "gemma3_text", 500, 256, 2, 4, 2, 64, 512, 2048, true, 1000000.0, 1e-6), 16, 2,
+                  64.0);
+  if (name == "test-tiny-phi3")
+    return phi3(base("Phi3ForCausalLM", "phi3", 500, 256, 2, 4, 2, 64, 512, 2048, true, 10000.0, 1e-5), 512, 24, 32);
+  return nullptr;
+}
+constexpr const char* kFamilyPresets[] = {"qwen3-8b", "gemma3-12b", "phi-4-mini", "test-tiny-qwen3", "test-tiny-gemma3",
+                                          "test-tiny-phi3"};
 
 // Adds one allocation to a module.
 void add(ModuleBytes& m, std::uint64_t bytes, bool read = true) {
@@ -90,10 +144,12 @@ void add_whatif_linear(ModuleBytes& m, const Lin& l, double bpw, Layout layout, 
 std::vector<std::string> preset_names() {
   std::vector<std::string> out;
   for (const Preset& p : kPresets) out.push_back(p.name);
+  for (const char* p : kFamilyPresets) out.push_back(p);
   return out;
 }
 
 ModelConfig preset_config(const std::string& name) {
+  if (const nlohmann::json j = family_preset(name); !j.is_null()) return parse_model_config(j.dump(), "preset " + name);
   for (const Preset& p : kPresets) {
     if (name != p.name) continue;
     ModelConfig c;
@@ -117,7 +173,7 @@ ModelConfig preset_config(const std::string& name) {
     return c;
   }
   std::string names;
-  for (const Preset& p : kPresets) names += std::string(names.empty() ? "" : ", ") + p.name;
+  for (const std::string& p : preset_names()) names += (names.empty() ? "" : ", ") + p;
   throw Error(ErrorKind::invalid_argument, "unknown preset '" + name + "' (known: " + names + ")", "", "--preset");
 }
 
@@ -227,6 +283,14 @@ ModelShape shape_from_config(const ModelConfig& c, double bpw, int head_bits, La
     ModuleBytes m;
     add(m, norm);
     add(m, norm);
+    if (c.family.sandwich_norms) {  // Gemma: the MLP's input and output norms
+      add(m, norm);
+      add(m, norm);
+    }
+    if (c.family.qk_norm) {  // Qwen3, Gemma 3: [head_dim] each
+      add(m, std::uint64_t(c.head_dim) * 2);
+      add(m, std::uint64_t(c.head_dim) * 2);
+    }
     for (const Lin& l : layer_linears(c)) add_whatif_linear(m, l, bpw, layout, false);
     s.layers.push_back(std::move(m));
   }

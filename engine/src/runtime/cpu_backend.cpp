@@ -1,4 +1,6 @@
-// The CPU backend: the Llama forward pass from the fast kernels in kernels/cpu, fp32
+// The CPU backend: the forward pass of every supported family from the fast kernels in
+// kernels/cpu, interpreting the model's FamilyDescription (norm kind and placement, q/k norms,
+// activation, embedding and query scaling, soft-capping, per-layer window and RoPE), fp32
 // activations, weights read in place from the memory-mapped files (fp16/bf16 dense or packed
 // EXL2, dequantized on the fly). The KV cache (fp32, fp16, fp8, q8, q4 stores per layer) is a pool
 // of pages managed by a PageCache: the active sequence's positions reach their rows through its
@@ -105,8 +107,31 @@ void CpuLinear::run_exl3(const float* x, int m, float* y) const {
     for (int r = 0; r < m; ++r) add_inplace_cpu(y + std::int64_t(r) * l.out_features, bias.data(), l.out_features);
 }
 
+// A norm weight as the kernels take it: the tensor in place (NormKind::rms), or 1 + w in fp32
+// (NormKind::rms_one_plus, Gemma: transformers adds 1 to the fp32 weight).
+struct CpuNorm {
+  const void* data = nullptr;
+  DType dtype = DType::f32;
+  std::vector<float> plus_one;
+
+  void init(const TensorInfo* t, NormKind kind) {
+    if (!t) return;
+    data = t->data;
+    dtype = t->dtype;
+    if (kind == NormKind::rms_one_plus) {
+      plus_one = to_float_vector(t, int(t->numel()));
+      for (float& w : plus_one) w += 1.0f;
+      data = plus_one.data();
+      dtype = DType::f32;
+    }
+  }
+  explicit operator bool() const { return data != nullptr; }
+  void run(const float* x, int rows, int dim, float eps, float* y) const { rms_norm_cpu(x, rows, dim, data, dtype, eps, y); }
+};
+
 struct CpuLayer {
   CpuLinear q, k, v, o, gate, up, down;
+  CpuNorm input_norm, q_norm, k_norm, attn_out_norm, mlp_norm, mlp_out_norm;
 };
 
 class CpuBackend final : public Backend, private PageStorage {
@@ -126,11 +151,17 @@ class CpuBackend final : public Backend, private PageStorage {
       CpuLayer& l = layers_[std::size_t(i)];
       l.q.init(t.q); l.k.init(t.k); l.v.init(t.v); l.o.init(t.o);
       l.gate.init(t.gate); l.up.init(t.up); l.down.init(t.down);
+      const NormKind nk = c.family.norm;
+      l.input_norm.init(t.input_norm, nk);
+      l.q_norm.init(t.q_norm, nk);
+      l.k_norm.init(t.k_norm, nk);
+      if (c.family.sandwich_norms) l.attn_out_norm.init(t.post_attention_norm, nk);
+      l.mlp_norm.init(t.mlp_norm(), nk);
+      l.mlp_out_norm.init(t.post_feedforward_norm, nk);
     }
     head_.init(model_->head());
-    RopeParams rp = c.rope;
-    rp.head_dim = c.head_dim;
-    rope_ = rope_table(rp);
+    final_norm_.init(&model_->final_norm(), c.family.norm);
+    make_rope_tables(0);
     k_cache_.clear();
     v_cache_.clear();
     seq_.close();
@@ -169,6 +200,7 @@ class CpuBackend final : public Backend, private PageStorage {
                                                 std::to_string(pages * page_tokens) + " tokens");
     }
     seq_.open(pages, page_tokens, options.max_seq_len);
+    make_rope_tables(options.max_seq_len);
   }
 
   int cache_capacity() const override { return seq_.capacity(); }
@@ -198,6 +230,13 @@ class CpuBackend final : public Backend, private PageStorage {
   void forward(std::span<const std::int32_t> ids, LogitsWanted wanted, std::vector<float>& logits) override;
 
  private:
+  // RoPE tables for a context (LongRoPE's factors depend on it): the global one and the local
+  // layers' (Gemma 3).
+  void make_rope_tables(int context) {
+    const ModelConfig& c = model_->config();
+    rope_ = rope_table(rope_for_context(c, context));
+    rope_local_ = rope_table(rope_for_context(c, context, true));
+  }
   void require_model() const {
     if (!model_) throw Error(ErrorKind::invalid_argument, "no model loaded in the CPU backend");
   }
@@ -210,7 +249,8 @@ class CpuBackend final : public Backend, private PageStorage {
   std::shared_ptr<const Model> model_;
   std::vector<CpuLayer> layers_;
   CpuLinear head_;
-  RopeTable rope_;
+  CpuNorm final_norm_;
+  RopeTable rope_, rope_local_;
   static KvFormat kv_format_for(CacheType type, int bits, const char* what) {
     if (bits == 16) return KvFormat::f16;
     if (bits == 8) return KvFormat::q8;
@@ -281,26 +321,36 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   seq_.reserve(T, *this);
   const std::span<const std::int32_t> table = seq_.page_table();
 
+  const FamilyDescription& fam = c.family;
   const TensorInfo& emb = model_->embedding();
   embedding_cpu(emb.data, emb.dtype, c.vocab_size, H, ids.data(), T, x_.data());
+  if (fam.embedding_scale != 1.0f)
+    for (float& v : x_) v *= fam.embedding_scale;
 
   AttentionParams ap;
   ap.tokens = T; ap.past = cache_len; ap.n_heads = nh; ap.n_kv_heads = nkv; ap.head_dim = d;
-  ap.scale = 1.0f / std::sqrt(float(d));
+  ap.scale = fam.attention_scale > 0.0f ? fam.attention_scale : 1.0f / std::sqrt(float(d));
+  ap.softcap = fam.attn_logit_softcap;
   ap.cache_dtype = k_format_ == KvFormat::f32 ? DType::f32 : DType::f16;
   ap.page_table = table.data();
   ap.page_tokens = seq_.page_tokens();
   const bool plain = plain_cache();
 
   for (int li = 0; li < c.num_layers; ++li) {
-    const LayerTensors& lt = model_->layers()[std::size_t(li)];
     const CpuLayer& l = layers_[std::size_t(li)];
-    rms_norm_cpu(x_.data(), T, H, lt.input_norm->data, lt.input_norm->dtype, c.rms_norm_eps, a_.data());
+    const LayerAttention la = std::size_t(li) < c.layer_attention.size() ? c.layer_attention[std::size_t(li)] : LayerAttention{};
+    l.input_norm.run(x_.data(), T, H, c.rms_norm_eps, a_.data());
     l.q.run(a_.data(), T, q_.data());
     l.k.run(a_.data(), T, k_.data());
     l.v.run(a_.data(), T, v_.data());
-    rope_apply_cpu(q_.data(), T, nh, d, pos_.data(), rope_, c.rope.style);
-    rope_apply_cpu(k_.data(), T, nkv, d, pos_.data(), rope_, c.rope.style);
+    if (l.q_norm) {  // per head, before RoPE
+      l.q_norm.run(q_.data(), T * nh, d, c.rms_norm_eps, q_.data());
+      l.k_norm.run(k_.data(), T * nkv, d, c.rms_norm_eps, k_.data());
+    }
+    const RopeTable& rope = la.local_rope ? rope_local_ : rope_;
+    rope_apply_cpu(q_.data(), T, nh, d, pos_.data(), rope, c.rope.style);
+    rope_apply_cpu(k_.data(), T, nkv, d, pos_.data(), rope, c.rope.style);
+    ap.window = la.window;
     KvStore& kc = k_cache_[std::size_t(li)];
     KvStore& vc = v_cache_[std::size_t(li)];
     if (plain) {
@@ -314,14 +364,18 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
       kv_write_positions(vc, ap, v_.data(), T, cache_len);
     }
     l.o.run(att_.data(), T, t_.data());
+    if (l.attn_out_norm) l.attn_out_norm.run(t_.data(), T, H, c.rms_norm_eps, t_.data());
     add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
 
-    rms_norm_cpu(x_.data(), T, H, lt.post_attention_norm->data, lt.post_attention_norm->dtype, c.rms_norm_eps,
-                 a_.data());
+    l.mlp_norm.run(x_.data(), T, H, c.rms_norm_eps, a_.data());
     l.gate.run(a_.data(), T, g_.data());
     l.up.run(a_.data(), T, u_.data());
-    silu_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
+    if (fam.activation == Activation::gelu_tanh)
+      gelu_tanh_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
+    else
+      silu_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
     l.down.run(g_.data(), T, t_.data());
+    if (l.mlp_out_norm) l.mlp_out_norm.run(t_.data(), T, H, c.rms_norm_eps, t_.data());
     add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
   }
   seq_.commit(ids);
@@ -332,10 +386,11 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   }
   const int rows = wanted == LogitsWanted::all ? T : 1;
   const float* src = x_.data() + std::size_t(T - rows) * std::size_t(H);
-  const TensorInfo& fn = model_->final_norm();
-  rms_norm_cpu(src, rows, H, fn.data, fn.dtype, c.rms_norm_eps, a_.data());
+  final_norm_.run(src, rows, H, c.rms_norm_eps, a_.data());
   logits.resize(std::size_t(rows) * std::size_t(c.vocab_size));
   head_.run(a_.data(), rows, logits.data());
+  if (fam.final_logit_softcap > 0.0f)
+    softcap_inplace_cpu(logits.data(), std::int64_t(logits.size()), fam.final_logit_softcap);
 }
 
 }  // namespace

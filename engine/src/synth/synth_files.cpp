@@ -18,6 +18,34 @@ constexpr int kSpecials = 5;
 const char* const kSpecialNames[kSpecials] = {"<|begin_of_text|>", "<|end_of_text|>", "<|im_start|>", "<|im_end|>",
                                               "<|pad|>"};
 
+// What the family description needs beyond the Llama fields (config_family.cpp reads them back).
+void write_family_fields(const ModelConfig& c, ojson& j) {
+  const FamilyDescription& f = c.family;
+  bool any_window = false;
+  ojson types = ojson::array();
+  for (const LayerAttention& a : c.layer_attention) {
+    any_window = any_window || a.window > 0;
+    types.push_back(a.window > 0 ? "sliding_attention" : "full_attention");
+  }
+  if (any_window) {
+    j["sliding_window"] = c.sliding_window;
+    j["layer_types"] = types;
+    if (c.model_type == "qwen3") j["use_sliding_window"] = true;
+  }
+  if (f.attention_scale > 0.0f) j["query_pre_attn_scalar"] = double(1.0f / (f.attention_scale * f.attention_scale));
+  if (c.model_type == "gemma2" || c.model_type == "gemma3_text" || c.model_type == "gemma3") {
+    j["attn_logit_softcapping"] = f.attn_logit_softcap > 0.0f ? ojson(double(f.attn_logit_softcap)) : ojson(nullptr);
+    j["final_logit_softcapping"] = f.final_logit_softcap > 0.0f ? ojson(double(f.final_logit_softcap)) : ojson(nullptr);
+    j["rope_local_base_freq"] = double(c.rope_local.theta);
+  }
+  if (c.rope.scaling == RopeScaling::linear) j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", double(c.rope.factor)}};
+  if (c.rope.rotary_dim > 0) j["partial_rotary_factor"] = double(c.rope.rotary_dim) / double(c.head_dim);
+  if (c.rope.scaling == RopeScaling::longrope) {
+    j["original_max_position_embeddings"] = c.rope.original_max_position;
+    j["rope_scaling"] = {{"type", "longrope"}, {"short_factor", c.rope.longrope_short}, {"long_factor", c.rope.longrope_long}};
+  }
+}
+
 }  // namespace
 
 int synth_bos_id(int vocab) { return vocab - kSpecials; }
@@ -35,7 +63,8 @@ std::string synth_config_json(const ModelConfig& c, double bpw, int head_bits, s
   j["num_attention_heads"] = c.num_heads;
   j["num_key_value_heads"] = c.num_kv_heads;
   j["head_dim"] = c.head_dim;
-  j["hidden_act"] = "silu";
+  if (c.family.activation == Activation::gelu_tanh) j["hidden_activation"] = "gelu_pytorch_tanh";
+  else j["hidden_act"] = "silu";
   j["max_position_embeddings"] = c.max_position_embeddings;
   j["rms_norm_eps"] = double(c.rms_norm_eps);
   j["rope_theta"] = double(c.rope.theta);
@@ -46,6 +75,7 @@ std::string synth_config_json(const ModelConfig& c, double bpw, int head_bits, s
                          {"high_freq_factor", double(c.rope.high_freq_factor)},
                          {"original_max_position_embeddings", c.rope.original_max_position}};
   }
+  write_family_fields(c, j);
   if (c.model_type != "qwen2") j["attention_bias"] = c.attention_bias;
   j["mlp_bias"] = c.mlp_bias;
   j["tie_word_embeddings"] = c.tie_word_embeddings;

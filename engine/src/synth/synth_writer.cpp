@@ -192,6 +192,7 @@ struct Item {
   enum Kind { embedding, norm, linear } kind;
   std::string name;            // norm / embedding tensor name
   const LinearPlan* lin = nullptr;
+  int size = 0;                // norm: elements (0 = hidden)
 };
 
 // An FP16 linear: uniform weights of variance 1/k (activations stay O(1)), bias in +-0.1.
@@ -204,7 +205,7 @@ void add_dense(Tensors& t, const LinearPlan& lp, std::uint64_t seed) {
 std::vector<TensorSpec> specs_of(const Item& it, const ModelConfig& c, bool fp16) {
   if (it.kind == Item::embedding)
     return {{it.name, DType::f16, {c.vocab_size, c.hidden_size}}};
-  if (it.kind == Item::norm) return {{it.name, DType::f16, {c.hidden_size}}};
+  if (it.kind == Item::norm) return {{it.name, DType::f16, {it.size > 0 ? it.size : c.hidden_size}}};
   const LinearPlan& lp = *it.lin;
   if (fp16) {
     std::vector<TensorSpec> s = {{lp.prefix + ".weight", DType::f16, {lp.n, lp.k}}};
@@ -253,7 +254,15 @@ SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) 
     const std::string p = "model.layers." + std::to_string(i) + ".";
     items.push_back({Item::norm, p + "input_layernorm.weight"});
     for (int j = 0; j < 4; ++j) items.push_back({Item::linear, "", &plan.decoder[std::size_t(i) * 7 + j]});
+    if (cfg.family.qk_norm) {
+      items.push_back({Item::norm, p + "self_attn.q_norm.weight", nullptr, cfg.head_dim});
+      items.push_back({Item::norm, p + "self_attn.k_norm.weight", nullptr, cfg.head_dim});
+    }
     items.push_back({Item::norm, p + "post_attention_layernorm.weight"});
+    if (cfg.family.sandwich_norms) {
+      items.push_back({Item::norm, p + "pre_feedforward_layernorm.weight"});
+      items.push_back({Item::norm, p + "post_feedforward_layernorm.weight"});
+    }
     for (int j = 4; j < 7; ++j) items.push_back({Item::linear, "", &plan.decoder[std::size_t(i) * 7 + j]});
   }
   items.push_back({Item::norm, "model.norm.weight"});
@@ -279,7 +288,11 @@ SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) 
       auto t = std::make_shared<Tensors>();
       const std::uint64_t s = stream_seed(o.seed, 100 + i, 0);
       if (it.kind == Item::embedding) add_f16(*t, it.name, {cfg.vocab_size, cfg.hidden_size}, s, -0.05f, 0.05f);
-      else if (it.kind == Item::norm) add_f16(*t, it.name, {cfg.hidden_size}, s, 0.9f, 1.1f);
+      else if (it.kind == Item::norm) {
+        // Around the identity: w near 1, or near 0 where the family multiplies by 1 + w.
+        const float mid = cfg.family.norm == NormKind::rms_one_plus ? 0.0f : 1.0f;
+        add_f16(*t, it.name, {it.size > 0 ? it.size : cfg.hidden_size}, s, mid - 0.1f, mid + 0.1f);
+      }
       else if (o.fp16) add_dense(*t, *it.lin, s);
       else add_linear(*t, *it.lin, s, perm_seed(o.seed, it.lin->prefix));
       finish_pending();

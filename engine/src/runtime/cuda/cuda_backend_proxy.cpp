@@ -108,6 +108,20 @@ class CudaBackend final : public Backend, private PageStorage {
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
 
+  // The CUDA module runs the Llama computation (with LongRoPE's short factors, set at load): a
+  // model that needs more for this context is refused, naming what is missing, never run wrong.
+  static void refuse_features(const ModelConfig& c, int context) {
+    std::vector<std::string> missing = features_beyond_llama(c, context);
+    if (c.rope.scaling == RopeScaling::longrope && context > c.rope.original_max_position)
+      missing.push_back("LongRoPE long factors (a context over " + std::to_string(c.rope.original_max_position) + " tokens)");
+    if (missing.empty()) return;
+    std::string list;
+    for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
+    throw Error(ErrorKind::unsupported, "the CUDA backend does not implement " + list + " (" + c.architecture +
+                                            "); run this model on the CPU (--device cpu)" +
+                                            (context > 0 ? " or with a shorter context" : ""));
+  }
+
   std::string name() const override {
     std::string n;
     for (const Segment& g : segs_) n += (n.empty() ? "cuda:" : "+cuda:") + std::to_string(g.device);
@@ -116,6 +130,7 @@ class CudaBackend final : public Backend, private PageStorage {
 
   void load(std::shared_ptr<const Model> model) override {
     const ModelConfig& c = model->config();
+    refuse_features(c, 0);
     std::vector<exl_cuda_layer> layers(std::size_t(c.num_layers));
     for (int i = 0; i < c.num_layers; ++i) {
       const LayerTensors& t = model->layers()[std::size_t(i)];
@@ -127,9 +142,7 @@ class CudaBackend final : public Backend, private PageStorage {
       l.q = describe(t.q); l.k = describe(t.k); l.v = describe(t.v); l.o = describe(t.o);
       l.gate = describe(t.gate); l.up = describe(t.up); l.down = describe(t.down);
     }
-    RopeParams rp = c.rope;
-    rp.head_dim = c.head_dim;
-    const RopeTable rope = rope_table(rp);
+    const RopeTable rope = rope_table(rope_for_context(c, 0));
     exl_cuda_model m{};
     m.vocab = c.vocab_size; m.hidden = c.hidden_size; m.num_layers = c.num_layers; m.num_heads = c.num_heads;
     m.num_kv_heads = c.num_kv_heads; m.head_dim = c.head_dim; m.intermediate = c.intermediate_size;
@@ -185,6 +198,7 @@ class CudaBackend final : public Backend, private PageStorage {
   void allocate_cache(const CacheOptions& options) override {
     if (!model_) throw Error(ErrorKind::invalid_argument, "allocate_cache before load");
     if (options.max_seq_len <= 0) throw Error(ErrorKind::invalid_argument, "cache length must be positive");
+    refuse_features(model_->config(), options.max_seq_len);
     const int code = store_format(options.type, options.k_bits, true) | store_format(options.type, options.v_bits, false) << 8;
     seq_.close();
     sent_.clear();

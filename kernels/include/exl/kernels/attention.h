@@ -22,6 +22,7 @@ struct AttentionParams {
   float scale = 0.0f;  // usually 1/sqrt(head_dim)
   DType cache_dtype = DType::f32;  // f32 or f16
   int window = 0;      // sliding window in tokens, 0 = full attention
+  float softcap = 0.0f;  // attention-logit soft-capping (Gemma 2): s = cap * tanh(s / cap); 0 = none
   const std::int32_t* page_table = nullptr;  // null: contiguous cache (row j = position j)
   int page_tokens = 0;                       // rows per page when page_table is set
 };

@@ -1,0 +1,53 @@
+// The tiny random-weight models of tests/data/families (make_refs.py) and transformers' outputs
+// for them: refs.json (prompts, contexts, greedy continuations with their margins) + logits.bin.
+#pragma once
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "exl_test.h"
+#include "refs.h"
+
+namespace exl::test {
+
+inline std::string family_dir(const std::string& name) { return std::string(EXL_FAMILIES_TEST_DATA) + "/" + name; }
+
+struct FamilyPrompt {
+  std::string name;
+  std::vector<std::int32_t> ids;
+  int context = 0;
+  LogitBlock logits;
+  std::vector<std::int32_t> greedy;
+  std::vector<float> greedy_margins;
+};
+
+inline std::vector<FamilyPrompt> read_family_refs(const std::string& name) {
+  const std::string dir = family_dir(name);
+  std::ifstream js(dir + "/refs.json");
+  if (!js) fail(__FILE__, __LINE__, "cannot read " + dir + "/refs.json");
+  const nlohmann::json j = nlohmann::json::parse(js);
+  std::ifstream bin(dir + "/logits.bin", std::ios::binary);
+  std::vector<FamilyPrompt> out;
+  for (const auto& p : j["prompts"]) {
+    FamilyPrompt fp;
+    fp.name = p["name"];
+    fp.ids = p["ids"].get<std::vector<std::int32_t>>();
+    fp.context = p["context"];
+    fp.logits.label = fp.name;
+    fp.logits.rows = p["rows"];
+    fp.logits.cols = p["cols"];
+    fp.logits.data.resize(std::size_t(fp.logits.rows) * std::size_t(fp.logits.cols));
+    bin.seekg(std::streamoff(p["offset_bytes"].get<std::int64_t>()));
+    bin.read(reinterpret_cast<char*>(fp.logits.data.data()), std::streamsize(fp.logits.data.size() * 4));
+    if (!bin) fail(__FILE__, __LINE__, "short read in " + dir + "/logits.bin for " + fp.name);
+    fp.greedy = p["greedy"].get<std::vector<std::int32_t>>();
+    fp.greedy_margins = p["greedy_margins"].get<std::vector<float>>();
+    out.push_back(std::move(fp));
+  }
+  return out;
+}
+
+}  // namespace exl::test
