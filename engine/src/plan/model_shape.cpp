@@ -217,6 +217,21 @@ std::vector<QuantPart> head_option(int head_bits) {
   }
 }
 
+// A decoder layer's norms: attention and MLP input (Gemma: also their outputs), q/k norms.
+void add_layer_norms(ModuleBytes& m, const ModelConfig& c) {
+  const std::uint64_t norm = std::uint64_t(c.hidden_size) * 2;
+  add(m, norm);
+  add(m, norm);
+  if (c.family.sandwich_norms) {  // Gemma: the MLP's input and output norms
+    add(m, norm);
+    add(m, norm);
+  }
+  if (c.family.qk_norm) {  // Qwen3, Gemma 3: [head_dim] each
+    add(m, std::uint64_t(c.head_dim) * 2);
+    add(m, std::uint64_t(c.head_dim) * 2);
+  }
+}
+
 // An EXL3 linear of k x n at `bpw`: the trellis of the padded matrix, fp16 suh/svh, fp32 bias.
 void add_whatif_exl3_linear(ModuleBytes& m, const Lin& l, double bpw) {
   const std::int64_t kp = (l.k + 127) / 128 * 128, np = (l.n + 127) / 128 * 128;
@@ -249,8 +264,7 @@ ModelShape shape_from_config(const ModelConfig& c, double bpw, int head_bits, La
     const std::uint64_t norm = std::uint64_t(c.hidden_size) * 2;
     for (int i = 0; i < c.num_layers; ++i) {
       ModuleBytes m;
-      add(m, norm);
-      add(m, norm);
+      add_layer_norms(m, c);
       for (const Lin& l : layer_linears(c)) add_whatif_exl3_linear(m, l, bpw);
       s.layers.push_back(std::move(m));
     }
@@ -281,16 +295,7 @@ ModelShape shape_from_config(const ModelConfig& c, double bpw, int head_bits, La
   const std::uint64_t norm = std::uint64_t(c.hidden_size) * 2;
   for (int i = 0; i < c.num_layers; ++i) {
     ModuleBytes m;
-    add(m, norm);
-    add(m, norm);
-    if (c.family.sandwich_norms) {  // Gemma: the MLP's input and output norms
-      add(m, norm);
-      add(m, norm);
-    }
-    if (c.family.qk_norm) {  // Qwen3, Gemma 3: [head_dim] each
-      add(m, std::uint64_t(c.head_dim) * 2);
-      add(m, std::uint64_t(c.head_dim) * 2);
-    }
+    add_layer_norms(m, c);
     for (const Lin& l : layer_linears(c)) add_whatif_linear(m, l, bpw, layout, false);
     s.layers.push_back(std::move(m));
   }
