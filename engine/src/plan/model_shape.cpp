@@ -249,43 +249,13 @@ ModelShape shape_from_config(const ModelConfig& c, double bpw, int head_bits, La
     throw Error(ErrorKind::config, "incomplete model shape", c.dir.empty() ? "" : (c.dir / "config.json").string());
   const bool exl3 = format == QuantFormat::exl3 ||
                     (format == QuantFormat::automatic && c.quantization && c.quantization->method == "exl3");
-  if (exl3) {
-    if (!(bpw >= 1.0 && bpw <= 8.0))
-      throw Error(ErrorKind::invalid_argument, "EXL3 bpw must be between 1 and 8 (got " + std::to_string(bpw) + ")", "",
-                  "--bpw");
-    if (head_bits < 0 || head_bits > 8)
-      throw Error(ErrorKind::invalid_argument, "EXL3 head bits must be 0 (fp16) or 1 .. 8 (got " +
-                                                   std::to_string(head_bits) + ")", "", "--head-bits");
-    ModelShape s;
-    s.name = c.dir.empty() ? c.model_type : c.dir.filename().string();
-    s.config = c;
-    s.decoder_bpw = bpw;
-    s.head_bits = head_bits;
-    const std::uint64_t norm = std::uint64_t(c.hidden_size) * 2;
-    for (int i = 0; i < c.num_layers; ++i) {
-      ModuleBytes m;
-      add_layer_norms(m, c);
-      for (const Lin& l : layer_linears(c)) add_whatif_exl3_linear(m, l, bpw);
-      s.layers.push_back(std::move(m));
-    }
-    add(s.head, norm);
-    const Lin head{c.hidden_size, c.vocab_size, false};
-    if (head_bits > 0) {
-      add_whatif_exl3_linear(s.head, head, double(head_bits));
-    } else {
-      add(s.head, std::uint64_t(head.k * head.n) * 2);
-      s.head.params = head.k * head.n;
-    }
-    if (layout == Layout::engine) add(s.head, std::uint64_t(c.head_dim / 2) * 4);
-    const std::uint64_t emb = std::uint64_t(c.vocab_size) * c.hidden_size * 2;
-    s.embedding.device = emb;
-    s.embedding.read = norm;
-    s.embedding.buffers = {emb};
-    for (const ModuleBytes& m : s.layers) s.linear_params += m.params;
-    s.linear_params += s.head.params;
-    return s;
-  }
-  if (!(bpw >= 2.0 && bpw <= 8.5))
+  if (exl3 && !(bpw >= 1.0 && bpw <= 8.0))
+    throw Error(ErrorKind::invalid_argument, "EXL3 bpw must be between 1 and 8 (got " + std::to_string(bpw) + ")", "",
+                "--bpw");
+  if (exl3 && (head_bits < 0 || head_bits > 8))
+    throw Error(ErrorKind::invalid_argument,
+                "EXL3 head bits must be 0 (fp16) or 1 .. 8 (got " + std::to_string(head_bits) + ")", "", "--head-bits");
+  if (!exl3 && !(bpw >= 2.0 && bpw <= 8.5))
     throw Error(ErrorKind::invalid_argument, "bpw must be between 2 and 8.5 (got " + std::to_string(bpw) + ")", "", "--bpw");
   ModelShape s;
   s.name = c.dir.empty() ? c.model_type : c.dir.filename().string();
@@ -296,12 +266,17 @@ ModelShape shape_from_config(const ModelConfig& c, double bpw, int head_bits, La
   for (int i = 0; i < c.num_layers; ++i) {
     ModuleBytes m;
     add_layer_norms(m, c);
-    for (const Lin& l : layer_linears(c)) add_whatif_linear(m, l, bpw, layout, false);
+    for (const Lin& l : layer_linears(c)) {
+      if (exl3) add_whatif_exl3_linear(m, l, bpw);
+      else add_whatif_linear(m, l, bpw, layout, false);
+    }
     s.layers.push_back(std::move(m));
   }
   const Lin head{c.hidden_size, c.vocab_size, false};
   add(s.head, norm);
-  if (head_bits > 0) {
+  if (head_bits > 0 && exl3) {
+    add_whatif_exl3_linear(s.head, head, double(head_bits));
+  } else if (head_bits > 0) {
     const double hb = exl2_linear_bpw(head.k, head.n, head_option(head_bits), false);
     add_whatif_linear(s.head, head, hb, layout, true);
     s.head.max_dq_elems = std::uint64_t(head.k * pad32(head.n));
