@@ -245,9 +245,11 @@ void HubViewModel::openRepo(const QString &repoId)
     const QString headersRoot = m_headers.path();
     m_pool.start([this, request, repoId, headersRoot, client = client()] {
         QList<HubVariant> variants;
+        QVariantMap summary;
         QString error;
         const std::string repo = repoId.toStdString();
         try {
+            summary = summaryMap(client.model_info(repo).summary);
             for (const exl::hub::RepoRef &ref : client.refs(repo)) {
                 if (ref.is_tag)
                     continue;
@@ -280,16 +282,20 @@ void HubViewModel::openRepo(const QString &repoId)
         std::stable_sort(variants.begin(), variants.end(), [](const HubVariant &a, const HubVariant &b) {
             return a.bpw != b.bpw ? a.bpw < b.bpw : a.branch + a.folder < b.branch + b.folder;
         });
-        QMetaObject::invokeMethod(this, [this, request, variants, error] { applyVariants(request, variants, error); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(this, [this, request, summary, variants, error] {
+            applyVariants(request, summary, variants, error);
+        }, Qt::QueuedConnection);
     });
 }
 
-void HubViewModel::applyVariants(quint64 request, const QList<HubVariant> &variants, const QString &error)
+void HubViewModel::applyVariants(quint64 request, const QVariantMap &summary, const QList<HubVariant> &variants,
+                                 const QString &error)
 {
     if (request != m_repoRequest)
         return;  // another repository was opened since
     m_repoLoading = false;
+    if (!summary.isEmpty())
+        m_repo = summary;
     m_repoError = error.isEmpty() && variants.isEmpty()
                       ? tr("No model in this repository: no branch or folder holds a config.json.")
                       : error;
@@ -342,6 +348,14 @@ void HubViewModel::updateVariantList()
     }
     m_variantList = list;
     Q_EMIT variantsChanged();
+}
+
+int HubViewModel::maxContextLength() const
+{
+    int longest = 0;
+    for (const HubVariant &v : m_variants)
+        longest = std::max(longest, v.nativeContext);
+    return longest > 0 ? longest : 131072;
 }
 
 void HubViewModel::refreshDownloaded()

@@ -54,12 +54,14 @@ class HubViewModel : public QObject
     Q_PROPERTY(QString searchError READ searchError NOTIFY searchStateChanged)
     Q_PROPERTY(QVariantList results READ results NOTIFY searchStateChanged)
     Q_PROPERTY(QString repoId READ repoId NOTIFY repoChanged)
-    Q_PROPERTY(QVariantMap repo READ repo NOTIFY repoChanged)  // the search result opened (downloads, likes...)
+    Q_PROPERTY(QVariantMap repo READ repo NOTIFY repoChanged)  // the repository's summary (downloads, likes...)
     Q_PROPERTY(bool repoLoading READ repoLoading NOTIFY repoChanged)
     Q_PROPERTY(QString repoError READ repoError NOTIFY repoChanged)
     Q_PROPERTY(QVariantList variants READ variants NOTIFY variantsChanged)
     Q_PROPERTY(int contextLength READ contextLength WRITE setContextLength NOTIFY fitSettingsChanged)
     Q_PROPERTY(int cacheType READ cacheType WRITE setCacheType NOTIFY fitSettingsChanged)
+    // The context slider's end: the longest native context of the variants (131072 when unknown).
+    Q_PROPERTY(int maxContextLength READ maxContextLength NOTIFY variantsChanged)
     Q_PROPERTY(HubDownload *download READ download CONSTANT)
     Q_PROPERTY(QString endpoint READ endpoint NOTIFY searchStateChanged)
     Q_PROPERTY(bool offline READ offline NOTIFY searchStateChanged)
@@ -93,6 +95,7 @@ public:
     int contextLength() const { return m_contextLength; }
     void setContextLength(int tokens);
     int cacheType() const { return int(m_cacheKind); }
+    int maxContextLength() const;
     void setCacheType(int type);
     HubDownload *download() const { return m_download; }
     QString endpoint() const;
@@ -117,7 +120,8 @@ Q_SIGNALS:
 
 private:
     exl::hub::HubClient client() const;
-    void applyVariants(quint64 request, const QList<HubVariant> &variants, const QString &error);
+    void applyVariants(quint64 request, const QVariantMap &summary, const QList<HubVariant> &variants,
+                       const QString &error);
     void updateVariantList();
 
     HubConfigSource m_config;

@@ -118,7 +118,7 @@ ScrollView {
                 objectName: "hubContextSlider"
                 Layout.fillWidth: true
                 label: qsTr("Context length")
-                from: 512; to: 131072; stepSize: 512
+                from: 512; to: Math.max(1024, root.hub.maxContextLength); stepSize: 512
                 value: root.hub.contextLength
                 valueText: qsTr("%1 tokens").arg(Units.number(value, 0))
                 onMoved: v => root.hub.contextLength = v
