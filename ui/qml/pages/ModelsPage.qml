@@ -1,5 +1,5 @@
-// The models page: where models come from on the left (this computer's folders, remote endpoints)
-// with the model list; the selected model's load, memory fit and settings on the right. Both
+// The models page: where models come from on the left (this computer's folders, remote endpoints,
+// the Hugging Face Hub) with the model list; the selected model's load, memory fit and settings on the right. Both
 // columns scroll on their own, so every control is reachable from 1024×600 up.
 import QtQuick
 import QtQuick.Controls
@@ -86,14 +86,24 @@ Item {
             Layout.fillHeight: true
             spacing: 8
 
-            TabBar {
+            // The sources as tabs that wrap onto a second line where the column is narrow (three
+            // tabs in Dutch or German run past a 1024-pixel window's column on one line).
+            Flow {
                 id: sourceTabs
                 objectName: "sourceTabs"
+                property int currentIndex: 0
                 Layout.fillWidth: true
                 visible: page.app.remotes !== null
-                TabButton { text: qsTr("On this computer"); width: implicitWidth; Accessible.name: text }
-                TabButton { objectName: "remoteTab"; text: qsTr("Remote endpoints"); width: implicitWidth; Accessible.name: text }
-                TabButton { objectName: "hubTab"; text: qsTr("Hugging Face"); width: implicitWidth; Accessible.name: qsTr("Models on the Hugging Face Hub") }
+                Accessible.role: Accessible.PageTabList
+                SourceTab { text: qsTr("On this computer"); tabs: sourceTabs; index: 0; Accessible.name: text }
+                SourceTab { objectName: "remoteTab"; text: qsTr("Remote endpoints"); tabs: sourceTabs; index: 1; Accessible.name: text }
+                SourceTab {
+                    objectName: "hubTab"
+                    text: qsTr("Hugging Face")
+                    tabs: sourceTabs
+                    index: 2
+                    Accessible.name: qsTr("Models on the Hugging Face Hub")
+                }
             }
 
             StackLayout {
