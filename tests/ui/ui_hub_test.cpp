@@ -352,6 +352,43 @@ private Q_SLOTS:
         m_token.clear();
     }
 
+    void offlineAnswersFromTheCache()
+    {
+        qputenv("HF_HUB_OFFLINE", "1");
+        auto download = makeDownload();
+        auto hub = makeHub(download.get());
+        QVERIFY(hub->offline());
+        hub->search();
+        QTRY_VERIFY_WITH_TIMEOUT(!hub->searching(), 15000);
+        QVERIFY2(hub->searchError().contains(QStringLiteral("HF_HUB_OFFLINE")), qPrintable(hub->searchError()));
+        // A variant in the cache (fetched above) comes from it; one that is not says what to do.
+        QSignalSpy finished(download.get(), &HubDownload::finished);
+        QVERIFY(download->start(kOrg + "ref-s-exl2", QStringLiteral("4.0bpw"), {}));
+        QVERIFY(finished.wait(15000));
+        QString why;
+        QVERIFY2(sameFiles(fixtureModel(QStringLiteral("ref-s-4.0bpw")), finished.first().first().toString(), &why), qPrintable(why));
+        QVERIFY(download->start(kOrg + "ref-s-exl2", QStringLiteral("3.0bpw"), {}));
+        QTRY_VERIFY_WITH_TIMEOUT(!download->running(), 15000);
+        QVERIFY2(download->error().contains(QStringLiteral("HF_HUB_OFFLINE")), qPrintable(download->error()));
+        qunsetenv("HF_HUB_OFFLINE");
+    }
+
+    // Each kind of failure tells what to do, with the engine's details.
+    void errorMessagesSayWhatToDo()
+    {
+        using exl::hub::HubError;
+        using K = exl::hub::HubErrorKind;
+        const exl::hub::HubConfig c = config();
+        const QString full = HubViewModel::errorMessage(
+            HubError(K::disk_full, "not enough free disk space: 14 MB to download, 2 MB free", "exl-test/ref-s-exl2:4.0bpw"), {}, c);
+        QVERIFY2(full.contains(QStringLiteral("Not enough disk space")) && full.contains(QStringLiteral("2 MB free"))
+                     && full.contains(QStringLiteral("HF_HOME")), qPrintable(full));
+        const QString net = HubViewModel::errorMessage(HubError(K::network, "cannot connect"), {}, c);
+        QVERIFY2(net.contains(m_server.endpoint()) && net.contains(QStringLiteral("cannot connect")), qPrintable(net));
+        const QString missing = HubViewModel::errorMessage(HubError(K::not_found, "repository not found", "exl-test/nope"), {}, c);
+        QVERIFY2(missing.contains(QStringLiteral("exl-test/nope")) && missing.contains(QStringLiteral("Check the name")), qPrintable(missing));
+    }
+
     // The app as it ships (the engine on the CPU): a variant downloaded from the Hub tab is listed
     // under its Hub name, selected, loads, and answers.
     void downloadedModelListedAndLoaded()

@@ -11,6 +11,7 @@ ColumnLayout {
     required property HubViewModel hub
     spacing: 8
 
+    function focusSearch() { queryField.forceActiveFocus() }
     function compact(n) {
         return n >= 1e6 ? qsTr("%1M").arg(Units.number(n / 1e6, 1))
              : n >= 1e3 ? qsTr("%1k").arg(Units.number(n / 1e3, 1)) : Units.number(n, 0)

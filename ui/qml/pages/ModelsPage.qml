@@ -20,7 +20,10 @@ Item {
     function openFolderDialog() { folderDialog.open() }
     readonly property bool hubShown: sourceTabs.visible && sourceTabs.currentIndex === 2
     // The Hugging Face tab (e.g. from the first-run pane).
-    function showHub() { sourceTabs.currentIndex = 2 }
+    function showHub() {
+        sourceTabs.currentIndex = 2
+        hubSearch.focusSearch()
+    }
     // A model folder in the local list, selected.
     function showLocalModel(path) {
         sourceTabs.currentIndex = 0
@@ -253,6 +256,7 @@ Item {
                 }
 
                 HubSearchPanel {
+                    id: hubSearch
                     objectName: "hubSearchPanel"
                     hub: page.app.hub
                 }
