@@ -216,12 +216,15 @@ private Q_SLOTS:
         const QVariantMap overHub = variants.at(1).toMap().value("fit").toMap();
         for (const char *key : {"weightsGiB", "cacheGiB", "scratchGiB", "fits"})
             QCOMPARE(overHub.value(key), onDisk.value(key));
-        // A longer context and a smaller cache type change the fit.
-        const double cache = overHub.value("cacheGiB").toDouble();
-        hub->setContextLength(hub->contextLength() * 4);
-        QCOMPARE(hub->variants().at(1).toMap().value("fit").toMap().value("cacheGiB").toDouble(), cache * 4);
+        // The context is at most the model's native one; the cache grows with it, and a smaller cache type shrinks it.
+        QCOMPARE(hub->maxContextLength(), local->nativeContext);
+        hub->setContextLength(1 << 20);
+        QCOMPARE(hub->contextLength(), local->nativeContext);
+        const double cacheFull = hub->variants().at(1).toMap().value("fit").toMap().value("cacheGiB").toDouble();
+        hub->setContextLength(local->nativeContext / 4);
+        QCOMPARE(hub->variants().at(1).toMap().value("fit").toMap().value("cacheGiB").toDouble() * 4, cacheFull);
         hub->setCacheType(int(CacheKind::Q4));
-        QVERIFY(hub->variants().at(1).toMap().value("fit").toMap().value("cacheGiB").toDouble() < cache * 4);
+        QVERIFY(hub->variants().at(1).toMap().value("fit").toMap().value("cacheGiB").toDouble() < cacheFull / 4);
 
         // Bitrates in folders of one branch.
         hub->openRepo(kOrg + "ref-subfolders");

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "hubdownload.h"
+#include "services/qthubtransport.h"
 
 QString HubViewModel::errorMessage(const exl::hub::HubError &e, const QString &repo, const exl::hub::HubConfig &config)
 {
@@ -147,6 +148,9 @@ HubViewModel::HubViewModel(HubConfigSource config, std::shared_ptr<exl::hub::Tra
 
 HubViewModel::~HubViewModel()
 {
+    // Requests under way stop at once (a stalled server would hold the app's exit otherwise).
+    if (auto *qt = dynamic_cast<QtHubTransport *>(m_transport.get()))
+        qt->abortAll();
     m_pool.waitForDone();
 }
 
@@ -301,6 +305,7 @@ void HubViewModel::applyVariants(quint64 request, const QVariantMap &summary, co
                       : error;
     m_variants = variants;
     Q_EMIT repoChanged();
+    Q_EMIT fitSettingsChanged();  // the context follows the variants' native context
     updateVariantList();
 }
 
@@ -328,7 +333,7 @@ void HubViewModel::updateVariantList()
             model.name = m_repoId;
             model.bpw = v.bpw;
             model.nativeContext = v.nativeContext;
-            fit = m_fit(model, m_contextLength, m_cacheKind);
+            fit = m_fit(model, contextLength(), m_cacheKind);
         }
         QString path;
         const bool downloaded = isDownloaded(config, m_repoId, v, &path);
@@ -366,8 +371,8 @@ void HubViewModel::refreshDownloaded()
 
 void HubViewModel::setContextLength(int tokens)
 {
-    tokens = std::clamp(tokens, 512, 1 << 20);
-    if (tokens == m_contextLength)
+    tokens = std::clamp(tokens, 512, maxContextLength());
+    if (tokens == contextLength())
         return;
     m_contextLength = tokens;
     Q_EMIT fitSettingsChanged();

@@ -13,6 +13,7 @@
 #include <QThreadPool>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -92,7 +93,8 @@ public:
     // Each variant: branch, folder, label, format, bpw, sizeBytes, fit (the fit bar's map),
     // downloaded (the whole variant is in the cache), path (its folder there, when downloaded).
     QVariantList variants() const { return m_variantList; }
-    int contextLength() const { return m_contextLength; }
+    // The context the fits assume: the one chosen, at most the variants' native context.
+    int contextLength() const { return std::min(m_contextLength, maxContextLength()); }
     void setContextLength(int tokens);
     int cacheType() const { return int(m_cacheKind); }
     int maxContextLength() const;
