@@ -59,8 +59,9 @@ ScrollView {
             text: root.hub.repo.id === undefined ? ""
                   : [qsTr("%1 downloads").arg(Units.number(root.hub.repo.downloads, 0)),
                      qsTr("%1 likes").arg(Units.number(root.hub.repo.likes, 0)),
-                     qsTr("updated %1").arg(root.hub.repo.updated.toLocaleDateString(Qt.locale(), Locale.ShortFormat))]
-                    .concat(root.hub.repo.gated ? [qsTr("gated: needs a token (Settings)")] : []).join(" · ")
+                     Units.dateKnown(root.hub.repo.updated)
+                         ? qsTr("updated %1").arg(root.hub.repo.updated.toLocaleDateString(Qt.locale(), Locale.ShortFormat)) : ""]
+                    .concat(root.hub.repo.gated ? [qsTr("gated: needs a token (Settings)")] : []).filter(t => t.length > 0).join(" · ")
         }
 
         // The download under way.

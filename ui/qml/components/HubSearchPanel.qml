@@ -185,8 +185,9 @@ ColumnLayout {
                     wrapMode: Text.Wrap
                     text: [qsTr("%1 downloads").arg(root.compact(row.modelData.downloads)),
                            qsTr("%1 likes").arg(root.compact(row.modelData.likes)),
-                           qsTr("updated %1").arg(row.modelData.updated.toLocaleDateString(Qt.locale(), Locale.ShortFormat))]
-                          .join(" · ")
+                           Units.dateKnown(row.modelData.updated)
+                               ? qsTr("updated %1").arg(row.modelData.updated.toLocaleDateString(Qt.locale(), Locale.ShortFormat)) : ""]
+                          .filter(t => t.length > 0).join(" · ")
                 }
                 Label {
                     Layout.fillWidth: true
