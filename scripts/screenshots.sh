@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of exl-studio (offscreen) with a fixture model on the CPU: every page (chat
-# mid-reply, models with the fit calculator, telemetry, settings) and every dialog (about,
+# mid-reply, models with the fit calculator, the models page's Hugging Face tab with its search and
+# a repository's page against the Hub-protocol test server tests/hub/hub_server.py, telemetry,
+# settings) and every dialog (about,
 # convert, model folders, the default model), at 1280x800 and 1024x600, in English, Dutch and German (light), plus the
 # telemetry page in the dark theme. Each PNG is checked (a PNG of the asked size, not blank).
 #   scripts/screenshots.sh EXL_STUDIO OUT_DIR [MODEL_DIR]
@@ -21,8 +23,23 @@ if [[ ! -f "$model/config.json" ]]; then
 fi
 mkdir -p "$out"
 data=$(mktemp -d)
-trap 'rm -rf "$data"' EXIT
+hub_pid=
+trap '[[ -n "$hub_pid" ]] && kill "$hub_pid" 2>/dev/null; rm -rf "$data"' EXIT
 export QT_QPA_PLATFORM=offscreen QT_QUICK_CONTROLS_STYLE=Material
+# The Hugging Face tab: the Hub-protocol test server on 127.0.0.1 with the fixture models, an empty
+# Hugging Face cache (the user's own is never listed in the shots).
+export HF_HOME="$data/hf-home"
+unset HF_TOKEN HF_HUB_OFFLINE HF_HUB_CACHE
+hub_fixtures=${EXL_FIXTURES:-$here/../shared/fixtures}
+hub_pages=()
+if [[ -f "$hub_fixtures/models/exl2/ref-s-4.0bpw/config.json" ]] && command -v python3 >/dev/null; then
+  python3 "$here/tests/hub/hub_server.py" --fixtures "$hub_fixtures" --max-seconds 1800 >"$data/hub.json" 2>"$data/hub.log" &
+  hub_pid=$!
+  for _ in $(seq 100); do [[ -s "$data/hub.json" ]] && break; sleep 0.1; done
+  port=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hub"])' "$data/hub.json")
+  export HF_ENDPOINT="http://127.0.0.1:$port"
+  hub_pages=(hub hub-repo)
+fi
 shots=()
 # shot SIZE THEME LANG PAGE [DIALOG]
 shot() {
@@ -30,14 +47,18 @@ shot() {
   local name="$page"; [[ -n "$dialog" ]] && name="dialog-$dialog"
   local file="$out/$name-$size-$lang${theme:+-$theme}.png"
   [[ "$theme" == light ]] && file="$out/$name-$size-$lang.png"
+  local page_arg=$page; [[ "$page" == hub-repo ]] && page_arg=hub
   local args=(--model "$model" --device cpu --data-dir "$data/$size-$theme-$lang" --theme "$theme" --lang "$lang"
-              --page "$page" --size "$size" --screenshot "$file")
+              --page "$page_arg" --size "$size" --screenshot "$file")
   if [[ -n "$dialog" ]]; then args+=(--dialog "$dialog" --quit-after 1500)
   else
     case $page in
       # Mid-reply: the shot is taken while the reply streams.
       chat) args+=(--demo-prompt "Tell me a story about a lighthouse." --quit-after 1800) ;;
       telemetry) args+=(--demo-prompt "Count from one to twenty." --quit-after 2500) ;;
+      # The search's results; and with a repository's page, its branches and their fit.
+      hub) args+=(--quit-after 3000) ;;
+      hub-repo) args+=(--hub-repo exl-test/ref-s-exl2 --quit-after 3500) ;;
       *) args+=(--quit-after 1500) ;;
     esac
   fi
@@ -50,12 +71,12 @@ shot() {
   shots+=("$file:$size")
 }
 if [[ "${SCREENSHOTS_QUICK:-0}" == 1 ]]; then
-  for page in chat models telemetry settings; do shot 1280x800 light en "$page"; done
+  for page in chat models "${hub_pages[@]}" telemetry settings; do shot 1280x800 light en "$page"; done
   for dialog in about convert folders default-model; do shot 1024x600 light de models "$dialog"; done
 else
   for size in 1280x800 1024x600; do
     for lang in en nl de; do
-      for page in chat models telemetry settings; do shot "$size" light "$lang" "$page"; done
+      for page in chat models "${hub_pages[@]}" telemetry settings; do shot "$size" light "$lang" "$page"; done
       for dialog in about convert folders default-model; do shot "$size" light "$lang" models "$dialog"; done
     done
   done

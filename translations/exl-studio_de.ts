@@ -118,7 +118,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../ui/app/appcontext.cpp" line="219" />
+        <location filename="../ui/app/appcontext.cpp" line="273" />
         <source>No model folder at %1 (from --model): it needs a config.json and the model's weights.</source>
         <translation>Kein Modellordner unter %1 (aus --model): Er braucht eine config.json und die Gewichte des Modells.</translation>
     </message>
@@ -194,42 +194,42 @@
         <translation>Laden Sie auf der Seite „Modelle“ ein Modell und geben Sie dann eine Nachricht ein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="147" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="148" />
         <source>A reply is being written</source>
         <translation>Eine Antwort wird geschrieben</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="154" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="155" />
         <source>Opening another chat stops the reply here; what it has written so far is kept.</source>
         <translation>Das Öffnen eines anderen Chats beendet die Antwort hier; was bisher geschrieben wurde, bleibt erhalten.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="169" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="170" />
         <source>Stop and open</source>
         <translation>Beenden und öffnen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="174" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="175" />
         <source>Keep writing</source>
         <translation>Weiterschreiben lassen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="193" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="194" />
         <source>Export chat</source>
         <translation>Chat exportieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="195" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="196" />
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="198" />
         <source>JSON files (*.json)</source>
         <translation>JSON-Dateien (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="198" />
         <source>Markdown files (*.md)</source>
         <translation>Markdown-Dateien (*.md)</translation>
     </message>
@@ -311,22 +311,22 @@
         <translation>Löschen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="105" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="109" />
         <source>Delete chat?</source>
         <translation>Chat löschen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="112" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="116" />
         <source>“%1” and all its messages will be deleted. This cannot be undone.</source>
         <translation>„%1“ und alle Nachrichten darin werden gelöscht. Das lässt sich nicht rückgängig machen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="127" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="131" />
         <source>Delete</source>
         <translation>Löschen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="133" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="137" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
@@ -341,12 +341,12 @@
         <translation>Noch keine Chats.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="85" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="86" />
         <source>Rename chat</source>
         <translation>Chat umbenennen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="93" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="96" />
         <source>Chat title</source>
         <translation>Titel des Chats</translation>
     </message>
@@ -495,52 +495,52 @@
 <context>
     <name>ConvertJob</name>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="45" />
+        <location filename="../ui/app/convertjob.cpp" line="123" />
         <source>%1 h %2 min</source>
         <translation>%1 h %2 min</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="47" />
+        <location filename="../ui/app/convertjob.cpp" line="125" />
         <source>%1 min %2 s</source>
         <translation>%1 min %2 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="48" />
+        <location filename="../ui/app/convertjob.cpp" line="126" />
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="131" />
+        <location filename="../ui/app/convertjob.cpp" line="132" />
         <source>Choose the model to convert: an HF model folder or a .gguf file.</source>
         <translation>Wählen Sie das umzuwandelnde Modell: einen HF-Modellordner oder eine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="134" />
+        <location filename="../ui/app/convertjob.cpp" line="135" />
         <source>%1 does not exist.</source>
         <translation>%1 existiert nicht.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="136" />
+        <location filename="../ui/app/convertjob.cpp" line="137" />
         <source>%1 is neither a model folder nor a .gguf file.</source>
         <translation>%1 ist weder ein Modellordner noch eine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="138" />
+        <location filename="../ui/app/convertjob.cpp" line="139" />
         <source>Choose the output folder.</source>
         <translation>Wählen Sie den Ausgabeordner.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="144" />
+        <location filename="../ui/app/convertjob.cpp" line="145" />
         <source>The output folder %1 is not empty.</source>
         <translation>Der Ausgabeordner %1 ist nicht leer.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="146" />
+        <location filename="../ui/app/convertjob.cpp" line="147" />
         <source>The output folder must differ from the input.</source>
         <translation>Der Ausgabeordner muss sich von der Eingabe unterscheiden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="239" />
+        <location filename="../ui/app/convertjob.cpp" line="240" />
         <source>Cancelled. The finished layers are kept in the output folder: Convert continues from there.</source>
         <translation>Abgebrochen. Die fertigen Schichten bleiben im Ausgabeordner: „Umwandeln“ setzt dort fort.</translation>
     </message>
@@ -580,22 +580,22 @@
         <translation>Fertig</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="182" />
+        <location filename="../ui/app/convertjob.cpp" line="183" />
         <source>A conversion is already running.</source>
         <translation>Eine Umwandlung läuft bereits.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="231" />
+        <location filename="../ui/app/convertjob.cpp" line="232" />
         <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
         <translation>Decoder %1 bpw, Kopf %2 bpw, %3 Dateien.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="241" />
+        <location filename="../ui/app/convertjob.cpp" line="242" />
         <source>Cancelled before any layer was finished: nothing was kept.</source>
         <translation>Abgebrochen, bevor eine Schicht fertig war: nichts wurde behalten.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="280" />
+        <location filename="../ui/app/convertjob.cpp" line="281" />
         <source>%1 (in %2).</source>
         <translation>%1 (in %2).</translation>
     </message>
@@ -678,133 +678,118 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>DefaultModelJob</name>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="40" />
-        <source>%1 h %2 min</source>
-        <translation>%1 h %2 min</translation>
-    </message>
-    <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="42" />
-        <source>%1 min %2 s</source>
-        <translation>%1 min %2 s</translation>
-    </message>
-    <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="43" />
-        <source>%1 s</source>
-        <translation>%1 s</translation>
-    </message>
-    <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="225" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="215" />
         <source>Cancelled. What was downloaded is kept: Start continues from there.</source>
         <translation>Abgebrochen. Was bereits heruntergeladen wurde, bleibt erhalten: Starten setzt dort fort.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="226" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="216" />
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="235" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="225" />
         <source>Downloading</source>
         <translation>Herunterladen</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="236" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="226" />
         <source>Unpacking</source>
         <translation>Entpacken</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="237" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="227" />
         <source>Converting</source>
         <translation>Umwandeln</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="238" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="228" />
         <source>Loading</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="268" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="258" />
         <source>%1/s</source>
         <translation>%1/s</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="271" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="435" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="261" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="425" />
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="303" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="293" />
         <source>No model list to add the model to.</source>
         <translation>Es gibt keine Modellliste, der das Modell hinzugefügt werden kann.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="305" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="295" />
         <source>Choose a models folder first.</source>
         <translation>Wählen Sie zuerst einen Modellordner.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="310" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="300" />
         <source>Asking %1 for %2</source>
         <translation>%1 wird nach %2 gefragt</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="325" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="388" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="391" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="394" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="315" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="378" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="381" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="384" />
         <source>Not enough free space in %1: the default model needs about %2 there, %3 are free.</source>
         <translation>Nicht genug freier Speicherplatz in %1: Das Standardmodell braucht dort etwa %2, frei sind %3.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="373" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="363" />
         <source>%1 lists no wheel of %2 with its size and SHA-256 (in %3).</source>
         <translation>%1 führt kein Wheel von %2 mit Größe und SHA-256 auf (in %3).</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="403" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="482" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="393" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="472" />
         <source>Cannot create the folder %1.</source>
         <translation>Der Ordner %1 kann nicht angelegt werden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="442" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="432" />
         <source>The download of %1 is damaged: its SHA-256 is %2, the index lists %3. It was deleted; Start downloads it again.</source>
         <translation>Der Download von %1 ist beschädigt: Seine SHA-256 ist %2, der Index nennt %3. Er wurde gelöscht; Starten lädt ihn erneut herunter.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="447" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="520" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="437" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="510" />
         <source>Cannot rename %1 to %2.</source>
         <translation>%1 kann nicht in %2 umbenannt werden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="454" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="444" />
         <source>%1 holds no .gguf file.</source>
         <translation>%1 enthält keine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="512" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="502" />
         <source>The conversion failed: %1</source>
         <translation>Die Umwandlung ist fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="515" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="505" />
         <source>Cannot write %1: %2.</source>
         <translation>%1 kann nicht geschrieben werden: %2.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="518" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="508" />
         <source>Cannot replace the earlier conversion in %1.</source>
         <translation>Die frühere Umwandlung in %1 kann nicht ersetzt werden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="544" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="534" />
         <source>%1 was made but is not listed as a model.</source>
         <translation>%1 wurde erstellt, steht aber nicht als Modell in der Liste.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="552" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="542" />
         <source>The model could not be loaded.</source>
         <translation>Das Modell konnte nicht geladen werden.</translation>
     </message>
@@ -1051,6 +1036,347 @@ Download aufbewahrt in: %2</translation>
     </message>
 </context>
 <context>
+    <name>HubRepoPanel</name>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="21" />
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="21" />
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="25" />
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="27" />
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="28" />
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="28" />
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="46" />
+        <source>No model chosen</source>
+        <translation>Kein Modell gewählt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="52" />
+        <source>Choose a model on the left to see its bitrates, their size and how each fits on this computer, before downloading.</source>
+        <translation>Wählen Sie links ein Modell, um seine Bitraten, ihre Größe und ihre Passung auf diesem Computer zu sehen, bevor Sie herunterladen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="60" />
+        <source>%1 downloads</source>
+        <translation>%1 Downloads</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="61" />
+        <source>%1 likes</source>
+        <translation>%1 Likes</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="62" />
+        <source>updated %1</source>
+        <translation>aktualisiert %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="63" />
+        <source>gated: needs a token (Settings)</source>
+        <translation>geschützt: braucht ein Token (Einstellungen)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="76" />
+        <source>Downloading %1</source>
+        <translation>%1 wird heruntergeladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="84" />
+        <source>Download progress</source>
+        <translation>Download-Fortschritt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="90" />
+        <source>%1 of %2 · %3/s · %4 left · %5 of %6 files</source>
+        <translation>%1 von %2 · %3/s · noch %4 · %5 von %6 Dateien</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="97" />
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="98" />
+        <source>Cancel the download</source>
+        <translation>Den Download abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="108" />
+        <source>Download failed: %1</source>
+        <translation>Download fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="116" />
+        <source>Fit on this computer</source>
+        <translation>Passung auf diesem Computer</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="120" />
+        <source>Context length</source>
+        <translation>Kontextlänge</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="123" />
+        <source>%1 tokens</source>
+        <translation>%1 Token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="128" />
+        <source>Cache type</source>
+        <translation>Cache-Typ</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="138" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="139" />
+        <source>Reading the repository…</source>
+        <translation>Das Repository wird gelesen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="172" />
+        <source>downloaded</source>
+        <translation>heruntergeladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="183" />
+        <source>%1 bpw</source>
+        <translation>%1 bpw</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="197" />
+        <source>No fit: %1</source>
+        <translation>Keine Schätzung: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="206" />
+        <source>Download</source>
+        <translation>Herunterladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="207" />
+        <source>Download %1</source>
+        <translation>%1 herunterladen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="212" />
+        <source>Show in my models</source>
+        <translation>In meinen Modellen zeigen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="213" />
+        <source>Show %1 in the model list</source>
+        <translation>%1 in der Modellliste zeigen</translation>
+    </message>
+</context>
+<context>
+    <name>HubSearchPanel</name>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="15" />
+        <source>%1M</source>
+        <translation>%1 Mio.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="16" />
+        <source>%1k</source>
+        <translation>%1 Tsd.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="28" />
+        <source>Search models</source>
+        <translation>Modelle suchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="30" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="38" />
+        <source>Search the Hugging Face Hub</source>
+        <translation>Den Hugging Face Hub durchsuchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="36" />
+        <source>Search</source>
+        <translation>Suchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <source>EXL2</source>
+        <translation>EXL2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <source>EXL3</source>
+        <translation>EXL3</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <source>All formats</source>
+        <translation>Alle Formate</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="51" />
+        <source>Model format</source>
+        <translation>Modellformat</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="57" />
+        <source>Most downloads</source>
+        <translation>Meiste Downloads</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="57" />
+        <source>Recently updated</source>
+        <translation>Zuletzt aktualisiert</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="59" />
+        <source>Sort order</source>
+        <translation>Sortierung</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="67" />
+        <source>Searching…</source>
+        <translation>Suche…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="74" />
+        <source>Offline (HF_HUB_OFFLINE is set): the Hub is not contacted. Models already in the cache are listed on “On this computer”.</source>
+        <translation>Offline (HF_HUB_OFFLINE ist gesetzt): Der Hub wird nicht kontaktiert. Modelle, die schon im Cache liegen, stehen unter „Auf diesem Computer“.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="96" />
+        <source>Unfinished download: %1</source>
+        <translation>Unvollständiger Download: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="110" />
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="111" />
+        <source>Resume the download</source>
+        <translation>Den Download fortsetzen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="115" />
+        <source>Forget</source>
+        <translation>Verwerfen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="116" />
+        <source>Forget the unfinished download</source>
+        <translation>Den unvollständigen Download verwerfen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="126" />
+        <source>No models found. Try other words, or all formats.</source>
+        <translation>Keine Modelle gefunden. Versuchen Sie andere Wörter oder alle Formate.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="127" />
+        <source>Search the Hugging Face Hub for EXL2 and EXL3 models; each bitrate is listed with its fit on this computer before you download it.</source>
+        <translation>Suchen Sie auf dem Hugging Face Hub nach EXL2- und EXL3-Modellen; jede Bitrate wird mit ihrer Passung auf diesem Computer angezeigt, bevor Sie sie herunterladen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="141" />
+        <source>Models on the Hub</source>
+        <translation>Modelle auf dem Hub</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="176" />
+        <source>gated</source>
+        <translation>geschützt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="185" />
+        <source>%1 downloads</source>
+        <translation>%1 Downloads</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="186" />
+        <source>%1 likes</source>
+        <translation>%1 Likes</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="187" />
+        <source>updated %1</source>
+        <translation>aktualisiert %1</translation>
+    </message>
+</context>
+<context>
+    <name>HubViewModel</name>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="23" />
+        <source>%1 is gated: sign in on %2 and accept its terms, create a read token in your Hugging Face account settings, enter it in Settings under “Hugging Face token”, then try again.</source>
+        <translation>%1 ist geschützt: Melden Sie sich auf %2 an und akzeptieren Sie die Bedingungen, erstellen Sie in Ihren Hugging-Face-Kontoeinstellungen ein Lese-Token, tragen Sie es in den Einstellungen unter „Hugging-Face-Token“ ein und versuchen Sie es erneut.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="26" />
+        <source>The Hugging Face token was refused for %1 (HTTP %2): accept the repository's terms on %3 with the account the token belongs to, and check the token in Settings (it needs read access).</source>
+        <translation>Das Hugging-Face-Token wurde für %1 abgelehnt (HTTP %2): Akzeptieren Sie die Bedingungen des Repositorys auf %3 mit dem Konto, zu dem das Token gehört, und prüfen Sie das Token in den Einstellungen (es braucht Lesezugriff).</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="32" />
+        <source>Not found on the Hub: %1. Check the name; a private repository needs a token in Settings.</source>
+        <translation>Nicht auf dem Hub gefunden: %1. Prüfen Sie den Namen; ein privates Repository braucht ein Token in den Einstellungen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="34" />
+        <source>Offline: HF_HUB_OFFLINE is set, so the Hub is not contacted. Start EXL Studio without it to search and download (models in the cache are listed on “On this computer”).</source>
+        <translation>Offline: HF_HUB_OFFLINE ist gesetzt, daher wird der Hub nicht kontaktiert. Starten Sie EXL Studio ohne, um zu suchen und herunterzuladen (Modelle im Cache stehen unter „Auf diesem Computer“).</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="37" />
+        <source>Not enough disk space (%1). Free some space, or start EXL Studio with HF_HOME set to a folder on a larger disk; the download continues where it stopped.</source>
+        <translation>Nicht genug Speicherplatz (%1). Geben Sie Platz frei oder starten Sie EXL Studio mit HF_HOME auf einen Ordner auf einem größeren Datenträger; der Download setzt dort fort, wo er aufhörte.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="41" />
+        <source>Cannot reach the Hub at %1 (%2). Check the network connection and try again; a download continues where it stopped.</source>
+        <translation>Der Hub unter %1 ist nicht erreichbar (%2). Prüfen Sie die Netzwerkverbindung und versuchen Sie es erneut; ein Download setzt dort fort, wo er aufhörte.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="45" />
+        <source>A downloaded file was damaged (%1). Try again: it is fetched anew.</source>
+        <translation>Eine heruntergeladene Datei war beschädigt (%1). Versuchen Sie es erneut: Sie wird neu geholt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="47" />
+        <source>Stopped.</source>
+        <translation>Angehalten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="52" />
+        <source>The Hub answered with an error: %1</source>
+        <translation>Der Hub antwortete mit einem Fehler: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="300" />
+        <source>No model in this repository: no branch or folder holds a config.json.</source>
+        <translation>Kein Modell in diesem Repository: kein Branch und kein Ordner enthält eine config.json.</translation>
+    </message>
+</context>
+<context>
     <name>InferenceWorker</name>
     <message>
         <location filename="../ui/services/inferenceworker.cpp" line="62" />
@@ -1062,67 +1388,67 @@ Download aufbewahrt in: %2</translation>
     <name>Main</name>
     <message>
         <location filename="../ui/qml/Main.qml" line="19" />
-        <location filename="../ui/qml/Main.qml" line="59" />
+        <location filename="../ui/qml/Main.qml" line="65" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="73" />
+        <location filename="../ui/qml/Main.qml" line="79" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="74" />
+        <location filename="../ui/qml/Main.qml" line="80" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="75" />
+        <location filename="../ui/qml/Main.qml" line="81" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="76" />
+        <location filename="../ui/qml/Main.qml" line="82" />
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="80" />
+        <location filename="../ui/qml/Main.qml" line="86" />
         <source>%1 on %2</source>
         <translation>%1 auf %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="79" />
+        <location filename="../ui/qml/Main.qml" line="85" />
         <source>No model loaded</source>
         <translation>Kein Modell geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="111" />
+        <location filename="../ui/qml/Main.qml" line="117" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles läuft auf der CPU (%1). Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="112" />
+        <location filename="../ui/qml/Main.qml" line="118" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Kein CUDA-Gerät gefunden: Alles läuft auf der CPU. Antworten werden langsam sein.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="124" />
+        <location filename="../ui/qml/Main.qml" line="130" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Simulierte Engine (--fake): Antworten, Geschwindigkeiten und Speicherwerte sind erfunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="130" />
+        <location filename="../ui/qml/Main.qml" line="136" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats können nicht gespeichert werden: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="90" />
+        <location filename="../ui/qml/Main.qml" line="96" />
         <source>About</source>
         <translation>Über</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="91" />
+        <location filename="../ui/qml/Main.qml" line="97" />
         <source>About EXL Studio</source>
         <translation>Über EXL Studio</translation>
     </message>
@@ -1292,12 +1618,12 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="164" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="166" />
         <source>"%1" is not a GPU split: leave it empty for one GPU, write auto, or give GiB per GPU such as 20,23.</source>
         <translation>"%1" ist keine GPU-Aufteilung: leer lassen für eine GPU, auto schreiben oder GiB pro GPU angeben, etwa 20,23.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="545" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="559" />
         <source>Could not read the chat template file %1.</source>
         <translation>Die Chatvorlagendatei %1 konnte nicht gelesen werden.</translation>
     </message>
@@ -1348,243 +1674,258 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="366" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="408" />
         <source>Chat template</source>
         <translation>Chatvorlage</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="372" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="374" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="416" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="375" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="417" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="391" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="433" />
         <source>Chat template for this model</source>
         <translation>Chatvorlage für dieses Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="400" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="442" />
         <source>Load from file…</source>
         <translation>Aus Datei laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="405" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="447" />
         <source>Use the model's template</source>
         <translation>Vorlage des Modells verwenden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="413" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="455" />
         <source>Choose a chat template file</source>
         <translation>Chatvorlagendatei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="456" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="456" />
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="35" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="50" />
         <source>No model found in %1.</source>
         <translation>Kein Modell in %1 gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="188" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="220" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="97" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="162" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="123" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="194" />
         <source>Add folder…</source>
         <translation>Ordner hinzufügen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="42" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="163" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="57" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Add a model folder</source>
         <translation>Einen Modellordner hinzufügen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="172" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="204" />
         <source>Looking for models…</source>
         <translation>Modelle werden gesucht…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="134" />
         <source>Rescan</source>
         <translation>Neu suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="109" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="135" />
         <source>Look for model folders again</source>
         <translation>Erneut nach Modellordnern suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="114" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
         <source>Convert…</source>
         <translation>Umwandeln…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="115" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="141" />
         <source>Convert a model to EXL2</source>
         <translation>Ein Modell in EXL2 umwandeln</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="254" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="296" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Ein entferntes Modell läuft auf seinem Server: Die Ladeeinstellungen und die Speicherpassung unten gelten nicht. „Laden“ wählt es für den Chat aus.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="304" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="346" />
         <source>Load settings</source>
         <translation>Ladeeinstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="309" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="351" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits pro Gewicht (Was-wäre-wenn)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="312" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="354" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="317" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="359" />
         <source>Context length</source>
         <translation>Kontextlänge</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="320" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="362" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="325" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="367" />
         <source>Cache type</source>
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="335" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="343" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="377" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="385" />
         <source>GPU split</source>
         <translation>GPU-Aufteilung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="341" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="383" />
         <source>one GPU; auto; or GiB per GPU, e.g. 20,23</source>
         <translation>eine GPU; auto; oder GiB pro GPU, z. B. 20,23</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="295" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="337" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="79" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
         <source>On this computer</source>
         <translation>Auf diesem Computer</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="99" />
         <source>Remote endpoints</source>
         <translation>Entfernte Endpunkte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="103" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="102" />
+        <source>Hugging Face</source>
+        <translation>Hugging Face</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="105" />
+        <source>Models on the Hugging Face Hub</source>
+        <translation>Modelle auf dem Hugging Face Hub</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
         <source>Folders…</source>
         <translation>Ordner…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="130" />
         <source>The folders searched for models</source>
         <translation>Die nach Modellen durchsuchten Ordner</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="148" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="174" />
         <source>No models yet</source>
         <translation>Noch keine Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="153" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="179" />
         <source>Get the small default model to try EXL Studio, add a folder that holds models (folders inside it are searched too), or drop a model folder here.</source>
         <translation>Holen Sie das kleine Standardmodell, um EXL Studio auszuprobieren, fügen Sie einen Ordner mit Modellen hinzu (Ordner darin werden mitdurchsucht) oder ziehen Sie einen Modellordner hierher.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
         <source>Get the default model…</source>
         <translation>Standardmodell holen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
         <source>Download and convert the default model</source>
         <translation>Das Standardmodell herunterladen und umwandeln</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="172" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="189" />
+        <source>Find a model on the Hugging Face Hub</source>
+        <translation>Ein Modell auf dem Hugging Face Hub suchen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="204" />
         <source>No models found.</source>
         <translation>Keine Modelle gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
         <source>Remote models</source>
         <translation>Entfernte Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="248" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="290" />
         <source>No model selected</source>
         <translation>Kein Modell ausgewählt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="261" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="303" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="263" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="305" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="268" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="310" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="270" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="312" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="277" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="319" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="283" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="325" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="384" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="426" />
         <source>Jinja template (empty: the model's own)</source>
         <translation>Jinja-Vorlage (leer: die des Modells)</translation>
     </message>
@@ -2098,53 +2439,74 @@ Download aufbewahrt in: %2</translation>
     </message>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
+        <source>Hugging Face</source>
+        <translation>Hugging Face</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="130" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="140" />
+        <source>Hugging Face token</source>
+        <translation>Hugging-Face-Token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="138" />
+        <source>hf_…</source>
+        <translation>hf_…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="148" />
+        <source>For gated and private models: create a read token in your Hugging Face account settings and accept the model's terms on its page. Empty: HF_TOKEN, or the token saved by the hf command line, is used.</source>
+        <translation>Für geschützte und private Modelle: Erstellen Sie in Ihren Hugging-Face-Kontoeinstellungen ein Lese-Token und akzeptieren Sie die Bedingungen auf der Seite des Modells. Leer: HF_TOKEN oder das von der hf-Kommandozeile gespeicherte Token wird verwendet.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="151" />
         <source>Appearance</source>
         <translation>Darstellung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="135" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="148" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="159" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="172" />
         <source>Theme</source>
         <translation>Design</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="141" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="165" />
         <source>System</source>
         <translation>System</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="141" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="165" />
         <source>Light</source>
         <translation>Hell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="142" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="166" />
         <source>Dark</source>
         <translation>Dunkel</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="153" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="163" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="177" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="187" />
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="168" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="192" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Text aus akzeptierten Entwurfstoken in Antworten einfärben</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="175" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="199" />
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="176" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="200" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="184" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="208" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · Chats und Einstellungen bleiben auf diesem Computer.</translation>
     </message>
@@ -2517,8 +2879,8 @@ Download aufbewahrt in: %2</translation>
     </message>
     <message>
         <location filename="../ui/app/appoptions.cpp" line="19" />
-        <source>Open PAGE first: chat, models, telemetry or settings.</source>
-        <translation>Zuerst PAGE öffnen: chat, models, telemetry oder settings.</translation>
+        <source>Open PAGE first: chat, models, hub (the models page's Hugging Face tab), telemetry or settings.</source>
+        <translation>Zuerst PAGE öffnen: chat, models, hub (der Reiter Hugging Face der Modellseite), telemetry oder settings.</translation>
     </message>
     <message>
         <location filename="../ui/app/appoptions.cpp" line="20" />
@@ -2547,41 +2909,46 @@ Download aufbewahrt in: %2</translation>
     </message>
     <message>
         <location filename="../ui/app/appoptions.cpp" line="25" />
+        <source>Show the Hugging Face tab with a search and the page of the Hub repository REPO (ORG/NAME).</source>
+        <translation>Den Reiter Hugging Face mit einer Suche und der Seite des Hub-Repositorys REPO (ORG/NAME) zeigen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="26" />
         <source>Open and close every dialog, then quit: 0 when each opened (a check of the installed QML modules).</source>
         <translation>Jeden Dialog öffnen und schließen, dann beenden: 0, wenn sich jeder öffnete (eine Prüfung der installierten QML-Module).</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="26" />
+        <location filename="../ui/app/appoptions.cpp" line="27" />
         <source>Use the simulated engine instead of the real one.</source>
         <translation>Die simulierte Engine statt der echten verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="57" />
+        <location filename="../ui/app/appoptions.cpp" line="61" />
         <source>Unknown size '%1': use WxH, e.g. 1024x600.</source>
         <translation>Unbekannte Größe '%1': BxH verwenden, z. B. 1024x600.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="66" />
+        <location filename="../ui/app/appoptions.cpp" line="70" />
         <source>Unknown dialog '%1': use about, convert, folders or default-model.</source>
         <translation>Unbekannter Dialog '%1': about, convert, folders oder default-model verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="71" />
+        <location filename="../ui/app/appoptions.cpp" line="75" />
         <source>Unknown device '%1': use cpu or cuda[:N].</source>
         <translation>Unbekanntes Gerät '%1': cpu oder cuda[:N] verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="73" />
+        <location filename="../ui/app/appoptions.cpp" line="77" />
         <source>Unknown language '%1': use en, nl or de.</source>
         <translation>Unbekannte Sprache '%1': en, nl oder de verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="75" />
+        <location filename="../ui/app/appoptions.cpp" line="79" />
         <source>Unknown theme '%1': use light or dark.</source>
         <translation>Unbekanntes Design '%1': light oder dark verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="77" />
+        <location filename="../ui/app/appoptions.cpp" line="81" />
         <source>Unknown page '%1'.</source>
         <translation>Unbekannte Seite '%1'.</translation>
     </message>

@@ -118,7 +118,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../ui/app/appcontext.cpp" line="219" />
+        <location filename="../ui/app/appcontext.cpp" line="273" />
         <source>No model folder at %1 (from --model): it needs a config.json and the model's weights.</source>
         <translation>Geen modelmap op %1 (van --model): die heeft een config.json en de gewichten van het model nodig.</translation>
     </message>
@@ -194,42 +194,42 @@
         <translation>Laad een model op de pagina Modellen en typ dan een bericht.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="147" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="148" />
         <source>A reply is being written</source>
         <translation>Er wordt een antwoord geschreven</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="154" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="155" />
         <source>Opening another chat stops the reply here; what it has written so far is kept.</source>
         <translation>Een andere chat openen stopt het antwoord hier; wat er al geschreven is, blijft bewaard.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="169" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="170" />
         <source>Stop and open</source>
         <translation>Stoppen en openen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="174" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="175" />
         <source>Keep writing</source>
         <translation>Laten doorschrijven</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="193" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="194" />
         <source>Export chat</source>
         <translation>Chat exporteren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="195" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="196" />
         <source>Export</source>
         <translation>Exporteren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="198" />
         <source>JSON files (*.json)</source>
         <translation>JSON-bestanden (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ChatPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ChatPage.qml" line="198" />
         <source>Markdown files (*.md)</source>
         <translation>Markdown-bestanden (*.md)</translation>
     </message>
@@ -311,22 +311,22 @@
         <translation>Verwijderen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="105" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="109" />
         <source>Delete chat?</source>
         <translation>Chat verwijderen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="112" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="116" />
         <source>“%1” and all its messages will be deleted. This cannot be undone.</source>
         <translation>„%1” en al zijn berichten worden verwijderd. Dit kan niet ongedaan worden gemaakt.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="127" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="131" />
         <source>Delete</source>
         <translation>Verwijderen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="133" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="137" />
         <source>Cancel</source>
         <translation>Annuleren</translation>
     </message>
@@ -341,12 +341,12 @@
         <translation>Nog geen chats.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="85" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="86" />
         <source>Rename chat</source>
         <translation>Chat hernoemen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConversationSidebar.qml" line="93" />
+        <location filename="../ui/qml/components/ConversationSidebar.qml" line="96" />
         <source>Chat title</source>
         <translation>Titel van de chat</translation>
     </message>
@@ -495,52 +495,52 @@
 <context>
     <name>ConvertJob</name>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="45" />
+        <location filename="../ui/app/convertjob.cpp" line="123" />
         <source>%1 h %2 min</source>
         <translation>%1 u %2 min</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="47" />
+        <location filename="../ui/app/convertjob.cpp" line="125" />
         <source>%1 min %2 s</source>
         <translation>%1 min %2 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="48" />
+        <location filename="../ui/app/convertjob.cpp" line="126" />
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="131" />
+        <location filename="../ui/app/convertjob.cpp" line="132" />
         <source>Choose the model to convert: an HF model folder or a .gguf file.</source>
         <translation>Kies het model om te converteren: een HF-modelmap of een .gguf-bestand.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="134" />
+        <location filename="../ui/app/convertjob.cpp" line="135" />
         <source>%1 does not exist.</source>
         <translation>%1 bestaat niet.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="136" />
+        <location filename="../ui/app/convertjob.cpp" line="137" />
         <source>%1 is neither a model folder nor a .gguf file.</source>
         <translation>%1 is geen modelmap en geen .gguf-bestand.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="138" />
+        <location filename="../ui/app/convertjob.cpp" line="139" />
         <source>Choose the output folder.</source>
         <translation>Kies de uitvoermap.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="144" />
+        <location filename="../ui/app/convertjob.cpp" line="145" />
         <source>The output folder %1 is not empty.</source>
         <translation>De uitvoermap %1 is niet leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="146" />
+        <location filename="../ui/app/convertjob.cpp" line="147" />
         <source>The output folder must differ from the input.</source>
         <translation>De uitvoermap moet een andere zijn dan de invoer.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="239" />
+        <location filename="../ui/app/convertjob.cpp" line="240" />
         <source>Cancelled. The finished layers are kept in the output folder: Convert continues from there.</source>
         <translation>Geannuleerd. De afgewerkte lagen blijven in de uitvoermap bewaard: Converteren gaat daar verder.</translation>
     </message>
@@ -580,22 +580,22 @@
         <translation>Klaar</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="182" />
+        <location filename="../ui/app/convertjob.cpp" line="183" />
         <source>A conversion is already running.</source>
         <translation>Er loopt al een conversie.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="231" />
+        <location filename="../ui/app/convertjob.cpp" line="232" />
         <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
         <translation>Decoder %1 bpw, kop %2 bpw, %3 bestanden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="241" />
+        <location filename="../ui/app/convertjob.cpp" line="242" />
         <source>Cancelled before any layer was finished: nothing was kept.</source>
         <translation>Geannuleerd voordat er een laag klaar was: er is niets bewaard.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="280" />
+        <location filename="../ui/app/convertjob.cpp" line="281" />
         <source>%1 (in %2).</source>
         <translation>%1 (in %2).</translation>
     </message>
@@ -678,133 +678,118 @@ Download bewaard in: %2</translation>
 <context>
     <name>DefaultModelJob</name>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="40" />
-        <source>%1 h %2 min</source>
-        <translation>%1 u %2 min</translation>
-    </message>
-    <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="42" />
-        <source>%1 min %2 s</source>
-        <translation>%1 min %2 s</translation>
-    </message>
-    <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="43" />
-        <source>%1 s</source>
-        <translation>%1 s</translation>
-    </message>
-    <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="225" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="215" />
         <source>Cancelled. What was downloaded is kept: Start continues from there.</source>
         <translation>Geannuleerd. Wat al gedownload is, blijft bewaard: Starten gaat daar verder.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="226" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="216" />
         <source>Cancelled.</source>
         <translation>Geannuleerd.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="235" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="225" />
         <source>Downloading</source>
         <translation>Downloaden</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="236" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="226" />
         <source>Unpacking</source>
         <translation>Uitpakken</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="237" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="227" />
         <source>Converting</source>
         <translation>Converteren</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="238" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="228" />
         <source>Loading</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="268" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="258" />
         <source>%1/s</source>
         <translation>%1/s</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="271" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="435" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="261" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="425" />
         <source>%1 of %2</source>
         <translation>%1 van %2</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="303" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="293" />
         <source>No model list to add the model to.</source>
         <translation>Er is geen modellenlijst om het model aan toe te voegen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="305" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="295" />
         <source>Choose a models folder first.</source>
         <translation>Kies eerst een modellenmap.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="310" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="300" />
         <source>Asking %1 for %2</source>
         <translation>%1 vragen naar %2</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="325" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="388" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="391" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="394" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="315" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="378" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="381" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="384" />
         <source>Not enough free space in %1: the default model needs about %2 there, %3 are free.</source>
         <translation>Onvoldoende vrije ruimte in %1: het standaardmodel heeft daar ongeveer %2 nodig, %3 is vrij.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="373" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="363" />
         <source>%1 lists no wheel of %2 with its size and SHA-256 (in %3).</source>
         <translation>%1 vermeldt geen wheel van %2 met grootte en SHA-256 (in %3).</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="403" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="482" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="393" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="472" />
         <source>Cannot create the folder %1.</source>
         <translation>De map %1 kan niet worden gemaakt.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="442" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="432" />
         <source>The download of %1 is damaged: its SHA-256 is %2, the index lists %3. It was deleted; Start downloads it again.</source>
         <translation>De download van %1 is beschadigd: de SHA-256 is %2, de index vermeldt %3. Hij is verwijderd; Starten downloadt hem opnieuw.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="447" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="520" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="437" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="510" />
         <source>Cannot rename %1 to %2.</source>
         <translation>%1 kan niet worden hernoemd naar %2.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="454" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="444" />
         <source>%1 holds no .gguf file.</source>
         <translation>%1 bevat geen .gguf-bestand.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="512" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="502" />
         <source>The conversion failed: %1</source>
         <translation>De conversie is mislukt: %1</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="515" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="505" />
         <source>Cannot write %1: %2.</source>
         <translation>%1 kan niet worden geschreven: %2.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="518" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="508" />
         <source>Cannot replace the earlier conversion in %1.</source>
         <translation>De eerdere conversie in %1 kan niet worden vervangen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="544" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="534" />
         <source>%1 was made but is not listed as a model.</source>
         <translation>%1 is gemaakt, maar staat niet als model in de lijst.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="552" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="542" />
         <source>The model could not be loaded.</source>
         <translation>Het model kon niet worden geladen.</translation>
     </message>
@@ -1051,6 +1036,347 @@ Download bewaard in: %2</translation>
     </message>
 </context>
 <context>
+    <name>HubRepoPanel</name>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="21" />
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="21" />
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="25" />
+        <source>unknown</source>
+        <translation>onbekend</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="27" />
+        <source>%1 h %2 min</source>
+        <translation>%1 u %2 min</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="28" />
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="28" />
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="46" />
+        <source>No model chosen</source>
+        <translation>Geen model gekozen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="52" />
+        <source>Choose a model on the left to see its bitrates, their size and how each fits on this computer, before downloading.</source>
+        <translation>Kies links een model om de bitrates te zien, hun grootte en hoe elk ervan op deze computer past, voordat u downloadt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="60" />
+        <source>%1 downloads</source>
+        <translation>%1 downloads</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="61" />
+        <source>%1 likes</source>
+        <translation>%1 likes</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="62" />
+        <source>updated %1</source>
+        <translation>bijgewerkt %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="63" />
+        <source>gated: needs a token (Settings)</source>
+        <translation>afgeschermd: vereist een token (Instellingen)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="76" />
+        <source>Downloading %1</source>
+        <translation>%1 wordt gedownload</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="84" />
+        <source>Download progress</source>
+        <translation>Voortgang van de download</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="90" />
+        <source>%1 of %2 · %3/s · %4 left · %5 of %6 files</source>
+        <translation>%1 van %2 · %3/s · nog %4 · %5 van %6 bestanden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="97" />
+        <source>Cancel</source>
+        <translation>Annuleren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="98" />
+        <source>Cancel the download</source>
+        <translation>De download annuleren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="108" />
+        <source>Download failed: %1</source>
+        <translation>Downloaden mislukt: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="116" />
+        <source>Fit on this computer</source>
+        <translation>Past het op deze computer?</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="120" />
+        <source>Context length</source>
+        <translation>Contextlengte</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="123" />
+        <source>%1 tokens</source>
+        <translation>%1 tokens</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="128" />
+        <source>Cache type</source>
+        <translation>Cachetype</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="138" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="139" />
+        <source>Reading the repository…</source>
+        <translation>De repository wordt gelezen…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="172" />
+        <source>downloaded</source>
+        <translation>gedownload</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="183" />
+        <source>%1 bpw</source>
+        <translation>%1 bpw</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="197" />
+        <source>No fit: %1</source>
+        <translation>Geen schatting: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="206" />
+        <source>Download</source>
+        <translation>Downloaden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="207" />
+        <source>Download %1</source>
+        <translation>%1 downloaden</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="212" />
+        <source>Show in my models</source>
+        <translation>Tonen in mijn modellen</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="213" />
+        <source>Show %1 in the model list</source>
+        <translation>%1 tonen in de modellenlijst</translation>
+    </message>
+</context>
+<context>
+    <name>HubSearchPanel</name>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="15" />
+        <source>%1M</source>
+        <translation>%1 mln.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="16" />
+        <source>%1k</source>
+        <translation>%1k</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="28" />
+        <source>Search models</source>
+        <translation>Modellen zoeken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="30" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="38" />
+        <source>Search the Hugging Face Hub</source>
+        <translation>De Hugging Face Hub doorzoeken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="36" />
+        <source>Search</source>
+        <translation>Zoeken</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <source>EXL2</source>
+        <translation>EXL2</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <source>EXL3</source>
+        <translation>EXL3</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <source>All formats</source>
+        <translation>Alle formaten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="51" />
+        <source>Model format</source>
+        <translation>Modelformaat</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="57" />
+        <source>Most downloads</source>
+        <translation>Meest gedownload</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="57" />
+        <source>Recently updated</source>
+        <translation>Recent bijgewerkt</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="59" />
+        <source>Sort order</source>
+        <translation>Sorteervolgorde</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="67" />
+        <source>Searching…</source>
+        <translation>Zoeken…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="74" />
+        <source>Offline (HF_HUB_OFFLINE is set): the Hub is not contacted. Models already in the cache are listed on “On this computer”.</source>
+        <translation>Offline (HF_HUB_OFFLINE is gezet): er wordt geen contact gemaakt met de Hub. Modellen die al in de cache staan, worden getoond onder „Op deze computer”.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="96" />
+        <source>Unfinished download: %1</source>
+        <translation>Onvoltooide download: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="110" />
+        <source>Resume</source>
+        <translation>Hervatten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="111" />
+        <source>Resume the download</source>
+        <translation>De download hervatten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="115" />
+        <source>Forget</source>
+        <translation>Vergeten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="116" />
+        <source>Forget the unfinished download</source>
+        <translation>De onvoltooide download vergeten</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="126" />
+        <source>No models found. Try other words, or all formats.</source>
+        <translation>Geen modellen gevonden. Probeer andere woorden, of alle formaten.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="127" />
+        <source>Search the Hugging Face Hub for EXL2 and EXL3 models; each bitrate is listed with its fit on this computer before you download it.</source>
+        <translation>Zoek op de Hugging Face Hub naar EXL2- en EXL3-modellen; elke bitrate wordt getoond met hoe die op deze computer past, voordat u hem downloadt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="141" />
+        <source>Models on the Hub</source>
+        <translation>Modellen op de Hub</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="176" />
+        <source>gated</source>
+        <translation>afgeschermd</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="185" />
+        <source>%1 downloads</source>
+        <translation>%1 downloads</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="186" />
+        <source>%1 likes</source>
+        <translation>%1 likes</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="187" />
+        <source>updated %1</source>
+        <translation>bijgewerkt %1</translation>
+    </message>
+</context>
+<context>
+    <name>HubViewModel</name>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="23" />
+        <source>%1 is gated: sign in on %2 and accept its terms, create a read token in your Hugging Face account settings, enter it in Settings under “Hugging Face token”, then try again.</source>
+        <translation>%1 is afgeschermd: meld u aan op %2 en accepteer de voorwaarden, maak een leestoken aan in de instellingen van uw Hugging Face-account, vul het in bij Instellingen onder „Hugging Face-token” en probeer het opnieuw.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="26" />
+        <source>The Hugging Face token was refused for %1 (HTTP %2): accept the repository's terms on %3 with the account the token belongs to, and check the token in Settings (it needs read access).</source>
+        <translation>Het Hugging Face-token werd geweigerd voor %1 (HTTP %2): accepteer de voorwaarden van de repository op %3 met het account waar het token bij hoort, en controleer het token in Instellingen (het heeft leesrechten nodig).</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="32" />
+        <source>Not found on the Hub: %1. Check the name; a private repository needs a token in Settings.</source>
+        <translation>Niet gevonden op de Hub: %1. Controleer de naam; een privérepository vereist een token in Instellingen.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="34" />
+        <source>Offline: HF_HUB_OFFLINE is set, so the Hub is not contacted. Start EXL Studio without it to search and download (models in the cache are listed on “On this computer”).</source>
+        <translation>Offline: HF_HUB_OFFLINE is gezet, dus er wordt geen contact gemaakt met de Hub. Start EXL Studio zonder om te zoeken en te downloaden (modellen in de cache staan onder „Op deze computer”).</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="37" />
+        <source>Not enough disk space (%1). Free some space, or start EXL Studio with HF_HOME set to a folder on a larger disk; the download continues where it stopped.</source>
+        <translation>Niet genoeg schijfruimte (%1). Maak ruimte vrij, of start EXL Studio met HF_HOME naar een map op een grotere schijf; de download gaat verder waar hij stopte.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="41" />
+        <source>Cannot reach the Hub at %1 (%2). Check the network connection and try again; a download continues where it stopped.</source>
+        <translation>De Hub op %1 is niet bereikbaar (%2). Controleer de netwerkverbinding en probeer het opnieuw; een download gaat verder waar hij stopte.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="45" />
+        <source>A downloaded file was damaged (%1). Try again: it is fetched anew.</source>
+        <translation>Een gedownload bestand was beschadigd (%1). Probeer het opnieuw: het wordt opnieuw opgehaald.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="47" />
+        <source>Stopped.</source>
+        <translation>Gestopt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="52" />
+        <source>The Hub answered with an error: %1</source>
+        <translation>De Hub antwoordde met een fout: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="300" />
+        <source>No model in this repository: no branch or folder holds a config.json.</source>
+        <translation>Geen model in deze repository: geen branch of map bevat een config.json.</translation>
+    </message>
+</context>
+<context>
     <name>InferenceWorker</name>
     <message>
         <location filename="../ui/services/inferenceworker.cpp" line="62" />
@@ -1062,67 +1388,67 @@ Download bewaard in: %2</translation>
     <name>Main</name>
     <message>
         <location filename="../ui/qml/Main.qml" line="19" />
-        <location filename="../ui/qml/Main.qml" line="59" />
+        <location filename="../ui/qml/Main.qml" line="65" />
         <source>EXL Studio</source>
         <translation>EXL Studio</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="73" />
+        <location filename="../ui/qml/Main.qml" line="79" />
         <source>Chat</source>
         <translation>Chat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="74" />
+        <location filename="../ui/qml/Main.qml" line="80" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="75" />
+        <location filename="../ui/qml/Main.qml" line="81" />
         <source>Telemetry</source>
         <translation>Telemetrie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="76" />
+        <location filename="../ui/qml/Main.qml" line="82" />
         <source>Settings</source>
         <translation>Instellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="80" />
+        <location filename="../ui/qml/Main.qml" line="86" />
         <source>%1 on %2</source>
         <translation>%1 op %2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="79" />
+        <location filename="../ui/qml/Main.qml" line="85" />
         <source>No model loaded</source>
         <translation>Geen model geladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="111" />
+        <location filename="../ui/qml/Main.qml" line="117" />
         <source>Running on the CPU backend (%1). Replies will be slow.</source>
         <translation>Alles draait op de CPU (%1). Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="112" />
+        <location filename="../ui/qml/Main.qml" line="118" />
         <source>No CUDA device found: running on the CPU backend. Replies will be slow.</source>
         <translation>Geen CUDA-apparaat gevonden: alles draait op de CPU. Antwoorden zullen traag zijn.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="124" />
+        <location filename="../ui/qml/Main.qml" line="130" />
         <source>Simulated engine (--fake): replies, speeds and memory figures are made up.</source>
         <translation>Gesimuleerde engine (--fake): antwoorden, snelheden en geheugencijfers zijn verzonnen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="130" />
+        <location filename="../ui/qml/Main.qml" line="136" />
         <source>Chats cannot be saved: %1</source>
         <translation>Chats kunnen niet worden opgeslagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="90" />
+        <location filename="../ui/qml/Main.qml" line="96" />
         <source>About</source>
         <translation>Over</translation>
     </message>
     <message>
-        <location filename="../ui/qml/Main.qml" line="91" />
+        <location filename="../ui/qml/Main.qml" line="97" />
         <source>About EXL Studio</source>
         <translation>Over EXL Studio</translation>
     </message>
@@ -1292,12 +1618,12 @@ Download bewaard in: %2</translation>
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="164" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="166" />
         <source>"%1" is not a GPU split: leave it empty for one GPU, write auto, or give GiB per GPU such as 20,23.</source>
         <translation>"%1" is geen GPU-verdeling: laat het leeg voor één GPU, schrijf auto, of geef GiB per GPU, zoals 20,23.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/modelmanager.cpp" line="545" />
+        <location filename="../ui/viewmodels/modelmanager.cpp" line="559" />
         <source>Could not read the chat template file %1.</source>
         <translation>Het chatsjabloonbestand %1 kon niet worden gelezen.</translation>
     </message>
@@ -1348,243 +1674,258 @@ Download bewaard in: %2</translation>
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="366" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="408" />
         <source>Chat template</source>
         <translation>Chatsjabloon</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="372" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Je sjabloon hieronder wordt voor dit model gebruikt (vanaf de volgende keer laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="374" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="416" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Het eigen sjabloon van het model wordt gebruikt. Plak of laad hieronder een sjabloon om het jouwe te gebruiken.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="375" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="417" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Het model heeft geen chatsjabloon: het ingebouwde ChatML-formaat wordt gebruikt, tenzij je hieronder een sjabloon opgeeft.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="391" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="433" />
         <source>Chat template for this model</source>
         <translation>Chatsjabloon voor dit model</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="400" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="442" />
         <source>Load from file…</source>
         <translation>Uit bestand laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="405" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="447" />
         <source>Use the model's template</source>
         <translation>Sjabloon van het model gebruiken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="413" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="455" />
         <source>Choose a chat template file</source>
         <translation>Kies een chatsjabloonbestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="456" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-sjablonen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="456" />
         <source>All files (*)</source>
         <translation>Alle bestanden (*)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="35" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="50" />
         <source>No model found in %1.</source>
         <translation>Geen model gevonden in %1.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="188" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="220" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="97" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="162" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="123" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="194" />
         <source>Add folder…</source>
         <translation>Map toevoegen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="42" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="163" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="57" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
         <source>Add a model folder</source>
         <translation>Een modelmap toevoegen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="172" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="204" />
         <source>Looking for models…</source>
         <translation>Modellen zoeken…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="134" />
         <source>Rescan</source>
         <translation>Opnieuw zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="109" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="135" />
         <source>Look for model folders again</source>
         <translation>Opnieuw naar modelmappen zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="114" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
         <source>Convert…</source>
         <translation>Converteren…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="115" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="141" />
         <source>Convert a model to EXL2</source>
         <translation>Een model naar EXL2 converteren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="254" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="296" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Een extern model draait op zijn server: de laadinstellingen en de geheugenpassing hieronder gelden niet. Laden selecteert het voor de chat.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="304" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="346" />
         <source>Load settings</source>
         <translation>Laadinstellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="309" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="351" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits per gewicht (wat als)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="312" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="354" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="317" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="359" />
         <source>Context length</source>
         <translation>Contextlengte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="320" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="362" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="325" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="367" />
         <source>Cache type</source>
         <translation>Cachetype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="335" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="343" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="377" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="385" />
         <source>GPU split</source>
         <translation>GPU-verdeling</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="341" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="383" />
         <source>one GPU; auto; or GiB per GPU, e.g. 20,23</source>
         <translation>één GPU; auto; of GiB per GPU, bv. 20,23</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="295" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="337" />
         <source>Memory fit</source>
         <translation>Past het in het geheugen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="79" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
         <source>On this computer</source>
         <translation>Op deze computer</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="80" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="99" />
         <source>Remote endpoints</source>
         <translation>Externe eindpunten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="103" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="102" />
+        <source>Hugging Face</source>
+        <translation>Hugging Face</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="105" />
+        <source>Models on the Hugging Face Hub</source>
+        <translation>Modellen op de Hugging Face Hub</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
         <source>Folders…</source>
         <translation>Mappen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="104" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="130" />
         <source>The folders searched for models</source>
         <translation>De mappen die naar modellen worden doorzocht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="148" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="174" />
         <source>No models yet</source>
         <translation>Nog geen modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="153" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="179" />
         <source>Get the small default model to try EXL Studio, add a folder that holds models (folders inside it are searched too), or drop a model folder here.</source>
         <translation>Haal het kleine standaardmodel op om EXL Studio te proberen, voeg een map met modellen toe (de mappen erin worden ook doorzocht), of sleep hier een modelmap naartoe.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="157" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
         <source>Get the default model…</source>
         <translation>Standaardmodel ophalen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="158" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
         <source>Download and convert the default model</source>
         <translation>Het standaardmodel downloaden en converteren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="172" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="189" />
+        <source>Find a model on the Hugging Face Hub</source>
+        <translation>Een model zoeken op de Hugging Face Hub</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="204" />
         <source>No models found.</source>
         <translation>Geen modellen gevonden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
         <source>Remote models</source>
         <translation>Modellen op afstand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="248" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="290" />
         <source>No model selected</source>
         <translation>Geen model gekozen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="261" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="303" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="263" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="305" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="268" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="310" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="270" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="312" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="277" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="319" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="283" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="325" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="384" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="426" />
         <source>Jinja template (empty: the model's own)</source>
         <translation>Jinja-sjabloon (leeg: dat van het model)</translation>
     </message>
@@ -2098,53 +2439,74 @@ Download bewaard in: %2</translation>
     </message>
     <message>
         <location filename="../ui/qml/pages/SettingsPage.qml" line="127" />
+        <source>Hugging Face</source>
+        <translation>Hugging Face</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="130" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="140" />
+        <source>Hugging Face token</source>
+        <translation>Hugging Face-token</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="138" />
+        <source>hf_…</source>
+        <translation>hf_…</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="148" />
+        <source>For gated and private models: create a read token in your Hugging Face account settings and accept the model's terms on its page. Empty: HF_TOKEN, or the token saved by the hf command line, is used.</source>
+        <translation>Voor afgeschermde en privémodellen: maak een leestoken aan in de instellingen van uw Hugging Face-account en accepteer de voorwaarden op de pagina van het model. Leeg: HF_TOKEN, of het token dat de hf-opdrachtregel bewaarde, wordt gebruikt.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="151" />
         <source>Appearance</source>
         <translation>Weergave</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="135" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="148" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="159" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="172" />
         <source>Theme</source>
         <translation>Thema</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="141" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="165" />
         <source>System</source>
         <translation>Systeem</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="141" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="165" />
         <source>Light</source>
         <translation>Licht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="142" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="166" />
         <source>Dark</source>
         <translation>Donker</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="153" />
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="163" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="177" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="187" />
         <source>Language</source>
         <translation>Taal</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="168" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="192" />
         <source>Tint text from accepted draft tokens in replies</source>
         <translation>Tekst van geaccepteerde concepttokens in antwoorden kleuren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="175" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="199" />
         <source>Font size</source>
         <translation>Lettergrootte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="176" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="200" />
         <source>%1 pt</source>
         <translation>%1 pt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/SettingsPage.qml" line="184" />
+        <location filename="../ui/qml/pages/SettingsPage.qml" line="208" />
         <source>EXL Studio %1 · chats and settings stay on this computer.</source>
         <translation>EXL Studio %1 · chats en instellingen blijven op deze computer.</translation>
     </message>
@@ -2517,8 +2879,8 @@ Download bewaard in: %2</translation>
     </message>
     <message>
         <location filename="../ui/app/appoptions.cpp" line="19" />
-        <source>Open PAGE first: chat, models, telemetry or settings.</source>
-        <translation>Open eerst PAGE: chat, models, telemetry of settings.</translation>
+        <source>Open PAGE first: chat, models, hub (the models page's Hugging Face tab), telemetry or settings.</source>
+        <translation>Open eerst PAGE: chat, models, hub (het tabblad Hugging Face van de modellenpagina), telemetry of settings.</translation>
     </message>
     <message>
         <location filename="../ui/app/appoptions.cpp" line="20" />
@@ -2547,41 +2909,46 @@ Download bewaard in: %2</translation>
     </message>
     <message>
         <location filename="../ui/app/appoptions.cpp" line="25" />
+        <source>Show the Hugging Face tab with a search and the page of the Hub repository REPO (ORG/NAME).</source>
+        <translation>Het tabblad Hugging Face tonen met een zoekopdracht en de pagina van de Hub-repository REPO (ORG/NAAM).</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/appoptions.cpp" line="26" />
         <source>Open and close every dialog, then quit: 0 when each opened (a check of the installed QML modules).</source>
         <translation>Elk dialoogvenster openen en sluiten en dan stoppen: 0 als elk openging (een controle van de geïnstalleerde QML-modules).</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="26" />
+        <location filename="../ui/app/appoptions.cpp" line="27" />
         <source>Use the simulated engine instead of the real one.</source>
         <translation>Gebruik de gesimuleerde engine in plaats van de echte.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="57" />
+        <location filename="../ui/app/appoptions.cpp" line="61" />
         <source>Unknown size '%1': use WxH, e.g. 1024x600.</source>
         <translation>Onbekende grootte '%1': gebruik BxH, bv. 1024x600.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="66" />
+        <location filename="../ui/app/appoptions.cpp" line="70" />
         <source>Unknown dialog '%1': use about, convert, folders or default-model.</source>
         <translation>Onbekend dialoogvenster '%1': gebruik about, convert, folders of default-model.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="71" />
+        <location filename="../ui/app/appoptions.cpp" line="75" />
         <source>Unknown device '%1': use cpu or cuda[:N].</source>
         <translation>Onbekend apparaat '%1': gebruik cpu of cuda[:N].</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="73" />
+        <location filename="../ui/app/appoptions.cpp" line="77" />
         <source>Unknown language '%1': use en, nl or de.</source>
         <translation>Onbekende taal '%1': gebruik en, nl of de.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="75" />
+        <location filename="../ui/app/appoptions.cpp" line="79" />
         <source>Unknown theme '%1': use light or dark.</source>
         <translation>Onbekend thema '%1': gebruik light of dark.</translation>
     </message>
     <message>
-        <location filename="../ui/app/appoptions.cpp" line="77" />
+        <location filename="../ui/app/appoptions.cpp" line="81" />
         <source>Unknown page '%1'.</source>
         <translation>Onbekende pagina '%1'.</translation>
     </message>

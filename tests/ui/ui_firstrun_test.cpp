@@ -128,6 +128,18 @@ private Q_SLOTS:
         QVERIFY(pane);
         QVERIFY(pane->isVisible());
         QVERIFY(!item(QStringLiteral("loadButton"))->isEnabled());
+        // One way is the Hugging Face Hub: its button opens the Hugging Face tab, whose search field
+        // has the keyboard; the first tab leads back.
+        QQuickItem *findOnHub = item(QStringLiteral("findOnHubButton"));
+        QVERIFY(findOnHub);
+        click(window(), findOnHub);
+        QTRY_VERIFY(item(QStringLiteral("hubSearchPanel")));
+        QTRY_VERIFY(item(QStringLiteral("hubRepoPanel")));
+        QTRY_VERIFY(item(QStringLiteral("hubSearchField"))->hasActiveFocus());
+        QVERIFY(!item(QStringLiteral("firstRunPane")));
+        QCOMPARE(window()->findChild<QObject *>(QStringLiteral("sourceTabs"))->property("currentIndex").toInt(), 2);
+        window()->findChild<QObject *>(QStringLiteral("sourceTabs"))->setProperty("currentIndex", 0);
+        QTRY_VERIFY(item(QStringLiteral("firstRunPane")));
         // The chat page says what to do, and Enter sends nothing.
         showPage("chat");
         QCOMPARE(m_context->chat()->rowCount(), 0);

@@ -16,6 +16,7 @@
 
 #include "app/appcontext.h"
 #include "app/studio.h"
+#include "hubtestserver.h"
 #include "layoutprobe.h"
 
 Q_IMPORT_QML_PLUGIN(ExlStudioPlugin)
@@ -57,6 +58,8 @@ class LayoutTest : public QObject
 
     QTemporaryDir m_data;
     QTemporaryDir m_emptyFixtures;
+    QTemporaryDir m_hfHome;     // an empty Hugging Face cache
+    HubTestServer m_hubServer;  // the Hugging Face tab's search results and repository page
     std::unique_ptr<AppContext> m_context;
     std::unique_ptr<QQmlApplicationEngine> m_engine;
 
@@ -152,7 +155,21 @@ private Q_SLOTS:
         QVERIFY(m_data.isValid());
         QQuickStyle::setStyle(QStringLiteral("Material"));
         g_previous = qInstallMessageHandler(collectWarnings);
+        // The Hugging Face tab talks to the Hub-protocol test server.
+        qputenv("HF_HOME", m_hfHome.path().toUtf8());
+        QString error;
+        const QString fixtures = qEnvironmentVariable("EXL_FIXTURES", QStringLiteral(EXL_DEFAULT_FIXTURES));
+        QVERIFY2(m_hubServer.start(QStringLiteral(EXL_PYTHON), QStringLiteral(EXL_HUB_SERVER), fixtures, &error), qPrintable(error));
+        qputenv("HF_ENDPOINT", m_hubServer.endpoint().toUtf8());
         startApp();
+        // A search's results and a repository's page with its variants and their fit.
+        HubViewModel *hub = m_context->hub();
+        hub->search();
+        QTRY_VERIFY_WITH_TIMEOUT(hub->searched() && !hub->searching(), 15000);
+        QVERIFY2(hub->results().size() == 3, qPrintable(hub->searchError()));
+        hub->openRepo(QStringLiteral("exl-test/ref-s-exl2"));
+        QTRY_VERIFY_WITH_TIMEOUT(!hub->repoLoading(), 30000);
+        QCOMPARE(hub->variants().size(), 3);
         QVERIFY2(m_context->models()->rowCount() > 0, "the fixture models are listed (EXL_FIXTURES / ../shared/fixtures)");
         QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
     }
@@ -194,6 +211,10 @@ private Q_SLOTS:
             } else {
                 faults << context + QStringLiteral(": no endpoint form");
             }
+            // The third: the Hugging Face search and a repository's page.
+            tabs->setProperty("currentIndex", 2);
+            settle();
+            faults << layoutprobe::checkScene(window(), window()->contentItem(), context + QStringLiteral(" / models: Hugging Face"));
             tabs->setProperty("currentIndex", 0);
             settle();
         } else {
@@ -223,6 +244,13 @@ private Q_SLOTS:
             faults << layoutprobe::checkKeyboard(window(), window()->contentItem(), language + QStringLiteral(" / ") + QString::fromLatin1(page));
         }
         showPage("models");
+        QObject *tabs = find("sourceTabs");
+        QVERIFY(tabs);
+        tabs->setProperty("currentIndex", 2);
+        settle();
+        faults << layoutprobe::checkKeyboard(window(), window()->contentItem(), language + QStringLiteral(" / models: Hugging Face"));
+        tabs->setProperty("currentIndex", 0);
+        settle();
         for (const char *name : kDialogs) {
             QObject *dialog = find(name);
             QVERIFY(dialog);

@@ -13,6 +13,7 @@
 #include "services/enginevramplanner.h"
 #include "services/fakeinferenceservice.h"
 #include "services/modelscanner.h"
+#include "services/qthubtransport.h"
 
 AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceService> service,
                        std::unique_ptr<VramPlanner> planner, bool simulated, QObject *parent)
@@ -86,6 +87,16 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
                 [this] { m_models->setModelFolders(modelFolders()); });
         connect(m_models.get(), &ModelManager::folderAdded, m_settings.get(), &SettingsViewModel::addModelFolder);
     }
+    // The Hugging Face tab: the engine's Hub client over Qt Network, the fit from this machine's planner.
+    m_hubDownload = std::make_unique<HubDownload>([this] { return hubConfig(); }, std::make_shared<QtHubTransport>());
+    m_hubDownload->setPending(m_settings->hubPendingDownload());
+    connect(m_hubDownload.get(), &HubDownload::pendingChanged, m_settings.get(), &SettingsViewModel::setHubPendingDownload);
+    connect(m_hubDownload.get(), &HubDownload::finished, this, [this](const QString &path) { selectDownloaded(path); });
+    m_hub = std::make_unique<HubViewModel>(
+        [this] { return hubConfig(); }, std::make_shared<QtHubTransport>(),
+        [this](const ModelInfo &model, int context, CacheKind cache) { return m_models->fitFor(model, context, cache); },
+        m_hubDownload.get());
+    m_hub->setContextLength(m_models->contextLength());
     m_telemetry = std::make_unique<TelemetryModel>();
     connect(m_service.get(), &InferenceService::telemetry, m_telemetry.get(), &TelemetryModel::addSample);
     connect(m_settings.get(), &SettingsViewModel::languageChanged, this, &AppContext::applyLanguage);
@@ -93,7 +104,9 @@ AppContext::AppContext(const AppOptions &options, std::unique_ptr<InferenceServi
 
 AppContext::~AppContext()
 {
-    // The view models go before the service whose signals they follow.
+    // The view models go before the service whose signals they follow; a download stops first.
+    m_hub.reset();
+    m_hubDownload.reset();
     m_chat.reset();
     m_models.reset();
     m_remotes.reset();
@@ -164,9 +177,31 @@ QString AppContext::defaultModelsDirectory() const
     return QDir(m_dataDir).filePath(QStringLiteral("models"));
 }
 
+exl::hub::HubConfig AppContext::hubConfig() const
+{
+    exl::hub::HubConfig config = exl::hub::HubConfig::from_environment();
+    if (!m_settings->hubToken().isEmpty())
+        config.token = m_settings->hubToken().toStdString();
+    return config;
+}
+
+QCoro::Task<> AppContext::selectDownloaded(QString path)
+{
+    QPointer<AppContext> self(this);
+    m_models->refresh();
+    co_await m_models->scanned();
+    if (!self)
+        co_return;
+    const int index = m_models->indexOfPath(path);
+    if (index >= 0)
+        m_models->setCurrentIndex(index);
+}
+
 QStringList AppContext::otherModelFolders() const
 {
     QStringList folders = fixtureModelRoots();
+    // The Hugging Face cache: models fetched here, by `exl pull` or by huggingface_hub.
+    folders.append(QString::fromStdString(exl::hub::HubConfig::from_environment().cache_dir.string()));
     folders.append(m_runFolders);
     folders.removeDuplicates();
     return folders;
@@ -211,6 +246,12 @@ void AppContext::applyLanguage()
 QCoro::Task<> AppContext::start()
 {
     QPointer<AppContext> self(this);
+    // The Hugging Face tab asked for: a search, and a repository's page.
+    if (m_options.page == QLatin1String("hub")) {
+        m_hub->search();
+        if (!m_options.hubRepo.isEmpty())
+            m_hub->openRepo(m_options.hubRepo);
+    }
     if (!m_options.modelPath.isEmpty()) {
         co_await m_models->scanned();  // the model folders, scanned off the GUI thread
         if (!self)

@@ -13,6 +13,8 @@
 #include "storage/chatstore.h"
 #include "viewmodels/chatviewmodel.h"
 #include "viewmodels/conversationlistmodel.h"
+#include "viewmodels/hubdownload.h"
+#include "viewmodels/hubviewmodel.h"
 #include "viewmodels/modelmanager.h"
 #include "viewmodels/remoteendpointsmodel.h"
 #include "viewmodels/settingsviewmodel.h"
@@ -32,6 +34,7 @@ class AppContext : public QObject
     Q_PROPERTY(RemoteEndpointsModel *remotes READ remotes CONSTANT)
     Q_PROPERTY(SettingsViewModel *settings READ settings CONSTANT)
     Q_PROPERTY(TelemetryModel *telemetry READ telemetry CONSTANT)
+    Q_PROPERTY(HubViewModel *hub READ hub CONSTANT)
     Q_PROPERTY(QString deviceName READ deviceName CONSTANT)
     Q_PROPERTY(bool onCpu READ onCpu CONSTANT)
     Q_PROPERTY(QString deviceNote READ deviceNote CONSTANT)
@@ -68,6 +71,11 @@ public:
     RemoteEndpointsModel *remotes() const { return m_remotes.get(); }
     SettingsViewModel *settings() const { return m_settings.get(); }
     TelemetryModel *telemetry() const { return m_telemetry.get(); }
+    // The Hugging Face Hub tab (search, a repository's variants with their fit, downloads).
+    HubViewModel *hub() const { return m_hub.get(); }
+    // The Hub as the app speaks to it: the environment (HF_ENDPOINT, HF_HOME, HF_HUB_OFFLINE,
+    // HF_TOKEN) with the token saved in Settings in place of HF_TOKEN's.
+    exl::hub::HubConfig hubConfig() const;
     InferenceService *service() const { return m_service.get(); }
     QString deviceName() const;
     bool onCpu() const;
@@ -90,6 +98,8 @@ public:
 
 private:
     void applyLanguage();
+    // A finished Hub download: the model folders scanned again, the new model selected.
+    QCoro::Task<> selectDownloaded(QString path);
 
     AppOptions m_options;
     QString m_dataDir;
@@ -104,6 +114,8 @@ private:
     std::unique_ptr<ModelManager> m_models;
     std::unique_ptr<RemoteEndpointsModel> m_remotes;
     std::unique_ptr<TelemetryModel> m_telemetry;
+    std::unique_ptr<HubDownload> m_hubDownload;
+    std::unique_ptr<HubViewModel> m_hub;
     QTranslator m_translator;
     QTranslator m_qtTranslator;  // Qt's own strings
     QPointer<QQmlEngine> m_engine;

@@ -16,15 +16,16 @@ AppOptions parseAppOptions(const QStringList &arguments)
     const QCommandLineOption lang(QStringLiteral("lang"), QCoreApplication::translate("main", "Interface language: en, nl or de."), QStringLiteral("LANG"));
     const QCommandLineOption theme(QStringLiteral("theme"), QCoreApplication::translate("main", "Theme: light or dark."), QStringLiteral("THEME"));
     const QCommandLineOption dataDir(QStringLiteral("data-dir"), QCoreApplication::translate("main", "Keep chats and settings in DIR."), QStringLiteral("DIR"));
-    const QCommandLineOption page(QStringLiteral("page"), QCoreApplication::translate("main", "Open PAGE first: chat, models, telemetry or settings."), QStringLiteral("PAGE"));
+    const QCommandLineOption page(QStringLiteral("page"), QCoreApplication::translate("main", "Open PAGE first: chat, models, hub (the models page's Hugging Face tab), telemetry or settings."), QStringLiteral("PAGE"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"), QCoreApplication::translate("main", "Write a PNG of the window to FILE and quit."), QStringLiteral("FILE"));
     const QCommandLineOption demoPrompt(QStringLiteral("demo-prompt"), QCoreApplication::translate("main", "Send TEXT as a message at start."), QStringLiteral("TEXT"));
     const QCommandLineOption quitAfter(QStringLiteral("quit-after"), QCoreApplication::translate("main", "Quit after MS milliseconds."), QStringLiteral("MS"));
     const QCommandLineOption size(QStringLiteral("size"), QCoreApplication::translate("main", "Open the window at WxH pixels, e.g. 1024x600."), QStringLiteral("WxH"));
     const QCommandLineOption dialog(QStringLiteral("dialog"), QCoreApplication::translate("main", "Open the dialog NAME at start: about, convert, folders or default-model."), QStringLiteral("NAME"));
+    const QCommandLineOption hubRepo(QStringLiteral("hub-repo"), QCoreApplication::translate("main", "Show the Hugging Face tab with a search and the page of the Hub repository REPO (ORG/NAME)."), QStringLiteral("REPO"));
     const QCommandLineOption checkDialogs(QStringLiteral("check-dialogs"), QCoreApplication::translate("main", "Open and close every dialog, then quit: 0 when each opened (a check of the installed QML modules)."));
     const QCommandLineOption fake(QStringList{QStringLiteral("fake"), QStringLiteral("simulated")}, QCoreApplication::translate("main", "Use the simulated engine instead of the real one."));
-    parser.addOptions({version, fake, model, device, lang, theme, dataDir, page, screenshot, demoPrompt, quitAfter, size, dialog, checkDialogs});
+    parser.addOptions({version, fake, model, device, lang, theme, dataDir, page, screenshot, demoPrompt, quitAfter, size, dialog, hubRepo, checkDialogs});
 
     AppOptions out;
     if (!parser.parse(arguments)) {
@@ -45,6 +46,9 @@ AppOptions parseAppOptions(const QStringList &arguments)
     out.theme = parser.value(theme);
     out.dataDir = parser.value(dataDir);
     out.page = parser.value(page);
+    out.hubRepo = parser.value(hubRepo);
+    if (!out.hubRepo.isEmpty() && out.page.isEmpty())
+        out.page = QStringLiteral("hub");
     out.screenshotPath = parser.value(screenshot);
     out.demoPrompt = parser.value(demoPrompt);
     out.quitAfterMs = parser.value(quitAfter).toInt();
@@ -73,7 +77,7 @@ AppOptions parseAppOptions(const QStringList &arguments)
         out.error = QCoreApplication::translate("main", "Unknown language '%1': use en, nl or de.").arg(out.language);
     if (!out.theme.isEmpty() && !QStringList{"light", "dark", "system"}.contains(out.theme))
         out.error = QCoreApplication::translate("main", "Unknown theme '%1': use light or dark.").arg(out.theme);
-    if (!out.page.isEmpty() && !QStringList{"chat", "models", "telemetry", "settings"}.contains(out.page))
+    if (!out.page.isEmpty() && !QStringList{"chat", "models", "hub", "telemetry", "settings"}.contains(out.page))
         out.error = QCoreApplication::translate("main", "Unknown page '%1'.").arg(out.page);
     return out;
 }

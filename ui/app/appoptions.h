@@ -10,11 +10,12 @@ struct AppOptions {
     QString language;        // --lang en|nl|de; empty: the saved setting
     QString theme;           // --theme light|dark; empty: the saved setting
     QString dataDir;         // --data-dir DIR: chats and settings
-    QString page;            // --page chat|models|telemetry|settings: the page shown first
+    QString page;            // --page chat|models|hub|telemetry|settings: the page shown first
     QString screenshotPath;  // --screenshot FILE: write a PNG of the window, then quit
     QString demoPrompt;      // --demo-prompt TEXT: send a message at start (screenshots)
     int quitAfterMs = 0;     // --quit-after MS
     QSize windowSize;        // --size WxH: the window's size (default: 1280x800 or the screen's free area)
+    QString hubRepo;         // --hub-repo ORG/NAME: the Hugging Face tab with this repository's page (screenshots)
     QString openDialog;      // --dialog NAME: open this dialog (objectName) at start (screenshots)
     bool showVersion = false;
     bool showHelp = false;   // --help: `helpText` is printed (no display needed)

@@ -27,6 +27,12 @@ ApplicationWindow {
     readonly property var pageNames: ["chat", "models", "telemetry", "settings"]
 
     function showPage(name) {
+        // "hub": the models page's Hugging Face tab.
+        if (name === "hub") {
+            tabs.currentIndex = 1
+            modelsPage.showHub()
+            return
+        }
         const index = pageNames.indexOf(name)
         if (index >= 0)
             tabs.currentIndex = index
@@ -136,7 +142,7 @@ ApplicationWindow {
             currentIndex: tabs.currentIndex
 
             ChatPage { id: chatPage; app: window.app }
-            ModelsPage { app: window.app }
+            ModelsPage { id: modelsPage; app: window.app }
             TelemetryPage { app: window.app }
             SettingsPage { app: window.app }
         }

@@ -31,13 +31,40 @@ QByteArray vocabularyDigest(const exl::Tokenizer &tokenizer)
     return hash.result();
 }
 
+QString modelFolderName(const QString &path)
+{
+    // .../models--ORG--NAME/snapshots/COMMIT[/SUBFOLDER]: the Hugging Face cache's layout.
+    const QStringList parts = path.split(u'/', Qt::SkipEmptyParts);
+    for (qsizetype i = parts.size() - 3; i >= 0; --i) {
+        if (!parts.at(i).startsWith(QLatin1String("models--")) || parts.at(i + 1) != QLatin1String("snapshots"))
+            continue;
+        const QStringList repo = parts.at(i).mid(8).split(QStringLiteral("--"));
+        if (repo.size() != 2)
+            break;
+        const QString commit = parts.at(i + 2);
+        QString revision = commit.left(12);
+        // The branch whose ref points at this commit (refs/main, refs/4.0bpw ...).
+        const QDir refs(QStringLiteral("/") + parts.mid(0, i + 1).join(u'/') + QStringLiteral("/refs"));
+        for (const QString &branch : refs.entryList(QDir::Files, QDir::Name)) {
+            QFile f(refs.filePath(branch));
+            if (f.open(QIODevice::ReadOnly) && QString::fromLatin1(f.readAll()).trimmed() == commit) {
+                revision = branch;
+                break;
+            }
+        }
+        const QString sub = parts.mid(i + 3).join(u'/');
+        return repo.join(u'/') + u':' + revision + (sub.isEmpty() ? QString() : u'/' + sub);
+    }
+    return QFileInfo(path).fileName();
+}
+
 ModelInfo describeModel(const exl::Model &model, const QString &dir)
 {
     const exl::ModelConfig &config = model.config();
     const exl::ModelSummary summary = model.summary();
     ModelInfo info;
     info.path = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
-    info.name = QFileInfo(info.path).fileName();
+    info.name = modelFolderName(info.path);
     info.architecture = QString::fromStdString(config.model_type);
     info.parameters = summary.parameters;
     info.bpw = summary.quantized ? summary.average_bpw : summary.head_bpw;
@@ -60,7 +87,7 @@ std::optional<ModelInfo> describeModelFolder(const QString &dir)
     }
     ModelInfo info;
     info.path = path;
-    info.name = QFileInfo(path).fileName();
+    info.name = modelFolderName(path);
     info.architecture = QStringLiteral("?");
     try {
         const exl::ModelConfig config = exl::read_model_config(QFile::encodeName(path).toStdString());

@@ -20,6 +20,9 @@ class Tokenizer;
 // listed (architecture "?"), so loading them shows the engine's error.
 std::optional<ModelInfo> describeModelFolder(const QString &dir);
 ModelInfo describeModel(const exl::Model &model, const QString &dir);
+// The name the model list shows for a model folder: its folder name, or for a snapshot in the
+// Hugging Face cache (models--ORG--NAME/snapshots/COMMIT[/SUB]) "ORG/NAME:BRANCH[/SUB]".
+QString modelFolderName(const QString &path);
 
 // SHA-256 over the vocabulary size and the piece of every id: equal digests mean the vocabularies
 // exl::check_draft_vocabulary accepts as model and draft (same size, every token the same).

@@ -340,7 +340,6 @@ void ModelManager::applyModels()
 
 void ModelManager::updateFit()
 {
-    QVariantMap fit;
     VramPlan plan;
     if (m_currentIndex >= 0 && !currentIsRemote())
     {
@@ -349,6 +348,22 @@ void ModelManager::updateFit()
                                 m_options.draftTokens, draft >= 0 ? m_draftChoices.at(draft) : ModelInfo{},
                                 m_options.gpuSplit});
     }
+    const QVariantMap fit = fitMap(plan, m_options.contextLength, m_options.draftTokens);
+    if (fit != m_fit) {
+        m_fit = fit;
+        Q_EMIT fitChanged();
+    }
+}
+
+QVariantMap ModelManager::fitFor(const ModelInfo &model, int contextLength, CacheKind cache) const
+{
+    const VramPlan plan = m_planner->plan({model, 0.0, contextLength, cache, 0, ModelInfo{}, m_options.gpuSplit});
+    return fitMap(plan, contextLength, 0);
+}
+
+QVariantMap ModelManager::fitMap(const VramPlan &plan, int contextLength, int draftTokens)
+{
+    QVariantMap fit;
     fit.insert(QStringLiteral("available"), plan.available);
     if (plan.available) {
         const qint64 used = plan.weightsBytes + plan.cacheBytes + plan.scratchBytes + plan.draftBytes;
@@ -364,10 +379,10 @@ void ModelManager::updateFit()
         fit.insert(QStringLiteral("largestContext"), plan.largestContextThatFits);
         fit.insert(QStringLiteral("boundTokensPerSecond"), plan.boundTokensPerSecond);
         fit.insert(QStringLiteral("boundEmptyTokensPerSecond"), plan.boundEmptyTokensPerSecond);
-        fit.insert(QStringLiteral("contextLength"), m_options.contextLength);
+        fit.insert(QStringLiteral("contextLength"), contextLength);
         // (Only while tokens are drafted: with the slider at 0 the draft model sits idle.)
         fit.insert(QStringLiteral("speculativeTokensPerSecond"),
-                   m_options.draftTokens > 0 ? plan.speculativeTokensPerSecond : 0.0);
+                   draftTokens > 0 ? plan.speculativeTokensPerSecond : 0.0);
         fit.insert(QStringLiteral("speculativeAcceptance"), plan.speculativeAcceptance);
         fit.insert(QStringLiteral("target"), plan.target);
         QVariantList devices;  // a split: where the layers go
@@ -383,10 +398,7 @@ void ModelManager::updateFit()
                                        {QStringLiteral("fits"), d.usedBytes <= d.totalBytes}});
         fit.insert(QStringLiteral("devices"), devices);
     }
-    if (fit != m_fit) {
-        m_fit = fit;
-        Q_EMIT fitChanged();
-    }
+    return fit;
 }
 
 void ModelManager::setLoading(bool loading)

@@ -95,6 +95,9 @@ public:
     void setDraftModels(const QHash<QString, QString> &choices);
 
     QVariantMap fit() const { return m_fit; }
+    // The fit bar's map for any model folder (e.g. the header-only copy of a Hub model not
+    // downloaded yet) at `contextLength` and `cache`, on this machine's device, without a draft model.
+    QVariantMap fitFor(const ModelInfo &model, int contextLength, CacheKind cache) const;
     bool loading() const { return m_loading; }
     double loadProgress() const { return m_loadProgress; }
     QString loadedModelName() const { return m_loaded ? m_loaded->name : QString(); }
@@ -177,6 +180,7 @@ private:
     // The list: the service's models, then those the last scan found.
     void applyModels();
     void updateFit();
+    static QVariantMap fitMap(const VramPlan &plan, int contextLength, int draftTokens);
     void updateDraftChoices();
     void setLoading(bool loading);
     void setLoadError(const QString &message);

@@ -53,6 +53,8 @@ SettingsViewModel::SettingsViewModel(const QString &filePath, QObject *parent)
     m_tintDraftTokens = s.value("ui/tintDraftTokens", m_tintDraftTokens).toBool();
     m_modelsDirectory = s.value("models/directory").toString();
     m_modelFolders = s.value("models/folders").toStringList();
+    m_hubToken = s.value("hub/token").toString().trimmed();
+    m_hubPendingDownload = s.value("hub/pendingDownload").toMap();
     const QVariantMap templates = s.value("models/chatTemplates").toMap();
     for (auto it = templates.cbegin(); it != templates.cend(); ++it)
         if (!it.value().toString().isEmpty())
@@ -290,6 +292,24 @@ void SettingsViewModel::setSampling(const SamplingSettings &sampling)
     Q_EMIT samplingChanged();
 }
 
+void SettingsViewModel::setHubToken(const QString &token)
+{
+    const QString clean = token.trimmed();
+    if (clean == m_hubToken)
+        return;
+    m_hubToken = clean;
+    save();
+    Q_EMIT hubTokenChanged();
+}
+
+void SettingsViewModel::setHubPendingDownload(const QVariantMap &download)
+{
+    if (download == m_hubPendingDownload)
+        return;
+    m_hubPendingDownload = download;
+    save();
+}
+
 void SettingsViewModel::save()
 {
     if (!m_settings)
@@ -311,6 +331,8 @@ void SettingsViewModel::save()
     s.setValue("ui/tintDraftTokens", m_tintDraftTokens);
     s.setValue("models/directory", m_modelsDirectory);
     s.setValue("models/folders", m_modelFolders);
+    s.setValue("hub/token", m_hubToken);
+    s.setValue("hub/pendingDownload", m_hubPendingDownload);
     QVariantMap templates;
     for (auto it = m_chatTemplates.cbegin(); it != m_chatTemplates.cend(); ++it)
         templates.insert(it.key(), it.value());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <QObject>
 #include <QSettings>
+#include <QVariantMap>
 #include <QtQml/qqmlregistration.h>
 #include <memory>
 
@@ -32,6 +33,7 @@ class SettingsViewModel : public QObject
     Q_PROPERTY(QStringList presetNames READ presetNames CONSTANT)
     Q_PROPERTY(QString modelsDirectory READ modelsDirectory WRITE setModelsDirectory NOTIFY modelFoldersChanged)
     Q_PROPERTY(QStringList modelFolders READ modelFolders NOTIFY modelFoldersChanged)
+    Q_PROPERTY(QString hubToken READ hubToken WRITE setHubToken NOTIFY hubTokenChanged)
 public:
     // `filePath` empty: settings live in memory only (tests).
     explicit SettingsViewModel(const QString &filePath = {}, QObject *parent = nullptr);
@@ -98,6 +100,15 @@ public:
     // An empty draft path removes the model's choice.
     Q_INVOKABLE void setDraftModel(const QString &modelPath, const QString &draftPath);
 
+    // The Hugging Face access token for gated and private repositories (empty: HF_TOKEN, else the
+    // token file huggingface_hub writes, $HF_HOME/token, is used).
+    QString hubToken() const { return m_hubToken; }
+    void setHubToken(const QString &token);
+    // The Hub download under way when the app last closed ({repo, revision, folder}; empty: none),
+    // offered to resume at the next start.
+    QVariantMap hubPendingDownload() const { return m_hubPendingDownload; }
+    void setHubPendingDownload(const QVariantMap &download);
+
     // Sampling presets: "balanced", "precise", "creative".
     Q_INVOKABLE bool applyPreset(const QString &name);
     Q_INVOKABLE void resetSampling();
@@ -113,6 +124,7 @@ Q_SIGNALS:
     void modelFoldersChanged();
     void chatTemplatesChanged();
     void draftModelsChanged();
+    void hubTokenChanged();
 
 private:
     void setSampling(const SamplingSettings &sampling);
@@ -138,6 +150,8 @@ private:
     bool m_tintDraftTokens = false;
     qint64 m_lastConversation = 0;
     QString m_modelsDirectory;
+    QString m_hubToken;
+    QVariantMap m_hubPendingDownload;
     QStringList m_modelFolders;
     QHash<QString, QString> m_chatTemplates;
     QHash<QString, QString> m_draftModels;

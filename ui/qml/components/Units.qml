@@ -10,4 +10,6 @@ QtObject {
         return gib >= 0.95 || gib === 0 ? qsTr("%1 GiB").arg(number(gib, decimals === undefined ? 1 : decimals))
                                         : qsTr("%1 MiB").arg(number(gib * 1024, 0))
     }
+    // A date from C++ (a QDate) that is set: the Hub leaves some repositories' dates out.
+    function dateKnown(date) { return date instanceof Date && !isNaN(date.getTime()) }
 }

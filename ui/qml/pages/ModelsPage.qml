@@ -1,5 +1,5 @@
-// The models page: where models come from on the left (this computer's folders, remote endpoints)
-// with the model list; the selected model's load, memory fit and settings on the right. Both
+// The models page: where models come from on the left (this computer's folders, remote endpoints,
+// the Hugging Face Hub) with the model list; the selected model's load, memory fit and settings on the right. Both
 // columns scroll on their own, so every control is reachable from 1024×600 up.
 import QtQuick
 import QtQuick.Controls
@@ -18,6 +18,24 @@ Item {
             page.models.load()
     }
     function openFolderDialog() { folderDialog.open() }
+    readonly property bool hubShown: sourceTabs.visible && sourceTabs.currentIndex === 2
+    // The Hugging Face tab (e.g. from the first-run pane).
+    function showHub() {
+        sourceTabs.currentIndex = 2
+        hubSearch.focusSearch()
+    }
+    // A model folder in the local list, selected.
+    function showLocalModel(path) {
+        sourceTabs.currentIndex = 0
+        const i = page.models.indexOfPath(path)
+        if (i >= 0)
+            page.models.currentIndex = i
+    }
+    // A finished download: its model is selected in the local list once scanned (AppContext).
+    Connections {
+        target: page.app.hub.download
+        function onFinished() { sourceTabs.currentIndex = 0 }
+    }
 
     // Drop a model folder anywhere on the page to add it.
     DropArea {
@@ -71,13 +89,24 @@ Item {
             Layout.fillHeight: true
             spacing: 8
 
-            TabBar {
+            // The sources as tabs that wrap onto a second line where the column is narrow (three
+            // tabs in Dutch or German run past a 1024-pixel window's column on one line).
+            Flow {
                 id: sourceTabs
                 objectName: "sourceTabs"
+                property int currentIndex: 0
                 Layout.fillWidth: true
                 visible: page.app.remotes !== null
-                TabButton { text: qsTr("On this computer"); width: implicitWidth; Accessible.name: text }
-                TabButton { objectName: "remoteTab"; text: qsTr("Remote endpoints"); width: implicitWidth; Accessible.name: text }
+                Accessible.role: Accessible.PageTabList
+                SourceTab { text: qsTr("On this computer"); tabs: sourceTabs; index: 0; Accessible.name: text }
+                SourceTab { objectName: "remoteTab"; text: qsTr("Remote endpoints"); tabs: sourceTabs; index: 1; Accessible.name: text }
+                SourceTab {
+                    objectName: "hubTab"
+                    text: qsTr("Hugging Face")
+                    tabs: sourceTabs
+                    index: 2
+                    Accessible.name: qsTr("Models on the Hugging Face Hub")
+                }
             }
 
             StackLayout {
@@ -159,6 +188,12 @@ Item {
                                 onClicked: defaultModelDialog.open()
                             }
                             Button {
+                                objectName: "findOnHubButton"
+                                text: qsTr("Find a model on the Hugging Face Hub")
+                                visible: sourceTabs.visible
+                                onClicked: page.showHub()
+                            }
+                            Button {
                                 text: qsTr("Add folder…")
                                 Accessible.name: qsTr("Add a model folder")
                                 onClicked: folderDialog.open()
@@ -219,202 +254,222 @@ Item {
                         sourceComponent: RemoteEndpointsPanel { endpoints: page.app.remotes }
                     }
                 }
+
+                HubSearchPanel {
+                    id: hubSearch
+                    objectName: "hubSearchPanel"
+                    hub: page.app.hub
+                }
             }
         }
 
-        // Right: the selected model. Load comes first; the settings below scroll.
-        ScrollView {
-            id: detailsScroll
-            objectName: "modelDetails"
+        // Right: the selected model, or on the Hugging Face tab the chosen repository's page.
+        StackLayout {
             Layout.fillWidth: true
             Layout.fillHeight: true
-            // A fixed preference: the scroll view's implicit width follows its width otherwise,
+            // A fixed preference: the scroll views' implicit width follows their width otherwise,
             // which the row layout would feed back (a polish loop).
             Layout.preferredWidth: 200
             Layout.minimumWidth: 0
-            contentWidth: availableWidth
-            clip: true
-            ScrollBar.vertical.policy: contentHeight > availableHeight ? ScrollBar.AlwaysOn : ScrollBar.AsNeeded
+            currentIndex: page.hubShown ? 1 : 0
 
-            ColumnLayout {
-                width: detailsScroll.availableWidth - detailsScroll.ScrollBar.vertical.width - 4
-                spacing: 10
+            // The selected model. Load comes first; the settings below scroll.
+            ScrollView {
+                id: detailsScroll
+                objectName: "modelDetails"
+                implicitWidth: 200
+                contentWidth: availableWidth
+                clip: true
+                ScrollBar.vertical.policy: contentHeight > availableHeight ? ScrollBar.AlwaysOn : ScrollBar.AsNeeded
 
-                Label {
-                    Layout.fillWidth: true
-                    font.bold: true
-                    font.pointSize: (ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11) + 2
-                    wrapMode: Text.WrapAnywhere
-                    text: page.hasSelection ? page.models.currentName : qsTr("No model selected")
-                }
-                Label {
-                    Layout.fillWidth: true
-                    visible: page.models.currentIsRemote
-                    wrapMode: Text.Wrap
-                    text: qsTr("A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.")
-                }
-                Flow {
-                    Layout.fillWidth: true
-                    spacing: 8
-                    AccentButton {
-                        objectName: "loadButton"
-                        text: qsTr("Load")
-                        enabled: !page.models.loading && page.hasSelection
-                        Accessible.name: qsTr("Load the selected model")
-                        onClicked: page.models.load()
-                    }
-                    Button {
-                        objectName: "unloadButton"
-                        text: qsTr("Unload")
-                        enabled: !page.models.loading && page.models.loadedModelName.length > 0
-                        Accessible.name: qsTr("Unload the model")
-                        onClicked: page.models.unload()
-                    }
-                    ProgressBar {
-                        width: 200
-                        visible: page.models.loading
-                        value: page.models.loadProgress
-                        Accessible.name: qsTr("Loading progress")
-                    }
-                }
-                Label {
-                    Layout.fillWidth: true
-                    visible: page.models.loadError.length > 0
-                    text: qsTr("Loading failed: %1").arg(page.models.loadError)
-                    color: "#c62828"
-                    wrapMode: Text.Wrap
-                }
-
-                // The selected local model's memory fit and load settings.
                 ColumnLayout {
-                    objectName: "localModelSettings"
-                    Layout.fillWidth: true
-                    visible: page.hasSelection && !page.models.currentIsRemote
+                    width: detailsScroll.availableWidth - detailsScroll.ScrollBar.vertical.width - 4
                     spacing: 10
-                    Label {
-                        text: qsTr("Memory fit"); font.bold: true; Layout.topMargin: 4
-                    }
-                    FitBar {
-                        Layout.fillWidth: true
-                        fit: page.models.fit
-                        onCpu: page.app.onCpu
-                    }
 
                     Label {
-                        text: qsTr("Load settings"); font.bold: true; Layout.topMargin: 8
-                    }
-                    LabeledSlider {
-                        objectName: "bpwSlider"
                         Layout.fillWidth: true
-                        label: qsTr("Bits per weight (what-if)")
-                        from: 2.0; to: 8.0; stepSize: 0.25
-                        value: page.models.bpw
-                        valueText: qsTr("%1 bpw").arg(Number(value).toLocaleString(Qt.locale(), "f", 2))
-                        onMoved: v => page.models.bpw = v
-                    }
-                    LabeledSlider {
-                        Layout.fillWidth: true
-                        label: qsTr("Context length")
-                        from: 512; to: Math.max(512, page.models.maxContextLength); stepSize: 512
-                        value: page.models.contextLength
-                        valueText: qsTr("%1 tokens").arg(Number(value).toLocaleString(Qt.locale(), "f", 0))
-                        onMoved: v => page.models.contextLength = v
-                    }
-                    LabeledSlider {
-                        Layout.fillWidth: true
-                        label: qsTr("Cache type")
-                        from: 0; to: page.models.cacheTypeNames.length - 1; stepSize: 1
-                        value: page.models.cacheType
-                        valueText: page.models.cacheTypeNames[value] ?? ""
-                        onMoved: v => page.models.cacheType = v
-                    }
-                    // Layers over several GPUs (ExLlamaV2's gpu_split); the fit above plans for it.
-                    RowLayout {
-                        Layout.fillWidth: true
-                        visible: !page.models.onCpu
-                        Label { text: qsTr("GPU split") }
-                        TextField {
-                            id: gpuSplitField
-                            Layout.fillWidth: true
-                            Layout.preferredWidth: 120
-                            text: page.models.gpuSplit
-                            placeholderText: qsTr("one GPU; auto; or GiB per GPU, e.g. 20,23")
-                            selectByMouse: true
-                            Accessible.name: qsTr("GPU split")
-                            onEditingFinished: page.models.gpuSplit = text
-                        }
+                        font.bold: true
+                        font.pointSize: (ApplicationWindow.window ? ApplicationWindow.window.font.pointSize : 11) + 2
+                        wrapMode: Text.WrapAnywhere
+                        text: page.hasSelection ? page.models.currentName : qsTr("No model selected")
                     }
                     Label {
                         Layout.fillWidth: true
-                        visible: page.models.gpuSplitError.length > 0
+                        visible: page.models.currentIsRemote
                         wrapMode: Text.Wrap
-                        color: "#c62828"
-                        text: page.models.gpuSplitError
-                    }
-                    DraftSettings {
-                        Layout.fillWidth: true
-                        pickerEnabled: true
-                        draftModelNames: page.models.draftModelNames
-                        draftModelIndex: page.models.draftModelIndex
-                        draftTokens: page.models.draftTokens
-                        onDraftModelChosen: i => page.models.draftModelIndex = i
-                        onDraftTokensMoved: n => page.models.draftTokens = n
-                    }
-
-                    // The chat template: the model's own unless the user gives one for this model.
-                    Label {
-                        text: qsTr("Chat template"); font.bold: true; Layout.topMargin: 8
-                    }
-                    Label {
-                        Layout.fillWidth: true
-                        wrapMode: Text.Wrap
-                        text: page.models.chatTemplateOverride.length > 0
-                              ? qsTr("Your template below is used for this model (from the next load).")
-                              : page.models.modelChatTemplate.length > 0
-                                ? qsTr("The model's own template is used. Paste or load one below to use yours instead.")
-                                : qsTr("The model ships no chat template: the built-in ChatML format is used unless you give one below.")
-                    }
-                    ScrollView {
-                        Layout.fillWidth: true
-                        Layout.preferredHeight: 120
-                        TextArea {
-                            id: templateArea
-                            objectName: "templateEditor"
-                            text: page.models.chatTemplateOverride
-                            placeholderText: qsTr("Jinja template (empty: the model's own)")
-                            font.family: "monospace"
-                            wrapMode: TextEdit.NoWrap
-                            selectByMouse: true
-                            // Tab moves on to the next control, as everywhere else; Ctrl+Tab indents.
-                            Keys.onTabPressed: event => { nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason); event.accepted = true }
-                            Keys.onBacktabPressed: event => { nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason); event.accepted = true }
-                            Accessible.name: qsTr("Chat template for this model")
-                            onEditingFinished: page.models.chatTemplateOverride = text
-                        }
+                        text: qsTr("A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.")
                     }
                     Flow {
                         Layout.fillWidth: true
                         spacing: 8
-                        Button {
-                            objectName: "templateFileButton"
-                            text: qsTr("Load from file…")
-                            enabled: page.hasSelection
-                            onClicked: templateDialog.open()
+                        AccentButton {
+                            objectName: "loadButton"
+                            text: qsTr("Load")
+                            enabled: !page.models.loading && page.hasSelection
+                            Accessible.name: qsTr("Load the selected model")
+                            onClicked: page.models.load()
                         }
                         Button {
-                            text: qsTr("Use the model's template")
-                            enabled: page.models.chatTemplateOverride.length > 0
-                            onClicked: page.models.chatTemplateOverride = ""
+                            objectName: "unloadButton"
+                            text: qsTr("Unload")
+                            enabled: !page.models.loading && page.models.loadedModelName.length > 0
+                            Accessible.name: qsTr("Unload the model")
+                            onClicked: page.models.unload()
+                        }
+                        ProgressBar {
+                            width: 200
+                            visible: page.models.loading
+                            value: page.models.loadProgress
+                            Accessible.name: qsTr("Loading progress")
                         }
                     }
-                    FileDialog {
-                        id: templateDialog
-                        objectName: "templateFileDialog"
-                        title: qsTr("Choose a chat template file")
-                        nameFilters: [qsTr("Jinja templates (*.jinja *.j2 *.txt)"), qsTr("All files (*)")]
-                        onAccepted: page.models.loadChatTemplateFile(selectedFile)
+                    Label {
+                        Layout.fillWidth: true
+                        visible: page.models.loadError.length > 0
+                        text: qsTr("Loading failed: %1").arg(page.models.loadError)
+                        color: "#c62828"
+                        wrapMode: Text.Wrap
+                    }
+
+                    // The selected local model's memory fit and load settings.
+                    ColumnLayout {
+                        objectName: "localModelSettings"
+                        Layout.fillWidth: true
+                        visible: page.hasSelection && !page.models.currentIsRemote
+                        spacing: 10
+                        Label {
+                            text: qsTr("Memory fit"); font.bold: true; Layout.topMargin: 4
+                        }
+                        FitBar {
+                            Layout.fillWidth: true
+                            fit: page.models.fit
+                            onCpu: page.app.onCpu
+                        }
+
+                        Label {
+                            text: qsTr("Load settings"); font.bold: true; Layout.topMargin: 8
+                        }
+                        LabeledSlider {
+                            objectName: "bpwSlider"
+                            Layout.fillWidth: true
+                            label: qsTr("Bits per weight (what-if)")
+                            from: 2.0; to: 8.0; stepSize: 0.25
+                            value: page.models.bpw
+                            valueText: qsTr("%1 bpw").arg(Number(value).toLocaleString(Qt.locale(), "f", 2))
+                            onMoved: v => page.models.bpw = v
+                        }
+                        LabeledSlider {
+                            Layout.fillWidth: true
+                            label: qsTr("Context length")
+                            from: 512; to: Math.max(512, page.models.maxContextLength); stepSize: 512
+                            value: page.models.contextLength
+                            valueText: qsTr("%1 tokens").arg(Number(value).toLocaleString(Qt.locale(), "f", 0))
+                            onMoved: v => page.models.contextLength = v
+                        }
+                        LabeledSlider {
+                            Layout.fillWidth: true
+                            label: qsTr("Cache type")
+                            from: 0; to: page.models.cacheTypeNames.length - 1; stepSize: 1
+                            value: page.models.cacheType
+                            valueText: page.models.cacheTypeNames[value] ?? ""
+                            onMoved: v => page.models.cacheType = v
+                        }
+                        // Layers over several GPUs (ExLlamaV2's gpu_split); the fit above plans for it.
+                        RowLayout {
+                            Layout.fillWidth: true
+                            visible: !page.models.onCpu
+                            Label { text: qsTr("GPU split") }
+                            TextField {
+                                id: gpuSplitField
+                                Layout.fillWidth: true
+                                Layout.preferredWidth: 120
+                                text: page.models.gpuSplit
+                                placeholderText: qsTr("one GPU; auto; or GiB per GPU, e.g. 20,23")
+                                selectByMouse: true
+                                Accessible.name: qsTr("GPU split")
+                                onEditingFinished: page.models.gpuSplit = text
+                            }
+                        }
+                        Label {
+                            Layout.fillWidth: true
+                            visible: page.models.gpuSplitError.length > 0
+                            wrapMode: Text.Wrap
+                            color: "#c62828"
+                            text: page.models.gpuSplitError
+                        }
+                        DraftSettings {
+                            Layout.fillWidth: true
+                            pickerEnabled: true
+                            draftModelNames: page.models.draftModelNames
+                            draftModelIndex: page.models.draftModelIndex
+                            draftTokens: page.models.draftTokens
+                            onDraftModelChosen: i => page.models.draftModelIndex = i
+                            onDraftTokensMoved: n => page.models.draftTokens = n
+                        }
+
+                        // The chat template: the model's own unless the user gives one for this model.
+                        Label {
+                            text: qsTr("Chat template"); font.bold: true; Layout.topMargin: 8
+                        }
+                        Label {
+                            Layout.fillWidth: true
+                            wrapMode: Text.Wrap
+                            text: page.models.chatTemplateOverride.length > 0
+                                  ? qsTr("Your template below is used for this model (from the next load).")
+                                  : page.models.modelChatTemplate.length > 0
+                                    ? qsTr("The model's own template is used. Paste or load one below to use yours instead.")
+                                    : qsTr("The model ships no chat template: the built-in ChatML format is used unless you give one below.")
+                        }
+                        ScrollView {
+                            Layout.fillWidth: true
+                            Layout.preferredHeight: 120
+                            TextArea {
+                                id: templateArea
+                                objectName: "templateEditor"
+                                text: page.models.chatTemplateOverride
+                                placeholderText: qsTr("Jinja template (empty: the model's own)")
+                                font.family: "monospace"
+                                wrapMode: TextEdit.NoWrap
+                                selectByMouse: true
+                                // Tab moves on to the next control, as everywhere else; Ctrl+Tab indents.
+                                Keys.onTabPressed: event => { nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason); event.accepted = true }
+                                Keys.onBacktabPressed: event => { nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason); event.accepted = true }
+                                Accessible.name: qsTr("Chat template for this model")
+                                onEditingFinished: page.models.chatTemplateOverride = text
+                            }
+                        }
+                        Flow {
+                            Layout.fillWidth: true
+                            spacing: 8
+                            Button {
+                                objectName: "templateFileButton"
+                                text: qsTr("Load from file…")
+                                enabled: page.hasSelection
+                                onClicked: templateDialog.open()
+                            }
+                            Button {
+                                text: qsTr("Use the model's template")
+                                enabled: page.models.chatTemplateOverride.length > 0
+                                onClicked: page.models.chatTemplateOverride = ""
+                            }
+                        }
+                        FileDialog {
+                            id: templateDialog
+                            objectName: "templateFileDialog"
+                            title: qsTr("Choose a chat template file")
+                            nameFilters: [qsTr("Jinja templates (*.jinja *.j2 *.txt)"), qsTr("All files (*)")]
+                            onAccepted: page.models.loadChatTemplateFile(selectedFile)
+                        }
                     }
                 }
+            }
+
+            HubRepoPanel {
+                objectName: "hubRepoPanel"
+                hub: page.app.hub
+                models: page.models
+                onCpu: page.app.onCpu
+                onShowModel: path => page.showLocalModel(path)
             }
         }
     }

@@ -124,6 +124,30 @@ ScrollView {
             text: qsTr("Tokens drafted per model pass for speculative decoding (0: off), as on the Models page, where the draft model is chosen.")
         }
 
+        Label { text: qsTr("Hugging Face"); font.bold: true; Layout.topMargin: 12 }
+        RowLayout {
+            Layout.fillWidth: true
+            Label { text: qsTr("Hugging Face token") }
+            TextField {
+                id: hubTokenField
+                objectName: "hubTokenField"
+                Layout.fillWidth: true
+                Layout.preferredWidth: 160
+                text: page.settings.hubToken
+                echoMode: TextInput.Password
+                placeholderText: qsTr("hf_…")
+                selectByMouse: true
+                Accessible.name: qsTr("Hugging Face token")
+                onEditingFinished: page.settings.hubToken = text
+            }
+        }
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            opacity: 0.75
+            text: qsTr("For gated and private models: create a read token in your Hugging Face account settings and accept the model's terms on its page. Empty: HF_TOKEN, or the token saved by the hf command line, is used.")
+        }
+
         Label { text: qsTr("Appearance"); font.bold: true; Layout.topMargin: 12 }
         Connections {
             target: page.settings
