@@ -423,6 +423,46 @@ private Q_SLOTS:
         QVERIFY(!app->chat()->data(app->chat()->index(1), ChatViewModel::TextRole).toString().isEmpty());
     }
 
+    // Through the Qt transport as through exl's: a connection dropped at half a file is resumed in
+    // the same download with a Range request, and a cached blob whose bytes were altered fails its
+    // sha256 check and is fetched again whole. (Last: the cases before expect no 3.0bpw in the cache.)
+    void droppedTransferResumedAndCorruptBlobFetchedAgain()
+    {
+        const QString fixture = fixtureModel(QStringLiteral("ref-s-3.0bpw"));
+        const QByteArray sha = sha256Of(fixture + QStringLiteral("/output.safetensors"));
+        const qint64 size = QFileInfo(fixture + QStringLiteral("/output.safetensors")).size();
+        m_server.get(QStringLiteral("/_test/reset"));
+        m_server.get(QStringLiteral("/_test/fault?cut=") + QString::fromLatin1(sha) + QStringLiteral("&times=1"));
+        auto download = makeDownload();
+        auto run = [&] {
+            QSignalSpy finished(download.get(), &HubDownload::finished);
+            if (!download->start(kOrg + "ref-s-exl2", QStringLiteral("3.0bpw"), {}) || !finished.wait(30000))
+                return QString();
+            return download->finishedPath();
+        };
+        QString path = run();
+        QVERIFY2(!path.isEmpty(), qPrintable(download->error()));
+        QString why;
+        QVERIFY2(sameFiles(fixture, path, &why), qPrintable(why));
+        QCOMPARE(rangesFor(sha), QStringList({QString(), QStringLiteral("bytes=%1-").arg(size / 2)}));
+
+        const QString blob = blobs(QStringLiteral("ref-s-exl2")) + u'/' + QString::fromLatin1(sha);
+        {
+            QFile f(blob);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            char c = 0;
+            QVERIFY(f.seek(size / 3) && f.getChar(&c));
+            QVERIFY(f.seek(size / 3) && f.putChar(char(c ^ 0x5A)));
+        }
+        QVERIFY(sha256Of(blob) != sha);
+        m_server.get(QStringLiteral("/_test/reset"));
+        path = run();
+        QVERIFY2(!path.isEmpty(), qPrintable(download->error()));
+        QVERIFY2(sameFiles(fixture, path, &why), qPrintable(why));
+        QCOMPARE(sha256Of(blob), sha);
+        QCOMPARE(rangesFor(sha), QStringList({QString()}));
+    }
+
     void cleanupTestCase()
     {
         m_models.reset();
