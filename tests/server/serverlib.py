@@ -1,6 +1,6 @@
 """Shared pieces of the server tests (Python standard library only): start `exl serve` on the
 fixture model on a free loopback port, raw HTTP helpers, checks, skip rules."""
-import http.client, json, os, socket, subprocess, sys, threading, time
+import argparse, http.client, json, os, socket, subprocess, sys, threading, time
 
 results = {"passed": 0, "failed": 0}
 
@@ -24,6 +24,21 @@ def skip(why):
 def finish():
     print(f"{results['passed']} passed, {results['failed']} failed", flush=True)
     sys.exit(1 if results["failed"] or not results["passed"] else 0)
+
+
+def arg_parser(other_model=False):
+    """The server tests' common arguments: --exl, --fixtures (and --model: another model folder)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--exl", required=True)
+    ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
+    if other_model:
+        ap.add_argument("--model", help="another model folder (default: the fixture model)")
+    return ap
+
+
+def model_of(args):
+    """The model the test runs: --model when given, else the fixture model (skips when it is missing)."""
+    return getattr(args, "model", None) or fixture_model(args.fixtures)
 
 
 def fixture_model(fixtures_arg):

@@ -7,10 +7,10 @@ reopened as the server closes them and 20 slowloris sockets (one header byte eve
 held against it from other loopback addresses (127.0.0.2-7), and asserts the median within 2x.
 Then checks the per-client connection cap. Bounded in time (about 15 s); standard library only.
 """
-import argparse, http.client, json, os, selectors, socket, statistics, sys, threading, time
+import http.client, json, os, selectors, socket, statistics, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, check, finish, fixture_model, raw  # noqa: E402
+from serverlib import Server, arg_parser, check, finish, model_of, raw  # noqa: E402
 
 SENTENCE = "The quick brown fox jumps over the lazy dog while the cat watches from the warm window. "
 
@@ -150,13 +150,10 @@ def per_client_cap(port, model_id):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--exl", required=True)
-    ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
-    ap.add_argument("--model", help="another model folder (default: the fixture model)")
+    ap = arg_parser(other_model=True)
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
-    model = args.model or fixture_model(args.fixtures)
+    model = model_of(args)
     srv = Server(args.exl, model, ["--header-timeout", "3"])
     try:
         ttft(srv.port, srv.model_id, 0)  # warm-up

@@ -7,10 +7,10 @@ then sends the long request with a 0.3 s client timeout, closes the socket when 
 measures the wait of the next one-token request: it must be about that request's own time plus a
 step, not the rest of the abandoned generation. Standard library only, bounded in time.
 """
-import argparse, http.client, json, os, socket, sys, time
+import http.client, json, os, socket, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, check, finish, fixture_model, post_json, raw  # noqa: E402
+from serverlib import Server, arg_parser, check, finish, model_of, post_json, raw  # noqa: E402
 
 
 def eos_ids(model):
@@ -32,11 +32,9 @@ def timed(port, body):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--exl", required=True)
-    ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
+    ap = arg_parser()
     args = ap.parse_args()
-    model = fixture_model(args.fixtures)
+    model = model_of(args)
     srv = Server(args.exl, model)
     try:
         mid = srv.model_id

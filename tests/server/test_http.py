@@ -2,10 +2,10 @@
 """HTTP details of `exl serve` (standard library only, fixture model, CPU, 127.0.0.1): methods
 (405 with Allow), authentication (Bearer in any case, WWW-Authenticate), 429 with Retry-After,
 null content, error texts, any model name accepted, keep-alive and the header deadline."""
-import argparse, http.client, json, os, socket, sys, threading, time
+import http.client, json, os, socket, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, check, finish, fixture_model, post_json, raw  # noqa: E402
+from serverlib import Server, arg_parser, check, finish, model_of, post_json, raw  # noqa: E402
 
 
 def methods_and_errors(srv):
@@ -144,11 +144,9 @@ def auth_and_queue(exl, model):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--exl", required=True)
-    ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
+    ap = arg_parser()
     args = ap.parse_args()
-    model = fixture_model(args.fixtures)
+    model = model_of(args)
     srv = Server(args.exl, model, ["--header-timeout", "2"])
     try:
         methods_and_errors(srv)

@@ -6,9 +6,9 @@ and raw HTTP, then runs a bounded load test (200 concurrent streams, --queue 4).
 per check and a closing "N passed, M failed". Exit 77 (ctest skip) when the fixture or the openai
 package is missing, unless EXL_REQUIRE_FIXTURES=1.
 """
-import argparse, concurrent.futures, json, os, subprocess, threading, time
+import concurrent.futures, json, os, subprocess, threading, time
 
-from serverlib import Server, check, finish, fixture_model, rss_kib, skip
+from serverlib import Server, arg_parser, check, finish, model_of, rss_kib, skip
 import serverlib
 
 
@@ -185,11 +185,9 @@ def load_test(exl, model):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--exl", required=True)
-    ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
+    ap = arg_parser()
     args = ap.parse_args()
-    model = fixture_model(args.fixtures)
+    model = model_of(args)
     try:
         import openai
     except ImportError:

@@ -11,10 +11,10 @@ with new words are full before memory is sampled. After the warm-up, RSS is samp
 the lowest sample of the last third exceeds that of the first third by at most --tolerance-kib.
 Default: 55 s (25 s warm-up), the CI form; bench/server_soak.sh runs it for 30 minutes.
 """
-import argparse, http.client, json, os, random, socket, sys, threading, time
+import http.client, json, os, random, socket, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, check, finish, fixture_model, raw  # noqa: E402
+from serverlib import Server, arg_parser, check, finish, model_of, raw  # noqa: E402
 
 SYSTEM = "You are a helpful assistant who answers briefly and kindly."
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -99,10 +99,7 @@ class Client(threading.Thread):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--exl", required=True)
-    ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
-    ap.add_argument("--model", help="another model folder (default: the fixture model)")
+    ap = arg_parser(other_model=True)
     ap.add_argument("--duration", type=float, default=55.0, help="seconds in all")
     ap.add_argument("--warmup", type=float, default=25.0, help="seconds before RSS is sampled")
     ap.add_argument("--tolerance-kib", type=int, default=3072)
@@ -112,7 +109,7 @@ def main():
     if args.vocab:
         rng = random.Random(7)
         VOCAB.extend("".join(rng.choice(LETTERS) for _ in range(rng.randint(3, 10))) for _ in range(args.vocab))
-    model = args.model or fixture_model(args.fixtures)
+    model = model_of(args)
     srv = Server(args.exl, model, ["--queue", "16"])
     try:
         # Warm-up of the caches that fill with new words: several prompts longer than the context
