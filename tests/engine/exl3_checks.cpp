@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "exl/generator.h"
-#include "exl/kernels/half.h"
 #include "exl/model.h"
 #include "exl/perplexity.h"
 #include "exl/safetensors_writer.h"
@@ -28,23 +27,9 @@ nlohmann::json read_data_json(const std::string& relative) {
 
 // ExLlamaV3's logits, stored as fp16 blocks (refs/logits_exl3_<model>.json describes them).
 std::map<std::string, LogitBlock> read_exl3_logits(const std::string& model) {
-  const auto desc = read_data_json("refs/logits_exl3_" + model + ".json");
-  std::ifstream bin(exl3_data_dir() / "refs" / ("logits_exl3_" + model + ".bin"), std::ios::binary);
-  std::map<std::string, LogitBlock> out;
-  for (const auto& b : desc["blocks"]) {
-    LogitBlock lb;
-    lb.label = b["label"];
-    lb.rows = b["shape"][0];
-    lb.cols = b["shape"][1];
-    std::vector<half_bits> h(std::size_t(lb.rows) * std::size_t(lb.cols));
-    bin.seekg(std::streamoff(b["offset_bytes"].get<std::int64_t>()));
-    bin.read(reinterpret_cast<char*>(h.data()), std::streamsize(h.size() * 2));
-    if (!bin) fail(__FILE__, __LINE__, "short read in logits_exl3_" + model + ".bin block " + lb.label);
-    lb.data.resize(h.size());
-    for (std::size_t i = 0; i < h.size(); ++i) lb.data[i] = half_to_float(h[i]);
-    out[lb.label] = std::move(lb);
-  }
-  return out;
+  const std::string name = "logits_exl3_" + model;
+  std::ifstream bin(exl3_data_dir() / "refs" / (name + ".bin"), std::ios::binary);
+  return read_blocks(read_data_json("refs/" + name + ".json"), bin, name + ".bin", true);
 }
 
 struct Loaded {

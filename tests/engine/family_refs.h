@@ -36,13 +36,7 @@ inline std::vector<FamilyPrompt> read_family_refs(const std::string& name) {
     fp.name = p["name"];
     fp.ids = p["ids"].get<std::vector<std::int32_t>>();
     fp.context = p["context"];
-    fp.logits.label = fp.name;
-    fp.logits.rows = p["rows"];
-    fp.logits.cols = p["cols"];
-    fp.logits.data.resize(std::size_t(fp.logits.rows) * std::size_t(fp.logits.cols));
-    bin.seekg(std::streamoff(p["offset_bytes"].get<std::int64_t>()));
-    bin.read(reinterpret_cast<char*>(fp.logits.data.data()), std::streamsize(fp.logits.data.size() * 4));
-    if (!bin) fail(__FILE__, __LINE__, "short read in " + dir + "/logits.bin for " + fp.name);
+    fp.logits = read_block(bin, dir + "/logits.bin", fp.name, p["rows"], p["cols"], p["offset_bytes"].get<std::int64_t>());
     fp.greedy = p["greedy"].get<std::vector<std::int32_t>>();
     fp.greedy_margins = p["greedy_margins"].get<std::vector<float>>();
     out.push_back(std::move(fp));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "exl/kernels/half.h"
 #include "exl_test.h"
 
 namespace exl::test {
@@ -27,23 +28,43 @@ struct LogitBlock {
   std::span<const float> row(int r) const { return {data.data() + std::size_t(r) * std::size_t(cols), std::size_t(cols)}; }
 };
 
-// Reads refs/<name>.json and refs/<name>.bin into blocks keyed by label.
-inline std::map<std::string, LogitBlock> read_logit_blocks(const std::string& name) {
-  const auto desc = read_json("refs/" + name + ".json");
-  std::ifstream bin(fixture("refs/" + name + ".bin"), std::ios::binary);
+// One rows x cols block at `offset` bytes of `bin` (float32, or fp16 widened to float32); `where`
+// names the file in the error of a short read.
+inline LogitBlock read_block(std::ifstream& bin, const std::string& where, std::string label, int rows, int cols,
+                             std::int64_t offset, bool fp16 = false) {
+  LogitBlock lb;
+  lb.label = std::move(label);
+  lb.rows = rows;
+  lb.cols = cols;
+  lb.data.resize(std::size_t(rows) * std::size_t(cols));
+  bin.seekg(std::streamoff(offset));
+  if (fp16) {
+    std::vector<half_bits> h(lb.data.size());
+    bin.read(reinterpret_cast<char*>(h.data()), std::streamsize(h.size() * 2));
+    for (std::size_t i = 0; i < h.size(); ++i) lb.data[i] = half_to_float(h[i]);
+  } else {
+    bin.read(reinterpret_cast<char*>(lb.data.data()), std::streamsize(lb.data.size() * 4));
+  }
+  if (!bin) fail(__FILE__, __LINE__, "short read in " + where + " block " + lb.label);
+  return lb;
+}
+
+// The blocks a description lists ({"blocks": [{label, shape, offset_bytes}]}), keyed by label.
+inline std::map<std::string, LogitBlock> read_blocks(const nlohmann::json& desc, std::ifstream& bin,
+                                                     const std::string& where, bool fp16 = false) {
   std::map<std::string, LogitBlock> out;
   for (const auto& b : desc["blocks"]) {
-    LogitBlock lb;
-    lb.label = b["label"];
-    lb.rows = b["shape"][0];
-    lb.cols = b["shape"][1];
-    lb.data.resize(std::size_t(lb.rows) * std::size_t(lb.cols));
-    bin.seekg(std::streamoff(b["offset_bytes"].get<std::int64_t>()));
-    bin.read(reinterpret_cast<char*>(lb.data.data()), std::streamsize(lb.data.size() * 4));
-    if (!bin) fail(__FILE__, __LINE__, "short read in " + name + ".bin block " + lb.label);
+    LogitBlock lb = read_block(bin, where, b["label"], b["shape"][0], b["shape"][1],
+                               b["offset_bytes"].get<std::int64_t>(), fp16);
     out[lb.label] = std::move(lb);
   }
   return out;
+}
+
+// Reads refs/<name>.json and refs/<name>.bin into blocks keyed by label.
+inline std::map<std::string, LogitBlock> read_logit_blocks(const std::string& name) {
+  std::ifstream bin(fixture("refs/" + name + ".bin"), std::ios::binary);
+  return read_blocks(read_json("refs/" + name + ".json"), bin, name + ".bin");
 }
 
 struct Prompt {
