@@ -1,7 +1,6 @@
 #include "exl3_checks.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -10,7 +9,6 @@
 
 #include "exl/generator.h"
 #include "exl/model.h"
-#include "exl/perplexity.h"
 #include "exl/safetensors_writer.h"
 #include "exl/tensor_store.h"
 #include "model_checks.h"
@@ -103,13 +101,7 @@ void check_exl3_ppl(const std::string& device, const std::string& model) {
   const auto refs = read_data_json("refs/ppl_exl3.json")["models"][model];
   Loaded l = load(device, model, CacheType::fp16, 512);
   for (const std::string ds : {"wiki", "tiny"}) {
-    const auto ids = ids_all[ds].get<std::vector<std::int32_t>>();
-    const PerplexityResult r = perplexity(*l.backend, ids, 512, 2048);
-    const double want = refs[ds]["ppl"];
-    CHECK_EQ(r.n_predictions, std::int64_t(2044));
-    const double rel = std::fabs(r.ppl - want) / want;
-    if (options().verbose) std::printf("  %s %s: ppl %.4f, reference %.4f (%.4f %%)\n", model.c_str(), ds.c_str(), r.ppl, want, rel * 100);
-    CHECK_MSG(rel <= 0.002, model << " " << ds << ": ppl " << r.ppl << " vs reference " << want);
+    check_perplexity(model, *l.backend, ids_all[ds].get<std::vector<std::int32_t>>(), ds, refs[ds]["ppl"]);
   }
 }
 

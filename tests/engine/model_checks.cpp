@@ -128,14 +128,18 @@ void check_exl2_ppl(const std::string& device, const std::string& model) {
   for (const std::string ds : {"wiki", "tiny"}) {
     const std::string key = ds + "_chunk_forward_nocache";
     if (!refs.contains(key)) continue;
-    const auto ids = ids_all[ds].get<std::vector<std::int32_t>>();
-    const PerplexityResult r = perplexity(*l.backend, ids, 512, 2048);
-    const double want = refs[key]["ppl"];
-    CHECK_EQ(r.n_predictions, std::int64_t(2044));
-    const double rel = std::fabs(r.ppl - want) / want;
-    if (options().verbose) std::printf("  %s %s: ppl %.4f, reference %.4f (%.4f %%)\n", model.c_str(), ds.c_str(), r.ppl, want, rel * 100);
-    CHECK_MSG(rel <= 0.002, model << " " << ds << ": ppl " << r.ppl << " vs reference " << want);
+    check_perplexity(model, *l.backend, ids_all[ds].get<std::vector<std::int32_t>>(), ds, refs[key]["ppl"]);
   }
+}
+
+void check_perplexity(const std::string& model, Backend& backend, const std::vector<std::int32_t>& ids,
+                      const std::string& dataset, double want) {
+  const PerplexityResult r = perplexity(backend, ids, 512, 2048);
+  CHECK_EQ(r.n_predictions, std::int64_t(2044));
+  const double rel = std::fabs(r.ppl - want) / want;
+  if (options().verbose)
+    std::printf("  %s %s: ppl %.4f, reference %.4f (%.4f %%)\n", model.c_str(), dataset.c_str(), r.ppl, want, rel * 100);
+  CHECK_MSG(rel <= 0.002, model << " " << dataset << ": ppl " << r.ppl << " vs reference " << want);
 }
 
 }  // namespace exl::test
