@@ -1,4 +1,5 @@
 """Shared pieces of the Hub tests: start the test server, read its request log, compare trees."""
+import argparse
 import contextlib
 import hashlib
 import json
@@ -22,6 +23,16 @@ def fixtures_dir(arg):
     if not os.path.isdir(os.path.join(d, "models", "exl2", "ref-s-4.0bpw")):
         skip("fixture models not found under %s" % d)
     return d
+
+
+def parse_args(exl_required=True):
+    """The Hub tests' command line (--exl, --fixtures): the arguments and the fixtures folder (skips
+    when the fixture models are missing)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fixtures")
+    ap.add_argument("--exl", required=exl_required)
+    args = ap.parse_args()
+    return args, fixtures_dir(args.fixtures)
 
 
 @contextlib.contextmanager

@@ -4,7 +4,6 @@ client on the same server and cache: search and file lists agree with HfApi; `ex
 the fixture's bytes, `exl generate` on the snapshot matches the fixture folder, and snapshot_download
 (local_files_only) finds it; a snapshot_download model is listed by `exl ls` and loads; --include and
 subfolders; the gated repo's 401/403 messages and the token from HF_TOKEN or $HF_HOME/token; HF_HUB_OFFLINE."""
-import argparse
 import json
 import os
 import sys
@@ -21,11 +20,7 @@ def generate(exl, model, env):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--fixtures")
-    ap.add_argument("--exl", required=True)
-    args = ap.parse_args()
-    fixtures = hubtest.fixtures_dir(args.fixtures)
+    args, fixtures = hubtest.parse_args()
     hubtest.require_hf()
     exl, exl2 = args.exl, os.path.join(fixtures, "models", "exl2")
     with tempfile.TemporaryDirectory() as home, hubtest.hub_server(fixtures) as srv:

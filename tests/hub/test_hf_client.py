@@ -2,7 +2,6 @@
 """Proof that the test server speaks the Hub's protocol: the official huggingface_hub client, pointed at it with
 HF_ENDPOINT, searches, lists refs and trees, and downloads every repo and branch byte-identical to the fixtures;
 the gated repo fails without a token and downloads with one. Exit 77 (skipped) without fixtures or huggingface_hub."""
-import argparse
 import os
 import sys
 import tempfile
@@ -13,11 +12,8 @@ from hubtest import check, file_map
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--fixtures")
-    ap.add_argument("--exl")  # unused here; the CLI tests share the command line
-    args = ap.parse_args()
-    fixtures = hubtest.fixtures_dir(args.fixtures)
+    # --exl is unused here; the CLI tests share the command line
+    _, fixtures = hubtest.parse_args(exl_required=False)
     exl2 = os.path.join(fixtures, "models", "exl2")
     with tempfile.TemporaryDirectory() as home, hubtest.hub_server(fixtures) as srv:
         os.environ.update({"HF_HOME": home, "HF_ENDPOINT": srv.endpoint, "HF_HUB_DISABLE_TELEMETRY": "1",

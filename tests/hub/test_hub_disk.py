@@ -3,7 +3,6 @@
 larger than the free space is refused before anything is written; a disk that fills up during the download
 gives a clear error and leaves nothing that looks complete (no blob, no snapshot link), and the same pull
 resumes once there is room. Exit 77 (skipped) where namespaces or tmpfs mounts are not allowed."""
-import argparse
 import json
 import os
 import subprocess
@@ -73,11 +72,7 @@ def inside(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--fixtures")
-    ap.add_argument("--exl", required=True)
-    args = ap.parse_args()
-    hubtest.fixtures_dir(args.fixtures)
+    args, _ = hubtest.parse_args()
     if os.environ.get("EXL_HUB_DISK_NS") == "1":
         return inside(args)
     probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True)

@@ -3,7 +3,6 @@
 and keeps blobs/<sha256>.incomplete; the next run resumes it with a Range request and ends byte-identical);
 with retries the same run resumes by itself; a cached blob whose bytes were altered fails its sha256 check and
 is fetched again; a download that stopped leaves nothing that looks complete."""
-import argparse
 import json
 import os
 import subprocess
@@ -17,11 +16,7 @@ from hubtest import check, file_map, run
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--fixtures")
-    ap.add_argument("--exl", required=True)
-    args = ap.parse_args()
-    fixtures = hubtest.fixtures_dir(args.fixtures)
+    args, fixtures = hubtest.parse_args()
     exl, exl2 = args.exl, os.path.join(fixtures, "models", "exl2")
     with tempfile.TemporaryDirectory() as home, hubtest.hub_server(fixtures) as srv:
         env = hubtest.clean_env(home, srv.endpoint)
