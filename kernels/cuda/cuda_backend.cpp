@@ -283,10 +283,9 @@ void CudaBackend::allocate_scratch() {
   std::size_t xr_elems = 0, z_elems = 0;
   auto exl3_needs = [&](const DeviceLinear& l, std::size_t rows) {
     if (!l.exl3) return;
-    const std::size_t r = std::min<std::size_t>(rows, std::size_t(C));
-    xr_elems = std::max({xr_elems, exl3_min_xr(l.view3), r * l.view3.k});
-    z_elems = std::max({z_elems, exl3_min_z(l.view3, sm_count_),
-                        std::min<std::size_t>(r, k_exl3_gemv_rows) * exl3_min_z(l.view3, sm_count_), r * l.view3.n});
+    const Exl3Need need = exl3_need(l.view3, std::min<std::size_t>(rows, std::size_t(C)), sm_count_);
+    xr_elems = std::max(xr_elems, need.xr);
+    z_elems = std::max(z_elems, need.z);
   };
   for (const DeviceLayer& l : layers_)
     for (const DeviceLinear* p : l.linears()) exl3_needs(*p, 64);

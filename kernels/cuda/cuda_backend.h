@@ -85,9 +85,12 @@ struct Exl3Work {
   float* z = nullptr;
   std::size_t z_elems = 0;
 };
-// The elements an EXL3 linear of w needs at the least in each (one row).
-std::size_t exl3_min_xr(const Exl3Device& w);
-std::size_t exl3_min_z(const Exl3Device& w, int sm_count);
+// The scratch an EXL3 linear of w needs to run `rows` rows a pass (rows >= 1): the GEMV's
+// up to k_exl3_gemv_rows rows times its K splits, or cuBLAS's rows.
+struct Exl3Need {
+  std::size_t xr = 0, z = 0;
+};
+Exl3Need exl3_need(const Exl3Device& w, std::size_t rows, int sm_count);
 
 // y[m, n] (fp32, pre-initialised) += x[m, k] (fp16) . W. Uses the fused kernel for m <=
 // gemv_max_rows, else reconstruct into `dq` (fp16 [k, n_pad]) and cuBLAS. `overwrite`: y = x . W

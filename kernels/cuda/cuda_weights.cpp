@@ -235,8 +235,11 @@ void gemm_dequantised(const DeviceLinear& l, const __half* dq, const __half* x, 
 
 }  // namespace
 
-std::size_t exl3_min_xr(const Exl3Device& w) { return std::size_t(w.k); }
-std::size_t exl3_min_z(const Exl3Device& w, int sm_count) { return std::size_t(exl3_gemv_splits(w, sm_count)) * w.n; }
+Exl3Need exl3_need(const Exl3Device& w, std::size_t rows, int sm_count) {
+  const std::size_t r = std::max<std::size_t>(rows, 1), splits = std::size_t(exl3_gemv_splits(w, sm_count));
+  return {r * std::size_t(w.k),
+          std::max(std::min<std::size_t>(r, k_exl3_gemv_rows) * splits * std::size_t(w.n), r * std::size_t(w.n))};
+}
 
 namespace {
 

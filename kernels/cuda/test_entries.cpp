@@ -223,9 +223,8 @@ int test_exl3_matmul(int device, const exl_cuda_exl3* w, const uint16_t* x, int 
     if (mode != 2) EXL_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0xff, dy.bytes(), st.get()));  // overwritten: poison
     const int sms = sm_count_of(device);
     // Scratch as the backend sizes it for m rows, so the passes are exercised for large m.
-    const std::size_t rows = std::min(m, 64);
-    const std::size_t xr = std::max(exl3_min_xr(l.view3), rows * w->k);
-    const std::size_t z = std::max({exl3_min_z(l.view3, sms) * std::min<std::size_t>(rows, k_exl3_gemv_rows), rows * w->n});
+    const Exl3Need need = exl3_need(l.view3, std::size_t(std::min(m, 64)), sms);
+    const std::size_t xr = need.xr, z = need.z;
     DeviceBuffer dxr(nullptr, xr * 2, "xr"), dz(nullptr, z * 4, "z");
     DeviceBuffer dq;
     if (mode == 1) dq.allocate(nullptr, std::size_t(w->k) * w->n * 2, "dq");
