@@ -52,9 +52,10 @@ const Tokenizer& require_tokenizer(const Session& s) {
 // A synthetic model in a temporary folder, removed when this goes out of scope.
 struct TempSynth {
   std::filesystem::path dir;
-  void make(const std::string& preset, double bpw, int head_bits, std::uint64_t seed) {
-    char name[128];
-    std::snprintf(name, sizeof name, "exl-bench-%s-%.2f-%ld", preset.c_str(), bpw, long(::getpid()));
+  void make(const std::string& preset, double bpw, int head_bits, std::uint64_t seed, synth::SynthFormat format) {
+    const char* fmt = format == synth::SynthFormat::exl3 ? "exl3" : "exl2";
+    char name[160];
+    std::snprintf(name, sizeof name, "exl-bench-%s-%s-%.2f-%ld", preset.c_str(), fmt, bpw, long(::getpid()));
     dir = std::filesystem::temp_directory_path() / name;
     synth::SynthOptions o;
     o.preset = preset;
@@ -62,7 +63,8 @@ struct TempSynth {
     o.head_bits = head_bits;
     o.seed = seed;
     o.output_dir = dir;
-    std::fprintf(stderr, "exl bench: writing a synthetic %s at %.2f bpw to %s\n", preset.c_str(), bpw, dir.c_str());
+    o.format = format;
+    std::fprintf(stderr, "exl bench: writing a synthetic %s %s at %.2f bpw to %s\n", fmt, preset.c_str(), bpw, dir.c_str());
     try {
       synth::synth_model(o);
     } catch (...) {
@@ -369,7 +371,7 @@ int cmd_bench(const Args& a) {
   // The sampler flags of `generate` too: decode is timed as generation samples (greedy unless a
   // sampling flag is given; --seed alone stays the synthetic model's seed).
   std::set<std::string> flags{"--prompt", "--prompt-tokens", "--gen", "--gen-tokens", "--json", "--repeats",
-                              "--synth", "--bpw", "--head-bits", "--seed"};
+                              "--synth", "--bpw", "--head-bits", "--seed", "--format"};
   for (const char* const* f = kSamplerFlags; *f; ++f) flags.insert(*f);
   a.check_known(with_session_flags(flags));
   const std::vector<int> prompts =
@@ -383,7 +385,8 @@ int cmd_bench(const Args& a) {
   TempSynth synth;
   if (auto preset = a.get("--synth")) {
     if (a.has("--model")) throw Error(ErrorKind::invalid_argument, "use either -m DIR or --synth PRESET", "", "--synth");
-    synth.make(*preset, a.get_double("--bpw", 4.0), a.get_int("--head-bits", 6), std::uint64_t(a.get_int("--seed", 1)));
+    synth.make(*preset, a.get_double("--bpw", 4.0), a.get_int("--head-bits", 6), std::uint64_t(a.get_int("--seed", 1)),
+               synth_format(a));
   }
   const std::string dir = synth.dir.empty() ? a.require("--model") : synth.dir.string();
   const int longest = std::max(*std::max_element(prompts.begin(), prompts.end()),

@@ -1,4 +1,4 @@
-// exl synth: a random-weight EXL2 model of a preset's shapes (engine/src/synth).
+// exl synth: a random-weight EXL2 or EXL3 model of a preset's shapes (engine/src/synth).
 #include <chrono>
 #include <cstdio>
 
@@ -9,9 +9,16 @@
 
 namespace exl::cli {
 
+synth::SynthFormat synth_format(const Args& a) {
+  const std::string f = a.get("--format").value_or("exl2");
+  if (f == "exl2") return synth::SynthFormat::exl2;
+  if (f == "exl3") return synth::SynthFormat::exl3;
+  throw Error(ErrorKind::invalid_argument, "unknown format '" + f + "' (exl2 or exl3)", "", "--format");
+}
+
 int cmd_synth(const Args& a) {
   a.check_known({"--preset", "--bpw", "-b", "--head-bits", "-hb", "--seed", "--output", "--out", "--shard-size",
-                 "--threads", "--list", "--quiet", "--fp16"});
+                 "--threads", "--list", "--quiet", "--fp16", "--format"});
   if (a.has("--list")) {
     for (const std::string& n : plan::preset_names()) std::printf("%s\n", n.c_str());
     return 0;
@@ -28,7 +35,8 @@ int cmd_synth(const Args& a) {
   if (shard_mb < 0) throw Error(ErrorKind::invalid_argument, "must be >= 0 (MiB; 0 = one file)", "", "--shard-size");
   o.max_shard_bytes = std::uint64_t(shard_mb) << 20;
   o.threads = a.get_int("--threads", 0);
-  o.fp16 = a.has("--fp16");  // an FP16 model of the preset's shapes (the converter's input)
+  o.fp16 = a.has("--fp16");
+  o.format = synth_format(a);  // an FP16 model of the preset's shapes (the converter's input)
   const bool quiet = a.has("--quiet");
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -48,8 +56,9 @@ int cmd_synth(const Args& a) {
                 double(r.bytes) / 1e6, r.files.size(), seconds());
     return 0;
   }
-  std::printf("wrote %s: %s, decoder %.3f bpw (asked %.2f), head %.2f bpw, %.1f MB in %zu file(s), %.1f s\n",
-              r.dir.string().c_str(), o.preset.c_str(), r.decoder_bpw, o.bpw, r.head_bpw, double(r.bytes) / 1e6,
+  std::printf("wrote %s: %s, %s, decoder %.3f bpw (asked %.2f), head %.2f bpw, %.1f MB in %zu file(s), %.1f s\n",
+              r.dir.string().c_str(), o.preset.c_str(), o.format == synth::SynthFormat::exl3 ? "EXL3" : "EXL2",
+              r.decoder_bpw, o.bpw, r.head_bpw, double(r.bytes) / 1e6,
               r.files.size(), seconds());
   return 0;
 }

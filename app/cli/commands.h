@@ -5,6 +5,7 @@
 #include <string>
 
 #include "args.h"
+#include "exl/synth.h"
 
 namespace exl::cli {
 
@@ -22,6 +23,8 @@ int cmd_convert(const Args& a);
 int cmd_fit(const Args& a);
 int cmd_import(const Args& a);
 int cmd_synth(const Args& a);
+// --format exl2 (default) or exl3 of `exl synth` and `exl bench --synth`.
+synth::SynthFormat synth_format(const Args& a);
 int cmd_serve(const Args& a);
 int cmd_template(const Args& a);
 int cmd_pull(const Args& a);    // Hugging Face Hub: cmd_hub.cpp

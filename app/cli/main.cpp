@@ -27,7 +27,7 @@ commands:
              model's chat template: one user turn per stdin line; shows the tokens reused from the
              cache and the tokens prefilled per turn
   ppl        -m DIR --text FILE [--window 512] [--tokens N] [--json]   perplexity
-  bench      -m DIR | --synth PRESET [--bpw X] [--prompt 512,2048] [--ctx 0,2048,32768] [--gen 128]
+  bench      -m DIR | --synth PRESET [--bpw X] [--format exl2|exl3] [--prompt 512,2048] [--ctx 0,2048,32768] [--gen 128]
              [--repeats N] [--json] [generate's sampler flags]   prefill speed per prompt length (and
              time to first token) and decode speed per context, each beside its bound (measured copy
              bandwidth / bytes read per token; FP16 tensor rate / 2 x weights) (--synth: a random model
@@ -49,8 +49,9 @@ commands:
   template   (-m DIR | --template FILE) --messages FILE.json [--add-generation-prompt]
              [--bos-token T] [--eos-token T] [--tools FILE.json] [--vars FILE.json]
              [--now "YYYY-MM-DD HH:MM:SS"]   render a chat template as transformers does (exact text)
-  synth      --preset NAME --bpw X [--head-bits 6] [--fp16] [--seed N] [--shard-size MiB] -o DIR | --list
-             an EXL2 model with random weights of a real architecture's shapes (for benchmarks)
+  synth      --preset NAME --bpw X [--format exl2|exl3] [--head-bits 6] [--fp16] [--seed N] [--shard-size MiB]
+             -o DIR | --list   an EXL2 or EXL3 model with random weights of a real architecture's shapes
+             (for benchmarks; EXL3: mul1 codebook, whole bit rates per linear, head 1-8 or 16 bits)
   import     -i FILE.gguf -o HF_DIR [--dtype fp16|bf16]   GGUF (llama, qwen2) to an HF-style folder
   search     QUERY [--exl2|--exl3] [--sort downloads|recent|likes|relevance] [--limit N] [--author ORG] [--json]
              models on the Hugging Face Hub

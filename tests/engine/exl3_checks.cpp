@@ -1,6 +1,7 @@
 #include "exl3_checks.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -46,7 +47,11 @@ Loaded load(const std::string& device, const std::string& name, CacheType cache,
 
 }  // namespace
 
-std::filesystem::path exl3_data_dir() { return std::filesystem::path(EXL_EXL3_TEST_DATA); }
+// EXL_EXL3_DATA overrides the source tree's folder (a GPU machine's copy of the tree lies elsewhere).
+std::filesystem::path exl3_data_dir() {
+  if (const char* d = std::getenv("EXL_EXL3_DATA"); d && *d) return std::filesystem::path(d);
+  return std::filesystem::path(EXL_EXL3_TEST_DATA);
+}
 
 std::vector<std::string> exl3_model_names() {
   if (!std::filesystem::exists(exl3_data_dir() / "refs" / "manifest.json"))

@@ -14,6 +14,7 @@
 #include "exl_test.h"
 #include "../engine/model_checks.h"
 #include "../engine/refs.h"
+#include "../engine/exl3_checks.h"
 #include "../engine/prefix_checks.h"
 
 using exl::CacheType;
@@ -30,6 +31,17 @@ EXL_GPU_TEST(cuda_model, long_prompt_single_forward) { check_long_prompt("cuda")
 EXL_GPU_TEST(cuda_model, greedy_ref_s_4_0) { check_exl2_greedy("cuda", "ref-s-4.0bpw"); }
 EXL_GPU_TEST(cuda_model, greedy_ref_xs_4_0) { check_exl2_greedy("cuda", "ref-xs-4.0bpw"); }
 EXL_GPU_TEST(cuda_model, ppl_ref_s_4_0) { check_exl2_ppl("cuda", "ref-s-4.0bpw"); }
+// EXL3: the CUDA backend against ExLlamaV3 1.6.5's own outputs (tests/data/exl3, or EXL_EXL3_DATA),
+// same tolerances as the CPU backend's model_exl3 / generate_exl3 / ppl_exl3.
+EXL_GPU_TEST(cuda_model, exl3ref_logits_every_model) {
+  for (const std::string& m : exl3_model_names()) check_exl3_logits("cuda", m);
+}
+EXL_GPU_TEST(cuda_model, exl3ref_greedy_every_model) {
+  for (const std::string& m : exl3_model_names()) check_exl3_greedy("cuda", m);
+}
+EXL_GPU_TEST(cuda_model, exl3ref_ppl_every_model) {
+  for (const std::string& m : exl3_model_names()) check_exl3_ppl("cuda", m);
+}
 
 // The paged cache on the device (page tables read by RoPE's cache write, the quantized stores'
 // writes and every attention kernel; copy on write by page): the CPU backend's checks.

@@ -52,7 +52,7 @@ int synth_bos_id(int vocab) { return vocab - kSpecials; }
 int synth_eos_id(int vocab) { return vocab - kSpecials + 1; }
 
 std::string synth_config_json(const ModelConfig& c, double bpw, int head_bits, std::uint64_t seed,
-                              const std::string& preset, bool fp16) {
+                              const std::string& preset, bool fp16, SynthFormat format) {
   ojson j;
   j["architectures"] = ojson::array({c.architecture});
   j["model_type"] = c.model_type;
@@ -83,7 +83,16 @@ std::string synth_config_json(const ModelConfig& c, double bpw, int head_bits, s
   j["eos_token_id"] = synth_eos_id(c.vocab_size);
   j["pad_token_id"] = c.vocab_size - 1;
   j["torch_dtype"] = "float16";
-  if (!fp16)
+  if (!fp16 && format == SynthFormat::exl3)
+    j["quantization_config"] = {  // as ExLlamaV3's converter writes it (its loader reads none of it)
+      {"quant_method", "exl3"},
+      {"version", "1.6.5"},
+      {"bits", bpw},
+      {"head_bits", head_bits},
+      {"calibration", {{"rows", 0}, {"cols", 0}}},
+      {"out_scales", "auto"},
+      {"codebook", "mul1"}};
+  else if (!fp16)
     j["quantization_config"] = {
       {"quant_method", "exl2"},
       {"version", "0.2.7"},

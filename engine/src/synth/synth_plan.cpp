@@ -103,7 +103,9 @@ struct Proj {
 
 }  // namespace
 
-std::uint64_t LinearPlan::storage_bits() const { return linear_total_bits(layout, k, n, 0); }
+std::uint64_t LinearPlan::storage_bits() const {
+  return exl3_bits2 > 0 ? exl3_storage_bits(k, n, exl3_bits2) : linear_total_bits(layout, k, n, 0);
+}
 
 SynthPlan plan_synth(const ModelConfig& c, double bpw, int head_bits, std::uint64_t seed) {
   if (!(bpw >= 2.0 && bpw <= 8.0))

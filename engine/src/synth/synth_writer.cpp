@@ -187,6 +187,54 @@ void add_linear(Tensors& t, const LinearPlan& lp, std::uint64_t seed, std::uint6
   }
 }
 
+// Random bytes, in chunks seeded by their position (the same bytes on any thread count).
+void fill_random(std::vector<std::byte>& bytes, std::uint64_t seed) {
+  const std::size_t words = bytes.size() / 8, chunk = 1 << 16;
+  parallel_for(std::int64_t((words + chunk - 1) / chunk), 1, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t c = b; c < e; ++c) {
+      Rng r(stream_seed(seed, 4, std::uint64_t(c)));
+      for (std::size_t i = std::size_t(c) * chunk; i < std::min(words, std::size_t(c + 1) * chunk); ++i) {
+        const std::uint64_t x = r.next();
+        std::memcpy(bytes.data() + i * 8, &x, 8);
+      }
+    }
+  });
+  Rng tail(stream_seed(seed, 5, 0));
+  for (std::size_t i = words * 8; i < bytes.size(); ++i) bytes[i] = std::byte(tail.next() & 0xFF);
+}
+
+int pad128(int n) { return (n + 127) / 128 * 128; }
+constexpr std::uint32_t kMul1Marker = 0x83DCD12Du;  // spec EXL3 §2.1: the mul1 codebook's multiplier
+
+// One EXL3 linear (mul1 codebook): random trellis words (every stream decodes to codebook values
+// of about unit spread), input and output scales of random sign and magnitude sqrt(0.7/sqrt(k))
+// times 0.7..1.3 (so W = suh H W-hat H svh / 128 has entries of about 0.7/sqrt(k) and activations
+// stay O(1)), zero on padded features; bias in +-0.1.
+void add_linear_exl3(Tensors& t, const LinearPlan& lp, std::uint64_t seed) {
+  const int kp = pad128(lp.k), np = pad128(lp.n), words = 8 * lp.exl3_bits2;  // 16 K words per 16x16 tile
+  TensorData tr{lp.prefix + ".trellis", DType::i16, {kp / 16, np / 16, words}, {}};
+  tr.bytes.resize(std::size_t(kp / 16) * std::size_t(np / 16) * std::size_t(words) * 2);
+  fill_random(tr.bytes, seed);
+  t.list.push_back(std::move(tr));
+  Rng r(stream_seed(seed, 6, 0));
+  const float mag = float(std::sqrt(0.7 / std::sqrt(double(lp.k))));
+  auto scales = [&](int real, int padded) {
+    std::vector<half_bits> v(static_cast<std::size_t>(padded), 0);
+    for (int i = 0; i < real; ++i)
+      v[std::size_t(i)] = float_to_half((r.next() & 1 ? -mag : mag) * (0.7f + 0.6f * r.uniform()));
+    return v;
+  };
+  const std::vector<half_bits> suh = scales(lp.k, kp), svh = scales(lp.n, np);
+  t.list.push_back(make_tensor(lp.prefix + ".suh", DType::f16, {kp}, suh.data(), suh.size()));
+  t.list.push_back(make_tensor(lp.prefix + ".svh", DType::f16, {np}, svh.data(), svh.size()));
+  t.list.push_back(make_tensor(lp.prefix + ".mul1", DType::i32, {}, &kMul1Marker, 1));
+  if (lp.bias) {
+    std::vector<half_bits> b(std::size_t(lp.n), 0);
+    for (auto& x : b) x = float_to_half(-0.1f + 0.2f * r.uniform());
+    t.list.push_back(make_tensor(lp.prefix + ".bias", DType::f16, {lp.n}, b.data(), b.size()));
+  }
+}
+
 // The work list in module order: each item makes a few tensors.
 struct Item {
   enum Kind { embedding, norm, linear } kind;
@@ -207,8 +255,17 @@ std::vector<TensorSpec> specs_of(const Item& it, const ModelConfig& c, bool fp16
     return {{it.name, DType::f16, {c.vocab_size, c.hidden_size}}};
   if (it.kind == Item::norm) return {{it.name, DType::f16, {it.size > 0 ? it.size : c.hidden_size}}};
   const LinearPlan& lp = *it.lin;
-  if (fp16) {
+  if (fp16 || (lp.exl3_bits2 == 0 && lp.layout.groups() == 0)) {  // FP16 model, or an EXL3 model's FP16 head
     std::vector<TensorSpec> s = {{lp.prefix + ".weight", DType::f16, {lp.n, lp.k}}};
+    if (lp.bias) s.push_back({lp.prefix + ".bias", DType::f16, {lp.n}});
+    return s;
+  }
+  if (lp.exl3_bits2 > 0) {
+    const std::int64_t kp = pad128(lp.k), np = pad128(lp.n);
+    std::vector<TensorSpec> s = {{lp.prefix + ".trellis", DType::i16, {kp / 16, np / 16, 8 * lp.exl3_bits2}},
+                                 {lp.prefix + ".suh", DType::f16, {kp}},
+                                 {lp.prefix + ".svh", DType::f16, {np}},
+                                 {lp.prefix + ".mul1", DType::i32, {}}};
     if (lp.bias) s.push_back({lp.prefix + ".bias", DType::f16, {lp.n}});
     return s;
   }
@@ -238,7 +295,8 @@ void check_output(const fs::path& dir) {
 
 SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) {
   const ModelConfig cfg = plan::preset_config(o.preset);  // throws with the list of names
-  const SynthPlan plan = plan_synth(cfg, o.bpw, o.head_bits, o.seed);
+  const bool exl3 = o.format == SynthFormat::exl3 && !o.fp16;
+  const SynthPlan plan = exl3 ? plan_synth_exl3(cfg, o.bpw, o.head_bits, o.seed) : plan_synth(cfg, o.bpw, o.head_bits, o.seed);
   if (o.threads > 0) set_cpu_threads(o.threads);
   const fs::path dir = o.output_dir.has_filename() ? o.output_dir : o.output_dir.parent_path();
   check_output(dir);
@@ -293,7 +351,8 @@ SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) 
         const float mid = cfg.family.norm == NormKind::rms_one_plus ? 0.0f : 1.0f;
         add_f16(*t, it.name, {it.size > 0 ? it.size : cfg.hidden_size}, s, mid - 0.1f, mid + 0.1f);
       }
-      else if (o.fp16) add_dense(*t, *it.lin, s);
+      else if (o.fp16 || (exl3 && it.lin->exl3_bits2 == 0)) add_dense(*t, *it.lin, s);
+      else if (exl3) add_linear_exl3(*t, *it.lin, s);
       else add_linear(*t, *it.lin, s, perm_seed(o.seed, it.lin->prefix));
       finish_pending();
       std::uint64_t bytes = 0;
@@ -312,7 +371,8 @@ SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) 
     write_file_atomic(partial / "generation_config.json",
                       "{\n  \"bos_token_id\": " + std::to_string(synth_bos_id(cfg.vocab_size)) +
                           ",\n  \"eos_token_id\": " + std::to_string(synth_eos_id(cfg.vocab_size)) + "\n}\n");
-    write_file_atomic(partial / "config.json", synth_config_json(cfg, o.bpw, o.head_bits, o.seed, o.preset, o.fp16));
+    write_file_atomic(partial / "config.json", synth_config_json(cfg, exl3 ? std::round(plan.nominal_bpw * 100.0) / 100.0 : o.bpw, o.head_bits, o.seed,
+                                                                o.preset, o.fp16, o.format));
     if (fs::exists(dir, ec)) fs::remove(dir, ec);  // an empty folder (checked above)
     fs::rename(partial, dir, ec);
     if (ec) throw Error(ErrorKind::io, "cannot rename " + partial.string() + " into place: " + ec.message(), dir.string());
