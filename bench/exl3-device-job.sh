@@ -26,10 +26,10 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 step "exl on the GPU"
 cp -r $REPO/.gpu $G; cd $G/bin && unxz -f ../lib/*.xz *.xz; export LD_LIBRARY_PATH=$G/lib; cd $W
 EXL=$G/bin/exl
-$EXL selftest --device cuda --fixtures $G/fixtures > $L/selftest.log 2>&1; echo "selftest rc=$?" >> $L/selftest.log
+timeout 300 $EXL selftest --device cuda --fixtures $G/fixtures > $L/selftest.log 2>&1; echo "selftest rc=$?" >> $L/selftest.log
 EXL_BENCH=exl3 $G/bin/exl_cuda_bench > $L/cuda_bench_exl3.log 2>&1; echo "rc=$?" >> $L/cuda_bench_exl3.log
-compute-sanitizer --tool memcheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_*' > $L/memcheck.log 2>&1; echo "rc=$?" >> $L/memcheck.log
-compute-sanitizer --tool racecheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_matmul*' > $L/racecheck.log 2>&1; echo "rc=$?" >> $L/racecheck.log
+timeout 200 compute-sanitizer --tool memcheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_*' > $L/memcheck.log 2>&1; echo "rc=$?" >> $L/memcheck.log
+timeout 200 compute-sanitizer --tool racecheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_matmul*' > $L/racecheck.log 2>&1; echo "rc=$?" >> $L/racecheck.log
 for p in tinyllama-1.1b llama3-8b; do
   $EXL synth --preset $p --bpw 4.0 --format exl3 -o $M/$p-exl3-4.0 --quiet >> $L/synth.log 2>&1
 done
