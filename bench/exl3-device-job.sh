@@ -1,14 +1,14 @@
 #!/bin/bash
 # The EXL3 device job (started by bench/exl3-device.sh in its own process session, so that it runs
 # on across calls of one warm GPU machine). Steps, each logged to $W/log/*.log:
-#   1. exl (from .gpu/) on the GPU: CUDA selftest, EXL3 kernel bench, compute-sanitizer over the
 #      EXL3 kernels, synthetic EXL3 models (llama3-8b, tinyllama-1.1b at 4.0 bpw) -- while
 #      ExLlamaV3 1.6.5's extension builds (JIT) in the background;
 #   2. speed: ExLlamaV3 (bench/exl3_ref_bench.py, its defaults) and `exl bench` on the same files,
 #      alternating, plus the EXL2 8B figure;
 #   3. the references: ExLlamaV3's converter on ref-s (once fixtures/ref-s has arrived) and
 #      tests/data/exl3/make_refs.py (EXL3_INT8_GEMV=0 there only);
-#   4. the CUDA backend against those references (cuda_model.exl3ref_*).
+#   4. the CUDA backend against those references (cuda_model.exl3ref_*), then compute-sanitizer
+#      (memcheck, racecheck) over the EXL3 kernels.
 # Usage: exl3-device-job.sh REPO W
 set -x
 REPO=$1; W=$2
@@ -28,8 +28,6 @@ cp -r $REPO/.gpu $G; cd $G/bin && unxz -f ../lib/*.xz *.xz; export LD_LIBRARY_PA
 EXL=$G/bin/exl
 timeout 300 $EXL selftest --device cuda --fixtures $G/fixtures > $L/selftest.log 2>&1; echo "selftest rc=$?" >> $L/selftest.log
 EXL_BENCH=exl3 $G/bin/exl_cuda_bench > $L/cuda_bench_exl3.log 2>&1; echo "rc=$?" >> $L/cuda_bench_exl3.log
-timeout 200 compute-sanitizer --tool memcheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_*' > $L/memcheck.log 2>&1; echo "rc=$?" >> $L/memcheck.log
-timeout 200 compute-sanitizer --tool racecheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_matmul*' > $L/racecheck.log 2>&1; echo "rc=$?" >> $L/racecheck.log
 for p in tinyllama-1.1b llama3-8b; do
   $EXL synth --preset $p --bpw 4.0 --format exl3 -o $M/$p-exl3-4.0 --quiet >> $L/synth.log 2>&1
 done
@@ -71,5 +69,9 @@ if [ -f $W/built.ok ] && [ -f $W/fixtures/ref-s/config.json ]; then
   EXL_EXL3_DATA=$W/x3data $EXL selftest --device cpu --fixtures $W/fx --filter 'model_exl3' > $L/selftest_exl3ref_cpu.log 2>&1
   echo "rc=$?" >> $L/selftest_exl3ref_cpu.log
 fi
+step "compute-sanitizer over the EXL3 kernels"
+#   1. exl (from .gpu/) on the GPU: CUDA selftest, EXL3 kernel bench, compute-sanitizer over the
+timeout 200 compute-sanitizer --tool memcheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_*' > $L/memcheck.log 2>&1; echo "rc=$?" >> $L/memcheck.log
+timeout 200 compute-sanitizer --tool racecheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_matmul*' > $L/racecheck.log 2>&1; echo "rc=$?" >> $L/racecheck.log
 step "done"
 touch $W/done
