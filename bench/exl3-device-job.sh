@@ -70,7 +70,6 @@ if [ -f $W/built.ok ] && [ -f $W/fixtures/ref-s/config.json ]; then
   echo "rc=$?" >> $L/selftest_exl3ref_cpu.log
 fi
 step "compute-sanitizer over the EXL3 kernels"
-#   1. exl (from .gpu/) on the GPU: CUDA selftest, EXL3 kernel bench, compute-sanitizer over the
 timeout 200 compute-sanitizer --tool memcheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_*' > $L/memcheck.log 2>&1; echo "rc=$?" >> $L/memcheck.log
 timeout 200 compute-sanitizer --tool racecheck $EXL selftest --device cuda --fixtures $G/fixtures --filter 'cuda_kernels.exl3_matmul*' > $L/racecheck.log 2>&1; echo "rc=$?" >> $L/racecheck.log
 step "done"
