@@ -1,7 +1,7 @@
 #!/bin/bash
 # The EXL3 device job (started by bench/exl3-device.sh in its own process session, so that it runs
 # on across calls of one warm GPU machine). Steps, each logged to $W/log/*.log:
-#      EXL3 kernels, synthetic EXL3 models (llama3-8b, tinyllama-1.1b at 4.0 bpw) -- while
+#   1. exl (from .gpu/) on the GPU: CUDA selftest, EXL3 kernel bench, synthetic EXL3 models (llama3-8b, tinyllama-1.1b at 4.0 bpw) -- while
 #      ExLlamaV3 1.6.5's extension builds (JIT) in the background;
 #   2. speed: ExLlamaV3 (bench/exl3_ref_bench.py, its defaults) and `exl bench` on the same files,
 #      alternating, plus the EXL2 8B figure;
