@@ -31,8 +31,8 @@ __device__ __forceinline__ float exl3_value(std::uint32_t state, int codebook) {
   const std::uint32_t s = state & 0xFFFFu;
   if (codebook == 2) {  // mul1: the byte sum of a multiplicative hash, affine in fp32 (exact), one rounding
     const std::uint32_t x = s * 0x83DCD12Du;
-    const int sum = int(x & 0xFFu) + int((x >> 8) & 0xFFu) + int((x >> 16) & 0xFFu) + int(x >> 24);
-    return __half2float(__float2half_rn(float(1774 * sum - 905216) / 262144.0f));
+    const int sum = int(__dp4a(x, 0x01010101u, 0u));  // the four bytes' sum
+    return __half2float(__float2half_rn(__fmul_rn(float(1774 * sum - 905216), 1.0f / 262144.0f)));  // exact product
   }
   const std::uint32_t x = codebook == 0 ? s * 89226354u + 64248484u : s * 0xCBAC1FEDu;
   const std::uint32_t y = (x & 0x8FFF8FFFu) ^ 0x3B603B60u;
@@ -41,16 +41,31 @@ __device__ __forceinline__ float exl3_value(std::uint32_t state, int codebook) {
   return __half2float(__float2half_rn(__fadd_rn(lo, hi)));
 }
 
-// The state of position t of a tile whose stream (128 * bits2 bits, cyclic) starts at `words`.
-__device__ __forceinline__ std::uint32_t exl3_state(const std::uint32_t* __restrict__ words, int bits2, int t) {
-  const int total = 128 * bits2;
-  const int end = (bits2 & 1) ? (t >> 1) * bits2 + ((t & 1) ? bits2 : bits2 >> 1) : (t + 1) * (bits2 >> 1);
-  int start = end - 16;
+// Lane l's 8 values of a tile (sequence positions 8l .. 8l+7): the lane loads the (at most three)
+// 32-bit words that hold the bits of its states once -- words k .. k+2 of the cyclic stream, read
+// big-endian as the stream's bit order -- and cuts each 16-bit state from that window. A state is
+// the 16 stream bits ending at its end bit (cyclic), as in kernels/reference/exl3_ref.cpp.
+__device__ __forceinline__ void exl3_tile_values(const std::uint32_t* __restrict__ words, int bits2, int codebook,
+                                                 int lane, float wv[8]) {
+  const int total = 128 * bits2, nwords = total >> 5;
+  const int t0 = 8 * lane;
+  const int end0 = (bits2 & 1) ? (t0 >> 1) * bits2 + (bits2 >> 1) : (t0 + 1) * (bits2 >> 1);
+  int start = end0 - 16;  // the first state's first bit; may lie before the stream's start (cyclic)
   if (start < 0) start += total;
-  const int q = start >> 5, off = start & 31;
-  const int q2 = q + 1 == (total >> 5) ? 0 : q + 1;
-  const unsigned long long pair = (static_cast<unsigned long long>(__ldg(words + q)) << 32) | __ldg(words + q2);
-  return std::uint32_t(pair >> (48 - off)) & 0xFFFFu;
+  const int q = start >> 5;
+  const int q1 = q + 1 >= nwords ? q + 1 - nwords : q + 1, q2 = q + 2 >= nwords ? q + 2 - nwords : q + 2;
+  const std::uint32_t w0 = __ldg(words + q), w1 = __ldg(words + q1), w2 = __ldg(words + q2);
+  const unsigned long long lo = (static_cast<unsigned long long>(w0) << 32) | w1;
+  const unsigned long long hi = (static_cast<unsigned long long>(w1) << 32) | w2;
+  const int base = (start & 31) - (end0 - 16);  // window position of stream bit b is b + base (before wrap)
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const int t = t0 + e;
+    const int end = (bits2 & 1) ? (t >> 1) * bits2 + ((t & 1) ? bits2 : bits2 >> 1) : (t + 1) * (bits2 >> 1);
+    const int p = end - 16 + base;  // 0 .. 80: the state's first bit in the 96-bit window
+    const std::uint32_t st = p <= 48 ? std::uint32_t(lo >> (48 - p)) : std::uint32_t(hi >> (80 - p));
+    wv[e] = exl3_value(st & 0xFFFFu, codebook);
+  }
 }
 
 // Row / column inside a 16x16 tile of lane l's e-th value (sequence position 8l + e).
@@ -105,16 +120,19 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   float acc[MR][2];
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = 0.0f;
   const std::uint32_t* base = reinterpret_cast<const std::uint32_t*>(w.trellis);
+#pragma unroll 2
   for (int i = i0 + warp; i < i1; i += k_gemv_warps) {
     const std::uint32_t* words = base + (std::size_t(i) * tiles_n + j) * tile_words32;
     float wv[8];
-    for (int e = 0; e < 8; ++e) wv[e] = exl3_value(exl3_state(words, w.bits2, 8 * lane + e), w.codebook);
+    exl3_tile_values(words, w.bits2, w.codebook, lane, wv);
     const int row0 = 16 * i + 2 * (lane & 3);
+#pragma unroll
     for (int r = 0; r < MR; ++r) {
       if (r >= rows) break;
       const __half* xrow = xr + std::size_t(r) * w.k + row0;
-      const float x0 = __half2float(xrow[0]), x1 = __half2float(xrow[1]), x8 = __half2float(xrow[8]),
-                  x9 = __half2float(xrow[9]);
+      const float2 xa = __half22float2(*reinterpret_cast<const __half2*>(xrow));
+      const float2 xb = __half22float2(*reinterpret_cast<const __half2*>(xrow + 8));
+      const float x0 = xa.x, x1 = xa.y, x8 = xb.x, x9 = xb.y;
       // e: rows {0, 1, 8, 9} for e % 4 = {0, 1, 2, 3}; column half e / 4.
       acc[r][0] += wv[0] * x0 + wv[1] * x1 + wv[2] * x8 + wv[3] * x9;
       acc[r][1] += wv[4] * x0 + wv[5] * x1 + wv[6] * x8 + wv[7] * x9;
@@ -174,10 +192,10 @@ __global__ void exl3_reconstruct_kernel(Exl3Device w, __half* __restrict__ out) 
   if (tile >= (w.k / 16) * tiles_n) return;
   const int i = tile / tiles_n, j = tile % tiles_n;
   const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(w.trellis) + std::size_t(tile) * 4 * w.bits2;
-  for (int e = 0; e < 8; ++e) {
-    const float v = exl3_value(exl3_state(words, w.bits2, 8 * lane + e), w.codebook);
-    out[std::size_t(16 * i + tile_row(lane, e)) * w.n + 16 * j + tile_col(lane, e)] = __float2half_rn(v);
-  }
+  float wv[8];
+  exl3_tile_values(words, w.bits2, w.codebook, lane, wv);
+  for (int e = 0; e < 8; ++e)
+    out[std::size_t(16 * i + tile_row(lane, e)) * w.n + 16 * j + tile_col(lane, e)] = __float2half_rn(wv[e]);
 }
 
 }  // namespace

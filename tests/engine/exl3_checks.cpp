@@ -57,7 +57,8 @@ std::vector<std::string> exl3_model_names() {
   if (!std::filesystem::exists(exl3_data_dir() / "refs" / "manifest.json"))
     skip("no ExLlamaV3 reference models in tests/data/exl3 (made by tests/data/exl3/make_refs.sh on a GPU machine)");
   std::vector<std::string> out;
-  for (const auto& [name, info] : read_data_json("refs/manifest.json")["models"].items()) out.push_back(name);
+  const nlohmann::json manifest = read_data_json("refs/manifest.json");  // outlives the loop (C++20 range-for)
+  for (const auto& [name, info] : manifest["models"].items()) out.push_back(name);
   return out;
 }
 

@@ -106,6 +106,11 @@ extern uint3 threadIdx, blockIdx;
 extern dim3 gridDim, blockDim;
 
 template <class T> inline T __ldg(const T* p) { return *p; }
+// Four-way byte dot product with accumulate (unsigned form).
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  for (int i = 0; i < 32; i += 8) c += ((a >> i) & 0xFFu) * ((b >> i) & 0xFFu);
+  return c;
+}
 // Single-rounding fp32 arithmetic (no contraction into a fused multiply-add on the GPU).
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fsub_rn(float a, float b) { return a - b; }

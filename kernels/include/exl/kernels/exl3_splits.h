@@ -4,14 +4,15 @@
 
 namespace exl {
 
-// K splits of the GPU's EXL3 GEMV for a k x n layer on sm_count multiprocessors (1..8): enough
-// blocks of 16 columns for two per multiprocessor, at least 8 tiles of 16 rows a split. Shared by
+// K splits of the GPU's EXL3 GEMV for a k x n layer on sm_count multiprocessors (1..32): enough
+// blocks of 16 columns for six per multiprocessor (24 warps: the trellis decode needs the
+// warps to hide its latency), at least 8 tiles of 16 rows a split. Shared by
 // kernels/cuda/exl3.cu and the planner's scratch sizes.
 inline int exl3_gemv_splits(int k, int n, int sm_count) {
   const int strips = n / 16 > 1 ? n / 16 : 1, tiles_k = k / 16 > 1 ? k / 16 : 1, sms = sm_count > 1 ? sm_count : 1;
-  const int want = (2 * sms + strips - 1) / strips, by_k = tiles_k / 8 > 1 ? tiles_k / 8 : 1;
+  const int want = (6 * sms + strips - 1) / strips, by_k = tiles_k / 8 > 1 ? tiles_k / 8 : 1;
   const int s = want < by_k ? want : by_k;
-  return s < 1 ? 1 : (s > 8 ? 8 : s);
+  return s < 1 ? 1 : (s > 32 ? 32 : s);
 }
 
 }  // namespace exl
