@@ -18,6 +18,7 @@ import torch
 from safetensors.torch import save_file, load_file
 from safetensors import safe_open
 import exllamav3
+from exllamav3.version import __version__ as EXL3_VERSION  # the package itself has no __version__
 from exllamav3 import Config, Model, Cache
 from exllamav3.ext import exllamav3_ext as ext
 from exllamav3.modules.quant.exl3 import LinearEXL3
@@ -42,9 +43,9 @@ def checksum(t: torch.Tensor) -> str:
 def tensors_of(folder):
     out = {}
     for f in sorted(glob.glob(f"{folder}/*.safetensors")):
-        with safe_open(f, "pt") as h:
-            for k in h.keys():
-                out[k] = (os.path.basename(f), h)
+        h = safe_open(f, "pt").__enter__()  # kept open: tensors are read after this returns
+        for k in h.keys():
+            out[k] = (os.path.basename(f), h)
     return out
 
 def reconstruct(trellis, mcg, mul1):
@@ -64,7 +65,7 @@ for f in sorted(glob.glob(f"{FIX}/ref-s/*.safetensors")):
 
 manifest = {
     "producer": "tests/data/exl3/make_refs.py",
-    "exllamav3": exllamav3.__version__, "torch": torch.__version__, "cuda": torch.version.cuda,
+    "exllamav3": EXL3_VERSION, "torch": torch.__version__, "cuda": torch.version.cuda,
     "gpu": torch.cuda.get_device_name(0), "env": {k: v for k, v in os.environ.items() if k.startswith("EXL3_") or k in ("TORCH_CUDA_ARCH_LIST",)},
     "checksum": "sum over i of uint16(W-hat bits, row-major [k][n])[i] * (((i * 2654435761) mod 2^32) + 1) mod 2^64",
     "models": {},
@@ -140,7 +141,7 @@ for name in names:
     with open(f"{OUTD}/logits_exl3_{name}.bin", "wb") as fh:
         for c in chunks: fh.write(c)
     json.dump({"dtype": "float16", "blocks": blocks, "total_bytes": off, "model": name,
-               "producer": f"ExLlamaV3 {exllamav3.__version__} model.forward(ids, attn_mode=flash_attn_nc), EXL3_INT8_GEMV=0, logits widened to fp32 then stored as fp16",
+               "producer": f"ExLlamaV3 {EXL3_VERSION} model.forward(ids, attn_mode=flash_attn_nc), EXL3_INT8_GEMV=0, logits widened to fp32 then stored as fp16",
                "gpu": torch.cuda.get_device_name(0)}, open(f"{OUTD}/logits_exl3_{name}.json", "w"), indent = 1)
     # Greedy with cache
     g_out = {}
