@@ -278,7 +278,7 @@ void CudaBackend::allocate_scratch() {
       else if (p->exl3) dq_elems = std::max(dq_elems, std::size_t(p->view3.k) * p->view3.n);
   if (C <= opt_.gemv_max_rows) dq_elems = 0;
   dq_.allocate(&alloc_, dq_elems);
-  // EXL3 scratch: passes of up to 64 rows of the layers' linears (cuBLAS) or 8 (GEMV); the head,
+  // EXL3 scratch: passes of up to exl3_pass_rows rows of the layers' linears (cuBLAS) or 8 (GEMV); the head,
   // as wide as the vocabulary, runs in shorter passes when these hold fewer of its rows.
   std::size_t xr_elems = 0, z_elems = 0;
   auto exl3_needs = [&](const DeviceLinear& l, std::size_t rows) {
@@ -288,7 +288,7 @@ void CudaBackend::allocate_scratch() {
     z_elems = std::max(z_elems, need.z);
   };
   for (const DeviceLayer& l : layers_)
-    for (const DeviceLinear* p : l.linears()) exl3_needs(*p, 64);
+    for (const DeviceLinear* p : l.linears()) exl3_needs(*p, std::size_t(exl3_pass_rows));
   if (has_head_) exl3_needs(head_, 1);
   exl3_xr_.allocate(&alloc_, xr_elems * 2, "EXL3 transformed input");
   exl3_z_.allocate(&alloc_, z_elems * 4, "EXL3 products");

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "exl/kernels/exl3_splits.h"
+
 namespace exl::cuda {
 
 // One EXL2 layer on the device, in the backend's repacked layout (exl2_gemv.cu explains it).

@@ -223,7 +223,7 @@ int test_exl3_matmul(int device, const exl_cuda_exl3* w, const uint16_t* x, int 
     if (mode != 2) EXL_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0xff, dy.bytes(), st.get()));  // overwritten: poison
     const int sms = sm_count_of(device);
     // Scratch as the backend sizes it for m rows, so the passes are exercised for large m.
-    const Exl3Need need = exl3_need(l.view3, std::size_t(std::min(m, 64)), sms);
+    const Exl3Need need = exl3_need(l.view3, std::size_t(std::min(m, exl3_pass_rows)), sms);
     const std::size_t xr = need.xr, z = need.z;
     DeviceBuffer dxr(nullptr, xr * 2, "xr"), dz(nullptr, z * 4, "z");
     DeviceBuffer dq;

@@ -55,7 +55,7 @@ std::filesystem::path exl3_data_dir() {
 
 std::vector<std::string> exl3_model_names() {
   if (!std::filesystem::exists(exl3_data_dir() / "refs" / "manifest.json"))
-    skip("no ExLlamaV3 reference models in tests/data/exl3 (made by tests/data/exl3/make_refs.sh on a GPU machine)");
+    skip("no ExLlamaV3 reference models in tests/data/exl3 (made by bench/exl3-device.sh on a GPU machine)");
   std::vector<std::string> out;
   const nlohmann::json manifest = read_data_json("refs/manifest.json");  // outlives the loop (C++20 range-for)
   for (const auto& [name, info] : manifest["models"].items()) out.push_back(name);

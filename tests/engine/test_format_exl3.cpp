@@ -3,7 +3,7 @@
 // copies of it (truncated tensor, wrong bit rate, missing sign vector, shapes off the tile grid,
 // codebook markers, config fields disagreeing with the tensors) give a typed exl::Error naming the
 // file and the tensor or field. With ExLlamaV3's reference models present (tests/data/exl3, made
-// by make_refs.sh on a GPU machine) the real files load the same way and every tensor's W-hat
+// by bench/exl3-device.sh on a GPU machine) the real files load the same way and every tensor's W-hat
 // equals ExLlamaV3's (checksums of its reconstruct kernel's output); without them those cases skip.
 #include <cmath>
 #include <fstream>

@@ -120,7 +120,7 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
     for (const ModuleBytes& l : m.layers)
       for (const auto& [k, n] : l.exl3) max_dq_all = std::max(max_dq_all, std::uint64_t(k) * std::uint64_t(n));
     for (int i = 0; i < 2; ++i) b.push_back(C <= 16 ? 0 : max_dq_all * 2);
-    // EXL3: the transformed input and the products, passes of up to 64 rows of a layer's linears
+    // EXL3: the transformed input and the products, passes of up to exl3_pass_rows rows of a layer's linears
     // (8 for the GEMV, times its K splits) and one row of the head (CudaBackend::allocate_scratch).
     std::uint64_t xr = 0, z = 0;
     const int sm = std::max(1, o.sm_count);
@@ -132,7 +132,7 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
         z = std::max({z, splits * N, std::min<std::uint64_t>(r, 8) * splits * N, r * N});
       }
     };
-    for (const ModuleBytes& l : m.layers) exl3_needs(l, 64);
+    for (const ModuleBytes& l : m.layers) exl3_needs(l, std::uint64_t(exl3_pass_rows));
     if (head) exl3_needs(m.head, 1);
     if (xr) b.push_back(xr * 2);
     if (z) b.push_back(z * 4);

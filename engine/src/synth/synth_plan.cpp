@@ -12,6 +12,7 @@
 
 #include "exl/error.h"
 #include "exl/synth.h"
+#include "synth_projections.h"
 
 namespace exl::synth {
 namespace {
@@ -95,11 +96,6 @@ Candidate choose(int k, int n, double target, int pref_gs, bool pref_prefix) {
   return best;
 }
 
-struct Proj {
-  const char* name;
-  int k, n;
-  bool bias;
-};
 
 }  // namespace
 
@@ -118,16 +114,10 @@ SynthPlan plan_synth(const ModelConfig& c, double bpw, int head_bits, std::uint6
     throw Error(ErrorKind::invalid_argument,
                 "head bits must be 2, 3, 4, 5, 6 or 8 (got " + std::to_string(head_bits) + ")", "", "--head-bits");
   }
-  const int h = c.hidden_size, q = c.num_heads * c.head_dim, kv = c.num_kv_heads * c.head_dim,
-            in = c.intermediate_size;
-  if (c.num_layers <= 0 || h <= 0 || q <= 0 || kv <= 0 || in <= 0 || c.vocab_size <= 0)
-    throw Error(ErrorKind::config, "incomplete model shape");
-  for (int d : {h, q, in})
-    if (d % 32 != 0) throw Error(ErrorKind::config, "EXL2 needs in_features that are multiples of 32");
-  const Proj projs[] = {{"self_attn.q_proj", h, q, c.attention_bias}, {"self_attn.k_proj", h, kv, c.attention_bias},
-                        {"self_attn.v_proj", h, kv, c.attention_bias}, {"self_attn.o_proj", q, h, c.o_bias},
-                        {"mlp.gate_proj", h, in, c.mlp_bias},         {"mlp.up_proj", h, in, c.mlp_bias},
-                        {"mlp.down_proj", in, h, c.mlp_bias}};
+  const auto projs = decoder_projections(c);
+  const int h = c.hidden_size;
+  for (const Proj& pr : {projs[0], projs[3], projs[6]})  // in_features: hidden, attention, MLP
+    if (pr.k % 32 != 0) throw Error(ErrorKind::config, "EXL2 needs in_features that are multiples of 32");
 
   SynthPlan p;
   p.config = c;
@@ -139,7 +129,7 @@ SynthPlan plan_synth(const ModelConfig& c, double bpw, int head_bits, std::uint6
   for (int i = 0; i < layers; ++i) {
     const double t = layers > 1 ? bpw + amp * std::cos(2.0 * std::numbers::pi * (i + 0.5) / layers) : bpw;
     for (int j = 0; j < 7; ++j) {
-      const Proj& pr = projs[j];
+      const Proj& pr = projs[std::size_t(j)];
       const std::uint64_t hsh = mix64(seed * 131 + std::uint64_t(i) * 7 + std::uint64_t(j));
       static constexpr int kSizes[] = {32, 64, 128};
       int pref_gs = kSizes[hsh % 3];

@@ -10,17 +10,13 @@
 
 #include "exl/error.h"
 #include "exl/synth.h"
+#include "synth_projections.h"
 
 namespace exl::synth {
 namespace {
 
 int pad128(int n) { return (n + 127) / 128 * 128; }
 
-struct Proj {
-  const char* name;
-  int k, n;
-  bool bias;
-};
 
 }  // namespace
 
@@ -33,18 +29,13 @@ SynthPlan plan_synth_exl3(const ModelConfig& c, double bpw, int head_bits, std::
     throw Error(ErrorKind::invalid_argument,
                 "EXL3 head bits must be 1 to 8, or 16 for an FP16 head (got " + std::to_string(head_bits) + ")", "",
                 "--head-bits");
-  const int h = c.hidden_size, q = c.num_heads * c.head_dim, kv = c.num_kv_heads * c.head_dim,
-            in = c.intermediate_size;
-  if (c.num_layers <= 0 || h <= 0 || q <= 0 || kv <= 0 || in <= 0 || c.vocab_size <= 0)
-    throw Error(ErrorKind::config, "incomplete model shape");
-  for (int d : {h, q, kv, in})
-    if (d % 128 != 0)
-      throw Error(ErrorKind::config, "EXL3 synthesis needs hidden, attention and MLP sizes that are multiples of 128 (got " +
-                                         std::to_string(d) + ")");
-  const Proj projs[] = {{"self_attn.q_proj", h, q, c.attention_bias}, {"self_attn.k_proj", h, kv, c.attention_bias},
-                        {"self_attn.v_proj", h, kv, c.attention_bias}, {"self_attn.o_proj", q, h, c.o_bias},
-                        {"mlp.gate_proj", h, in, c.mlp_bias},         {"mlp.up_proj", h, in, c.mlp_bias},
-                        {"mlp.down_proj", in, h, c.mlp_bias}};
+  const auto projs = decoder_projections(c);
+  const int h = c.hidden_size;
+  for (const Proj& pr : projs)
+    for (int d : {pr.k, pr.n})
+      if (d % 128 != 0)
+        throw Error(ErrorKind::config, "EXL3 synthesis needs hidden, attention and MLP sizes that are multiples of 128 (got " +
+                                           std::to_string(d) + ")");
   SynthPlan p;
   p.config = c;
   p.target_bpw = bpw;

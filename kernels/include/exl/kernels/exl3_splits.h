@@ -4,6 +4,12 @@
 
 namespace exl {
 
+// Rows per pass of an EXL3 linear's prefill path (input transform, cuBLAS on W-hat, output
+// transform): each pass reads all of W-hat, so passes are long (a 2048-token chunk in 4), at the
+// price of scratch for 512 rows of the widest k (fp16) and n (fp32). Shared by the CUDA backend's
+// scratch and the planner's.
+constexpr int exl3_pass_rows = 512;
+
 // K splits of the GPU's EXL3 GEMV for a k x n layer on sm_count multiprocessors (1..32): enough
 // blocks of 16 columns for six per multiprocessor (24 warps: the trellis decode needs the
 // warps to hide its latency), at least 8 tiles of 16 rows a split. Shared by
