@@ -68,6 +68,43 @@ __device__ __forceinline__ void exl3_tile_values(const std::uint32_t* __restrict
   }
 }
 
+// The GEMV's form of the above with the rate B2 (twice the bits per weight) known at compile time:
+// the lane's 96-bit window is shifted once so that its first state starts at bit 0 (three funnel
+// shifts), after which every state sits at a constant position (the offsets of positions 8l + e
+// from 8l do not depend on l, 8l being even) and is cut with constant shifts.
+template <int B2>
+__device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict__ words, int lane, std::uint32_t st[8]) {
+  constexpr int total = 128 * B2, nwords = total / 32;
+  const int t0 = 8 * lane;
+  const int end0 = (B2 & 1) ? (t0 >> 1) * B2 + (B2 >> 1) : (t0 + 1) * (B2 >> 1);
+  int start = end0 - 16;
+  if (start < 0) start += total;
+  const int q = start >> 5, off = start & 31;
+  const int q1 = q + 1 >= nwords ? q + 1 - nwords : q + 1, q2 = q + 2 >= nwords ? q + 2 - nwords : q + 2;
+  const std::uint32_t w0 = __ldg(words + q), w1 = __ldg(words + q1), w2 = __ldg(words + q2);
+  // Aligned window: a = stream bits start .. start+31, b the next 32, c the rest.
+  const std::uint32_t a = __funnelshift_l(w1, w0, unsigned(off)), b = __funnelshift_l(w2, w1, unsigned(off)),
+                      c = w2 << off;
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    // First bit of position 8l + e relative to that of 8l (at most 56: the window holds 80 - off >= 49 + 16).
+    const int pos = (B2 & 1) ? (e >> 1) * B2 + ((e & 1) ? B2 - (B2 >> 1) : 0) : e * (B2 >> 1);
+    std::uint32_t v;
+    if (pos + 16 <= 32) v = a >> (16 - pos);
+    else if (pos < 32) v = __funnelshift_l(b, a, unsigned(pos)) >> 16;
+    else if (pos + 16 <= 64) v = b >> (48 - pos);
+    else v = __funnelshift_l(c, b, unsigned(pos - 32)) >> 16;
+    st[e] = v & 0xFFFFu;
+  }
+}
+
+// mul1's values by the byte sum of the state's hash (0 .. 1020): the exact fp16 values as fp32, a
+// table in shared memory filled by the block.
+constexpr int k_mul1_sums = 1021;
+__device__ __forceinline__ float mul1_of_sum(int sum) {
+  return __half2float(__float2half_rn(__fmul_rn(float(1774 * sum - 905216), 1.0f / 262144.0f)));
+}
+
 // Row / column inside a 16x16 tile of lane l's e-th value (sequence position 8l + e).
 __device__ __forceinline__ int tile_row(int lane, int e) { return 2 * (lane & 3) + (e & 1) + 8 * ((e >> 1) & 1); }
 __device__ __forceinline__ int tile_col(int lane, int e) { return (lane >> 2) + 8 * (e >> 2); }
@@ -107,15 +144,22 @@ __global__ void exl3_input_kernel(const __half* __restrict__ x, int ldx, int in_
 
 constexpr int k_gemv_warps = 4;
 
-// grid (n / 16, splits), 32 * k_gemv_warps threads; MR rows of xr [rows, k] (rows <= MR).
-template <int MR>
+// grid (n / 16, splits), 32 * k_gemv_warps threads; MR rows of xr [rows, k] (rows <= MR); rate B2;
+// MUL1: the mul1 codebook through its table, else `codebook` (3INST / MCG) decoded in registers.
+template <int MR, int B2, bool MUL1>
 __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device w, const __half* __restrict__ xr, int rows,
                                                                        float* __restrict__ z, int tiles_per_split) {
   pdl_trigger();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
   const int j = int(blockIdx.x), split = int(blockIdx.y);
-  const int tiles_k = w.k / 16, tiles_n = w.n / 16, tile_words32 = 4 * w.bits2;
+  const int tiles_k = w.k / 16, tiles_n = w.n / 16;
+  constexpr int tile_words32 = 4 * B2;
   const int i0 = split * tiles_per_split, i1 = min(tiles_k, i0 + tiles_per_split);
+  EXL_SHARED_ARRAY(float, mul1_tab, [MUL1 ? k_mul1_sums : 1]);
+  if (MUL1) {
+    for (int s = int(threadIdx.x); s < k_mul1_sums; s += blockDim.x) mul1_tab[s] = mul1_of_sum(s);
+    __syncthreads();
+  }
   pdl_wait();
   float acc[MR][2];
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = 0.0f;
@@ -123,8 +167,12 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
 #pragma unroll 2
   for (int i = i0 + warp; i < i1; i += k_gemv_warps) {
     const std::uint32_t* words = base + (std::size_t(i) * tiles_n + j) * tile_words32;
+    std::uint32_t st[8];
+    exl3_tile_states<B2>(words, lane, st);
     float wv[8];
-    exl3_tile_values(words, w.bits2, w.codebook, lane, wv);
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      wv[e] = MUL1 ? mul1_tab[__dp4a(st[e] * 0x83DCD12Du, 0x01010101u, 0u)] : exl3_value(st[e], w.codebook);
     const int row0 = 16 * i + 2 * (lane & 3);
 #pragma unroll
     for (int r = 0; r < MR; ++r) {
@@ -132,10 +180,9 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
       const __half* xrow = xr + std::size_t(r) * w.k + row0;
       const float2 xa = __half22float2(*reinterpret_cast<const __half2*>(xrow));
       const float2 xb = __half22float2(*reinterpret_cast<const __half2*>(xrow + 8));
-      const float x0 = xa.x, x1 = xa.y, x8 = xb.x, x9 = xb.y;
       // e: rows {0, 1, 8, 9} for e % 4 = {0, 1, 2, 3}; column half e / 4.
-      acc[r][0] += wv[0] * x0 + wv[1] * x1 + wv[2] * x8 + wv[3] * x9;
-      acc[r][1] += wv[4] * x0 + wv[5] * x1 + wv[6] * x8 + wv[7] * x9;
+      acc[r][0] += wv[0] * xa.x + wv[1] * xa.y + wv[2] * xb.x + wv[3] * xb.y;
+      acc[r][1] += wv[4] * xa.x + wv[5] * xa.y + wv[6] * xb.x + wv[7] * xb.y;
     }
   }
   // Lanes 4q .. 4q+3 share columns q and q + 8.
@@ -157,6 +204,33 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
     float s = red[0][r][c];
     for (int q = 1; q < k_gemv_warps; ++q) s += red[q][r][c];
     z[(std::size_t(split) * rows + r) * w.n + 16 * j + c] = s;
+  }
+}
+
+template <int MR, int B2>
+void launch_gemv(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block, cudaStream_t s) {
+  if constexpr (B2 % 2 == 0) {
+    if (w.codebook != 2) return launch(exl3_gemv_kernel<MR, B2, false>, grid, block, 0, s, w, xr, rows, z, per);
+  }
+  launch(exl3_gemv_kernel<MR, B2, true>, grid, block, 0, s, w, xr, rows, z, per);
+}
+
+template <int MR>
+void launch_gemv_rate(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block,
+                      cudaStream_t s) {
+  switch (w.bits2) {  // the rates the format has: 1 .. 8 bits, and 1.5 / 2.5 / 3.5 (mul1)
+    case 2: return launch_gemv<MR, 2>(w, xr, rows, z, per, grid, block, s);
+    case 3: return launch_gemv<MR, 3>(w, xr, rows, z, per, grid, block, s);
+    case 4: return launch_gemv<MR, 4>(w, xr, rows, z, per, grid, block, s);
+    case 5: return launch_gemv<MR, 5>(w, xr, rows, z, per, grid, block, s);
+    case 6: return launch_gemv<MR, 6>(w, xr, rows, z, per, grid, block, s);
+    case 7: return launch_gemv<MR, 7>(w, xr, rows, z, per, grid, block, s);
+    case 8: return launch_gemv<MR, 8>(w, xr, rows, z, per, grid, block, s);
+    case 10: return launch_gemv<MR, 10>(w, xr, rows, z, per, grid, block, s);
+    case 12: return launch_gemv<MR, 12>(w, xr, rows, z, per, grid, block, s);
+    case 14: return launch_gemv<MR, 14>(w, xr, rows, z, per, grid, block, s);
+    case 16: return launch_gemv<MR, 16>(w, xr, rows, z, per, grid, block, s);
+    default: EXL_CUDA_REQUIRE(false, "EXL3 GEMV: bit rate x2 out of range (" + std::to_string(w.bits2) + ")");
   }
 }
 
@@ -213,10 +287,8 @@ void exl3_gemv_partials(const Exl3Device& w, const __half* xr, int rows, float* 
                    "EXL3 GEMV: bad shape");
   const int tiles_k = w.k / 16, per = (tiles_k + splits - 1) / splits;
   const dim3 grid(unsigned(w.n / 16), unsigned(splits)), block(32 * k_gemv_warps);
-  if (rows <= 1) launch(exl3_gemv_kernel<1>, grid, block, 0, s, w, xr, rows, z, per);
-  else if (rows <= 2) launch(exl3_gemv_kernel<2>, grid, block, 0, s, w, xr, rows, z, per);
-  else if (rows <= 4) launch(exl3_gemv_kernel<4>, grid, block, 0, s, w, xr, rows, z, per);
-  else launch(exl3_gemv_kernel<8>, grid, block, 0, s, w, xr, rows, z, per);
+  if (rows <= 1) launch_gemv_rate<1>(w, xr, rows, z, per, grid, block, s);
+  else launch_gemv_rate<8>(w, xr, rows, z, per, grid, block, s);
 }
 
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,

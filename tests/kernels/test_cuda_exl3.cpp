@@ -120,6 +120,21 @@ EXL_GPU_TEST(cuda_kernels, exl3_matmul_gemv_and_cublas) {
         }
       }
     }
+  // Every rate of every codebook (the GEMV is compiled per rate), one row and a few rows.
+  for (Exl3Codebook cb : k_codebooks)
+    for (int bits2 : exl3_all_bits2(cb)) {
+      const Exl3RandomLayer L(256, 128, bits2, cb, std::uint32_t(rng()));
+      const exl_cuda_exl3 cw = to_c(L.w);
+      for (int m : {1, 3}) {
+        const HalfData x = random_half(rng, std::size_t(m) * 256, -1.0f, 1.0f);
+        std::vector<float> ref(std::size_t(m) * 128), got(ref.size(), 0.0f);
+        exl3_matmul_ref(L.w, x.f.data(), m, ref.data());
+        CUDA_OK(api.test_exl3_matmul(0, &cw, x.h.data(), m, 256, 128, got.data(), 0));
+        const Diff d = compare(got.data(), ref.data(), ref.size());
+        CHECK_MSG(d.rel_l2 <= 2e-5 && d.max_abs <= 2e-4 * (d.ref_max + 1e-3),
+                  exl3_codebook_name(cb) << " bits2 " << bits2 << " m " << m << ": rel_l2 " << d.rel_l2);
+      }
+    }
 }
 
 // A random EXL3 model (every rate and codebook across its layers) on the device: the prefill

@@ -106,6 +106,11 @@ extern uint3 threadIdx, blockIdx;
 extern dim3 gridDim, blockDim;
 
 template <class T> inline T __ldg(const T* p) { return *p; }
+// The upper 32 bits of (hi:lo) << (shift & 31).
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return unsigned((v << (shift & 31u)) >> 32);
+}
 // Four-way byte dot product with accumulate (unsigned form).
 inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
   for (int i = 0; i < 32; i += 8) c += ((a >> i) & 0xFFu) * ((b >> i) & 0xFFu);
