@@ -257,6 +257,11 @@ void exl3_forward(const DeviceLinear& l, const __half* x, int m, float* y, int l
   const float one = 1.0f, zero = 0.0f;
   for (int r0 = 0; r0 < m; r0 += int(rows)) {
     const int mr = std::min(int(rows), m - r0);
+    if (!gemm && mr == 1 && exl3_gemv_fusable(w, splits)) {  // decode: the transform inside the GEMV
+      exl3_gemv_fused(w, x + std::size_t(r0) * l.k, l.k, ws.z, splits, s);
+      exl3_output_transform(w, ws.z, splits, mr, l.n, y + std::size_t(r0) * ldy, ldy, overwrite, s);
+      continue;
+    }
     exl3_input_transform(w, x + std::size_t(r0) * l.k, mr, l.k, l.k, ws.xr, s);
     if (gemm) {
       // Z^T (n x mr, col-major) = W-hat^T (W-hat [k, n] row-major is col-major n x k) . Xr^T

@@ -146,9 +146,15 @@ constexpr int k_gemv_warps = 4;
 
 // grid (n / 16, splits), 32 * k_gemv_warps threads; MR rows of xr [rows, k] (rows <= MR); rate B2;
 // MUL1: the mul1 codebook through its table, else `codebook` (3INST / MCG) decoded in registers.
-template <int MR, int B2, bool MUL1>
+// FUSED (one row, tiles_per_split a multiple of 8): xr is the raw input x (in_features wide) and
+// the block applies the input transform to its own K range first (the input kernel's arithmetic,
+// so bit for bit the same), keeping it in shared memory: one launch less per linear for decode,
+// at the price of each column strip transforming its range again (about 7 % more instructions).
+constexpr int k_fused_max_k = 8192;  // K range of one split the fused form holds (16 KB)
+template <int MR, int B2, bool MUL1, bool FUSED>
 __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device w, const __half* __restrict__ xr, int rows,
-                                                                       float* __restrict__ z, int tiles_per_split) {
+                                                                       float* __restrict__ z, int tiles_per_split,
+                                                                       int in_features) {
   pdl_trigger();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
   const int j = int(blockIdx.x), split = int(blockIdx.y);
@@ -161,6 +167,20 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
     __syncthreads();
   }
   pdl_wait();
+  EXL_SHARED_ARRAY(__half, xs, [FUSED ? k_fused_max_k : 1]);
+  if (FUSED) {
+    for (int c = 16 * i0 + 128 * warp; c < 16 * i1; c += 128 * k_gemv_warps) {
+      const int c0 = c + 4 * lane;
+      float v[4];
+      for (int e = 0; e < 4; ++e) {
+        const float a = c0 + e < in_features ? __half2float(xr[c0 + e]) : 0.0f;
+        v[e] = __half2float(__float2half_rn(__fmul_rn(a, __half2float(w.suh[c0 + e]))));
+      }
+      had128_warp(v, lane);
+      for (int e = 0; e < 4; ++e) xs[c0 + e - 16 * i0] = __float2half_rn(v[e]);
+    }
+    __syncthreads();
+  }
   float acc[MR][2];
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = 0.0f;
   const std::uint32_t* base = reinterpret_cast<const std::uint32_t*>(w.trellis);
@@ -177,7 +197,7 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
 #pragma unroll
     for (int r = 0; r < MR; ++r) {
       if (r >= rows) break;
-      const __half* xrow = xr + std::size_t(r) * w.k + row0;
+      const __half* xrow = FUSED ? xs + (row0 - 16 * i0) : xr + std::size_t(r) * w.k + row0;
       const float2 xa = __half22float2(*reinterpret_cast<const __half2*>(xrow));
       const float2 xb = __half22float2(*reinterpret_cast<const __half2*>(xrow + 8));
       // e: rows {0, 1, 8, 9} for e % 4 = {0, 1, 2, 3}; column half e / 4.
@@ -208,28 +228,31 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
 }
 
 template <int MR, int B2>
-void launch_gemv(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block, cudaStream_t s) {
+void launch_gemv(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block, cudaStream_t s,
+                 int in_features) {
+  constexpr bool fused = MR == 1;  // MR 1 is launched for the fused form only
   if constexpr (B2 % 2 == 0) {
-    if (w.codebook != 2) return launch(exl3_gemv_kernel<MR, B2, false>, grid, block, 0, s, w, xr, rows, z, per);
+    if (w.codebook != 2)
+      return launch(exl3_gemv_kernel<MR, B2, false, fused>, grid, block, 0, s, w, xr, rows, z, per, in_features);
   }
-  launch(exl3_gemv_kernel<MR, B2, true>, grid, block, 0, s, w, xr, rows, z, per);
+  launch(exl3_gemv_kernel<MR, B2, true, fused>, grid, block, 0, s, w, xr, rows, z, per, in_features);
 }
 
 template <int MR>
 void launch_gemv_rate(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block,
-                      cudaStream_t s) {
+                      cudaStream_t s, int in_features = 0) {
   switch (w.bits2) {  // the rates the format has: 1 .. 8 bits, and 1.5 / 2.5 / 3.5 (mul1)
-    case 2: return launch_gemv<MR, 2>(w, xr, rows, z, per, grid, block, s);
-    case 3: return launch_gemv<MR, 3>(w, xr, rows, z, per, grid, block, s);
-    case 4: return launch_gemv<MR, 4>(w, xr, rows, z, per, grid, block, s);
-    case 5: return launch_gemv<MR, 5>(w, xr, rows, z, per, grid, block, s);
-    case 6: return launch_gemv<MR, 6>(w, xr, rows, z, per, grid, block, s);
-    case 7: return launch_gemv<MR, 7>(w, xr, rows, z, per, grid, block, s);
-    case 8: return launch_gemv<MR, 8>(w, xr, rows, z, per, grid, block, s);
-    case 10: return launch_gemv<MR, 10>(w, xr, rows, z, per, grid, block, s);
-    case 12: return launch_gemv<MR, 12>(w, xr, rows, z, per, grid, block, s);
-    case 14: return launch_gemv<MR, 14>(w, xr, rows, z, per, grid, block, s);
-    case 16: return launch_gemv<MR, 16>(w, xr, rows, z, per, grid, block, s);
+    case 2: return launch_gemv<MR, 2>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 3: return launch_gemv<MR, 3>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 4: return launch_gemv<MR, 4>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 5: return launch_gemv<MR, 5>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 6: return launch_gemv<MR, 6>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 7: return launch_gemv<MR, 7>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 8: return launch_gemv<MR, 8>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 10: return launch_gemv<MR, 10>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 12: return launch_gemv<MR, 12>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 14: return launch_gemv<MR, 14>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 16: return launch_gemv<MR, 16>(w, xr, rows, z, per, grid, block, s, in_features);
     default: EXL_CUDA_REQUIRE(false, "EXL3 GEMV: bit rate x2 out of range (" + std::to_string(w.bits2) + ")");
   }
 }
@@ -287,8 +310,20 @@ void exl3_gemv_partials(const Exl3Device& w, const __half* xr, int rows, float* 
                    "EXL3 GEMV: bad shape");
   const int tiles_k = w.k / 16, per = (tiles_k + splits - 1) / splits;
   const dim3 grid(unsigned(w.n / 16), unsigned(splits)), block(32 * k_gemv_warps);
-  if (rows <= 1) launch_gemv_rate<1>(w, xr, rows, z, per, grid, block, s);
-  else launch_gemv_rate<8>(w, xr, rows, z, per, grid, block, s);
+  launch_gemv_rate<8>(w, xr, rows, z, per, grid, block, s);
+}
+
+bool exl3_gemv_fusable(const Exl3Device& w, int splits) {
+  const int tiles_k = w.k / 16, per = ((tiles_k + splits - 1) / splits + 7) / 8 * 8;
+  return 16 * per <= k_fused_max_k;
+}
+
+void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, float* z, int splits, cudaStream_t s) {
+  EXL_CUDA_REQUIRE(splits >= 1 && w.n % 128 == 0 && w.k % 128 == 0 && in_features <= w.k && exl3_gemv_fusable(w, splits),
+                   "EXL3 fused GEMV: bad shape");
+  const int tiles_k = w.k / 16, per = ((tiles_k + splits - 1) / splits + 7) / 8 * 8;  // whole 128-feature blocks
+  const dim3 grid(unsigned(w.n / 16), unsigned(splits)), block(32 * k_gemv_warps);
+  launch_gemv_rate<1>(w, x, 1, z, per, grid, block, s, in_features);
 }
 
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
