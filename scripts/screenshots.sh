@@ -4,7 +4,9 @@
 # a repository's page against the Hub-protocol test server tests/hub/hub_server.py, telemetry,
 # settings) and every dialog (about,
 # convert, model folders, the default model), at 1280x800 and 1024x600, in English, Dutch and German (light), plus the
-# telemetry page in the dark theme. Each PNG is checked (a PNG of the asked size, not blank).
+# telemetry page in the dark theme; and the chat and telemetry pages with an EXL3 model (ExLlamaV3's
+# conversion of ref-s at 4.0 bpw, tests/data/exl3, its decode speed beside its bound). Each PNG is
+# checked (a PNG of the asked size, not blank).
 #   scripts/screenshots.sh EXL_STUDIO OUT_DIR [MODEL_DIR]
 # SCREENSHOTS_QUICK=1 (ctest's ui_screenshots): the pages at 1280x800 in English and the dialogs
 # at 1024x600 in German only. MODEL_DIR defaults to $EXL_FIXTURES/models/exl2/ref-s-4.0bpw
@@ -40,15 +42,42 @@ if [[ -f "$hub_fixtures/models/exl2/ref-s-4.0bpw/config.json" ]] && command -v p
   export HF_ENDPOINT="http://127.0.0.1:$port"
   hub_pages=(hub hub-repo)
 fi
+# The EXL3 model: tests/data/exl3's ref-s-4.0bpw with the fp16 embedding shard it leaves out (the
+# fixture's embedding, which ExLlamaV3 stored unchanged) and the fixture's tokenizer.
+exl3_model=
+exl3_src=$here/tests/data/exl3/models/ref-s-4.0bpw hf=$(dirname "$model")/../hf/ref-s
+if [[ -f "$exl3_src/config.json" && -f "$hf/tokenizer.json" ]] && command -v python3 >/dev/null; then
+  exl3_model=$data/ref-s-exl3-4.0bpw
+  mkdir -p "$exl3_model"
+  cp "$exl3_src"/* "$hf"/tokenizer.json "$hf"/tokenizer_config.json "$exl3_model"/
+  python3 - "$hf" "$exl3_model" <<'PY'
+import json, os, struct, sys
+hf, dst = sys.argv[1], sys.argv[2]
+index = json.load(open(os.path.join(dst, "model.safetensors.index.json")))["weight_map"]
+shard = index["model.embed_tokens.weight"]
+for f in sorted(os.listdir(hf)):
+    if not f.endswith(".safetensors"):
+        continue
+    raw = open(os.path.join(hf, f), "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    head = json.loads(raw[8:8 + n])
+    if "model.embed_tokens.weight" in head:
+        t = head["model.embed_tokens.weight"]
+        data = raw[8 + n + t["data_offsets"][0]:8 + n + t["data_offsets"][1]]
+        h = json.dumps({"model.embed_tokens.weight": {"dtype": t["dtype"], "shape": t["shape"], "data_offsets": [0, len(data)]}}).encode()
+        h += b" " * (-len(h) % 8)
+        open(os.path.join(dst, shard), "wb").write(struct.pack("<Q", len(h)) + h + data)
+PY
+fi
 shots=()
-# shot SIZE THEME LANG PAGE [DIALOG]
+# shot SIZE THEME LANG PAGE [DIALOG]   (MODEL_FOR_SHOT: another model folder, NAME_SUFFIX: its tag)
 shot() {
   local size=$1 theme=$2 lang=$3 page=$4 dialog=${5:-}
-  local name="$page"; [[ -n "$dialog" ]] && name="dialog-$dialog"
+  local name="$page${NAME_SUFFIX:-}"; [[ -n "$dialog" ]] && name="dialog-$dialog"
   local file="$out/$name-$size-$lang${theme:+-$theme}.png"
   [[ "$theme" == light ]] && file="$out/$name-$size-$lang.png"
   local page_arg=$page; [[ "$page" == hub-repo ]] && page_arg=hub
-  local args=(--model "$model" --device cpu --data-dir "$data/$size-$theme-$lang" --theme "$theme" --lang "$lang"
+  local args=(--model "${MODEL_FOR_SHOT:-$model}" --device cpu --data-dir "$data/$size-$theme-$lang" --theme "$theme" --lang "$lang"
               --page "$page_arg" --size "$size" --screenshot "$file")
   if [[ -n "$dialog" ]]; then args+=(--dialog "$dialog" --quit-after 1500)
   else
@@ -81,6 +110,9 @@ else
     done
   done
   shot 1280x800 dark en telemetry
+fi
+if [[ -n "$exl3_model" ]]; then
+  for page in chat telemetry; do MODEL_FOR_SHOT=$exl3_model NAME_SUFFIX=-exl3 shot 1280x800 light en "$page"; done
 fi
 python3 - "${shots[@]}" <<'PY'
 import struct, sys, zlib
