@@ -77,7 +77,7 @@ shot() {
   local file="$out/$name-$size-$lang${theme:+-$theme}.png"
   [[ "$theme" == light ]] && file="$out/$name-$size-$lang.png"
   local page_arg=$page; [[ "$page" == hub-repo ]] && page_arg=hub
-  local args=(--model "${MODEL_FOR_SHOT:-$model}" --device cpu --data-dir "$data/$size-$theme-$lang" --theme "$theme" --lang "$lang"
+  local args=(--model "${MODEL_FOR_SHOT:-$model}" --device cpu --data-dir "$data/$size-$theme-$lang${NAME_SUFFIX:-}" --theme "$theme" --lang "$lang"
               --page "$page_arg" --size "$size" --screenshot "$file")
   if [[ -n "$dialog" ]]; then args+=(--dialog "$dialog" --quit-after 1500)
   else
