@@ -24,7 +24,7 @@ if(TARGET exl_cuda_emu_module)
   exl_emu_selftest(emu_selftest_kernels_small cuda_kernels.exl2_matmul_silu_gather)
   exl_emu_selftest(emu_selftest_rms_norm cuda_kernels.rms_norm)
   exl_emu_selftest(emu_selftest_logits_xs cuda_model.logits_ref_xs_4_0)
-  exl_emu_selftest(emu_selftest_greedy_xs cuda_model.greedy_ref_xs_4_0)
+  exl_emu_selftest(emu_selftest_greedy_xs cuda_model.greedy_ref_xs_4_0 EXL_TEST_GREEDY_STEPS=16)  # 16 of 48 steps a prompt
   exl_emu_selftest(emu_selftest_sampler_rows cuda_kernels.sampler_rows_selects_small)
   exl_emu_selftest(emu_selftest_exact_acc cuda_kernels.exact_accumulators_round_trip)
   # EXL3: the kernels against kernels/reference (every codebook and rate), and the backend on a
