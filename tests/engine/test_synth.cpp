@@ -134,6 +134,23 @@ void check_linear(const TensorStore& st, const std::string& p, int k, int n, boo
 }
 
 
+// A CPU forward of a few tokens: finite logits of O(1) spread (the scales keep activations bounded).
+void check_cpu_forward(const std::shared_ptr<const Model>& model) {
+  const auto ids = model->tokenizer()->encode("hello synthetic world", false, true);
+  auto b = make_backend("cpu", {});
+  b->load(model);
+  b->allocate_cache({64, CacheType::fp16});
+  std::vector<float> logits;
+  prefill(*b, ids, 2048, LogitsWanted::all, logits);
+  CHECK_EQ(logits.size(), ids.size() * std::size_t(b->vocab_size()));
+  float spread = 0;
+  for (float v : logits) {
+    CHECK_MSG(std::isfinite(v), "non-finite logit");
+    spread = std::max(spread, std::fabs(v));
+  }
+  CHECK_MSG(spread > 0.01f && spread < 100.0f, "logit spread " << spread);
+}
+
 synth::SynthResult write3(const std::string& preset, double bpw, int head_bits, const fs::path& dir, std::uint64_t seed = 1) {
   synth::SynthOptions o;
   o.preset = preset;
@@ -246,18 +263,7 @@ EXL_TEST(synth, tiny_model_loads_and_passes_the_checklist) {
     CHECK_EQ(model->tokenizer()->vocab_size(), c.vocab_size);
     const auto ids = model->tokenizer()->encode("hello synthetic world", false, true);
     CHECK(ids.size() >= 3 && ids[0] == synth::synth_bos_id(c.vocab_size));
-    auto b = make_backend("cpu", {});
-    b->load(model);
-    b->allocate_cache({64, CacheType::fp16});
-    std::vector<float> logits;
-    prefill(*b, ids, 2048, LogitsWanted::all, logits);
-    CHECK_EQ(logits.size(), ids.size() * std::size_t(b->vocab_size()));
-    float spread = 0;
-    for (float v : logits) {
-      CHECK_MSG(std::isfinite(v), "non-finite logit");
-      spread = std::max(spread, std::fabs(v));
-    }
-    CHECK(spread > 0.01f);
+    check_cpu_forward(model);
     fs::remove_all(dir);
   }
 }
@@ -440,20 +446,7 @@ EXL_TEST(synth_exl3, tiny_models_load_and_run) {
       check_linear("lm_head", h, c.vocab_size, false);  // vocabulary 500, padded to 512
       CHECK_EQ(st.get("lm_head.trellis").shape[2], std::int64_t(16 * cs.head));
     }
-    // A CPU forward: finite logits of O(1) spread (the scales keep activations bounded).
-    auto b = make_backend("cpu", {});
-    b->load(model);
-    b->allocate_cache({64, CacheType::fp16});
-    const auto ids = model->tokenizer()->encode("hello synthetic world", false, true);
-    std::vector<float> logits;
-    prefill(*b, ids, 2048, LogitsWanted::all, logits);
-    CHECK_EQ(logits.size(), ids.size() * std::size_t(b->vocab_size()));
-    float spread = 0;
-    for (float v : logits) {
-      CHECK_MSG(std::isfinite(v), "non-finite logit");
-      spread = std::max(spread, std::fabs(v));
-    }
-    CHECK_MSG(spread > 0.01f && spread < 100.0f, "logit spread " << spread);
+    check_cpu_forward(model);
     fs::remove_all(dir);
   }
 }
