@@ -72,12 +72,13 @@ def main():
     import torch
     import exllamav3
     from exllamav3 import Config, Model, Cache, CacheLayer_fp16, Tokenizer, Generator, Job, ArgmaxSampler
+    from exllamav3.version import __version__ as exllamav3_version  # the package has no __version__
     import_s = time.perf_counter() - t0
     res["env"] = {
         "gpu": torch.cuda.get_device_name(0),
         "torch": torch.__version__,
         "torch_cuda": torch.version.cuda,
-        "exllamav3": getattr(exllamav3, "__version__", "?"),
+        "exllamav3": exllamav3_version,
         "python": platform.python_version(),
         "exl3_env": {k: v for k, v in os.environ.items() if k.startswith("EXL3_")},
         "import_s": round(import_s, 2),
