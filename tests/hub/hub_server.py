@@ -17,6 +17,9 @@ Repos (ORG = exl-test):
   ref-s-exl2       branches main (README, measurement), 3.0bpw, 4.0bpw, 6.0bpw (models/exl2/ref-s-*)
   ref-subfolders   main with the folders s-3.0bpw/ and xs-4.0bpw/
   ref-xs-gated     main with models/exl2/ref-xs-4.0bpw, gated
+  ref-s-exl3       branches main (README), 2.0bpw, 4.0bpw: ExLlamaV3's conversions of ref-s
+                   (tests/data/exl3/models, with the fixture's tokenizer and the embedding shard they
+                   leave out rebuilt from the fixture's ref-s)
 
 Prints one JSON line {"hub": PORT, "cdn": PORT} on stdout when listening (127.0.0.1 only), and stops by
 itself after --max-seconds.
@@ -101,6 +104,34 @@ def folder_files(folder, prefix=""):
             if os.path.isfile(os.path.join(folder, n))]
 
 
+def embedding_shard(hf_dir):
+    """A safetensors file holding only model.embed_tokens.weight of the HF model in hf_dir."""
+    for name in sorted(os.listdir(hf_dir)):
+        if not name.endswith(".safetensors"):
+            continue
+        with open(os.path.join(hf_dir, name), "rb") as f:
+            raw = f.read()
+        n = int.from_bytes(raw[:8], "little")
+        head = json.loads(raw[8:8 + n])
+        t = head.get("model.embed_tokens.weight")
+        if t:
+            data = raw[8 + n + t["data_offsets"][0]:8 + n + t["data_offsets"][1]]
+            h = json.dumps({"model.embed_tokens.weight": {"dtype": t["dtype"], "shape": t["shape"],
+                                                          "data_offsets": [0, len(data)]}}).encode()
+            h += b" " * (-len(h) % 8)
+            return len(h).to_bytes(8, "little") + h + data
+    raise SystemExit("no embedding in " + hf_dir)
+
+
+def exl3_model_files(folder, hf_dir, embedding):
+    """An ExLlamaV3 conversion from tests/data/exl3 as published: its files, the tokenizer, the embedding shard."""
+    with open(os.path.join(folder, "model.safetensors.index.json")) as f:
+        shard = json.load(f)["weight_map"]["model.embed_tokens.weight"]
+    files = folder_files(folder) + [RepoFile(n, source=os.path.join(hf_dir, n)) for n in ("tokenizer.json", "tokenizer_config.json")]
+    files.append(RepoFile(shard, data=embedding))
+    return sorted(files, key=lambda f: f.path)
+
+
 def make_repos(fixtures):
     exl2 = os.path.join(fixtures, "models", "exl2")
     readme = lambda text: RepoFile("README.md", data=("---\nlibrary_name: exllamav2\ntags:\n- exl2\n---\n# %s\n" % text).encode())
@@ -120,6 +151,17 @@ def make_repos(fixtures):
     r = Repo("ref-xs-gated", ["exl2", "llama"], 300, "2026-01-15T12:00:00.000Z", gated="manual")
     r.add_branch("main", [attrs(), readme("gated")] + folder_files(os.path.join(exl2, "ref-xs-4.0bpw")))
     repos.append(r)
+    exl3 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "exl3", "models")
+    hf_dir = os.path.join(fixtures, "models", "hf", "ref-s")
+    if os.path.isdir(exl3) and os.path.isdir(hf_dir):
+        readme3 = lambda text: RepoFile("README.md", data=("---\nlibrary_name: exllamav3\ntags:\n- exl3\n---\n# %s\n" % text).encode())
+        embedding = embedding_shard(hf_dir)
+        r = Repo("ref-s-exl3", ["exl3", "llama", "text-generation"], 800, "2026-04-10T09:00:00.000Z")
+        r.add_branch("main", [attrs(), readme3("ref-s EXL3: one branch per bitrate")])
+        for bpw in ("2.0", "4.0"):
+            r.add_branch(bpw + "bpw", [attrs(), readme3("ref-s EXL3 %sbpw" % bpw)]
+                         + exl3_model_files(os.path.join(exl3, "ref-s-%sbpw" % bpw), hf_dir, embedding))
+        repos.append(r)
     return {x.id: x for x in repos}
 
 

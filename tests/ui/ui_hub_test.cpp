@@ -148,12 +148,17 @@ private Q_SLOTS:
     {
         auto download = makeDownload();
         auto hub = makeHub(download.get());
-        QCOMPARE(hub->formatFilter(), 1);  // EXL2 first
+        QCOMPARE(hub->formatFilter(), 2);  // EXL3 first
         hub->search();
         QVERIFY(hub->searching());
         QTRY_VERIFY_WITH_TIMEOUT(hub->searched() && !hub->searching(), 15000);
         QCOMPARE(hub->searchError(), QString());
-        // By downloads (the server's repos: 1500, 300, 40).
+        QCOMPARE(ids(hub->results()), QStringList({kOrg + "ref-s-exl3"}));
+        QCOMPARE(hub->results().first().toMap().value("format").toString(), QStringLiteral("EXL3"));
+        // EXL2, by downloads (the server's EXL2 repos: 1500, 300, 40).
+        hub->setFormatFilter(1);
+        hub->search();
+        QTRY_VERIFY_WITH_TIMEOUT(!hub->searching(), 15000);
         QCOMPARE(ids(hub->results()), QStringList({kOrg + "ref-s-exl2", kOrg + "ref-xs-gated", kOrg + "ref-subfolders"}));
         const QVariantMap first = hub->results().first().toMap();
         QCOMPARE(first.value("downloads").toDouble(), 1500.0);
@@ -167,17 +172,23 @@ private Q_SLOTS:
         hub->search();
         QTRY_VERIFY_WITH_TIMEOUT(!hub->searching(), 15000);
         QCOMPARE(ids(hub->results()), QStringList({kOrg + "ref-subfolders", kOrg + "ref-s-exl2", kOrg + "ref-xs-gated"}));
-        // Text, and a format no repository has.
+        // Text, and text no repository of the format has.
         hub->setQuery(QStringLiteral("gated"));
         hub->search();
         QTRY_VERIFY_WITH_TIMEOUT(!hub->searching(), 15000);
         QCOMPARE(ids(hub->results()), QStringList({kOrg + "ref-xs-gated"}));
-        hub->setQuery({});
         hub->setFormatFilter(2);
         hub->search();
         QTRY_VERIFY_WITH_TIMEOUT(!hub->searching(), 15000);
         QVERIFY(hub->results().isEmpty());
         QCOMPARE(hub->searchError(), QString());
+        // Every format: the EXL2 and EXL3 repositories together.
+        hub->setQuery({});
+        hub->setFormatFilter(0);
+        hub->search();
+        QTRY_VERIFY_WITH_TIMEOUT(!hub->searching(), 15000);
+        QCOMPARE(ids(hub->results()), QStringList({kOrg + "ref-subfolders", kOrg + "ref-s-exl3", kOrg + "ref-s-exl2",
+                                                   kOrg + "ref-xs-gated"}));  // by recency, as set above
     }
 
     void branchesWithTheirFit()
@@ -225,6 +236,22 @@ private Q_SLOTS:
         QCOMPARE(hub->variants().at(1).toMap().value("fit").toMap().value("cacheGiB").toDouble() * 4, cacheFull);
         hub->setCacheType(int(CacheKind::Q4));
         QVERIFY(hub->variants().at(1).toMap().value("fit").toMap().value("cacheGiB").toDouble() < cacheFull / 4);
+
+        // An EXL3 repository (ExLlamaV3's conversions): each branch's format, bitrate and fit.
+        hub->openRepo(kOrg + "ref-s-exl3");
+        QTRY_VERIFY_WITH_TIMEOUT(!hub->repoLoading(), 30000);
+        QCOMPARE(hub->repoError(), QString());
+        QCOMPARE(hub->variants().size(), 2);
+        double lastBpw = 0;
+        for (int i = 0; i < 2; ++i) {
+            const QVariantMap v = hub->variants().at(i).toMap();
+            QCOMPARE(v.value("label").toString(), QStringList({QStringLiteral("2.0bpw"), QStringLiteral("4.0bpw")}).at(i));
+            QCOMPARE(v.value("format").toString(), QStringLiteral("EXL3"));
+            QVERIFY2(v.value("bpw").toDouble() > lastBpw, qPrintable(v.value("bpw").toString()));
+            lastBpw = v.value("bpw").toDouble();
+            QVERIFY(v.value("fit").toMap().value("available").toBool());
+            QVERIFY(v.value("fit").toMap().value("weightsGiB").toDouble() > 0);
+        }
 
         // Bitrates in folders of one branch.
         hub->openRepo(kOrg + "ref-subfolders");

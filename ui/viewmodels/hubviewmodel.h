@@ -134,7 +134,7 @@ private:
     QTemporaryDir m_headers;  // header-only copies of the variants, for the planner
 
     QString m_query;
-    int m_formatFilter = 1;  // EXL2 first: what the engine runs best
+    int m_formatFilter = 2;  // EXL3 first: the format new quantizations on the Hub are published in
     int m_sortOrder = 0;
     bool m_searching = false;
     bool m_searched = false;
