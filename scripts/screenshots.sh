@@ -50,23 +50,14 @@ if [[ -f "$exl3_src/config.json" && -f "$hf/tokenizer.json" ]] && command -v pyt
   exl3_model=$data/ref-s-exl3-4.0bpw
   mkdir -p "$exl3_model"
   cp "$exl3_src"/* "$hf"/tokenizer.json "$hf"/tokenizer_config.json "$exl3_model"/
-  python3 - "$hf" "$exl3_model" <<'PY'
-import json, os, struct, sys
-hf, dst = sys.argv[1], sys.argv[2]
-index = json.load(open(os.path.join(dst, "model.safetensors.index.json")))["weight_map"]
-shard = index["model.embed_tokens.weight"]
-for f in sorted(os.listdir(hf)):
-    if not f.endswith(".safetensors"):
-        continue
-    raw = open(os.path.join(hf, f), "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    head = json.loads(raw[8:8 + n])
-    if "model.embed_tokens.weight" in head:
-        t = head["model.embed_tokens.weight"]
-        data = raw[8 + n + t["data_offsets"][0]:8 + n + t["data_offsets"][1]]
-        h = json.dumps({"model.embed_tokens.weight": {"dtype": t["dtype"], "shape": t["shape"], "data_offsets": [0, len(data)]}}).encode()
-        h += b" " * (-len(h) % 8)
-        open(os.path.join(dst, shard), "wb").write(struct.pack("<Q", len(h)) + h + data)
+  # The embedding shard as the test Hub builds it (tests/hub/hub_server.py's embedding_shard).
+  python3 - "$here/tests/hub" "$hf" "$exl3_model" <<'PY'
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import hub_server
+hf, dst = sys.argv[2], sys.argv[3]
+shard = json.load(open(os.path.join(dst, "model.safetensors.index.json")))["weight_map"]["model.embed_tokens.weight"]
+open(os.path.join(dst, shard), "wb").write(hub_server.embedding_shard(hf))
 PY
 fi
 shots=()

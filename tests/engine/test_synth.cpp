@@ -45,13 +45,15 @@ std::string read_text(const fs::path& p) {
 }
 
 synth::SynthResult write(const std::string& preset, double bpw, const fs::path& dir, std::uint64_t shard = 8192ull << 20,
-                         std::uint64_t seed = 1) {
+                         std::uint64_t seed = 1, synth::SynthFormat format = synth::SynthFormat::exl2, int head_bits = 6) {
   synth::SynthOptions o;
   o.preset = preset;
   o.bpw = bpw;
   o.output_dir = dir;
   o.max_shard_bytes = shard;
   o.seed = seed;
+  o.format = format;
+  o.head_bits = head_bits;
   return synth::synth_model(o);
 }
 
@@ -152,14 +154,7 @@ void check_cpu_forward(const std::shared_ptr<const Model>& model) {
 }
 
 synth::SynthResult write3(const std::string& preset, double bpw, int head_bits, const fs::path& dir, std::uint64_t seed = 1) {
-  synth::SynthOptions o;
-  o.preset = preset;
-  o.bpw = bpw;
-  o.head_bits = head_bits;
-  o.output_dir = dir;
-  o.seed = seed;
-  o.format = synth::SynthFormat::exl3;
-  return synth::synth_model(o);
+  return write(preset, bpw, dir, 8192ull << 20, seed, synth::SynthFormat::exl3, head_bits);
 }
 
 // The trellis average as ExLlamaV3's `bits` counts it: K·k·n over the decoder linears.
