@@ -22,7 +22,7 @@ struct TensorInfo {
   std::string name;
   DType dtype = DType::f32;
   std::vector<std::int64_t> shape;
-  const std::byte* data = nullptr;  // inside the memory map; valid while the store lives
+  const std::byte* data = nullptr;  // inside the memory map (or an aligned copy); valid while the store lives
   std::size_t nbytes = 0;
   std::string file;                 // path of the shard that holds it
 
@@ -66,6 +66,9 @@ class SafetensorsFile {
   std::unique_ptr<MappedFile> map_;
   std::vector<TensorInfo> tensors_;
   std::map<std::string, std::string> metadata_;
+  // Copies of the tensors whose data the file leaves misaligned for their element type (some
+  // writers, ExLlamaV3's among them, do not pad the header to 8 bytes): `data` points here.
+  std::vector<std::unique_ptr<std::uint64_t[]>> aligned_copies_;
 };
 
 // All tensors of a model folder: every *.safetensors file (through model.safetensors.index.json

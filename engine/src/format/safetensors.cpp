@@ -2,6 +2,7 @@
 // parse_header, so it treats the header as untrusted input: bounded length, well-formed JSON,
 // known dtypes, exact byte sizes, ranges inside the data section and no overlaps.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -209,6 +210,14 @@ std::unique_ptr<SafetensorsFile> SafetensorsFile::open(const std::filesystem::pa
   auto file = std::make_unique<SafetensorsFile>();
   file->map_ = MappedFile::open(path);
   file->tensors_ = parse_header(file->map_->data(), file->map_->size(), path.string(), &file->metadata_);
+  for (TensorInfo& t : file->tensors_) {
+    const std::size_t align = dtype_size(t.dtype);
+    if (t.nbytes == 0 || align <= 1 || reinterpret_cast<std::uintptr_t>(t.data) % align == 0) continue;
+    auto copy = std::make_unique<std::uint64_t[]>((t.nbytes + 7) / 8);  // 8-byte aligned
+    std::memcpy(copy.get(), t.data, t.nbytes);
+    t.data = reinterpret_cast<const std::byte*>(copy.get());
+    file->aligned_copies_.push_back(std::move(copy));
+  }
   return file;
 }
 
