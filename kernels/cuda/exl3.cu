@@ -27,12 +27,17 @@ namespace {
 
 constexpr float k_had_scale = 0.088388347648f;  // 1 / sqrt(128)
 
+// mul1's value from the byte sum of the state's hash (0 .. 1020): affine in fp32 (the product is
+// exact), one rounding to fp16. The GEMV keeps all 1021 in a shared-memory table.
+constexpr int k_mul1_sums = 1021;
+__device__ __forceinline__ float mul1_of_sum(int sum) {
+  return __half2float(__float2half_rn(__fmul_rn(float(1774 * sum - 905216), 1.0f / 262144.0f)));
+}
+
 __device__ __forceinline__ float exl3_value(std::uint32_t state, int codebook) {
   const std::uint32_t s = state & 0xFFFFu;
   if (codebook == 2) {  // mul1: the byte sum of a multiplicative hash, affine in fp32 (exact), one rounding
-    const std::uint32_t x = s * 0x83DCD12Du;
-    const int sum = int(__dp4a(x, 0x01010101u, 0u));  // the four bytes' sum
-    return __half2float(__float2half_rn(__fmul_rn(float(1774 * sum - 905216), 1.0f / 262144.0f)));  // exact product
+    return mul1_of_sum(int(__dp4a(s * 0x83DCD12Du, 0x01010101u, 0u)));
   }
   const std::uint32_t x = codebook == 0 ? s * 89226354u + 64248484u : s * 0xCBAC1FEDu;
   const std::uint32_t y = (x & 0x8FFF8FFFu) ^ 0x3B603B60u;
@@ -41,43 +46,18 @@ __device__ __forceinline__ float exl3_value(std::uint32_t state, int codebook) {
   return __half2float(__float2half_rn(__fadd_rn(lo, hi)));
 }
 
-// Lane l's 8 values of a tile (sequence positions 8l .. 8l+7): the lane loads the (at most three)
-// 32-bit words that hold the bits of its states once -- words k .. k+2 of the cyclic stream, read
-// big-endian as the stream's bit order -- and cuts each 16-bit state from that window. A state is
-// the 16 stream bits ending at its end bit (cyclic), as in kernels/reference/exl3_ref.cpp.
-__device__ __forceinline__ void exl3_tile_values(const std::uint32_t* __restrict__ words, int bits2, int codebook,
-                                                 int lane, float wv[8]) {
-  const int total = 128 * bits2, nwords = total >> 5;
+// The 16-bit states of lane l's 8 values of a tile (sequence positions 8l .. 8l+7). A state is the
+// 16 stream bits ending at its end bit (cyclic; kernels/reference/exl3_ref.cpp). The lane loads the
+// (at most three) 32-bit words holding its states once -- read big-endian, the stream's bit order --
+// aligns that window to its first state with three funnel shifts, and cuts every state at its
+// offset from the first, which does not depend on l (8l is even). The GEMV passes the rate as a
+// compile-time constant, so the offsets and shifts fold to constants there.
+__device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict__ words, int bits2, int lane,
+                                                 std::uint32_t st[8]) {
+  const int total = 128 * bits2, nwords = total / 32;
   const int t0 = 8 * lane;
   const int end0 = (bits2 & 1) ? (t0 >> 1) * bits2 + (bits2 >> 1) : (t0 + 1) * (bits2 >> 1);
   int start = end0 - 16;  // the first state's first bit; may lie before the stream's start (cyclic)
-  if (start < 0) start += total;
-  const int q = start >> 5;
-  const int q1 = q + 1 >= nwords ? q + 1 - nwords : q + 1, q2 = q + 2 >= nwords ? q + 2 - nwords : q + 2;
-  const std::uint32_t w0 = __ldg(words + q), w1 = __ldg(words + q1), w2 = __ldg(words + q2);
-  const unsigned long long lo = (static_cast<unsigned long long>(w0) << 32) | w1;
-  const unsigned long long hi = (static_cast<unsigned long long>(w1) << 32) | w2;
-  const int base = (start & 31) - (end0 - 16);  // window position of stream bit b is b + base (before wrap)
-#pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    const int t = t0 + e;
-    const int end = (bits2 & 1) ? (t >> 1) * bits2 + ((t & 1) ? bits2 : bits2 >> 1) : (t + 1) * (bits2 >> 1);
-    const int p = end - 16 + base;  // 0 .. 80: the state's first bit in the 96-bit window
-    const std::uint32_t st = p <= 48 ? std::uint32_t(lo >> (48 - p)) : std::uint32_t(hi >> (80 - p));
-    wv[e] = exl3_value(st & 0xFFFFu, codebook);
-  }
-}
-
-// The GEMV's form of the above with the rate B2 (twice the bits per weight) known at compile time:
-// the lane's 96-bit window is shifted once so that its first state starts at bit 0 (three funnel
-// shifts), after which every state sits at a constant position (the offsets of positions 8l + e
-// from 8l do not depend on l, 8l being even) and is cut with constant shifts.
-template <int B2>
-__device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict__ words, int lane, std::uint32_t st[8]) {
-  constexpr int total = 128 * B2, nwords = total / 32;
-  const int t0 = 8 * lane;
-  const int end0 = (B2 & 1) ? (t0 >> 1) * B2 + (B2 >> 1) : (t0 + 1) * (B2 >> 1);
-  int start = end0 - 16;
   if (start < 0) start += total;
   const int q = start >> 5, off = start & 31;
   const int q1 = q + 1 >= nwords ? q + 1 - nwords : q + 1, q2 = q + 2 >= nwords ? q + 2 - nwords : q + 2;
@@ -88,7 +68,7 @@ __device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
     // First bit of position 8l + e relative to that of 8l (at most 56: the window holds 80 - off >= 49 + 16).
-    const int pos = (B2 & 1) ? (e >> 1) * B2 + ((e & 1) ? B2 - (B2 >> 1) : 0) : e * (B2 >> 1);
+    const int pos = (bits2 & 1) ? (e >> 1) * bits2 + ((e & 1) ? bits2 - (bits2 >> 1) : 0) : e * (bits2 >> 1);
     std::uint32_t v;
     if (pos + 16 <= 32) v = a >> (16 - pos);
     else if (pos < 32) v = __funnelshift_l(b, a, unsigned(pos)) >> 16;
@@ -96,13 +76,6 @@ __device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict
     else v = __funnelshift_l(c, b, unsigned(pos - 32)) >> 16;
     st[e] = v & 0xFFFFu;
   }
-}
-
-// mul1's values by the byte sum of the state's hash (0 .. 1020): the exact fp16 values as fp32, a
-// table in shared memory filled by the block.
-constexpr int k_mul1_sums = 1021;
-__device__ __forceinline__ float mul1_of_sum(int sum) {
-  return __half2float(__float2half_rn(__fmul_rn(float(1774 * sum - 905216), 1.0f / 262144.0f)));
 }
 
 // Row / column inside a 16x16 tile of lane l's e-th value (sequence position 8l + e).
@@ -126,20 +99,29 @@ __device__ __forceinline__ void had128_warp(float v[4], int lane) {
   for (int e = 0; e < 4; ++e) v[e] = __fmul_rn(v[e], k_had_scale);
 }
 
+// The input transform of one 128-feature block of one row, by one warp: x * suh rounded to fp16
+// (an fp16 product, exact in fp32), the butterfly, rounded to fp16 into out[0 .. 127]. Features
+// at or past in_features are zero.
+__device__ __forceinline__ void input_block(const __half* __restrict__ x, int in_features, const __half* __restrict__ suh,
+                                            int c_block, int lane, __half* __restrict__ out) {
+  float v[4];
+  for (int e = 0; e < 4; ++e) {
+    const int c = c_block + 4 * lane + e;
+    const float a = c < in_features ? __half2float(x[c]) : 0.0f;
+    v[e] = __half2float(__float2half_rn(__fmul_rn(a, __half2float(suh[c]))));
+  }
+  had128_warp(v, lane);
+  for (int e = 0; e < 4; ++e) out[4 * lane + e] = __float2half_rn(v[e]);
+}
+
 // grid (k / 128, rows), 32 threads.
 __global__ void exl3_input_kernel(const __half* __restrict__ x, int ldx, int in_features, const __half* __restrict__ suh,
                                   int k, __half* __restrict__ xr) {
   pdl_trigger();
   pdl_wait();
-  const int lane = int(threadIdx.x), r = int(blockIdx.y), c0 = int(blockIdx.x) * 128 + 4 * lane;
-  float v[4];
-  for (int e = 0; e < 4; ++e) {
-    const int c = c0 + e;
-    const float a = c < in_features ? __half2float(x[std::size_t(r) * ldx + c]) : 0.0f;
-    v[e] = __half2float(__float2half_rn(__fmul_rn(a, __half2float(suh[c]))));  // an fp16 product, exact in fp32
-  }
-  had128_warp(v, lane);
-  for (int e = 0; e < 4; ++e) xr[std::size_t(r) * k + c0 + e] = __float2half_rn(v[e]);
+  const int r = int(blockIdx.y);
+  input_block(x + std::size_t(r) * ldx, in_features, suh, int(blockIdx.x) * 128, int(threadIdx.x),
+              xr + std::size_t(r) * k + int(blockIdx.x) * 128);
 }
 
 constexpr int k_gemv_warps = 4;
@@ -169,16 +151,8 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   pdl_wait();
   EXL_SHARED_ARRAY(__half, xs, [FUSED ? k_fused_max_k : 1]);
   if (FUSED) {
-    for (int c = 16 * i0 + 128 * warp; c < 16 * i1; c += 128 * k_gemv_warps) {
-      const int c0 = c + 4 * lane;
-      float v[4];
-      for (int e = 0; e < 4; ++e) {
-        const float a = c0 + e < in_features ? __half2float(xr[c0 + e]) : 0.0f;
-        v[e] = __half2float(__float2half_rn(__fmul_rn(a, __half2float(w.suh[c0 + e]))));
-      }
-      had128_warp(v, lane);
-      for (int e = 0; e < 4; ++e) xs[c0 + e - 16 * i0] = __float2half_rn(v[e]);
-    }
+    for (int c = 16 * i0 + 128 * warp; c < 16 * i1; c += 128 * k_gemv_warps)
+      input_block(xr, in_features, w.suh, c, lane, xs + (c - 16 * i0));
     __syncthreads();
   }
   float acc[MR][2];
@@ -188,7 +162,7 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   for (int i = i0 + warp; i < i1; i += k_gemv_warps) {
     const std::uint32_t* words = base + (std::size_t(i) * tiles_n + j) * tile_words32;
     std::uint32_t st[8];
-    exl3_tile_states<B2>(words, lane, st);
+    exl3_tile_states(words, B2, lane, st);
     float wv[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e)
@@ -289,10 +263,11 @@ __global__ void exl3_reconstruct_kernel(Exl3Device w, __half* __restrict__ out) 
   if (tile >= (w.k / 16) * tiles_n) return;
   const int i = tile / tiles_n, j = tile % tiles_n;
   const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(w.trellis) + std::size_t(tile) * 4 * w.bits2;
-  float wv[8];
-  exl3_tile_values(words, w.bits2, w.codebook, lane, wv);
+  std::uint32_t st[8];
+  exl3_tile_states(words, w.bits2, lane, st);
   for (int e = 0; e < 8; ++e)
-    out[std::size_t(16 * i + tile_row(lane, e)) * w.n + 16 * j + tile_col(lane, e)] = __float2half_rn(wv[e]);
+    out[std::size_t(16 * i + tile_row(lane, e)) * w.n + 16 * j + tile_col(lane, e)] =
+        __float2half_rn(exl3_value(st[e], w.codebook));
 }
 
 }  // namespace
@@ -313,17 +288,16 @@ void exl3_gemv_partials(const Exl3Device& w, const __half* xr, int rows, float* 
   launch_gemv_rate<8>(w, xr, rows, z, per, grid, block, s);
 }
 
-bool exl3_gemv_fusable(const Exl3Device& w, int splits) {
-  const int tiles_k = w.k / 16, per = ((tiles_k + splits - 1) / splits + 7) / 8 * 8;
-  return 16 * per <= k_fused_max_k;
-}
+// Tiles of 16 rows per split for the fused form: whole 128-feature blocks.
+static int fused_tiles_per_split(const Exl3Device& w, int splits) { return ((w.k / 16 + splits - 1) / splits + 7) / 8 * 8; }
+
+bool exl3_gemv_fusable(const Exl3Device& w, int splits) { return 16 * fused_tiles_per_split(w, splits) <= k_fused_max_k; }
 
 void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, float* z, int splits, cudaStream_t s) {
   EXL_CUDA_REQUIRE(splits >= 1 && w.n % 128 == 0 && w.k % 128 == 0 && in_features <= w.k && exl3_gemv_fusable(w, splits),
                    "EXL3 fused GEMV: bad shape");
-  const int tiles_k = w.k / 16, per = ((tiles_k + splits - 1) / splits + 7) / 8 * 8;  // whole 128-feature blocks
   const dim3 grid(unsigned(w.n / 16), unsigned(splits)), block(32 * k_gemv_warps);
-  launch_gemv_rate<1>(w, x, 1, z, per, grid, block, s, in_features);
+  launch_gemv_rate<1>(w, x, 1, z, fused_tiles_per_split(w, splits), grid, block, s, in_features);
 }
 
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
