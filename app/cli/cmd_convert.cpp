@@ -1,5 +1,6 @@
-// exl convert: quantize an HF model (FP16/BF16/FP32 safetensors) to EXL2 at a target bpw, with
-// flags like ExLlamaV2's convert.py. Progress lines go to stderr; Ctrl-C cancels between blocks.
+// exl convert: quantize an HF model (FP16/BF16/FP32 safetensors, or a GGUF file) to EXL2 at a
+// target bpw with flags like ExLlamaV2's convert.py, or with --format exl3 to EXL3 with
+// ExLlamaV3's convert.py flags. Progress lines go to stderr; Ctrl-C cancels between blocks.
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -25,10 +26,28 @@ std::string flag(const Args& a, const char* short_name, const char* long_name) {
 
 int cmd_convert(const Args& a) {
   // args.cpp maps -o to --out and -m to --model.
-  a.check_known({"-i", "--in_dir", "--out", "--out_dir", "--model", "-b", "--bits", "-hb", "--head-bits", "--head_bits", "-m",
-                 "--measurement", "-om", "--output_measurement", "-c", "--cal", "--rows", "-r", "--length", "-l",
-                 "--device", "--threads", "-mr", "--measurement_rows", "-ss", "--shard_size", "--fast", "--resume"});
   ConvertOptions o;
+  const std::string format = a.get_or("--format", "exl2");
+  if (format != "exl2" && format != "exl3")
+    throw Error(ErrorKind::invalid_argument, "unknown format '" + format + "' (exl2 or exl3)", {}, "--format");
+  if (format == "exl3") {
+    // ExLlamaV3's convert.py flags: -i -o -b -hb -c (calibration text file or folder), -cr / -cc
+    // (calibration rows and tokens per row), -cb codebook, --out_scales, -hq, -r / --resume, -ss.
+    // -w (its work folder) is accepted: the state of an unfinished conversion stays in OUT/.exl-resume.
+    a.check_known({"--format", "-i", "--in_dir", "--out", "--out_dir", "-b", "--bits", "-hb", "--head_bits", "--head-bits",
+                   "-c", "--cal", "-cr", "--cal_rows", "-cc", "--cal_cols", "-cb", "--codebook", "--out_scales", "-hq",
+                   "--hq", "-r", "--resume", "-w", "--work_dir", "--device", "--threads", "-ss", "--shard_size",
+                   "--seed", "-cpi", "--checkpoint_interval"});
+    o.format = ConvertFormat::exl3;
+    o.rows = 250;  // ExLlamaV3's defaults (as many text rows as the calibration text holds)
+    o.length = 2048;
+  } else {
+    a.check_known({"--format", "-i", "--in_dir", "--out", "--out_dir", "--model", "-b", "--bits", "-hb", "--head-bits",
+                   "--head_bits", "-m", "--measurement", "-om", "--output_measurement", "-c", "--cal", "--rows", "-r",
+                   "--length", "-l", "--device", "--threads", "-mr", "--measurement_rows", "-ss", "--shard_size",
+                   "--fast", "--resume"});
+  }
+  const bool exl3 = o.format == ConvertFormat::exl3;
   o.input_dir = flag(a, "-i", "--in_dir");
   if (o.input_dir.empty()) throw Error(ErrorKind::invalid_argument, "convert needs -i HF_DIR");
   const std::string out = flag(a, "--out", "--out_dir");
@@ -52,9 +71,20 @@ int cmd_convert(const Args& a) {
   // pass with its Hessian error feedback: a first model in minutes on the CPU.
   o.fast = a.has("--fast");
   // --resume: continue an interrupted conversion from the state kept in OUT_DIR/.exl-resume.
-  o.resume = a.has("--resume");
-  o.rows = a.has("-r") ? a.get_int("-r", o.rows) : a.get_int("--rows", o.rows);
-  o.length = a.has("-l") ? a.get_int("-l", o.length) : a.get_int("--length", o.length);
+  o.resume = a.has("--resume") || (exl3 && a.has("-r"));
+  if (exl3) {
+    o.rows = a.has("-cr") ? a.get_int("-cr", o.rows) : a.get_int("--cal_rows", o.rows);
+    o.length = a.has("-cc") ? a.get_int("-cc", o.length) : a.get_int("--cal_cols", o.length);
+    o.codebook = a.has("-cb") ? a.require("-cb") : a.get_or("--codebook", o.codebook);
+    o.out_scales = a.get_or("--out_scales", o.out_scales);
+    o.hq = a.has("-hq") || a.has("--hq");
+    o.seed = std::uint64_t(a.get_int("--seed", 0));
+    if (a.has("-cpi") || a.has("--checkpoint_interval"))
+      o.checkpoint_seconds = a.get_double(a.has("-cpi") ? "-cpi" : "--checkpoint_interval", o.checkpoint_seconds);
+  } else {
+    o.rows = a.has("-r") ? a.get_int("-r", o.rows) : a.get_int("--rows", o.rows);
+    o.length = a.has("-l") ? a.get_int("-l", o.length) : a.get_int("--length", o.length);
+  }
   o.measure_rows = a.has("-mr") ? a.get_int("-mr", 0) : a.get_int("--measurement_rows", o.measure_rows);
   o.device = a.get_or("--device", "auto");
   o.threads = a.get_int("--threads", 0);

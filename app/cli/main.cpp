@@ -39,6 +39,9 @@ commands:
              [--length N] [--fast] [--resume] [--device auto|cpu|cuda[:N]]   quantize an FP16/BF16/FP32
              (or GGUF) model to EXL2 at a target bpw (--fast: no measurement; auto: the GPU when usable;
              --resume: continue an interrupted conversion into the same OUT_DIR)
+  convert    --format exl3 -i HF_DIR|FILE.gguf -o OUT_DIR -b BPW [-hb 6|16] [-c FILE|DIR] [-cr 250]
+             [-cc 2048] [-cb mul1|mcg|3inst] [--out_scales always|never|auto] [-hq] [-r] [--seed N]
+             quantize to EXL3 with ExLlamaV3's convert.py flags (BPW 1..8; -r: resume; on the CPU)
   fit        -m DIR|ORG/NAME:BRANCH | --config FILE --bpw B [--head-bits H] | --preset NAME [--bpw B]
              [--format exl2|exl3 (what if; default: the config's quant_method, else exl2)]  --ctx N
              [--cache fp16|fp8|q8|q6|q4|k8v4] [--batch N] [--draft DIR|PRESET] [--gpu "RTX 4090"[,...]
@@ -95,11 +98,16 @@ int main(int argc, char** argv) {
   if (cmd == "--version" || cmd == "-V" || cmd == "version") return exl::cli::cmd_version();
   try {
     using namespace exl::cli;
-    const std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
-                                            "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
-                                            "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
-                                            "--add-generation-prompt", "--fast", "--resume", "--quiet", "--nondeterministic", "--fp16",
-                                            "--split-via-host", "--exl2", "--exl3"};
+    std::set<std::string> switches = {"--json", "--special", "--bos", "--ignore-eos", "--greedy", "--verbose",
+                                      "--list", "--skip-special", "--chat", "--auto-split", "--list-gpus",
+                                      "-c8", "-cq4", "-cq6", "-cq8", "--step-last", "--token-by-token",
+                                      "--add-generation-prompt", "--fast", "--resume", "--quiet", "--nondeterministic", "--fp16",
+                                      "--split-via-host", "--exl2", "--exl3", "-hq", "--hq"};
+    // `exl convert --format exl3` takes ExLlamaV3's flags, where -r is --resume (ExLlamaV2's -r,
+    // the EXL2 converter's, is the number of calibration rows).
+    if (cmd == "convert")
+      for (int i = 2; i + 1 < argc; ++i)
+        if (!std::strcmp(argv[i], "--format") && !std::strcmp(argv[i + 1], "exl3")) switches.insert("-r");
     Args a(argc, argv, 2, switches);
     if (cmd == "inspect") return cmd_inspect(a);
     if (cmd == "tokenize") return cmd_tokenize(a);

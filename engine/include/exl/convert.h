@@ -134,7 +134,10 @@ class RtnErrorEstimate {
 
 // ---- the whole conversion ----
 
+enum class ConvertFormat { exl2, exl3 };
+
 struct ConvertOptions {
+  ConvertFormat format = ConvertFormat::exl2;
   std::filesystem::path input_dir;
   std::filesystem::path output_dir;
   double bits = 4.125;                          // target decoder bpw
@@ -157,6 +160,13 @@ struct ConvertOptions {
   // from there (same input and options); without it, a state left there is an error.
   bool resume = false;
   double checkpoint_seconds = 30.0;
+  // EXL3 only (ExLlamaV3's converter's options): `bits` is the average of the decoder's trellis
+  // bits (1..8; whole bits per linear, groups get one more bit to meet the average), `head_bits`
+  // 1..8 or 16 (kept in FP16); `rows` x `length` calibration tokens (-cr / -cc).
+  std::string codebook = "mul1";                // mul1, mcg or 3inst
+  std::string out_scales = "always";            // always, never or auto
+  bool hq = false;                              // raise attention to floor(bits) + its hq bits
+  std::uint64_t seed = 0;                       // the sign vectors' random stream
 };
 
 struct ConvertProgress {
@@ -176,7 +186,7 @@ struct ConvertResult {
   double calibration_error = 0.0;     // mean relative error of the last block output
 };
 
-// Converts input_dir to EXL2 in output_dir. Throws exl::Error (kind cancelled when `stop` fires;
+// Converts input_dir to EXL2 or EXL3 (options.format) in output_dir. Throws exl::Error (kind cancelled when `stop` fires;
 // checked between blocks). On any failure nothing in output_dir looks like a finished model:
 // config.json is written last.
 ConvertResult convert_model(const ConvertOptions& options, const ConvertProgressFn& progress = {},

@@ -65,6 +65,9 @@ class BlockMath {
   virtual void reset_hessian(int slot, int k) = 0;
   virtual void add_hessian(int slot, const float* x, int tokens) = 0;
   virtual std::vector<std::int32_t> prepare_hessian(int slot, int rows, const std::string& what) = 0;
+  // The averaged Hessian of `slot` (sum / rows, [k, k] row-major) for the EXL3 quantizer, instead
+  // of prepare_hessian(); the slot is empty afterwards.
+  virtual std::vector<double> averaged_hessian(int slot, int rows) = 0;
   // GPTQ of w [n, k] (HF layout) with the prepared Hessian `slot` (exl::gptq_quantize).
   virtual QuantizedLinear quantize(int slot, const float* w, int n, int k, const QuantOption& o) = 0;
 

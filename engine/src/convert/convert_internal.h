@@ -1,6 +1,7 @@
 // Internal pieces of the converter shared by its source files.
 #pragma once
 #include <chrono>
+#include <map>
 #include <filesystem>
 #include <memory>
 #include <stop_token>
@@ -9,6 +10,7 @@
 
 #include "block_math.h"
 #include "exl/convert.h"
+#include "exl/kernels/exl3.h"
 #include "exl/model.h"
 #include "exl/safetensors_writer.h"
 
@@ -117,8 +119,91 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, std::vector<std::vec
                         const std::vector<BlockOption>& strategy, int head_bits, const Progress& progress,
                         std::stop_token stop, Checkpoint* checkpoint = nullptr);
 
+// A source tensor as fp16 under `name`; a decoder layer's norm weights (attention half: the input
+// norm, q/k norms, Gemma's post-attention norm; MLP half: the post-attention or Gemma's pre/post
+// feed-forward norms) under their HF names.
+TensorData f16_tensor(const std::string& name, const TensorInfo& t);
+void append_block_norms(const Source& src, int layer, bool attention, std::vector<TensorData>& out);
+
 // The on-disk tensors of one quantized linear (packed, §2.1).
 void append_exl2_tensors(const std::string& prefix, const QuantizedLinear& q, const std::vector<float>& bias,
                          std::vector<TensorData>& out);
+
+// ---- EXL3 (exl3_quant.cpp, convert_exl3.cpp) ----
+
+enum class OutScales { always, never, automatic };
+OutScales parse_out_scales(const std::string& s);  // "always", "never", "auto"; throws otherwise
+const char* out_scales_name(OutScales m);
+
+struct Exl3LinearOptions {
+  int K = 4;                                   // bits per weight, 1..8
+  Exl3Codebook codebook = Exl3Codebook::mul1;
+  OutScales out_scales = OutScales::always;
+  std::uint64_t seed = 0;                      // the sign vectors
+};
+struct Exl3QuantizedLinear {
+  int k = 0, n = 0, kp = 0, np = 0, K = 0;     // kp, np: padded to multiples of 128
+  Exl3Codebook codebook = Exl3Codebook::mul1;
+  std::vector<std::uint16_t> trellis;         // [kp/16][np/16][16 K]
+  std::vector<half_bits> suh, svh;            // [kp], [np]
+  std::vector<float> dequant;                 // [n, k] HF layout: the weight the runtime computes with
+  double proxy_error = 0.0;                   // trace(E^T H E) / trace(W^T H W) in the rotated basis
+  double scale = 1.0;                         // the global scale found for the encoder
+  bool fallback = false;                      // quantized without a Hessian
+};
+// Quantizes w ([n, k] HF layout, fp32) at o.K bits with the averaged input Hessian `hessian`
+// ([k, k], null or empty: no calibration). Throws Error naming `what` on failure.
+Exl3QuantizedLinear exl3_quantize_linear(const float* w, int n, int k, const std::vector<double>* hessian,
+                                         const Exl3LinearOptions& o, const std::string& what);
+// The on-disk tensors of one EXL3 linear (spec §2.1): trellis, suh, svh, the codebook's marker, bias.
+void append_exl3_tensors(const std::string& prefix, const Exl3QuantizedLinear& q, const std::vector<float>& bias,
+                         std::vector<TensorData>& out);
+
+// The bit allocation of spec §5.10: every linear starts at floor(bpw) bits; whole groups (q/k/v,
+// o, gate/up, down of one layer) get one more bit, round-robin by priority and then from the ends
+// of the layer stack inwards, while the budget floor(bpw * numel) allows.
+struct Exl3AllocItem {
+  std::string name;             // the tensor prefix ("model.layers.0.self_attn.q_proj")
+  std::string group;            // linears that share one bit width ("model.layers.0.self_attn.qkv")
+  std::uint64_t numel = 0;      // padded k * n
+  int priority = 0;             // attention 2, MLP 0
+  int select_hq_bits = 0;       // what --hq raises the item to above floor(bpw)
+  bool head = false;            // lm_head: head_bits, outside the budget
+};
+struct Exl3Allocation {
+  std::vector<int> K;           // per item
+  double bits = 0.0;            // the average over the budgeted items, 2 decimals (config "bits")
+};
+Exl3Allocation exl3_allocate(const std::vector<Exl3AllocItem>& items, double bpw, int head_bits, bool hq);
+
+// What the EXL3 pass quantizes with: bits per linear (by tensor prefix), the head's bits (16:
+// kept in fp16), the codebook and out-scale mode, the seed of the sign vectors.
+struct Exl3Plan {
+  std::map<std::string, int> bits;
+  int head_bits = 6;
+  Exl3Codebook codebook = Exl3Codebook::mul1;
+  OutScales out_scales = OutScales::always;
+  std::uint64_t seed = 0;
+};
+// The EXL3 quantization pass: each half-block's linears quantized from the unquantized block's
+// Hessians (its calibration outputs as reference), then the states advanced through the
+// quantized block (so later Hessians see the earlier quantization); the head last.
+QuantizeOutput quantize_exl3(const Source& src, BlockMath& math, std::vector<std::vector<float>> states,
+                             const Exl3Plan& plan, const Progress& progress, std::stop_token stop,
+                             Checkpoint* checkpoint = nullptr);
+
+// The source folder's files that are not copied into a converted model (weights, config.json,
+// measurement.json, hidden files); a whole file as text (Error io naming it otherwise).
+bool is_weight_file(const std::filesystem::path& p);
+std::string read_text_file(const std::filesystem::path& p);
+// "mul1", "mcg", "3inst"; throws Error(invalid_argument) otherwise.
+Exl3Codebook exl3_codebook_of(const std::string& name);
+
+// The EXL3 conversion (convert_model with format exl3): the allocation, the quantization pass over
+// the calibration `states` (`rows` rows), and the output folder (shards, copied files,
+// quantization_config.json, config.json last).
+ConvertResult convert_model_exl3(const ConvertOptions& o, const Source& src, const std::filesystem::path& source_dir,
+                                 BlockMath& math, Checkpoint* checkpoint, std::vector<std::vector<float>> states,
+                                 int rows, const Progress& progress, std::stop_token stop);
 
 }  // namespace exl::convert_detail

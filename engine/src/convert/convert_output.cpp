@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -21,9 +22,7 @@ namespace exl {
 namespace fs = std::filesystem;
 using namespace convert_detail;
 
-namespace {
-
-std::string read_text(const fs::path& p) {
+std::string convert_detail::read_text_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) throw Error(ErrorKind::io, "cannot read file", p.string());
   std::stringstream ss;
@@ -31,12 +30,34 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-bool is_weight_file(const fs::path& p) {
+namespace {
+
+std::string read_text(const fs::path& p) { return read_text_file(p); }
+
+// A --cal text file, or every regular file of a folder in name order, joined by blank lines.
+std::string read_calibration(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_directory(p, ec)) return read_text(p);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(p))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw Error(ErrorKind::invalid_argument, "the calibration folder holds no files", p.string(), "-c");
+  std::string text;
+  for (const auto& f : files) text += (text.empty() ? "" : "\n\n") + read_text(f);
+  return text;
+}
+
+}  // namespace
+
+bool convert_detail::is_weight_file(const fs::path& p) {
   const std::string n = p.filename().string();
   auto ends = [&](const char* s) { return n.size() >= std::strlen(s) && n.ends_with(s); };
   return ends(".safetensors") || ends(".safetensors.index.json") || ends(".bin") || ends(".pt") ||
          ends(".pth") || ends(".gguf") || n == "config.json" || n == "measurement.json" || n.starts_with(".");
 }
+
+namespace {
 
 void check_output_dir(const fs::path& dir) {
   std::error_code ec;
@@ -139,6 +160,13 @@ std::string resume_fingerprint(const ConvertOptions& o) {
                                               std::to_string(fs::file_size(*o.calibration_file, ec)) + " bytes)"
                                         : std::string("built-in");
   f["measurement"] = o.measurement_in ? o.measurement_in->string() : std::string();
+  if (o.format == ConvertFormat::exl3) {
+    f["format"] = "exl3";
+    f["codebook"] = o.codebook;
+    f["out_scales"] = o.out_scales;
+    f["hq"] = o.hq;
+    f["seed"] = o.seed;
+  }
   return f.dump();
 }
 
@@ -148,12 +176,35 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   auto say = [&](const std::string& stage, int step, int steps, const std::string& msg) {
     if (progress) progress(ConvertProgress{stage, step, steps, msg});
   };
+  const bool exl3 = o.format == ConvertFormat::exl3;
   std::string device_used;
-  auto math = block_math_for(o.device, device_used);
+  std::unique_ptr<BlockMath> math;
+  if (exl3 && o.device != "cpu") {
+    // The EXL3 quantizer's Hessian math and tile encoder run on the CPU for now.
+    if (o.device != "auto")
+      throw Error(ErrorKind::unsupported, "EXL3 conversion runs on the CPU in this version; use --device cpu (or auto)",
+                  {}, "--device");
+  }
+  math = exl3 ? block_math_for("cpu", device_used) : block_math_for(o.device, device_used);
   say("device", 1, 1, "block math on " + device_used);
-  if (!(o.bits >= 2.0 && o.bits <= 8.5))
-    throw Error(ErrorKind::invalid_argument, "target bpw " + std::to_string(o.bits) + " outside 2.0 .. 8.5");
-  head_option(o.head_bits);  // validates
+  if (exl3) {
+    if (!(o.bits >= 1.0 && o.bits <= 8.0))
+      throw Error(ErrorKind::invalid_argument, "target bpw " + std::to_string(o.bits) + " outside 1.0 .. 8.0 (EXL3)",
+                  {}, "-b");
+    if (!((o.head_bits >= 1 && o.head_bits <= 8) || o.head_bits == 16))
+      throw Error(ErrorKind::invalid_argument, "head bits " + std::to_string(o.head_bits) + " not 1 .. 8 or 16 (EXL3)",
+                  {}, "-hb");
+    exl3_codebook_of(o.codebook);  // validate
+    parse_out_scales(o.out_scales);
+    if (o.measurement_in || o.measurement_out || o.measure_only || o.fast)
+      throw Error(ErrorKind::invalid_argument, "EXL3 conversion is single-pass: it takes no measurement options");
+    if (o.rows < 1 || o.length < 16)
+      throw Error(ErrorKind::invalid_argument, "calibration needs at least 1 row of 16 tokens", {}, "-cr / -cc");
+  } else {
+    if (!(o.bits >= 2.0 && o.bits <= 8.5))
+      throw Error(ErrorKind::invalid_argument, "target bpw " + std::to_string(o.bits) + " outside 2.0 .. 8.5");
+    head_option(o.head_bits);  // validates
+  }
   if (o.threads > 0) set_cpu_threads(o.threads);
 
   if (o.fast && !o.measurement_in && (o.measure_only || o.measurement_out))
@@ -195,7 +246,7 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
     }
   }
 
-  const std::string text = o.calibration_file ? read_text(*o.calibration_file) : builtin_calibration_text();
+  const std::string text = o.calibration_file ? read_calibration(*o.calibration_file) : builtin_calibration_text();
   // The built-in text is a fixed size: a tokenizer with long tokens may give fewer rows than asked
   // for, so take as many whole rows as it holds. A --cal file that is too short stays an error.
   int row_count = o.rows;
@@ -203,11 +254,21 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
     const std::size_t have = src.model->tokenizer()->encode(text, false, false).size();
     row_count = std::clamp(int(have / std::size_t(o.length)), 1, std::max(1, o.rows));
   }
-  const auto rows = calibration_rows(*src.model->tokenizer(), text, row_count, o.length, src.vocab);
+  auto rows = calibration_rows(*src.model->tokenizer(), text, row_count, o.length, src.vocab);
+  // EXL3: as ExLlamaV3's calibration set, about 15 % of the rows are uniformly random tokens.
+  const int random_rows = exl3 ? row_count * 20 / 115 : 0;
+  std::mt19937_64 rng(o.seed ^ 0x5DEECE66Dull);
+  for (int r = 0; r < random_rows; ++r) {
+    std::vector<std::int32_t> ids(std::size_t(o.length));
+    for (auto& id : ids) id = std::int32_t(rng() % std::uint64_t(src.vocab));
+    rows.push_back(std::move(ids));
+  }
   std::vector<std::vector<float>> states;
   for (const auto& r : rows) states.push_back(src.embed(r));
   say("calibration", 1, 1, std::to_string(row_count) + " rows x " + std::to_string(o.length) + " tokens" +
-                               (row_count < o.rows ? " (all the built-in text holds)" : ""));
+                               (row_count < o.rows ? " (all the built-in text holds)" : "") +
+                               (random_rows ? " + " + std::to_string(random_rows) + " rows of random tokens" : ""));
+  if (exl3) return convert_model_exl3(o, src, source_dir, *math, cp, std::move(states), int(rows.size()), progress, stop);
 
   Measurement m;
   if (o.measurement_in) {

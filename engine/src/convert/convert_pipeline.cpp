@@ -115,6 +115,28 @@ void report(const Progress& p, const std::string& stage, int step, int steps, co
 
 }  // namespace
 
+TensorData f16_tensor(const std::string& name, const TensorInfo& t) {
+  const auto v = tensor_to_f16(t);
+  return make_tensor(name, DType::f16, t.shape, v.data(), v.size());
+}
+
+void append_block_norms(const Source& src, int layer, bool attention, std::vector<TensorData>& out) {
+  const LayerTensors& lt = src.model->layers()[std::size_t(layer)];
+  const std::string lp = "model.layers." + std::to_string(layer);
+  // As the source stores them (the engine adds Gemma's 1 when it loads them).
+  if (attention) {
+    out.push_back(f16_tensor(lp + ".input_layernorm.weight", *lt.input_norm));
+    if (lt.q_norm) out.push_back(f16_tensor(lp + ".self_attn.q_norm.weight", *lt.q_norm));
+    if (lt.k_norm) out.push_back(f16_tensor(lp + ".self_attn.k_norm.weight", *lt.k_norm));
+    if (lt.pre_feedforward_norm) out.push_back(f16_tensor(lp + ".post_attention_layernorm.weight", *lt.post_attention_norm));
+  } else if (lt.pre_feedforward_norm) {
+    out.push_back(f16_tensor(lp + ".pre_feedforward_layernorm.weight", *lt.pre_feedforward_norm));
+    out.push_back(f16_tensor(lp + ".post_feedforward_layernorm.weight", *lt.post_feedforward_norm));
+  } else {
+    out.push_back(f16_tensor(lp + ".post_attention_layernorm.weight", *lt.post_attention_norm));
+  }
+}
+
 Measurement measure(const Source& src, BlockMath& math, States states, const Progress& progress,
                     std::stop_token stop, Checkpoint* checkpoint) {
   Measurement m;
@@ -222,16 +244,7 @@ Measurement estimated_measurement(const Source& src, const Progress& progress, s
 QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const std::vector<BlockOption>& strategy,
                         int head_bits, const Progress& progress, std::stop_token stop, Checkpoint* checkpoint) {
   QuantizeOutput out;
-  const LayerTensors* lt = nullptr;
-  out.tensors.push_back([&] {
-    const TensorInfo& e = src.model->embedding();
-    const auto v = tensor_to_f16(e);
-    return make_tensor("model.embed_tokens.weight", DType::f16, e.shape, v.data(), v.size());
-  }());
-  auto norm_tensor = [&](const std::string& name, const TensorInfo& t) {
-    const auto v = tensor_to_f16(t);
-    out.tensors.push_back(make_tensor(name, DType::f16, t.shape, v.data(), v.size()));
-  };
+  out.tensors.push_back(f16_tensor("model.embed_tokens.weight", src.model->embedding()));
   const int steps = 2 * src.layers;
   int first = 0;
   if (checkpoint && checkpoint->done().quant_blocks > 0) {  // resumed: the blocks quantized before
@@ -246,21 +259,8 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
     check_stop(stop);
     const int layer = i / 2;
     const std::size_t block_begin = out.tensors.size();
-    lt = &src.model->layers()[std::size_t(layer)];
-    const std::string lp = "model.layers." + std::to_string(layer);
     Block blk = load_block(src, layer, i % 2 == 0);
-    // The block's norms as the source stores them (the engine adds Gemma's 1 when it loads them).
-    if (blk.attention) {
-      norm_tensor(lp + ".input_layernorm.weight", *lt->input_norm);
-      if (lt->q_norm) norm_tensor(lp + ".self_attn.q_norm.weight", *lt->q_norm);
-      if (lt->k_norm) norm_tensor(lp + ".self_attn.k_norm.weight", *lt->k_norm);
-      if (lt->pre_feedforward_norm) norm_tensor(lp + ".post_attention_layernorm.weight", *lt->post_attention_norm);
-    } else if (lt->pre_feedforward_norm) {
-      norm_tensor(lp + ".pre_feedforward_layernorm.weight", *lt->pre_feedforward_norm);
-      norm_tensor(lp + ".post_feedforward_layernorm.weight", *lt->post_feedforward_norm);
-    } else {
-      norm_tensor(lp + ".post_attention_layernorm.weight", *lt->post_attention_norm);
-    }
+    append_block_norms(src, layer, blk.attention, out.tensors);
     const States ref = run_reference(src, math, blk, states);
     for (const auto& [proj, opt] : strategy[std::size_t(i)]) {
       const auto [k, n] = src.dims(proj);
@@ -280,7 +280,7 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
   }
   check_stop(stop);
   // Head: Hessian of the final-norm outputs, fixed option for head_bits.
-  norm_tensor("model.norm.weight", src.model->final_norm());
+  out.tensors.push_back(f16_tensor("model.norm.weight", src.model->final_norm()));
   const int H = src.shape.hidden, T = int(states[0].size()) / H;
   const std::vector<float> fn = src.final_norm();
   std::vector<float> a(std::size_t(T) * H);
@@ -296,6 +296,108 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
   out.head_bits = q.total_bits;
   out.head_numel = std::uint64_t(H) * std::uint64_t(q.n_pad);
   report(progress, "quantize", steps + 1, steps + 1, "lm_head quantized");
+  return out;
+}
+
+}  // namespace exl::convert_detail
+
+namespace exl::convert_detail {
+
+QuantizeOutput quantize_exl3(const Source& src, BlockMath& math, States states, const Exl3Plan& plan,
+                             const Progress& progress, std::stop_token stop, Checkpoint* checkpoint) {
+  QuantizeOutput out;
+  out.tensors.push_back(f16_tensor("model.embed_tokens.weight", src.model->embedding()));
+  const int steps = 2 * src.layers;
+  int first = 0;
+  if (checkpoint && checkpoint->done().quant_blocks > 0) {  // resumed: the blocks quantized before
+    first = checkpoint->done().quant_blocks;
+    for (TensorData& t : checkpoint->quant_tensors) out.tensors.push_back(std::move(t));
+    out.decoder_bits = checkpoint->done().decoder_bits;
+    out.last_block_error = checkpoint->done().last_error;
+    states = std::move(checkpoint->quant_states);
+    report(progress, "quantize", first, steps + 1, "resumed after " + std::to_string(first) + " quantized blocks");
+  }
+  const int T = int(states[0].size()) / src.shape.hidden;
+  const int tokens = T * int(states.size());
+  for (int i = first; i < steps; ++i) {
+    check_stop(stop);
+    const auto t_start = Clock::now();
+    const int layer = i / 2;
+    const std::size_t block_begin = out.tensors.size();
+    Block blk = load_block(src, layer, i % 2 == 0);
+    append_block_norms(src, layer, blk.attention, out.tensors);
+    // The unquantized block's outputs and its two input Hessians.
+    const int ka = src.shape.hidden;
+    const int kb = blk.attention ? src.shape.heads * src.shape.head_dim : src.shape.intermediate;
+    math.reset_hessian(hessian_a, ka);
+    math.reset_hessian(hessian_b, kb);
+    blk.load_into(math, src.layer_shape(layer));
+    States ref = states;
+    for (auto& x : ref) math.run(x.data(), T, true);
+    const std::vector<double> ha = math.averaged_hessian(hessian_a, tokens);
+    const std::vector<double> hb = math.averaged_hessian(hessian_b, tokens);
+    std::string errors;
+    int pi = 0;
+    for (const char* proj : blk.projs()) {
+      check_stop(stop);
+      const std::string name = blk.key + "." + proj;
+      const auto [k, n] = src.dims(proj);
+      Exl3LinearOptions lo;
+      lo.K = plan.bits.at(name);
+      lo.codebook = plan.codebook;
+      lo.out_scales = plan.out_scales;
+      lo.seed = plan.seed ^ (std::uint64_t(i) * 0x9E3779B97F4A7C15ull + std::uint64_t(pi++) * 0xC2B2AE3D27D4EB4Full);
+      Exl3QuantizedLinear q = exl3_quantize_linear(blk.weight(proj).data(), n, k, Block::uses_b(proj) ? &hb : &ha, lo, name);
+      append_exl3_tensors(name, q, blk.bias(proj), out.tensors);
+      out.decoder_bits += std::uint64_t(q.K) * std::uint64_t(q.kp) * std::uint64_t(q.np);
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%s%s %db %.5f", errors.empty() ? "" : ", ", proj, q.K, q.proxy_error);
+      errors += buf;
+      blk.set(math, proj, std::move(q.dequant));
+    }
+    out.last_block_error = evaluate(src, math, blk, states, ref, &states);
+    if (checkpoint) {
+      checkpoint->save_block(i, std::vector<TensorData>(out.tensors.begin() + std::ptrdiff_t(block_begin), out.tensors.end()));
+      checkpoint->save_quantized(i + 1, out.decoder_bits, out.last_block_error, states);
+    }
+    char tail[96];
+    std::snprintf(tail, sizeof tail, "; rfn error %.6f (%.1f s)", out.last_block_error, seconds(Clock::now() - t_start));
+    report(progress, "quantize", i + 1, steps + 1, blk.key + ": proxy error " + errors + tail);
+  }
+  check_stop(stop);
+  out.tensors.push_back(f16_tensor("model.norm.weight", src.model->final_norm()));
+  const int H = src.shape.hidden;
+  std::vector<float> hw = src.head_weight();
+  out.head_numel = std::uint64_t(H) * std::uint64_t((src.vocab + 127) / 128 * 128);
+  if (plan.head_bits == 16) {  // kept in fp16
+    std::vector<half_bits> v(hw.size());
+    float_to_half_n(hw.data(), v.data(), hw.size());
+    out.tensors.push_back(make_tensor("lm_head.weight", DType::f16, {src.vocab, H}, v.data(), v.size()));
+    out.head_bits = 16 * std::uint64_t(H) * std::uint64_t(src.vocab);
+    out.head_numel = std::uint64_t(H) * std::uint64_t(src.vocab);
+    report(progress, "quantize", steps + 1, steps + 1, "lm_head kept in FP16");
+    return out;
+  }
+  // The head's Hessian: the final norm's outputs.
+  const std::vector<float> fn = src.final_norm();
+  std::vector<float> a(std::size_t(T) * H);
+  math.reset_hessian(hessian_c, H);
+  for (const auto& x : states) {
+    rms_norm_cpu(x.data(), T, H, fn.data(), DType::f32, src.shape.norm_eps, a.data());
+    math.add_hessian(hessian_c, a.data(), T);
+  }
+  const std::vector<double> hc = math.averaged_hessian(hessian_c, tokens);
+  Exl3LinearOptions lo;
+  lo.K = plan.head_bits;
+  lo.codebook = plan.codebook;
+  lo.out_scales = plan.out_scales;
+  lo.seed = plan.seed ^ 0xD6E8FEB86659FD93ull;
+  Exl3QuantizedLinear q = exl3_quantize_linear(hw.data(), src.vocab, H, &hc, lo, "lm_head");
+  append_exl3_tensors("lm_head", q, {}, out.tensors);
+  out.head_bits = std::uint64_t(q.K) * std::uint64_t(q.kp) * std::uint64_t(q.np);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "lm_head quantized (%d bits, proxy error %.5f)", q.K, q.proxy_error);
+  report(progress, "quantize", steps + 1, steps + 1, buf);
   return out;
 }
 

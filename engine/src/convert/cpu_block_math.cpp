@@ -71,6 +71,14 @@ class CpuBlockMath final : public BlockMath {
     return h.prepared.perm;
   }
 
+  std::vector<double> averaged_hessian(int slot, int rows) override {
+    Hessian& h = hess_.at(std::size_t(slot));
+    std::vector<double> out = std::move(h.sum);
+    h.sum.clear();
+    for (double& v : out) v /= double(std::max(1, rows));
+    return out;
+  }
+
   QuantizedLinear quantize(int slot, const float* w, int n, int k, const QuantOption& o) override {
     return gptq_quantize(w, n, k, hess_.at(std::size_t(slot)).prepared, o);
   }

@@ -84,6 +84,11 @@ class CudaBlockMath final : public BlockMath {
     perm_[slot] = perm;
     return perm;
   }
+  std::vector<double> averaged_hessian(int, int) override {
+    // The exl_cuda module keeps its Hessians on the device and has no download yet: EXL3
+    // conversions run their block math on the CPU (convert_model chooses it).
+    throw Error(ErrorKind::unsupported, "the GPU block math does not hand out raw Hessians (EXL3 conversion runs on the CPU)");
+  }
   QuantizedLinear quantize(int slot, const float* w, int n, int k, const QuantOption& o) override {
     if (k_.at(std::size_t(slot)) != k) throw Error(ErrorKind::internal, "Hessian and weight disagree on in_features");
     QuantizedLinear r;
