@@ -354,140 +354,171 @@
 <context>
     <name>ConvertDialog</name>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="13" />
-        <source>Convert a model to EXL2</source>
-        <translation>Ein Modell in EXL2 umwandeln</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="28" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="33" />
         <source>Convert</source>
         <translation>Umwandeln</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="35" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="40" />
         <source>Cancel conversion</source>
         <translation>Umwandlung abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="42" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="47" />
         <source>Close</source>
         <translation>Schließen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="50" />
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="57" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="55" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="62" />
         <source>Model to convert</source>
         <translation>Umzuwandelndes Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="56" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="61" />
         <source>HF model folder or .gguf file</source>
         <translation>HF-Modellordner oder .gguf-Datei</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="65" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="70" />
         <source>Folder…</source>
         <translation>Ordner…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="66" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="71" />
         <source>GGUF file…</source>
         <translation>GGUF-Datei…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="68" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="73" />
         <source>Output folder (new or empty)</source>
         <translation>Ausgabeordner (neu oder leer)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="74" />
-        <source>Where the EXL2 model is written</source>
-        <translation>Wohin das EXL2-Modell geschrieben wird</translation>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="14" />
+        <source>Convert a model to EXL3 or EXL2</source>
+        <translation>Ein Modell in EXL3 oder EXL2 umwandeln</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="75" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="79" />
+        <source>Where the converted model is written</source>
+        <translation>Wohin das umgewandelte Modell geschrieben wird</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="80" />
         <source>Output folder</source>
         <translation>Ausgabeordner</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="83" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="88" />
         <source>Choose…</source>
         <translation>Auswählen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="89" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="94" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="101" />
+        <source>Format</source>
+        <translation>Format</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="99" />
+        <source>EXL3 (ExLlamaV3)</source>
+        <translation>EXL3 (ExLlamaV3)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="99" />
+        <source>EXL2 (ExLlamaV2)</source>
+        <translation>EXL2 (ExLlamaV2)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="109" />
+        <source>EXL3, the format new quants use: one pass over %1 calibration rows of %2 tokens. The conversion runs on the CPU for now (Automatic means the CPU).</source>
+        <translation>EXL3, das Format neuer Quantisierungen: ein Durchlauf über %1 Kalibrierungszeilen zu je %2 Token. Die Umwandlung läuft vorerst auf der CPU (Automatisch heißt hier die CPU).</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="111" />
+        <source>EXL2: every layer is measured over %1 calibration rows of %2 tokens, then quantized at the bits chosen for it.</source>
+        <translation>EXL2: Jede Schicht wird über %1 Kalibrierungszeilen zu je %2 Token gemessen und dann mit den für sie gewählten Bits quantisiert.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="120" />
         <source>Bits per weight (decoder layers)</source>
         <translation>Bits pro Gewicht (Decoder-Schichten)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="98" />
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="104" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="129" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="137" />
         <source>Head bits</source>
         <translation>Bits des Kopfes</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="107" />
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="114" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="135" />
+        <source>16 (FP16, not quantized)</source>
+        <translation>16 (FP16, nicht quantisiert)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="140" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="147" />
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="145" />
         <source>Automatic (the GPU when usable)</source>
         <translation>Automatisch (die GPU, wenn nutzbar)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="145" />
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="145" />
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="122" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="157" />
         <source>Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)</source>
         <translation>Schnell: kein Messdurchlauf (Optionen nach ihrem Rundungsfehler an den Gewichten geordnet; Minuten auf einer CPU)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="130" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="165" />
         <source>This folder holds an interrupted conversion: Convert continues it (with the same settings).</source>
         <translation>Dieser Ordner enthält eine unterbrochene Umwandlung: „Umwandeln“ setzt sie fort (mit denselben Einstellungen).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="147" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="182" />
         <source>Conversion progress</source>
         <translation>Fortschritt der Umwandlung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="156" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="191" />
         <source>about %1 left</source>
         <translation>noch etwa %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="170" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="205" />
         <source>Converted: %1 The model is in %2 and on the model list.</source>
         <translation>Umgewandelt: %1 Das Modell liegt in %2 und steht in der Modellliste.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="185" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="220" />
         <source>Choose the HF model folder</source>
         <translation>HF-Modellordner auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="191" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="226" />
         <source>Choose a GGUF file</source>
         <translation>GGUF-Datei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="192" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="227" />
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="198" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="233" />
         <source>Choose the output folder</source>
         <translation>Ausgabeordner auswählen</translation>
     </message>
@@ -495,52 +526,52 @@
 <context>
     <name>ConvertJob</name>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="123" />
+        <location filename="../ui/app/convertjob.cpp" line="161" />
         <source>%1 h %2 min</source>
         <translation>%1 h %2 min</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="125" />
+        <location filename="../ui/app/convertjob.cpp" line="163" />
         <source>%1 min %2 s</source>
         <translation>%1 min %2 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="126" />
+        <location filename="../ui/app/convertjob.cpp" line="164" />
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="132" />
+        <location filename="../ui/app/convertjob.cpp" line="170" />
         <source>Choose the model to convert: an HF model folder or a .gguf file.</source>
         <translation>Wählen Sie das umzuwandelnde Modell: einen HF-Modellordner oder eine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="135" />
+        <location filename="../ui/app/convertjob.cpp" line="173" />
         <source>%1 does not exist.</source>
         <translation>%1 existiert nicht.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="137" />
+        <location filename="../ui/app/convertjob.cpp" line="175" />
         <source>%1 is neither a model folder nor a .gguf file.</source>
         <translation>%1 ist weder ein Modellordner noch eine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="139" />
+        <location filename="../ui/app/convertjob.cpp" line="177" />
         <source>Choose the output folder.</source>
         <translation>Wählen Sie den Ausgabeordner.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="145" />
+        <location filename="../ui/app/convertjob.cpp" line="183" />
         <source>The output folder %1 is not empty.</source>
         <translation>Der Ausgabeordner %1 ist nicht leer.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="147" />
+        <location filename="../ui/app/convertjob.cpp" line="185" />
         <source>The output folder must differ from the input.</source>
         <translation>Der Ausgabeordner muss sich von der Eingabe unterscheiden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="240" />
+        <location filename="../ui/app/convertjob.cpp" line="290" />
         <source>Cancelled. The finished layers are kept in the output folder: Convert continues from there.</source>
         <translation>Abgebrochen. Die fertigen Schichten bleiben im Ausgabeordner: „Umwandeln“ setzt dort fort.</translation>
     </message>
@@ -580,22 +611,27 @@
         <translation>Fertig</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="183" />
+        <location filename="../ui/app/convertjob.cpp" line="187" />
+        <source>EXL3 conversion runs on the CPU for now: choose Automatic or CPU as the device.</source>
+        <translation>Die EXL3-Umwandlung läuft vorerst auf der CPU: Wählen Sie Automatisch oder CPU als Gerät.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="239" />
         <source>A conversion is already running.</source>
         <translation>Eine Umwandlung läuft bereits.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="232" />
+        <location filename="../ui/app/convertjob.cpp" line="282" />
         <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
         <translation>Decoder %1 bpw, Kopf %2 bpw, %3 Dateien.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="242" />
+        <location filename="../ui/app/convertjob.cpp" line="292" />
         <source>Cancelled before any layer was finished: nothing was kept.</source>
         <translation>Abgebrochen, bevor eine Schicht fertig war: nichts wurde behalten.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="281" />
+        <location filename="../ui/app/convertjob.cpp" line="331" />
         <source>%1 (in %2).</source>
         <translation>%1 (in %2).</translation>
     </message>
@@ -759,7 +795,7 @@ Download aufbewahrt in: %2</translation>
     </message>
     <message>
         <location filename="../ui/app/defaultmodeljob.cpp" line="437" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="510" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="511" />
         <source>Cannot rename %1 to %2.</source>
         <translation>%1 kann nicht in %2 umbenannt werden.</translation>
     </message>
@@ -769,27 +805,27 @@ Download aufbewahrt in: %2</translation>
         <translation>%1 enthält keine .gguf-Datei.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="502" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="503" />
         <source>The conversion failed: %1</source>
         <translation>Die Umwandlung ist fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="505" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="506" />
         <source>Cannot write %1: %2.</source>
         <translation>%1 kann nicht geschrieben werden: %2.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="508" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="509" />
         <source>Cannot replace the earlier conversion in %1.</source>
         <translation>Die frühere Umwandlung in %1 kann nicht ersetzt werden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="534" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="535" />
         <source>%1 was made but is not listed as a model.</source>
         <translation>%1 wurde erstellt, steht aber nicht als Modell in der Liste.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="542" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="543" />
         <source>The model could not be loaded.</source>
         <translation>Das Modell konnte nicht geladen werden.</translation>
     </message>
@@ -1088,103 +1124,103 @@ Download aufbewahrt in: %2</translation>
         <translation>%1 Likes</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="62" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="63" />
         <source>updated %1</source>
         <translation>aktualisiert %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="63" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="64" />
         <source>gated: needs a token (Settings)</source>
         <translation>geschützt: braucht ein Token (Einstellungen)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="76" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="77" />
         <source>Downloading %1</source>
         <translation>%1 wird heruntergeladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="84" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="85" />
         <source>Download progress</source>
         <translation>Download-Fortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="90" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="91" />
         <source>%1 of %2 · %3/s · %4 left · %5 of %6 files</source>
         <translation>%1 von %2 · %3/s · noch %4 · %5 von %6 Dateien</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="97" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="98" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="98" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="99" />
         <source>Cancel the download</source>
         <translation>Den Download abbrechen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="108" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="109" />
         <source>Download failed: %1</source>
         <translation>Download fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="116" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="117" />
         <source>Fit on this computer</source>
         <translation>Passung auf diesem Computer</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="120" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="121" />
         <source>Context length</source>
         <translation>Kontextlänge</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="123" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="124" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="128" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="129" />
         <source>Cache type</source>
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="138" />
         <location filename="../ui/qml/components/HubRepoPanel.qml" line="139" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="140" />
         <source>Reading the repository…</source>
         <translation>Das Repository wird gelesen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="172" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="173" />
         <source>downloaded</source>
         <translation>heruntergeladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="183" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="184" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="197" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="198" />
         <source>No fit: %1</source>
         <translation>Keine Schätzung: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="206" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="207" />
         <source>Download</source>
         <translation>Herunterladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="207" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="208" />
         <source>Download %1</source>
         <translation>%1 herunterladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="212" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="213" />
         <source>Show in my models</source>
         <translation>In meinen Modellen zeigen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="213" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="214" />
         <source>Show %1 in the model list</source>
         <translation>%1 in der Modellliste zeigen</translation>
     </message>
@@ -1192,133 +1228,133 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>HubSearchPanel</name>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="15" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="16" />
         <source>%1M</source>
         <translation>%1 Mio.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="16" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="17" />
         <source>%1k</source>
         <translation>%1 Tsd.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="28" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="29" />
         <source>Search models</source>
         <translation>Modelle suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="30" />
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="38" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="31" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="39" />
         <source>Search the Hugging Face Hub</source>
         <translation>Den Hugging Face Hub durchsuchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="36" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="37" />
         <source>Search</source>
         <translation>Suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="50" />
         <source>EXL2</source>
         <translation>EXL2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="50" />
         <source>EXL3</source>
         <translation>EXL3</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="50" />
         <source>All formats</source>
         <translation>Alle Formate</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="51" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="52" />
         <source>Model format</source>
         <translation>Modellformat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="57" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="58" />
         <source>Most downloads</source>
         <translation>Meiste Downloads</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="57" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="58" />
         <source>Recently updated</source>
         <translation>Zuletzt aktualisiert</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="59" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="60" />
         <source>Sort order</source>
         <translation>Sortierung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="67" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="68" />
         <source>Searching…</source>
         <translation>Suche…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="74" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="75" />
         <source>Offline (HF_HUB_OFFLINE is set): the Hub is not contacted. Models already in the cache are listed on “On this computer”.</source>
         <translation>Offline (HF_HUB_OFFLINE ist gesetzt): Der Hub wird nicht kontaktiert. Modelle, die schon im Cache liegen, stehen unter „Auf diesem Computer“.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="96" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="97" />
         <source>Unfinished download: %1</source>
         <translation>Unvollständiger Download: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="110" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="111" />
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="111" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="112" />
         <source>Resume the download</source>
         <translation>Den Download fortsetzen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="115" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="116" />
         <source>Forget</source>
         <translation>Verwerfen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="116" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="117" />
         <source>Forget the unfinished download</source>
         <translation>Den unvollständigen Download verwerfen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="126" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="127" />
         <source>No models found. Try other words, or all formats.</source>
         <translation>Keine Modelle gefunden. Versuchen Sie andere Wörter oder alle Formate.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="127" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="128" />
         <source>Search the Hugging Face Hub for EXL2 and EXL3 models; each bitrate is listed with its fit on this computer before you download it.</source>
         <translation>Suchen Sie auf dem Hugging Face Hub nach EXL2- und EXL3-Modellen; jede Bitrate wird mit ihrer Passung auf diesem Computer angezeigt, bevor Sie sie herunterladen.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="141" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="142" />
         <source>Models on the Hub</source>
         <translation>Modelle auf dem Hub</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="176" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="177" />
         <source>gated</source>
         <translation>geschützt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="185" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="186" />
         <source>%1 downloads</source>
         <translation>%1 Downloads</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="186" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="187" />
         <source>%1 likes</source>
         <translation>%1 Likes</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="187" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="189" />
         <source>updated %1</source>
         <translation>aktualisiert %1</translation>
     </message>
@@ -1326,52 +1362,52 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>HubViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="23" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="24" />
         <source>%1 is gated: sign in on %2 and accept its terms, create a read token in your Hugging Face account settings, enter it in Settings under “Hugging Face token”, then try again.</source>
         <translation>%1 ist geschützt: Melden Sie sich auf %2 an und akzeptieren Sie die Bedingungen, erstellen Sie in Ihren Hugging-Face-Kontoeinstellungen ein Lese-Token, tragen Sie es in den Einstellungen unter „Hugging-Face-Token“ ein und versuchen Sie es erneut.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="26" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="27" />
         <source>The Hugging Face token was refused for %1 (HTTP %2): accept the repository's terms on %3 with the account the token belongs to, and check the token in Settings (it needs read access).</source>
         <translation>Das Hugging-Face-Token wurde für %1 abgelehnt (HTTP %2): Akzeptieren Sie die Bedingungen des Repositorys auf %3 mit dem Konto, zu dem das Token gehört, und prüfen Sie das Token in den Einstellungen (es braucht Lesezugriff).</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="32" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="33" />
         <source>Not found on the Hub: %1. Check the name; a private repository needs a token in Settings.</source>
         <translation>Nicht auf dem Hub gefunden: %1. Prüfen Sie den Namen; ein privates Repository braucht ein Token in den Einstellungen.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="34" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="35" />
         <source>Offline: HF_HUB_OFFLINE is set, so the Hub is not contacted. Start EXL Studio without it to search and download (models in the cache are listed on “On this computer”).</source>
         <translation>Offline: HF_HUB_OFFLINE ist gesetzt, daher wird der Hub nicht kontaktiert. Starten Sie EXL Studio ohne, um zu suchen und herunterzuladen (Modelle im Cache stehen unter „Auf diesem Computer“).</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="37" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="38" />
         <source>Not enough disk space (%1). Free some space, or start EXL Studio with HF_HOME set to a folder on a larger disk; the download continues where it stopped.</source>
         <translation>Nicht genug Speicherplatz (%1). Geben Sie Platz frei oder starten Sie EXL Studio mit HF_HOME auf einen Ordner auf einem größeren Datenträger; der Download setzt dort fort, wo er aufhörte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="41" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="42" />
         <source>Cannot reach the Hub at %1 (%2). Check the network connection and try again; a download continues where it stopped.</source>
         <translation>Der Hub unter %1 ist nicht erreichbar (%2). Prüfen Sie die Netzwerkverbindung und versuchen Sie es erneut; ein Download setzt dort fort, wo er aufhörte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="45" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="46" />
         <source>A downloaded file was damaged (%1). Try again: it is fetched anew.</source>
         <translation>Eine heruntergeladene Datei war beschädigt (%1). Versuchen Sie es erneut: Sie wird neu geholt.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="47" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="48" />
         <source>Stopped.</source>
         <translation>Angehalten.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="52" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="53" />
         <source>The Hub answered with an error: %1</source>
         <translation>Der Hub antwortete mit einem Fehler: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="300" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="304" />
         <source>No model in this repository: no branch or folder holds a config.json.</source>
         <translation>Kein Modell in diesem Repository: kein Branch und kein Ordner enthält eine config.json.</translation>
     </message>
@@ -1674,258 +1710,258 @@ Download aufbewahrt in: %2</translation>
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="408" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="412" />
         <source>Chat template</source>
         <translation>Chatvorlage</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="418" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Ihre Vorlage unten wird für dieses Modell verwendet (ab dem nächsten Laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="416" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="420" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Die eigene Vorlage des Modells wird verwendet. Fügen Sie unten eine ein oder laden Sie eine, um Ihre zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="417" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="421" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Das Modell bringt keine Chatvorlage mit: Das eingebaute ChatML-Format wird verwendet, sofern Sie unten keine angeben.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="433" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="437" />
         <source>Chat template for this model</source>
         <translation>Chatvorlage für dieses Modell</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="442" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="446" />
         <source>Load from file…</source>
         <translation>Aus Datei laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="447" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="451" />
         <source>Use the model's template</source>
         <translation>Vorlage des Modells verwenden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="455" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="459" />
         <source>Choose a chat template file</source>
         <translation>Chatvorlagendatei auswählen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="456" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="460" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-Vorlagen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="456" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="460" />
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="50" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
         <source>No model found in %1.</source>
         <translation>Kein Modell in %1 gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="220" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="223" />
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="123" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="194" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="126" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
         <source>Add folder…</source>
         <translation>Ordner hinzufügen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="57" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="60" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="127" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="198" />
         <source>Add a model folder</source>
         <translation>Einen Modellordner hinzufügen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="204" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="153" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
         <source>Looking for models…</source>
         <translation>Modelle werden gesucht…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="134" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
         <source>Rescan</source>
         <translation>Neu suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="135" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="138" />
         <source>Look for model folders again</source>
         <translation>Erneut nach Modellordnern suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="143" />
         <source>Convert…</source>
         <translation>Umwandeln…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="141" />
-        <source>Convert a model to EXL2</source>
-        <translation>Ein Modell in EXL2 umwandeln</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="296" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="300" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Ein entferntes Modell läuft auf seinem Server: Die Ladeeinstellungen und die Speicherpassung unten gelten nicht. „Laden“ wählt es für den Chat aus.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="346" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="350" />
         <source>Load settings</source>
         <translation>Ladeeinstellungen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="351" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="355" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits pro Gewicht (Was-wäre-wenn)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="354" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="358" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="359" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="363" />
         <source>Context length</source>
         <translation>Kontextlänge</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="362" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="366" />
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="367" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="371" />
         <source>Cache type</source>
         <translation>Cache-Typ</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="377" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="385" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="381" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="389" />
         <source>GPU split</source>
         <translation>GPU-Aufteilung</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="383" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="387" />
         <source>one GPU; auto; or GiB per GPU, e.g. 20,23</source>
         <translation>eine GPU; auto; oder GiB pro GPU, z. B. 20,23</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="337" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="341" />
         <source>Memory fit</source>
         <translation>Speicherbedarf</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="232" />
         <source>On this computer</source>
         <translation>Auf diesem Computer</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="99" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="102" />
         <source>Remote endpoints</source>
         <translation>Entfernte Endpunkte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="102" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="105" />
         <source>Hugging Face</source>
         <translation>Hugging Face</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="105" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
         <source>Models on the Hugging Face Hub</source>
         <translation>Modelle auf dem Hugging Face Hub</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
         <source>Folders…</source>
         <translation>Ordner…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="130" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="133" />
         <source>The folders searched for models</source>
         <translation>Die nach Modellen durchsuchten Ordner</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="174" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="144" />
+        <source>Convert a model to EXL3 or EXL2</source>
+        <translation>Ein Modell in EXL3 oder EXL2 umwandeln</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="177" />
         <source>No models yet</source>
         <translation>Noch keine Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="179" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="182" />
         <source>Get the small default model to try EXL Studio, add a folder that holds models (folders inside it are searched too), or drop a model folder here.</source>
         <translation>Holen Sie das kleine Standardmodell, um EXL Studio auszuprobieren, fügen Sie einen Ordner mit Modellen hinzu (Ordner darin werden mitdurchsucht) oder ziehen Sie einen Modellordner hierher.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="186" />
         <source>Get the default model…</source>
         <translation>Standardmodell holen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="187" />
         <source>Download and convert the default model</source>
         <translation>Das Standardmodell herunterladen und umwandeln</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="189" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="192" />
         <source>Find a model on the Hugging Face Hub</source>
         <translation>Ein Modell auf dem Hugging Face Hub suchen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="204" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
         <source>No models found.</source>
         <translation>Keine Modelle gefunden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="232" />
         <source>Remote models</source>
         <translation>Entfernte Modelle</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="290" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="294" />
         <source>No model selected</source>
         <translation>Kein Modell ausgewählt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="303" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="307" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="305" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="309" />
         <source>Load the selected model</source>
         <translation>Das ausgewählte Modell laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="310" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="314" />
         <source>Unload</source>
         <translation>Entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="312" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="316" />
         <source>Unload the model</source>
         <translation>Das Modell entladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="319" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="323" />
         <source>Loading progress</source>
         <translation>Ladefortschritt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="325" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="329" />
         <source>Loading failed: %1</source>
         <translation>Laden fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="426" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="430" />
         <source>Jinja template (empty: the model's own)</source>
         <translation>Jinja-Vorlage (leer: die des Modells)</translation>
     </message>

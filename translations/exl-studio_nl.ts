@@ -354,140 +354,171 @@
 <context>
     <name>ConvertDialog</name>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="13" />
-        <source>Convert a model to EXL2</source>
-        <translation>Een model naar EXL2 converteren</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="28" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="33" />
         <source>Convert</source>
         <translation>Converteren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="35" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="40" />
         <source>Cancel conversion</source>
         <translation>Conversie annuleren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="42" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="47" />
         <source>Close</source>
         <translation>Sluiten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="50" />
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="57" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="55" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="62" />
         <source>Model to convert</source>
         <translation>Te converteren model</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="56" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="61" />
         <source>HF model folder or .gguf file</source>
         <translation>HF-modelmap of .gguf-bestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="65" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="70" />
         <source>Folder…</source>
         <translation>Map…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="66" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="71" />
         <source>GGUF file…</source>
         <translation>GGUF-bestand…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="68" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="73" />
         <source>Output folder (new or empty)</source>
         <translation>Uitvoermap (nieuw of leeg)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="74" />
-        <source>Where the EXL2 model is written</source>
-        <translation>Waar het EXL2-model wordt geschreven</translation>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="14" />
+        <source>Convert a model to EXL3 or EXL2</source>
+        <translation>Een model naar EXL3 of EXL2 converteren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="75" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="79" />
+        <source>Where the converted model is written</source>
+        <translation>Waar het geconverteerde model wordt geschreven</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="80" />
         <source>Output folder</source>
         <translation>Uitvoermap</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="83" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="88" />
         <source>Choose…</source>
         <translation>Kiezen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="89" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="94" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="101" />
+        <source>Format</source>
+        <translation>Formaat</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="99" />
+        <source>EXL3 (ExLlamaV3)</source>
+        <translation>EXL3 (ExLlamaV3)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="99" />
+        <source>EXL2 (ExLlamaV2)</source>
+        <translation>EXL2 (ExLlamaV2)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="109" />
+        <source>EXL3, the format new quants use: one pass over %1 calibration rows of %2 tokens. The conversion runs on the CPU for now (Automatic means the CPU).</source>
+        <translation>EXL3, het formaat van nieuwe kwantisaties: één ronde over %1 kalibratierijen van %2 tokens. De conversie draait voorlopig op de CPU (Automatisch betekent hier de CPU).</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="111" />
+        <source>EXL2: every layer is measured over %1 calibration rows of %2 tokens, then quantized at the bits chosen for it.</source>
+        <translation>EXL2: elke laag wordt gemeten over %1 kalibratierijen van %2 tokens en daarna gekwantiseerd met de bits die ervoor gekozen zijn.</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="120" />
         <source>Bits per weight (decoder layers)</source>
         <translation>Bits per gewicht (decoderlagen)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="98" />
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="104" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="129" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="137" />
         <source>Head bits</source>
         <translation>Bits van de kop</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="107" />
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="114" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="135" />
+        <source>16 (FP16, not quantized)</source>
+        <translation>16 (FP16, niet gekwantiseerd)</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="140" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="147" />
         <source>Device</source>
         <translation>Apparaat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="145" />
         <source>Automatic (the GPU when usable)</source>
         <translation>Automatisch (de GPU als die bruikbaar is)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="145" />
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="112" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="145" />
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="122" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="157" />
         <source>Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)</source>
         <translation>Snel: geen meetronde (opties gerangschikt naar hun afrondingsfout op de gewichten; minuten op een CPU)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="130" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="165" />
         <source>This folder holds an interrupted conversion: Convert continues it (with the same settings).</source>
         <translation>Deze map bevat een onderbroken conversie: Converteren zet die voort (met dezelfde instellingen).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="147" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="182" />
         <source>Conversion progress</source>
         <translation>Voortgang van de conversie</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="156" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="191" />
         <source>about %1 left</source>
         <translation>nog ongeveer %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="170" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="205" />
         <source>Converted: %1 The model is in %2 and on the model list.</source>
         <translation>Geconverteerd: %1 Het model staat in %2 en in de modellenlijst.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="185" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="220" />
         <source>Choose the HF model folder</source>
         <translation>Kies de HF-modelmap</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="191" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="226" />
         <source>Choose a GGUF file</source>
         <translation>Kies een GGUF-bestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="192" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="227" />
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-modellen (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/ConvertDialog.qml" line="198" />
+        <location filename="../ui/qml/components/ConvertDialog.qml" line="233" />
         <source>Choose the output folder</source>
         <translation>Kies de uitvoermap</translation>
     </message>
@@ -495,52 +526,52 @@
 <context>
     <name>ConvertJob</name>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="123" />
+        <location filename="../ui/app/convertjob.cpp" line="161" />
         <source>%1 h %2 min</source>
         <translation>%1 u %2 min</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="125" />
+        <location filename="../ui/app/convertjob.cpp" line="163" />
         <source>%1 min %2 s</source>
         <translation>%1 min %2 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="126" />
+        <location filename="../ui/app/convertjob.cpp" line="164" />
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="132" />
+        <location filename="../ui/app/convertjob.cpp" line="170" />
         <source>Choose the model to convert: an HF model folder or a .gguf file.</source>
         <translation>Kies het model om te converteren: een HF-modelmap of een .gguf-bestand.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="135" />
+        <location filename="../ui/app/convertjob.cpp" line="173" />
         <source>%1 does not exist.</source>
         <translation>%1 bestaat niet.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="137" />
+        <location filename="../ui/app/convertjob.cpp" line="175" />
         <source>%1 is neither a model folder nor a .gguf file.</source>
         <translation>%1 is geen modelmap en geen .gguf-bestand.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="139" />
+        <location filename="../ui/app/convertjob.cpp" line="177" />
         <source>Choose the output folder.</source>
         <translation>Kies de uitvoermap.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="145" />
+        <location filename="../ui/app/convertjob.cpp" line="183" />
         <source>The output folder %1 is not empty.</source>
         <translation>De uitvoermap %1 is niet leeg.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="147" />
+        <location filename="../ui/app/convertjob.cpp" line="185" />
         <source>The output folder must differ from the input.</source>
         <translation>De uitvoermap moet een andere zijn dan de invoer.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="240" />
+        <location filename="../ui/app/convertjob.cpp" line="290" />
         <source>Cancelled. The finished layers are kept in the output folder: Convert continues from there.</source>
         <translation>Geannuleerd. De afgewerkte lagen blijven in de uitvoermap bewaard: Converteren gaat daar verder.</translation>
     </message>
@@ -580,22 +611,27 @@
         <translation>Klaar</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="183" />
+        <location filename="../ui/app/convertjob.cpp" line="187" />
+        <source>EXL3 conversion runs on the CPU for now: choose Automatic or CPU as the device.</source>
+        <translation>EXL3-conversie draait voorlopig op de CPU: kies Automatisch of CPU als apparaat.</translation>
+    </message>
+    <message>
+        <location filename="../ui/app/convertjob.cpp" line="239" />
         <source>A conversion is already running.</source>
         <translation>Er loopt al een conversie.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="232" />
+        <location filename="../ui/app/convertjob.cpp" line="282" />
         <source>Decoder %1 bpw, head %2 bpw, %3 files.</source>
         <translation>Decoder %1 bpw, kop %2 bpw, %3 bestanden.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="242" />
+        <location filename="../ui/app/convertjob.cpp" line="292" />
         <source>Cancelled before any layer was finished: nothing was kept.</source>
         <translation>Geannuleerd voordat er een laag klaar was: er is niets bewaard.</translation>
     </message>
     <message>
-        <location filename="../ui/app/convertjob.cpp" line="281" />
+        <location filename="../ui/app/convertjob.cpp" line="331" />
         <source>%1 (in %2).</source>
         <translation>%1 (in %2).</translation>
     </message>
@@ -759,7 +795,7 @@ Download bewaard in: %2</translation>
     </message>
     <message>
         <location filename="../ui/app/defaultmodeljob.cpp" line="437" />
-        <location filename="../ui/app/defaultmodeljob.cpp" line="510" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="511" />
         <source>Cannot rename %1 to %2.</source>
         <translation>%1 kan niet worden hernoemd naar %2.</translation>
     </message>
@@ -769,27 +805,27 @@ Download bewaard in: %2</translation>
         <translation>%1 bevat geen .gguf-bestand.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="502" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="503" />
         <source>The conversion failed: %1</source>
         <translation>De conversie is mislukt: %1</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="505" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="506" />
         <source>Cannot write %1: %2.</source>
         <translation>%1 kan niet worden geschreven: %2.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="508" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="509" />
         <source>Cannot replace the earlier conversion in %1.</source>
         <translation>De eerdere conversie in %1 kan niet worden vervangen.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="534" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="535" />
         <source>%1 was made but is not listed as a model.</source>
         <translation>%1 is gemaakt, maar staat niet als model in de lijst.</translation>
     </message>
     <message>
-        <location filename="../ui/app/defaultmodeljob.cpp" line="542" />
+        <location filename="../ui/app/defaultmodeljob.cpp" line="543" />
         <source>The model could not be loaded.</source>
         <translation>Het model kon niet worden geladen.</translation>
     </message>
@@ -1088,103 +1124,103 @@ Download bewaard in: %2</translation>
         <translation>%1 likes</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="62" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="63" />
         <source>updated %1</source>
         <translation>bijgewerkt %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="63" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="64" />
         <source>gated: needs a token (Settings)</source>
         <translation>afgeschermd: vereist een token (Instellingen)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="76" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="77" />
         <source>Downloading %1</source>
         <translation>%1 wordt gedownload</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="84" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="85" />
         <source>Download progress</source>
         <translation>Voortgang van de download</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="90" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="91" />
         <source>%1 of %2 · %3/s · %4 left · %5 of %6 files</source>
         <translation>%1 van %2 · %3/s · nog %4 · %5 van %6 bestanden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="97" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="98" />
         <source>Cancel</source>
         <translation>Annuleren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="98" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="99" />
         <source>Cancel the download</source>
         <translation>De download annuleren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="108" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="109" />
         <source>Download failed: %1</source>
         <translation>Downloaden mislukt: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="116" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="117" />
         <source>Fit on this computer</source>
         <translation>Past het op deze computer?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="120" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="121" />
         <source>Context length</source>
         <translation>Contextlengte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="123" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="124" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="128" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="129" />
         <source>Cache type</source>
         <translation>Cachetype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="138" />
         <location filename="../ui/qml/components/HubRepoPanel.qml" line="139" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="140" />
         <source>Reading the repository…</source>
         <translation>De repository wordt gelezen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="172" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="173" />
         <source>downloaded</source>
         <translation>gedownload</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="183" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="184" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="197" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="198" />
         <source>No fit: %1</source>
         <translation>Geen schatting: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="206" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="207" />
         <source>Download</source>
         <translation>Downloaden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="207" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="208" />
         <source>Download %1</source>
         <translation>%1 downloaden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="212" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="213" />
         <source>Show in my models</source>
         <translation>Tonen in mijn modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubRepoPanel.qml" line="213" />
+        <location filename="../ui/qml/components/HubRepoPanel.qml" line="214" />
         <source>Show %1 in the model list</source>
         <translation>%1 tonen in de modellenlijst</translation>
     </message>
@@ -1192,133 +1228,133 @@ Download bewaard in: %2</translation>
 <context>
     <name>HubSearchPanel</name>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="15" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="16" />
         <source>%1M</source>
         <translation>%1 mln.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="16" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="17" />
         <source>%1k</source>
         <translation>%1k</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="28" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="29" />
         <source>Search models</source>
         <translation>Modellen zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="30" />
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="38" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="31" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="39" />
         <source>Search the Hugging Face Hub</source>
         <translation>De Hugging Face Hub doorzoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="36" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="37" />
         <source>Search</source>
         <translation>Zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="50" />
         <source>EXL2</source>
         <translation>EXL2</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="50" />
         <source>EXL3</source>
         <translation>EXL3</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="49" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="50" />
         <source>All formats</source>
         <translation>Alle formaten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="51" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="52" />
         <source>Model format</source>
         <translation>Modelformaat</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="57" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="58" />
         <source>Most downloads</source>
         <translation>Meest gedownload</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="57" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="58" />
         <source>Recently updated</source>
         <translation>Recent bijgewerkt</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="59" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="60" />
         <source>Sort order</source>
         <translation>Sorteervolgorde</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="67" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="68" />
         <source>Searching…</source>
         <translation>Zoeken…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="74" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="75" />
         <source>Offline (HF_HUB_OFFLINE is set): the Hub is not contacted. Models already in the cache are listed on “On this computer”.</source>
         <translation>Offline (HF_HUB_OFFLINE is gezet): er wordt geen contact gemaakt met de Hub. Modellen die al in de cache staan, worden getoond onder „Op deze computer”.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="96" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="97" />
         <source>Unfinished download: %1</source>
         <translation>Onvoltooide download: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="110" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="111" />
         <source>Resume</source>
         <translation>Hervatten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="111" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="112" />
         <source>Resume the download</source>
         <translation>De download hervatten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="115" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="116" />
         <source>Forget</source>
         <translation>Vergeten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="116" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="117" />
         <source>Forget the unfinished download</source>
         <translation>De onvoltooide download vergeten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="126" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="127" />
         <source>No models found. Try other words, or all formats.</source>
         <translation>Geen modellen gevonden. Probeer andere woorden, of alle formaten.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="127" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="128" />
         <source>Search the Hugging Face Hub for EXL2 and EXL3 models; each bitrate is listed with its fit on this computer before you download it.</source>
         <translation>Zoek op de Hugging Face Hub naar EXL2- en EXL3-modellen; elke bitrate wordt getoond met hoe die op deze computer past, voordat u hem downloadt.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="141" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="142" />
         <source>Models on the Hub</source>
         <translation>Modellen op de Hub</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="176" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="177" />
         <source>gated</source>
         <translation>afgeschermd</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="185" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="186" />
         <source>%1 downloads</source>
         <translation>%1 downloads</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="186" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="187" />
         <source>%1 likes</source>
         <translation>%1 likes</translation>
     </message>
     <message>
-        <location filename="../ui/qml/components/HubSearchPanel.qml" line="187" />
+        <location filename="../ui/qml/components/HubSearchPanel.qml" line="189" />
         <source>updated %1</source>
         <translation>bijgewerkt %1</translation>
     </message>
@@ -1326,52 +1362,52 @@ Download bewaard in: %2</translation>
 <context>
     <name>HubViewModel</name>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="23" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="24" />
         <source>%1 is gated: sign in on %2 and accept its terms, create a read token in your Hugging Face account settings, enter it in Settings under “Hugging Face token”, then try again.</source>
         <translation>%1 is afgeschermd: meld u aan op %2 en accepteer de voorwaarden, maak een leestoken aan in de instellingen van uw Hugging Face-account, vul het in bij Instellingen onder „Hugging Face-token” en probeer het opnieuw.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="26" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="27" />
         <source>The Hugging Face token was refused for %1 (HTTP %2): accept the repository's terms on %3 with the account the token belongs to, and check the token in Settings (it needs read access).</source>
         <translation>Het Hugging Face-token werd geweigerd voor %1 (HTTP %2): accepteer de voorwaarden van de repository op %3 met het account waar het token bij hoort, en controleer het token in Instellingen (het heeft leesrechten nodig).</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="32" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="33" />
         <source>Not found on the Hub: %1. Check the name; a private repository needs a token in Settings.</source>
         <translation>Niet gevonden op de Hub: %1. Controleer de naam; een privérepository vereist een token in Instellingen.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="34" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="35" />
         <source>Offline: HF_HUB_OFFLINE is set, so the Hub is not contacted. Start EXL Studio without it to search and download (models in the cache are listed on “On this computer”).</source>
         <translation>Offline: HF_HUB_OFFLINE is gezet, dus er wordt geen contact gemaakt met de Hub. Start EXL Studio zonder om te zoeken en te downloaden (modellen in de cache staan onder „Op deze computer”).</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="37" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="38" />
         <source>Not enough disk space (%1). Free some space, or start EXL Studio with HF_HOME set to a folder on a larger disk; the download continues where it stopped.</source>
         <translation>Niet genoeg schijfruimte (%1). Maak ruimte vrij, of start EXL Studio met HF_HOME naar een map op een grotere schijf; de download gaat verder waar hij stopte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="41" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="42" />
         <source>Cannot reach the Hub at %1 (%2). Check the network connection and try again; a download continues where it stopped.</source>
         <translation>De Hub op %1 is niet bereikbaar (%2). Controleer de netwerkverbinding en probeer het opnieuw; een download gaat verder waar hij stopte.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="45" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="46" />
         <source>A downloaded file was damaged (%1). Try again: it is fetched anew.</source>
         <translation>Een gedownload bestand was beschadigd (%1). Probeer het opnieuw: het wordt opnieuw opgehaald.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="47" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="48" />
         <source>Stopped.</source>
         <translation>Gestopt.</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="52" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="53" />
         <source>The Hub answered with an error: %1</source>
         <translation>De Hub antwoordde met een fout: %1</translation>
     </message>
     <message>
-        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="300" />
+        <location filename="../ui/viewmodels/hubviewmodel.cpp" line="304" />
         <source>No model in this repository: no branch or folder holds a config.json.</source>
         <translation>Geen model in deze repository: geen branch of map bevat een config.json.</translation>
     </message>
@@ -1674,258 +1710,258 @@ Download bewaard in: %2</translation>
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="408" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="412" />
         <source>Chat template</source>
         <translation>Chatsjabloon</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="414" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="418" />
         <source>Your template below is used for this model (from the next load).</source>
         <translation>Je sjabloon hieronder wordt voor dit model gebruikt (vanaf de volgende keer laden).</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="416" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="420" />
         <source>The model's own template is used. Paste or load one below to use yours instead.</source>
         <translation>Het eigen sjabloon van het model wordt gebruikt. Plak of laad hieronder een sjabloon om het jouwe te gebruiken.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="417" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="421" />
         <source>The model ships no chat template: the built-in ChatML format is used unless you give one below.</source>
         <translation>Het model heeft geen chatsjabloon: het ingebouwde ChatML-formaat wordt gebruikt, tenzij je hieronder een sjabloon opgeeft.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="433" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="437" />
         <source>Chat template for this model</source>
         <translation>Chatsjabloon voor dit model</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="442" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="446" />
         <source>Load from file…</source>
         <translation>Uit bestand laden…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="447" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="451" />
         <source>Use the model's template</source>
         <translation>Sjabloon van het model gebruiken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="455" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="459" />
         <source>Choose a chat template file</source>
         <translation>Kies een chatsjabloonbestand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="456" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="460" />
         <source>Jinja templates (*.jinja *.j2 *.txt)</source>
         <translation>Jinja-sjablonen (*.jinja *.j2 *.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="456" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="460" />
         <source>All files (*)</source>
         <translation>Alle bestanden (*)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="50" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="53" />
         <source>No model found in %1.</source>
         <translation>Geen model gevonden in %1.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="220" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="223" />
         <source>Models</source>
         <translation>Modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="123" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="194" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="126" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="197" />
         <source>Add folder…</source>
         <translation>Map toevoegen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="57" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="124" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="195" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="60" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="127" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="198" />
         <source>Add a model folder</source>
         <translation>Een modelmap toevoegen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="150" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="204" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="153" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
         <source>Looking for models…</source>
         <translation>Modellen zoeken…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="134" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="137" />
         <source>Rescan</source>
         <translation>Opnieuw zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="135" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="138" />
         <source>Look for model folders again</source>
         <translation>Opnieuw naar modelmappen zoeken</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="140" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="143" />
         <source>Convert…</source>
         <translation>Converteren…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="141" />
-        <source>Convert a model to EXL2</source>
-        <translation>Een model naar EXL2 converteren</translation>
-    </message>
-    <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="296" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="300" />
         <source>A remote model runs on its server: the load settings and the memory fit below do not apply. Load selects it for the chat.</source>
         <translation>Een extern model draait op zijn server: de laadinstellingen en de geheugenpassing hieronder gelden niet. Laden selecteert het voor de chat.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="346" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="350" />
         <source>Load settings</source>
         <translation>Laadinstellingen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="351" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="355" />
         <source>Bits per weight (what-if)</source>
         <translation>Bits per gewicht (wat als)</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="354" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="358" />
         <source>%1 bpw</source>
         <translation>%1 bpw</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="359" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="363" />
         <source>Context length</source>
         <translation>Contextlengte</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="362" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="366" />
         <source>%1 tokens</source>
         <translation>%1 tokens</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="367" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="371" />
         <source>Cache type</source>
         <translation>Cachetype</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="377" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="385" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="381" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="389" />
         <source>GPU split</source>
         <translation>GPU-verdeling</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="383" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="387" />
         <source>one GPU; auto; or GiB per GPU, e.g. 20,23</source>
         <translation>één GPU; auto; of GiB per GPU, bv. 20,23</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="337" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="341" />
         <source>Memory fit</source>
         <translation>Past het in het geheugen?</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="98" />
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="101" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="232" />
         <source>On this computer</source>
         <translation>Op deze computer</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="99" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="102" />
         <source>Remote endpoints</source>
         <translation>Externe eindpunten</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="102" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="105" />
         <source>Hugging Face</source>
         <translation>Hugging Face</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="105" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="108" />
         <source>Models on the Hugging Face Hub</source>
         <translation>Modellen op de Hugging Face Hub</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="129" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="132" />
         <source>Folders…</source>
         <translation>Mappen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="130" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="133" />
         <source>The folders searched for models</source>
         <translation>De mappen die naar modellen worden doorzocht</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="174" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="144" />
+        <source>Convert a model to EXL3 or EXL2</source>
+        <translation>Een model naar EXL3 of EXL2 converteren</translation>
+    </message>
+    <message>
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="177" />
         <source>No models yet</source>
         <translation>Nog geen modellen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="179" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="182" />
         <source>Get the small default model to try EXL Studio, add a folder that holds models (folders inside it are searched too), or drop a model folder here.</source>
         <translation>Haal het kleine standaardmodel op om EXL Studio te proberen, voeg een map met modellen toe (de mappen erin worden ook doorzocht), of sleep hier een modelmap naartoe.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="183" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="186" />
         <source>Get the default model…</source>
         <translation>Standaardmodel ophalen…</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="184" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="187" />
         <source>Download and convert the default model</source>
         <translation>Het standaardmodel downloaden en converteren</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="189" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="192" />
         <source>Find a model on the Hugging Face Hub</source>
         <translation>Een model zoeken op de Hugging Face Hub</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="204" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="207" />
         <source>No models found.</source>
         <translation>Geen modellen gevonden.</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="229" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="232" />
         <source>Remote models</source>
         <translation>Modellen op afstand</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="290" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="294" />
         <source>No model selected</source>
         <translation>Geen model gekozen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="303" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="307" />
         <source>Load</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="305" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="309" />
         <source>Load the selected model</source>
         <translation>Het gekozen model laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="310" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="314" />
         <source>Unload</source>
         <translation>Ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="312" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="316" />
         <source>Unload the model</source>
         <translation>Het model ontladen</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="319" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="323" />
         <source>Loading progress</source>
         <translation>Voortgang van het laden</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="325" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="329" />
         <source>Loading failed: %1</source>
         <translation>Laden mislukt: %1</translation>
     </message>
     <message>
-        <location filename="../ui/qml/pages/ModelsPage.qml" line="426" />
+        <location filename="../ui/qml/pages/ModelsPage.qml" line="430" />
         <source>Jinja template (empty: the model's own)</source>
         <translation>Jinja-sjabloon (leeg: dat van het model)</translation>
     </message>

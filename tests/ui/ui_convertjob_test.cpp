@@ -1,6 +1,8 @@
-// ConvertJob (the convert dialog's worker): settings checks, the progress mapping, a real --fast
-// conversion of the fixture model ref-xs on the CPU (progress, result, the model loads as EXL2),
-// cancel (nothing finished left behind) and a bad input (a clear error). Fixtures: $EXL_FIXTURES,
+// ConvertJob (the convert dialog's worker): settings checks, the format (EXL3 by default, or EXL2)
+// and the ranges, choices and defaults that follow it, the options handed to the converter, the
+// progress mapping, a real --fast EXL2 conversion of the fixture model ref-xs on the CPU
+// (progress, result, the model loads as EXL2), cancel (nothing finished left behind) and a bad
+// input (a clear error, in either format). Fixtures: $EXL_FIXTURES,
 // default <source>/../shared/fixtures; missing fixtures skip the conversions unless
 // EXL_REQUIRE_FIXTURES=1.
 #include <QDir>
@@ -11,6 +13,7 @@
 #include <QTest>
 
 #include "app/convertjob.h"
+#include "exl/convert.h"
 #include "exl/model.h"
 
 namespace {
@@ -74,19 +77,132 @@ private Q_SLOTS:
         job.setOutput(tmp.filePath(QStringLiteral("out")));
         QCOMPARE(job.settingsError(), QString());
 
-        // Clamped and validated settings.
+        // Clamped and validated settings (EXL3, the default: 1.0 .. 8.0 bpw, head 1 .. 8 or 16).
+        QCOMPARE(job.format(), QStringLiteral("exl3"));
         job.setBits(11.0);
         QCOMPARE(job.bits(), 8.0);
+        job.setBits(0.5);
+        QCOMPARE(job.bits(), 1.0);
         job.setBits(3.456);
         QCOMPARE(job.bits(), 3.46);
+        job.setHeadBits(9);
+        QCOMPARE(job.headBits(), 6);
+        job.setHeadBits(7);
+        QCOMPARE(job.headBits(), 7);
+        job.setHeadBits(16);
+        QCOMPARE(job.headBits(), 16);
+        // EXL2: 2.0 .. 8.5 bpw, head 2, 3, 4, 5, 6, 8.
+        job.setFormat(QStringLiteral("exl2"));
+        QCOMPARE(job.headBits(), 6);  // 16 is no EXL2 choice: the default again
+        job.setBits(11.0);
+        QCOMPARE(job.bits(), 8.5);
+        job.setBits(1.0);
+        QCOMPARE(job.bits(), 2.0);
         job.setHeadBits(7);
         QCOMPARE(job.headBits(), 6);
         job.setHeadBits(8);
         QCOMPARE(job.headBits(), 8);
+        job.setFormat(QStringLiteral("gguf"));  // not a format: ignored
+        QCOMPARE(job.format(), QStringLiteral("exl2"));
         job.setDevice(QStringLiteral("tpu"));
         QCOMPARE(job.device(), QStringLiteral("auto"));
         job.setDevice(QStringLiteral("cpu"));
         QCOMPARE(job.device(), QStringLiteral("cpu"));
+        // EXL3 conversion runs on the CPU for now: an explicit GPU is refused before it starts.
+        job.setFormat(QStringLiteral("exl3"));
+        QCOMPARE(job.settingsError(), QString());
+        job.setDevice(QStringLiteral("cuda"));
+        QVERIFY2(job.settingsError().contains(QStringLiteral("CPU")), qPrintable(job.settingsError()));
+        QVERIFY(!job.start());
+        QVERIFY(!job.running());
+        QCOMPARE(job.error(), job.settingsError());
+        job.setFormat(QStringLiteral("exl2"));
+        QCOMPARE(job.settingsError(), QString());
+    }
+
+    // The format switches the ranges, the head-bit choices and the calibration defaults, clamps
+    // the bits and keeps the head bits where the new format has them.
+    void formatSwitchesRangesAndDefaults()
+    {
+        ConvertJob job;
+        QSignalSpy formatChanged(&job, &ConvertJob::formatChanged);
+        QSignalSpy settingsChanged(&job, &ConvertJob::settingsChanged);
+        QCOMPARE(job.format(), QStringLiteral("exl3"));
+        QCOMPARE(job.minBits(), 1.0);
+        QCOMPARE(job.maxBits(), 8.0);
+        QCOMPARE(job.headBitsChoices(), (QVariantList{1, 2, 3, 4, 5, 6, 7, 8, 16}));
+        QCOMPARE(job.calibrationRows(), 250);
+        QCOMPARE(job.calibrationLength(), 2048);
+        QVERIFY(!job.measurementOptions());
+        QCOMPARE(job.bits(), 4.0);
+        QCOMPARE(job.headBits(), 6);
+
+        job.setFormat(QStringLiteral("exl3"));  // unchanged: no signal
+        QCOMPARE(formatChanged.size(), 0);
+        job.setBits(1.5);
+        job.setHeadBits(5);
+        job.setFormat(QStringLiteral("exl2"));
+        QCOMPARE(formatChanged.size(), 1);
+        QVERIFY(settingsChanged.size() >= 3);
+        QCOMPARE(job.format(), QStringLiteral("exl2"));
+        QCOMPARE(job.minBits(), 2.0);
+        QCOMPARE(job.maxBits(), 8.5);
+        QCOMPARE(job.headBitsChoices(), (QVariantList{2, 3, 4, 5, 6, 8}));
+        QCOMPARE(job.calibrationRows(), 8);
+        QCOMPARE(job.calibrationLength(), 512);
+        QVERIFY(job.measurementOptions());
+        QCOMPARE(job.bits(), 2.0);   // clamped into EXL2's range
+        QCOMPARE(job.headBits(), 5);  // an EXL2 choice too: kept
+
+        job.setBits(8.5);
+        job.setFormat(QStringLiteral("exl3"));
+        QCOMPARE(formatChanged.size(), 2);
+        QCOMPARE(job.bits(), 8.0);
+        QCOMPARE(job.headBits(), 5);
+    }
+
+    // What start() hands to exl::convert_model follows the format (checked without converting).
+    void formatReachesTheOptions()
+    {
+        QTemporaryDir tmp;
+        ConvertJob job;
+        job.setInput(tmp.path());
+        job.setOutput(tmp.filePath(QStringLiteral("out")));
+        job.setBits(3.5);
+        job.setHeadBits(16);
+        job.setFast(true);  // an EXL2 option: not handed to the EXL3 converter
+        job.setDevice(QStringLiteral("cpu"));
+        exl::ConvertOptions o = job.convertOptions();
+        QVERIFY(o.format == exl::ConvertFormat::exl3);
+        QCOMPARE(o.bits, 3.5);
+        QCOMPARE(o.head_bits, 16);
+        QCOMPARE(o.rows, 250);
+        QCOMPARE(o.length, 2048);
+        QVERIFY(!o.fast);
+        QVERIFY(!o.measurement_in && !o.measurement_out && !o.measure_only);
+        QCOMPARE(o.device, std::string("cpu"));
+        QCOMPARE(QString::fromStdString(o.input_dir.string()), tmp.path());
+        QCOMPARE(QString::fromStdString(o.output_dir.string()), tmp.filePath(QStringLiteral("out")));
+        QCOMPARE(o.codebook, std::string("mul1"));  // ExLlamaV3's defaults
+        QCOMPARE(o.out_scales, std::string("always"));
+        QVERIFY(!o.resume);
+
+        job.setFormat(QStringLiteral("exl2"));
+        o = job.convertOptions();
+        QVERIFY(o.format == exl::ConvertFormat::exl2);
+        QCOMPARE(o.bits, 3.5);
+        QCOMPARE(o.head_bits, 6);
+        QCOMPARE(o.rows, 8);
+        QCOMPARE(o.length, 512);
+        QVERIFY(o.fast);
+        QCOMPARE(o.device, std::string("cpu"));
+
+        job.setFormat(QStringLiteral("exl3"));
+        job.setDevice(QStringLiteral("auto"));
+        o = job.convertOptions();
+        QVERIFY(o.format == exl::ConvertFormat::exl3);
+        QCOMPARE(o.device, std::string("auto"));  // the converter takes the CPU for EXL3
+        QVERIFY(!o.fast);
     }
 
     void progressMapping()
@@ -119,6 +235,7 @@ private Q_SLOTS:
         ConvertJob job;
         job.setInput(input);
         job.setOutput(out);
+        job.setFormat(QStringLiteral("exl2"));
         job.setBits(3.5);
         job.setFast(true);
         job.setDevice(QStringLiteral("cpu"));
@@ -162,6 +279,7 @@ private Q_SLOTS:
         ConvertJob job;
         job.setInput(input);
         job.setOutput(out);
+        job.setFormat(QStringLiteral("exl2"));
         job.setDevice(QStringLiteral("cpu"));  // measured: long enough to cancel in the quantization pass
         QSignalSpy finished(&job, &ConvertJob::finished);
         connect(&job, &ConvertJob::progressChanged, &job, [&] {
@@ -186,8 +304,15 @@ private Q_SLOTS:
         QVERIFY(!job.resumable());
     }
 
+    void badInputIsAClearError_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("exl3") << QStringLiteral("exl3");
+        QTest::newRow("exl2") << QStringLiteral("exl2");
+    }
     void badInputIsAClearError()
     {
+        QFETCH(QString, format);
         QTemporaryDir tmp;
         const QString in = tmp.filePath(QStringLiteral("broken"));
         QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("broken")));
@@ -198,7 +323,9 @@ private Q_SLOTS:
         ConvertJob job;
         job.setInput(in);
         job.setOutput(tmp.filePath(QStringLiteral("out")));
-        job.setFast(true);
+        job.setFormat(format);
+        QCOMPARE(job.format(), format);
+        job.setFast(true);  // EXL3: not applied (the converter would refuse it)
         job.setDevice(QStringLiteral("cpu"));
         QSignalSpy finished(&job, &ConvertJob::finished);
         QVERIFY(job.start());
@@ -220,6 +347,7 @@ private Q_SLOTS:
         auto job = std::make_unique<ConvertJob>();
         job->setInput(input);
         job->setOutput(tmp.filePath(QStringLiteral("gone")));
+        job->setFormat(QStringLiteral("exl2"));
         job->setDevice(QStringLiteral("cpu"));
         QVERIFY(job->start());
         QTest::qWait(200);

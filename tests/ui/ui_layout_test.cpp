@@ -2,8 +2,9 @@
 // listed, no model loaded) as a new user meets it, at 1024×600, 1280×800 and 1920×1080, in
 // English, Dutch and German, in the light and dark themes: on every page and in every dialog,
 // each visible control lies inside its window, dialog and scroll area once scrolled to, is what a
-// click at its middle reaches, and shows its text whole (layoutprobe). Every file and folder
-// dialog opens and closes. Nothing prints a QML warning. Runs under Xvfb where it is installed.
+// click at its middle reaches, and shows its text whole (layoutprobe); the convert dialog in both
+// its formats (EXL3, as it opens, and EXL2). Every file and folder dialog opens and closes. Nothing
+// prints a QML warning. Runs under Xvfb where it is installed.
 #include <QDir>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
@@ -13,6 +14,8 @@
 #include <QTest>
 #include <QtQml/QQmlExtensionPlugin>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "app/appcontext.h"
 #include "app/studio.h"
@@ -141,6 +144,17 @@ class LayoutTest : public QObject
         return faults;
     }
 
+    // The convert dialog's job switched to `format` ("exl2" / "exl3"); false if it has none.
+    bool setConvertFormat(const char *format)
+    {
+        QObject *dialog = find("convertDialog");
+        auto *job = dialog ? qvariant_cast<QObject *>(dialog->property("job")) : nullptr;
+        if (!job || !job->setProperty("format", QString::fromLatin1(format)))
+            return false;
+        settle();
+        return job->property("format").toString() == QLatin1String(format);
+    }
+
     static void failOn(const QStringList &faults)
     {
         if (!faults.isEmpty()) {
@@ -224,6 +238,12 @@ private Q_SLOTS:
         }
         for (const char *dialog : kDialogs)
             faults << checkDialog(dialog, context);
+        // The convert dialog opens on EXL3; its EXL2 form (other head bits, Fast shown) too.
+        if (setConvertFormat("exl2"))
+            faults << checkDialog("convertDialog", context + QStringLiteral(" EXL2"));
+        else
+            faults << context + QStringLiteral(": the convert dialog's format cannot be set");
+        QVERIFY(setConvertFormat("exl3"));
         failOn(faults);
         QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
     }
@@ -253,17 +273,27 @@ private Q_SLOTS:
         faults << layoutprobe::checkKeyboard(window(), window()->contentItem(), language + QStringLiteral(" / models: Hugging Face"));
         tabs->setProperty("currentIndex", 0);
         settle();
-        for (const char *name : kDialogs) {
+        // Every dialog as it opens, then the convert dialog's EXL2 form (Fast shown) as well.
+        std::vector<std::pair<const char *, const char *>> dialogs;
+        for (const char *name : kDialogs)
+            dialogs.emplace_back(name, nullptr);
+        dialogs.emplace_back("convertDialog", "exl2");
+        for (const auto &[name, format] : dialogs) {
+            if (format)
+                QVERIFY(setConvertFormat(format));
             QObject *dialog = find(name);
             QVERIFY(dialog);
             QMetaObject::invokeMethod(dialog, "open");
             QTRY_VERIFY(dialog->property("opened").toBool());
             settle();
             auto *content = qvariant_cast<QQuickItem *>(dialog->property("contentItem"));
-            faults << layoutprobe::checkKeyboard(window(), content->parentItem(), language + QStringLiteral(" / ") + QString::fromLatin1(name));
+            faults << layoutprobe::checkKeyboard(window(), content->parentItem(),
+                                                 language + QStringLiteral(" / ") + QString::fromLatin1(name) +
+                                                     (format ? QStringLiteral(" ") + QString::fromLatin1(format) : QString()));
             QMetaObject::invokeMethod(dialog, "close");
             QTRY_VERIFY(!dialog->property("visible").toBool());
         }
+        QVERIFY(setConvertFormat("exl3"));
         failOn(faults);
         QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
     }

@@ -69,9 +69,36 @@ void ConvertJob::setOutput(const QString &pathOrUrl)
     settingsEdited();
 }
 
+namespace {
+constexpr int kExl2HeadBits[] = {2, 3, 4, 5, 6, 8};
+constexpr int kExl3HeadBits[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};  // 16: the head kept in FP16
+constexpr int kDefaultHeadBits = 6;                            // both converters' default
+template <std::size_t N>
+bool oneOf(const int (&choices)[N], int v)
+{
+    return std::find(std::begin(choices), std::end(choices), v) != std::end(choices);
+}
+}  // namespace
+
+void ConvertJob::setFormat(const QString &format)
+{
+    if (format != QLatin1String("exl2") && format != QLatin1String("exl3"))
+        return;
+    const bool exl3 = format == QLatin1String("exl3");
+    if (exl3 == m_exl3)
+        return;
+    m_exl3 = exl3;
+    // The bits and head bits follow the format's ranges.
+    m_bits = std::round(std::clamp(m_bits, minBits(), maxBits()) * 100.0) / 100.0;
+    if (!(m_exl3 ? oneOf(kExl3HeadBits, m_headBits) : oneOf(kExl2HeadBits, m_headBits)))
+        m_headBits = kDefaultHeadBits;
+    Q_EMIT formatChanged();
+    settingsEdited();
+}
+
 void ConvertJob::setBits(double bits)
 {
-    bits = std::round(std::clamp(bits, 2.0, 8.0) * 100.0) / 100.0;
+    bits = std::round(std::clamp(bits, minBits(), maxBits()) * 100.0) / 100.0;
     if (bits == m_bits)
         return;
     m_bits = bits;
@@ -80,11 +107,22 @@ void ConvertJob::setBits(double bits)
 
 void ConvertJob::setHeadBits(int bits)
 {
-    static constexpr int allowed[] = {2, 3, 4, 5, 6, 8};
-    if (std::find(std::begin(allowed), std::end(allowed), bits) == std::end(allowed) || bits == m_headBits)
+    if (!(m_exl3 ? oneOf(kExl3HeadBits, bits) : oneOf(kExl2HeadBits, bits)) || bits == m_headBits)
         return;
     m_headBits = bits;
     settingsEdited();
+}
+
+QVariantList ConvertJob::headBitsChoices() const
+{
+    QVariantList out;
+    if (m_exl3)
+        for (const int b : kExl3HeadBits)
+            out.append(b);
+    else
+        for (const int b : kExl2HeadBits)
+            out.append(b);
+    return out;
 }
 
 void ConvertJob::setFast(bool fast)
@@ -145,6 +183,8 @@ QString ConvertJob::settingsError() const
         return tr("The output folder %1 is not empty.").arg(m_output);
     if (QDir::cleanPath(in.absoluteFilePath()) == QDir::cleanPath(out.absoluteFilePath()))
         return tr("The output folder must differ from the input.");
+    if (m_exl3 && m_device == QLatin1String("cuda"))
+        return tr("EXL3 conversion runs on the CPU for now: choose Automatic or CPU as the device.");
     return {};
 }
 
@@ -177,6 +217,22 @@ QString ConvertJob::stageName(const QString &stage)
     return stage;
 }
 
+exl::ConvertOptions ConvertJob::convertOptions() const
+{
+    exl::ConvertOptions o;
+    o.format = m_exl3 ? exl::ConvertFormat::exl3 : exl::ConvertFormat::exl2;
+    o.input_dir = m_input.toStdString();
+    o.output_dir = m_output.toStdString();
+    o.bits = m_bits;
+    o.head_bits = m_headBits;
+    o.rows = calibrationRows();
+    o.length = calibrationLength();
+    o.fast = !m_exl3 && m_fast;  // EXL3 conversion has no measurement pass to skip
+    o.device = m_device.toStdString();
+    o.resume = resumable();
+    return o;
+}
+
 bool ConvertJob::start()
 {
     if (m_running) {
@@ -194,14 +250,8 @@ bool ConvertJob::start()
         m_worker->join();
         m_worker.reset();
     }
-    exl::ConvertOptions o;
-    o.input_dir = m_input.toStdString();
-    o.output_dir = m_output.toStdString();
-    o.bits = m_bits;
-    o.head_bits = m_headBits;
-    o.fast = m_fast;
-    o.device = m_device.toStdString();
-    o.resume = resumable();
+    const exl::ConvertOptions o = convertOptions();
+    m_runFast = o.format == exl::ConvertFormat::exl3 || o.fast;  // no measurement stage
     m_running = true;
     m_succeeded = false;
     m_error.clear();
@@ -259,7 +309,7 @@ void ConvertJob::onProgress(const QString &stage, int step, int steps, const QSt
 {
     if (!m_running)
         return;
-    m_progress = std::max(m_progress, overallProgress(stage, step, steps, m_fast));
+    m_progress = std::max(m_progress, overallProgress(stage, step, steps, m_runFast));
     m_stage = stageName(stage);
     m_message = message;
     const double elapsed = m_clock.elapsed() / 1000.0;

@@ -475,6 +475,7 @@ QCoro::Task<bool> DefaultModelJob::convert()
     m_convert = job;
     job->setInput(ggufPath());
     job->setOutput(partial);
+    job->setFormat(QStringLiteral("exl2"));  // the recipe (its .exl-recipe stamp) is EXL2's
     job->setBits(4.0);
     job->setFast(onCpu);  // the measurement takes minutes on a CPU, seconds on a GPU
     job->setDevice(onCpu ? QStringLiteral("cpu") : QStringLiteral("cuda"));

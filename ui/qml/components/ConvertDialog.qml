@@ -1,6 +1,7 @@
-// Convert a model to EXL2: an HF model folder (FP16/BF16/FP32) or a GGUF file in, a new folder
-// out, at any target bits per weight. Runs the engine's converter off the GUI thread (ConvertJob)
-// with progress, ETA and cancel; a finished model is added to the model list.
+// Convert a model to EXL3 (the default) or EXL2: an HF model folder (FP16/BF16/FP32) or a GGUF
+// file in, a new folder out, at any target bits per weight in the format's range. Runs the
+// engine's converter off the GUI thread (ConvertJob) with progress, ETA and cancel; a finished
+// model is added to the model list.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
@@ -10,12 +11,16 @@ import ExlStudio
 ScrollingDialog {
     id: dialog
     objectName: "convertDialog"
-    title: qsTr("Convert a model to EXL2")
+    title: qsTr("Convert a model to EXL3 or EXL2")
     preferredWidth: 760
     closePolicy: job.running ? Popup.NoAutoClose : Popup.CloseOnEscape
     // Where a finished model is added (null: not added).
     property ModelManager models: null
     readonly property ConvertJob job: convertJob
+    // The format's grid and the head bits' and device's below share one label width (their boxes
+    // line up).
+    readonly property real labelWidth: Math.max(formatLabel.implicitWidth, headBitsLabel.implicitWidth,
+                                                deviceLabel.implicitWidth)
 
     ConvertJob {
         id: convertJob
@@ -71,7 +76,7 @@ ScrollingDialog {
         Layout.fillWidth: true
         enabled: !convertJob.running
         text: convertJob.output
-        placeholderText: qsTr("Where the EXL2 model is written")
+        placeholderText: qsTr("Where the converted model is written")
         Accessible.name: qsTr("Output folder")
         selectByMouse: true
         onEditingFinished: convertJob.output = text
@@ -82,29 +87,57 @@ ScrollingDialog {
         spacing: 8
         Button { objectName: "outputFolderButton"; text: qsTr("Choose…"); onClicked: outputFolderDialog.open() }
     }
+    // The format first: the bits' range, the head bits and the options below follow it.
+    GridLayout {
+        columns: 2
+        enabled: !convertJob.running
+        Label { id: formatLabel; text: qsTr("Format"); Layout.preferredWidth: dialog.labelWidth }
+        ComboBox {
+            objectName: "formatBox"
+            implicitContentWidthPolicy: ComboBox.WidestText
+            readonly property var formats: ["exl3", "exl2"]
+            model: [qsTr("EXL3 (ExLlamaV3)"), qsTr("EXL2 (ExLlamaV2)")]
+            currentIndex: formats.indexOf(convertJob.format)
+            Accessible.name: qsTr("Format")
+            onActivated: index => convertJob.format = formats[index]
+        }
+    }
+    Label {
+        objectName: "formatNote"
+        Layout.fillWidth: true
+        text: convertJob.format === "exl3"
+              ? qsTr("EXL3, the format new quants use: one pass over %1 calibration rows of %2 tokens. The conversion runs on the CPU for now (Automatic means the CPU).")
+                    .arg(convertJob.calibrationRows).arg(convertJob.calibrationLength)
+              : qsTr("EXL2: every layer is measured over %1 calibration rows of %2 tokens, then quantized at the bits chosen for it.")
+                    .arg(convertJob.calibrationRows).arg(convertJob.calibrationLength)
+        color: palette.placeholderText
+        wrapMode: Text.Wrap
+    }
     LabeledSlider {
         objectName: "bitsSlider"
         Layout.fillWidth: true
         enabled: !convertJob.running
         label: qsTr("Bits per weight (decoder layers)")
         valueText: convertJob.bits.toFixed(2)
-        from: 2.0; to: 8.0; stepSize: 0.05
+        from: convertJob.minBits; to: convertJob.maxBits; stepSize: 0.05
         value: convertJob.bits
         onMoved: v => convertJob.bits = v
     }
     GridLayout {
         columns: 2
         enabled: !convertJob.running
-        Label { text: qsTr("Head bits") }
+        Label { id: headBitsLabel; text: qsTr("Head bits"); Layout.preferredWidth: dialog.labelWidth }
         ComboBox {
             objectName: "headBitsBox"
             implicitContentWidthPolicy: ComboBox.WidestText
-            model: [2, 3, 4, 5, 6, 8]
-            currentIndex: model.indexOf(convertJob.headBits)
+            // EXL3's 16 keeps the head in FP16.
+            readonly property var choices: convertJob.headBitsChoices
+            model: choices.map(b => b === 16 ? qsTr("16 (FP16, not quantized)") : String(b))
+            currentIndex: choices.indexOf(convertJob.headBits)
             Accessible.name: qsTr("Head bits")
-            onActivated: index => convertJob.headBits = model[index]
+            onActivated: index => convertJob.headBits = choices[index]
         }
-        Label { text: qsTr("Device") }
+        Label { id: deviceLabel; text: qsTr("Device"); Layout.preferredWidth: dialog.labelWidth }
         ComboBox {
             objectName: "deviceBox"
             implicitContentWidthPolicy: ComboBox.WidestText
@@ -115,9 +148,11 @@ ScrollingDialog {
             onActivated: index => convertJob.device = devices[index]
         }
     }
+    // EXL2 only: EXL3 conversion has no measurement pass.
     WrappingCheckBox {
         objectName: "fastBox"
         Layout.fillWidth: true
+        visible: convertJob.measurementOptions
         enabled: !convertJob.running
         text: qsTr("Fast: no measurement pass (options ranked by their rounding error on the weights; minutes on a CPU)")
         checked: convertJob.fast

@@ -141,7 +141,7 @@ Item {
                         Button {
                             objectName: "convertDialogButton"
                             text: qsTr("Convert…")
-                            Accessible.name: qsTr("Convert a model to EXL2")
+                            Accessible.name: qsTr("Convert a model to EXL3 or EXL2")
                             onClicked: convertDialog.open()
                         }
                         BusyIndicator {
