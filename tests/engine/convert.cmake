@@ -10,3 +10,4 @@ exl_add_test_suite(convert
   ${CMAKE_CURRENT_LIST_DIR}/test_convert_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_convert_quant.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_convert_e2e.cpp)
+exl_add_test_suite(convert_exl3 ${CMAKE_CURRENT_LIST_DIR}/test_convert_exl3.cpp)

@@ -43,11 +43,13 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
 
 // Splits `tensors` (in module order) into shards of at most `max_shard_bytes` of data (0 =
 // unlimited): greedily, a new shard is started when adding the next tensor would exceed the
-// limit; a single tensor over the limit is an error. Writes `output.safetensors` for one shard,
-// else `output-00001-of-0000N.safetensors` ... and returns the file names written.
+// limit; a single tensor over the limit is an error. Writes `<stem>.safetensors` for one shard,
+// else `<stem>-00001-of-0000N.safetensors` ... and returns the file names written (EXL2 files
+// use the stem "output" as ExLlamaV2 does, EXL3 files "model" as ExLlamaV3 does).
 std::vector<std::filesystem::path> write_safetensors_shards(const std::filesystem::path& dir,
                                                             const std::vector<TensorData>& tensors,
-                                                            std::uint64_t max_shard_bytes);
+                                                            std::uint64_t max_shard_bytes,
+                                                            const std::string& stem = "output");
 
 // Splits tensors of `sizes` bytes (module order) into shards as write_safetensors_shards does;
 // returns the tensor indices of each shard. `names`/`dir` only label errors.

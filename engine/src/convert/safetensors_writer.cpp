@@ -152,11 +152,11 @@ void write_tensor_list(const fs::path& path, const std::vector<const TensorData*
   });
 }
 
-std::string shard_name(std::size_t i, std::size_t n) {
-  if (n == 1) return "output.safetensors";
+std::string shard_name(std::size_t i, std::size_t n, const std::string& stem = "output") {
+  if (n == 1) return stem + ".safetensors";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "output-%05zu-of-%05zu.safetensors", i + 1, n);
-  return buf;
+  std::snprintf(buf, sizeof buf, "-%05zu-of-%05zu.safetensors", i + 1, n);
+  return stem + buf;
 }
 
 }  // namespace
@@ -189,7 +189,7 @@ void write_safetensors(const fs::path& path, const std::vector<TensorData>& tens
 }
 
 std::vector<fs::path> write_safetensors_shards(const fs::path& dir, const std::vector<TensorData>& tensors,
-                                               std::uint64_t max_shard_bytes) {
+                                               std::uint64_t max_shard_bytes, const std::string& stem) {
   std::vector<std::uint64_t> sizes;
   std::vector<std::string> names;
   for (const TensorData& t : tensors) {
@@ -201,7 +201,7 @@ std::vector<fs::path> write_safetensors_shards(const fs::path& dir, const std::v
   for (std::size_t i = 0; i < shards.size(); ++i) {
     std::vector<const TensorData*> list;
     for (std::size_t j : shards[i]) list.push_back(&tensors[j]);
-    const fs::path p = dir / shard_name(i, shards.size());
+    const fs::path p = dir / shard_name(i, shards.size(), stem);
     write_tensor_list(p, list);
     written.push_back(p);
   }
