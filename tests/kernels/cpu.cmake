@@ -7,3 +7,4 @@ exl_add_test_suite(attention_cpu ${CMAKE_CURRENT_LIST_DIR}/test_attention_cpu.cp
 exl_add_test_suite(family_ops ${CMAKE_CURRENT_LIST_DIR}/test_family_ops.cpp)
 exl_add_test_suite(threads ${CMAKE_CURRENT_LIST_DIR}/test_threads.cpp)
 exl_add_test_suite(kv_quant ${CMAKE_CURRENT_LIST_DIR}/test_kv_quant.cpp)
+exl_add_test_suite(exl3_quant ${CMAKE_CURRENT_LIST_DIR}/test_exl3_quant.cpp)
