@@ -167,7 +167,7 @@ nlohmann::json read_json(const fs::path& p) {
 
 }  // namespace
 
-EXL_TEST(convert_exl3, allocation_rounds_by_priority_from_the_ends) {
+EXL_TEST(exl3_quantizer, allocation_rounds_by_priority_from_the_ends) {
   const std::vector<Exl3AllocItem> items = llama3_8b_items();
   // 4.0: every linear at 4 bits, the head at head_bits.
   const Exl3Allocation flat = exl3_allocate(items, 4.0, 6, false);
@@ -200,7 +200,7 @@ EXL_TEST(convert_exl3, allocation_rounds_by_priority_from_the_ends) {
   CHECK_EQ(exl3_allocate(items, 1.0, 6, false).K[5], 1);
 }
 
-EXL_TEST(convert_exl3, linear_tensors_compute_what_was_fed_forward) {
+EXL_TEST(exl3_quantizer, linear_tensors_compute_what_was_fed_forward) {
   const LinearCase& c = linear_case();
   Exl3LinearOptions o;
   o.K = 4;
@@ -235,23 +235,23 @@ EXL_TEST(convert_exl3, linear_tensors_compute_what_was_fed_forward) {
   for (int j = c.n; j < q.np; ++j) CHECK_EQ(q.svh[std::size_t(j)], half_bits(0));
 }
 
-EXL_TEST(convert_exl3, hessian_feedback_and_bits_lower_the_output_error) {
+EXL_TEST(exl3_quantizer, hessian_feedback_and_bits_lower_the_output_error) {
   const LinearCase& c = linear_case();
   double prev = 1e9;
-  for (int K : {2, 3, 4}) {
+  for (int K : {2, 4}) {
     Exl3LinearOptions o;
     o.K = K;
     const double with_h = output_error(exl3_quantize_linear(c.w.data(), c.n, c.k, &c.h, o, "h"), c);
     const double without = output_error(exl3_quantize_linear(c.w.data(), c.n, c.k, nullptr, o, "no h"), c);
     std::printf("    K=%d: output rel. error %.5f with the Hessian, %.5f without\n", K, with_h, without);
     CHECK_MSG(with_h < 0.8 * without, "K=" + std::to_string(K));
-    CHECK_MSG(with_h < 0.6 * prev, "K=" + std::to_string(K));
+    CHECK_MSG(with_h < 0.4 * prev, "K=" + std::to_string(K));  // measured: 0.070 -> 0.018
     prev = with_h;
   }
   CHECK(prev < 0.08);  // 4 bits
 }
 
-EXL_TEST(convert_exl3, zero_weight_gives_zero_outputs) {
+EXL_TEST(exl3_quantizer, zero_weight_gives_zero_outputs) {
   const int n = 128, k = 128;
   const std::vector<float> w(std::size_t(n) * k, 0.0f);
   Exl3LinearOptions o;
