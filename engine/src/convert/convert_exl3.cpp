@@ -106,11 +106,7 @@ ConvertResult convert_model_exl3(const ConvertOptions& o, const Source& src, con
   check_stop(stop);
 
   say("write", 0, 1, "writing " + o.output_dir.string());
-  res.files = write_safetensors_shards(o.output_dir, q.tensors, o.max_shard_bytes, "model");
-  for (const auto& e : fs::directory_iterator(source_dir)) {
-    if (!e.is_regular_file() || is_weight_file(e.path())) continue;
-    write_file_atomic(o.output_dir / e.path().filename(), read_text_file(e.path()));
-  }
+  res.files = write_shards_and_copies(o.output_dir, source_dir, q.tensors, o.max_shard_bytes, "model");
   const fs::path cfg_path = source_dir / "config.json";
   nlohmann::ordered_json cfg;
   try {

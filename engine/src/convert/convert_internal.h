@@ -195,6 +195,12 @@ QuantizeOutput quantize_exl3(const Source& src, BlockMath& math, std::vector<std
 // The source folder's files that are not copied into a converted model (weights, config.json,
 // measurement.json, hidden files); a whole file as text (Error io naming it otherwise).
 bool is_weight_file(const std::filesystem::path& p);
+// The tensors as `<stem>.safetensors` shards in out_dir and copies of the source folder's other
+// files (tokenizer, generation config...); returns the shard files.
+std::vector<std::filesystem::path> write_shards_and_copies(const std::filesystem::path& out_dir,
+                                                           const std::filesystem::path& source_dir,
+                                                           const std::vector<TensorData>& tensors,
+                                                           std::uint64_t max_shard_bytes, const std::string& stem);
 std::string read_text_file(const std::filesystem::path& p);
 // "mul1", "mcg", "3inst"; throws Error(invalid_argument) otherwise.
 Exl3Codebook exl3_codebook_of(const std::string& name);

@@ -50,6 +50,17 @@ std::string read_calibration(const fs::path& p) {
 
 }  // namespace
 
+std::vector<fs::path> convert_detail::write_shards_and_copies(const fs::path& out_dir, const fs::path& source_dir,
+                                                              const std::vector<TensorData>& tensors,
+                                                              std::uint64_t max_shard_bytes, const std::string& stem) {
+  std::vector<fs::path> files = write_safetensors_shards(out_dir, tensors, max_shard_bytes, stem);
+  for (const auto& e : fs::directory_iterator(source_dir)) {
+    if (!e.is_regular_file() || is_weight_file(e.path())) continue;
+    write_file_atomic(out_dir / e.path().filename(), read_text_file(e.path()));
+  }
+  return files;
+}
+
 bool convert_detail::is_weight_file(const fs::path& p) {
   const std::string n = p.filename().string();
   auto ends = [&](const char* s) { return n.size() >= std::strlen(s) && n.ends_with(s); };
@@ -315,11 +326,7 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   check_stop(stop);
 
   say("write", 0, 1, "writing " + o.output_dir.string());
-  res.files = write_safetensors_shards(o.output_dir, q.tensors, o.max_shard_bytes);
-  for (const auto& e : fs::directory_iterator(source_dir)) {
-    if (!e.is_regular_file() || is_weight_file(e.path())) continue;
-    write_file_atomic(o.output_dir / e.path().filename(), read_text(e.path()));
-  }
+  res.files = write_shards_and_copies(o.output_dir, source_dir, q.tensors, o.max_shard_bytes, "output");
   // (A fast conversion has no measurement: its estimate is not written as if it were one.)
   if (!o.fast || o.measurement_in) write_file_atomic(o.output_dir / "measurement.json", mjson);
   write_file_atomic(o.output_dir / "config.json", config_with_quantization(source_dir, o, row_count, o.length));

@@ -113,6 +113,33 @@ void report(const Progress& p, const std::string& stage, int step, int steps, co
   if (p) p(ConvertProgress{stage, step, steps, msg});
 }
 
+// The quantization passes' start: the embedding, and what an interrupted pass finished (its blocks'
+// tensors, bit count, last error and calibration states). Returns the first block to quantize.
+int begin_quantize(const Source& src, QuantizeOutput& out, States& states, const Progress& progress,
+                   Checkpoint* checkpoint) {
+  out.tensors.push_back(f16_tensor("model.embed_tokens.weight", src.model->embedding()));
+  if (!checkpoint || checkpoint->done().quant_blocks == 0) return 0;
+  const int first = checkpoint->done().quant_blocks;
+  for (TensorData& t : checkpoint->quant_tensors) out.tensors.push_back(std::move(t));
+  out.decoder_bits = checkpoint->done().decoder_bits;
+  out.last_block_error = checkpoint->done().last_error;
+  states = std::move(checkpoint->quant_states);
+  report(progress, "quantize", first, 2 * src.layers + 1, "resumed after " + std::to_string(first) + " quantized blocks");
+  return first;
+}
+
+// Adds the final norm's outputs of every calibration row into Hessian `slot` (the head's input).
+void collect_head_hessian(const Source& src, BlockMath& math, const States& states, int slot) {
+  const int H = src.shape.hidden, T = int(states[0].size()) / H;
+  const std::vector<float> fn = src.final_norm();
+  std::vector<float> a(std::size_t(T) * H);
+  math.reset_hessian(slot, H);
+  for (const auto& x : states) {
+    rms_norm_cpu(x.data(), T, H, fn.data(), DType::f32, src.shape.norm_eps, a.data());
+    math.add_hessian(slot, a.data(), T);
+  }
+}
+
 }  // namespace
 
 TensorData f16_tensor(const std::string& name, const TensorInfo& t) {
@@ -244,17 +271,8 @@ Measurement estimated_measurement(const Source& src, const Progress& progress, s
 QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const std::vector<BlockOption>& strategy,
                         int head_bits, const Progress& progress, std::stop_token stop, Checkpoint* checkpoint) {
   QuantizeOutput out;
-  out.tensors.push_back(f16_tensor("model.embed_tokens.weight", src.model->embedding()));
   const int steps = 2 * src.layers;
-  int first = 0;
-  if (checkpoint && checkpoint->done().quant_blocks > 0) {  // resumed: the blocks quantized before
-    first = checkpoint->done().quant_blocks;
-    for (TensorData& t : checkpoint->quant_tensors) out.tensors.push_back(std::move(t));
-    out.decoder_bits = checkpoint->done().decoder_bits;
-    out.last_block_error = checkpoint->done().last_error;
-    states = std::move(checkpoint->quant_states);
-    report(progress, "quantize", first, steps + 1, "resumed after " + std::to_string(first) + " quantized blocks");
-  }
+  const int first = begin_quantize(src, out, states, progress, checkpoint);
   for (int i = first; i < steps; ++i) {
     check_stop(stop);
     const int layer = i / 2;
@@ -281,14 +299,8 @@ QuantizeOutput quantize(const Source& src, BlockMath& math, States states, const
   check_stop(stop);
   // Head: Hessian of the final-norm outputs, fixed option for head_bits.
   out.tensors.push_back(f16_tensor("model.norm.weight", src.model->final_norm()));
-  const int H = src.shape.hidden, T = int(states[0].size()) / H;
-  const std::vector<float> fn = src.final_norm();
-  std::vector<float> a(std::size_t(T) * H);
-  math.reset_hessian(hessian_c, H);
-  for (const auto& x : states) {
-    rms_norm_cpu(x.data(), T, H, fn.data(), DType::f32, src.shape.norm_eps, a.data());
-    math.add_hessian(hessian_c, a.data(), T);
-  }
+  const int H = src.shape.hidden;
+  collect_head_hessian(src, math, states, hessian_c);
   math.prepare_hessian(hessian_c, int(states.size()), "lm_head");
   const std::vector<float> hw = src.head_weight();
   QuantizedLinear q = math.quantize(hessian_c, hw.data(), src.vocab, H, head_option(head_bits));
@@ -306,17 +318,8 @@ namespace exl::convert_detail {
 QuantizeOutput quantize_exl3(const Source& src, BlockMath& math, States states, const Exl3Plan& plan,
                              const Progress& progress, std::stop_token stop, Checkpoint* checkpoint) {
   QuantizeOutput out;
-  out.tensors.push_back(f16_tensor("model.embed_tokens.weight", src.model->embedding()));
   const int steps = 2 * src.layers;
-  int first = 0;
-  if (checkpoint && checkpoint->done().quant_blocks > 0) {  // resumed: the blocks quantized before
-    first = checkpoint->done().quant_blocks;
-    for (TensorData& t : checkpoint->quant_tensors) out.tensors.push_back(std::move(t));
-    out.decoder_bits = checkpoint->done().decoder_bits;
-    out.last_block_error = checkpoint->done().last_error;
-    states = std::move(checkpoint->quant_states);
-    report(progress, "quantize", first, steps + 1, "resumed after " + std::to_string(first) + " quantized blocks");
-  }
+  const int first = begin_quantize(src, out, states, progress, checkpoint);
   const int T = int(states[0].size()) / src.shape.hidden;
   const int tokens = T * int(states.size());
   for (int i = first; i < steps; ++i) {
@@ -378,14 +381,7 @@ QuantizeOutput quantize_exl3(const Source& src, BlockMath& math, States states, 
     report(progress, "quantize", steps + 1, steps + 1, "lm_head kept in FP16");
     return out;
   }
-  // The head's Hessian: the final norm's outputs.
-  const std::vector<float> fn = src.final_norm();
-  std::vector<float> a(std::size_t(T) * H);
-  math.reset_hessian(hessian_c, H);
-  for (const auto& x : states) {
-    rms_norm_cpu(x.data(), T, H, fn.data(), DType::f32, src.shape.norm_eps, a.data());
-    math.add_hessian(hessian_c, a.data(), T);
-  }
+  collect_head_hessian(src, math, states, hessian_c);
   const std::vector<double> hc = math.averaged_hessian(hessian_c, tokens);
   Exl3LinearOptions lo;
   lo.K = plan.head_bits;
