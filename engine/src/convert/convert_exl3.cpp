@@ -99,10 +99,7 @@ ConvertResult convert_model_exl3(const ConvertOptions& o, const Source& src, con
   QuantizeOutput q = quantize_exl3(src, math, std::move(states), plan, progress, stop, checkpoint);
   std::uint64_t numel = 0;
   for (std::size_t i = 0; i + 1 < items.size(); ++i) numel += items[i].numel;
-  res.decoder_bits = q.decoder_bits;
-  res.decoder_bpw = double(q.decoder_bits) / double(numel);
-  res.head_bpw = double(q.head_bits) / double(q.head_numel);
-  res.calibration_error = q.last_block_error;
+  set_result_figures(res, q, numel);
   check_stop(stop);
 
   say("write", 0, 1, "writing " + o.output_dir.string());

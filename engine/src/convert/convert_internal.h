@@ -114,6 +114,14 @@ struct QuantizeOutput {
   std::uint64_t head_numel = 0;
   double last_block_error = 0.0;
 };
+// A finished pass's figures in the conversion's result (bpw over the decoder's `numel`).
+inline void set_result_figures(ConvertResult& res, const QuantizeOutput& q, std::uint64_t numel) {
+  res.decoder_bits = q.decoder_bits;
+  res.decoder_bpw = double(q.decoder_bits) / double(numel);
+  res.head_bpw = double(q.head_bits) / double(q.head_numel);
+  res.calibration_error = q.last_block_error;
+}
+
 // Quantization pass (§7.9) with one option per block, then the head (§7.7).
 QuantizeOutput quantize(const Source& src, BlockMath& math, std::vector<std::vector<float>> states,
                         const std::vector<BlockOption>& strategy, int head_bits, const Progress& progress,

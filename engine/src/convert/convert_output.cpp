@@ -319,10 +319,7 @@ ConvertResult convert_model(const ConvertOptions& o, const ConvertProgressFn& pr
   say("optimize", 1, 1, "decoder " + std::to_string(double(opt.total_bits) / double(numel)) + " bpw planned");
 
   QuantizeOutput q = quantize(src, *math, std::move(states), strategy, o.head_bits, progress, stop, cp);
-  res.decoder_bits = q.decoder_bits;
-  res.decoder_bpw = double(q.decoder_bits) / double(numel);
-  res.head_bpw = double(q.head_bits) / double(q.head_numel);
-  res.calibration_error = q.last_block_error;
+  set_result_figures(res, q, numel);
   check_stop(stop);
 
   say("write", 0, 1, "writing " + o.output_dir.string());
