@@ -104,13 +104,7 @@ ConvertResult convert_model_exl3(const ConvertOptions& o, const Source& src, con
 
   say("write", 0, 1, "writing " + o.output_dir.string());
   res.files = write_shards_and_copies(o.output_dir, source_dir, q.tensors, o.max_shard_bytes, "model");
-  const fs::path cfg_path = source_dir / "config.json";
-  nlohmann::ordered_json cfg;
-  try {
-    cfg = nlohmann::ordered_json::parse(read_text_file(cfg_path));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorKind::config, std::string("invalid JSON: ") + e.what(), cfg_path.string());
-  }
+  nlohmann::ordered_json cfg = read_source_config(source_dir);
   nlohmann::ordered_json qc = {{"quant_method", "exl3"},
                                {"version", "exl-studio " + build_info().version},
                                {"bits", alloc.bits},

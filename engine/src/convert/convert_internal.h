@@ -2,6 +2,7 @@
 #pragma once
 #include <chrono>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <filesystem>
 #include <memory>
 #include <stop_token>
@@ -210,6 +211,8 @@ std::vector<std::filesystem::path> write_shards_and_copies(const std::filesystem
                                                            const std::vector<TensorData>& tensors,
                                                            std::uint64_t max_shard_bytes, const std::string& stem);
 std::string read_text_file(const std::filesystem::path& p);
+// The source folder's config.json (Error config naming it when it is not JSON).
+nlohmann::ordered_json read_source_config(const std::filesystem::path& dir);
 // "mul1", "mcg", "3inst"; throws Error(invalid_argument) otherwise.
 Exl3Codebook exl3_codebook_of(const std::string& name);
 

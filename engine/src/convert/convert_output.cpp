@@ -61,6 +61,15 @@ std::vector<fs::path> convert_detail::write_shards_and_copies(const fs::path& ou
   return files;
 }
 
+nlohmann::ordered_json convert_detail::read_source_config(const fs::path& dir) {
+  const fs::path p = dir / "config.json";
+  try {
+    return nlohmann::ordered_json::parse(read_text_file(p));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::config, std::string("invalid JSON: ") + e.what(), p.string());
+  }
+}
+
 bool convert_detail::is_weight_file(const fs::path& p) {
   const std::string n = p.filename().string();
   auto ends = [&](const char* s) { return n.size() >= std::strlen(s) && n.ends_with(s); };
@@ -83,13 +92,7 @@ void check_output_dir(const fs::path& dir) {
 }
 
 std::string config_with_quantization(const fs::path& in_dir, const ConvertOptions& o, int rows, int length) {
-  const fs::path p = in_dir / "config.json";
-  nlohmann::ordered_json cfg;
-  try {
-    cfg = nlohmann::ordered_json::parse(read_text(p));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorKind::config, std::string("invalid JSON: ") + e.what(), p.string());
-  }
+  nlohmann::ordered_json cfg = read_source_config(in_dir);
   cfg["quantization_config"] = {
       {"quant_method", "exl2"},
       {"version", "0.2.7"},
