@@ -1,5 +1,5 @@
 // The paged KV cache and prefix reuse through a backend and the generator, with the fixture
-// model (ref-s-4.0bpw): see prefix_checks.h.
+// model (ref-s-4.0bpw; ref-xs-4.0bpw, a third of its layers, in the sanitizer build): see prefix_checks.h.
 #include "prefix_checks.h"
 
 #include <cstdio>
@@ -15,7 +15,7 @@ namespace exl::test {
 namespace {
 
 std::shared_ptr<const Model> fixture_model() {
-  static std::shared_ptr<const Model> model = Model::open(test::fixture("models/exl2/ref-s-4.0bpw"));
+  static std::shared_ptr<const Model> model = Model::open(test::fixture(test::kSanitized ? "models/exl2/ref-xs-4.0bpw" : "models/exl2/ref-s-4.0bpw"));
   return model;
 }
 

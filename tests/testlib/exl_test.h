@@ -11,6 +11,14 @@
 
 namespace exl::test {
 
+// True in the AddressSanitizer build: the long end-to-end cases run a smaller form of themselves
+// there (same code paths, fewer or smaller runs); the dev build runs them whole.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
 struct Case {
   std::string suite;
   std::string name;
