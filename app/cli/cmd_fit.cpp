@@ -184,11 +184,6 @@ void print_table(const ModelShape& m, const PlanOptions& o, const Plan& p, std::
               (long long)o.context, (long long)p.cache_tokens, o.cache.name.c_str(), o.batch, o.max_chunk,
               o.gpu_split_gb.empty() ? "automatic" : "manual");
   if (!note.empty()) std::printf("note      %s\n", note.c_str());
-  if (const auto beyond = features_beyond_llama(m.config, int(o.context)); !beyond.empty()) {
-    std::string list;
-    for (const auto& f : beyond) list += (list.empty() ? "" : ", ") + f;
-    std::printf("note      the CUDA backend does not run this family yet (%s); the CPU does\n", list.c_str());
-  }
   for (std::size_t i = 0; i < p.devices.size(); ++i) {
     const DevicePlan& d = p.devices[i];
     const DeviceComponents& c = d.parts;

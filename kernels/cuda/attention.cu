@@ -1405,11 +1405,12 @@ __global__ void __launch_bounds__(128) attn_decode_kernel(const __half* __restri
 // Keys [kb, ke) of a quantized decode kernel's split: each slot takes U keys per round (raw
 // words of all U loaded before any is converted). KF, VF: formats known at compile time (0: the
 // sources' own); ST: whether keys may be staged rows.
+// softcap > 0: the scores soft-capped (cap * tanh(s / cap), after the scale) before the softmax.
 template <int U, int G, int LPK, int KF, int VF, bool ST>
 __device__ __forceinline__ void decode_keys(const KvSource& ks, const KvSource& vs, int kb, int ke, int past,
                                             std::size_t row, std::size_t col, int warp, int slot,
                                             const float (&qf)[G][16], float (&m)[G], float (&l)[G],
-                                            float (&acc)[G][16]) {
+                                            float (&acc)[G][16], float softcap = 0.0f) {
   constexpr int KPW = 32 / LPK;
   for (int base = kb + warp * KPW * U; base < ke; base += 4 * KPW * U) {
     KvRaw16 kr[U], vr[U];
@@ -1429,6 +1430,10 @@ __device__ __forceinline__ void decode_keys(const KvSource& ks, const KvSource& 
       float sc[G];
       decode_scores<G, LPK>(qf, kf, sc);
       if (!valid[uu]) continue;
+      if (softcap > 0.0f) {
+#pragma unroll
+        for (int h = 0; h < G; ++h) sc[h] = softcap * tanhf(sc[h] / softcap);
+      }
       float vf[16];
       kv_cvt16<VF, ST>(vs.fmt, vr[uu], vf);
       decode_update<G>(sc, vf, m, l, acc);
@@ -1439,10 +1444,14 @@ __device__ __forceinline__ void decode_keys(const KvSource& ks, const KvSource& 
 // The decode kernel's form for quantized stores (kv_cache.cu): the same split and slot layout,
 // each key slot's 16 elements of K and V dequantized by kv_load8 (positions < past from the
 // stores, the chunk's own rows from the staging). Partials as attn_decode_kernel's.
+// It is also the model families' kernel (attention_general): fp16 stores too (KvSource without
+// staging), any t (grid z), head_dim 16 .. 256, soft-capped scores (softcap > 0) and a sliding
+// window (window > 0: query position p sees keys p - window + 1 .. p; a split wholly before the
+// window writes an empty state, which the merge weighs 0).
 template <int D, int G, int KF = 0, int VF = 0>
 __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __restrict__ q, KvSource ks, KvSource vs,
                                                             const int* past_p, int nh, int nkv, float scale, int splits,
-                                                            float* __restrict__ part) {
+                                                            float* __restrict__ part, float softcap, int window) {
   pdl_trigger();
   pdl_wait();
   const int gsz = nh / nkv;
@@ -1450,8 +1459,8 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
   const int split = blockIdx.x, kh = blockIdx.y, tq = blockIdx.z;
   const int past = *past_p;
   const DecodeSplit sp = decode_split(past, tq, split, splits);
-  const int k0 = sp.k0, k1 = sp.k1;
-  if (k0 >= k1) return;
+  if (sp.k0 >= sp.k1) return;  // past the last key: the merge does not read this split
+  const int k0 = window > 0 ? max(sp.k0, sp.kv_len - window) : sp.k0, k1 = sp.k1;
   q += std::size_t(tq) * nh * D;
   part += std::size_t(tq) * nh * splits * (D + 2);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -1474,10 +1483,12 @@ __global__ void __launch_bounds__(128) attn_decode_q_kernel(const __half* __rest
     // Formats known: the stored keys with more in flight (their raw words are small), then the
     // chunk's staged rows.
     const int kmid = max(k0, min(k1, past));
-    decode_keys<G >= 8 ? 2 : 4, G, LPK, KF, VF, false>(ks, vs, k0, kmid, past, row, col, warp, slot, qf, m, l, acc);
-    decode_keys<1, G, LPK, 0, 0, true>(ks, vs, kmid, k1, past, row, col, warp, slot, qf, m, l, acc);
+    decode_keys<G >= 8 ? 2 : 4, G, LPK, KF, VF, false>(ks, vs, k0, kmid, past, row, col, warp, slot, qf, m, l, acc,
+                                                        softcap);
+    decode_keys<1, G, LPK, 0, 0, true>(ks, vs, kmid, k1, past, row, col, warp, slot, qf, m, l, acc, softcap);
   } else {
-    decode_keys<G >= 8 ? 1 : 2, G, LPK, 0, 0, true>(ks, vs, k0, k1, past, row, col, warp, slot, qf, m, l, acc);
+    decode_keys<G >= 8 ? 1 : 2, G, LPK, 0, 0, true>(ks, vs, k0, k1, past, row, col, warp, slot, qf, m, l, acc,
+                                                    softcap);
   }
   decode_write_partials<D, G, LPK>(m, l, acc, warp, slot, sub, d0, gsz, kh, splits, split, part);
 }
@@ -1582,6 +1593,25 @@ void launch_decode(const AttentionShape& a, const __half* q, const __half* k, co
   EXL_CUDA_CHECK_LAUNCH();
 }
 
+// The model families' form (attention_general): attn_decode_q_kernel over any stores for every
+// query token, then the decode merge (which also scatters into o's order or rotates V back).
+template <int D>
+void launch_general(const AttentionShape& a, const __half* q, const KvSource& k, const KvSource& v, const int* past,
+                    float* part, cudaStream_t s) {
+  const int g = a.nh / a.nkv;
+#define EXL_GENERAL(G)                                                                                              \
+  launch(attn_decode_q_kernel<D, G, 0, 0>, dim3(a.splits, a.nkv, a.t), dim3(128), 0, s, q, k, v, past, a.nh, a.nkv, \
+         a.scale, a.splits, part, a.softcap, a.window)
+  switch (g <= 1 ? 1 : g <= 2 ? 2 : g <= 4 ? 4 : 8) {
+    case 1: EXL_GENERAL(1); break;
+    case 2: EXL_GENERAL(2); break;
+    case 4: EXL_GENERAL(4); break;
+    default: EXL_GENERAL(8); break;
+  }
+#undef EXL_GENERAL
+  EXL_CUDA_CHECK_LAUNCH();
+}
+
 void check_shape(const AttentionShape& a) {
   if (a.nkv <= 0 || a.nh % a.nkv != 0 || a.nh / a.nkv > k_max_group)
     throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must divide and be at most 8");
@@ -1628,9 +1658,51 @@ bool set_decode_mma(bool on) {
 
 bool attention_decode_form(const AttentionShape& a) { return a.t < k_prefill_min_t && a.splits >= 1; }
 
-bool attention_folds_rope(const AttentionShape& a) {
-  return a.t == 1 && a.splits >= 1 && g_decode_mma && (a.d == 64 || a.d == 128) && !a.rotate_out;
+bool attention_general(const AttentionShape& a) {
+  return a.softcap > 0.0f || a.window > 0 || (a.d != 64 && a.d != 128 && a.d != 256);
 }
+
+bool attention_folds_rope(const AttentionShape& a) {
+  return a.t == 1 && a.splits >= 1 && g_decode_mma && (a.d == 64 || a.d == 128) && !a.rotate_out &&
+         !attention_general(a);
+}
+
+namespace {
+// The general form (attention_general) over any stores: every query token's keys split evenly
+// (a.splits CTAs per KV head and token, the split length chosen on the device as in the decode
+// form), the decode merge.
+void attention_general_form(const AttentionShape& a, const __half* q, const KvSource& k, const KvSource& v,
+                            const int* past, float* part, __half* out, float* out32, cudaStream_t s,
+                            const std::int32_t* out_pos) {
+  if (a.t <= 0) return;
+  if (a.nkv <= 0 || a.nh % a.nkv != 0 || a.nh / a.nkv > k_max_group)
+    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must divide and be at most 8");
+  if (a.d != 16 && a.d != 32 && a.d != 64 && a.d != 128 && a.d != 256)
+    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (16, 32, 64, 128, 256 supported)");
+  if (a.splits < 1) throw_status(EXL_CUDA_ERR_INVALID, "attention: at least one split");
+  if (a.rope) throw_status(EXL_CUDA_ERR_INVALID, "attention: RoPE is not folded into the general form");
+  if (a.softcap < 0.0f || a.window < 0) throw_status(EXL_CUDA_ERR_INVALID, "attention: negative soft-cap or window");
+  if (out_pos && a.t >= k_prefill_min_t)
+    throw_status(EXL_CUDA_ERR_INVALID, "attention: a scattered output only in the decode form (t < 32)");
+  if (a.rotate_out && (!attention_decode_form(a) || !out || out32))
+    throw_status(EXL_CUDA_ERR_INVALID, "attention: the output rotation only in the decode form, to an fp16 output");
+  for (const KvSource* src : {&k, &v})
+    if (src->fmt != kv_f16 && !src->stage)
+      throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
+  KvSource kp = k, vp = v;
+  kp.pages = vp.pages = a.pages;
+  switch (a.d) {
+    case 16: launch_general<16>(a, q, kp, vp, past, part, s); break;
+    case 32: launch_general<32>(a, q, kp, vp, past, part, s); break;
+    case 64: launch_general<64>(a, q, kp, vp, past, part, s); break;
+    case 128: launch_general<128>(a, q, kp, vp, past, part, s); break;
+    default: launch_general<256>(a, q, kp, vp, past, part, s); break;
+  }
+  launch(attn_decode_merge_kernel, dim3(a.nh, a.t), dim3(128), 0, s, part, past, a.nh, a.d, a.splits, out, out32,
+         out_pos, a.rotate_out);
+  EXL_CUDA_CHECK_LAUNCH();
+}
+}  // namespace
 
 std::size_t attention_partial_floats(const AttentionShape& a) {
   return std::size_t(a.t) * a.nh * a.splits * (a.d + 2);
@@ -1638,6 +1710,11 @@ std::size_t attention_partial_floats(const AttentionShape& a) {
 
 void attention(const AttentionShape& a, const __half* q, const __half* k_cache, const __half* v_cache, const int* past,
                float* part, __half* out, float* out32, cudaStream_t s, const std::int32_t* out_pos) {
+  if (attention_general(a)) {
+    attention_general_form(a, q, KvSource{kv_f16, k_cache}, KvSource{kv_f16, v_cache}, past, part, out, out32, s,
+                           out_pos);
+    return;
+  }
   if (a.t <= 0) return;
   check_shape(a);
   if (out_pos && !(a.t < k_prefill_min_t && a.splits >= 1))
@@ -1684,6 +1761,10 @@ void attention(const AttentionShape& a, const __half* q, const __half* k_cache, 
 
 void attention(const AttentionShape& a, const __half* q, const KvSource& k, const KvSource& v, const int* past,
                float* part, __half* out, float* out32, cudaStream_t s, const std::int32_t* out_pos) {
+  if (attention_general(a)) {
+    attention_general_form(a, q, k, v, past, part, out, out32, s, out_pos);
+    return;
+  }
   if (k.fmt == kv_f16 && v.fmt == kv_f16 && !k.stage && !v.stage) {
     attention(a, q, static_cast<const __half*>(k.data), static_cast<const __half*>(v.data), past, part, out, out32, s,
               out_pos);
@@ -1724,7 +1805,7 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
     // The cache types' pairs have kernels of their own (`known`); others take the generic form.
 #define EXL_DECODE_QF(D, G, KF, VF)                                                                                    \
   launch(attn_decode_q_kernel<D, G, KF, VF>, dim3(a.splits, a.nkv, a.t), dim3(128), 0, s, q, kp, vp, past, a.nh, a.nkv, \
-         a.scale, a.splits, part)
+         a.scale, a.splits, part, 0.0f, 0)
 #define EXL_DECODE_Q(D, G)                                                        \
   if (!known || D == 256) EXL_DECODE_QF(D, G, 0, 0);                              \
   else if (pair == kv_fp8 * 9) EXL_DECODE_QF(D == 256 ? 64 : D, G, kv_fp8, kv_fp8); \
@@ -1759,6 +1840,8 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
 
 void attention_decode_step(const AttentionShape& a, const DecodeStepInputs& in, __half* k_cache, __half* v_cache,
                            const int* past, float* part, __half* out, float* out32, cudaStream_t s) {
+  if (attention_general(a))
+    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention_decode_step: no soft-capping, window or head_dim below 64");
   check_shape(a);
   if (a.t != 1 || a.splits < 1) throw_status(EXL_CUDA_ERR_INVALID, "attention_decode_step: one token, one split or more");
   if (!in.q || !in.k || !in.v || !in.cs || !in.counters)

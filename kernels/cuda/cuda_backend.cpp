@@ -46,6 +46,21 @@ void upload_half(DeviceBuffer& dst, Allocator* a, const void* src, int dtype, st
   fill_random_half(dst.get<__half>(), n, seed, lo, hi, s);
 }
 
+// A norm weight in fp32 (one_plus: 1 + w, added in fp32 as the CPU backend and transformers do).
+void upload_norm32(DeviceBuffer& dst, Allocator* a, const void* src, int dtype, std::size_t n, bool one_plus,
+                   const char* what, cudaStream_t s) {
+  EXL_CUDA_REQUIRE(src, std::string("missing tensor: ") + what);
+  std::vector<float> w(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (dtype == EXL_CUDA_F16) w[i] = half_to_float(static_cast<const std::uint16_t*>(src)[i]);
+    else if (dtype == EXL_CUDA_BF16) w[i] = bf16_to_float(static_cast<const std::uint16_t*>(src)[i]);
+    else if (dtype == EXL_CUDA_F32) w[i] = static_cast<const float*>(src)[i];
+    else throw_status(EXL_CUDA_ERR_UNSUPPORTED, std::string(what) + ": norm dtype " + std::to_string(dtype));
+    if (one_plus) w[i] += 1.0f;
+  }
+  upload_small(dst, a, w, what, s);
+}
+
 // Whether the EXL2 layers (same input) store their rows in one order.
 bool same_input_perm(std::initializer_list<const exl_cuda_linear*> ls) {
   const exl_cuda_linear* first = *ls.begin();
@@ -124,28 +139,87 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
   has_embedding_ = first_layer_ == 0;
   has_head_ = first_layer_ + count == total;
   vocab_ = m.vocab; hidden_ = m.hidden; nl_ = count; nh_ = m.num_heads; nkv_ = m.num_kv_heads;
-  hd_ = m.head_dim; inter_ = m.intermediate; eps_ = m.rms_eps; mscale_ = m.rope_mscale;
-  pos_div_ = m.rope_position_divisor > 0 ? m.rope_position_divisor : 1.0f; rope_style_ = m.rope_style;
+  hd_ = m.head_dim; inter_ = m.intermediate; eps_ = m.rms_eps; rope_style_ = m.rope_style;
   const cudaStream_t s = stream_->get();
   const std::uint64_t seed = m.synthetic_seed;
   weight_bytes_ = 0;
+  // The family (ABI 10; all zero: Llama). Norm-level features take the general layer form with
+  // fp32 norms; attention-level ones (scale, soft-cap, windows) work in every form.
+  const exl_cuda_family& fam = m.family;
+  EXL_CUDA_REQUIRE(fam.rotary_half >= 0 && fam.rotary_half <= hd_ / 2, "load: rotary_half outside 0..head_dim/2");
+  gelu_ = fam.gelu_tanh != 0;
+  emb_scale_ = fam.embedding_scale > 0.0f ? fam.embedding_scale : 1.0f;
+  attn_scale_ = fam.attention_scale;
+  attn_softcap_ = fam.attn_logit_softcap;
+  final_softcap_ = fam.final_logit_softcap;
+  EXL_CUDA_REQUIRE(attn_scale_ >= 0.0f && attn_softcap_ >= 0.0f && final_softcap_ >= 0.0f,
+                   "load: negative attention scale or soft-cap");
+  auto partial = [&](int rh) { return rh > 0 && rh < hd_ / 2; };
+  bool layer_norms = false;
+  attn_features_ = attn_softcap_ > 0.0f;
+  for (int i = 0; i < count; ++i) {
+    const exl_cuda_layer& L = m.layers[opt_.layer_first + i];
+    EXL_CUDA_REQUIRE(L.window >= 0 && (!L.local_rope || fam.rope_local.inv_freq),
+                     "load: layer " + std::to_string(opt_.layer_first + i) + ": negative window or no local RoPE table");
+    layer_norms = layer_norms || L.q_norm || L.k_norm || L.attn_out_norm || L.mlp_out_norm || L.local_rope;
+    attn_features_ = attn_features_ || L.window > 0;
+  }
+  family_norms_ = fam.norm_one_plus || gelu_ || emb_scale_ != 1.0f || final_softcap_ > 0.0f || layer_norms ||
+                  partial(fam.rotary_half) || fam.rope_long.inv_freq || fam.rope_local.inv_freq;
+  auto load_rope = [&](Rope& r, const float* inv, int rotary_half, float mscale, float divisor, const char* what) {
+    const int rh = rotary_half > 0 ? rotary_half : hd_ / 2;
+    EXL_CUDA_REQUIRE(rh <= hd_ / 2, std::string("load: ") + what + ": rotary_half past head_dim / 2");
+    std::vector<float> f(std::size_t(hd_ / 2), 0.0f);
+    std::copy(inv, inv + rh, f.begin());
+    upload_small(r.inv_freq, &alloc_, f, what, s);
+    r.mscale = mscale;
+    r.pos_div = divisor > 0 ? divisor : 1.0f;
+    r.rotary_half = rh < hd_ / 2 ? rh : 0;
+  };
+  rope_ = Rope{}; rope_long_ = Rope{}; rope_local_ = Rope{};
+  load_rope(rope_, m.rope_inv_freq, fam.rotary_half, m.rope_mscale, m.rope_position_divisor, "rope");
+  const exl_cuda_rope &lr = fam.rope_long, &lc = fam.rope_local;
+  if (lr.inv_freq) load_rope(rope_long_, lr.inv_freq, lr.rotary_half, lr.mscale, lr.position_divisor, "rope (long)");
+  if (lc.inv_freq) load_rope(rope_local_, lc.inv_freq, lc.rotary_half, lc.mscale, lc.position_divisor, "rope (local)");
+  rope_long_after_ = lr.inv_freq ? fam.rope_long_after : 0;
+  use_long_ = false;
+  const bool one_plus = fam.norm_one_plus != 0;
   if (has_embedding_)
     upload_half(embedding_, &alloc_, m.embedding, m.embedding_dtype, std::size_t(vocab_) * hidden_,
                 seed ? seed + 11 : 0, -0.05f, 0.05f, "embedding", s);
-  if (has_head_)
+  final_norm32_.reset();
+  if (has_head_ && family_norms_)
+    upload_norm32(final_norm32_, &alloc_, m.final_norm, m.final_norm_dtype, std::size_t(hidden_), one_plus, "final norm", s);
+  else if (has_head_)
     upload_half(final_norm_, &alloc_, m.final_norm, m.final_norm_dtype, std::size_t(hidden_), seed ? seed + 12 : 0,
                 0.9f, 1.1f, "final norm", s);
-  upload_small(inv_freq_, &alloc_, std::vector<float>(m.rope_inv_freq, m.rope_inv_freq + hd_ / 2), "rope", s);
   layers_.resize(std::size_t(nl_));
   for (int i = 0; i < nl_; ++i) {
     const int g = first_layer_ + i;  // the model's layer index (synthetic seeds as on one device)
     const exl_cuda_layer& src = m.layers[g];
     DeviceLayer& l = layers_[std::size_t(i)];
     const std::uint64_t ls = seed ? seed + 1000ull * (g + 1) : 0;
-    upload_half(l.input_norm, &alloc_, src.input_norm, src.input_norm_dtype, std::size_t(hidden_), ls, 0.9f, 1.1f,
-                "input norm", s);
-    upload_half(l.post_norm, &alloc_, src.post_norm, src.post_norm_dtype, std::size_t(hidden_), ls + 1, 0.9f, 1.1f,
-                "post-attention norm", s);
+    l.window = src.window;
+    l.local_rope = src.local_rope != 0;
+    if (family_norms_) {
+      const std::size_t H = std::size_t(hidden_), D = std::size_t(hd_);
+      upload_norm32(l.input_norm32, &alloc_, src.input_norm, src.input_norm_dtype, H, one_plus, "input norm", s);
+      upload_norm32(l.post_norm32, &alloc_, src.post_norm, src.post_norm_dtype, H, one_plus, "MLP input norm", s);
+      EXL_CUDA_REQUIRE(!src.q_norm == !src.k_norm, "load: a q norm needs a k norm");
+      if (src.q_norm) upload_norm32(l.q_norm32, &alloc_, src.q_norm, src.q_norm_dtype, D, one_plus, "q norm", s);
+      if (src.k_norm) upload_norm32(l.k_norm32, &alloc_, src.k_norm, src.k_norm_dtype, D, one_plus, "k norm", s);
+      if (src.attn_out_norm)
+        upload_norm32(l.attn_out_norm32, &alloc_, src.attn_out_norm, src.attn_out_norm_dtype, H, one_plus,
+                      "attention output norm", s);
+      if (src.mlp_out_norm)
+        upload_norm32(l.mlp_out_norm32, &alloc_, src.mlp_out_norm, src.mlp_out_norm_dtype, H, one_plus,
+                      "MLP output norm", s);
+    } else {
+      upload_half(l.input_norm, &alloc_, src.input_norm, src.input_norm_dtype, std::size_t(hidden_), ls, 0.9f, 1.1f,
+                  "input norm", s);
+      upload_half(l.post_norm, &alloc_, src.post_norm, src.post_norm_dtype, std::size_t(hidden_), ls + 1, 0.9f, 1.1f,
+                  "post-attention norm", s);
+    }
     const exl_cuda_linear* srcs[7] = {&src.q, &src.k, &src.v, &src.o, &src.gate, &src.up, &src.down};
     const std::array<DeviceLinear*, 7> dsts = l.linears();
     // Input permutations. The down projection's is folded into gate's and up's output columns
@@ -183,10 +257,12 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
   }
   if (has_head_) upload_linear(m.head, &alloc_, seed ? seed + 7 : 0, s, head_, &weight_bytes_);
   // The embedding table and the norms count as weights too (memory(), the planner's "weights").
-  weight_bytes_ += embedding_.bytes() + final_norm_.bytes();
-  for (const DeviceLayer& l : layers_) weight_bytes_ += l.input_norm.bytes() + l.post_norm.bytes();
+  weight_bytes_ += embedding_.bytes() + final_norm_.bytes() + final_norm32_.bytes();
+  for (const DeviceLayer& l : layers_)
+    weight_bytes_ += l.input_norm.bytes() + l.post_norm.bytes() + l.input_norm32.bytes() + l.post_norm32.bytes() +
+                     l.q_norm32.bytes() + l.k_norm32.bytes() + l.attn_out_norm32.bytes() + l.mlp_out_norm32.bytes();
   fused_ok_ = (head_.exl2 || !has_head_) && hidden_ % 4 == 0 && hidden_ <= 65536 && inter_ <= 65536 && nh_ * hd_ <= 65536 &&
-              hd_ % 2 == 0 && hd_ <= 512;
+              hd_ % 2 == 0 && hd_ <= 512 && !family_norms_;
   for (const DeviceLayer& l : layers_)
     for (const DeviceLinear* p : l.linears()) fused_ok_ = fused_ok_ && p->exl2;
   if (const char* e = std::getenv("EXL_CUDA_FUSED"); e && std::string(e) == "0") fused_ok_ = false;
@@ -253,7 +329,22 @@ void CudaBackend::allocate_cache(int max_seq_len, int kfmt, int vfmt, int pages)
   }
   capacity_ = max_seq_len;
   cache_len_ = 0;
+  // LongRoPE: the long factors for a context past the original one (as the CPU backend's tables).
+  use_long_ = rope_long_after_ > 0 && max_seq_len > rope_long_after_;
   allocate_scratch();
+}
+
+RopeParams CudaBackend::rope_params(const Rope& r, float2* cs) const {
+  return RopeParams{r.inv_freq.get<float>(), r.mscale, r.pos_div, hd_, step_.get<int>(), cs};
+}
+
+float CudaBackend::attention_scale() const { return attn_scale_ > 0.0f ? attn_scale_ : 1.0f / std::sqrt(float(hd_)); }
+
+// RMSNorm of rows of the residual into fp16 y: the fp32 weights of a family model, else the fp16 ones.
+void CudaBackend::norm_rows(const float* x, int rows, const DeviceBuffer& w16, const DeviceBuffer& w32, __half* y,
+                            cudaStream_t s) {
+  if (w32.bytes()) rms_norm_w32(x, rows, hidden_, w32.get<float>(), eps_, y, nullptr, nullptr, s);
+  else rms_norm(x, rows, hidden_, w16.get<__half>(), eps_, y, s);
 }
 
 void CudaBackend::allocate_scratch() {
@@ -308,6 +399,12 @@ void CudaBackend::allocate_scratch() {
   att_counters_.allocate(&alloc_, std::size_t(nkv_) * 4, "attention split counters");
   EXL_CUDA_CHECK(cudaMemsetAsync(att_counters_.get(), 0, att_counters_.bytes(), stream_->get()));
   cs_.allocate(&alloc_, std::size_t(C) * (hd_ / 2) * 8, "RoPE table");
+  cs_local_.reset();
+  if (rope_local_.inv_freq.bytes()) cs_local_.allocate(&alloc_, std::size_t(C) * (hd_ / 2) * 8, "RoPE table (local)");
+  out32_.reset();
+  bool sandwich = false;
+  for (const DeviceLayer& l : layers_) sandwich = sandwich || l.attn_out_norm32.bytes() || l.mlp_out_norm32.bytes();
+  if (sandwich) out32_.allocate(&alloc_, std::size_t(C) * hidden_ * 4, "block output (sandwich norms)");
   const std::size_t fr = std::size_t(std::min(C, std::max(1, opt_.gemv_max_rows)));
   for (int i = 0; i < 2; ++i) {
     fqkv_[i].reset(); fgu_[i].reset();
@@ -368,7 +465,10 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, AccI
   const bool kq = kfmt_ != kv_f16, vq = vfmt_ != kv_f16;
   // One token over FP16 stores: RoPE and the new cache row inside the attention kernel (no
   // rope_qkv_cache launch; EXL_CUDA_ROPE_FOLD=0 keeps the launch).
-  if (fold_rope_ && !kq && !vq && attention_folds_rope(as)) {
+  // The layer's RoPE table (Gemma 3's local layers have their own) and its partial rotary.
+  const Rope& rope_l = l.local_rope ? rope_local_ : rope();
+  const float2* cs = (l.local_rope ? cs_local_ : cs_).get<float2>();
+  if (fold_rope_ && !family_norms_ && !kq && !vq && attention_folds_rope(as)) {
     const DecodeRope rope{q32, k32, v32, cs_.get<float2>(), rope_style_};
     AttentionShape a = as;
     a.rope = &rope;
@@ -392,8 +492,8 @@ const __half* CudaBackend::attend(DeviceLayer& l, const AttentionShape& as, AccI
   const bool k_here = fold_kv_ && kq && kv_fold_store(kfmt_, row), v_here = fold_kv_ && vq && kv_fold_store(vfmt_, row);
   if (k_here) f.k = kw;
   if (v_here) f.v = vw;
-  rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs_.get<float2>(), rope_style_, qh, kdst, vdst, s, kq, vq,
-                 as.pages, f);
+  rope_qkv_cache(q32, k32, v32, t, nh_, nkv_, hd_, past, cs, rope_style_, qh, kdst, vdst, s, kq, vq, as.pages, f,
+                 rope_l.rotary_half);
   if (!fold_kv_ && (kq || vq)) kv_prepare(qh, t, nh_, nkv_, hd_, kfmt_, kdst, vfmt_, vdst, s);
   if (!kq && !vq) {
     attention(as, qh, l.k_cache.get<__half>(), l.v_cache.get<__half>(), past, part_.get<float>(), att_.get<__half>(),
@@ -440,7 +540,7 @@ void CudaBackend::add_residual_bias(float* x, long long* xq, int t, const Device
 }
 
 bool CudaBackend::fused_attention_step(int t) const {
-  return t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16;
+  return t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16 && !attn_features_ && hd_ >= 64;
 }
 
 // Whether the fused path keeps q, k, v in exact accumulators (not for the one-launch attention
@@ -462,17 +562,19 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
   long long* xq = exact_acc_ ? xq_.get<long long>() : nullptr;
   auto residual = [&](std::size_t row) { return xq ? AccIn{nullptr, xq + row * hidden_} : AccIn{x + row * hidden_}; };
   GemvInit inits[k_gemv_max_inits];
-  const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
+  const RopeParams rp = rope_params(rope(), cs_.get<float2>());
   // An input that came exact is in xq_ already; one that came as fp32 (in x) is converted by the
   // first kernel where this path keeps the residual exact.
   const bool in_exact = enqueue_hidden_in(t);
   if (in_exact && !xq) exact_to_float(xq_.get<long long>(), std::int64_t(t) * hidden_, x, s);
   embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, inits,
                  accumulator_inits(0, t, head_rows, inits), s, in_exact ? nullptr : xq);
-  AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
+  AttentionShape as{t, nh_, nkv_, hd_, attention_scale(), split_len, splits, page_table()};
+  as.softcap = attn_softcap_;
   const bool fused_step = fused_attention_step(t);
   for (int li = 0; li < nl_; ++li) {
     const DeviceLayer& l = layers_[std::size_t(li)];
+    as.window = l.window;
     float* q32 = fqkv_[li % 2].get<float>();
     float* k32 = q32 + std::size_t(t) * qd;
     float* v32 = k32 + std::size_t(t) * kd;
@@ -559,7 +661,6 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
 // general form (any t, dense or EXL2 layers; prefill chunks).
 void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   const cudaStream_t s = stream_->get();
-  const int* past = step_.get<int>();
   const int qd = nh_ * hd_, kd = nkv_ * hd_;
   float* x = x_.get<float>();
   __half* a = a_.get<__half>();
@@ -592,12 +693,23 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   float* v32 = k32 + std::size_t(t) * kd;
   float* g32 = gu32_.get<float>();
   float* u32 = g32 + std::size_t(t) * inter_;
-  const RopeParams rp{inv_freq_.get<float>(), mscale_, pos_div_, hd_, past, cs_.get<float2>()};
+  const RopeParams rp = rope_params(rope(), cs_.get<float2>());
   if (enqueue_hidden_in(t)) exact_to_float(xq_.get<long long>(), std::int64_t(t) * hidden_, x, s);
   embedding_step(embedding_.get<__half>(), hidden_, ids_.get<std::int32_t>(), t, x, rp, nullptr, 0, s);
-  AttentionShape as{t, nh_, nkv_, hd_, 1.0f / std::sqrt(float(hd_)), split_len, splits, page_table()};
+  if (has_embedding_ && emb_scale_ != 1.0f) scale_inplace(x, std::int64_t(t) * hidden_, emb_scale_, s);
+  if (cs_local_.bytes()) rope_table(rope_params(rope_local_, cs_local_.get<float2>()), t, s);
+  AttentionShape as{t, nh_, nkv_, hd_, attention_scale(), split_len, splits, page_table()};
+  as.softcap = attn_softcap_;
+  float* out32 = out32_.get<float>();
+  // A block's output into the residual: directly, or (sandwich norms) through its output norm.
+  auto block_out = [&](const DeviceLinear& l, const __half* in, const DeviceBuffer& out_norm) {
+    if (!out_norm.bytes()) return lin(l, in, x, true);
+    lin(l, in, out32, false);
+    rms_norm_w32(out32, t, hidden_, out_norm.get<float>(), eps_, nullptr, nullptr, x, s);
+  };
   for (DeviceLayer& l : layers_) {
-    rms_norm(x, t, hidden_, l.input_norm.get<__half>(), eps_, a, s);
+    as.window = l.window;
+    norm_rows(x, t, l.input_norm, l.input_norm32, a, s);
     const bool qkv_whole = whole(l.q) && whole(l.k) && whole(l.v);
     if (!qkv_whole) {
       EXL_CUDA_CHECK(cudaMemsetAsync(q32, 0, std::size_t(t) * (qd + 2 * kd) * 4, s));
@@ -606,9 +718,13 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     fwd(l.q, a, q32, qd, qkv_whole);
     fwd(l.k, a, k32, kd, qkv_whole);
     fwd(l.v, a, v32, kd, qkv_whole);
+    if (l.q_norm32.bytes()) {  // per head, before RoPE, in place
+      rms_norm_w32(q32, t * nh_, hd_, l.q_norm32.get<float>(), eps_, nullptr, q32, nullptr, s);
+      rms_norm_w32(k32, t * nkv_, hd_, l.k_norm32.get<float>(), eps_, nullptr, k32, nullptr, s);
+    }
     attend(l, as, AccIn{q32}, AccIn{k32}, AccIn{v32});
-    lin(l.o, att_.get<__half>(), x, true);
-    rms_norm(x, t, hidden_, l.post_norm.get<__half>(), eps_, a, s);
+    block_out(l.o, att_.get<__half>(), l.attn_out_norm32);
+    norm_rows(x, t, l.post_norm, l.post_norm32, a, s);
     const bool gu_whole = whole(l.gate) && whole(l.up);
     if (!gu_whole) {
       EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));
@@ -616,8 +732,9 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     }
     fwd(l.gate, a, g32, inter_, gu_whole);
     fwd(l.up, a, u32, inter_, gu_whole);
-    silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
-    lin(l.down, a, x, true);
+    if (gelu_) gelu_tanh_mul(g32, u32, std::int64_t(t) * inter_, a, s);
+    else silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
+    block_out(l.down, a, l.mlp_out_norm32);
   }
   enqueue_hidden_out(t, false);
 }
@@ -625,11 +742,12 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
 void CudaBackend::enqueue_head(int row0, int rows) {
   const cudaStream_t s = stream_->get();
   __half* a = a_.get<__half>();
-  rms_norm(x_.get<float>() + std::size_t(row0) * hidden_, rows, hidden_, final_norm_.get<__half>(), eps_, a, s);
+  norm_rows(x_.get<float>() + std::size_t(row0) * hidden_, rows, final_norm_, final_norm32_, a, s);
   float* y = logits_.get<float>();
   prepare_output(y, rows, vocab_, vocab_, head_.bias.get<float>(), false, s);
   linear_forward(head_, a, rows, y, vocab_, opt_.gemv_max_rows, sm_count_, gemv_view_, dq_.buffer(), dq_.elems(),
                  cublas_->get(), s, false, exl3_work_);
+  if (final_softcap_ > 0.0f) softcap_inplace(y, std::int64_t(rows) * vocab_, final_softcap_, s);
   if (copy_logits_)
     EXL_CUDA_CHECK(cudaMemcpyAsync(h_logits_.get(), y, std::size_t(rows) * vocab_ * 4, cudaMemcpyDeviceToHost, s));
 }

@@ -28,7 +28,12 @@ struct DeviceLinear {
 };
 
 struct DeviceLayer {
-  DeviceBuffer input_norm, post_norm;  // fp16 [hidden]
+  DeviceBuffer input_norm, post_norm;  // fp16 [hidden] (models without family norms)
+  // Model families (CudaBackend::family_norms_): every norm in fp32 ((1 + w) added in fp32 at load),
+  // the q/k head norms [head_dim] and the sandwich norms of the blocks' outputs (empty: none).
+  DeviceBuffer input_norm32, post_norm32, q_norm32, k_norm32, attn_out_norm32, mlp_out_norm32;
+  int window = 0;           // sliding window (0: full attention)
+  bool local_rope = false;  // the local RoPE table (Gemma 3)
   DeviceLinear q, k, v, o, gate, up, down;
   // The seven linears in the order the layer multiplies them.
   std::array<DeviceLinear*, 7> linears() { return {&q, &k, &v, &o, &gate, &up, &down}; }
@@ -220,10 +225,28 @@ class CudaBackend {
 
   // model
   int vocab_ = 0, hidden_ = 0, nl_ = 0, nh_ = 0, nkv_ = 0, hd_ = 0, inter_ = 0, rope_style_ = 0;
-  float eps_ = 1e-5f, mscale_ = 1.0f, pos_div_ = 1.0f;
+  float eps_ = 1e-5f;
   bool loaded_ = false;
   std::uint64_t weight_bytes_ = 0;
-  DeviceBuffer embedding_, final_norm_, inv_freq_;
+  DeviceBuffer embedding_, final_norm_, final_norm32_;
+  // RoPE tables (inv_freq padded with zeros to head_dim / 2): the model's, its LongRoPE long form
+  // (caches longer than rope_long_after_) and the local layers' (Gemma 3).
+  struct Rope {
+    DeviceBuffer inv_freq;
+    float mscale = 1.0f, pos_div = 1.0f;
+    int rotary_half = 0;  // 0: head_dim / 2
+  };
+  Rope rope_, rope_long_, rope_local_;
+  int rope_long_after_ = 0;
+  bool use_long_ = false;  // allocate_cache: the long table for this context
+  const Rope& rope() const { return use_long_ ? rope_long_ : rope_; }
+  RopeParams rope_params(const Rope& r, float2* cs) const;
+  // Model families (exl_cuda_family). family_norms_: fp32 norms and the general layer form (no fused
+  // path, no RoPE folded into attention); the attention's scale, soft-cap and windows work in both.
+  bool family_norms_ = false, attn_features_ = false, gelu_ = false;
+  float emb_scale_ = 1.0f, attn_scale_ = 0.0f, attn_softcap_ = 0.0f, final_softcap_ = 0.0f;
+  float attention_scale() const;
+  void norm_rows(const float* x, int rows, const DeviceBuffer& w16, const DeviceBuffer& w32, __half* y, cudaStream_t s);
   DeviceLinear head_;
   std::vector<DeviceLayer> layers_;
 
@@ -236,6 +259,8 @@ class CudaBackend {
   DeviceBuffer x_, a_, qkv32_, qh_, att_, gu32_, logits_, part_, step_, ids_;
   DeviceBuffer att_counters_;      // the fused decode step's split tickets [nkv]
   DeviceBuffer cs_;                // RoPE table of the step's positions, fp32x2 [chunk, d/2]
+  DeviceBuffer cs_local_;          // the local layers' (Gemma 3), or none
+  DeviceBuffer out32_;             // sandwich norms: a block's output before its norm, fp32 [chunk, hidden]
   DeviceBuffer fqkv_[2], fgu_[2];  // the fused path's alternating accumulator sets
   DeviceBuffer xq_;                // the fused path's residual as an exact accumulator
   int kfmt_ = kv_f16, vfmt_ = kv_f16;  // KV store formats

@@ -245,9 +245,11 @@ void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int n
                     const float2* cs, int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s,
                     bool k_staged, bool v_staged, const int* pages, const RopeKvFold& fold);
 // The same reading q, k and v as exact accumulators where their AccIn says so.
+// rotary_half (0: d / 2): partial rotary, only pairs i < rotary_half rotate (elements (i, i + rotary_half)
+// NeoX, (2 i, 2 i + 1) GPT-J), the rest are converted unchanged; the table keeps its stride d / 2.
 void rope_qkv_cache(AccIn q, AccIn k, AccIn v, int t, int nh, int nkv, int d, const int* past, const float2* cs,
                     int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s, bool k_staged,
-                    bool v_staged, const int* pages, const RopeKvFold& f);
+                    bool v_staged, const int* pages, const RopeKvFold& f, int rotary_half = 0);
 // Whether rope_qkv_cache may write a chunk's rows into a store of format fmt with `row` elements
 // per position (nkv * d): FP8, or Q8/Q4 when every 512-element block holds one position's elements.
 bool kv_fold_store(int fmt, int row);
@@ -277,7 +279,17 @@ struct AttentionShape {
   // by the attention kernel itself from the projections' outputs, so no rope_qkv_cache launch
   // precedes it (q is then unused).
   const struct DecodeRope* rope = nullptr;
+  // The model families (ABI 10): attention-logit soft-capping (scores = softcap * tanh(scores /
+  // softcap) after the scale; 0: none) and a sliding window (query position p sees keys
+  // p - window + 1 .. p; 0: all). Either, or head_dim 16 or 32, takes the general form
+  // (attention_general).
+  float softcap = 0.0f;
+  int window = 0;
 };
+// Whether attention() takes the general form for this shape: attn_decode_q_kernel for every
+// query token (any t, fp16 or quantized stores, paged or not, head_dim 16, 32, 64, 128 or 256) and
+// the decode merge; no RoPE folded in, no attention_decode_step.
+bool attention_general(const AttentionShape& a);
 // What the decode attention needs to rotate q and write the new key and value itself: the
 // projections' outputs (q [nh, d], k and v [nkv, d], fp32 or exact), the step's cos/sin table
 // [d / 2] and the RoPE style (rope_qkv_cache's). The block whose split holds the new position
@@ -338,6 +350,19 @@ struct DecodeStepInputs {
 };
 void attention_decode_step(const AttentionShape& a, const DecodeStepInputs& in, __half* k_cache, __half* v_cache,
                            const int* past, float* part, __half* out, float* out32, cudaStream_t s);
+
+// ---- family.cu: the model families' row and element-wise kernels (fp32 in, as the CPU backend) ----
+// RMSNorm of x fp32 [rows, dim] with fp32 weights w [dim]: y = x * w / sqrt(mean(x^2) + eps) into
+// any of y16 (fp16 [rows, dim]), y32 (fp32, may be x: in place) and add (add += y: a sandwich norm's
+// residual add).
+void rms_norm_w32(const float* x, int rows, int dim, const float* w, float eps, __half* y16, float* y32, float* add,
+                  cudaStream_t s);
+// out fp16 = gelu_tanh(gate) * up (PyTorch's gelu(approximate="tanh")), gate/up fp32 [n].
+void gelu_tanh_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);
+// x *= c (embeddings times sqrt(hidden)).
+void scale_inplace(float* x, std::int64_t n, float c, cudaStream_t s);
+// x = cap * tanh(x / cap), cap > 0 (final-logit soft-capping).
+void softcap_inplace(float* x, std::int64_t n, float cap, cudaStream_t s);
 
 // ---- elementwise.cu ----
 void silu_mul(const float* gate, const float* up, std::int64_t n, __half* out, cudaStream_t s);

@@ -297,6 +297,8 @@ const exl_cuda_api k_api = {
     test_exl3_matmul,
     test_exl3_reconstruct,
     test_exl3_input,
+    test_attention_options,
+    test_family_op,
 };
 
 }  // namespace

@@ -16,12 +16,15 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 9u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
+#define EXL_CUDA_ABI_VERSION 10u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
                                     4: paged KV cache; 5: the converter's block math; 6: the converter's
                                     measurement on the device (candidates, rows, evaluate); 7: layer
                                     segments (options.layer_first/layer_count, link_segments),
                                     bench_fp16_gemm; 8: test_exact_acc; 9: EXL3 linears (kind 2),
-                                    test_exl3_matmul, test_exl3_reconstruct, test_exl3_input */
+                                    test_exl3_matmul, test_exl3_reconstruct, test_exl3_input; 10: model
+                                    families (exl_cuda_family, per-layer q/k and sandwich norms, windows
+                                    and RoPE tables, the LongRoPE long table), test_attention_options,
+                                    test_family_op */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -89,9 +92,39 @@ typedef struct exl_cuda_linear {
 typedef struct exl_cuda_layer {
   const void* input_norm; int input_norm_dtype;  /* [hidden] */
   exl_cuda_linear q, k, v, o;
-  const void* post_norm; int post_norm_dtype;
+  const void* post_norm; int post_norm_dtype;   /* the norm in front of the MLP */
   exl_cuda_linear gate, up, down;
+  /* ABI 10 (all optional, null / 0: absent): */
+  const void* q_norm; int q_norm_dtype;          /* [head_dim]: per-head RMSNorm of q before RoPE */
+  const void* k_norm; int k_norm_dtype;          /* [head_dim]: of k */
+  const void* attn_out_norm; int attn_out_norm_dtype; /* [hidden]: the attention output's norm (sandwich) */
+  const void* mlp_out_norm; int mlp_out_norm_dtype;   /* [hidden]: the MLP output's norm (sandwich) */
+  int window;                                    /* sliding window in positions (0: full attention) */
+  int local_rope;                                /* nonzero: the model's rope_local table */
 } exl_cuda_layer;
+
+/* ABI 10: one RoPE table (exl::rope_table): inv_freq [rotary_half] (rotary_half <= head_dim / 2; less:
+ * partial rotary, the first 2 * rotary_half elements of a head rotate, pairs (i, i + rotary_half) in
+ * the NeoX style, the rest pass unchanged). */
+typedef struct exl_cuda_rope {
+  const float* inv_freq;
+  int rotary_half;
+  float mscale, position_divisor;
+} exl_cuda_rope;
+
+/* ABI 10: the family description (exl::FamilyDescription) as the module runs it. */
+typedef struct exl_cuda_family {
+  int norm_one_plus;         /* nonzero: every norm multiplies by (1 + w), w + 1 computed in fp32 */
+  int gelu_tanh;             /* nonzero: GeGLU with tanh GELU instead of SiLU */
+  float embedding_scale;     /* 0 or 1: none */
+  float attention_scale;     /* 0: 1 / sqrt(head_dim) */
+  float attn_logit_softcap;  /* 0: none; scores = cap * tanh(scores / cap) */
+  float final_logit_softcap; /* 0: none */
+  exl_cuda_rope rope_local;  /* inv_freq null: none (layers' local_rope must be 0) */
+  exl_cuda_rope rope_long;   /* inv_freq null: none; the table of caches longer than rope_long_after */
+  int rope_long_after;
+  int rotary_half;           /* the model table's (rope_inv_freq) length; 0: head_dim / 2 */
+} exl_cuda_family;
 
 typedef struct exl_cuda_model {
   int vocab, hidden, num_layers, num_heads, num_kv_heads, head_dim, intermediate;
@@ -106,6 +139,7 @@ typedef struct exl_cuda_model {
   /* Benchmarks: nonzero = EXL2 q_weight / q_scale pointers may be null and are filled with
    * random valid data on the device from this seed (no host copy of the weights needed). */
   uint64_t synthetic_seed;
+  exl_cuda_family family;                        /* ABI 10; zero: Llama */
 } exl_cuda_model;
 
 typedef struct exl_cuda_options {
@@ -350,6 +384,19 @@ typedef struct exl_cuda_api {
   int (*test_exl3_reconstruct)(int device, const exl_cuda_exl3* w, uint16_t* out);
   /* The input transform alone: xr [m, k] fp16 = had128(fp16(x * suh)), x [m, in_features]. */
   int (*test_exl3_input)(int device, const exl_cuda_exl3* w, const uint16_t* x, int m, int in_features, uint16_t* xr);
+
+  /* ---- ABI 10: model families ---- */
+  /* Attention-logit soft-capping and a sliding window for the following test_attention and
+   * test_kv_cache calls on this thread (0, 0: none). head_dim may then also be 16 or 32. */
+  int (*test_attention_options)(float softcap, int window);
+  /* One family kernel on host arrays (fp32 unless said): op 0: y fp16 [rows, dim] = rms_norm(x) * w with
+   * w fp32 [dim]; 1: x [rows, dim] normed in place (y unused); 2: y fp32 [rows, dim] += rms_norm(x) * w;
+   * 3: y fp16 [rows * dim] = gelu_tanh(x) * x2; 4: x *= param in place (rows * dim elements);
+   * 5: x = param * tanh(x / param) in place; 6: RoPE of x [rows = tokens, dim = heads * head_dim] in
+   * place at positions 0.. with inv_freq x2 [rotary_half] (param: mscale), head_dim = aux, rotary_half =
+   * aux2, NeoX style (the rotated values rounded to fp16 as the cache write does). */
+  int (*test_family_op)(int device, int op, float* x, const float* x2, const float* w, int rows, int dim, float eps,
+                        float param, int aux, int aux2, void* y);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

@@ -31,15 +31,25 @@ struct RopeThread {
   int t, h, i, pos, a, b;
   float2 c;
 };
-__device__ __forceinline__ RopeThread rope_thread(const int* past, int d, const float2* __restrict__ cs, int style) {
+// Partial rotary (rot_half > 0, less than d / 2): pairs i < rot_half rotate as in a head of
+// 2 rot_half elements; thread i >= rot_half passes elements 2 i and 2 i + 1 through (a rotation by
+// cos 1, sin 0, which rope_rotate leaves exact).
+__device__ __forceinline__ RopeThread rope_thread(const int* past, int d, const float2* __restrict__ cs, int style,
+                                                  int rot_half) {
   pdl_trigger();
   pdl_wait();
   RopeThread r;
   r.t = blockIdx.x; r.h = blockIdx.y * blockDim.y + threadIdx.y; r.i = threadIdx.x;
   r.pos = *past + r.t;
   const int half = d / 2;
+  if (rot_half > 0 && rot_half < half && r.i >= rot_half) {
+    r.c = make_float2(1.0f, 0.0f);
+    r.a = 2 * r.i;
+    r.b = 2 * r.i + 1;
+    return r;
+  }
   r.c = cs[r.t * half + r.i];
-  rope_pair(d, r.i, style, r.a, r.b);
+  rope_pair(rot_half > 0 && rot_half < half ? 2 * rot_half : d, r.i, style, r.a, r.b);
   return r;
 }
 
@@ -67,8 +77,8 @@ __global__ void rope_table_kernel(RopeParams r, int t) {
 __global__ void rope_qkv_kernel(AccIn q, AccIn k, AccIn v,
                                 int nh, int nkv, int d, const int* past, const float2* __restrict__ cs, int style,
                                 __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
-                                bool k_staged, bool v_staged, const int* __restrict__ pages) {
-  const RopeThread r = rope_thread(past, d, cs, style);  // after the PDL wait
+                                bool k_staged, bool v_staged, const int* __restrict__ pages, int rot_half) {
+  const RopeThread r = rope_thread(past, d, cs, style, rot_half);  // after the PDL wait
   if (r.h >= nh + nkv) return;  // past the last head of the block's group
   if (r.h < nh) {
     const std::size_t o = (std::size_t(r.t) * nh + r.h) * d;
@@ -87,9 +97,10 @@ __global__ void rope_qkv_kernel(AccIn q, AccIn k, AccIn v,
 __global__ void rope_qkv_fold_kernel(AccIn q, AccIn k, AccIn v,
                                 int nh, int nkv, int d, const int* past, const float2* __restrict__ cs, int style,
                                 __half* __restrict__ q_out, __half* __restrict__ k_cache, __half* __restrict__ v_cache,
-                                bool k_staged, bool v_staged, const int* __restrict__ pages, RopeKvFold f) {
+                                bool k_staged, bool v_staged, const int* __restrict__ pages, RopeKvFold f,
+                                int rot_half) {
   EXL_SHARED_ARRAY(float, xs, [256]);  // a rotated head row (RoPE's pairs are not the rotation's)
-  const RopeThread r = rope_thread(past, d, cs, style);  // after the PDL wait
+  const RopeThread r = rope_thread(past, d, cs, style, rot_half);  // after the PDL wait
   const int lane = r.i & 31;
   if (r.h < nh) {
     const std::size_t o = (std::size_t(r.t) * nh + r.h) * d;
@@ -191,8 +202,9 @@ void rope_qkv_cache(const float* q, const float* k, const float* v, int t, int n
 
 void rope_qkv_cache(AccIn q, AccIn k, AccIn v, int t, int nh, int nkv, int d, const int* past, const float2* cs,
                     int style, __half* q_out, __half* k_cache, __half* v_cache, cudaStream_t s, bool k_staged,
-                    bool v_staged, const int* pages, const RopeKvFold& f) {
+                    bool v_staged, const int* pages, const RopeKvFold& f, int rotary_half) {
   if (t <= 0) return;
+  if (rotary_half < 0 || rotary_half > d / 2) throw_status(EXL_CUDA_ERR_INVALID, "rope: rotary_half outside 0..d/2");
   if (d % 2 != 0 || d > 512) throw_status(EXL_CUDA_ERR_UNSUPPORTED, "rope: head_dim " + std::to_string(d));
   const bool rot = f.rotate_q || f.rotate_k || f.rotate_v;
   if ((rot && d % 64 != 0) || ((rot || f.k.data) && d > 256))
@@ -211,11 +223,11 @@ void rope_qkv_cache(AccIn q, AccIn k, AccIn v, int t, int nh, int nkv, int d, co
     // Several heads a block (blockDim.y), so a block has about 256 threads.
     const int hpb = std::max(1, std::min(nh + nkv, 512 / d));
     launch(rope_qkv_kernel, dim3(t, (nh + nkv + hpb - 1) / hpb), dim3(d / 2, hpb), 0, s, q, k, v, nh, nkv, d, past, cs,
-           style, q_out, k_cache, v_cache, k_staged, v_staged, pages);
+           style, q_out, k_cache, v_cache, k_staged, v_staged, pages, rotary_half);
     return;
   }
   launch_ex(false, rope_qkv_fold_kernel, dim3(t, nh + nkv), dim3(d / 2), 0, s, q, k, v, nh, nkv, d, past, cs, style,
-            q_out, k_cache, v_cache, k_staged, v_staged, pages, f);
+            q_out, k_cache, v_cache, k_staged, v_staged, pages, f, rotary_half);
 }
 
 void rope_inplace(float* x, int t, int heads, int d, const float2* cs, int style, cudaStream_t s) {

@@ -46,6 +46,10 @@ int sm_count_of(int device) {
   return n;
 }
 
+// test_attention_options: the soft-cap and window of the following attention entries on this thread.
+thread_local float t_softcap = 0.0f;
+thread_local int t_window = 0;
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
@@ -312,10 +316,12 @@ int test_attention(int device, const uint16_t* q, const uint16_t* k_cache, const
     a.splits = (ctx + 63) / 64;
     if (a.splits > 16) { a.split_len = ((ctx + 15) / 16 + 63) / 64 * 64; a.splits = (ctx + a.split_len - 1) / a.split_len; }
     if (t < 32) a.splits = 1 + (ctx * 7) % 150;  // decode kernels: any grid, empty splits included
+    a.softcap = t_softcap;
+    a.window = t_window;
     DeviceBuffer part(nullptr, attention_partial_floats(a) * 4, "partials");
     DeviceBuffer o(nullptr, std::size_t(t) * nh * d * 4, "out");
     EXL_CUDA_CHECK(cudaMemsetAsync(o.get(), 0xff, o.bytes(), st.get()));
-    if (t == 1 && past % 2 == 1) {
+    if (t == 1 && past % 2 == 1 && !attention_general(a)) {
       // Odd lengths take the fused decode step (attention_decode_step): q and the new key go in
       // as fp32 rotated back by a made-up RoPE angle table (so the step's own RoPE restores
       // them), the new K/V row of the cache is poisoned first and must be written by the step,
@@ -671,6 +677,8 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
     AttentionShape a{t, nh, nkv, d, kv_rotated(kfmt) ? scale / 32.0f : scale, 64, 1, pages};
     a.splits = 1 + (ctx * 7) % 150;
     if (t >= 32) { a.split_len = ((ctx + 15) / 16 + 63) / 64 * 64; a.splits = (ctx + a.split_len - 1) / a.split_len; }
+    a.softcap = t_softcap;
+    a.window = t_window;
     DeviceBuffer part(nullptr, attention_partial_floats(a) * 4, "partials");
     const KvSource ksrc{kfmt, ks.data.get(), ks.scales.get<__half>(), kfmt == kv_f16 ? nullptr : ks.stage.get<__half>()};
     const KvSource vsrc{vfmt, vs.data.get(), vs.scales.get<__half>(), vfmt == kv_f16 ? nullptr : vs.stage.get<__half>()};
@@ -804,6 +812,83 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
     if (v_data) read_store(v_data, vs.data, vfmt, false);
     if (k_scales && ks.scales.bytes()) read_store(reinterpret_cast<std::uint8_t*>(k_scales), ks.scales, kfmt, true);
     if (v_scales && vs.scales.bytes()) read_store(reinterpret_cast<std::uint8_t*>(v_scales), vs.scales, vfmt, true);
+  });
+}
+
+}  // namespace exl::cuda
+
+namespace exl::cuda {
+
+int test_attention_options(float softcap, int window) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(softcap >= 0.0f && window >= 0, "test_attention_options: negative soft-cap or window");
+    t_softcap = softcap;
+    t_window = window;
+  });
+}
+
+int test_family_op(int device, int op, float* x, const float* x2, const float* w, int rows, int dim, float eps,
+                   float param, int aux, int aux2, void* y) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(x && rows > 0 && dim > 0 && op >= 0 && op <= 6, "test_family_op: bad arguments");
+    use_device(device);
+    Stream st;
+    const cudaStream_t s = st.get();
+    const std::size_t n = std::size_t(rows) * dim;
+    DeviceBuffer dx = to_device(x, n, "x", s);
+    if (op <= 2) {  // RMSNorm with fp32 weights
+      EXL_CUDA_REQUIRE(w && (op == 1 || y), "test_family_op: norm weights and output needed");
+      DeviceBuffer dw = to_device(w, std::size_t(dim), "w", s);
+      if (op == 0) {
+        DeviceBuffer dy(nullptr, n * 2, "y");
+        rms_norm_w32(dx.get<float>(), rows, dim, dw.get<float>(), eps, dy.get<__half>(), nullptr, nullptr, s);
+        to_host(static_cast<std::uint16_t*>(y), dy, n, s);
+      } else if (op == 1) {
+        rms_norm_w32(dx.get<float>(), rows, dim, dw.get<float>(), eps, nullptr, dx.get<float>(), nullptr, s);
+        to_host(x, dx, n, s);
+      } else {
+        DeviceBuffer dy = to_device(static_cast<const float*>(y), n, "y", s);
+        rms_norm_w32(dx.get<float>(), rows, dim, dw.get<float>(), eps, nullptr, nullptr, dy.get<float>(), s);
+        to_host(static_cast<float*>(y), dy, n, s);
+      }
+      return;
+    }
+    if (op == 3) {
+      EXL_CUDA_REQUIRE(x2 && y, "test_family_op: gelu needs up and an output");
+      DeviceBuffer du = to_device(x2, n, "up", s);
+      DeviceBuffer dy(nullptr, n * 2, "y");
+      gelu_tanh_mul(dx.get<float>(), du.get<float>(), std::int64_t(n), dy.get<__half>(), s);
+      to_host(static_cast<std::uint16_t*>(y), dy, n, s);
+      return;
+    }
+    if (op == 4 || op == 5) {
+      if (op == 4) scale_inplace(dx.get<float>(), std::int64_t(n), param, s);
+      else softcap_inplace(dx.get<float>(), std::int64_t(n), param, s);
+      to_host(x, dx, n, s);
+      return;
+    }
+    // op 6: RoPE with partial rotary through rope_qkv_cache (x as q, rows tokens at positions 0..).
+    const int d = aux, rh = aux2;
+    EXL_CUDA_REQUIRE(x2 && d > 0 && d % 2 == 0 && dim % d == 0 && rh > 0 && rh <= d / 2,
+                     "test_family_op: RoPE needs inv_freq, head_dim and rotary_half");
+    const int heads = dim / d;
+    std::vector<float> f(std::size_t(d / 2), 0.0f);
+    std::copy(x2, x2 + rh, f.begin());
+    DeviceBuffer df = to_device(f.data(), f.size(), "inv_freq", s);
+    const int zero = 0;
+    DeviceBuffer dp = to_device(&zero, 1, "past", s);
+    DeviceBuffer cs(nullptr, std::size_t(rows) * (d / 2) * 8, "rope table");
+    rope_table(RopeParams{df.get<float>(), param, 1.0f, d, dp.get<int>(), cs.get<float2>()}, rows, s);
+    DeviceBuffer kv(nullptr, std::size_t(rows) * d * 4, "k, v (one head)");
+    EXL_CUDA_CHECK(cudaMemsetAsync(kv.get(), 0, kv.bytes(), s));
+    DeviceBuffer qh(nullptr, n * 2, "q out"), kc(nullptr, std::size_t(rows) * d * 2, "k cache"),
+        vc(nullptr, std::size_t(rows) * d * 2, "v cache");
+    rope_qkv_cache(AccIn{dx.get<float>()}, AccIn{kv.get<float>()}, AccIn{kv.get<float>()}, rows, heads, 1, d,
+                   dp.get<int>(), cs.get<float2>(), 0, qh.get<__half>(), kc.get<__half>(), vc.get<__half>(), s, false,
+                   false, nullptr, RopeKvFold{}, rh < d / 2 ? rh : 0);
+    std::vector<std::uint16_t> h(n);
+    to_host(h.data(), qh, n, s);
+    for (std::size_t i = 0; i < n; ++i) x[i] = half_to_float(h[i]);
   });
 }
 

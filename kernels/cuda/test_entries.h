@@ -29,5 +29,8 @@ int bench_forward(exl_cuda_backend* b, int n, int past, int repeats, double* us)
 int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint16_t* k, const uint16_t* v, int t, int past,
                   int nh, int nkv, int d, float scale, const int* chunks, int n_chunks, float* out, uint8_t* k_data,
                   uint16_t* k_scales, uint8_t* v_data, uint16_t* v_scales, const int32_t* page_table, int store_pages);
+int test_attention_options(float softcap, int window);
+int test_family_op(int device, int op, float* x, const float* x2, const float* w, int rows, int dim, float eps,
+                   float param, int aux, int aux2, void* y);
 
 }  // namespace exl::cuda

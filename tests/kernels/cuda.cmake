@@ -14,7 +14,12 @@ if(EXL_ENABLE_CUDA AND TARGET exl_cuda)
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_exl3.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_ops.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_kv.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_cuda_family.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cuda_sampler.cpp)
   exl_add_test_suite(cuda_model ${CMAKE_CURRENT_LIST_DIR}/test_cuda_model.cpp)
+  # The model families on the CUDA backend against transformers (issue 47; the CPU twin: families).
+  exl_add_test_suite(cuda_families ${CMAKE_SOURCE_DIR}/tests/engine/test_cuda_families.cpp)
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/tests/engine/test_cuda_families.cpp PROPERTIES
+    COMPILE_DEFINITIONS "EXL_FAMILIES_TEST_DATA=\"${CMAKE_SOURCE_DIR}/tests/data/families\"")
   add_dependencies(exl_testcases exl_cuda)
 endif()

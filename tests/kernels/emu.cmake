@@ -31,4 +31,9 @@ if(TARGET exl_cuda_emu_module)
   # random EXL3 model against the CPU backend and its dense twin, and the planner against what it allocates.
   exl_emu_selftest(emu_selftest_exl3_kernels cuda_kernels.exl3_*)
   exl_emu_selftest(emu_selftest_exl3_model cuda_model.exl3_*)
+  # Model families (issue 47): the family kernels against kernels/reference (norms with fp32
+  # weights, GeGLU, caps, partial rotary, attention with soft-caps and windows over every store),
+  # and the five tiny family models end to end against transformers.
+  exl_emu_selftest(emu_selftest_family_kernels cuda_kernels.family_*)
+  exl_emu_selftest(emu_selftest_families cuda_families)
 endif()

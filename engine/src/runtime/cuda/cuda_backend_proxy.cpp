@@ -108,19 +108,10 @@ class CudaBackend final : public Backend, private PageStorage {
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
 
-  // The CUDA module runs the Llama computation (with LongRoPE's short factors, set at load): a
-  // model that needs more for this context is refused, naming what is missing, never run wrong.
-  static void refuse_features(const ModelConfig& c, int context) {
-    std::vector<std::string> missing = features_beyond_llama(c, context);
-    if (c.rope.scaling == RopeScaling::longrope && context > c.rope.original_max_position)
-      missing.push_back("LongRoPE long factors (a context over " + std::to_string(c.rope.original_max_position) + " tokens)");
-    if (missing.empty()) return;
-    std::string list;
-    for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
-    throw Error(ErrorKind::unsupported, "the CUDA backend does not implement " + list + " (" + c.architecture +
-                                            "); run this model on the CPU (--device cpu)" +
-                                            (context > 0 ? " or with a shorter context" : ""));
-  }
+  // The module runs every family the engine describes (ABI 10: exl_cuda_family and the layers'
+  // norms, windows and RoPE tables), LongRoPE's long factors included (the module takes the long
+  // table for a cache longer than the original context), so nothing is refused here any more;
+  // features_beyond_llama stays the list of what a Llama-only backend would lack.
 
   std::string name() const override {
     std::string n;
@@ -130,19 +121,40 @@ class CudaBackend final : public Backend, private PageStorage {
 
   void load(std::shared_ptr<const Model> model) override {
     const ModelConfig& c = model->config();
-    refuse_features(c, 0);
+    const FamilyDescription& fam = c.family;
     std::vector<exl_cuda_layer> layers(std::size_t(c.num_layers));
+    bool any_local = false;
     for (int i = 0; i < c.num_layers; ++i) {
       const LayerTensors& t = model->layers()[std::size_t(i)];
       exl_cuda_layer& l = layers[std::size_t(i)];
-      l.input_norm = t.input_norm->data;
-      l.input_norm_dtype = dtype_code(t.input_norm->dtype);
-      l.post_norm = t.post_attention_norm->data;
-      l.post_norm_dtype = dtype_code(t.post_attention_norm->dtype);
+      auto norm = [](const TensorInfo* w, const void*& data, int& dtype) {
+        if (!w) return;
+        data = w->data;
+        dtype = dtype_code(w->dtype);
+      };
+      norm(t.input_norm, l.input_norm, l.input_norm_dtype);
+      norm(t.mlp_norm(), l.post_norm, l.post_norm_dtype);  // Llama: post_attention_norm
+      norm(t.q_norm, l.q_norm, l.q_norm_dtype);
+      norm(t.k_norm, l.k_norm, l.k_norm_dtype);
+      if (fam.sandwich_norms) norm(t.post_attention_norm, l.attn_out_norm, l.attn_out_norm_dtype);
+      norm(t.post_feedforward_norm, l.mlp_out_norm, l.mlp_out_norm_dtype);
+      if (std::size_t(i) < c.layer_attention.size()) {
+        l.window = c.layer_attention[std::size_t(i)].window;
+        l.local_rope = c.layer_attention[std::size_t(i)].local_rope ? 1 : 0;
+        any_local = any_local || l.local_rope;
+      }
       l.q = describe(t.q); l.k = describe(t.k); l.v = describe(t.v); l.o = describe(t.o);
       l.gate = describe(t.gate); l.up = describe(t.up); l.down = describe(t.down);
     }
     const RopeTable rope = rope_table(rope_for_context(c, 0));
+    // LongRoPE: the long factors' table too, which the module takes for caches longer than the
+    // original context (as the CPU backend's rope_for_context(c, context)).
+    const bool longrope = c.rope.scaling == RopeScaling::longrope && c.rope.original_max_position > 0;
+    const RopeTable rope_long = longrope ? rope_table(rope_for_context(c, c.rope.original_max_position + 1)) : RopeTable{};
+    const RopeTable rope_local = any_local ? rope_table(rope_for_context(c, 0, true)) : RopeTable{};
+    auto table = [&](const RopeTable& r) {
+      return exl_cuda_rope{r.inv_freq.data(), rope_half(r, c.head_dim), r.mscale, r.position_divisor};
+    };
     exl_cuda_model m{};
     m.vocab = c.vocab_size; m.hidden = c.hidden_size; m.num_layers = c.num_layers; m.num_heads = c.num_heads;
     m.num_kv_heads = c.num_kv_heads; m.head_dim = c.head_dim; m.intermediate = c.intermediate_size;
@@ -157,6 +169,19 @@ class CudaBackend final : public Backend, private PageStorage {
     m.final_norm_dtype = dtype_code(model->final_norm().dtype);
     m.head = describe(model->head());
     m.layers = layers.data();
+    exl_cuda_family& f = m.family;
+    f.norm_one_plus = fam.norm == NormKind::rms_one_plus ? 1 : 0;
+    f.gelu_tanh = fam.activation == Activation::gelu_tanh ? 1 : 0;
+    f.embedding_scale = fam.embedding_scale;
+    f.attention_scale = fam.attention_scale;
+    f.attn_logit_softcap = fam.attn_logit_softcap;
+    f.final_logit_softcap = fam.final_logit_softcap;
+    f.rotary_half = rope_half(rope, c.head_dim);
+    if (longrope) {
+      f.rope_long = table(rope_long);
+      f.rope_long_after = c.rope.original_max_position;
+    }
+    if (any_local) f.rope_local = table(rope_local);
     model_.reset();
     // The split must place every layer: the explicit counts (the last one 0 = the rest) add up.
     const Segment& tail = segs_.back();
@@ -198,7 +223,6 @@ class CudaBackend final : public Backend, private PageStorage {
   void allocate_cache(const CacheOptions& options) override {
     if (!model_) throw Error(ErrorKind::invalid_argument, "allocate_cache before load");
     if (options.max_seq_len <= 0) throw Error(ErrorKind::invalid_argument, "cache length must be positive");
-    refuse_features(model_->config(), options.max_seq_len);
     const int code = store_format(options.type, options.k_bits, true) | store_format(options.type, options.v_bits, false) << 8;
     seq_.close();
     sent_.clear();

@@ -1,0 +1,2 @@
+// family.cu compiled for the CUDA emulator (emu.h).
+#include "family.cu"
