@@ -6,10 +6,11 @@
 //     lane, then shuffles at distances 1..16), scaled by 1/sqrt(128) and rounded to fp16. The
 //     steps and their order are the reference's, so the result is bit for bit the reference's.
 //   - GEMV partials (few rows): a block per (16-column tile strip, K split); each warp walks
-//     16x16 tiles down its split. A tile is 256 values in the tensor-core order, lane l holding
-//     positions 8l .. 8l+7 (rows 2(l%4) + {0,1,8,9}, columns l/4 and l/4 + 8). A value's 16-bit
-//     state is the 16 stream bits ending at its end bit (two 32-bit words), decoded by the
-//     codebook (exact fp16, as the reference). Sums in fp32: lanes of a column by shuffles, warps
+//     16x16 tiles down its split, four in flight. A tile is 256 values in the tensor-core order,
+//     lane l holding positions 8l .. 8l+7 (rows 2(l%4) + {0,1,8,9}, columns l/4 and l/4 + 8). A
+//     value's 16-bit state is the 16 stream bits ending at its end bit (two 32-bit words), decoded
+//     by the codebook to fp16 in pairs (exact, as the reference), and the tile is one
+//     mma.m16n8k16's A operand against the rows' inputs (fp32 accumulators). Warps are summed
 //     through shared memory in a fixed order, splits into their own slice of z (no atomics, so
 //     results repeat bit for bit).
 //   - output transform: the splits summed in order, the butterfly in fp32, * svh, stored or added
@@ -20,6 +21,7 @@
 #include "cuda_check.h"
 #include "exl/kernels/exl3_splits.h"
 #include "kernels.h"
+#include "async_copy.cuh"
 #include "launch.cuh"
 
 namespace exl::cuda {
@@ -28,8 +30,7 @@ namespace {
 constexpr float k_had_scale = 0.088388347648f;  // 1 / sqrt(128)
 
 // mul1's value from the byte sum of the state's hash (0 .. 1020): affine in fp32 (the product is
-// exact), one rounding to fp16. The GEMV keeps all 1021 in a shared-memory table.
-constexpr int k_mul1_sums = 1021;
+// exact), one rounding to fp16 (the GEMV's exl3_pair computes the same in fp16x2).
 __device__ __forceinline__ float mul1_of_sum(int sum) {
   return __half2float(__float2half_rn(__fmul_rn(float(1774 * sum - 905216), 1.0f / 262144.0f)));
 }
@@ -125,29 +126,102 @@ __global__ void exl3_input_kernel(const __half* __restrict__ x, int ldx, int in_
 }
 
 constexpr int k_gemv_warps = 4;
+constexpr int k_gemv_unroll = 4;  // tiles a warp has in flight: their words are loaded before any is decoded
 
-// grid (n / 16, splits), 32 * k_gemv_warps threads; MR rows of xr [rows, k] (rows <= MR); rate B2;
-// MUL1: the mul1 codebook through its table, else `codebook` (3INST / MCG) decoded in registers.
+// fma.rn.f16x2: a * b + c on both halves, one rounding each.
+__device__ __forceinline__ std::uint32_t hfma2_bits(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+#ifdef EXL_CUDA_EMU
+  return ::exl::emu::hfma2(a, b, c);
+#else
+  std::uint32_t r;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+#endif
+}
+
+// The fp16 values of states s0 and s1, packed (s0 in the low half), equal bit for bit to
+// exl3_value's:
+//   - mul1: v = fp16((1774 * sum - 905216) / 2^18) for the byte sum `sum` (0 .. 1020) of the hash.
+//     The half with bits 0x6400 + sum is 1024 + sum, and 1774 / 2^18 (0x1EEE) and 1024 * 1774 / 2^18
+//     + 905216 / 2^18 = 10.3828125 (0x4931) are exact fp16 numbers, so one fma.rn.f16x2,
+//     (1024 + sum) * c1 - c3, rounds the exact value once: the same fp16 as the reference.
+//   - 3INST / MCG: the two fp16 halves of the masked hash lie in [0.125, 2) in magnitude, so their
+//     fp32 sum is exact and fp16(lo + hi) is one fp16 addition (fma by 1.0).
+template <bool MUL1>
+__device__ __forceinline__ std::uint32_t exl3_pair(std::uint32_t s0, std::uint32_t s1, std::uint32_t mul,
+                                                   std::uint32_t add) {
+  if constexpr (MUL1) {
+    const std::uint32_t lo = __dp4a(s0 * 0x83DCD12Du, 0x01010101u, 0x6400u);
+    const std::uint32_t hi = __dp4a(s1 * 0x83DCD12Du, 0x01010101u, 0x6400u);
+    return hfma2_bits(hi * 0x10000u + lo, 0x1EEE1EEEu, 0xC931C931u);
+  } else {
+    const std::uint32_t y0 = ((s0 * mul + add) & 0x8FFF8FFFu) ^ 0x3B603B60u;
+    const std::uint32_t y1 = ((s1 * mul + add) & 0x8FFF8FFFu) ^ 0x3B603B60u;
+    return hfma2_bits(__byte_perm(y0, y1, 0x5410), 0x3C003C00u, __byte_perm(y0, y1, 0x7632));
+  }
+}
+
+// The words of lane l's states of a tile: the (at most three) 32-bit words from the first state's
+// first bit (exl3_tile_states, split in two so that a warp issues the loads of several tiles before
+// it decodes any).
+template <int B2>
+__device__ __forceinline__ void exl3_tile_load(const std::uint32_t* __restrict__ words, int lane, std::uint32_t (&wd)[3]) {
+  constexpr int total = 128 * B2, nwords = total / 32;
+  const int t0 = 8 * lane;
+  const int end0 = (B2 & 1) ? (t0 >> 1) * B2 + (B2 >> 1) : (t0 + 1) * (B2 >> 1);
+  int start = end0 - 16;
+  if (start < 0) start += total;
+  const int q = start >> 5;
+  const int q1 = q + 1 >= nwords ? q + 1 - nwords : q + 1, q2 = q + 2 >= nwords ? q + 2 - nwords : q + 2;
+  wd[0] = __ldg(words + q);
+  wd[1] = __ldg(words + q1);
+  wd[2] = __ldg(words + q2);
+}
+template <int B2>
+__device__ __forceinline__ void exl3_tile_cut(const std::uint32_t (&wd)[3], int lane, std::uint32_t st[8]) {
+  constexpr int total = 128 * B2;
+  const int t0 = 8 * lane;
+  const int end0 = (B2 & 1) ? (t0 >> 1) * B2 + (B2 >> 1) : (t0 + 1) * (B2 >> 1);
+  int start = end0 - 16;
+  if (start < 0) start += total;
+  const int off = start & 31;
+  const std::uint32_t a = __funnelshift_l(wd[1], wd[0], unsigned(off)), b = __funnelshift_l(wd[2], wd[1], unsigned(off)),
+                      c = wd[2] << off;
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const int pos = (B2 & 1) ? (e >> 1) * B2 + ((e & 1) ? B2 - (B2 >> 1) : 0) : e * (B2 >> 1);
+    std::uint32_t v;
+    if (pos + 16 <= 32) v = a >> (16 - pos);
+    else if (pos < 32) v = __funnelshift_l(b, a, unsigned(pos)) >> 16;
+    else if (pos + 16 <= 64) v = b >> (48 - pos);
+    else v = __funnelshift_l(c, b, unsigned(pos - 32)) >> 16;
+    st[e] = v & 0xFFFFu;
+  }
+}
+
+// grid (n / 16, splits), 32 * k_gemv_warps threads; rows <= MR <= 8 of xr [rows, k]; rate B2;
+// MUL1: the mul1 codebook, else `codebook` (3INST / MCG). A tile is the A operand of one
+// mma.m16n8k16 as it lies in the lanes (A's rows are the tile's 16 columns, its k the tile's 16
+// rows: lane l's values e = 0, 1, 4, 5, 2, 3, 6, 7 are a0 .. a3's halves), decoded to fp16 in
+// registers; B is the rows' inputs (column g = row g), C the 16 columns x 8 rows in fp32.
 // FUSED (one row, tiles_per_split a multiple of 8): xr is the raw input x (in_features wide) and
 // the block applies the input transform to its own K range first (the input kernel's arithmetic,
 // so bit for bit the same), keeping it in shared memory: one launch less per linear for decode,
-// at the price of each column strip transforming its range again (about 7 % more instructions).
+// at the price of each column strip transforming its range again.
 constexpr int k_fused_max_k = 8192;  // K range of one split the fused form holds (16 KB)
 template <int MR, int B2, bool MUL1, bool FUSED>
 __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device w, const __half* __restrict__ xr, int rows,
                                                                        float* __restrict__ z, int tiles_per_split,
                                                                        int in_features) {
+  static_assert(MR >= 1 && MR <= 8, "rows are the mma's n (8)");
   pdl_trigger();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
+  const int g = lane >> 2, t = lane & 3;
   const int j = int(blockIdx.x), split = int(blockIdx.y);
   const int tiles_k = w.k / 16, tiles_n = w.n / 16;
   constexpr int tile_words32 = 4 * B2;
   const int i0 = split * tiles_per_split, i1 = min(tiles_k, i0 + tiles_per_split);
-  EXL_SHARED_ARRAY(float, mul1_tab, [MUL1 ? k_mul1_sums : 1]);
-  if (MUL1) {
-    for (int s = int(threadIdx.x); s < k_mul1_sums; s += blockDim.x) mul1_tab[s] = mul1_of_sum(s);
-    __syncthreads();
-  }
+  const std::uint32_t mul = w.codebook == 0 ? 89226354u : 0xCBAC1FEDu, add = w.codebook == 0 ? 64248484u : 0u;
   pdl_wait();
   EXL_SHARED_ARRAY(__half, xs, [FUSED ? k_fused_max_k : 1]);
   if (FUSED) {
@@ -155,49 +229,48 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
       input_block(xr, in_features, w.suh, c, lane, xs + (c - 16 * i0));
     __syncthreads();
   }
-  float acc[MR][2];
-  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = 0.0f;
+  // Row g's inputs at k = 2t, 2t + 1 (b0) and 2t + 8, 2t + 9 (b1) of a tile; rows past `rows` are 0.
+  const bool has_row = g < rows && g < MR;
+  const __half* xrow = FUSED ? xs + 2 * t : xr + std::size_t(has_row ? g : 0) * w.k + 2 * t;
+  const int xi0 = FUSED ? i0 : 0;  // the first tile row xrow holds
+  float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   const std::uint32_t* base = reinterpret_cast<const std::uint32_t*>(w.trellis);
-#pragma unroll 2
-  for (int i = i0 + warp; i < i1; i += k_gemv_warps) {
-    const std::uint32_t* words = base + (std::size_t(i) * tiles_n + j) * tile_words32;
-    std::uint32_t st[8];
-    exl3_tile_states(words, B2, lane, st);
-    float wv[8];
+  for (int i = i0 + warp; i < i1; i += k_gemv_unroll * k_gemv_warps) {
+    std::uint32_t wd[k_gemv_unroll][3];
 #pragma unroll
-    for (int e = 0; e < 8; ++e)
-      wv[e] = MUL1 ? mul1_tab[__dp4a(st[e] * 0x83DCD12Du, 0x01010101u, 0u)] : exl3_value(st[e], w.codebook);
-    const int row0 = 16 * i + 2 * (lane & 3);
+    for (int u = 0; u < k_gemv_unroll; ++u) {
+      const int iu = i + u * k_gemv_warps;
+      if (iu < i1) exl3_tile_load<B2>(base + (std::size_t(iu) * tiles_n + j) * tile_words32, lane, wd[u]);
+    }
 #pragma unroll
-    for (int r = 0; r < MR; ++r) {
-      if (r >= rows) break;
-      const __half* xrow = FUSED ? xs + (row0 - 16 * i0) : xr + std::size_t(r) * w.k + row0;
-      const float2 xa = __half22float2(*reinterpret_cast<const __half2*>(xrow));
-      const float2 xb = __half22float2(*reinterpret_cast<const __half2*>(xrow + 8));
-      // e: rows {0, 1, 8, 9} for e % 4 = {0, 1, 2, 3}; column half e / 4.
-      acc[r][0] += wv[0] * xa.x + wv[1] * xa.y + wv[2] * xb.x + wv[3] * xb.y;
-      acc[r][1] += wv[4] * xa.x + wv[5] * xa.y + wv[6] * xb.x + wv[7] * xb.y;
+    for (int u = 0; u < k_gemv_unroll; ++u) {
+      const int iu = i + u * k_gemv_warps;
+      if (iu >= i1) break;
+      std::uint32_t st[8];
+      exl3_tile_cut<B2>(wd[u], lane, st);
+      const std::uint32_t a0 = exl3_pair<MUL1>(st[0], st[1], mul, add), a1 = exl3_pair<MUL1>(st[4], st[5], mul, add);
+      const std::uint32_t a2 = exl3_pair<MUL1>(st[2], st[3], mul, add), a3 = exl3_pair<MUL1>(st[6], st[7], mul, add);
+      std::uint32_t b0 = 0, b1 = 0;
+      if (has_row) {
+        b0 = *reinterpret_cast<const std::uint32_t*>(xrow + 16 * (iu - xi0));
+        b1 = *reinterpret_cast<const std::uint32_t*>(xrow + 16 * (iu - xi0) + 8);
+      }
+      mma16816(c, a0, a1, a2, a3, b0, b1);
     }
   }
-  // Lanes 4q .. 4q+3 share columns q and q + 8.
-  for (int r = 0; r < MR; ++r)
-    for (int h = 0; h < 2; ++h) {
-      acc[r][h] += __shfl_xor_sync(0xffffffffu, acc[r][h], 1);
-      acc[r][h] += __shfl_xor_sync(0xffffffffu, acc[r][h], 2);
-    }
-  EXL_SHARED_ARRAY(float, red, [k_gemv_warps][MR][16]);
-  if ((lane & 3) == 0)
-    for (int r = 0; r < MR; ++r) {
-      red[warp][r][lane >> 2] = acc[r][0];
-      red[warp][r][(lane >> 2) + 8] = acc[r][1];
-    }
+  // c0, c1: column g, rows 2t and 2t + 1; c2, c3: column g + 8.
+  EXL_SHARED_ARRAY(float, red, [k_gemv_warps][8][16]);
+  red[warp][2 * t][g] = c[0];
+  red[warp][2 * t + 1][g] = c[1];
+  red[warp][2 * t][g + 8] = c[2];
+  red[warp][2 * t + 1][g + 8] = c[3];
   __syncthreads();
   for (int idx = int(threadIdx.x); idx < MR * 16; idx += blockDim.x) {
-    const int r = idx / 16, c = idx % 16;
+    const int r = idx / 16, col = idx % 16;
     if (r >= rows) continue;
-    float s = red[0][r][c];
-    for (int q = 1; q < k_gemv_warps; ++q) s += red[q][r][c];
-    z[(std::size_t(split) * rows + r) * w.n + 16 * j + c] = s;
+    float s = red[0][r][col];
+    for (int q = 1; q < k_gemv_warps; ++q) s += red[q][r][col];
+    z[(std::size_t(split) * rows + r) * w.n + 16 * j + col] = s;
   }
 }
 
@@ -239,8 +312,16 @@ __global__ void exl3_output_kernel(const float* __restrict__ z, int splits, int 
   const int lane = int(threadIdx.x), r = int(blockIdx.y), c0 = int(blockIdx.x) * 128 + 4 * lane;
   float v[4];
   for (int e = 0; e < 4; ++e) {
-    float s = z[std::size_t(r) * n + c0 + e];
-    for (int q = 1; q < splits; ++q) s += z[(std::size_t(q) * rows + r) * n + c0 + e];
+    // The splits' loads issued together (a chain of dependent loads was most of this kernel's
+    // time), summed in split order.
+    float s = 0.0f;
+    for (int q0 = 0; q0 < splits; q0 += 8) {
+      float p[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) p[u] = q0 + u < splits ? z[(std::size_t(q0 + u) * rows + r) * n + c0 + e] : 0.0f;
+#pragma unroll
+      for (int u = 0; u < 8; ++u) s += p[u];
+    }
     v[e] = s;
   }
   had128_warp(v, lane);
