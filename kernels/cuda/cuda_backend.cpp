@@ -371,19 +371,23 @@ void CudaBackend::allocate_scratch() {
   dq_.allocate(&alloc_, dq_elems);
   // EXL3 scratch: passes of up to exl3_pass_rows rows of the layers' linears (cuBLAS) or 8 (GEMV); the head,
   // as wide as the vocabulary, runs in shorter passes when these hold fewer of its rows.
-  std::size_t xr_elems = 0, z_elems = 0;
+  std::size_t xr_elems = 0, z_elems = 0, tickets = 0;
   auto exl3_needs = [&](const DeviceLinear& l, std::size_t rows) {
     if (!l.exl3) return;
     const Exl3Need need = exl3_need(l.view3, std::min<std::size_t>(rows, std::size_t(C)), sm_count_);
     xr_elems = std::max(xr_elems, need.xr);
     z_elems = std::max(z_elems, need.z);
+    tickets = std::max(tickets, need.tickets);
   };
   for (const DeviceLayer& l : layers_)
     for (const DeviceLinear* p : l.linears()) exl3_needs(*p, std::size_t(exl3_pass_rows));
   if (has_head_) exl3_needs(head_, 1);
   exl3_xr_.allocate(&alloc_, xr_elems * 2, "EXL3 transformed input");
-  exl3_z_.allocate(&alloc_, z_elems * 4, "EXL3 products");
-  exl3_work_ = Exl3Work{exl3_xr_.get<__half>(), xr_elems, exl3_z_.get<float>(), z_elems};
+  // The products, then the decode GEMV's tickets (zeroed here; each launch leaves them zeroed).
+  exl3_z_.allocate(&alloc_, (z_elems + tickets) * 4, "EXL3 products");
+  if (tickets) EXL_CUDA_CHECK(cudaMemset(exl3_z_.get<float>() + z_elems, 0, tickets * 4));
+  exl3_work_ = Exl3Work{exl3_xr_.get<__half>(), xr_elems, exl3_z_.get<float>(), z_elems,
+                        tickets ? reinterpret_cast<unsigned*>(exl3_z_.get<float>() + z_elems) : nullptr, tickets};
   // Decode attention: as many 4-warp CTAs per multiprocessor over the KV heads as fit at once (four
   // for the CUDA-core kernels; the tensor-core kernel's tiles take 53-70 KB of shared memory).
   const int per_sm = decode_ctas_per_sm(hd_, kfmt_, vfmt_);

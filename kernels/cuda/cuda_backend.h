@@ -89,11 +89,14 @@ struct Exl3Work {
   std::size_t xr_elems = 0;
   float* z = nullptr;
   std::size_t z_elems = 0;
+  unsigned* tickets = nullptr;  // zeroed counters of the decode GEMV's folded output transform
+  std::size_t tickets_elems = 0;
 };
 // The scratch an EXL3 linear of w needs to run `rows` rows a pass (rows >= 1): the GEMV's
 // up to k_exl3_gemv_rows rows times its K splits, or cuBLAS's rows.
 struct Exl3Need {
   std::size_t xr = 0, z = 0;
+  std::size_t tickets = 0;  // w.n / 128 (exl3_gemv_fused's counters)
 };
 Exl3Need exl3_need(const Exl3Device& w, std::size_t rows, int sm_count);
 

@@ -238,7 +238,8 @@ void gemm_dequantised(const DeviceLinear& l, const __half* dq, const __half* x, 
 Exl3Need exl3_need(const Exl3Device& w, std::size_t rows, int sm_count) {
   const std::size_t r = std::max<std::size_t>(rows, 1), splits = std::size_t(exl3_gemv_splits(w, sm_count));
   return {r * std::size_t(w.k),
-          std::max(std::min<std::size_t>(r, k_exl3_gemv_rows) * splits * std::size_t(w.n), r * std::size_t(w.n))};
+          std::max(std::min<std::size_t>(r, k_exl3_gemv_rows) * splits * std::size_t(w.n), r * std::size_t(w.n)),
+          std::size_t(w.n / 128)};
 }
 
 namespace {
@@ -257,9 +258,14 @@ void exl3_forward(const DeviceLinear& l, const __half* x, int m, float* y, int l
   const float one = 1.0f, zero = 0.0f;
   for (int r0 = 0; r0 < m; r0 += int(rows)) {
     const int mr = std::min(int(rows), m - r0);
-    if (!gemm && mr == 1 && exl3_gemv_fusable(w, splits)) {  // decode: the transform inside the GEMV
-      exl3_gemv_fused(w, x + std::size_t(r0) * l.k, l.k, ws.z, splits, s);
-      exl3_output_transform(w, ws.z, splits, mr, l.n, y + std::size_t(r0) * ldy, ldy, overwrite, s);
+    if (!gemm && mr == 1 && exl3_gemv_fusable(w, splits)) {  // decode: the transforms inside the GEMV
+      if (ws.tickets && ws.tickets_elems >= std::size_t(w.n / 128)) {
+        exl3_gemv_fused(w, x + std::size_t(r0) * l.k, l.k, ws.z, splits, s, ws.tickets, l.n, y + std::size_t(r0) * ldy,
+                        ldy, overwrite);
+      } else {
+        exl3_gemv_fused(w, x + std::size_t(r0) * l.k, l.k, ws.z, splits, s);
+        exl3_output_transform(w, ws.z, splits, mr, l.n, y + std::size_t(r0) * ldy, ldy, overwrite, s);
+      }
       continue;
     }
     exl3_input_transform(w, x + std::size_t(r0) * l.k, mr, l.k, l.k, ws.xr, s);

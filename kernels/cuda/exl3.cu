@@ -125,6 +125,50 @@ __global__ void exl3_input_kernel(const __half* __restrict__ x, int ldx, int in_
               xr + std::size_t(r) * k + int(blockIdx.x) * 128);
 }
 
+// The output transform of one row's 128-column block c_block, by one warp: the splits' partials
+// of z [splits][rows][n] summed in split order (their loads issued together: a chain of dependent
+// loads was most of the separate kernel's time; `cg`: through L2, for partials other
+// multiprocessors wrote during the same kernel), the butterfly, * svh, stored or added into y.
+__device__ __forceinline__ void output_block(const float* __restrict__ z, int splits, int rows, int n, int r, int c_block,
+                                             int lane, const __half* __restrict__ svh, int out_features,
+                                             float* __restrict__ y, int ldy, bool overwrite, bool cg) {
+  const int c0 = c_block + 4 * lane;
+  float v[4];
+  for (int e = 0; e < 4; ++e) {
+    float s = 0.0f;
+    for (int q0 = 0; q0 < splits; q0 += 8) {
+      float p[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        const float* a = z + (std::size_t(q0 + u) * rows + r) * n + c0 + e;
+        p[u] = q0 + u < splits ? (cg ? __ldcg(a) : *a) : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < 8; ++u) s += p[u];
+    }
+    v[e] = s;
+  }
+  had128_warp(v, lane);
+  for (int e = 0; e < 4; ++e) {
+    const int c = c0 + e;
+    if (c >= out_features) continue;
+    const float o = __fmul_rn(v[e], __half2float(svh[c]));
+    float* dst = y + std::size_t(r) * ldy + c;
+    *dst = overwrite ? o : *dst + o;
+  }
+}
+
+// The output transform folded into the GEMV (decode): the block that completes a 128-column group
+// (its 8 strips times the K splits, counted in tickets[group], which that block sets back to 0)
+// applies it. tickets == nullptr: the partials stay in z for exl3_output_kernel.
+struct Exl3Out {
+  unsigned* tickets = nullptr;
+  int out_features = 0;
+  float* y = nullptr;
+  int ldy = 0;
+  bool overwrite = true;
+};
+
 constexpr int k_gemv_warps = 4;
 constexpr int k_gemv_unroll = 4;  // tiles a warp has in flight: their words are loaded before any is decoded
 
@@ -212,7 +256,7 @@ constexpr int k_fused_max_k = 8192;  // K range of one split the fused form hold
 template <int MR, int B2, bool MUL1, bool FUSED>
 __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device w, const __half* __restrict__ xr, int rows,
                                                                        float* __restrict__ z, int tiles_per_split,
-                                                                       int in_features) {
+                                                                       int in_features, Exl3Out out) {
   static_assert(MR >= 1 && MR <= 8, "rows are the mma's n (8)");
   pdl_trigger();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
@@ -272,34 +316,50 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
     for (int q = 1; q < k_gemv_warps; ++q) s += red[q][r][col];
     z[(std::size_t(split) * rows + r) * w.n + 16 * j + col] = s;
   }
+  if (!out.tickets) return;
+  EXL_SHARED_ARRAY(unsigned, last, [1]);
+  __threadfence();  // this block's partials, before its ticket
+  __syncthreads();
+  const int group = j / 8;
+  if (threadIdx.x == 0) {
+    const unsigned arrivals = 8u * gridDim.y;
+    last[0] = atomicAdd(out.tickets + group, 1u) == arrivals - 1u;
+    if (last[0]) out.tickets[group] = 0u;  // every other block of the group has arrived: ready for the next launch
+  }
+  __syncthreads();
+  if (!last[0]) return;
+  __threadfence();
+  for (int r = warp; r < rows; r += k_gemv_warps)
+    output_block(z, int(gridDim.y), rows, w.n, r, 128 * group, lane, w.svh, out.out_features, out.y, out.ldy,
+                 out.overwrite, true);
 }
 
 template <int MR, int B2>
 void launch_gemv(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block, cudaStream_t s,
-                 int in_features) {
+                 int in_features, const Exl3Out& out) {
   constexpr bool fused = MR == 1;  // MR 1 is launched for the fused form only
   if constexpr (B2 % 2 == 0) {
     if (w.codebook != 2)
-      return launch(exl3_gemv_kernel<MR, B2, false, fused>, grid, block, 0, s, w, xr, rows, z, per, in_features);
+      return launch(exl3_gemv_kernel<MR, B2, false, fused>, grid, block, 0, s, w, xr, rows, z, per, in_features, out);
   }
-  launch(exl3_gemv_kernel<MR, B2, true, fused>, grid, block, 0, s, w, xr, rows, z, per, in_features);
+  launch(exl3_gemv_kernel<MR, B2, true, fused>, grid, block, 0, s, w, xr, rows, z, per, in_features, out);
 }
 
 template <int MR>
 void launch_gemv_rate(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block,
-                      cudaStream_t s, int in_features = 0) {
+                      cudaStream_t s, int in_features = 0, const Exl3Out& out = {}) {
   switch (w.bits2) {  // the rates the format has: 1 .. 8 bits, and 1.5 / 2.5 / 3.5 (mul1)
-    case 2: return launch_gemv<MR, 2>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 3: return launch_gemv<MR, 3>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 4: return launch_gemv<MR, 4>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 5: return launch_gemv<MR, 5>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 6: return launch_gemv<MR, 6>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 7: return launch_gemv<MR, 7>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 8: return launch_gemv<MR, 8>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 10: return launch_gemv<MR, 10>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 12: return launch_gemv<MR, 12>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 14: return launch_gemv<MR, 14>(w, xr, rows, z, per, grid, block, s, in_features);
-    case 16: return launch_gemv<MR, 16>(w, xr, rows, z, per, grid, block, s, in_features);
+    case 2: return launch_gemv<MR, 2>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 3: return launch_gemv<MR, 3>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 4: return launch_gemv<MR, 4>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 5: return launch_gemv<MR, 5>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 6: return launch_gemv<MR, 6>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 7: return launch_gemv<MR, 7>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 8: return launch_gemv<MR, 8>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 10: return launch_gemv<MR, 10>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 12: return launch_gemv<MR, 12>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 14: return launch_gemv<MR, 14>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    case 16: return launch_gemv<MR, 16>(w, xr, rows, z, per, grid, block, s, in_features, out);
     default: EXL_CUDA_REQUIRE(false, "EXL3 GEMV: bit rate x2 out of range (" + std::to_string(w.bits2) + ")");
   }
 }
@@ -309,29 +369,8 @@ __global__ void exl3_output_kernel(const float* __restrict__ z, int splits, int 
                                    int out_features, float* __restrict__ y, int ldy, bool overwrite) {
   pdl_trigger();
   pdl_wait();
-  const int lane = int(threadIdx.x), r = int(blockIdx.y), c0 = int(blockIdx.x) * 128 + 4 * lane;
-  float v[4];
-  for (int e = 0; e < 4; ++e) {
-    // The splits' loads issued together (a chain of dependent loads was most of this kernel's
-    // time), summed in split order.
-    float s = 0.0f;
-    for (int q0 = 0; q0 < splits; q0 += 8) {
-      float p[8];
-#pragma unroll
-      for (int u = 0; u < 8; ++u) p[u] = q0 + u < splits ? z[(std::size_t(q0 + u) * rows + r) * n + c0 + e] : 0.0f;
-#pragma unroll
-      for (int u = 0; u < 8; ++u) s += p[u];
-    }
-    v[e] = s;
-  }
-  had128_warp(v, lane);
-  for (int e = 0; e < 4; ++e) {
-    const int c = c0 + e;
-    if (c >= out_features) continue;
-    const float o = __fmul_rn(v[e], __half2float(svh[c]));
-    float* dst = y + std::size_t(r) * ldy + c;
-    *dst = overwrite ? o : *dst + o;
-  }
+  output_block(z, splits, rows, n, int(blockIdx.y), int(blockIdx.x) * 128, int(threadIdx.x), svh, out_features, y, ldy,
+               overwrite, false);
 }
 
 // grid (tiles / 4), 128 threads: a warp per tile.
@@ -374,11 +413,14 @@ static int fused_tiles_per_split(const Exl3Device& w, int splits) { return ((w.k
 
 bool exl3_gemv_fusable(const Exl3Device& w, int splits) { return 16 * fused_tiles_per_split(w, splits) <= k_fused_max_k; }
 
-void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, float* z, int splits, cudaStream_t s) {
-  EXL_CUDA_REQUIRE(splits >= 1 && w.n % 128 == 0 && w.k % 128 == 0 && in_features <= w.k && exl3_gemv_fusable(w, splits),
+void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, float* z, int splits, cudaStream_t s,
+                     unsigned* tickets, int out_features, float* y, int ldy, bool overwrite) {
+  EXL_CUDA_REQUIRE(splits >= 1 && w.n % 128 == 0 && w.k % 128 == 0 && in_features <= w.k && exl3_gemv_fusable(w, splits) &&
+                       (!tickets || (y && out_features <= w.n)),
                    "EXL3 fused GEMV: bad shape");
   const dim3 grid(unsigned(w.n / 16), unsigned(splits)), block(32 * k_gemv_warps);
-  launch_gemv_rate<1>(w, x, 1, z, fused_tiles_per_split(w, splits), grid, block, s, in_features);
+  launch_gemv_rate<1>(w, x, 1, z, fused_tiles_per_split(w, splits), grid, block, s, in_features,
+                      Exl3Out{tickets, out_features, y, ldy, overwrite});
 }
 
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,

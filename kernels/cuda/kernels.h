@@ -163,7 +163,11 @@ void exl3_gemv_partials(const Exl3Device& w, const __half* xr, int rows, float* 
 // One row with the input transform inside (x: fp16, in_features wide, not yet transformed): the
 // same partials in z as exl3_input_transform + exl3_gemv_partials. Only where exl3_gemv_fusable.
 bool exl3_gemv_fusable(const Exl3Device& w, int splits);
-void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, float* z, int splits, cudaStream_t s);
+// With tickets (w.n / 128 zeroed counters, left zeroed), the output transform too, into y as
+// exl3_output_transform would (the block that completes a 128-column group applies it).
+void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, float* z, int splits, cudaStream_t s,
+                     unsigned* tickets = nullptr, int out_features = 0, float* y = nullptr, int ldy = 0,
+                     bool overwrite = true);
 // y[r, c] = (or +=, !overwrite) had128(sum over splits of z[., r, :])[c] * svh[c], c < out_features.
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
                            bool overwrite, cudaStream_t s);

@@ -229,14 +229,16 @@ int test_exl3_matmul(int device, const exl_cuda_exl3* w, const uint16_t* x, int 
     // Scratch as the backend sizes it for m rows, so the passes are exercised for large m.
     const Exl3Need need = exl3_need(l.view3, std::size_t(std::min(m, exl3_pass_rows)), sms);
     const std::size_t xr = need.xr, z = need.z;
-    DeviceBuffer dxr(nullptr, xr * 2, "xr"), dz(nullptr, z * 4, "z");
+    DeviceBuffer dxr(nullptr, xr * 2, "xr"), dz(nullptr, (z + need.tickets) * 4, "z");
+    EXL_CUDA_CHECK(cudaMemsetAsync(dz.get<float>() + z, 0, need.tickets * 4, st.get()));
     DeviceBuffer dq;
     if (mode == 1) dq.allocate(nullptr, std::size_t(w->k) * w->n * 2, "dq");
     GemvScratch gws;
     gws.allocate(nullptr, st.get());
     linear_forward(l, dx.get<__half>(), m, dy.get<float>(), l.n, mode == 1 ? 0 : 1 << 30, sms, gws.view(),
                    dq.get<__half>(), mode == 1 ? std::size_t(w->k) * w->n : 0, cb.get(), st.get(), mode != 2,
-                   Exl3Work{dxr.get<__half>(), xr, dz.get<float>(), z});
+                   Exl3Work{dxr.get<__half>(), xr, dz.get<float>(), z, reinterpret_cast<unsigned*>(dz.get<float>() + z),
+                            need.tickets});
     to_host(y, dy, mn, st.get());
   });
 }

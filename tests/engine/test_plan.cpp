@@ -276,7 +276,8 @@ EXL_TEST(plan, whatif_exl3_hand_computed) {
   }
   CHECK(threw);
   // The GPU scratch adds the EXL3 buffers: transformed input (exl3_pass_rows rows of the widest k,
-  // fp16) and products (as many rows of the widest n, fp32; the GEMV's 8 rows x splits need less).
+  // fp16) and products (as many rows of the widest n, fp32; the GEMV's 8 rows x splits need less),
+  // then the decode GEMV's tickets (one 4-byte counter per 128 columns of the widest n).
   PlanOptions o;
   o.context = 2048;
   o.sm_count = 132;
@@ -286,5 +287,6 @@ EXL_TEST(plan, whatif_exl3_hand_computed) {
   const std::uint64_t dq = 2 * 512 * 256 * 2;  // two W-hat buffers of the largest linear (down)
   const std::uint64_t head_z = std::uint64_t(exl3_gemv_splits(256, 512, 132)) * 512;
   CHECK_EQ(scratch_bytes(s, o, 2048) - scratch_bytes(plain, o, 2048),
-           dq + exl3_pass_rows * 512 * 2 + std::max<std::uint64_t>(std::uint64_t(exl3_pass_rows) * 512, head_z) * 4);
+           dq + exl3_pass_rows * 512 * 2 + std::max<std::uint64_t>(std::uint64_t(exl3_pass_rows) * 512, head_z) * 4 +
+               512 / 128 * 4);
 }

@@ -122,7 +122,7 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
     for (int i = 0; i < 2; ++i) b.push_back(C <= 16 ? 0 : max_dq_all * 2);
     // EXL3: the transformed input and the products, passes of up to exl3_pass_rows rows of a layer's linears
     // (8 for the GEMV, times its K splits) and one row of the head (CudaBackend::allocate_scratch).
-    std::uint64_t xr = 0, z = 0;
+    std::uint64_t xr = 0, z = 0, tickets = 0;
     const int sm = std::max(1, o.sm_count);
     auto exl3_needs = [&](const ModuleBytes& mod, std::uint64_t rows) {
       const std::uint64_t r = std::min(rows, C);
@@ -130,12 +130,13 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
         const std::uint64_t splits = std::uint64_t(exl3_gemv_splits(k, n, sm)), K = std::uint64_t(k), N = std::uint64_t(n);
         xr = std::max({xr, K, r * K});
         z = std::max({z, splits * N, std::min<std::uint64_t>(r, 8) * splits * N, r * N});
+        tickets = std::max(tickets, N / 128);
       }
     };
     for (const ModuleBytes& l : m.layers) exl3_needs(l, std::uint64_t(exl3_pass_rows));
     if (head) exl3_needs(m.head, 1);
     if (xr) b.push_back(xr * 2);
-    if (z) b.push_back(z * 4);
+    if (z) b.push_back((z + tickets) * 4);  // and the decode GEMV's tickets after the products
     // decode attention: about four CTAs per multiprocessor over the KV heads
     const std::uint64_t sms = std::uint64_t(std::max(1, o.sm_count)), nkv = std::uint64_t(c.num_kv_heads);
     const std::uint64_t decode_splits =
