@@ -386,6 +386,8 @@ void CudaBackend::allocate_scratch() {
   // The products, then the decode GEMV's tickets (zeroed here; each launch leaves them zeroed).
   exl3_z_.allocate(&alloc_, (z_elems + tickets) * 4, "EXL3 products");
   if (tickets) EXL_CUDA_CHECK(cudaMemset(exl3_z_.get<float>() + z_elems, 0, tickets * 4));
+  // EXL_CUDA_EXL3_FOLD=0: the output transform as its own launch (A/B runs).
+  if (const char* f = std::getenv("EXL_CUDA_EXL3_FOLD"); f && std::string(f) == "0") tickets = 0;
   exl3_work_ = Exl3Work{exl3_xr_.get<__half>(), xr_elems, exl3_z_.get<float>(), z_elems,
                         tickets ? reinterpret_cast<unsigned*>(exl3_z_.get<float>() + z_elems) : nullptr, tickets};
   // Decode attention: as many 4-warp CTAs per multiprocessor over the KV heads as fit at once (four
