@@ -47,29 +47,36 @@ __device__ __forceinline__ float exl3_value(std::uint32_t state, int codebook) {
   return __half2float(__float2half_rn(__fadd_rn(lo, hi)));
 }
 
-// The 16-bit states of lane l's 8 values of a tile (sequence positions 8l .. 8l+7). A state is the
-// 16 stream bits ending at its end bit (cyclic; kernels/reference/exl3_ref.cpp). The lane loads the
-// (at most three) 32-bit words holding its states once -- read big-endian, the stream's bit order --
-// aligns that window to its first state with three funnel shifts, and cuts every state at its
+// The 16-bit states of lane l's 8 values of a tile (sequence positions 8l .. 8l+7), in two steps
+// so that a warp can issue the loads of several tiles before it decodes any. A state is the 16
+// stream bits ending at its end bit (cyclic; kernels/reference/exl3_ref.cpp). The lane loads the
+// (at most three) 32-bit words holding its states once -- read big-endian, the stream's bit order
+// -- aligns that window to its first state with three funnel shifts, and cuts every state at its
 // offset from the first, which does not depend on l (8l is even). The GEMV passes the rate as a
-// compile-time constant, so the offsets and shifts fold to constants there.
-__device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict__ words, int bits2, int lane,
-                                                 std::uint32_t st[8]) {
-  const int total = 128 * bits2, nwords = total / 32;
+// compile-time constant (B2 = bits2), so the offsets and shifts fold to constants there.
+// The stream bit where lane l's first state (position 8l) starts; may wrap to the stream's end.
+__device__ __forceinline__ int lane_first_bit(int B2, int lane) {
   const int t0 = 8 * lane;
-  const int end0 = (bits2 & 1) ? (t0 >> 1) * bits2 + (bits2 >> 1) : (t0 + 1) * (bits2 >> 1);
-  int start = end0 - 16;  // the first state's first bit; may lie before the stream's start (cyclic)
-  if (start < 0) start += total;
-  const int q = start >> 5, off = start & 31;
+  const int end0 = (B2 & 1) ? (t0 >> 1) * B2 + (B2 >> 1) : (t0 + 1) * (B2 >> 1);
+  return end0 >= 16 ? end0 - 16 : end0 - 16 + 128 * B2;
+}
+__device__ __forceinline__ void exl3_tile_load(const std::uint32_t* __restrict__ words, int B2, int lane,
+                                               std::uint32_t (&wd)[3]) {
+  const int nwords = 4 * B2, q = lane_first_bit(B2, lane) >> 5;
   const int q1 = q + 1 >= nwords ? q + 1 - nwords : q + 1, q2 = q + 2 >= nwords ? q + 2 - nwords : q + 2;
-  const std::uint32_t w0 = __ldg(words + q), w1 = __ldg(words + q1), w2 = __ldg(words + q2);
+  wd[0] = __ldg(words + q);
+  wd[1] = __ldg(words + q1);
+  wd[2] = __ldg(words + q2);
+}
+__device__ __forceinline__ void exl3_tile_cut(const std::uint32_t (&wd)[3], int B2, int lane, std::uint32_t st[8]) {
+  const int off = lane_first_bit(B2, lane) & 31;
   // Aligned window: a = stream bits start .. start+31, b the next 32, c the rest.
-  const std::uint32_t a = __funnelshift_l(w1, w0, unsigned(off)), b = __funnelshift_l(w2, w1, unsigned(off)),
-                      c = w2 << off;
+  const std::uint32_t a = __funnelshift_l(wd[1], wd[0], unsigned(off)), b = __funnelshift_l(wd[2], wd[1], unsigned(off)),
+                      c = wd[2] << off;
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
     // First bit of position 8l + e relative to that of 8l (at most 56: the window holds 80 - off >= 49 + 16).
-    const int pos = (bits2 & 1) ? (e >> 1) * bits2 + ((e & 1) ? bits2 - (bits2 >> 1) : 0) : e * (bits2 >> 1);
+    const int pos = (B2 & 1) ? (e >> 1) * B2 + ((e & 1) ? B2 - (B2 >> 1) : 0) : e * (B2 >> 1);
     std::uint32_t v;
     if (pos + 16 <= 32) v = a >> (16 - pos);
     else if (pos < 32) v = __funnelshift_l(b, a, unsigned(pos)) >> 16;
@@ -77,6 +84,13 @@ __device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict
     else v = __funnelshift_l(c, b, unsigned(pos - 32)) >> 16;
     st[e] = v & 0xFFFFu;
   }
+}
+
+__device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict__ words, int bits2, int lane,
+                                                 std::uint32_t st[8]) {
+  std::uint32_t wd[3];
+  exl3_tile_load(words, bits2, lane, wd);
+  exl3_tile_cut(wd, bits2, lane, st);
 }
 
 // Row / column inside a 16x16 tile of lane l's e-th value (sequence position 8l + e).
@@ -205,44 +219,6 @@ __device__ __forceinline__ std::uint32_t exl3_pair(std::uint32_t s0, std::uint32
   }
 }
 
-// The words of lane l's states of a tile: the (at most three) 32-bit words from the first state's
-// first bit (exl3_tile_states, split in two so that a warp issues the loads of several tiles before
-// it decodes any).
-template <int B2>
-__device__ __forceinline__ void exl3_tile_load(const std::uint32_t* __restrict__ words, int lane, std::uint32_t (&wd)[3]) {
-  constexpr int total = 128 * B2, nwords = total / 32;
-  const int t0 = 8 * lane;
-  const int end0 = (B2 & 1) ? (t0 >> 1) * B2 + (B2 >> 1) : (t0 + 1) * (B2 >> 1);
-  int start = end0 - 16;
-  if (start < 0) start += total;
-  const int q = start >> 5;
-  const int q1 = q + 1 >= nwords ? q + 1 - nwords : q + 1, q2 = q + 2 >= nwords ? q + 2 - nwords : q + 2;
-  wd[0] = __ldg(words + q);
-  wd[1] = __ldg(words + q1);
-  wd[2] = __ldg(words + q2);
-}
-template <int B2>
-__device__ __forceinline__ void exl3_tile_cut(const std::uint32_t (&wd)[3], int lane, std::uint32_t st[8]) {
-  constexpr int total = 128 * B2;
-  const int t0 = 8 * lane;
-  const int end0 = (B2 & 1) ? (t0 >> 1) * B2 + (B2 >> 1) : (t0 + 1) * (B2 >> 1);
-  int start = end0 - 16;
-  if (start < 0) start += total;
-  const int off = start & 31;
-  const std::uint32_t a = __funnelshift_l(wd[1], wd[0], unsigned(off)), b = __funnelshift_l(wd[2], wd[1], unsigned(off)),
-                      c = wd[2] << off;
-#pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    const int pos = (B2 & 1) ? (e >> 1) * B2 + ((e & 1) ? B2 - (B2 >> 1) : 0) : e * (B2 >> 1);
-    std::uint32_t v;
-    if (pos + 16 <= 32) v = a >> (16 - pos);
-    else if (pos < 32) v = __funnelshift_l(b, a, unsigned(pos)) >> 16;
-    else if (pos + 16 <= 64) v = b >> (48 - pos);
-    else v = __funnelshift_l(c, b, unsigned(pos - 32)) >> 16;
-    st[e] = v & 0xFFFFu;
-  }
-}
-
 // grid (n / 16, splits), 32 * k_gemv_warps threads; rows <= MR <= 8 of xr [rows, k]; rate B2;
 // MUL1: the mul1 codebook, else `codebook` (3INST / MCG). A tile is the A operand of one
 // mma.m16n8k16 as it lies in the lanes (A's rows are the tile's 16 columns, its k the tile's 16
@@ -284,14 +260,14 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
 #pragma unroll
     for (int u = 0; u < k_gemv_unroll; ++u) {
       const int iu = i + u * k_gemv_warps;
-      if (iu < i1) exl3_tile_load<B2>(base + (std::size_t(iu) * tiles_n + j) * tile_words32, lane, wd[u]);
+      if (iu < i1) exl3_tile_load(base + (std::size_t(iu) * tiles_n + j) * tile_words32, B2, lane, wd[u]);
     }
 #pragma unroll
     for (int u = 0; u < k_gemv_unroll; ++u) {
       const int iu = i + u * k_gemv_warps;
       if (iu >= i1) break;
       std::uint32_t st[8];
-      exl3_tile_cut<B2>(wd[u], lane, st);
+      exl3_tile_cut(wd[u], B2, lane, st);
       const std::uint32_t a0 = exl3_pair<MUL1>(st[0], st[1], mul, add), a1 = exl3_pair<MUL1>(st[4], st[5], mul, add);
       const std::uint32_t a2 = exl3_pair<MUL1>(st[2], st[3], mul, add), a3 = exl3_pair<MUL1>(st[6], st[7], mul, add);
       std::uint32_t b0 = 0, b1 = 0;
