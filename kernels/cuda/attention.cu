@@ -1668,6 +1668,20 @@ bool attention_folds_rope(const AttentionShape& a) {
 }
 
 namespace {
+// The requests both store-reading forms refuse: a scattered output outside the decode form (t < 32,
+// at least one split), the output rotation outside the decode form or to an fp32 output or past
+// head_dim rotate_max_d, a quantized store without the chunk's staged rows.
+void check_outputs_and_stores(const AttentionShape& a, const KvSource& k, const KvSource& v, const __half* out,
+                              const float* out32, const std::int32_t* out_pos, int rotate_max_d) {
+  if (out_pos && !(a.t < k_prefill_min_t && a.splits >= 1))
+    throw_status(EXL_CUDA_ERR_INVALID, "attention: a scattered output only in the decode form (t < 32)");
+  if (a.rotate_out && (!attention_decode_form(a) || !out || out32 || a.d > rotate_max_d))
+    throw_status(EXL_CUDA_ERR_INVALID, "attention: the output rotation only in the decode form, to an fp16 output");
+  for (const KvSource* src : {&k, &v})
+    if (src->fmt != kv_f16 && !src->stage)
+      throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
+}
+
 // The general form (attention_general) over any stores: every query token's keys split evenly
 // (a.splits CTAs per KV head and token, the split length chosen on the device as in the decode
 // form), the decode merge.
@@ -1682,13 +1696,7 @@ void attention_general_form(const AttentionShape& a, const __half* q, const KvSo
   if (a.splits < 1) throw_status(EXL_CUDA_ERR_INVALID, "attention: at least one split");
   if (a.rope) throw_status(EXL_CUDA_ERR_INVALID, "attention: RoPE is not folded into the general form");
   if (a.softcap < 0.0f || a.window < 0) throw_status(EXL_CUDA_ERR_INVALID, "attention: negative soft-cap or window");
-  if (out_pos && a.t >= k_prefill_min_t)
-    throw_status(EXL_CUDA_ERR_INVALID, "attention: a scattered output only in the decode form (t < 32)");
-  if (a.rotate_out && (!attention_decode_form(a) || !out || out32))
-    throw_status(EXL_CUDA_ERR_INVALID, "attention: the output rotation only in the decode form, to an fp16 output");
-  for (const KvSource* src : {&k, &v})
-    if (src->fmt != kv_f16 && !src->stage)
-      throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
+  check_outputs_and_stores(a, k, v, out, out32, out_pos, 1 << 30);
   KvSource kp = k, vp = v;
   kp.pages = vp.pages = a.pages;
   switch (a.d) {
@@ -1773,13 +1781,7 @@ void attention(const AttentionShape& a, const __half* q, const KvSource& k, cons
   if (a.rope) throw_status(EXL_CUDA_ERR_INVALID, "attention: RoPE folded in only over FP16 stores without staging");
   if (a.t <= 0) return;
   check_shape(a);
-  if (out_pos && !(a.t < k_prefill_min_t && a.splits >= 1))
-    throw_status(EXL_CUDA_ERR_INVALID, "attention: a scattered output only in the decode form (t < 32)");
-  if (a.rotate_out && (!attention_decode_form(a) || !out || out32 || a.d > 256))
-    throw_status(EXL_CUDA_ERR_INVALID, "attention: the output rotation only in the decode form, to an fp16 output");
-  for (const KvSource* src : {&k, &v})
-    if (src->fmt != kv_f16 && !src->stage)
-      throw_status(EXL_CUDA_ERR_INVALID, "attention: a quantized store without the chunk's staged rows");
+  check_outputs_and_stores(a, k, v, out, out32, out_pos, 256);
   KvSource kp = k, vp = v;
   kp.pages = vp.pages = a.pages;
   // The cache types' format pairs on tensor cores (others: the CUDA-core kernels below).

@@ -35,14 +35,6 @@ struct AttentionOptions {
   ~AttentionOptions() { api.test_attention_options(0.0f, 0); }
 };
 
-KvFormat cpu_format(int code) {
-  switch (code) {
-    case 2: return KvFormat::fp8;
-    case 3: return KvFormat::q8;
-    case 4: return KvFormat::q4;
-    default: return KvFormat::f16;
-  }
-}
 
 }  // namespace
 

@@ -16,20 +16,6 @@
 using namespace exl;
 using namespace exl::test;
 
-namespace {
-
-// The module's store codes (allocate_cache) and the CPU store's formats.
-KvFormat cpu_format(int code) {
-  switch (code) {
-    case 2: return KvFormat::fp8;
-    case 3: return KvFormat::q8;
-    case 4: return KvFormat::q4;
-    default: return KvFormat::f16;
-  }
-}
-
-}  // namespace
-
 EXL_GPU_TEST(cuda_kernels, kv_cache_stores_and_attention) {
   const exl_cuda_api& api = cuda_api();
   std::mt19937 rng(41);

@@ -8,10 +8,21 @@
 #include "exl/cuda.h"
 #include "exl/kernels/exl2.h"
 #include "exl/kernels/half.h"
+#include "exl/kernels/kv_quant.h"
 #include "exl_test.h"
 #include "module_api.h"
 
 namespace exl::test {
+
+// The module's store codes (allocate_cache) and the CPU store's formats.
+inline KvFormat cpu_format(int code) {
+  switch (code) {
+    case 2: return KvFormat::fp8;
+    case 3: return KvFormat::q8;
+    case 4: return KvFormat::q4;
+    default: return KvFormat::f16;
+  }
+}
 
 inline const exl_cuda_api& cuda_api() {
   std::string why;
