@@ -5,7 +5,7 @@
 //     128-point butterfly in fp32 (lane l holds elements 4l .. 4l+3: a 4-point transform in the
 //     lane, then shuffles at distances 1..16), scaled by 1/sqrt(128) and rounded to fp16. The
 //     steps and their order are the reference's, so the result is bit for bit the reference's.
-//   - GEMV partials (few rows): a block per (16-column tile strip, K split); each warp walks
+//   - GEMV partials (few rows): a block per (two 16-column tile strips, K split); each warp walks
 //     16x16 tiles down its split, four in flight. A tile is 256 values in the tensor-core order,
 //     lane l holding positions 8l .. 8l+7 (rows 2(l%4) + {0,1,8,9}, columns l/4 and l/4 + 8). A
 //     value's 16-bit state is the 16 stream bits ending at its end bit (two 32-bit words), decoded
@@ -54,22 +54,25 @@ __device__ __forceinline__ float exl3_value(std::uint32_t state, int codebook) {
 // -- aligns that window to its first state with three funnel shifts, and cuts every state at its
 // offset from the first, which does not depend on l (8l is even). The GEMV passes the rate as a
 // compile-time constant (B2 = bits2), so the offsets and shifts fold to constants there.
-// The stream bit where lane l's first state (position 8l) starts; may wrap to the stream's end.
-__device__ __forceinline__ int lane_first_bit(int B2, int lane) {
-  const int t0 = 8 * lane;
+// Where lane l's window lies in a tile of rate B2: the words q0, q1, q2 (cyclic) from its first
+// state's first bit, and that bit's offset in q0.
+struct LaneWindow {
+  int q0, q1, q2, off;
+};
+__device__ __forceinline__ LaneWindow lane_window(int B2, int lane) {
+  const int t0 = 8 * lane, nwords = 4 * B2;
   const int end0 = (B2 & 1) ? (t0 >> 1) * B2 + (B2 >> 1) : (t0 + 1) * (B2 >> 1);
-  return end0 >= 16 ? end0 - 16 : end0 - 16 + 128 * B2;
+  const int first = end0 >= 16 ? end0 - 16 : end0 - 16 + 128 * B2;  // may wrap to the stream's end
+  const int q = first >> 5;
+  return {q, q + 1 >= nwords ? q + 1 - nwords : q + 1, q + 2 >= nwords ? q + 2 - nwords : q + 2, first & 31};
 }
-__device__ __forceinline__ void exl3_tile_load(const std::uint32_t* __restrict__ words, int B2, int lane,
+__device__ __forceinline__ void exl3_tile_load(const std::uint32_t* __restrict__ tile, const LaneWindow& lw,
                                                std::uint32_t (&wd)[3]) {
-  const int nwords = 4 * B2, q = lane_first_bit(B2, lane) >> 5;
-  const int q1 = q + 1 >= nwords ? q + 1 - nwords : q + 1, q2 = q + 2 >= nwords ? q + 2 - nwords : q + 2;
-  wd[0] = __ldg(words + q);
-  wd[1] = __ldg(words + q1);
-  wd[2] = __ldg(words + q2);
+  wd[0] = __ldg(tile + lw.q0);
+  wd[1] = __ldg(tile + lw.q1);
+  wd[2] = __ldg(tile + lw.q2);
 }
-__device__ __forceinline__ void exl3_tile_cut(const std::uint32_t (&wd)[3], int B2, int lane, std::uint32_t st[8]) {
-  const int off = lane_first_bit(B2, lane) & 31;
+__device__ __forceinline__ void exl3_tile_cut(const std::uint32_t (&wd)[3], int B2, int off, std::uint32_t st[8]) {
   // Aligned window: a = stream bits start .. start+31, b the next 32, c the rest.
   const std::uint32_t a = __funnelshift_l(wd[1], wd[0], unsigned(off)), b = __funnelshift_l(wd[2], wd[1], unsigned(off)),
                       c = wd[2] << off;
@@ -88,9 +91,10 @@ __device__ __forceinline__ void exl3_tile_cut(const std::uint32_t (&wd)[3], int 
 
 __device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict__ words, int bits2, int lane,
                                                  std::uint32_t st[8]) {
+  const LaneWindow lw = lane_window(bits2, lane);
   std::uint32_t wd[3];
-  exl3_tile_load(words, bits2, lane, wd);
-  exl3_tile_cut(wd, bits2, lane, st);
+  exl3_tile_load(words, lw, wd);
+  exl3_tile_cut(wd, bits2, lw.off, st);
 }
 
 // Row / column inside a 16x16 tile of lane l's e-th value (sequence position 8l + e).
@@ -183,7 +187,9 @@ struct Exl3Out {
   bool overwrite = true;
 };
 
-constexpr int k_gemv_warps = 4;
+constexpr int k_strip_warps = 4;  // warps down one 16-column strip (its K range split four ways)
+constexpr int k_gemv_strips = 2;  // strips a block: the fused input transform once for both
+constexpr int k_gemv_warps = k_strip_warps * k_gemv_strips;
 constexpr int k_gemv_unroll = 4;  // tiles a warp has in flight: their words are loaded before any is decoded
 
 // fma.rn.f16x2: a * b + c on both halves, one rounding each.
@@ -211,7 +217,7 @@ __device__ __forceinline__ std::uint32_t exl3_pair(std::uint32_t s0, std::uint32
   if constexpr (MUL1) {
     const std::uint32_t lo = __dp4a(s0 * 0x83DCD12Du, 0x01010101u, 0x6400u);
     const std::uint32_t hi = __dp4a(s1 * 0x83DCD12Du, 0x01010101u, 0x6400u);
-    return hfma2_bits(hi * 0x10000u + lo, 0x1EEE1EEEu, 0xC931C931u);
+    return hfma2_bits(__byte_perm(lo, hi, 0x5410), 0x1EEE1EEEu, 0xC931C931u);  // (lo, hi) as two halves
   } else {
     const std::uint32_t y0 = ((s0 * mul + add) & 0x8FFF8FFFu) ^ 0x3B603B60u;
     const std::uint32_t y1 = ((s1 * mul + add) & 0x8FFF8FFFu) ^ 0x3B603B60u;
@@ -219,15 +225,16 @@ __device__ __forceinline__ std::uint32_t exl3_pair(std::uint32_t s0, std::uint32
   }
 }
 
-// grid (n / 16, splits), 32 * k_gemv_warps threads; rows <= MR <= 8 of xr [rows, k]; rate B2;
-// MUL1: the mul1 codebook, else `codebook` (3INST / MCG). A tile is the A operand of one
-// mma.m16n8k16 as it lies in the lanes (A's rows are the tile's 16 columns, its k the tile's 16
-// rows: lane l's values e = 0, 1, 4, 5, 2, 3, 6, 7 are a0 .. a3's halves), decoded to fp16 in
-// registers; B is the rows' inputs (column g = row g), C the 16 columns x 8 rows in fp32.
+// grid (n / 32, splits), 32 * k_gemv_warps threads: two 16-column strips a block, four warps a
+// strip; rows <= MR <= 8 of xr [rows, k]; rate B2; MUL1: the mul1 codebook, else `codebook`
+// (3INST / MCG). A tile is the A operand of one mma.m16n8k16 as it lies in the lanes (A's rows are
+// the tile's 16 columns, its k the tile's 16 rows: lane l's values e = 0, 1, 4, 5, 2, 3, 6, 7 are
+// a0 .. a3's halves), decoded to fp16 in registers; B is the rows' inputs (column g = row g), C
+// the 16 columns x 8 rows in fp32.
 // FUSED (one row, tiles_per_split a multiple of 8): xr is the raw input x (in_features wide) and
 // the block applies the input transform to its own K range first (the input kernel's arithmetic,
 // so bit for bit the same), keeping it in shared memory: one launch less per linear for decode,
-// at the price of each column strip transforming its range again.
+// at the price of each pair of strips transforming its range again.
 constexpr int k_fused_max_k = 8192;  // K range of one split the fused form holds (16 KB)
 template <int MR, int B2, bool MUL1, bool FUSED>
 __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device w, const __half* __restrict__ xr, int rows,
@@ -237,7 +244,8 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   pdl_trigger();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
   const int g = lane >> 2, t = lane & 3;
-  const int j = int(blockIdx.x), split = int(blockIdx.y);
+  const int strip = warp / k_strip_warps, sw = warp % k_strip_warps;  // the warp's strip and its place there
+  const int j = int(blockIdx.x) * k_gemv_strips + strip, split = int(blockIdx.y);
   const int tiles_k = w.k / 16, tiles_n = w.n / 16;
   constexpr int tile_words32 = 4 * B2;
   const int i0 = split * tiles_per_split, i1 = min(tiles_k, i0 + tiles_per_split);
@@ -254,20 +262,23 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   const __half* xrow = FUSED ? xs + 2 * t : xr + std::size_t(has_row ? g : 0) * w.k + 2 * t;
   const int xi0 = FUSED ? i0 : 0;  // the first tile row xrow holds
   float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  const std::uint32_t* base = reinterpret_cast<const std::uint32_t*>(w.trellis);
-  for (int i = i0 + warp; i < i1; i += k_gemv_unroll * k_gemv_warps) {
+  // The strip's column of tiles (tile row i at i * row_words) and the lane's words in a tile.
+  const std::uint32_t* col = reinterpret_cast<const std::uint32_t*>(w.trellis) + std::size_t(j) * tile_words32;
+  const int row_words = tiles_n * tile_words32;
+  const LaneWindow lw = lane_window(B2, lane);
+  for (int i = i0 + sw; i < i1; i += k_gemv_unroll * k_strip_warps) {
     std::uint32_t wd[k_gemv_unroll][3];
 #pragma unroll
     for (int u = 0; u < k_gemv_unroll; ++u) {
-      const int iu = i + u * k_gemv_warps;
-      if (iu < i1) exl3_tile_load(base + (std::size_t(iu) * tiles_n + j) * tile_words32, B2, lane, wd[u]);
+      const int iu = i + u * k_strip_warps;
+      if (iu < i1) exl3_tile_load(col + iu * row_words, lw, wd[u]);
     }
 #pragma unroll
     for (int u = 0; u < k_gemv_unroll; ++u) {
-      const int iu = i + u * k_gemv_warps;
+      const int iu = i + u * k_strip_warps;
       if (iu >= i1) break;
       std::uint32_t st[8];
-      exl3_tile_cut(wd[u], B2, lane, st);
+      exl3_tile_cut(wd[u], B2, lw.off, st);
       const std::uint32_t a0 = exl3_pair<MUL1>(st[0], st[1], mul, add), a1 = exl3_pair<MUL1>(st[4], st[5], mul, add);
       const std::uint32_t a2 = exl3_pair<MUL1>(st[2], st[3], mul, add), a3 = exl3_pair<MUL1>(st[6], st[7], mul, add);
       std::uint32_t b0 = 0, b1 = 0;
@@ -285,20 +296,21 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   red[warp][2 * t][g + 8] = c[2];
   red[warp][2 * t + 1][g + 8] = c[3];
   __syncthreads();
-  for (int idx = int(threadIdx.x); idx < MR * 16; idx += blockDim.x) {
-    const int r = idx / 16, col = idx % 16;
+  for (int idx = int(threadIdx.x); idx < k_gemv_strips * MR * 16; idx += blockDim.x) {
+    const int sp = idx / (MR * 16), r = idx / 16 % MR, cc = idx % 16;
     if (r >= rows) continue;
-    float s = red[0][r][col];
-    for (int q = 1; q < k_gemv_warps; ++q) s += red[q][r][col];
-    z[(std::size_t(split) * rows + r) * w.n + 16 * j + col] = s;
+    float s = red[sp * k_strip_warps][r][cc];
+    for (int q = 1; q < k_strip_warps; ++q) s += red[sp * k_strip_warps + q][r][cc];
+    z[(std::size_t(split) * rows + r) * w.n + 16 * (int(blockIdx.x) * k_gemv_strips + sp) + cc] = s;
   }
   if (!out.tickets) return;
   EXL_SHARED_ARRAY(unsigned, last, [1]);
   __threadfence();  // this block's partials, before its ticket
   __syncthreads();
-  const int group = j / 8;
+  constexpr int blocks_per_group = 8 / k_gemv_strips;  // 128 columns
+  const int group = int(blockIdx.x) / blocks_per_group;
   if (threadIdx.x == 0) {
-    const unsigned arrivals = 8u * gridDim.y;
+    const unsigned arrivals = unsigned(blocks_per_group) * gridDim.y;
     last[0] = atomicAdd(out.tickets + group, 1u) == arrivals - 1u;
     if (last[0]) out.tickets[group] = 0u;  // every other block of the group has arrived: ready for the next launch
   }
@@ -380,7 +392,7 @@ void exl3_gemv_partials(const Exl3Device& w, const __half* xr, int rows, float* 
   EXL_CUDA_REQUIRE(rows > 0 && rows <= k_exl3_gemv_rows && splits >= 1 && w.n % 128 == 0 && w.k % 128 == 0,
                    "EXL3 GEMV: bad shape");
   const int tiles_k = w.k / 16, per = (tiles_k + splits - 1) / splits;
-  const dim3 grid(unsigned(w.n / 16), unsigned(splits)), block(32 * k_gemv_warps);
+  const dim3 grid(unsigned(w.n / 16 / k_gemv_strips), unsigned(splits)), block(32 * k_gemv_warps);
   launch_gemv_rate<8>(w, xr, rows, z, per, grid, block, s);
 }
 
@@ -394,7 +406,7 @@ void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, floa
   EXL_CUDA_REQUIRE(splits >= 1 && w.n % 128 == 0 && w.k % 128 == 0 && in_features <= w.k && exl3_gemv_fusable(w, splits) &&
                        (!tickets || (y && out_features <= w.n)),
                    "EXL3 fused GEMV: bad shape");
-  const dim3 grid(unsigned(w.n / 16), unsigned(splits)), block(32 * k_gemv_warps);
+  const dim3 grid(unsigned(w.n / 16 / k_gemv_strips), unsigned(splits)), block(32 * k_gemv_warps);
   launch_gemv_rate<1>(w, x, 1, z, fused_tiles_per_split(w, splits), grid, block, s, in_features,
                       Exl3Out{tickets, out_features, y, ldy, overwrite});
 }
