@@ -4,7 +4,7 @@
 # synthetic EXL3 4.0 bpw models (tinyllama-1.1b, llama3-8b): exl, exl with the EXL3 output transform
 # as its own launch (EXL_CUDA_EXL3_FOLD=0), ExLlamaV3 (bench/exl3_ref_bench.py, its defaults), exl
 # again. JSON per run under $OUT, a summary on stdout.
-#   usage: bash bench/exl3-compare.sh      (carry .gpu and .gpu-exl3/whl)
+#   usage: [PRESETS="llama3-8b"] bash bench/exl3-compare.sh      (carry .gpu and .gpu-exl3/whl)
 set -u
 REPO=$PWD; W=/tmp/x3cmp; mkdir -p $W/site $W/m
 export TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS=14 PYTHONPATH=$W/site PYTHONUNBUFFERED=1
@@ -15,10 +15,10 @@ bp=$!
 (cd .gpu/bin && unxz -f ../lib/*.xz ./*.xz 2>/dev/null)
 export LD_LIBRARY_PATH=$REPO/.gpu/lib; EXL=$REPO/.gpu/bin/exl
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-for p in tinyllama-1.1b llama3-8b; do $EXL synth --preset $p --bpw 4.0 --format exl3 -o $W/m/$p --quiet; done
+for p in ${PRESETS:-tinyllama-1.1b llama3-8b}; do $EXL synth --preset $p --bpw 4.0 --format exl3 -o $W/m/$p --quiet; done
 wait $bp; tail -2 $W/build.log
 b() { "$EXL" bench -m "$1" --prompt 2048 --ctx 0 --gen 128 --json > "$2" 2> "$2.err"; }
-for p in tinyllama-1.1b llama3-8b; do
+for p in ${PRESETS:-tinyllama-1.1b llama3-8b}; do
   m=$W/m/$p
   b $m $OUT/exl_$p.json
   EXL_CUDA_EXL3_FOLD=0 b $m $OUT/exl_nofold_$p.json
