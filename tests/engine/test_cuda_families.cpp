@@ -16,7 +16,7 @@
 #include "exl/cuda.h"
 #include "exl/generator.h"
 #include "exl/model.h"
-#include "family_refs.h"
+#include "family_checks.h"
 #include "model_checks.h"
 
 using namespace exl;
@@ -24,36 +24,10 @@ using namespace exl::test;
 
 namespace {
 
-struct Run {
-  std::shared_ptr<const Model> model;
-  std::unique_ptr<Backend> backend;
-};
-
-Run open_family(const std::string& name, int context, bool paged) {
-  Run r;
-  r.model = Model::open(family_dir(name));
-  r.backend = make_cuda_backend({});
-  r.backend->load(r.model);
+FamilyRun open_family(const std::string& name, int context, bool paged) {
   CacheOptions c{context, CacheType::fp16};
   c.paged = paged;
-  r.backend->allocate_cache(c);
-  return r;
-}
-
-void compare_logits(const std::string& what, const FamilyPrompt& p, const std::vector<float>& ours, double rel_max) {
-  const LogitBlock& ref = p.logits;
-  CHECK_EQ(int(ours.size()), ref.rows * ref.cols);
-  if (int(ours.size()) != ref.rows * ref.cols) return;
-  double worst = 0;
-  for (int t = 0; t < ref.rows; ++t) {
-    std::span<const float> o(ours.data() + std::size_t(t) * std::size_t(ref.cols), std::size_t(ref.cols));
-    const double rel = relative_l2(ref.row(t), o);
-    worst = std::max(worst, rel);
-    CHECK_MSG(rel <= rel_max, what << " " << p.name << " position " << t << ": relative L2 " << rel);
-    if (top1_top2_gap(ref.row(t)) >= 1e-3f)
-      CHECK_MSG(top1(o) == top1(ref.row(t)), what << " " << p.name << " position " << t << ": top-1 differs");
-  }
-  if (options().verbose) std::printf("  %s %s: worst relative L2 %.2e\n", what.c_str(), p.name.c_str(), worst);
+  return exl::test::open_family(name, make_cuda_backend({}), c);
 }
 
 // The bound: the module's projections take fp16 inputs (RMSNorm's output, the attention output,
@@ -70,25 +44,25 @@ void check_cuda_family(const std::string& name) {
     const bool longest = &p == &refs.back();
     {
       const std::string what = name + " cuda fp16 cache";
-      Run r = open_family(name, p.context, true);
+      FamilyRun r = open_family(name, p.context, true);
       std::vector<float> logits;
       prefill(*r.backend, p.ids, 2048, LogitsWanted::all, logits);
-      compare_logits(what, p, logits, k_rel_max);
+      compare_family_logits(what, p, logits, k_rel_max);
       check_logit_block(name, p.name, p.logits, logits);
       r.backend->truncate_cache(0);
       prefill(*r.backend, p.ids, 7, LogitsWanted::all, logits);
-      compare_logits(what + " chunks of 7", p, logits, k_rel_max);
+      compare_family_logits(what + " chunks of 7", p, logits, k_rel_max);
     }
     if (longest) {  // the contiguous cache (no page table), the window across chunks
-      Run r = open_family(name, p.context, false);
+      FamilyRun r = open_family(name, p.context, false);
       std::vector<float> logits;
       prefill(*r.backend, p.ids, 7, LogitsWanted::all, logits);
-      compare_logits(name + " cuda fp16 cache (contiguous) chunks of 7", p, logits, k_rel_max);
+      compare_family_logits(name + " cuda fp16 cache (contiguous) chunks of 7", p, logits, k_rel_max);
     }
     // Greedy, one decode step at a time through the cache (the captured decode graph), up to the
     // first near-tie; then those tokens again as one drafted block (speculative verification: all
     // rows' logits of a short chunk), whose every row must pick the next of them.
-    Run r = open_family(name, p.context, true);
+    FamilyRun r = open_family(name, p.context, true);
     std::vector<float> logits;
     prefill(*r.backend, p.ids, 2048, LogitsWanted::last, logits);
     std::vector<std::int32_t> accepted;
@@ -124,7 +98,7 @@ EXL_GPU_TEST(cuda_families, mistral_sliding_window) { check_cuda_family("mistral
 // (Phi-3) its original context.
 EXL_GPU_TEST(cuda_families, nothing_refused) {
   for (const char* name : {"qwen3", "gemma2", "gemma3", "phi3", "mistral_swa"}) {
-    Run r = open_family(name, 128, true);
+    FamilyRun r = open_family(name, 128, true);
     CHECK_EQ(r.backend->cache_capacity(), 128);
   }
 }

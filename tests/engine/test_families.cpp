@@ -17,7 +17,7 @@
 #include "exl/generator.h"
 #include "exl/model.h"
 #include "exl/safetensors_writer.h"
-#include "family_refs.h"
+#include "family_checks.h"
 #include "model_checks.h"
 
 using namespace exl;
@@ -25,35 +25,8 @@ using namespace exl::test;
 
 namespace {
 
-struct Run {
-  std::shared_ptr<const Model> model;
-  std::unique_ptr<Backend> backend;
-};
-
-Run open_family(const std::string& name, int context, CacheType cache) {
-  Run r;
-  r.model = Model::open(family_dir(name));
-  r.backend = make_cpu_backend({});
-  r.backend->load(r.model);
-  r.backend->allocate_cache({context, cache});
-  return r;
-}
-
-void compare_logits(const std::string& what, const FamilyPrompt& p, const std::vector<float>& ours, double rel_max,
-                    bool check_top1 = true) {
-  const LogitBlock& ref = p.logits;
-  CHECK_EQ(int(ours.size()), ref.rows * ref.cols);
-  if (int(ours.size()) != ref.rows * ref.cols) return;
-  double worst = 0;
-  for (int t = 0; t < ref.rows; ++t) {
-    std::span<const float> o(ours.data() + std::size_t(t) * std::size_t(ref.cols), std::size_t(ref.cols));
-    const double rel = relative_l2(ref.row(t), o);
-    worst = std::max(worst, rel);
-    CHECK_MSG(rel <= rel_max, what << " " << p.name << " position " << t << ": relative L2 " << rel);
-    if (check_top1 && top1_top2_gap(ref.row(t)) >= 1e-3f)
-      CHECK_MSG(top1(o) == top1(ref.row(t)), what << " " << p.name << " position " << t << ": top-1 differs");
-  }
-  if (options().verbose) std::printf("  %s %s: worst relative L2 %.2e\n", what.c_str(), p.name.c_str(), worst);
+FamilyRun open_family(const std::string& name, int context, CacheType cache) {
+  return exl::test::open_family(name, make_cpu_backend({}), {context, cache});
 }
 
 void check_family(const std::string& name) {
@@ -63,17 +36,17 @@ void check_family(const std::string& name) {
     for (CacheType cache : {CacheType::fp32, CacheType::fp16}) {
       const double rel_max = cache == CacheType::fp32 ? 1e-4 : 1e-3;
       const std::string what = name + (cache == CacheType::fp32 ? " fp32 cache" : " fp16 cache");
-      Run r = open_family(name, p.context, cache);
+      FamilyRun r = open_family(name, p.context, cache);
       std::vector<float> logits;
       prefill(*r.backend, p.ids, 2048, LogitsWanted::all, logits);
-      compare_logits(what, p, logits, rel_max);
+      compare_family_logits(what, p, logits, rel_max);
       if (cache == CacheType::fp16) check_logit_block(name, p.name, p.logits, logits);
       r.backend->truncate_cache(0);
       prefill(*r.backend, p.ids, 7, LogitsWanted::all, logits);
-      compare_logits(what + " chunks of 7", p, logits, rel_max);
+      compare_family_logits(what + " chunks of 7", p, logits, rel_max);
     }
     // Greedy, one decode step at a time through the cache.
-    Run r = open_family(name, p.context, CacheType::fp16);
+    FamilyRun r = open_family(name, p.context, CacheType::fp16);
     std::vector<float> logits;
     prefill(*r.backend, p.ids, 2048, LogitsWanted::last, logits);
     for (std::size_t i = 0; i < p.greedy.size(); ++i) {
@@ -156,7 +129,7 @@ EXL_TEST(families, gemma3_inside_a_multimodal_checkpoint) {
     be->allocate_cache({128, CacheType::fp32});
     std::vector<float> logits;
     prefill(*be, refs.back().ids, 2048, LogitsWanted::all, logits);
-    compare_logits("gemma3 (" + prefix + ")", refs.back(), logits, 1e-4);
+    compare_family_logits("gemma3 (" + prefix + ")", refs.back(), logits, 1e-4);
   }
 }
 
@@ -170,10 +143,10 @@ EXL_TEST(families, quantized_cache_with_windows) {
     const auto refs = read_family_refs(name);
     const FamilyPrompt& p = refs.back();
     for (const auto& [cache, bound] : {std::pair{CacheType::q8, 0.037}, std::pair{CacheType::q4, 0.54}}) {
-      Run r = open_family(name, p.context, cache);
+      FamilyRun r = open_family(name, p.context, cache);
       std::vector<float> logits;
       prefill(*r.backend, p.ids, 7, LogitsWanted::all, logits);
-      compare_logits(std::string(name) + " " + cache_type_name(cache) + " cache", p, logits, bound, false);
+      compare_family_logits(std::string(name) + " " + cache_type_name(cache) + " cache", p, logits, bound, false);
     }
   }
 }
