@@ -4,6 +4,9 @@
 # grid) and gemv_detail.txt (the first two EXL3 GEMV launches: speed of light, warp states, occupancy,
 # memory, scheduler, instruction mix).
 #   usage: bash bench/exl3-profile.sh OUT_DIR     (in .gpu/bin, after bench/gpu-prep.sh here)
+# The kernels' SASS can be read on the development machine without a GPU: `pip download --no-deps
+# nvidia-cuda-cuobjdump` (the wheel's nvidia/cu13/bin/cuobjdump), then `nvcc -cubin -arch=sm_90` of
+# kernels/cuda/exl3.cu with the flags of build/dev/compile_commands.json and `cuobjdump -sass`.
 set -u
 out=${1:?usage: bench/exl3-profile.sh OUT_DIR}
 mkdir -p "$out"
