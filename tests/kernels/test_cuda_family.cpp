@@ -177,8 +177,7 @@ EXL_GPU_TEST(cuda_kernels, family_kv_cache_softcap_window) {
       KvStore ck(cpu_format(kf), ctx, row), cv(cpu_format(vf), ctx, row);
       int p = 0;
       for (int c : s.chunks) {
-        ck.write(k.f.data() + std::size_t(p) * row, c, p);
-        cv.write(v.f.data() + std::size_t(p) * row, c, p);
+        write_kv(ck, cv, k.f.data(), v.f.data(), row, p, c);
         p += c;
       }
       AttentionParams ap;
@@ -188,8 +187,7 @@ EXL_GPU_TEST(cuda_kernels, family_kv_cache_softcap_window) {
       std::vector<float> ref(q.f.size());
       attention_kvstore_ref(ap, q.f.data(), ck, cv, k.f.data() + std::size_t(s.past) * row,
                             v.f.data() + std::size_t(s.past) * row, ref.data());
-      ck.write(k.f.data() + std::size_t(s.past) * row, s.t, s.past);
-      cv.write(v.f.data() + std::size_t(s.past) * row, s.t, s.past);
+      write_kv(ck, cv, k.f.data(), v.f.data(), row, s.past, s.t);
       std::vector<float> got(q.f.size(), NAN), got_p(q.f.size(), NAN);
       std::vector<std::uint8_t> kd(ck.data_bytes()), vd(cv.data_bytes());
       std::vector<std::uint16_t> ksc(ck.scale_count()), vsc(cv.scale_count());

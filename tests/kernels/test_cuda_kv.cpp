@@ -44,8 +44,7 @@ EXL_GPU_TEST(cuda_kernels, kv_cache_stores_and_attention) {
       KvStore ck(cpu_format(kf), ctx, row), cv(cpu_format(vf), ctx, row);
       int p = 0;
       for (int c : s.chunks) {
-        ck.write(k.f.data() + std::size_t(p) * row, c, p);
-        cv.write(v.f.data() + std::size_t(p) * row, c, p);
+        write_kv(ck, cv, k.f.data(), v.f.data(), row, p, c);
         p += c;
       }
       AttentionParams ap;
@@ -53,8 +52,7 @@ EXL_GPU_TEST(cuda_kernels, kv_cache_stores_and_attention) {
       std::vector<float> ref(q.f.size());
       attention_kvstore_ref(ap, q.f.data(), ck, cv, k.f.data() + std::size_t(s.past) * row,
                             v.f.data() + std::size_t(s.past) * row, ref.data());
-      ck.write(k.f.data() + std::size_t(s.past) * row, s.t, s.past);
-      cv.write(v.f.data() + std::size_t(s.past) * row, s.t, s.past);
+      write_kv(ck, cv, k.f.data(), v.f.data(), row, s.past, s.t);
       // GPU.
       std::vector<float> got(q.f.size(), NAN);
       std::vector<std::uint8_t> kd(ck.data_bytes()), vd(cv.data_bytes());

@@ -24,6 +24,12 @@ inline KvFormat cpu_format(int code) {
   }
 }
 
+// Rows [from, from + n) of k and v (fp32, `row` values a token) into the CPU stores.
+inline void write_kv(KvStore& ck, KvStore& cv, const float* k, const float* v, int row, int from, int n) {
+  ck.write(k + std::size_t(from) * std::size_t(row), n, from);
+  cv.write(v + std::size_t(from) * std::size_t(row), n, from);
+}
+
 inline const exl_cuda_api& cuda_api() {
   std::string why;
   if (!cuda_available(&why)) skip("CUDA unavailable: " + why);
