@@ -59,6 +59,17 @@ __device__ __forceinline__ std::uint32_t and_or(std::uint32_t a) {
 #endif
 }
 
+// fma.rn.f16x2: a * b + c on both fp16 halves, one rounding each.
+__device__ __forceinline__ std::uint32_t hfma2_bits(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+#ifdef EXL_CUDA_EMU
+  return ::exl::emu::hfma2(a, b, c);
+#else
+  std::uint32_t r;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+#endif
+}
+
 // c += a . b: A 16x16 row-major (a0..a3: rows g, g+8, columns 2t.., 2t+8..), B 16x8 (b0: rows
 // 2t, 2t+1 of column g; b1: rows 2t+8, 2t+9), C 16x8 fp32 (c0, c1: row g; c2, c3: row g+8;
 // columns 2t, 2t+1), g = lane / 4, t = lane % 4.

@@ -1612,9 +1612,13 @@ void launch_general(const AttentionShape& a, const __half* q, const KvSource& k,
   EXL_CUDA_CHECK_LAUNCH();
 }
 
-void check_shape(const AttentionShape& a) {
+void check_heads(const AttentionShape& a) {
   if (a.nkv <= 0 || a.nh % a.nkv != 0 || a.nh / a.nkv > k_max_group)
     throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must divide and be at most 8");
+}
+
+void check_shape(const AttentionShape& a) {
+  check_heads(a);
   if (a.d != 64 && a.d != 128 && a.d != 256)
     throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (64, 128, 256 supported)");
 }
@@ -1689,8 +1693,7 @@ void attention_general_form(const AttentionShape& a, const __half* q, const KvSo
                             const int* past, float* part, __half* out, float* out32, cudaStream_t s,
                             const std::int32_t* out_pos) {
   if (a.t <= 0) return;
-  if (a.nkv <= 0 || a.nh % a.nkv != 0 || a.nh / a.nkv > k_max_group)
-    throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: heads per KV head must divide and be at most 8");
+  check_heads(a);
   if (a.d != 16 && a.d != 32 && a.d != 64 && a.d != 128 && a.d != 256)
     throw_status(EXL_CUDA_ERR_UNSUPPORTED, "attention: head_dim " + std::to_string(a.d) + " (16, 32, 64, 128, 256 supported)");
   if (a.splits < 1) throw_status(EXL_CUDA_ERR_INVALID, "attention: at least one split");

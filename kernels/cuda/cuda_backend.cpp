@@ -108,6 +108,8 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* a = std::getenv("EXL_CUDA_ATTN_MMA")) set_decode_mma(std::string(a) != "0");
   if (const char* a = std::getenv("EXL_CUDA_ATTN_REG")) set_decode_reg(std::string(a) != "0");
   if (const char* f = std::getenv("EXL_CUDA_KV_FOLD")) fold_kv_ = std::string(f) != "0";
+  // EXL_CUDA_EXL3_FOLD=0: the EXL3 decode GEMV's output transform as its own launch (A/B runs).
+  if (const char* f = std::getenv("EXL_CUDA_EXL3_FOLD")) fold_exl3_out_ = std::string(f) != "0";
   if (const char* f = std::getenv("EXL_CUDA_ROPE_FOLD")) fold_rope_ = std::string(f) != "0";
   // Prefill's reconstruct beside the GEMMs (DequantPipe); EXL_CUDA_DQ_OVERLAP=0 inline, and
   // EXL_CUDA_DQ_SKIP=1 (measurements only: wrong results) without the reconstruct.
@@ -386,8 +388,7 @@ void CudaBackend::allocate_scratch() {
   // The products, then the decode GEMV's tickets (zeroed here; each launch leaves them zeroed).
   exl3_z_.allocate(&alloc_, (z_elems + tickets) * 4, "EXL3 products");
   if (tickets) EXL_CUDA_CHECK(cudaMemset(exl3_z_.get<float>() + z_elems, 0, tickets * 4));
-  // EXL_CUDA_EXL3_FOLD=0: the output transform as its own launch (A/B runs).
-  if (const char* f = std::getenv("EXL_CUDA_EXL3_FOLD"); f && std::string(f) == "0") tickets = 0;
+  if (!fold_exl3_out_) tickets = 0;
   exl3_work_ = Exl3Work{exl3_xr_.get<__half>(), xr_elems, exl3_z_.get<float>(), z_elems,
                         tickets ? reinterpret_cast<unsigned*>(exl3_z_.get<float>() + z_elems) : nullptr, tickets};
   // Decode attention: as many 4-warp CTAs per multiprocessor over the KV heads as fit at once (four

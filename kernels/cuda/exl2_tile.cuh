@@ -73,13 +73,7 @@ __device__ __forceinline__ std::uint32_t decode_pair(const std::uint32_t (&w)[16
   // r = 1024 + v * 2^op in both halves: v - z = r * 2^-op - (1024 * 2^-op + z).
   constexpr std::uint32_t mul = std::uint32_t(15 - op) << 10;                      // 2^-op
   constexpr std::uint32_t add = 0x8000u | half_int_bits((1024 >> op) + (1 << (B - 1)));  // -(1024 / 2^op + z)
-#ifdef EXL_CUDA_EMU
-  return ::exl::emu::hfma2(r, mul * 0x10001u, add * 0x10001u);
-#else
-  std::uint32_t res;
-  asm("fma.rn.f16x2 %0, %1, %2, %3;\n" : "=r"(res) : "r"(r), "r"(mul * 0x10001u), "r"(add * 0x10001u));
-  return res;
-#endif
+  return hfma2_bits(r, mul * 0x10001u, add * 0x10001u);
 }
 
 // Row blocks of 8 (the mma's n) in a tile of MT rows: 16 rows take two mma per A fragment.

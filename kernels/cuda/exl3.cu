@@ -192,17 +192,6 @@ constexpr int k_gemv_strips = 2;  // strips a block: the fused input transform o
 constexpr int k_gemv_warps = k_strip_warps * k_gemv_strips;
 constexpr int k_gemv_unroll = 4;  // tiles a warp has in flight: their words are loaded before any is decoded
 
-// fma.rn.f16x2: a * b + c on both halves, one rounding each.
-__device__ __forceinline__ std::uint32_t hfma2_bits(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
-#ifdef EXL_CUDA_EMU
-  return ::exl::emu::hfma2(a, b, c);
-#else
-  std::uint32_t r;
-  asm("fma.rn.f16x2 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-  return r;
-#endif
-}
-
 // The fp16 values of states s0 and s1, packed (s0 in the low half), equal bit for bit to
 // exl3_value's:
 //   - mul1: v = fp16((1774 * sum - 905216) / 2^18) for the byte sum `sum` (0 .. 1020) of the hash.
