@@ -4,7 +4,11 @@
 # synthetic EXL3 4.0 bpw models (tinyllama-1.1b, llama3-8b): exl, exl with the EXL3 output transform
 # as its own launch (EXL_CUDA_EXL3_FOLD=0), ExLlamaV3 (bench/exl3_ref_bench.py, its defaults), exl
 # again. JSON per run under $OUT, a summary on stdout.
-#   usage: [PRESETS="llama3-8b"] bash bench/exl3-compare.sh      (carry .gpu and .gpu-exl3/whl)
+#   usage: [PRESETS="llama3-8b"] [VARIANTS="name:VAR=V,VAR2=V2 ..."] [DURING="cmd"] [AFTER="cmd"]
+#          bash bench/exl3-compare.sh      (carry .gpu and .gpu-exl3/whl)
+# VARIANTS: exl runs before ExLlamaV3's, each with its environment (default "exl: nofold:EXL_CUDA_EXL3_FOLD=0";
+# a module built beside .gpu/bin's in the same build tree is picked by EXL_CUDA_MODULE). DURING runs while
+# ExLlamaV3's extension builds (correctness checks, not timings), AFTER at the end.
 set -u
 REPO=$PWD; W=/tmp/x3cmp; mkdir -p $W/site $W/m
 export TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS=14 PYTHONPATH=$W/site PYTHONUNBUFFERED=1
@@ -16,15 +20,19 @@ bp=$!
 export LD_LIBRARY_PATH=$REPO/.gpu/lib; EXL=$REPO/.gpu/bin/exl
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 for p in ${PRESETS:-tinyllama-1.1b llama3-8b}; do $EXL synth --preset $p --bpw 4.0 --format exl3 -o $W/m/$p --quiet; done
+if [ -n "${DURING:-}" ]; then (cd .gpu/bin && bash -c "$DURING") > $OUT/during.log 2>&1; tail -5 $OUT/during.log; fi
 wait $bp; tail -2 $W/build.log
 b() { "$EXL" bench -m "$1" --prompt 2048 --ctx 0 --gen 128 --json > "$2" 2> "$2.err"; }
 for p in ${PRESETS:-tinyllama-1.1b llama3-8b}; do
   m=$W/m/$p
-  b $m $OUT/exl_$p.json
-  EXL_CUDA_EXL3_FOLD=0 b $m $OUT/exl_nofold_$p.json
+  for v in ${VARIANTS:-exl: nofold:EXL_CUDA_EXL3_FOLD=0}; do
+    name=${v%%:*}; envs=${v#*:}
+    (IFS=,; for e in $envs; do [ -n "$e" ] && export "$e"; done; b $m $OUT/${name}_$p.json)
+  done
   python3 bench/exl3_ref_bench.py $m --prompt 2048 --gen 128 --reps 3 --json $OUT/ref_$p.json > $OUT/ref_$p.log 2>&1
   b $m $OUT/exl2nd_$p.json
 done
+if [ -n "${AFTER:-}" ]; then (cd .gpu/bin && bash -c "$AFTER") > $OUT/after.log 2>&1; tail -20 $OUT/after.log; fi
 python3 - "$OUT" <<'PY'
 import json, sys, glob, os
 out = sys.argv[1]

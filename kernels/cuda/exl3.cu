@@ -17,6 +17,7 @@
 //     into y (fp32), columns past out_features dropped.
 //   - reconstruct (prefill): W-hat as fp16 [k, n], a warp per tile, for cuBLAS.
 #include <algorithm>
+#include <cstdlib>
 
 #include "cuda_check.h"
 #include "exl/kernels/exl3_splits.h"
@@ -187,10 +188,8 @@ struct Exl3Out {
   bool overwrite = true;
 };
 
-constexpr int k_strip_warps = 4;  // warps down one 16-column strip (its K range split four ways)
-constexpr int k_gemv_strips = 2;  // strips a block: the fused input transform once for both
-constexpr int k_gemv_warps = k_strip_warps * k_gemv_strips;
-constexpr int k_gemv_unroll = 4;  // tiles a warp has in flight: their words are loaded before any is decoded
+constexpr int k_gemv_strips = exl3_gemv_block_columns / 16;  // strips a block: a warp decodes one tile of each per row
+constexpr int k_gemv_warps = 8;   // warps a block, each down its own rows of the split (rows warp, warp + 8, ...)
 
 // The fp16 values of states s0 and s1, packed (s0 in the low half), equal bit for bit to
 // exl3_value's:
@@ -214,16 +213,52 @@ __device__ __forceinline__ std::uint32_t exl3_pair(std::uint32_t s0, std::uint32
   }
 }
 
-// grid (n / 32, splits), 32 * k_gemv_warps threads: two 16-column strips a block, four warps a
-// strip; rows <= MR <= 8 of xr [rows, k]; rate B2; MUL1: the mul1 codebook, else `codebook`
-// (3INST / MCG). A tile is the A operand of one mma.m16n8k16 as it lies in the lanes (A's rows are
-// the tile's 16 columns, its k the tile's 16 rows: lane l's values e = 0, 1, 4, 5, 2, 3, 6, 7 are
-// a0 .. a3's halves), decoded to fp16 in registers; B is the rows' inputs (column g = row g), C
-// the 16 columns x 8 rows in fp32.
+// Where a lane's first state starts in its first word, when that does not depend on the lane: for
+// even rates lane l's first state begins at bit 4 * B2 * l + B2 / 2 - 16 of the tile's stream, the
+// same offset in a 32-bit word for every lane when B2 is a multiple of 8 (4 and 8 bits). -1 else.
+template <int B2>
+constexpr int fixed_window_offset() {
+  return B2 % 8 == 0 ? (B2 / 2 + 16) % 32 : -1;
+}
+
+// The 16-bit state at stream bit p (counted from the most significant bit of wd[0]; p is a
+// compile-time constant after unrolling): one shift, mask or byte permute where the state lies in
+// one word (a byte permute takes bits 8 .. 23 with zeros above), a funnel shift and a shift where it
+// crosses into the next.
+__device__ __forceinline__ std::uint32_t state_at(const std::uint32_t (&wd)[3], int p) {
+  const int w = p >> 5, o = p & 31;
+  if (o == 0) return wd[w] >> 16;
+  if (o == 16) return wd[w] & 0xFFFFu;
+  if (o == 8) return __byte_perm(wd[w], 0u, 0x4421);
+  if (o < 16) return (wd[w] >> (16 - o)) & 0xFFFFu;
+  return __funnelshift_l(wd[w + 1], wd[w], unsigned(o)) >> 16;
+}
+
+// Lane l's 8 states of a tile from its three words.
+template <int B2>
+__device__ __forceinline__ void exl3_tile_cut_fast(const std::uint32_t (&wd)[3], int off, std::uint32_t st[8]) {
+  constexpr int fixed = fixed_window_offset<B2>();
+  if constexpr (fixed >= 0) {
+#pragma unroll
+    for (int e = 0; e < 8; ++e) st[e] = state_at(wd, fixed + e * (B2 / 2));
+  } else {
+    exl3_tile_cut(wd, B2, off, st);
+  }
+}
+
+// grid (n / 64, splits), 32 * k_gemv_warps threads: four 16-column strips a block; warp w takes
+// rows i0 + w, i0 + w + 8, ... of the split and, in each, the tile of every strip (the four tiles
+// of a tile row lie side by side, so one lane address a word serves all four, and the inputs of the
+// row are read once for them). rows <= MR <= 8 of xr [rows, k]; rate B2; MUL1: the mul1 codebook,
+// else `codebook` (3INST / MCG). A tile is the A operand of one mma.m16n8k16 as it lies in the
+// lanes (A's rows are the tile's 16 columns, its k the tile's 16 rows: lane l's values e = 0, 1, 4,
+// 5, 2, 3, 6, 7 are a0 .. a3's halves), decoded to fp16 in registers; B is the rows' inputs (column g
+// = row g; lanes past the last row repeat it, and their columns of C are not read), C the 16 columns
+// x 8 rows in fp32. The next row's words are loaded before the current row is decoded.
 // FUSED (one row, tiles_per_split a multiple of 8): xr is the raw input x (in_features wide) and
 // the block applies the input transform to its own K range first (the input kernel's arithmetic,
 // so bit for bit the same), keeping it in shared memory: one launch less per linear for decode,
-// at the price of each pair of strips transforming its range again.
+// at the price of each block transforming its range again.
 constexpr int k_fused_max_k = 8192;  // K range of one split the fused form holds (16 KB)
 template <int MR, int B2, bool MUL1, bool FUSED>
 __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device w, const __half* __restrict__ xr, int rows,
@@ -233,8 +268,7 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   pdl_trigger();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
   const int g = lane >> 2, t = lane & 3;
-  const int strip = warp / k_strip_warps, sw = warp % k_strip_warps;  // the warp's strip and its place there
-  const int j = int(blockIdx.x) * k_gemv_strips + strip, split = int(blockIdx.y);
+  const int j0 = int(blockIdx.x) * k_gemv_strips, split = int(blockIdx.y);
   const int tiles_k = w.k / 16, tiles_n = w.n / 16;
   constexpr int tile_words32 = 4 * B2;
   const int i0 = split * tiles_per_split, i1 = min(tiles_k, i0 + tiles_per_split);
@@ -246,51 +280,70 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
       input_block(xr, in_features, w.suh, c, lane, xs + (c - 16 * i0));
     __syncthreads();
   }
-  // Row g's inputs at k = 2t, 2t + 1 (b0) and 2t + 8, 2t + 9 (b1) of a tile; rows past `rows` are 0.
-  const bool has_row = g < rows && g < MR;
-  const __half* xrow = FUSED ? xs + 2 * t : xr + std::size_t(has_row ? g : 0) * w.k + 2 * t;
+  // Row g's inputs at k = 2t, 2t + 1 (b0) and 2t + 8, 2t + 9 (b1) of a tile.
+  const __half* xrow = FUSED ? xs + 2 * t : xr + std::size_t(min(g, max(rows, 1) - 1)) * w.k + 2 * t;
   const int xi0 = FUSED ? i0 : 0;  // the first tile row xrow holds
-  float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  // The strip's column of tiles (tile row i at i * row_words) and the lane's words in a tile.
-  const std::uint32_t* col = reinterpret_cast<const std::uint32_t*>(w.trellis) + std::size_t(j) * tile_words32;
-  const int row_words = tiles_n * tile_words32;
+  float c[k_gemv_strips][4] = {};
+  // The lane's three words in the block's first tile of row 0; tile (i, j0 + s) is i * row_words +
+  // s * tile_words32 further.
   const LaneWindow lw = lane_window(B2, lane);
-  for (int i = i0 + sw; i < i1; i += k_gemv_unroll * k_strip_warps) {
-    std::uint32_t wd[k_gemv_unroll][3];
+  const std::uint32_t* base = reinterpret_cast<const std::uint32_t*>(w.trellis) + std::size_t(j0) * tile_words32;
+  const std::uint32_t *p0 = base + lw.q0, *p1 = base + lw.q1, *p2 = base + lw.q2;
+  const std::size_t row_words = std::size_t(tiles_n) * tile_words32;
+  auto load_row = [&](int i, std::uint32_t (&wd)[k_gemv_strips][3]) {
+    const std::size_t r = std::size_t(i) * row_words;
 #pragma unroll
-    for (int u = 0; u < k_gemv_unroll; ++u) {
-      const int iu = i + u * k_strip_warps;
-      if (iu < i1) exl3_tile_load(col + iu * row_words, lw, wd[u]);
+    for (int s = 0; s < k_gemv_strips; ++s) {
+      wd[s][0] = __ldg(p0 + r + s * tile_words32);
+      wd[s][1] = __ldg(p1 + r + s * tile_words32);
+      wd[s][2] = __ldg(p2 + r + s * tile_words32);
     }
+  };
+  auto row = [&](int i, const std::uint32_t (&wd)[k_gemv_strips][3]) {
+    const std::uint32_t b0 = *reinterpret_cast<const std::uint32_t*>(xrow + 16 * (i - xi0));
+    const std::uint32_t b1 = *reinterpret_cast<const std::uint32_t*>(xrow + 16 * (i - xi0) + 8);
 #pragma unroll
-    for (int u = 0; u < k_gemv_unroll; ++u) {
-      const int iu = i + u * k_strip_warps;
-      if (iu >= i1) break;
+    for (int s = 0; s < k_gemv_strips; ++s) {
       std::uint32_t st[8];
-      exl3_tile_cut(wd[u], B2, lw.off, st);
+      exl3_tile_cut_fast<B2>(wd[s], lw.off, st);
       const std::uint32_t a0 = exl3_pair<MUL1>(st[0], st[1], mul, add), a1 = exl3_pair<MUL1>(st[4], st[5], mul, add);
       const std::uint32_t a2 = exl3_pair<MUL1>(st[2], st[3], mul, add), a3 = exl3_pair<MUL1>(st[6], st[7], mul, add);
-      std::uint32_t b0 = 0, b1 = 0;
-      if (has_row) {
-        b0 = *reinterpret_cast<const std::uint32_t*>(xrow + 16 * (iu - xi0));
-        b1 = *reinterpret_cast<const std::uint32_t*>(xrow + 16 * (iu - xi0) + 8);
-      }
-      mma16816(c, a0, a1, a2, a3, b0, b1);
+      mma16816(c[s], a0, a1, a2, a3, b0, b1);
+    }
+  };
+  // Two word buffers in turn: a row's words are loaded while the row before is decoded.
+  std::uint32_t wa[k_gemv_strips][3], wb[k_gemv_strips][3];
+  int i = i0 + warp;
+  if (i < i1) load_row(i, wa);
+  while (i < i1) {
+    if (i + k_gemv_warps < i1) load_row(i + k_gemv_warps, wb);
+    row(i, wa);
+    i += k_gemv_warps;
+    if (i >= i1) break;
+    if (i + k_gemv_warps < i1) load_row(i + k_gemv_warps, wa);
+    row(i, wb);
+    i += k_gemv_warps;
+  }
+  // c[s][0], c[s][1]: strip s, column g, rows 2t and 2t + 1; c[s][2], c[s][3]: column g + 8.
+  EXL_SHARED_ARRAY(float, red, [k_gemv_warps][k_gemv_strips][MR][16]);
+#pragma unroll
+  for (int s = 0; s < k_gemv_strips; ++s) {
+    if (2 * t < MR) {
+      red[warp][s][2 * t][g] = c[s][0];
+      red[warp][s][2 * t][g + 8] = c[s][2];
+    }
+    if (2 * t + 1 < MR) {
+      red[warp][s][2 * t + 1][g] = c[s][1];
+      red[warp][s][2 * t + 1][g + 8] = c[s][3];
     }
   }
-  // c0, c1: column g, rows 2t and 2t + 1; c2, c3: column g + 8.
-  EXL_SHARED_ARRAY(float, red, [k_gemv_warps][8][16]);
-  red[warp][2 * t][g] = c[0];
-  red[warp][2 * t + 1][g] = c[1];
-  red[warp][2 * t][g + 8] = c[2];
-  red[warp][2 * t + 1][g + 8] = c[3];
   __syncthreads();
   for (int idx = int(threadIdx.x); idx < k_gemv_strips * MR * 16; idx += blockDim.x) {
     const int sp = idx / (MR * 16), r = idx / 16 % MR, cc = idx % 16;
     if (r >= rows) continue;
-    float s = red[sp * k_strip_warps][r][cc];
-    for (int q = 1; q < k_strip_warps; ++q) s += red[sp * k_strip_warps + q][r][cc];
-    z[(std::size_t(split) * rows + r) * w.n + 16 * (int(blockIdx.x) * k_gemv_strips + sp) + cc] = s;
+    float sum = red[0][sp][r][cc];
+    for (int q = 1; q < k_gemv_warps; ++q) sum += red[q][sp][r][cc];
+    z[(std::size_t(split) * rows + r) * w.n + 16 * (j0 + sp) + cc] = sum;
   }
   if (!out.tickets) return;
   EXL_SHARED_ARRAY(unsigned, last, [1]);
@@ -369,7 +422,20 @@ __global__ void exl3_reconstruct_kernel(Exl3Device w, __half* __restrict__ out) 
 
 }  // namespace
 
-int exl3_gemv_splits(const Exl3Device& w, int sm_count) { return ::exl::exl3_gemv_splits(w.k, w.n, sm_count); }
+// EXL_CUDA_EXL3_BPS=N: assume N resident GEMV blocks a multiprocessor in the split rule (for
+// benchmarks: the module's scratch follows it, the planner keeps the default).
+static int gemv_blocks_per_sm() {
+  static const int v = [] {
+    const char* e = std::getenv("EXL_CUDA_EXL3_BPS");
+    const int n = e ? std::atoi(e) : 0;
+    return n > 0 && n <= 64 ? n : exl3_gemv_blocks_per_sm;
+  }();
+  return v;
+}
+
+int exl3_gemv_splits(const Exl3Device& w, int sm_count) {
+  return ::exl::exl3_gemv_splits(w.k, w.n, sm_count, gemv_blocks_per_sm());
+}
 
 void exl3_input_transform(const Exl3Device& w, const __half* x, int rows, int ldx, int in_features, __half* xr,
                           cudaStream_t s) {
