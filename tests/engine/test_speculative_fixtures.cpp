@@ -52,9 +52,9 @@ void check_draft_greedy(const std::string& device, const std::vector<exl::LayerS
     const auto want = refs["plain_greedy_dynamic_generator"][p.name]["new_ids"].get<std::vector<std::int32_t>>();
     if (vs_reference) CHECK_MSG(plain.back() == want, "plain greedy differs from ExLlamaV2 for " + p.name);
   }
-  // K = 1..8; the sanitizer build takes 1, 3 (compared with ExLlamaV2) and 8: the same code, 3/8 of the time.
+  // K = 1..8; the sanitizer build takes 3 (compared with ExLlamaV2): the same code, an eighth of the time.
   for (int k = 1; k <= 8; ++k) {
-    if (exl::test::kSanitized && k != 1 && k != 3 && k != 8) continue;
+    if (exl::test::kSanitized && k != 3) continue;
     int accepted = 0, drafted = 0, passes = 0, tokens = 0;
     for (std::size_t i = 0; i < prompts.size(); ++i) {
       auto o = greedy(48);
