@@ -2,7 +2,7 @@
 // memory (random valid weights, real architectures' shapes): device copy bandwidth, EXL2 GEMV
 // GB/s per layer shape, decode tokens/s per context against the bandwidth bound, and prefill.
 // Talks to libexl_cuda.so through its C table only. Usage: exl_cuda_bench [MODULE_PATH]; EXL_BENCH
-// = exl3 (the EXL3 decode and prefill at 2-5 bpw), exl3-8b (its 8B decode at 4 bits alone), gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), loop (the same, 4-bit and
+// = exl3 (the EXL3 decode and prefill at 2-5 bpw), exl3-8b (its 8B decode at 4 bits alone), exl3-8b-prefill (its 2048-token prefill alone), gemv, gemv-quick, models, decode (tinyllama and llama3-8b at context 0 only), loop (the same, 4-bit and
 // 4.0 bpw mix, beside the engine's decode loop with device sampling, greedy, chat, top-p, plain, min-p, typical and top-k 1000 settings), verify (speculative verification and draft costs), llama3-8b-rows (one 2-token pass at past 512 alone), cache (llama3-8b 4.0 mix with each KV cache type), llama3-8b (its decode at context 0 alone, e.g. under ncu), llama3-8b-prefill (a
 // 2048-token prefill alone) or all (default); EXL_BENCH_GS=32 builds the models in groups of 32 rows (128 by
 // default; gemv-quick measures both). The first timed forward is a profiler range
@@ -380,6 +380,11 @@ int main(int argc, char** argv) {
     g_exl3_bits2 = 0;
   }
   if (sel == "llama3-8b-prefill") ok &= bench_model(l8b, false, copy, {}, 2048);
+  if (sel == "exl3-8b-prefill") {  // the EXL3 llama3-8b (mul1, 4 bits) 2048-token prefill alone, for a profiler
+    g_exl3_bits2 = 8;
+    ok &= bench_model(l8b, false, copy, {}, 2048);
+    g_exl3_bits2 = 0;
+  }
   if (sel == "llama3-8b-rows") ok &= bench_model(l8b, false, copy, {}, 0, {2});  // one verify pass, for a profiler
   if (sel == "cache") {  // issue #4: decode and prefill with each cache type, up to 32k context
     for (const CacheKind& c : k_caches) ok &= bench_model(l8b, true, copy, {0, 2048, 32768}, 2048, {}, c);

@@ -254,7 +254,7 @@ void exl3_forward(const DeviceLinear& l, const __half* x, int m, float* y, int l
   if (!gemm) rows = std::min<std::size_t>(rows, k_exl3_gemv_rows);
   EXL_CUDA_REQUIRE(ws.xr && ws.z && rows >= 1, "EXL3 linear: no scratch for one row (k " + std::to_string(w.k) + ", n " +
                                                    std::to_string(w.n) + ")");
-  if (gemm) exl3_reconstruct(w, dq, s);
+  if (gemm) exl3_reconstruct_t(w, dq, s);
   const float one = 1.0f, zero = 0.0f;
   for (int r0 = 0; r0 < m; r0 += int(rows)) {
     const int mr = std::min(int(rows), m - r0);
@@ -270,8 +270,8 @@ void exl3_forward(const DeviceLinear& l, const __half* x, int m, float* y, int l
     }
     exl3_input_transform(w, x + std::size_t(r0) * l.k, mr, l.k, l.k, ws.xr, s);
     if (gemm) {
-      // Z^T (n x mr, col-major) = W-hat^T (W-hat [k, n] row-major is col-major n x k) . Xr^T
-      EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_N, CUBLAS_OP_N, w.n, mr, w.k, &one, dq, CUDA_R_16F, w.n, ws.xr,
+      // Z^T (n x mr, col-major) = W-hat^T . Xr^T; dq holds W-hat^T [n, k] row-major, i.e. col-major k x n
+      EXL_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, w.n, mr, w.k, &one, dq, CUDA_R_16F, w.k, ws.xr,
                                     CUDA_R_16F, w.k, &zero, ws.z, CUDA_R_32F, w.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     } else {
       exl3_gemv_partials(w, ws.xr, mr, ws.z, splits, s);

@@ -15,7 +15,7 @@
 //     results repeat bit for bit).
 //   - output transform: the splits summed in order, the butterfly in fp32, * svh, stored or added
 //     into y (fp32), columns past out_features dropped.
-//   - reconstruct (prefill): W-hat as fp16 [k, n], a warp per tile, for cuBLAS.
+//   - reconstruct (prefill): W-hat^T as fp16 [n, k], a warp per tile, for cuBLAS.
 #include <algorithm>
 #include <cstdlib>
 
@@ -403,21 +403,40 @@ __global__ void exl3_output_kernel(const float* __restrict__ z, int splits, int 
                overwrite, false);
 }
 
-// grid (tiles / 4), 128 threads: a warp per tile.
-__global__ void exl3_reconstruct_kernel(Exl3Device w, __half* __restrict__ out) {
+// grid (tiles / 8), 256 threads: a warp per tile, decoded as the GEMV decodes it (fp16 pairs in the
+// mma A layout, bit for bit the reference's values) and stored transposed, W-hat^T [n][k] (k
+// contiguous, cuBLAS's "T" operand): lane l's pairs are (column g, k 2t and 2t + 1), (g, 2t + 8 ..),
+// (g + 8, 2t ..), (g + 8, 2t + 8 ..) of the tile, four 32-bit stores.
+template <int B2, bool MUL1>
+__global__ void __launch_bounds__(256) exl3_reconstruct_kernel(Exl3Device w, __half* __restrict__ out) {
   pdl_trigger();
   pdl_wait();
   const int lane = int(threadIdx.x) & 31;
-  const int tile = int(blockIdx.x) * 4 + (int(threadIdx.x) >> 5);
+  const int tile = int(blockIdx.x) * 8 + (int(threadIdx.x) >> 5);
   const int tiles_n = w.n / 16;
   if (tile >= (w.k / 16) * tiles_n) return;
-  const int i = tile / tiles_n, j = tile % tiles_n;
-  const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(w.trellis) + std::size_t(tile) * 4 * w.bits2;
-  std::uint32_t st[8];
-  exl3_tile_states(words, w.bits2, lane, st);
-  for (int e = 0; e < 8; ++e)
-    out[std::size_t(16 * i + tile_row(lane, e)) * w.n + 16 * j + tile_col(lane, e)] =
-        __float2half_rn(exl3_value(st[e], w.codebook));
+  const int i = tile / tiles_n, j = tile % tiles_n, g = lane >> 2, t = lane & 3;
+  const std::uint32_t mul = w.codebook == 0 ? 89226354u : 0xCBAC1FEDu, add = w.codebook == 0 ? 64248484u : 0u;
+  const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(w.trellis) + std::size_t(tile) * 4 * B2;
+  const LaneWindow lw = lane_window(B2, lane);
+  std::uint32_t wd[3], st[8];
+  exl3_tile_load(words, lw, wd);
+  exl3_tile_cut_fast<B2>(wd, lw.off, st);
+  std::uint32_t* o = reinterpret_cast<std::uint32_t*>(out);
+  const std::size_t at = (std::size_t(16 * j + g) * std::size_t(w.k) + std::size_t(16 * i + 2 * t)) / 2;
+  const std::size_t at8 = at + std::size_t(w.k) * 4;  // column g + 8
+  o[at] = exl3_pair<MUL1>(st[0], st[1], mul, add);
+  o[at + 4] = exl3_pair<MUL1>(st[2], st[3], mul, add);
+  o[at8] = exl3_pair<MUL1>(st[4], st[5], mul, add);
+  o[at8 + 4] = exl3_pair<MUL1>(st[6], st[7], mul, add);
+}
+
+template <int B2>
+void launch_reconstruct(const Exl3Device& w, __half* out, dim3 grid, cudaStream_t s) {
+  if constexpr (B2 % 2 == 0) {
+    if (w.codebook != 2) return launch(exl3_reconstruct_kernel<B2, false>, grid, dim3(256), 0, s, w, out);
+  }
+  launch(exl3_reconstruct_kernel<B2, true>, grid, dim3(256), 0, s, w, out);
 }
 
 }  // namespace
@@ -473,9 +492,22 @@ void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int 
          out_features, y, ldy, overwrite);
 }
 
-void exl3_reconstruct(const Exl3Device& w, __half* out, cudaStream_t s) {
-  const int tiles = (w.k / 16) * (w.n / 16);
-  launch(exl3_reconstruct_kernel, dim3(unsigned((tiles + 3) / 4)), dim3(128), 0, s, w, out);
+void exl3_reconstruct_t(const Exl3Device& w, __half* out, cudaStream_t s) {
+  const dim3 grid(unsigned(((w.k / 16) * (w.n / 16) + 7) / 8));
+  switch (w.bits2) {
+    case 2: return launch_reconstruct<2>(w, out, grid, s);
+    case 3: return launch_reconstruct<3>(w, out, grid, s);
+    case 4: return launch_reconstruct<4>(w, out, grid, s);
+    case 5: return launch_reconstruct<5>(w, out, grid, s);
+    case 6: return launch_reconstruct<6>(w, out, grid, s);
+    case 7: return launch_reconstruct<7>(w, out, grid, s);
+    case 8: return launch_reconstruct<8>(w, out, grid, s);
+    case 10: return launch_reconstruct<10>(w, out, grid, s);
+    case 12: return launch_reconstruct<12>(w, out, grid, s);
+    case 14: return launch_reconstruct<14>(w, out, grid, s);
+    case 16: return launch_reconstruct<16>(w, out, grid, s);
+    default: EXL_CUDA_REQUIRE(false, "EXL3 reconstruct: bit rate x2 out of range (" + std::to_string(w.bits2) + ")");
+  }
 }
 
 }  // namespace exl::cuda

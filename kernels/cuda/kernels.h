@@ -171,8 +171,8 @@ void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, floa
 // y[r, c] = (or +=, !overwrite) had128(sum over splits of z[., r, :])[c] * svh[c], c < out_features.
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
                            bool overwrite, cudaStream_t s);
-// W-hat [w.k, w.n] fp16 row-major, bit-exact with exl3_reconstruct_ref.
-void exl3_reconstruct(const Exl3Device& w, __half* out, cudaStream_t s);
+// W-hat^T [w.n, w.k] fp16 row-major (k contiguous), bit-exact with exl3_reconstruct_ref's W-hat.
+void exl3_reconstruct_t(const Exl3Device& w, __half* out, cudaStream_t s);
 
 // ---- rms_norm.cu: y[r, :] fp16 = x[r, :] fp32 * w / sqrt(mean(x^2) + eps) ----
 // With perm (device, [dim]) the output comes in that order: y[r, i] = norm(x)[r, perm[i]] (the

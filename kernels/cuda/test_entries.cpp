@@ -253,8 +253,11 @@ int test_exl3_reconstruct(int device, const exl_cuda_exl3* w, uint16_t* out) {
     const std::size_t n = std::size_t(w->k) * w->n;
     DeviceBuffer d(nullptr, n * 2, "out");
     EXL_CUDA_CHECK(cudaMemsetAsync(d.get(), 0xff, d.bytes(), st.get()));  // poison
-    exl3_reconstruct(l.view3, d.get<__half>(), st.get());
-    to_host(out, d, n, st.get());
+    exl3_reconstruct_t(l.view3, d.get<__half>(), st.get());
+    std::vector<uint16_t> t(n);  // W-hat^T [n, k] back to W-hat [k, n]
+    to_host(t.data(), d, n, st.get());
+    for (std::size_t c = 0; c < std::size_t(w->n); ++c)
+      for (std::size_t r = 0; r < std::size_t(w->k); ++r) out[r * std::size_t(w->n) + c] = t[c * std::size_t(w->k) + r];
   });
 }
 
