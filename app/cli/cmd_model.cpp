@@ -95,12 +95,22 @@ int cmd_inspect(const Args& a) {
                          {"head_bits", c.quantization->head_bits_value}, {"version", c.quantization->version}};
     if (!c.quantization->codebook.empty()) j["quantization"]["codebook"] = c.quantization->codebook;
   }
+  if (c.moe.active())
+    j["moe"] = {{"num_experts", c.moe.num_experts}, {"experts_per_token", c.moe.top_k},
+                {"expert_intermediate_size", c.moe.expert_intermediate}, {"norm_topk_prob", c.moe.norm_topk_prob}};
   json layers = json::array();
   const char* names[] = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
   for (const LayerTensors& l : model->layers()) {
     json lj = json::object();
     const LinearTensors* lin[] = {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down};
-    for (int i = 0; i < 7; ++i) lj[names[i]] = linear_json(*lin[i]);
+    for (int i = 0; i < (l.sparse() ? 4 : 7); ++i) lj[names[i]] = linear_json(*lin[i]);
+    if (l.sparse()) {  // a mixture-of-experts layer: the router and every expert's MLP
+      lj["router"] = linear_json(l.router);
+      json experts = json::array();
+      for (const ExpertTensors& x : l.experts)
+        experts.push_back({{"gate_proj", linear_json(x.gate)}, {"up_proj", linear_json(x.up)}, {"down_proj", linear_json(x.down)}});
+      lj["experts"] = experts;
+    }
     layers.push_back(lj);
   }
   j["layers"] = layers;
@@ -112,6 +122,13 @@ int cmd_inspect(const Args& a) {
   std::printf("%s (%s) at %s\n", c.architecture.c_str(), c.model_type.c_str(), c.dir.c_str());
   std::printf("  layers %d, hidden %d, heads %d (kv %d, head_dim %d), intermediate %d, vocab %d\n", c.num_layers,
               c.hidden_size, c.num_heads, c.num_kv_heads, c.head_dim, c.intermediate_size, c.vocab_size);
+  if (c.moe.active()) {
+    int sparse = 0;
+    for (int i = 0; i < c.num_layers; ++i) sparse += c.moe.is_sparse(i) ? 1 : 0;
+    std::printf("  mixture of experts: %d experts of intermediate %d, top-%d per token%s, on %d of %d layers\n",
+                c.moe.num_experts, c.moe.expert_intermediate, c.moe.top_k,
+                c.moe.norm_topk_prob ? " (weights renormalised)" : "", sparse, c.num_layers);
+  }
   std::printf("  parameters %lld, on disk %.2f MB\n", (long long)s.parameters, double(s.bytes_on_disk) / 1e6);
   if (s.quantized && c.quantization && c.quantization->method == "exl3")
     std::printf("  EXL3 (%s): %.2f bpw nominal, head %g bits; stored %.3f bpw over the decoder layers, head %.2f bpw\n",
@@ -124,7 +141,14 @@ int cmd_inspect(const Args& a) {
     std::printf("  unquantized (%s)\n", dtype_name(model->embedding().dtype));
   for (std::size_t i = 0; i < layers.size(); ++i) {
     std::printf("  layer %zu:", i);
-    for (const char* n : names) std::printf(" %s %s;", n, bits_text(layers[i][n]).c_str());
+    for (const char* n : names)
+      if (layers[i].contains(n)) std::printf(" %s %s;", n, bits_text(layers[i][n]).c_str());
+    if (layers[i].contains("experts")) {
+      const json& e0 = layers[i]["experts"][0];
+      std::printf(" router %s; %zu experts, expert 0: gate_proj %s; up_proj %s; down_proj %s;",
+                  bits_text(layers[i]["router"]).c_str(), layers[i]["experts"].size(), bits_text(e0["gate_proj"]).c_str(),
+                  bits_text(e0["up_proj"]).c_str(), bits_text(e0["down_proj"]).c_str());
+    }
     std::printf("\n");
   }
   std::printf("  head: %s\n", bits_text(j["head"]).c_str());

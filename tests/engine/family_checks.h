@@ -20,14 +20,21 @@ struct FamilyRun {
   std::unique_ptr<Backend> backend;
 };
 
-inline FamilyRun open_family(const std::string& name, std::unique_ptr<Backend> backend, const CacheOptions& cache) {
+// The model in folder `dir` on `backend`.
+inline FamilyRun open_model_in(const std::string& dir, std::unique_ptr<Backend> backend, const CacheOptions& cache) {
   FamilyRun r;
-  r.model = Model::open(family_dir(name));
+  r.model = Model::open(dir);
   r.backend = std::move(backend);
   r.backend->load(r.model);
   r.backend->allocate_cache(cache);
   return r;
 }
+
+#ifdef EXL_FAMILIES_TEST_DATA
+inline FamilyRun open_family(const std::string& name, std::unique_ptr<Backend> backend, const CacheOptions& cache) {
+  return open_model_in(family_dir(name), std::move(backend), cache);
+}
+#endif
 
 // Every position's logits within rel_max (relative L2) of the reference and, with check_top1,
 // the same top-1 where the reference's top two are 1e-3 apart or more.

@@ -13,7 +13,9 @@
 
 namespace exl::test {
 
+#ifdef EXL_FAMILIES_TEST_DATA
 inline std::string family_dir(const std::string& name) { return std::string(EXL_FAMILIES_TEST_DATA) + "/" + name; }
+#endif
 
 struct FamilyPrompt {
   std::string name;
@@ -24,8 +26,8 @@ struct FamilyPrompt {
   std::vector<float> greedy_margins;
 };
 
-inline std::vector<FamilyPrompt> read_family_refs(const std::string& name) {
-  const std::string dir = family_dir(name);
+// The references in folder `dir` (tests/data/families/NAME, tests/data/moe/NAME).
+inline std::vector<FamilyPrompt> read_refs_in(const std::string& dir) {
   std::ifstream js(dir + "/refs.json");
   if (!js) fail(__FILE__, __LINE__, "cannot read " + dir + "/refs.json");
   const nlohmann::json j = nlohmann::json::parse(js);
@@ -43,5 +45,9 @@ inline std::vector<FamilyPrompt> read_family_refs(const std::string& name) {
   }
   return out;
 }
+
+#ifdef EXL_FAMILIES_TEST_DATA
+inline std::vector<FamilyPrompt> read_family_refs(const std::string& name) { return read_refs_in(family_dir(name)); }
+#endif
 
 }  // namespace exl::test

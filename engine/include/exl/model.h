@@ -1,6 +1,7 @@
 // The model description shared by all backends: config, the tensor store, and every layer's
-// tensors resolved and validated (Llama, Mistral, Qwen2, Qwen3, Gemma 2 and 3, Phi-3; the family
-// description in ModelConfig::family says which optional tensors a layer has).
+// tensors resolved and validated (Llama, Mistral, Qwen2, Qwen3, Gemma 2 and 3, Phi-3, Mixtral,
+// Qwen3-MoE; the family description in ModelConfig::family and ModelConfig::moe say which
+// optional tensors a layer has).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -15,6 +16,11 @@
 
 namespace exl {
 
+// One expert of a mixture-of-experts layer: a SwiGLU MLP of ModelConfig::moe.expert_intermediate.
+struct ExpertTensors {
+  LinearTensors gate, up, down;
+};
+
 struct LayerTensors {
   const TensorInfo* input_norm = nullptr;      // [hidden]
   LinearTensors q, k, v, o;
@@ -25,7 +31,11 @@ struct LayerTensors {
   const TensorInfo* post_attention_norm = nullptr;
   const TensorInfo* pre_feedforward_norm = nullptr;
   const TensorInfo* post_feedforward_norm = nullptr;
-  LinearTensors gate, up, down;
+  LinearTensors gate, up, down;                // dense MLP (absent in a sparse layer: kind dense, weight nullptr)
+  // A sparse (mixture-of-experts) layer: the router [num_experts, hidden] and every expert.
+  LinearTensors router;
+  std::vector<ExpertTensors> experts;
+  bool sparse() const { return !experts.empty(); }
   // The norm in front of the MLP, either way.
   const TensorInfo* mlp_norm() const { return pre_feedforward_norm ? pre_feedforward_norm : post_attention_norm; }
 };

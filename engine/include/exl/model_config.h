@@ -48,6 +48,21 @@ struct FamilyDescription {
   bool fused_gate_up = false;         // checkpoint stores mlp.gate_up_proj, gate rows first (Phi-3)
 };
 
+// Mixture of experts (Mixtral, Qwen3-MoE): a sparse layer's MLP is `num_experts` SwiGLU experts of
+// `expert_intermediate` each and a router (a linear hidden -> num_experts). Per token the router's
+// logits go through a softmax in fp32, the `top_k` largest probabilities pick the experts (ties to the
+// lower index, as torch.topk on the CPU), and the chosen experts' outputs are summed weighted by
+// their probabilities, divided by the chosen ones' sum where `norm_topk_prob` (Mixtral always).
+struct MoeDescription {
+  int num_experts = 0;          // 0: a dense model
+  int top_k = 0;
+  int expert_intermediate = 0;  // each expert's intermediate size
+  bool norm_topk_prob = false;
+  std::vector<bool> sparse;     // [num_layers]: the layer's MLP is the experts (else dense, intermediate_size)
+  bool active() const { return num_experts > 0; }
+  bool is_sparse(int layer) const { return active() && std::size_t(layer) < sparse.size() && sparse[std::size_t(layer)]; }
+};
+
 // One decoder layer's attention: its window and which RoPE it uses.
 struct LayerAttention {
   int window = 0;           // sliding window in tokens (a query sees the last `window` positions); 0 = full
@@ -57,7 +72,7 @@ struct LayerAttention {
 struct ModelConfig {
   std::filesystem::path dir;
   std::string architecture;   // architectures[0]
-  std::string model_type;     // llama, mistral, qwen2, qwen3, gemma2, gemma3_text (gemma3), phi3
+  std::string model_type;     // llama, mistral, qwen2, qwen3, gemma2, gemma3_text (gemma3), phi3, mixtral, qwen3_moe
   int vocab_size = 0;
   int hidden_size = 0;
   int num_layers = 0;
@@ -75,6 +90,7 @@ struct ModelConfig {
   int sliding_window = 0;     // the configured window (layers that use it: layer_attention)
   FamilyDescription family;
   std::vector<LayerAttention> layer_attention;  // [num_layers]
+  MoeDescription moe;         // Mixtral, Qwen3-MoE
   RopeParams rope_local;      // Gemma 3's local layers (rope_local_base_freq, no scaling)
   std::string tensor_prefix = "model.";  // "model.language_model." etc. inside multimodal checkpoints
   std::optional<int> bos_token_id;

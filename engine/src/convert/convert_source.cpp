@@ -75,6 +75,9 @@ Source Source::open(const std::filesystem::path& dir) {
       throw Error(ErrorKind::unsupported, "EXL2 needs every linear input width to be a multiple of 32 (got " +
                                               std::to_string(k) + ")", cfg);
   if (c.mlp_bias) throw Error(ErrorKind::unsupported, "MLP biases are not supported by the converter yet", cfg);
+  if (c.moe.active())
+    throw Error(ErrorKind::unsupported, "the converters do not quantize mixture-of-experts models (" + c.architecture +
+                                            ") yet", cfg, "architectures");
   if (!s.model->tokenizer())
     throw Error(ErrorKind::missing_tensor, "the input folder has no tokenizer.json (needed for calibration)",
                 (dir / "tokenizer.json").string());

@@ -106,6 +106,44 @@ void read_gemma3_rope(const Fields& f, ModelConfig& c) {
   if (!f.get_double("rope_theta")) c.rope.theta = 1000000.0f;  // Gemma3TextConfig's default
 }
 
+// Mixture of experts: how many experts, how many per token, their size and which layers are sparse.
+// Mixtral: num_local_experts of intermediate_size each on every layer, always renormalised.
+// Qwen3-MoE: num_experts of moe_intermediate_size on the layers that decoder_sparse_step selects and
+// mlp_only_layers does not list (those keep a dense MLP of intermediate_size); norm_topk_prob.
+void read_moe(const Fields& f, ModelConfig& c) {
+  MoeDescription& moe = c.moe;
+  const bool mixtral = c.model_type == "mixtral";
+  // transformers 5 writes Qwen3-MoE's num_experts as num_local_experts too.
+  const char* experts_key = mixtral || !f.find("num_experts") ? "num_local_experts" : "num_experts";
+  moe.num_experts = f.get_int(experts_key).value_or(mixtral ? 8 : 128);
+  if (moe.num_experts <= 0) f.fail(experts_key, "must be positive");
+  moe.top_k = f.get_int("num_experts_per_tok").value_or(mixtral ? 2 : 8);
+  if (moe.top_k <= 0 || moe.top_k > moe.num_experts)
+    f.fail("num_experts_per_tok", "must be between 1 and " + std::string(experts_key) + " (" +
+                                      std::to_string(moe.num_experts) + "), found " + std::to_string(moe.top_k));
+  check_activation(f, "hidden_act", "silu", "silu");
+  moe.sparse.assign(std::size_t(c.num_layers), true);
+  if (mixtral) {
+    moe.expert_intermediate = c.intermediate_size;
+    moe.norm_topk_prob = true;
+    return;
+  }
+  moe.expert_intermediate = f.get_int("moe_intermediate_size").value_or(768);
+  if (moe.expert_intermediate <= 0) f.fail("moe_intermediate_size", "must be positive");
+  moe.norm_topk_prob = f.get_bool("norm_topk_prob").value_or(false);
+  const int step = f.get_int("decoder_sparse_step").value_or(1);
+  if (step <= 0) f.fail("decoder_sparse_step", "must be positive");
+  for (int i = 0; i < c.num_layers; ++i) moe.sparse[std::size_t(i)] = (i + 1) % step == 0;
+  if (const json* only = f.find("mlp_only_layers"); only != nullptr && !only->is_null()) {
+    if (!only->is_array()) f.fail("mlp_only_layers", "must be a list of layer indices");
+    for (const json& v : *only) {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() >= c.num_layers)
+        f.fail("mlp_only_layers", "must list layer indices below num_hidden_layers (" + std::to_string(c.num_layers) + ")");
+      moe.sparse[std::size_t(v.get<int>())] = false;
+    }
+  }
+}
+
 }  // namespace
 
 void read_family(const Fields& f, ModelConfig& c) {
@@ -118,8 +156,13 @@ void read_family(const Fields& f, ModelConfig& c) {
       for (int i = 0; i < c.num_layers; ++i)
         if (i < from) c.layer_attention[std::size_t(i)] = {};
     }
-  } else if (t == "qwen3") {
+  } else if (t == "mixtral") {
+    c.sliding_window = read_window(f, 0);
+    read_layer_types(f, c, c.sliding_window, [](int) { return true; });
+    read_moe(f, c);
+  } else if (t == "qwen3" || t == "qwen3_moe") {
     fam.qk_norm = true;
+    if (t == "qwen3_moe") read_moe(f, c);
     c.sliding_window = f.get_bool("use_sliding_window").value_or(false) ? read_window(f, 4096) : 0;
     const int from = f.get_int("max_window_layers").value_or(28);
     read_layer_types(f, c, c.sliding_window, [&](int i) { return i >= from; });
@@ -180,6 +223,7 @@ std::vector<std::string> features_beyond_llama(const ModelConfig& c, int context
       {c.rope.rotary_dim > 0, "partial rotary"},
       {window, "sliding-window attention"},
       {local_rope, "per-layer RoPE"},
+      {c.moe.active(), "mixture of experts"},
   };
   std::vector<std::string> out;
   for (const Feature& x : all)

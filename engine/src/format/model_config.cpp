@@ -1,4 +1,5 @@
-// config.json of the supported architectures (Llama, Mistral, Qwen2, Qwen3, Gemma 2 and 3, Phi-3):
+// config.json of the supported architectures (Llama, Mistral, Qwen2, Qwen3, Gemma 2 and 3, Phi-3,
+// Mixtral, Qwen3-MoE):
 // the fields the engine needs, checked for presence, type and consistency, with errors naming the
 // file and the field (spec §1.2). The family description is read by config_family.cpp.
 #include <algorithm>
@@ -31,7 +32,9 @@ constexpr KnownArch known_archs[] = {{"llama", "LlamaForCausalLM"},
                                      {"gemma2", "Gemma2ForCausalLM"},
                                      {"gemma3_text", "Gemma3ForCausalLM"},
                                      {"gemma3", "Gemma3ForConditionalGeneration"},
-                                     {"phi3", "Phi3ForCausalLM"}};
+                                     {"phi3", "Phi3ForCausalLM"},
+                                     {"mixtral", "MixtralForCausalLM"},
+                                     {"qwen3_moe", "Qwen3MoeForCausalLM"}};
 
 void read_architecture(const Fields& f, ModelConfig& c) {
   if (const json* a = f.find("architectures")) {

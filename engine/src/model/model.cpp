@@ -34,6 +34,17 @@ const TensorInfo& require_float_tensor(const TensorStore& store, const std::stri
   return t;
 }
 
+// A decoder layer's quantizable linears: attention, then the dense MLP or every expert's.
+std::vector<const LinearTensors*> decoder_linears(const LayerTensors& l) {
+  std::vector<const LinearTensors*> out{&l.q, &l.k, &l.v, &l.o};
+  if (!l.sparse()) {
+    out.insert(out.end(), {&l.gate, &l.up, &l.down});
+    return out;
+  }
+  for (const ExpertTensors& x : l.experts) out.insert(out.end(), {&x.gate, &x.up, &x.down});
+  return out;
+}
+
 // An EXL3 quantization_config must agree with the tensors: head_bits with the head's rate (16 for
 // an unquantized head) and bits with the decoder layers' average rate (the converter rounds it
 // to two decimals), so a file whose config and tensors disagree is reported, not half-believed.
@@ -49,7 +60,7 @@ void check_exl3_config(const Model& m, const std::filesystem::path& dir) {
                 file, "quantization_config.head_bits");
   double bits = 0, weights = 0;
   for (const auto& l : m.layers())
-    for (const LinearTensors* t : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) {
+    for (const LinearTensors* t : decoder_linears(l)) {
       if (t->kind != LinearKind::exl3) return;  // mixed or partly unquantized: nothing to compare
       const double n = double(t->exl3->view.k) * double(t->exl3->view.n);
       bits += t->exl3->bits_per_weight() * n;
@@ -118,6 +129,7 @@ void load_projections(const TensorStore& s, const ModelConfig& c, const std::str
     l.v = load_linear(s, p + "self_attn.v_proj", H, kv_out);
   }
   l.o = load_linear(s, p + "self_attn.o_proj", q_out, H);
+  if (l.sparse()) return;  // the experts replace the dense MLP
   const std::string gu = p + "mlp.gate_up_proj";
   if (c.family.fused_gate_up && !s.contains(p + "mlp.gate_proj.weight") && !s.contains(p + "mlp.gate_proj.q_weight") &&
       !s.contains(p + "mlp.gate_proj.trellis")) {
@@ -128,6 +140,88 @@ void load_projections(const TensorStore& s, const ModelConfig& c, const std::str
     l.up = load_linear(s, p + "mlp.up_proj", H, I);
   }
   l.down = load_linear(s, p + "mlp.down_proj", I, H);
+}
+
+// Rows [row0, row0 + rows) of expert `e` of a fused expert tensor [experts, total_rows, in]
+// (transformers 5 keeps the experts of a layer in one tensor), as a tensor of its own.
+const TensorInfo* expert_rows(const TensorInfo& w, int e, std::int64_t row0, std::int64_t rows, std::int64_t in,
+                              const std::string& part, std::vector<std::unique_ptr<TensorInfo>>& views) {
+  auto v = std::make_unique<TensorInfo>(w);
+  v->name = w.name + "[" + std::to_string(e) + "]" + (part.empty() ? "" : "[" + part + "]");
+  v->shape = {rows, in};
+  const std::int64_t total = w.shape[1];
+  v->data = w.data + std::size_t((std::int64_t(e) * total + row0) * in) * dtype_size(w.dtype);
+  v->nbytes = std::size_t(rows * in) * dtype_size(w.dtype);
+  views.push_back(std::move(v));
+  return views.back().get();
+}
+
+const TensorInfo& require_fused_experts(const TensorStore& s, const std::string& name, std::int64_t experts,
+                                        std::int64_t rows, std::int64_t in) {
+  const TensorInfo& t = s.get(name);
+  const std::vector<std::int64_t> want{experts, rows, in};
+  if (!is_float(t.dtype) || t.shape != want)
+    throw Error(ErrorKind::shape,
+                "expected a float tensor of shape " + shape_str(want) + ", found " + dtype_name(t.dtype) + " " + shape_str(t.shape),
+                t.file, name);
+  return t;
+}
+
+// A sparse layer's router and experts. The Hub's checkpoints store every expert's projections as
+// tensors of their own: Mixtral block_sparse_moe.experts.N.w1 (gate) / w3 (up) / w2 (down) with the
+// router block_sparse_moe.gate, Qwen3-MoE mlp.experts.N.gate_proj / up_proj / down_proj with mlp.gate
+// (EXL2 / EXL3 experts load the same way, each through load_linear). transformers 5 saves a layer's
+// experts fused: mlp.experts.gate_up_proj [experts, 2 x inter, hidden] (gate rows first) and
+// mlp.experts.down_proj [experts, hidden, inter]; both layouts load, into per-expert views.
+void load_experts(const TensorStore& s, const ModelConfig& c, const std::string& p, LayerTensors& l,
+                  std::vector<std::unique_ptr<TensorInfo>>& views) {
+  const MoeDescription& moe = c.moe;
+  const int H = c.hidden_size, I = moe.expert_intermediate, E = moe.num_experts;
+  const bool mixtral_names = s.contains(p + "block_sparse_moe.gate.weight") || s.contains(p + "block_sparse_moe.experts.0.w1.weight") ||
+                             s.contains(p + "block_sparse_moe.experts.0.w1.q_weight") ||
+                             s.contains(p + "block_sparse_moe.experts.0.w1.trellis");
+  const std::string block = p + (mixtral_names ? "block_sparse_moe." : "mlp.");
+  // An expert beyond the configured count means config and checkpoint disagree.
+  const std::string extra = block + "experts." + std::to_string(E) + "." + (mixtral_names ? "w1" : "gate_proj");
+  for (const char* suffix : {".weight", ".q_weight", ".trellis"})
+    if (s.contains(extra + suffix))
+      throw Error(ErrorKind::shape, "the checkpoint has more experts than config.json's " +
+                                        std::string("num_local_experts / num_experts") +
+                                        " (" + std::to_string(E) + ")",
+                  s.get(extra + suffix).file, extra + suffix);
+  // A missing router or expert projection is reported as its .weight tensor with the files searched.
+  auto expert_linear = [&](const std::string& prefix, int in, int out) {
+    if (!s.contains(prefix + ".weight") && !s.contains(prefix + ".q_weight") && !s.contains(prefix + ".trellis"))
+      (void)s.get(prefix + ".weight");
+    return load_linear(s, prefix, in, out);
+  };
+  l.router = expert_linear(block + "gate", H, E);
+  if (l.router.kind != LinearKind::dense)
+    throw Error(ErrorKind::unsupported, "a quantized router is not supported (the converters keep it in 16 bits)",
+                s.find(block + "gate.q_weight") ? s.get(block + "gate.q_weight").file : s.get(block + "gate.trellis").file,
+                block + "gate");
+  l.experts.resize(std::size_t(E));
+  const std::string fused = block + "experts.gate_up_proj";
+  if (!mixtral_names && s.contains(fused)) {
+    const TensorInfo& gu = require_fused_experts(s, fused, E, 2 * std::int64_t(I), H);
+    const TensorInfo& dn = require_fused_experts(s, block + "experts.down_proj", E, H, I);
+    for (int e = 0; e < E; ++e) {
+      ExpertTensors& x = l.experts[std::size_t(e)];
+      x.gate = dense_view(expert_rows(gu, e, 0, I, H, "gate", views), H, I);
+      x.up = dense_view(expert_rows(gu, e, I, I, H, "up", views), H, I);
+      x.down = dense_view(expert_rows(dn, e, 0, H, I, "", views), I, H);
+    }
+    return;
+  }
+  const char* names[3] = {"gate_proj", "up_proj", "down_proj"};
+  if (mixtral_names) names[0] = "w1", names[1] = "w3", names[2] = "w2";
+  for (int e = 0; e < E; ++e) {
+    const std::string ep = block + "experts." + std::to_string(e) + ".";
+    ExpertTensors& x = l.experts[std::size_t(e)];
+    x.gate = expert_linear(ep + names[0], H, I);
+    x.up = expert_linear(ep + names[1], H, I);
+    x.down = expert_linear(ep + names[2], I, H);
+  }
 }
 
 // Multimodal checkpoints (Gemma3ForConditionalGeneration) keep the language model under a prefix.
@@ -160,6 +254,7 @@ std::shared_ptr<const Model> Model::open(const std::filesystem::path& dir) {
     const std::string p = root + "layers." + std::to_string(i) + ".";
     LayerTensors& l = m->layers_[std::size_t(i)];
     l.input_norm = &require_float_tensor(s, p + "input_layernorm.weight", {hidden});
+    if (c.moe.is_sparse(i)) load_experts(s, c, p, l, m->views_);
     load_projections(s, c, p, l, m->views_);
     if (fam.qk_norm) {
       l.q_norm = &require_float_tensor(s, p + "self_attn.q_norm.weight", {c.head_dim});
@@ -224,8 +319,16 @@ ModelSummary Model::summary() const {
     params += l.input_norm->numel() + l.post_attention_norm->numel();
     for (const TensorInfo* t : {l.q_norm, l.k_norm, l.pre_feedforward_norm, l.post_feedforward_norm})
       if (t) params += t->numel();
-    for (const LinearTensors* t : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+    for (const LinearTensors* t : {&l.q, &l.k, &l.v, &l.o})
       count_linear(*t, params, bits, weights, r.quantized, &formats);
+    if (l.sparse()) {
+      params += std::int64_t(l.router.in_features) * l.router.out_features;
+      for (const ExpertTensors& x : l.experts)
+        for (const LinearTensors* t : {&x.gate, &x.up, &x.down}) count_linear(*t, params, bits, weights, r.quantized, &formats);
+    } else {
+      for (const LinearTensors* t : {&l.gate, &l.up, &l.down})
+        count_linear(*t, params, bits, weights, r.quantized, &formats);
+    }
   }
   r.format = formats == 3 ? "exl2+exl3" : formats == 2 ? "exl3" : formats == 1 ? "exl2" : "fp16";
   r.average_bpw = weights > 0 ? bits / weights : 0.0;

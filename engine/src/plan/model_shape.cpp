@@ -47,8 +47,9 @@ const Preset kPresets[] = {
 
 // Families whose description goes past the table's columns: config.json as their checkpoints
 // write it (the fields the engine reads), parsed like a downloaded one. Shapes from the Hub's
-// Qwen/Qwen3-8B, google/gemma-3-12b-it (text_config) and microsoft/Phi-4-mini-instruct; Phi-4-mini's
-// LongRoPE factors are 1 here (they change no size). test-tiny-* are tiny shapes for tests.
+// Qwen/Qwen3-8B, google/gemma-3-12b-it (text_config), microsoft/Phi-4-mini-instruct,
+// Qwen/Qwen3-30B-A3B and mistralai/Mixtral-8x7B-v0.1; Phi-4-mini's LongRoPE factors are 1 here (they
+// change no size). test-tiny-* are tiny shapes for tests.
 nlohmann::json family_preset(const std::string& name) {
   using json = nlohmann::json;
   auto base = [](const char* arch, const char* type, int vocab, int hidden, int layers, int heads, int kv, int head_dim,
@@ -84,6 +85,30 @@ nlohmann::json family_preset(const std::string& name) {
   if (name == "phi-4-mini")
     return phi3(base("Phi3ForCausalLM", "phi3", 200064, 3072, 32, 24, 8, 128, 8192, 131072, true, 10000.0, 1e-5), 4096, 48,
                 262144);
+  auto moe = [](json j, int experts, int top_k, int expert_inter) {
+    if (j["model_type"] == "mixtral") {
+      j["num_local_experts"] = experts;
+    } else {
+      j["num_experts"] = experts;
+      j["moe_intermediate_size"] = expert_inter;
+      j["norm_topk_prob"] = true;
+      j["decoder_sparse_step"] = 1;
+      j["mlp_only_layers"] = json::array();
+    }
+    j["num_experts_per_tok"] = top_k;
+    return j;
+  };
+  if (name == "qwen3-30b-a3b")
+    return moe(base("Qwen3MoeForCausalLM", "qwen3_moe", 151936, 2048, 48, 32, 4, 128, 6144, 40960, false, 1000000.0, 1e-6),
+               128, 8, 768);
+  if (name == "mixtral-8x7b")
+    return moe(base("MixtralForCausalLM", "mixtral", 32000, 4096, 32, 32, 8, 128, 14336, 32768, false, 1000000.0, 1e-5), 8,
+               2, 14336);
+  if (name == "test-tiny-qwen3-moe")
+    return moe(base("Qwen3MoeForCausalLM", "qwen3_moe", 500, 256, 2, 4, 2, 64, 512, 2048, true, 1000000.0, 1e-6), 16, 4,
+               128);
+  if (name == "test-tiny-mixtral")
+    return moe(base("MixtralForCausalLM", "mixtral", 500, 256, 2, 4, 2, 64, 256, 2048, false, 1000000.0, 1e-5), 8, 2, 256);
   if (name == "test-tiny-qwen3")
     return base("Qwen3ForCausalLM", "qwen3", 500, 256, 2, 4, 2, 96, 512, 2048, true, 1000000.0, 1e-6);
   if (name == "test-tiny-gemma3")
@@ -93,8 +118,9 @@ nlohmann::json family_preset(const std::string& name) {
     return phi3(base("Phi3ForCausalLM", "phi3", 500, 256, 2, 4, 2, 64, 512, 2048, true, 10000.0, 1e-5), 512, 24, 32);
   return nullptr;
 }
-constexpr const char* kFamilyPresets[] = {"qwen3-8b", "gemma3-12b", "phi-4-mini", "test-tiny-qwen3", "test-tiny-gemma3",
-                                          "test-tiny-phi3"};
+constexpr const char* kFamilyPresets[] = {"qwen3-8b",        "gemma3-12b",       "phi-4-mini",       "qwen3-30b-a3b",
+                                          "mixtral-8x7b",    "test-tiny-qwen3",  "test-tiny-gemma3", "test-tiny-phi3",
+                                          "test-tiny-qwen3-moe", "test-tiny-mixtral"};
 
 // Adds one allocation to a module.
 void add(ModuleBytes& m, std::uint64_t bytes, bool read = true) {
@@ -108,13 +134,40 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Linear shapes of one decoder layer: (in, out, has_bias).
+// Linear shapes of one decoder layer: (in, out, has_bias). A sparse layer's: the attention only
+// (its experts: expert_linears).
 struct Lin { std::int64_t k, n; bool bias; };
-std::vector<Lin> layer_linears(const ModelConfig& c) {
+std::vector<Lin> layer_linears(const ModelConfig& c, int layer) {
   const std::int64_t h = c.hidden_size, q = std::int64_t(c.num_heads) * c.head_dim,
                      kv = std::int64_t(c.num_kv_heads) * c.head_dim, i = c.intermediate_size;
-  return {{h, q, c.attention_bias}, {h, kv, c.attention_bias}, {h, kv, c.attention_bias}, {q, h, c.o_bias},
-          {h, i, c.mlp_bias},       {h, i, c.mlp_bias},        {i, h, c.mlp_bias}};
+  std::vector<Lin> out{{h, q, c.attention_bias}, {h, kv, c.attention_bias}, {h, kv, c.attention_bias}, {q, h, c.o_bias}};
+  if (!c.moe.is_sparse(layer)) out.insert(out.end(), {{h, i, c.mlp_bias}, {h, i, c.mlp_bias}, {i, h, c.mlp_bias}});
+  return out;
+}
+// One expert's linears: gate, up, down of moe.expert_intermediate.
+std::vector<Lin> expert_linears(const ModelConfig& c) {
+  const std::int64_t h = c.hidden_size, i = c.moe.expert_intermediate;
+  return {{h, i, false}, {h, i, false}, {i, h, false}};
+}
+
+// A sparse layer's router (kept in 16 bits by the converters) and experts: every expert resident,
+// top_k of them read per decoded token; the FLOP count takes the top_k experts a token runs.
+template <class AddLinear>
+void add_experts(ModuleBytes& m, const ModelConfig& c, AddLinear add_linear) {
+  const MoeDescription& moe = c.moe;
+  const std::uint64_t router = std::uint64_t(c.hidden_size) * std::uint64_t(moe.num_experts) * 2;
+  m.device += router;
+  m.read += router;
+  m.buffers.push_back(router);
+  m.params += std::int64_t(c.hidden_size) * moe.num_experts;
+  ModuleBytes one;
+  for (const Lin& l : expert_linears(c)) add_linear(one, l);
+  for (int e = 0; e < moe.num_experts; ++e) m.buffers.insert(m.buffers.end(), one.buffers.begin(), one.buffers.end());
+  m.device += one.device * std::uint64_t(moe.num_experts);
+  m.read += one.read * std::uint64_t(moe.top_k);
+  m.params += one.params * moe.top_k;
+  m.max_dq_elems = std::max(m.max_dq_elems, one.max_dq_elems);
+  m.exl3.insert(m.exl3.end(), one.exl3.begin(), one.exl3.end());
 }
 
 // An EXL2 linear of k x n at `bpw` (overhead included) as the layout places it.
@@ -266,10 +319,12 @@ ModelShape shape_from_config(const ModelConfig& c, double bpw, int head_bits, La
   for (int i = 0; i < c.num_layers; ++i) {
     ModuleBytes m;
     add_layer_norms(m, c);
-    for (const Lin& l : layer_linears(c)) {
-      if (exl3) add_whatif_exl3_linear(m, l, bpw);
-      else add_whatif_linear(m, l, bpw, layout, false);
-    }
+    auto add_linear = [&](ModuleBytes& into, const Lin& l) {
+      if (exl3) add_whatif_exl3_linear(into, l, bpw);
+      else add_whatif_linear(into, l, bpw, layout, false);
+    };
+    for (const Lin& l : layer_linears(c, i)) add_linear(m, l);
+    if (c.moe.is_sparse(i)) add_experts(m, c, add_linear);
     s.layers.push_back(std::move(m));
   }
   const Lin head{c.hidden_size, c.vocab_size, false};
@@ -317,10 +372,19 @@ ModelShape shape_from_folder(const std::filesystem::path& dir, Layout layout) {
     return &s.head;  // lm_head.*, model.norm.weight and anything else outside the layers
   };
   bool has_head = false;
+  // Mixture of experts: what each layer's expert tensors add to `read` and `params`, of which a
+  // decoded token reads top_k / num_experts.
+  std::vector<std::uint64_t> expert_read(s.layers.size(), 0);
+  std::vector<std::int64_t> expert_params(s.layers.size(), 0);
   for (const std::string& name : store.names()) {
     const TensorInfo& t = store.get(name);
     s.header_bytes += t.nbytes;
     ModuleBytes* m = module_of(name);
+    const bool expert = c.moe.active() && name.find(".experts.") != std::string::npos && m != &s.head && m != &s.embedding;
+    const std::uint64_t read_before = m->read;
+    const std::int64_t params_before = m->params;
+    if (expert && (ends_with(name, ".experts.gate_up_proj") || ends_with(name, ".experts.down_proj")))
+      m->params += t.numel();  // transformers 5's fused experts (3-D, no .weight suffix)
     if (name.rfind("lm_head.", 0) == 0) has_head = true;
     if (m == &s.embedding) {
       s.embedding_header_bytes = t.nbytes;
@@ -367,6 +431,17 @@ ModelShape shape_from_folder(const std::filesystem::path& dir, Layout layout) {
       if (!is_head) m->max_dq_elems = std::max<std::uint64_t>(m->max_dq_elems, std::uint64_t(k * t.shape[1]));
       else m->max_dq_elems = std::uint64_t(k * t.shape[1]);
     }
+    if (expert) {
+      const std::size_t li = std::size_t(m - s.layers.data());
+      expert_read[li] += m->read - read_before;
+      expert_params[li] += m->params - params_before;
+    }
+  }
+  for (std::size_t i = 0; i < s.layers.size(); ++i) {
+    if (expert_read[i] == 0) continue;
+    const double active = double(c.moe.top_k) / double(c.moe.num_experts);
+    s.layers[i].read -= expert_read[i] - std::uint64_t(std::llround(double(expert_read[i]) * active));
+    s.layers[i].params -= expert_params[i] - std::int64_t(std::llround(double(expert_params[i]) * active));
   }
   if (!has_head) {  // tied: the engine uploads the head as its own fp16 copy; ExLlamaV2 reads the embedding
     const std::uint64_t hb = std::uint64_t(c.vocab_size) * c.hidden_size * 2;

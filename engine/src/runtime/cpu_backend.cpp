@@ -5,7 +5,9 @@
 // EXL2, dequantized on the fly). The KV cache (fp32, fp16, fp8, q8, q4 stores per layer) is a pool
 // of pages managed by a PageCache: the active sequence's positions reach their rows through its
 // page table, and the pages of earlier sequences stay cached for prefix reuse. The contiguous
-// (unpaged) cache is the same with a single page as long as the context.
+// (unpaged) cache is the same with a single page as long as the context. A mixture-of-experts
+// layer (Mixtral, Qwen3-MoE) routes each token to its top-k experts and runs only those: the chunk's
+// tokens are grouped by expert, so each chosen expert's weights are read once per step.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -18,10 +20,12 @@
 #include "exl/kernels/exl3.h"
 #include "exl/kernels/kv_quant.h"
 #include "exl/kernels/linear.h"
+#include "exl/kernels/moe.h"
 #include "exl/kernels/ops.h"
 #include "exl/kernels/rope.h"
 #include "exl/kernels/threads.h"
 #include "exl/model.h"
+#include "exl/moe_routing.h"
 #include "page_cache.h"
 
 namespace exl {
@@ -129,8 +133,14 @@ struct CpuNorm {
   void run(const float* x, int rows, int dim, float eps, float* y) const { rms_norm_cpu(x, rows, dim, data, dtype, eps, y); }
 };
 
+struct CpuExpert {
+  CpuLinear gate, up, down;
+};
+
 struct CpuLayer {
   CpuLinear q, k, v, o, gate, up, down;
+  CpuLinear router;                // sparse layers: [hidden -> num_experts]
+  std::vector<CpuExpert> experts;  // empty: a dense MLP
   CpuNorm input_norm, q_norm, k_norm, attn_out_norm, mlp_norm, mlp_out_norm;
 };
 
@@ -150,7 +160,17 @@ class CpuBackend final : public Backend, private PageStorage {
       const LayerTensors& t = model_->layers()[std::size_t(i)];
       CpuLayer& l = layers_[std::size_t(i)];
       l.q.init(t.q); l.k.init(t.k); l.v.init(t.v); l.o.init(t.o);
-      l.gate.init(t.gate); l.up.init(t.up); l.down.init(t.down);
+      if (t.sparse()) {
+        l.router.init(t.router);
+        l.experts.resize(t.experts.size());
+        for (std::size_t e = 0; e < t.experts.size(); ++e) {
+          l.experts[e].gate.init(t.experts[e].gate);
+          l.experts[e].up.init(t.experts[e].up);
+          l.experts[e].down.init(t.experts[e].down);
+        }
+      } else {
+        l.gate.init(t.gate); l.up.init(t.up); l.down.init(t.down);
+      }
       const NormKind nk = c.family.norm;
       l.input_norm.init(t.input_norm, nk);
       l.q_norm.init(t.q_norm, nk);
@@ -219,8 +239,10 @@ class CpuBackend final : public Backend, private PageStorage {
     // The model's tensors as mapped, and the EXL2 layers' tile-contiguous copies.
     if (model_) {
       std::uint64_t tiled = head_.tiled_bytes();
-      for (const CpuLayer& l : layers_)
+      for (const CpuLayer& l : layers_) {
         for (const CpuLinear* c : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) tiled += c->tiled_bytes();
+        for (const CpuExpert& e : l.experts) tiled += e.gate.tiled_bytes() + e.up.tiled_bytes() + e.down.tiled_bytes();
+      }
       m.weights_bytes = model_->tensors().total_bytes() + tiled;
     }
     m.scratch_bytes = scratch_bytes();
@@ -242,8 +264,10 @@ class CpuBackend final : public Backend, private PageStorage {
   }
   std::uint64_t scratch_bytes() const {
     return 4 * (x_.capacity() + a_.capacity() + q_.capacity() + k_.capacity() + v_.capacity() + att_.capacity() +
-                g_.capacity() + u_.capacity() + t_.capacity());
+                g_.capacity() + u_.capacity() + t_.capacity() + router_.capacity() + route_w_.capacity() +
+                route_e_.capacity() + xs_.capacity() + ys_.capacity() + rows_.capacity());
   }
+  void run_experts(const CpuLayer& l, int layer, int T);
 
   BackendOptions opts_;
   std::shared_ptr<const Model> model_;
@@ -284,6 +308,8 @@ class CpuBackend final : public Backend, private PageStorage {
   std::vector<KvStore> k_cache_, v_cache_;  // per layer: pages x page_tokens rows
   ActiveSequence seq_;  // the page cache and its active sequence
   std::vector<float> x_, a_, q_, k_, v_, att_, g_, u_, t_;
+  std::vector<float> router_, route_w_, xs_, ys_;   // mixture of experts: logits, weights, gathered rows
+  std::vector<std::int32_t> route_e_, rows_;
   std::vector<std::int32_t> pos_;
 };
 
@@ -311,7 +337,7 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   k_.resize(std::size_t(T) * std::size_t(nkv) * std::size_t(d));
   v_.resize(k_.size());
   att_.resize(q_.size());
-  g_.resize(std::size_t(T) * std::size_t(I));
+  g_.resize(std::size_t(T) * std::size_t(std::max(I, c.moe.expert_intermediate)));
   u_.resize(g_.size());
   t_.resize(TH);
   pos_.resize(std::size_t(T));
@@ -368,13 +394,18 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
     add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
 
     l.mlp_norm.run(x_.data(), T, H, c.rms_norm_eps, a_.data());
-    l.gate.run(a_.data(), T, g_.data());
-    l.up.run(a_.data(), T, u_.data());
-    if (fam.activation == Activation::gelu_tanh)
-      gelu_tanh_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
-    else
-      silu_mul_cpu(g_.data(), u_.data(), std::int64_t(g_.size()), g_.data());
-    l.down.run(g_.data(), T, t_.data());
+    if (!l.experts.empty()) {
+      run_experts(l, li, T);
+    } else {
+      const std::int64_t n = std::int64_t(T) * I;
+      l.gate.run(a_.data(), T, g_.data());
+      l.up.run(a_.data(), T, u_.data());
+      if (fam.activation == Activation::gelu_tanh)
+        gelu_tanh_mul_cpu(g_.data(), u_.data(), n, g_.data());
+      else
+        silu_mul_cpu(g_.data(), u_.data(), n, g_.data());
+      l.down.run(g_.data(), T, t_.data());
+    }
     if (l.mlp_out_norm) l.mlp_out_norm.run(t_.data(), T, H, c.rms_norm_eps, t_.data());
     add_inplace_cpu(x_.data(), t_.data(), std::int64_t(TH));
   }
@@ -391,6 +422,50 @@ void CpuBackend::forward(std::span<const std::int32_t> ids, LogitsWanted wanted,
   head_.run(a_.data(), rows, logits.data());
   if (fam.final_logit_softcap > 0.0f)
     softcap_inplace_cpu(logits.data(), std::int64_t(logits.size()), fam.final_logit_softcap);
+}
+
+// A sparse layer's MLP on the normed rows a_[T, H] into t_[T, H]: the router's logits, softmax and
+// top-k per token (moe_route_ref), then expert by expert in index order the rows routed to it,
+// gathered, through its SwiGLU MLP, each output row added to its token's sum times its weight. Each
+// token's sum thus takes its experts in ascending index order, as transformers' loop does. Only the
+// chosen experts run; each reads its weights once per step whatever the number of its rows.
+void CpuBackend::run_experts(const CpuLayer& l, int layer, int T) {
+  const ModelConfig& c = model_->config();
+  const MoeDescription& moe = c.moe;
+  const int H = c.hidden_size, E = moe.num_experts, K = moe.top_k, I = moe.expert_intermediate;
+  router_.resize(std::size_t(T) * std::size_t(E));
+  route_e_.resize(std::size_t(T) * std::size_t(K));
+  route_w_.resize(route_e_.size());
+  l.router.run(a_.data(), T, router_.data());
+  moe_route_ref(router_.data(), T, E, K, moe.norm_topk_prob, route_e_.data(), route_w_.data());
+  if (const MoeRoutingObserver* watch = moe_routing_observer()) (*watch)(layer, T, K, route_e_.data());
+
+  xs_.resize(std::size_t(T) * std::size_t(H));
+  ys_.resize(xs_.size());
+  rows_.resize(std::size_t(T) * std::size_t(K));
+  std::fill(t_.begin(), t_.begin() + std::ptrdiff_t(std::size_t(T) * std::size_t(H)), 0.0f);
+  for (int e = 0; e < E; ++e) {
+    int n = 0;  // slots (token * K + j) routed to e, in token order
+    for (int s = 0; s < T * K; ++s)
+      if (route_e_[std::size_t(s)] == e) rows_[std::size_t(n++)] = s;
+    if (n == 0) continue;
+    for (int r = 0; r < n; ++r) {
+      const float* src = a_.data() + std::size_t(rows_[std::size_t(r)] / K) * std::size_t(H);
+      std::copy(src, src + H, xs_.data() + std::size_t(r) * std::size_t(H));
+    }
+    const CpuExpert& x = l.experts[std::size_t(e)];
+    x.gate.run(xs_.data(), n, g_.data());
+    x.up.run(xs_.data(), n, u_.data());
+    silu_mul_cpu(g_.data(), u_.data(), std::int64_t(n) * I, g_.data());
+    x.down.run(g_.data(), n, ys_.data());
+    for (int r = 0; r < n; ++r) {
+      const int slot = rows_[std::size_t(r)];
+      const float w = route_w_[std::size_t(slot)];
+      float* dst = t_.data() + std::size_t(slot / K) * std::size_t(H);
+      const float* y = ys_.data() + std::size_t(r) * std::size_t(H);
+      for (int h = 0; h < H; ++h) dst[h] += w * y[h];
+    }
+  }
 }
 
 }  // namespace

@@ -38,6 +38,20 @@ void write_family_fields(const ModelConfig& c, ojson& j) {
     j["final_logit_softcapping"] = f.final_logit_softcap > 0.0f ? ojson(double(f.final_logit_softcap)) : ojson(nullptr);
     j["rope_local_base_freq"] = double(c.rope_local.theta);
   }
+  if (c.moe.active()) {
+    const MoeDescription& m = c.moe;
+    j[c.model_type == "mixtral" ? "num_local_experts" : "num_experts"] = m.num_experts;
+    j["num_experts_per_tok"] = m.top_k;
+    if (c.model_type != "mixtral") {
+      j["moe_intermediate_size"] = m.expert_intermediate;
+      j["norm_topk_prob"] = m.norm_topk_prob;
+      j["decoder_sparse_step"] = 1;
+      ojson dense = ojson::array();
+      for (int i = 0; i < c.num_layers; ++i)
+        if (!m.is_sparse(i)) dense.push_back(i);
+      j["mlp_only_layers"] = dense;
+    }
+  }
   if (c.rope.scaling == RopeScaling::linear) j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", double(c.rope.factor)}};
   if (c.rope.rotary_dim > 0) j["partial_rotary_factor"] = double(c.rope.rotary_dim) / double(c.head_dim);
   if (c.rope.scaling == RopeScaling::longrope) {

@@ -114,10 +114,10 @@ SynthPlan plan_synth(const ModelConfig& c, double bpw, int head_bits, std::uint6
     throw Error(ErrorKind::invalid_argument,
                 "head bits must be 2, 3, 4, 5, 6 or 8 (got " + std::to_string(head_bits) + ")", "", "--head-bits");
   }
-  const auto projs = decoder_projections(c);
   const int h = c.hidden_size;
-  for (const Proj& pr : {projs[0], projs[3], projs[6]})  // in_features: hidden, attention, MLP
-    if (pr.k % 32 != 0) throw Error(ErrorKind::config, "EXL2 needs in_features that are multiples of 32");
+  for (int i = 0; i < c.num_layers; ++i)
+    for (const Proj& pr : decoder_projections(c, i))  // in_features: hidden, attention, MLP
+      if (pr.k % 32 != 0) throw Error(ErrorKind::config, "EXL2 needs in_features that are multiples of 32");
 
   SynthPlan p;
   p.config = c;
@@ -128,13 +128,18 @@ SynthPlan plan_synth(const ModelConfig& c, double bpw, int head_bits, std::uint6
   double carry = 0.0, bits_sum = 0.0, weights_sum = 0.0;
   for (int i = 0; i < layers; ++i) {
     const double t = layers > 1 ? bpw + amp * std::cos(2.0 * std::numbers::pi * (i + 0.5) / layers) : bpw;
-    for (int j = 0; j < 7; ++j) {
-      const Proj& pr = projs[std::size_t(j)];
+    const std::vector<Proj> projs = decoder_projections(c, i);
+    for (std::size_t j = 0; j < projs.size(); ++j) {
+      const Proj& pr = projs[j];
+      if (pr.keep16) {  // the router: 16 bits, outside the average
+        p.decoder.push_back(LinearPlan{"model.layers." + std::to_string(i) + "." + pr.name, pr.k, pr.n, pr.bias, {}, 0});
+        continue;
+      }
       const std::uint64_t hsh = mix64(seed * 131 + std::uint64_t(i) * 7 + std::uint64_t(j));
       static constexpr int kSizes[] = {32, 64, 128};
       int pref_gs = kSizes[hsh % 3];
       if (t < 2.6) pref_gs = 128;  // small groups cost 0.06-0.12 bpw of scales: keep low targets reachable
-      const bool pref_prefix = j == 6 && t >= 3.0 && (hsh >> 8) % 2 == 0;
+      const bool pref_prefix = j + 1 == projs.size() && t >= 3.0 && (hsh >> 8) % 2 == 0;
       const double target = t * double(pr.k) * double(pr.n) + carry;
       const Candidate cand = choose(pr.k, pr.n, target, pref_gs, pref_prefix);
       carry = target - double(cand.bits);

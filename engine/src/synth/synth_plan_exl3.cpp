@@ -29,13 +29,13 @@ SynthPlan plan_synth_exl3(const ModelConfig& c, double bpw, int head_bits, std::
     throw Error(ErrorKind::invalid_argument,
                 "EXL3 head bits must be 1 to 8, or 16 for an FP16 head (got " + std::to_string(head_bits) + ")", "",
                 "--head-bits");
-  const auto projs = decoder_projections(c);
   const int h = c.hidden_size;
-  for (const Proj& pr : projs)
-    for (int d : {pr.k, pr.n})
-      if (d % 128 != 0)
-        throw Error(ErrorKind::config, "EXL3 synthesis needs hidden, attention and MLP sizes that are multiples of 128 (got " +
-                                           std::to_string(d) + ")");
+  for (int i = 0; i < c.num_layers; ++i)
+    for (const Proj& pr : decoder_projections(c, i))
+      for (int d : {pr.k, pr.n})
+        if (d % 128 != 0 && !pr.keep16)
+          throw Error(ErrorKind::config, "EXL3 synthesis needs hidden, attention and MLP sizes that are multiples of 128 (got " +
+                                             std::to_string(d) + ")");
   SynthPlan p;
   p.config = c;
   p.target_bpw = bpw;
@@ -45,7 +45,15 @@ SynthPlan plan_synth_exl3(const ModelConfig& c, double bpw, int head_bits, std::
   double carry = 0.0, bits_sum = 0.0, weights_sum = 0.0, nominal_sum = 0.0;
   for (int i = 0; i < layers; ++i) {
     const double t = layers > 1 ? bpw + amp * std::cos(2.0 * std::numbers::pi * (i + 0.5) / layers) : bpw;
-    for (const Proj& pr : projs) {
+    for (const Proj& pr : decoder_projections(c, i)) {
+      if (pr.keep16) {  // the router: 16 bits, outside the average
+        LinearPlan lp;
+        lp.prefix = "model.layers." + std::to_string(i) + "." + pr.name;
+        lp.k = pr.k;
+        lp.n = pr.n;
+        p.decoder.push_back(std::move(lp));
+        continue;
+      }
       const double kn = double(pr.k) * double(pr.n);
       const double want = t + carry / kn;
       // Only the rates next to the layer's target: small linears (k/v) cannot absorb the carry

@@ -20,6 +20,7 @@
 #include "exl/plan.h"
 #include "exl/safetensors_writer.h"
 #include "exl/synth.h"
+#include "synth_projections.h"
 
 namespace exl::synth {
 namespace fs = std::filesystem;
@@ -308,10 +309,12 @@ SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) 
 
   std::vector<Item> items;
   items.push_back({Item::embedding, "model.embed_tokens.weight"});
+  std::size_t first = 0;  // the layer's first linear in plan.decoder
   for (int i = 0; i < cfg.num_layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i) + ".";
+    const std::size_t count = decoder_projections(cfg, i).size();
     items.push_back({Item::norm, p + "input_layernorm.weight"});
-    for (int j = 0; j < 4; ++j) items.push_back({Item::linear, "", &plan.decoder[std::size_t(i) * 7 + j]});
+    for (std::size_t j = 0; j < 4; ++j) items.push_back({Item::linear, "", &plan.decoder[first + j]});
     if (cfg.family.qk_norm) {
       items.push_back({Item::norm, p + "self_attn.q_norm.weight", nullptr, cfg.head_dim});
       items.push_back({Item::norm, p + "self_attn.k_norm.weight", nullptr, cfg.head_dim});
@@ -321,7 +324,8 @@ SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) 
       items.push_back({Item::norm, p + "pre_feedforward_layernorm.weight"});
       items.push_back({Item::norm, p + "post_feedforward_layernorm.weight"});
     }
-    for (int j = 4; j < 7; ++j) items.push_back({Item::linear, "", &plan.decoder[std::size_t(i) * 7 + j]});
+    for (std::size_t j = 4; j < count; ++j) items.push_back({Item::linear, "", &plan.decoder[first + j]});
+    first += count;
   }
   items.push_back({Item::norm, "model.norm.weight"});
   items.push_back({Item::linear, "", &plan.head});
@@ -351,7 +355,8 @@ SynthResult synth_model(const SynthOptions& o, const SynthProgressFn& progress) 
         const float mid = cfg.family.norm == NormKind::rms_one_plus ? 0.0f : 1.0f;
         add_f16(*t, it.name, {it.size > 0 ? it.size : cfg.hidden_size}, s, mid - 0.1f, mid + 0.1f);
       }
-      else if (o.fp16 || (exl3 && it.lin->exl3_bits2 == 0)) add_dense(*t, *it.lin, s);
+      else if (o.fp16 || (exl3 && it.lin->exl3_bits2 == 0) || (!exl3 && it.lin->layout.groups() == 0))
+        add_dense(*t, *it.lin, s);  // FP16 model, FP16 head, the router
       else if (exl3) add_linear_exl3(*t, *it.lin, s);
       else add_linear(*t, *it.lin, s, perm_seed(o.seed, it.lin->prefix));
       finish_pending();

@@ -121,6 +121,11 @@ class CudaBackend final : public Backend, private PageStorage {
 
   void load(std::shared_ptr<const Model> model) override {
     const ModelConfig& c = model->config();
+    // Mixture-of-experts layers (Mixtral, Qwen3-MoE) have no module counterpart yet.
+    if (c.moe.active())
+      throw Error(ErrorKind::unsupported,
+                  "mixture-of-experts models (" + c.architecture + ") run on the CPU backend for now; use --device cpu",
+                  (c.dir / "config.json").string(), "architectures");
     const FamilyDescription& fam = c.family;
     std::vector<exl_cuda_layer> layers(std::size_t(c.num_layers));
     bool any_local = false;
