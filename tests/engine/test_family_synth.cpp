@@ -12,6 +12,7 @@
 #include "exl/plan.h"
 #include "exl/synth.h"
 #include "exl_test.h"
+#include "family_checks.h"
 
 namespace fs = std::filesystem;
 using namespace exl;
@@ -75,21 +76,7 @@ EXL_TEST(family_synth, tiny_family_models_load_and_run) {
       CHECK_EQ(model->layers()[0].q_norm != nullptr, want.family.qk_norm);
       CHECK_EQ(model->layers()[0].post_feedforward_norm != nullptr, want.family.sandwich_norms);
       CHECK_EQ(model->summary().quantized, !fp16);
-      auto b = make_cpu_backend({});
-      b->load(model);
-      b->allocate_cache({64, CacheType::fp16});
-      std::vector<std::int32_t> ids(40);
-      for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = std::int32_t((i * 37 + 11) % 480);
-      std::vector<float> logits;
-      prefill(*b, ids, 2048, LogitsWanted::all, logits);
-      CHECK_EQ(logits.size(), ids.size() * std::size_t(c.vocab_size));
-      float spread = 0;
-      bool finite = true;
-      for (float v : logits) {
-        finite = finite && std::isfinite(v);
-        spread = std::max(spread, std::fabs(v));
-      }
-      CHECK_MSG(finite && spread > 0.01f, preset << ": logits not finite or flat");
+      exl::test::check_synth_prefill(model, c.vocab_size, 40, std::string(preset));
       fs::remove_all(dir);
     }
   }

@@ -124,16 +124,7 @@ void check_moe_model(const std::string& name) {
       CHECK_EQ(differ, 0);
     }
     // Greedy, one decode step at a time through the cache.
-    FamilyRun r = open_moe(name, p.context, CacheType::fp16);
-    std::vector<float> logits;
-    prefill(*r.backend, p.ids, 2048, LogitsWanted::last, logits);
-    for (std::size_t i = 0; i < p.greedy.size(); ++i) {
-      const int ours = top1(logits);
-      CHECK_MSG(ours == p.greedy[i], name << " " << p.name << " greedy step " << i << ": " << ours << " vs " << p.greedy[i]);
-      if (ours != p.greedy[i] || p.greedy_margins[i] < 0.02f) break;
-      const std::int32_t id = p.greedy[i];
-      r.backend->forward(std::span<const std::int32_t>(&id, 1), LogitsWanted::last, logits);
-    }
+    check_greedy_steps(name, p, *open_moe(name, p.context, CacheType::fp16).backend);
   }
 }
 

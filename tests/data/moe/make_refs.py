@@ -14,6 +14,7 @@ experts in transformers 5's fused tensors (experts.gate_up_proj, experts.down_pr
 
 Run from anywhere: python3 make_refs.py [out_dir]  (needs torch, transformers, safetensors).
 """
+import importlib.util
 import json
 import os
 import shutil
@@ -28,6 +29,19 @@ OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__fi
 VOCAB = 256
 
 
+def _families_helpers():
+    """prompts, logits_of and greedy of tests/data/families/make_refs.py (same vocabulary, 256)."""
+    spec = importlib.util.spec_from_file_location(
+        "families_make_refs", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "families", "make_refs.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.VOCAB == VOCAB
+    return mod.prompts, mod.logits_of, mod.greedy
+
+
+prompts, logits_of, greedy = _families_helpers()
+
+
 def randomize(model, std, router_std):
     g = torch.Generator().manual_seed(4321)
     with torch.no_grad():
@@ -38,28 +52,6 @@ def randomize(model, std, router_std):
                 p.copy_(router_std * torch.randn(p.shape, generator=g))
             else:
                 p.copy_(std * torch.randn(p.shape, generator=g))
-
-
-def prompts(seed, lengths):
-    g = torch.Generator().manual_seed(seed)
-    return {name: torch.randint(0, VOCAB, (n,), generator=g).tolist() for name, n in lengths.items()}
-
-
-def logits_of(model, ids):
-    with torch.no_grad():
-        return model(torch.tensor([ids])).logits[0].float()
-
-
-def greedy(model, ids, steps):
-    ids = list(ids)
-    out, margins = [], []
-    for _ in range(steps):
-        row = logits_of(model, ids)[-1]
-        top = torch.topk(row, 2)
-        out.append(int(top.indices[0]))
-        margins.append(float(top.values[0] - top.values[1]))
-        ids.append(out[-1])
-    return out, margins
 
 
 def routing(model, ids):
