@@ -18,6 +18,8 @@
 //   - reconstruct (prefill): W-hat^T as fp16 [n, k], a warp per tile, for cuBLAS.
 #include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <type_traits>
 
 #include "cuda_check.h"
 #include "exl/kernels/exl3_splits.h"
@@ -29,24 +31,6 @@ namespace exl::cuda {
 namespace {
 
 constexpr float k_had_scale = 0.088388347648f;  // 1 / sqrt(128)
-
-// mul1's value from the byte sum of the state's hash (0 .. 1020): affine in fp32 (the product is
-// exact), one rounding to fp16 (the GEMV's exl3_pair computes the same in fp16x2).
-__device__ __forceinline__ float mul1_of_sum(int sum) {
-  return __half2float(__float2half_rn(__fmul_rn(float(1774 * sum - 905216), 1.0f / 262144.0f)));
-}
-
-__device__ __forceinline__ float exl3_value(std::uint32_t state, int codebook) {
-  const std::uint32_t s = state & 0xFFFFu;
-  if (codebook == 2) {  // mul1: the byte sum of a multiplicative hash, affine in fp32 (exact), one rounding
-    return mul1_of_sum(int(__dp4a(s * 0x83DCD12Du, 0x01010101u, 0u)));
-  }
-  const std::uint32_t x = codebook == 0 ? s * 89226354u + 64248484u : s * 0xCBAC1FEDu;
-  const std::uint32_t y = (x & 0x8FFF8FFFu) ^ 0x3B603B60u;
-  const float lo = __half2float(__ushort_as_half((unsigned short)(y & 0xFFFFu)));
-  const float hi = __half2float(__ushort_as_half((unsigned short)(y >> 16)));
-  return __half2float(__float2half_rn(__fadd_rn(lo, hi)));
-}
 
 // The 16-bit states of lane l's 8 values of a tile (sequence positions 8l .. 8l+7), in two steps
 // so that a warp can issue the loads of several tiles before it decodes any. A state is the 16
@@ -89,18 +73,6 @@ __device__ __forceinline__ void exl3_tile_cut(const std::uint32_t (&wd)[3], int 
     st[e] = v & 0xFFFFu;
   }
 }
-
-__device__ __forceinline__ void exl3_tile_states(const std::uint32_t* __restrict__ words, int bits2, int lane,
-                                                 std::uint32_t st[8]) {
-  const LaneWindow lw = lane_window(bits2, lane);
-  std::uint32_t wd[3];
-  exl3_tile_load(words, lw, wd);
-  exl3_tile_cut(wd, bits2, lw.off, st);
-}
-
-// Row / column inside a 16x16 tile of lane l's e-th value (sequence position 8l + e).
-__device__ __forceinline__ int tile_row(int lane, int e) { return 2 * (lane & 3) + (e & 1) + 8 * ((e >> 1) & 1); }
-__device__ __forceinline__ int tile_col(int lane, int e) { return (lane >> 2) + 8 * (e >> 2); }
 
 // The 128-point butterfly on v[0..3] of each of the warp's lanes (lane l: elements 4l .. 4l+3).
 __device__ __forceinline__ void had128_warp(float v[4], int lane) {
@@ -191,8 +163,8 @@ struct Exl3Out {
 constexpr int k_gemv_strips = exl3_gemv_block_columns / 16;  // strips a block: a warp decodes one tile of each per row
 constexpr int k_gemv_warps = 8;   // warps a block, each down its own rows of the split (rows warp, warp + 8, ...)
 
-// The fp16 values of states s0 and s1, packed (s0 in the low half), equal bit for bit to
-// exl3_value's:
+// The fp16 values of states s0 and s1, packed (s0 in the low half), equal bit for bit to the
+// reference's (kernels/reference/exl3_ref.cpp):
 //   - mul1: v = fp16((1774 * sum - 905216) / 2^18) for the byte sum `sum` (0 .. 1020) of the hash.
 //     The half with bits 0x6400 + sum is 1024 + sum, and 1774 / 2^18 (0x1EEE) and 1024 * 1774 / 2^18
 //     + 905216 / 2^18 = 10.3828125 (0x4931) are exact fp16 numbers, so one fma.rn.f16x2,
@@ -375,24 +347,34 @@ void launch_gemv(const Exl3Device& w, const __half* xr, int rows, float* z, int 
   launch(exl3_gemv_kernel<MR, B2, true, fused>, grid, block, 0, s, w, xr, rows, z, per, in_features, out);
 }
 
+// f(std::integral_constant<int, B2>) for the rate w.bits2 = B2: the rates the format has, 1 .. 8
+// bits and 1.5 / 2.5 / 3.5 (mul1), each a compiled form of the kernels.
+template <class F>
+void with_rate(int bits2, const char* what, F&& f) {
+  switch (bits2) {
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    case 7: return f(std::integral_constant<int, 7>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 10: return f(std::integral_constant<int, 10>{});
+    case 12: return f(std::integral_constant<int, 12>{});
+    case 14: return f(std::integral_constant<int, 14>{});
+    case 16: return f(std::integral_constant<int, 16>{});
+    default: EXL_CUDA_REQUIRE(false, std::string(what) + ": bit rate x2 out of range (" + std::to_string(bits2) + ")");
+  }
+}
+
 template <int MR>
 void launch_gemv_rate(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block,
                       cudaStream_t s, int in_features = 0, const Exl3Out& out = {}) {
-  switch (w.bits2) {  // the rates the format has: 1 .. 8 bits, and 1.5 / 2.5 / 3.5 (mul1)
-    case 2: return launch_gemv<MR, 2>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 3: return launch_gemv<MR, 3>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 4: return launch_gemv<MR, 4>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 5: return launch_gemv<MR, 5>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 6: return launch_gemv<MR, 6>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 7: return launch_gemv<MR, 7>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 8: return launch_gemv<MR, 8>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 10: return launch_gemv<MR, 10>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 12: return launch_gemv<MR, 12>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 14: return launch_gemv<MR, 14>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    case 16: return launch_gemv<MR, 16>(w, xr, rows, z, per, grid, block, s, in_features, out);
-    default: EXL_CUDA_REQUIRE(false, "EXL3 GEMV: bit rate x2 out of range (" + std::to_string(w.bits2) + ")");
-  }
+  with_rate(w.bits2, "EXL3 GEMV", [&](auto rate) {
+    launch_gemv<MR, decltype(rate)::value>(w, xr, rows, z, per, grid, block, s, in_features, out);
+  });
 }
+
 
 // grid (n / 128, rows), 32 threads. z: [splits][rows][n].
 __global__ void exl3_output_kernel(const float* __restrict__ z, int splits, int rows, int n, const __half* __restrict__ svh,
@@ -494,20 +476,7 @@ void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int 
 
 void exl3_reconstruct_t(const Exl3Device& w, __half* out, cudaStream_t s) {
   const dim3 grid(unsigned(((w.k / 16) * (w.n / 16) + 7) / 8));
-  switch (w.bits2) {
-    case 2: return launch_reconstruct<2>(w, out, grid, s);
-    case 3: return launch_reconstruct<3>(w, out, grid, s);
-    case 4: return launch_reconstruct<4>(w, out, grid, s);
-    case 5: return launch_reconstruct<5>(w, out, grid, s);
-    case 6: return launch_reconstruct<6>(w, out, grid, s);
-    case 7: return launch_reconstruct<7>(w, out, grid, s);
-    case 8: return launch_reconstruct<8>(w, out, grid, s);
-    case 10: return launch_reconstruct<10>(w, out, grid, s);
-    case 12: return launch_reconstruct<12>(w, out, grid, s);
-    case 14: return launch_reconstruct<14>(w, out, grid, s);
-    case 16: return launch_reconstruct<16>(w, out, grid, s);
-    default: EXL_CUDA_REQUIRE(false, "EXL3 reconstruct: bit rate x2 out of range (" + std::to_string(w.bits2) + ")");
-  }
+  with_rate(w.bits2, "EXL3 reconstruct", [&](auto rate) { launch_reconstruct<decltype(rate)::value>(w, out, grid, s); });
 }
 
 }  // namespace exl::cuda
