@@ -5,14 +5,15 @@
 //     128-point butterfly in fp32 (lane l holds elements 4l .. 4l+3: a 4-point transform in the
 //     lane, then shuffles at distances 1..16), scaled by 1/sqrt(128) and rounded to fp16. The
 //     steps and their order are the reference's, so the result is bit for bit the reference's.
-//   - GEMV partials (few rows): a block per (two 16-column tile strips, K split); each warp walks
-//     16x16 tiles down its split, four in flight. A tile is 256 values in the tensor-core order,
-//     lane l holding positions 8l .. 8l+7 (rows 2(l%4) + {0,1,8,9}, columns l/4 and l/4 + 8). A
-//     value's 16-bit state is the 16 stream bits ending at its end bit (two 32-bit words), decoded
-//     by the codebook to fp16 in pairs (exact, as the reference), and the tile is one
-//     mma.m16n8k16's A operand against the rows' inputs (fp32 accumulators). Warps are summed
-//     through shared memory in a fixed order, splits into their own slice of z (no atomics, so
-//     results repeat bit for bit).
+//   - GEMV partials (few rows): a block per (four 16-column tile strips, K split); warp w takes tile
+//     rows w, w + 8, ... of the split and, in each, the tile of every strip (one lane address serves
+//     the four, the next row's words load while a row decodes). A tile is 256 values in the
+//     tensor-core order, lane l holding positions 8l .. 8l+7 (rows 2(l%4) + {0,1,8,9}, columns l/4
+//     and l/4 + 8). A value's 16-bit state is the 16 stream bits ending at its end bit, decoded by
+//     the codebook to fp16 in pairs (exact, as the reference), and the tile is one mma.m16n8k16's A
+//     operand against the rows' inputs (fp32 accumulators). Warps are summed through shared memory
+//     in a fixed order, splits into their own slice of z (no atomics, so results repeat bit for
+//     bit); the block completing a 128-column group applies the output transform (decode).
 //   - output transform: the splits summed in order, the butterfly in fp32, * svh, stored or added
 //     into y (fp32), columns past out_features dropped.
 //   - reconstruct (prefill): W-hat^T as fp16 [n, k], a warp per tile, for cuBLAS.
