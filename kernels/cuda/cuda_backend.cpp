@@ -108,7 +108,7 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* a = std::getenv("EXL_CUDA_ATTN_MMA")) set_decode_mma(std::string(a) != "0");
   if (const char* a = std::getenv("EXL_CUDA_ATTN_REG")) set_decode_reg(std::string(a) != "0");
   if (const char* f = std::getenv("EXL_CUDA_KV_FOLD")) fold_kv_ = std::string(f) != "0";
-  // EXL_CUDA_EXL3_FOLD=0: the EXL3 decode GEMV's output transform as its own launch (A/B runs).
+  // EXL_CUDA_EXL3_FOLD=1: the EXL3 decode GEMV applies the output transform (A/B runs).
   if (const char* f = std::getenv("EXL_CUDA_EXL3_FOLD")) fold_exl3_out_ = std::string(f) != "0";
   if (const char* f = std::getenv("EXL_CUDA_ROPE_FOLD")) fold_rope_ = std::string(f) != "0";
   // Prefill's reconstruct beside the GEMMs (DequantPipe); EXL_CUDA_DQ_OVERLAP=0 inline, and

@@ -211,7 +211,9 @@ class CudaBackend {
   // every GEMV block reads its rows contiguously instead of gathering them (EXL_CUDA_PERM_FOLD=0:
   // gather as before, for comparison).
   bool fold_perms_ = true;
-  bool fold_exl3_out_ = true;  // the EXL3 decode GEMV applies the output transform (EXL_CUDA_EXL3_FOLD)
+  // The EXL3 decode GEMV applies the output transform itself (EXL_CUDA_EXL3_FOLD=1). Off: on an H100
+  // the separate launch was faster (llama3-8b EXL3 4.0 decode 237.2 against 219.3 tok/s, session 37).
+  bool fold_exl3_out_ = false;
   // Quantized caches: RoPE does kv_prepare's rotations and (whole blocks) the stores' writes, the
   // decode merge rotates the output back (EXL_CUDA_KV_FOLD=0: the separate passes).
   bool fold_kv_ = true;

@@ -18,6 +18,7 @@
 //     into y (fp32), columns past out_features dropped.
 //   - reconstruct (prefill): W-hat^T as fp16 [n, k], a warp per tile, for cuBLAS.
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -98,23 +99,42 @@ __device__ __forceinline__ void had128_warp(float v[4], int lane) {
 __device__ __forceinline__ void input_block(const __half* __restrict__ x, int in_features, const __half* __restrict__ suh,
                                             int c_block, int lane, __half* __restrict__ out) {
   float v[4];
-  for (int e = 0; e < 4; ++e) {
-    const int c = c_block + 4 * lane + e;
-    const float a = c < in_features ? __half2float(x[c]) : 0.0f;
-    v[e] = __half2float(__float2half_rn(__fmul_rn(a, __half2float(suh[c]))));
+  const int c0 = c_block + 4 * lane;
+  const bool whole = c_block + 128 <= in_features && (reinterpret_cast<std::uintptr_t>(x + c0) & 7u) == 0;
+  if (whole) {  // the lane's four inputs and scales as one 8-byte load each
+    const uint2 xv = *reinterpret_cast<const uint2*>(x + c0), sv = *reinterpret_cast<const uint2*>(suh + c0);
+    const __half2 x01 = *reinterpret_cast<const __half2*>(&xv.x), x23 = *reinterpret_cast<const __half2*>(&xv.y);
+    const __half2 s01 = *reinterpret_cast<const __half2*>(&sv.x), s23 = *reinterpret_cast<const __half2*>(&sv.y);
+    const float a[4] = {__low2float(x01), __high2float(x01), __low2float(x23), __high2float(x23)};
+    const float b[4] = {__low2float(s01), __high2float(s01), __low2float(s23), __high2float(s23)};
+    for (int e = 0; e < 4; ++e) v[e] = __half2float(__float2half_rn(__fmul_rn(a[e], b[e])));
+  } else {
+    for (int e = 0; e < 4; ++e) {
+      const int c = c0 + e;
+      const float a = c < in_features ? __half2float(x[c]) : 0.0f;
+      v[e] = __half2float(__float2half_rn(__fmul_rn(a, __half2float(suh[c]))));
+    }
   }
   had128_warp(v, lane);
-  for (int e = 0; e < 4; ++e) out[4 * lane + e] = __float2half_rn(v[e]);
+  // out: a 128-feature block of xr or of the GEMV's shared memory (4-byte aligned).
+  reinterpret_cast<__half2*>(out)[2 * lane] = __floats2half2_rn(v[0], v[1]);
+  reinterpret_cast<__half2*>(out)[2 * lane + 1] = __floats2half2_rn(v[2], v[3]);
 }
 
-// grid (k / 128, rows), 32 threads.
-__global__ void exl3_input_kernel(const __half* __restrict__ x, int ldx, int in_features, const __half* __restrict__ suh,
-                                  int k, __half* __restrict__ xr) {
+// Blocks of the transform kernels: 8 warps, a warp per (row, 128-feature block).
+constexpr int k_transform_warps = 8;
+
+// grid (ceil(k / 128 / 8), rows), 256 threads: warp w of block b transforms 128-feature block 8b + w.
+__global__ void __launch_bounds__(32 * k_transform_warps) exl3_input_kernel(const __half* __restrict__ x, int ldx,
+                                                                            int in_features,
+                                                                            const __half* __restrict__ suh, int k,
+                                                                            __half* __restrict__ xr) {
   pdl_trigger();
   pdl_wait();
-  const int r = int(blockIdx.y);
-  input_block(x + std::size_t(r) * ldx, in_features, suh, int(blockIdx.x) * 128, int(threadIdx.x),
-              xr + std::size_t(r) * k + int(blockIdx.x) * 128);
+  const int r = int(blockIdx.y), blk = int(blockIdx.x) * k_transform_warps + (int(threadIdx.x) >> 5);
+  if (blk >= k / 128) return;
+  input_block(x + std::size_t(r) * ldx, in_features, suh, blk * 128, int(threadIdx.x) & 31,
+              xr + std::size_t(r) * k + blk * 128);
 }
 
 // The output transform of one row's 128-column block c_block, by one warp: the splits' partials
@@ -125,28 +145,38 @@ __device__ __forceinline__ void output_block(const float* __restrict__ z, int sp
                                              int lane, const __half* __restrict__ svh, int out_features,
                                              float* __restrict__ y, int ldy, bool overwrite, bool cg) {
   const int c0 = c_block + 4 * lane;
-  float v[4];
-  for (int e = 0; e < 4; ++e) {
-    float s = 0.0f;
-    for (int q0 = 0; q0 < splits; q0 += 8) {
-      float p[8];
+  float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int q0 = 0; q0 < splits; q0 += 8) {  // the lane's four columns of each split as one 16-byte load
+    float4 p[8];
 #pragma unroll
-      for (int u = 0; u < 8; ++u) {
-        const float* a = z + (std::size_t(q0 + u) * rows + r) * n + c0 + e;
-        p[u] = q0 + u < splits ? (cg ? __ldcg(a) : *a) : 0.0f;
-      }
-#pragma unroll
-      for (int u = 0; u < 8; ++u) s += p[u];
+    for (int u = 0; u < 8; ++u) {
+      const float4* a = reinterpret_cast<const float4*>(z + (std::size_t(q0 + u) * rows + r) * n + c0);
+      p[u] = q0 + u < splits ? (cg ? __ldcg(a) : *a) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
-    v[e] = s;
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      v[0] += p[u].x;
+      v[1] += p[u].y;
+      v[2] += p[u].z;
+      v[3] += p[u].w;
+    }
   }
   had128_warp(v, lane);
-  for (int e = 0; e < 4; ++e) {
-    const int c = c0 + e;
-    if (c >= out_features) continue;
-    const float o = __fmul_rn(v[e], __half2float(svh[c]));
-    float* dst = y + std::size_t(r) * ldy + c;
-    *dst = overwrite ? o : *dst + o;
+  float* dst = y + std::size_t(r) * ldy + c0;
+  const uint2 sv = *reinterpret_cast<const uint2*>(svh + c0);
+  const __half2 s01 = *reinterpret_cast<const __half2*>(&sv.x), s23 = *reinterpret_cast<const __half2*>(&sv.y);
+  const float o[4] = {__fmul_rn(v[0], __low2float(s01)), __fmul_rn(v[1], __high2float(s01)),
+                      __fmul_rn(v[2], __low2float(s23)), __fmul_rn(v[3], __high2float(s23))};
+  if (c0 + 4 <= out_features && (reinterpret_cast<std::uintptr_t>(dst) & 15u) == 0) {
+    float4 d = make_float4(o[0], o[1], o[2], o[3]);
+    if (!overwrite) {
+      const float4 y0 = *reinterpret_cast<const float4*>(dst);
+      d = make_float4(y0.x + o[0], y0.y + o[1], y0.z + o[2], y0.w + o[3]);
+    }
+    *reinterpret_cast<float4*>(dst) = d;
+  } else {
+    for (int e = 0; e < 4; ++e)
+      if (c0 + e < out_features) dst[e] = overwrite ? o[e] : dst[e] + o[e];
   }
 }
 
@@ -377,12 +407,17 @@ void launch_gemv_rate(const Exl3Device& w, const __half* xr, int rows, float* z,
 }
 
 
-// grid (n / 128, rows), 32 threads. z: [splits][rows][n].
-__global__ void exl3_output_kernel(const float* __restrict__ z, int splits, int rows, int n, const __half* __restrict__ svh,
-                                   int out_features, float* __restrict__ y, int ldy, bool overwrite) {
+// grid (ceil(n / 128 / 8), rows), 256 threads: warp w of block b, 128-column block 8b + w. z: [splits][rows][n].
+__global__ void __launch_bounds__(32 * k_transform_warps) exl3_output_kernel(const float* __restrict__ z, int splits,
+                                                                             int rows, int n,
+                                                                             const __half* __restrict__ svh,
+                                                                             int out_features, float* __restrict__ y,
+                                                                             int ldy, bool overwrite) {
   pdl_trigger();
   pdl_wait();
-  output_block(z, splits, rows, n, int(blockIdx.y), int(blockIdx.x) * 128, int(threadIdx.x), svh, out_features, y, ldy,
+  const int blk = int(blockIdx.x) * k_transform_warps + (int(threadIdx.x) >> 5);
+  if (blk >= n / 128) return;
+  output_block(z, splits, rows, n, int(blockIdx.y), blk * 128, int(threadIdx.x) & 31, svh, out_features, y, ldy,
                overwrite, false);
 }
 
@@ -442,7 +477,9 @@ int exl3_gemv_splits(const Exl3Device& w, int sm_count) {
 void exl3_input_transform(const Exl3Device& w, const __half* x, int rows, int ldx, int in_features, __half* xr,
                           cudaStream_t s) {
   EXL_CUDA_REQUIRE(w.k % 128 == 0 && in_features <= w.k && rows > 0, "EXL3 input transform: bad shape");
-  launch(exl3_input_kernel, dim3(unsigned(w.k / 128), unsigned(rows)), dim3(32), 0, s, x, ldx, in_features, w.suh, w.k, xr);
+  const unsigned bx = unsigned((w.k / 128 + k_transform_warps - 1) / k_transform_warps);
+  launch(exl3_input_kernel, dim3(bx, unsigned(rows)), dim3(32 * k_transform_warps), 0, s, x, ldx, in_features, w.suh, w.k,
+         xr);
 }
 
 void exl3_gemv_partials(const Exl3Device& w, const __half* xr, int rows, float* z, int splits, cudaStream_t s) {
@@ -471,7 +508,8 @@ void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, floa
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
                            bool overwrite, cudaStream_t s) {
   EXL_CUDA_REQUIRE(w.n % 128 == 0 && out_features <= w.n && rows > 0, "EXL3 output transform: bad shape");
-  launch(exl3_output_kernel, dim3(unsigned(w.n / 128), unsigned(rows)), dim3(32), 0, s, z, splits, rows, w.n, w.svh,
+  const unsigned bx = unsigned((w.n / 128 + k_transform_warps - 1) / k_transform_warps);
+  launch(exl3_output_kernel, dim3(bx, unsigned(rows)), dim3(32 * k_transform_warps), 0, s, z, splits, rows, w.n, w.svh,
          out_features, y, ldy, overwrite);
 }
 
