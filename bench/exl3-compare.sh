@@ -2,11 +2,11 @@
 # One GPU-machine call: ExLlamaV3 1.6.5 (wheels in .gpu-exl3/whl, its CUDA extension built here by
 # JIT, about 4.5 min, while exl writes the models) and exl (.gpu/ from bench/gpu-prep.sh) on the same
 # synthetic EXL3 4.0 bpw models (tinyllama-1.1b, llama3-8b): exl, exl with the EXL3 output transform
-# as its own launch (EXL_CUDA_EXL3_FOLD=0), ExLlamaV3 (bench/exl3_ref_bench.py, its defaults), exl
+# folded into the GEMV (EXL_CUDA_EXL3_FOLD=1), ExLlamaV3 (bench/exl3_ref_bench.py, its defaults), exl
 # again. JSON per run under $OUT, a summary on stdout.
 #   usage: [PRESETS="llama3-8b"] [VARIANTS="name:VAR=V,VAR2=V2 ..."] [DURING="cmd"] [AFTER="cmd"]
 #          bash bench/exl3-compare.sh      (carry .gpu and .gpu-exl3/whl)
-# VARIANTS: exl runs before ExLlamaV3's, each with its environment (default "exl: nofold:EXL_CUDA_EXL3_FOLD=0";
+# VARIANTS: exl runs before ExLlamaV3's, each with its environment (default "exl: fold:EXL_CUDA_EXL3_FOLD=1";
 # a module built beside .gpu/bin's in the same build tree is picked by EXL_CUDA_MODULE). DURING runs while
 # ExLlamaV3's extension builds (correctness checks, not timings), AFTER at the end.
 set -u
@@ -25,7 +25,7 @@ wait $bp; tail -2 $W/build.log
 b() { "$EXL" bench -m "$1" --prompt 2048 --ctx 0 --gen 128 --json > "$2" 2> "$2.err"; }
 for p in ${PRESETS:-tinyllama-1.1b llama3-8b}; do
   m=$W/m/$p
-  for v in ${VARIANTS:-exl: nofold:EXL_CUDA_EXL3_FOLD=0}; do
+  for v in ${VARIANTS:-exl: fold:EXL_CUDA_EXL3_FOLD=1}; do
     name=${v%%:*}; envs=${v#*:}
     (IFS=,; for e in $envs; do [ -n "$e" ] && export "$e"; done; b $m $OUT/${name}_$p.json)
   done
