@@ -23,6 +23,9 @@
 
 #include "simd.h"
 
+// The Viterbi step is the whole encoder's time: UBSan's checks there are left out (ASan stays).
+#define EXL_QUANT_HOT EXL_AVX2 __attribute__((no_sanitize("undefined")))
+
 namespace exl::detail {
 
 #if EXL_X86
@@ -37,7 +40,7 @@ constexpr int k_rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 // 2^-14 the difference of two fp16 numbers is exact and has at most 10 significant bits (it is a
 // multiple of 2^-24), so rounding to 11 bits leaves it alone; |dec - w| <= 65504 + 3.96 < 65520
 // never overflows (and w = +-inf gives +-inf).
-EXL_AVX2 inline __m256 rn16_normal(__m256 x) {
+EXL_QUANT_HOT inline __m256 rn16_normal(__m256 x) {
   const __m256i b = _mm256_castps_si256(x);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 13), _mm256_set1_epi32(1));
   const __m256i r = _mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0xFFF)), lsb);
@@ -48,7 +51,7 @@ EXL_AVX2 inline __m256 rn16_normal(__m256 x) {
 // (r - big); where err != 0, the odd one of r and its fp32 neighbour towards err. In integer
 // form q = bits(r) - (err < 0), then q | (err != 0). With pv = +inf, r - big is NaN and both
 // comparisons are false: r stays inf.
-EXL_AVX2 inline __m256 round_to_odd(__m256 sq, __m256 pv, __m256 r) {
+EXL_QUANT_HOT inline __m256 round_to_odd(__m256 sq, __m256 pv, __m256 r) {
   const __m256 big = _mm256_max_ps(sq, pv), small = _mm256_min_ps(sq, pv);
   const __m256 z = _mm256_sub_ps(r, big);  // exact (Fast2Sum)
   const __m256i neg = _mm256_castps_si256(_mm256_cmp_ps(small, z, _CMP_LT_OQ));  // err < 0
@@ -60,7 +63,7 @@ EXL_AVX2 inline __m256 round_to_odd(__m256 sq, __m256 pv, __m256 r) {
 
 // The previous costs of the 8 states s0 .. s0+7 (s0 a multiple of 8): prev[(s0 + lane) >> K].
 template <int K>
-EXL_AVX2 inline __m256 prev8(const float* prev, int s0) {
+EXL_QUANT_HOT inline __m256 prev8(const float* prev, int s0) {
   if constexpr (K >= 3) {
     return _mm256_broadcast_ss(prev + (s0 >> K));
   } else if constexpr (K == 2) {
@@ -73,21 +76,21 @@ EXL_AVX2 inline __m256 prev8(const float* prev, int s0) {
 }
 
 // dh = RN16(dec - w) for 8 states.
-EXL_AVX2 inline __m256 dh8(__m256 dec, __m256 wv) { return rn16_normal(_mm256_sub_ps(dec, wv)); }
+EXL_QUANT_HOT inline __m256 dh8(__m256 dec, __m256 wv) { return rn16_normal(_mm256_sub_ps(dec, wv)); }
 
 // c = RN16(sq + pv) (sq = dh^2, exact) of U vectors, as fp16 bits: the round-to-odd form of
 // the fp32 sum, then one conversion. (Applying the correction only where the fp32 sum is exactly
 // an fp16 midpoint, the only place it can change the result, behind a branch, was slower on real
 // tiles: the costs hit midpoints in 8 to 28 % of the 32-lane blocks, and the branch mispredicts.)
 template <int U>
-EXL_AVX2 inline void fma16_block(const __m256* sq, const __m256* pv, __m128i* c) {
+EXL_QUANT_HOT inline void fma16_block(const __m256* sq, const __m256* pv, __m128i* c) {
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) c[u] = _mm256_cvtps_ph(round_to_odd(sq[u], pv[u], _mm256_add_ps(sq[u], pv[u])), k_rn);
 }
 
 // The fp16 costs RN16(RN16(dec - w)^2 + prev) of U vectors of states (row hi, out-edges e0..).
 template <int K, int U>
-EXL_AVX2 inline void row_costs(const float* tab, __m256 wv, const float* prev, int s0, __m128i* c) {
+EXL_QUANT_HOT inline void row_costs(const float* tab, __m256 wv, const float* prev, int s0, __m128i* c) {
   __m256 sq[U], pv[U];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) {
@@ -99,7 +102,7 @@ EXL_AVX2 inline void row_costs(const float* tab, __m256 wv, const float* prev, i
 }
 
 template <int K>
-EXL_AVX2 void step_k(const float* tab, float w, const float* prev, int e_begin, int e_end, float* cost,
+EXL_QUANT_HOT void step_k(const float* tab, float w, const float* prev, int e_begin, int e_end, float* cost,
                      std::uint8_t* back) {
   constexpr int E = 65536 >> K, H = 1 << K, U = 4;
   const __m256 wv = _mm256_set1_ps(w);
@@ -133,7 +136,7 @@ EXL_AVX2 void step_k(const float* tab, float w, const float* prev, int e_begin, 
 // [e_begin, e_end) (multiples of 32). tab: the 65536 codebook values (fp32, 32-byte aligned), w:
 // RN16 of the target, prev: the costs of the previous position (E = 65536 >> K entries, 32-byte
 // aligned, as cost).
-EXL_AVX2 void exl3_viterbi_step_avx2(int K, const float* tab, float w, const float* prev, int e_begin, int e_end,
+EXL_QUANT_HOT void exl3_viterbi_step_avx2(int K, const float* tab, float w, const float* prev, int e_begin, int e_end,
                                      float* cost, std::uint8_t* back) {
   switch (K) {
     case 1: step_k<1>(tab, w, prev, e_begin, e_end, cost, back); break;
@@ -150,7 +153,7 @@ EXL_AVX2 void exl3_viterbi_step_avx2(int K, const float* tab, float w, const flo
 // The first step of a pass: c = RN16(dh * dh) (an exact square, one rounding), and +inf where
 // pre_state >= 0 and the state's in-edge s >> K differs from pre_state. 1/256 of the work: plain
 // fp32 compare and blend.
-EXL_AVX2 void exl3_viterbi_first_step_avx2(int K, const float* tab, float w, int pre_state, int e_begin, int e_end,
+EXL_QUANT_HOT void exl3_viterbi_first_step_avx2(int K, const float* tab, float w, int pre_state, int e_begin, int e_end,
                                            float* cost, std::uint8_t* back) {
   const int E = 65536 >> K, H = 1 << K;
   const __m256 wv = _mm256_set1_ps(w);
@@ -186,7 +189,7 @@ EXL_AVX2 void exl3_viterbi_first_step_avx2(int K, const float* tab, float w, int
 
 // Test hook (see exl3_quant_fp16_ops in exl3_quant_cpu.cpp): the step's two fp16 operations on
 // n lanes (a multiple of 8) through the same inline code.
-EXL_AVX2 void exl3_quant_fp16_ops_avx2(int n, const float* dec, const float* w, float* dh, const float* dh_in,
+EXL_QUANT_HOT void exl3_quant_fp16_ops_avx2(int n, const float* dec, const float* w, float* dh, const float* dh_in,
                                        const float* prev, float* c) {
   for (int i = 0; i < n; i += 8) {
     _mm256_storeu_ps(dh + i, dh8(_mm256_loadu_ps(dec + i), _mm256_loadu_ps(w + i)));
