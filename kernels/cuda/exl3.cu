@@ -93,28 +93,31 @@ __device__ __forceinline__ void had128_warp(float v[4], int lane) {
   for (int e = 0; e < 4; ++e) v[e] = __fmul_rn(v[e], k_had_scale);
 }
 
+// Four fp16 values at p (8-byte aligned) as floats, one load.
+__device__ __forceinline__ void load_half4(const __half* p, float (&f)[4]) {
+  const uint2 u = *reinterpret_cast<const uint2*>(p);
+  const __half2 lo = *reinterpret_cast<const __half2*>(&u.x), hi = *reinterpret_cast<const __half2*>(&u.y);
+  f[0] = __low2float(lo);
+  f[1] = __high2float(lo);
+  f[2] = __low2float(hi);
+  f[3] = __high2float(hi);
+}
+
 // The input transform of one 128-feature block of one row, by one warp: x * suh rounded to fp16
 // (an fp16 product, exact in fp32), the butterfly, rounded to fp16 into out[0 .. 127]. Features
 // at or past in_features are zero.
 __device__ __forceinline__ void input_block(const __half* __restrict__ x, int in_features, const __half* __restrict__ suh,
                                             int c_block, int lane, __half* __restrict__ out) {
-  float v[4];
   const int c0 = c_block + 4 * lane;
-  const bool whole = c_block + 128 <= in_features && (reinterpret_cast<std::uintptr_t>(x + c0) & 7u) == 0;
-  if (whole) {  // the lane's four inputs and scales as one 8-byte load each
-    const uint2 xv = *reinterpret_cast<const uint2*>(x + c0), sv = *reinterpret_cast<const uint2*>(suh + c0);
-    const __half2 x01 = *reinterpret_cast<const __half2*>(&xv.x), x23 = *reinterpret_cast<const __half2*>(&xv.y);
-    const __half2 s01 = *reinterpret_cast<const __half2*>(&sv.x), s23 = *reinterpret_cast<const __half2*>(&sv.y);
-    const float a[4] = {__low2float(x01), __high2float(x01), __low2float(x23), __high2float(x23)};
-    const float b[4] = {__low2float(s01), __high2float(s01), __low2float(s23), __high2float(s23)};
-    for (int e = 0; e < 4; ++e) v[e] = __half2float(__float2half_rn(__fmul_rn(a[e], b[e])));
+  float a[4], b[4];
+  load_half4(suh + c0, b);
+  if (c_block + 128 <= in_features && (reinterpret_cast<std::uintptr_t>(x + c0) & 7u) == 0) {
+    load_half4(x + c0, a);
   } else {
-    for (int e = 0; e < 4; ++e) {
-      const int c = c0 + e;
-      const float a = c < in_features ? __half2float(x[c]) : 0.0f;
-      v[e] = __half2float(__float2half_rn(__fmul_rn(a, __half2float(suh[c]))));
-    }
+    for (int e = 0; e < 4; ++e) a[e] = c0 + e < in_features ? __half2float(x[c0 + e]) : 0.0f;
   }
+  float v[4];
+  for (int e = 0; e < 4; ++e) v[e] = __half2float(__float2half_rn(__fmul_rn(a[e], b[e])));
   had128_warp(v, lane);
   // out: a 128-feature block of xr or of the GEMV's shared memory (4-byte aligned).
   reinterpret_cast<__half2*>(out)[2 * lane] = __floats2half2_rn(v[0], v[1]);
@@ -163,10 +166,9 @@ __device__ __forceinline__ void output_block(const float* __restrict__ z, int sp
   }
   had128_warp(v, lane);
   float* dst = y + std::size_t(r) * ldy + c0;
-  const uint2 sv = *reinterpret_cast<const uint2*>(svh + c0);
-  const __half2 s01 = *reinterpret_cast<const __half2*>(&sv.x), s23 = *reinterpret_cast<const __half2*>(&sv.y);
-  const float o[4] = {__fmul_rn(v[0], __low2float(s01)), __fmul_rn(v[1], __high2float(s01)),
-                      __fmul_rn(v[2], __low2float(s23)), __fmul_rn(v[3], __high2float(s23))};
+  float sc[4], o[4];
+  load_half4(svh + c0, sc);
+  for (int e = 0; e < 4; ++e) o[e] = __fmul_rn(v[e], sc[e]);
   if (c0 + 4 <= out_features && (reinterpret_cast<std::uintptr_t>(dst) & 15u) == 0) {
     float4 d = make_float4(o[0], o[1], o[2], o[3]);
     if (!overwrite) {
@@ -202,16 +204,23 @@ constexpr int k_gemv_warps = 8;   // warps a block, each down its own rows of th
 //     (1024 + sum) * c1 - c3, rounds the exact value once: the same fp16 as the reference.
 //   - 3INST / MCG: the two fp16 halves of the masked hash lie in [0.125, 2) in magnitude, so their
 //     fp32 sum is exact and fp16(lo + hi) is one fp16 addition (fma by 1.0).
+// The multiplicative hash of 3INST (codebook 0) and MCG (1): state * mul + add (mul1 has its own).
+struct Exl3Hash {
+  std::uint32_t mul, add;
+};
+__device__ __forceinline__ Exl3Hash exl3_hash(int codebook) {
+  return codebook == 0 ? Exl3Hash{89226354u, 64248484u} : Exl3Hash{0xCBAC1FEDu, 0u};
+}
+
 template <bool MUL1>
-__device__ __forceinline__ std::uint32_t exl3_pair(std::uint32_t s0, std::uint32_t s1, std::uint32_t mul,
-                                                   std::uint32_t add) {
+__device__ __forceinline__ std::uint32_t exl3_pair(std::uint32_t s0, std::uint32_t s1, Exl3Hash h) {
   if constexpr (MUL1) {
     const std::uint32_t lo = __dp4a(s0 * 0x83DCD12Du, 0x01010101u, 0x6400u);
     const std::uint32_t hi = __dp4a(s1 * 0x83DCD12Du, 0x01010101u, 0x6400u);
     return hfma2_bits(__byte_perm(lo, hi, 0x5410), 0x1EEE1EEEu, 0xC931C931u);  // (lo, hi) as two halves
   } else {
-    const std::uint32_t y0 = ((s0 * mul + add) & 0x8FFF8FFFu) ^ 0x3B603B60u;
-    const std::uint32_t y1 = ((s1 * mul + add) & 0x8FFF8FFFu) ^ 0x3B603B60u;
+    const std::uint32_t y0 = ((s0 * h.mul + h.add) & 0x8FFF8FFFu) ^ 0x3B603B60u;
+    const std::uint32_t y1 = ((s1 * h.mul + h.add) & 0x8FFF8FFFu) ^ 0x3B603B60u;
     return hfma2_bits(__byte_perm(y0, y1, 0x5410), 0x3C003C00u, __byte_perm(y0, y1, 0x7632));
   }
 }
@@ -275,7 +284,7 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   const int tiles_k = w.k / 16, tiles_n = w.n / 16;
   constexpr int tile_words32 = 4 * B2;
   const int i0 = split * tiles_per_split, i1 = min(tiles_k, i0 + tiles_per_split);
-  const std::uint32_t mul = w.codebook == 0 ? 89226354u : 0xCBAC1FEDu, add = w.codebook == 0 ? 64248484u : 0u;
+  const Exl3Hash hash = exl3_hash(w.codebook);
   pdl_wait();
   EXL_SHARED_ARRAY(__half, xs, [FUSED ? k_fused_max_k : 1]);
   if (FUSED) {
@@ -309,8 +318,8 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
     for (int s = 0; s < k_gemv_strips; ++s) {
       std::uint32_t st[8];
       exl3_tile_cut_fast<B2>(wd[s], lw.off, st);
-      const std::uint32_t a0 = exl3_pair<MUL1>(st[0], st[1], mul, add), a1 = exl3_pair<MUL1>(st[4], st[5], mul, add);
-      const std::uint32_t a2 = exl3_pair<MUL1>(st[2], st[3], mul, add), a3 = exl3_pair<MUL1>(st[6], st[7], mul, add);
+      const std::uint32_t a0 = exl3_pair<MUL1>(st[0], st[1], hash), a1 = exl3_pair<MUL1>(st[4], st[5], hash);
+      const std::uint32_t a2 = exl3_pair<MUL1>(st[2], st[3], hash), a3 = exl3_pair<MUL1>(st[6], st[7], hash);
       mma16816(c[s], a0, a1, a2, a3, b0, b1);
     }
   };
@@ -367,17 +376,6 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
                  out.overwrite, true);
 }
 
-template <int MR, int B2>
-void launch_gemv(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block, cudaStream_t s,
-                 int in_features, const Exl3Out& out) {
-  constexpr bool fused = MR == 1;  // MR 1 is launched for the fused form only
-  if constexpr (B2 % 2 == 0) {
-    if (w.codebook != 2)
-      return launch(exl3_gemv_kernel<MR, B2, false, fused>, grid, block, 0, s, w, xr, rows, z, per, in_features, out);
-  }
-  launch(exl3_gemv_kernel<MR, B2, true, fused>, grid, block, 0, s, w, xr, rows, z, per, in_features, out);
-}
-
 // f(std::integral_constant<int, B2>) for the rate w.bits2 = B2: the rates the format has, 1 .. 8
 // bits and 1.5 / 2.5 / 3.5 (mul1), each a compiled form of the kernels.
 template <class F>
@@ -398,14 +396,27 @@ void with_rate(int bits2, const char* what, F&& f) {
   }
 }
 
+// f(std::bool_constant<MUL1>) for w's codebook at rate B2: mul1, or 3INST / MCG (even rates only;
+// the odd rates, 1.5 / 2.5 / 3.5 bits, exist for mul1 alone).
+template <int B2, class F>
+void with_codebook(const Exl3Device& w, F&& f) {
+  if constexpr (B2 % 2 == 0) {
+    if (w.codebook != 2) return f(std::false_type{});
+  }
+  f(std::true_type{});
+}
+
 template <int MR>
 void launch_gemv_rate(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block,
                       cudaStream_t s, int in_features = 0, const Exl3Out& out = {}) {
   with_rate(w.bits2, "EXL3 GEMV", [&](auto rate) {
-    launch_gemv<MR, decltype(rate)::value>(w, xr, rows, z, per, grid, block, s, in_features, out);
+    constexpr int B2 = decltype(rate)::value;
+    with_codebook<B2>(w, [&](auto mul1) {  // MR 1 is launched for the fused form only
+      launch(exl3_gemv_kernel<MR, B2, decltype(mul1)::value, MR == 1>, grid, block, 0, s, w, xr, rows, z, per,
+             in_features, out);
+    });
   });
 }
-
 
 // grid (ceil(n / 128 / 8), rows), 256 threads: warp w of block b, 128-column block 8b + w. z: [splits][rows][n].
 __global__ void __launch_bounds__(32 * k_transform_warps) exl3_output_kernel(const float* __restrict__ z, int splits,
@@ -434,7 +445,7 @@ __global__ void __launch_bounds__(256) exl3_reconstruct_kernel(Exl3Device w, __h
   const int tiles_n = w.n / 16;
   if (tile >= (w.k / 16) * tiles_n) return;
   const int i = tile / tiles_n, j = tile % tiles_n, g = lane >> 2, t = lane & 3;
-  const std::uint32_t mul = w.codebook == 0 ? 89226354u : 0xCBAC1FEDu, add = w.codebook == 0 ? 64248484u : 0u;
+  const Exl3Hash hash = exl3_hash(w.codebook);
   const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(w.trellis) + std::size_t(tile) * 4 * B2;
   const LaneWindow lw = lane_window(B2, lane);
   std::uint32_t wd[3], st[8];
@@ -443,18 +454,10 @@ __global__ void __launch_bounds__(256) exl3_reconstruct_kernel(Exl3Device w, __h
   std::uint32_t* o = reinterpret_cast<std::uint32_t*>(out);
   const std::size_t at = (std::size_t(16 * j + g) * std::size_t(w.k) + std::size_t(16 * i + 2 * t)) / 2;
   const std::size_t at8 = at + std::size_t(w.k) * 4;  // column g + 8
-  o[at] = exl3_pair<MUL1>(st[0], st[1], mul, add);
-  o[at + 4] = exl3_pair<MUL1>(st[2], st[3], mul, add);
-  o[at8] = exl3_pair<MUL1>(st[4], st[5], mul, add);
-  o[at8 + 4] = exl3_pair<MUL1>(st[6], st[7], mul, add);
-}
-
-template <int B2>
-void launch_reconstruct(const Exl3Device& w, __half* out, dim3 grid, cudaStream_t s) {
-  if constexpr (B2 % 2 == 0) {
-    if (w.codebook != 2) return launch(exl3_reconstruct_kernel<B2, false>, grid, dim3(256), 0, s, w, out);
-  }
-  launch(exl3_reconstruct_kernel<B2, true>, grid, dim3(256), 0, s, w, out);
+  o[at] = exl3_pair<MUL1>(st[0], st[1], hash);
+  o[at + 4] = exl3_pair<MUL1>(st[2], st[3], hash);
+  o[at8] = exl3_pair<MUL1>(st[4], st[5], hash);
+  o[at8 + 4] = exl3_pair<MUL1>(st[6], st[7], hash);
 }
 
 }  // namespace
@@ -515,7 +518,12 @@ void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int 
 
 void exl3_reconstruct_t(const Exl3Device& w, __half* out, cudaStream_t s) {
   const dim3 grid(unsigned(((w.k / 16) * (w.n / 16) + 7) / 8));
-  with_rate(w.bits2, "EXL3 reconstruct", [&](auto rate) { launch_reconstruct<decltype(rate)::value>(w, out, grid, s); });
+  with_rate(w.bits2, "EXL3 reconstruct", [&](auto rate) {
+    constexpr int B2 = decltype(rate)::value;
+    with_codebook<B2>(w, [&](auto mul1) {
+      launch(exl3_reconstruct_kernel<B2, decltype(mul1)::value>, grid, dim3(256), 0, s, w, out);
+    });
+  });
 }
 
 }  // namespace exl::cuda

@@ -21,6 +21,38 @@ std::string shape_str(const std::vector<std::int64_t>& s) {
 
 bool is_float(DType t) { return t == DType::f16 || t == DType::bf16 || t == DType::f32; }
 
+// A fused tensor (several projections or experts in one): float dtype and exactly `want`.
+const TensorInfo& require_float_shape(const TensorInfo& t, const std::vector<std::int64_t>& want) {
+  if (!is_float(t.dtype) || t.shape != want)
+    throw Error(ErrorKind::shape,
+                "expected a float tensor of shape " + shape_str(want) + ", found " + dtype_name(t.dtype) + " " + shape_str(t.shape),
+                t.file, t.name);
+  return t;
+}
+
+// Whether a linear `prefix` is stored in any form: dense (.weight), EXL2 (.q_weight) or EXL3 (.trellis).
+bool has_linear(const TensorStore& s, const std::string& prefix) {
+  return s.contains(prefix + ".weight") || s.contains(prefix + ".q_weight") || s.contains(prefix + ".trellis");
+}
+
+// The file of a quantized linear `prefix` (EXL2 or EXL3), for errors that refuse it.
+std::string quantized_file(const TensorStore& s, const std::string& prefix) {
+  return s.find(prefix + ".q_weight") ? s.get(prefix + ".q_weight").file : s.get(prefix + ".trellis").file;
+}
+
+// Rows [first_row, first_row + rows) of w, each `in` wide, as a tensor of its own named w's name +
+// suffix (the memory is contiguous, so the view points into the map).
+const TensorInfo* row_view(const TensorInfo& w, std::int64_t first_row, std::int64_t rows, std::int64_t in,
+                           const std::string& suffix, std::vector<std::unique_ptr<TensorInfo>>& views) {
+  auto v = std::make_unique<TensorInfo>(w);
+  v->name = w.name + suffix;
+  v->shape = {rows, in};
+  v->data = w.data + std::size_t(first_row * in) * dtype_size(w.dtype);
+  v->nbytes = std::size_t(rows * in) * dtype_size(w.dtype);
+  views.push_back(std::move(v));
+  return views.back().get();
+}
+
 // A norm or embedding tensor: float dtype and exactly the expected shape.
 const TensorInfo& require_float_tensor(const TensorStore& store, const std::string& name,
                                        const std::vector<std::int64_t>& shape) {
@@ -73,33 +105,21 @@ void check_exl3_config(const Model& m, const std::filesystem::path& dir) {
                 file, "quantization_config.bits");
 }
 
-// Rows [row0, row0 + rows) of a dense fused projection [out, in] as a tensor of its own (the
-// memory is contiguous, so the view points into the map). Quantized fused projections are
-// refused: the converter writes them split.
+// Rows [row0, row0 + rows) of a dense fused projection [out, in] as a tensor of its own.
+// Quantized fused projections are refused: the converter writes them split.
 const TensorInfo* fused_rows(const TensorStore& s, const std::string& prefix, std::int64_t row0, std::int64_t rows,
                              std::int64_t total_rows, std::int64_t in, const std::string& part,
                              std::vector<std::unique_ptr<TensorInfo>>& views) {
   const TensorInfo* w = s.find(prefix + ".weight");
   if (w == nullptr) {
-    if (s.contains(prefix + ".q_weight") || s.contains(prefix + ".trellis"))
+    if (has_linear(s, prefix))
       throw Error(ErrorKind::unsupported,
                   "a quantized fused projection is not supported; `exl convert` writes it as separate projections",
-                  s.find(prefix + ".q_weight") ? s.get(prefix + ".q_weight").file : s.get(prefix + ".trellis").file,
-                  prefix);
+                  quantized_file(s, prefix), prefix);
     s.get(prefix + ".weight");  // throws missing_tensor naming it
   }
-  if (!is_float(w->dtype) || w->shape != std::vector<std::int64_t>{total_rows, in})
-    throw Error(ErrorKind::shape,
-                "expected a float tensor of shape " + shape_str({total_rows, in}) + ", found " + dtype_name(w->dtype) + " " +
-                    shape_str(w->shape),
-                w->file, w->name);
-  auto v = std::make_unique<TensorInfo>(*w);
-  v->name = w->name + "[" + part + "]";
-  v->shape = {rows, in};
-  v->data = w->data + std::size_t(row0 * in) * dtype_size(w->dtype);
-  v->nbytes = std::size_t(rows * in) * dtype_size(w->dtype);
-  views.push_back(std::move(v));
-  return views.back().get();
+  require_float_shape(*w, {total_rows, in});
+  return row_view(*w, row0, rows, in, "[" + part + "]", views);
 }
 
 LinearTensors dense_view(const TensorInfo* w, int in, int out) {
@@ -117,8 +137,7 @@ void load_projections(const TensorStore& s, const ModelConfig& c, const std::str
   const int H = c.hidden_size, q_out = c.num_heads * c.head_dim, kv_out = c.num_kv_heads * c.head_dim,
             I = c.intermediate_size;
   const std::string qkv = p + "self_attn.qkv_proj";
-  if (c.family.fused_qkv && !s.contains(p + "self_attn.q_proj.weight") && !s.contains(p + "self_attn.q_proj.q_weight") &&
-      !s.contains(p + "self_attn.q_proj.trellis")) {
+  if (c.family.fused_qkv && !has_linear(s, p + "self_attn.q_proj")) {
     const std::int64_t total = std::int64_t(q_out) + 2 * std::int64_t(kv_out);
     l.q = dense_view(fused_rows(s, qkv, 0, q_out, total, H, "q", views), H, q_out);
     l.k = dense_view(fused_rows(s, qkv, q_out, kv_out, total, H, "k", views), H, kv_out);
@@ -131,8 +150,7 @@ void load_projections(const TensorStore& s, const ModelConfig& c, const std::str
   l.o = load_linear(s, p + "self_attn.o_proj", q_out, H);
   if (l.sparse()) return;  // the experts replace the dense MLP
   const std::string gu = p + "mlp.gate_up_proj";
-  if (c.family.fused_gate_up && !s.contains(p + "mlp.gate_proj.weight") && !s.contains(p + "mlp.gate_proj.q_weight") &&
-      !s.contains(p + "mlp.gate_proj.trellis")) {
+  if (c.family.fused_gate_up && !has_linear(s, p + "mlp.gate_proj")) {
     l.gate = dense_view(fused_rows(s, gu, 0, I, 2 * std::int64_t(I), H, "gate", views), H, I);
     l.up = dense_view(fused_rows(s, gu, I, I, 2 * std::int64_t(I), H, "up", views), H, I);
   } else {
@@ -146,25 +164,8 @@ void load_projections(const TensorStore& s, const ModelConfig& c, const std::str
 // (transformers 5 keeps the experts of a layer in one tensor), as a tensor of its own.
 const TensorInfo* expert_rows(const TensorInfo& w, int e, std::int64_t row0, std::int64_t rows, std::int64_t in,
                               const std::string& part, std::vector<std::unique_ptr<TensorInfo>>& views) {
-  auto v = std::make_unique<TensorInfo>(w);
-  v->name = w.name + "[" + std::to_string(e) + "]" + (part.empty() ? "" : "[" + part + "]");
-  v->shape = {rows, in};
-  const std::int64_t total = w.shape[1];
-  v->data = w.data + std::size_t((std::int64_t(e) * total + row0) * in) * dtype_size(w.dtype);
-  v->nbytes = std::size_t(rows * in) * dtype_size(w.dtype);
-  views.push_back(std::move(v));
-  return views.back().get();
-}
-
-const TensorInfo& require_fused_experts(const TensorStore& s, const std::string& name, std::int64_t experts,
-                                        std::int64_t rows, std::int64_t in) {
-  const TensorInfo& t = s.get(name);
-  const std::vector<std::int64_t> want{experts, rows, in};
-  if (!is_float(t.dtype) || t.shape != want)
-    throw Error(ErrorKind::shape,
-                "expected a float tensor of shape " + shape_str(want) + ", found " + dtype_name(t.dtype) + " " + shape_str(t.shape),
-                t.file, name);
-  return t;
+  return row_view(w, std::int64_t(e) * w.shape[1] + row0, rows, in,
+                  "[" + std::to_string(e) + "]" + (part.empty() ? "" : "[" + part + "]"), views);
 }
 
 // A sparse layer's router and experts. The Hub's checkpoints store every expert's projections as
@@ -177,9 +178,8 @@ void load_experts(const TensorStore& s, const ModelConfig& c, const std::string&
                   std::vector<std::unique_ptr<TensorInfo>>& views) {
   const MoeDescription& moe = c.moe;
   const int H = c.hidden_size, I = moe.expert_intermediate, E = moe.num_experts;
-  const bool mixtral_names = s.contains(p + "block_sparse_moe.gate.weight") || s.contains(p + "block_sparse_moe.experts.0.w1.weight") ||
-                             s.contains(p + "block_sparse_moe.experts.0.w1.q_weight") ||
-                             s.contains(p + "block_sparse_moe.experts.0.w1.trellis");
+  const bool mixtral_names =
+      s.contains(p + "block_sparse_moe.gate.weight") || has_linear(s, p + "block_sparse_moe.experts.0.w1");
   const std::string block = p + (mixtral_names ? "block_sparse_moe." : "mlp.");
   // An expert beyond the configured count means config and checkpoint disagree.
   const std::string extra = block + "experts." + std::to_string(E) + "." + (mixtral_names ? "w1" : "gate_proj");
@@ -191,20 +191,18 @@ void load_experts(const TensorStore& s, const ModelConfig& c, const std::string&
                   s.get(extra + suffix).file, extra + suffix);
   // A missing router or expert projection is reported as its .weight tensor with the files searched.
   auto expert_linear = [&](const std::string& prefix, int in, int out) {
-    if (!s.contains(prefix + ".weight") && !s.contains(prefix + ".q_weight") && !s.contains(prefix + ".trellis"))
-      (void)s.get(prefix + ".weight");
+    if (!has_linear(s, prefix)) (void)s.get(prefix + ".weight");
     return load_linear(s, prefix, in, out);
   };
   l.router = expert_linear(block + "gate", H, E);
   if (l.router.kind != LinearKind::dense)
     throw Error(ErrorKind::unsupported, "a quantized router is not supported (the converters keep it in 16 bits)",
-                s.find(block + "gate.q_weight") ? s.get(block + "gate.q_weight").file : s.get(block + "gate.trellis").file,
-                block + "gate");
+                quantized_file(s, block + "gate"), block + "gate");
   l.experts.resize(std::size_t(E));
   const std::string fused = block + "experts.gate_up_proj";
   if (!mixtral_names && s.contains(fused)) {
-    const TensorInfo& gu = require_fused_experts(s, fused, E, 2 * std::int64_t(I), H);
-    const TensorInfo& dn = require_fused_experts(s, block + "experts.down_proj", E, H, I);
+    const TensorInfo& gu = require_float_shape(s.get(fused), {E, 2 * std::int64_t(I), H});
+    const TensorInfo& dn = require_float_shape(s.get(block + "experts.down_proj"), {E, H, I});
     for (int e = 0; e < E; ++e) {
       ExpertTensors& x = l.experts[std::size_t(e)];
       x.gate = dense_view(expert_rows(gu, e, 0, I, H, "gate", views), H, I);
@@ -242,8 +240,7 @@ std::shared_ptr<const Model> Model::open(const std::filesystem::path& dir) {
   m->store_ = TensorStore::open_dir(dir);
   const ModelConfig& c = m->config_;
   const TensorStore& s = m->store_;
-  const std::int64_t hidden = c.hidden_size, q_out = std::int64_t(c.num_heads) * c.head_dim,
-                     kv_out = std::int64_t(c.num_kv_heads) * c.head_dim;
+  const std::int64_t hidden = c.hidden_size;
 
   m->config_.tensor_prefix = find_tensor_prefix(s);
   const std::string& root = c.tensor_prefix;
@@ -270,7 +267,7 @@ std::shared_ptr<const Model> Model::open(const std::filesystem::path& dir) {
 
   // The head: a stored lm_head always wins (EXL2 converters quantize a tied head separately);
   // otherwise a tied model reads the embedding table.
-  if (s.contains("lm_head.q_weight") || s.contains("lm_head.trellis") || s.contains("lm_head.weight")) {
+  if (has_linear(s, "lm_head")) {
     m->head_ = load_linear(s, "lm_head", c.hidden_size, c.vocab_size);
   } else if (c.tie_word_embeddings) {
     m->head_.kind = LinearKind::dense;
@@ -319,16 +316,8 @@ ModelSummary Model::summary() const {
     params += l.input_norm->numel() + l.post_attention_norm->numel();
     for (const TensorInfo* t : {l.q_norm, l.k_norm, l.pre_feedforward_norm, l.post_feedforward_norm})
       if (t) params += t->numel();
-    for (const LinearTensors* t : {&l.q, &l.k, &l.v, &l.o})
-      count_linear(*t, params, bits, weights, r.quantized, &formats);
-    if (l.sparse()) {
-      params += std::int64_t(l.router.in_features) * l.router.out_features;
-      for (const ExpertTensors& x : l.experts)
-        for (const LinearTensors* t : {&x.gate, &x.up, &x.down}) count_linear(*t, params, bits, weights, r.quantized, &formats);
-    } else {
-      for (const LinearTensors* t : {&l.gate, &l.up, &l.down})
-        count_linear(*t, params, bits, weights, r.quantized, &formats);
-    }
+    for (const LinearTensors* t : decoder_linears(l)) count_linear(*t, params, bits, weights, r.quantized, &formats);
+    if (l.sparse()) params += std::int64_t(l.router.in_features) * l.router.out_features;
   }
   r.format = formats == 3 ? "exl2+exl3" : formats == 2 ? "exl3" : formats == 1 ? "exl2" : "fp16";
   r.average_bpw = weights > 0 ? bits / weights : 0.0;
