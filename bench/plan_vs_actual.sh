@@ -14,6 +14,8 @@
 # Measured = the process's peak device memory from nvidia-smi's per-process usage, sampled every
 # 50 ms while exl loads the model and fills the context (prompt = CTX - GEN - 1 tokens, then GEN
 # generated). Prints predicted, measured and the error; PASS when within max(3 %, 64 MiB).
+# EXL_CUDA_MEMTRACE=1: also the CUDA module's memory milestones of each run (device in use and
+# the allocator's count after load, cache, scratch, graph captures and the first eager steps).
 # --dry-run (no GPU needed): runs the same steps on the CPU and reports the peak resident memory
 # instead, to check the script and the cases; verdict DRY.
 set -u
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
     -t) TABLE=$2; shift 2 ;;
     --dry-run) DRY=1; shift ;;
     -f) while read -r line; do [ -n "$line" ] && [ "${line#\#}" = "$line" ] && CASES+=("$line"); done <"$2"; shift 2 ;;
-    -h|--help) sed -n 2,21p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
     *) CASES+=("$1"); shift ;;
   esac
 done
@@ -142,6 +144,8 @@ for c in "${CASES[@]}"; do
   pid=$!
   peak=$(sample_peak "$pid" "$base")
   wait "$pid"; rc=$?
+  # EXL_CUDA_MEMTRACE=1 in the environment: the module's memory milestones of the run.
+  grep '^memtrace' "$tmp/bench.err" | sed 's/^/    /' || true
   if [ $rc -ne 0 ] || [ "$peak" -eq 0 ]; then
     echo "$c: exl bench failed (rc $rc, peak ${peak} MiB): $(tail -2 "$tmp/bench.err")"; fails=$((fails + 1)); continue
   fi

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -14,6 +15,26 @@
 #include "launch.cuh"
 
 namespace exl::cuda {
+
+namespace {
+// EXL_CUDA_MEMTRACE=1 (planner measurements): the device's memory in use and the allocator's count
+// at milestones (backend ready, model loaded, cache and scratch allocated, graphs captured, the
+// first eager steps), on stderr.
+bool mem_trace_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("EXL_CUDA_MEMTRACE");
+    return e && std::string(e) == "1";
+  }();
+  return on;
+}
+void mem_trace(const char* what, const Allocator& a) {
+  if (!mem_trace_on()) return;
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) { (void)cudaGetLastError(); return; }
+  std::fprintf(stderr, "memtrace %-24s device used %10.1f MiB, allocator %10.1f MiB\n", what,
+               double(total_b - free_b) / 1048576.0, double(a.in_use) / 1048576.0);
+}
+}  // namespace
 namespace {
 
 constexpr int k_split_len = 256;
@@ -121,6 +142,7 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   // The fused path's q/k/v, gate/up and residual in exact accumulators (kernels.h, GemvInput);
   // EXL_CUDA_EXACT=0: fp32 through the ordered split-K pass (or fp32 atomics), for comparison.
   if (const char* e = std::getenv("EXL_CUDA_EXACT")) exact_acc_ = std::string(e) != "0";
+  mem_trace("backend ready", alloc_);
 }
 
 void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, void* user) {
@@ -273,6 +295,7 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
   loaded_ = true;
   capacity_ = 0;
   cache_len_ = 0;
+  mem_trace("model loaded", alloc_);
   log_message(1, "exl_cuda: loaded " + std::to_string(nl_) + " layers (" + std::to_string(first_layer_) + " .. " +
                      std::to_string(first_layer_ + nl_ - 1) + ") on device " + std::to_string(opt_.device) + ", " + std::to_string(weight_bytes_ >> 20) +
                      " MiB of weights");
@@ -333,7 +356,9 @@ void CudaBackend::allocate_cache(int max_seq_len, int kfmt, int vfmt, int pages)
   cache_len_ = 0;
   // LongRoPE: the long factors for a context past the original one (as the CPU backend's tables).
   use_long_ = rope_long_after_ > 0 && max_seq_len > rope_long_after_;
+  mem_trace("cache allocated", alloc_);
   allocate_scratch();
+  mem_trace("scratch allocated", alloc_);
 }
 
 RopeParams CudaBackend::rope_params(const Rope& r, float2* cs) const {
@@ -787,7 +812,10 @@ void CudaBackend::forward(const std::int32_t* ids, int n, int logits_mode, float
   h_step_.get<int>()[0] = cache_len_;
   const bool graph = opt_.cuda_graphs && n == 1 && (logits_mode != 0 || !has_head_);
   if (graph) {
-    if (!decode_graph_.ready()) decode_graph_.capture(s, [&] { enqueue_decode_step(); });
+    if (!decode_graph_.ready()) {
+      decode_graph_.capture(s, [&] { enqueue_decode_step(); });
+      mem_trace("decode graph captured", alloc_);
+    }
     decode_graph_.launch(s);
     stream_->sync();
     if (has_head_) std::memcpy(logits, h_logits_.get(), std::size_t(vocab_) * 4);
@@ -817,7 +845,10 @@ void CudaBackend::run_eager(int n, int logits_mode, float* logits) {
     };
     if (opt_.cuda_graphs && n > 1 && n < k_short_chunk) {
       GraphExec& g = chunk_graphs_[n * 4 + logits_mode];
-      if (!g.ready()) g.capture(s, enqueue);
+      if (!g.ready()) {
+        g.capture(s, enqueue);
+        mem_trace("chunk graph captured", alloc_);
+      }
       g.launch(s);
     } else {
       enqueue();
@@ -825,6 +856,7 @@ void CudaBackend::run_eager(int n, int logits_mode, float* logits) {
     stream_->sync();
     if (rows > 0) std::memcpy(logits, h_logits_.get(), std::size_t(rows) * vocab_ * 4);
     cache_len_ += n;
+    trace_step(n);
     return;
   }
   EXL_CUDA_CHECK(cudaMemcpyAsync(step_.get(), h_step_.get(), 4, cudaMemcpyHostToDevice, s));
@@ -833,6 +865,7 @@ void CudaBackend::run_eager(int n, int logits_mode, float* logits) {
   if (logits_mode == 0) {
     stream_->sync();
     cache_len_ += n;
+    trace_step(n);
     return;
   }
   const int first = n - rows;
@@ -843,6 +876,15 @@ void CudaBackend::run_eager(int n, int logits_mode, float* logits) {
     std::memcpy(logits + std::size_t(r) * vocab_, h_logits_.get(), std::size_t(cnt) * vocab_ * 4);
   }
   cache_len_ += n;
+  trace_step(n);
+}
+
+// EXL_CUDA_MEMTRACE=1: the device's memory after the first few eager steps (cuBLAS and the
+// driver allocate on first use).
+void CudaBackend::trace_step(int n) {
+  if (!mem_trace_on() || traced_steps_ >= 6) return;
+  ++traced_steps_;
+  mem_trace(n > 1 ? "eager step (n > 1)" : "eager step (n = 1)", alloc_);
 }
 
 void CudaBackend::set_pages(const std::int32_t* table, int count, int length) {

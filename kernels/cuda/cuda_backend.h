@@ -189,6 +189,8 @@ class CudaBackend {
   int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
   void enqueue_head(int row0, int rows);
   void run_eager(int n, int logits_mode, float* logits);
+  void trace_step(int n);
+  int traced_steps_ = 0;
   void enqueue_decode_step();
 
   exl_cuda_options opt_{};
