@@ -131,6 +131,7 @@ CudaBackend::CudaBackend(const exl_cuda_options& o) : opt_(o) {
   if (const char* f = std::getenv("EXL_CUDA_KV_FOLD")) fold_kv_ = std::string(f) != "0";
   // EXL_CUDA_EXL3_FOLD=1: the EXL3 decode GEMV applies the output transform (A/B runs).
   if (const char* f = std::getenv("EXL_CUDA_EXL3_FOLD")) fold_exl3_out_ = std::string(f) != "0";
+  if (const char* f = std::getenv("EXL_CUDA_EXL3_GROUP")) group_exl3_ = std::string(f) != "0";
   if (const char* f = std::getenv("EXL_CUDA_ROPE_FOLD")) fold_rope_ = std::string(f) != "0";
   // Prefill's reconstruct beside the GEMMs (DequantPipe); EXL_CUDA_DQ_OVERLAP=0 inline, and
   // EXL_CUDA_DQ_SKIP=1 (measurements only: wrong results) without the reconstruct.
@@ -406,8 +407,19 @@ void CudaBackend::allocate_scratch() {
     z_elems = std::max(z_elems, need.z);
     tickets = std::max(tickets, need.tickets);
   };
-  for (const DeviceLayer& l : layers_)
-    for (const DeviceLinear* p : l.linears()) exl3_needs(*p, std::size_t(exl3_pass_rows));
+  for (const DeviceLayer& l : layers_) {
+    // Decode's grouped launches (q, k, v; gate, up) hold their partials side by side: at most every
+    // linear of the layer's one row times its splits, and their tickets.
+    std::size_t side_z = 0, side_tickets = 0;
+    for (const DeviceLinear* p : l.linears()) {
+      exl3_needs(*p, std::size_t(exl3_pass_rows));
+      if (!p->exl3) continue;
+      side_z += std::size_t(exl3_gemv_splits(p->view3, sm_count_)) * std::size_t(p->view3.n);
+      side_tickets += std::size_t(p->view3.n / 128);
+    }
+    z_elems = std::max(z_elems, side_z);
+    tickets = std::max(tickets, side_tickets);
+  }
   if (has_head_) exl3_needs(head_, 1);
   exl3_xr_.allocate(&alloc_, xr_elems * 2, "EXL3 transformed input");
   // The products, then the decode GEMV's tickets (zeroed here; each launch leaves them zeroed).
@@ -689,6 +701,43 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
                                    cudaMemcpyDeviceToHost, s));
 }
 
+Exl3Input CudaBackend::exl3_norm_input(const float* x, const DeviceBuffer& w16, const DeviceBuffer& w32) const {
+  Exl3Input in;
+  in.xf = x;
+  in.eps = eps_;
+  in.in_features = hidden_;
+  if (w32.bytes()) {
+    in.mode = Exl3Input::rms_norm32;
+    in.norm32 = w32.get<float>();
+  } else {
+    in.mode = Exl3Input::rms_norm16;
+    in.norm16 = w16.get<__half>();
+  }
+  return in;
+}
+
+bool CudaBackend::exl3_group_targets(const DeviceLinear* const* ls, float* const* ys, int count, const Exl3Input& in,
+                                     bool overwrite, Exl3Target* t) const {
+  if (!group_exl3_ || count < 1 || count > k_exl3_group_max || !exl3_work_.z || !exl3_input_ok(in)) return false;
+  const bool fold = exl3_work_.tickets != nullptr;
+  std::size_t z = 0, tickets = 0;
+  for (int i = 0; i < count; ++i) {
+    const DeviceLinear& l = *ls[i];
+    if (!l.exl3 || l.k != in.in_features) return false;
+    const int splits = exl3_gemv_splits(l.view3, sm_count_);
+    t[i] = Exl3Target{&l.view3, exl3_work_.z + z, splits, nullptr, l.n, ys[i], l.n, overwrite};
+    z += std::size_t(splits) * std::size_t(l.view3.n);
+    if (fold) t[i].tickets = exl3_work_.tickets + tickets;
+    tickets += std::size_t(l.view3.n / 128);
+  }
+  return z <= exl3_work_.z_elems && (!fold || tickets <= exl3_work_.tickets_elems) && exl3_gemv_groupable(t, count);
+}
+
+void CudaBackend::exl3_group_run(const Exl3Target* t, int count, const Exl3Input& in) {
+  exl3_gemv_group(t, count, in, stream_->get());
+  if (!t[0].tickets) exl3_output_group(t, count, stream_->get());
+}
+
 // Enqueues the transformer layers for t tokens (ids already in ids_, length in step_): the
 // general form (any t, dense or EXL2 layers; prefill chunks).
 void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
@@ -734,39 +783,72 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
   as.softcap = attn_softcap_;
   float* out32 = out32_.get<float>();
   // A block's output into the residual: directly, or (sandwich norms) through its output norm.
-  auto block_out = [&](const DeviceLinear& l, const __half* in, const DeviceBuffer& out_norm) {
-    if (!out_norm.bytes()) return lin(l, in, x, true);
-    lin(l, in, out32, false);
-    rms_norm_w32(out32, t, hidden_, out_norm.get<float>(), eps_, nullptr, nullptr, x, s);
+  // fused: decode's EXL3 GEMV forms its input itself (`in` unused).
+  auto block_out = [&](const DeviceLinear& l, const __half* in, const DeviceBuffer& out_norm,
+                       const Exl3Target* fused = nullptr, const Exl3Input* fused_in = nullptr) {
+    float* y = out_norm.bytes() ? out32 : x;
+    if (fused) {
+      prepare_output(y, t, l.n, l.n, l.bias.get<float>(), !out_norm.bytes(), s);
+      exl3_group_run(fused, 1, *fused_in);
+    } else {
+      lin(l, in, y, !out_norm.bytes());
+    }
+    if (out_norm.bytes()) rms_norm_w32(out32, t, hidden_, out_norm.get<float>(), eps_, nullptr, nullptr, x, s);
   };
+  Exl3Target grp[k_exl3_group_max];
   for (DeviceLayer& l : layers_) {
     as.window = l.window;
-    norm_rows(x, t, l.input_norm, l.input_norm32, a, s);
     const bool qkv_whole = whole(l.q) && whole(l.k) && whole(l.v);
     if (!qkv_whole) {
       EXL_CUDA_CHECK(cudaMemsetAsync(q32, 0, std::size_t(t) * (qd + 2 * kd) * 4, s));
       zeroed(l.q, q32); zeroed(l.k, k32); zeroed(l.v, v32);
     }
-    fwd(l.q, a, q32, qd, qkv_whole);
-    fwd(l.k, a, k32, kd, qkv_whole);
-    fwd(l.v, a, v32, kd, qkv_whole);
+    const DeviceLinear* qkv[3] = {&l.q, &l.k, &l.v};
+    float* qkv_y[3] = {q32, k32, v32};
+    const Exl3Input qkv_in = exl3_norm_input(x, l.input_norm, l.input_norm32);
+    if (t == 1 && exl3_group_targets(qkv, qkv_y, 3, qkv_in, qkv_whole, grp)) {
+      exl3_group_run(grp, 3, qkv_in);  // the input norm inside
+    } else {
+      norm_rows(x, t, l.input_norm, l.input_norm32, a, s);
+      fwd(l.q, a, q32, qd, qkv_whole);
+      fwd(l.k, a, k32, kd, qkv_whole);
+      fwd(l.v, a, v32, kd, qkv_whole);
+    }
     if (l.q_norm32.bytes()) {  // per head, before RoPE, in place
       rms_norm_w32(q32, t * nh_, hd_, l.q_norm32.get<float>(), eps_, nullptr, q32, nullptr, s);
       rms_norm_w32(k32, t * nkv_, hd_, l.k_norm32.get<float>(), eps_, nullptr, k32, nullptr, s);
     }
     attend(l, as, AccIn{q32}, AccIn{k32}, AccIn{v32});
     block_out(l.o, att_.get<__half>(), l.attn_out_norm32);
-    norm_rows(x, t, l.post_norm, l.post_norm32, a, s);
     const bool gu_whole = whole(l.gate) && whole(l.up);
     if (!gu_whole) {
       EXL_CUDA_CHECK(cudaMemsetAsync(g32, 0, std::size_t(t) * inter_ * 2 * 4, s));
       zeroed(l.gate, g32); zeroed(l.up, u32);
     }
-    fwd(l.gate, a, g32, inter_, gu_whole);
-    fwd(l.up, a, u32, inter_, gu_whole);
-    if (gelu_) gelu_tanh_mul(g32, u32, std::int64_t(t) * inter_, a, s);
-    else silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
-    block_out(l.down, a, l.mlp_out_norm32);
+    const DeviceLinear* gu[2] = {&l.gate, &l.up};
+    float* gu_y[2] = {g32, u32};
+    const Exl3Input gu_in = exl3_norm_input(x, l.post_norm, l.post_norm32);
+    if (t == 1 && exl3_group_targets(gu, gu_y, 2, gu_in, gu_whole, grp)) {
+      exl3_group_run(grp, 2, gu_in);  // the MLP's input norm inside
+    } else {
+      norm_rows(x, t, l.post_norm, l.post_norm32, a, s);
+      fwd(l.gate, a, g32, inter_, gu_whole);
+      fwd(l.up, a, u32, inter_, gu_whole);
+    }
+    Exl3Input act;  // down's input, silu / gelu of gate and up
+    act.mode = gelu_ ? Exl3Input::gelu : Exl3Input::silu;
+    act.xf = g32;
+    act.up = u32;
+    act.in_features = inter_;
+    const DeviceLinear* down[1] = {&l.down};
+    float* down_y[1] = {l.mlp_out_norm32.bytes() ? out32 : x};
+    if (t == 1 && exl3_group_targets(down, down_y, 1, act, false, grp)) {
+      block_out(l.down, nullptr, l.mlp_out_norm32, grp, &act);  // the activation inside
+    } else {
+      if (gelu_) gelu_tanh_mul(g32, u32, std::int64_t(t) * inter_, a, s);
+      else silu_mul(g32, u32, std::int64_t(t) * inter_, a, s);
+      block_out(l.down, a, l.mlp_out_norm32);
+    }
   }
   enqueue_hidden_out(t, false);
 }

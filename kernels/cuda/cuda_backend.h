@@ -216,6 +216,17 @@ class CudaBackend {
   // The EXL3 decode GEMV applies the output transform itself (EXL_CUDA_EXL3_FOLD=1). Off: on an H100
   // the separate launch was faster (llama3-8b EXL3 4.0 decode 237.2 against 219.3 tok/s, session 37).
   bool fold_exl3_out_ = false;
+  // Decode of EXL3 layers (enqueue_layers, one row): the input's RMSNorm or activation formed inside
+  // the GEMV and the layers that share an input (q, k, v; gate, up) in one launch, their output
+  // transforms in one more. EXL_CUDA_EXL3_GROUP=0: a launch per step and layer, for comparison.
+  bool group_exl3_ = true;
+  // The targets of such a launch over ls[0 .. count) into ys (one row each) in the EXL3 scratch;
+  // false where the layers, the input or the scratch do not allow it.
+  bool exl3_group_targets(const DeviceLinear* const* ls, float* const* ys, int count, const Exl3Input& in, bool overwrite,
+                          Exl3Target* t) const;
+  void exl3_group_run(const Exl3Target* t, int count, const Exl3Input& in);
+  // The RMSNorm of the residual row x with w16 / w32 (norm_rows' choice) as an EXL3 GEMV input.
+  Exl3Input exl3_norm_input(const float* x, const DeviceBuffer& w16, const DeviceBuffer& w32) const;
   // Quantized caches: RoPE does kv_prepare's rotations and (whole blocks) the stores' writes, the
   // decode merge rotates the output back (EXL_CUDA_KV_FOLD=0: the separate passes).
   bool fold_kv_ = true;

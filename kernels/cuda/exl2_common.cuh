@@ -31,6 +31,11 @@ __device__ __forceinline__ std::uint32_t exl2_value(const std::uint32_t (&w)[B],
 
 // SiLU(g) * u in fp32, as every SiLU-gated input computes it (the MLP's down projection input).
 __device__ __forceinline__ float silu_times(float g, float u) { return g / (1.0f + expf(-g)) * u; }
+// GeGLU's tanh GELU of g times u (the families' MLP), in fp32.
+__device__ __forceinline__ float gelu_tanh_times(float g, float u) {
+  constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
+  return 0.5f * g * (1.0f + tanhf(k * (g + 0.044715f * g * g * g))) * u;
+}
 
 // Writes init regions (zero or a repeated bias, kernels.h GemvInit), thread `tid` of `stride`.
 __device__ __forceinline__ void write_inits(const GemvInit* regions, int count, int tid, int stride) {

@@ -27,7 +27,9 @@
 #include "exl/kernels/exl3_splits.h"
 #include "kernels.h"
 #include "async_copy.cuh"
+#include "exl2_common.cuh"
 #include "launch.cuh"
+#include "row_norm.cuh"
 
 namespace exl::cuda {
 namespace {
@@ -106,22 +108,55 @@ __device__ __forceinline__ void load_half4(const __half* p, float (&f)[4]) {
 // The input transform of one 128-feature block of one row, by one warp: x * suh rounded to fp16
 // (an fp16 product, exact in fp32), the butterfly, rounded to fp16 into out[0 .. 127]. Features
 // at or past in_features are zero.
-__device__ __forceinline__ void input_block(const __half* __restrict__ x, int in_features, const __half* __restrict__ suh,
-                                            int c_block, int lane, __half* __restrict__ out) {
+__device__ __forceinline__ void input_block_values(const float (&a)[4], const __half* __restrict__ suh, int c_block,
+                                                   int lane, __half* __restrict__ out) {
   const int c0 = c_block + 4 * lane;
-  float a[4], b[4];
+  float b[4];
   load_half4(suh + c0, b);
-  if (c_block + 128 <= in_features && (reinterpret_cast<std::uintptr_t>(x + c0) & 7u) == 0) {
-    load_half4(x + c0, a);
-  } else {
-    for (int e = 0; e < 4; ++e) a[e] = c0 + e < in_features ? __half2float(x[c0 + e]) : 0.0f;
-  }
   float v[4];
   for (int e = 0; e < 4; ++e) v[e] = __half2float(__float2half_rn(__fmul_rn(a[e], b[e])));
   had128_warp(v, lane);
   // out: a 128-feature block of xr or of the GEMV's shared memory (4-byte aligned).
   reinterpret_cast<__half2*>(out)[2 * lane] = __floats2half2_rn(v[0], v[1]);
   reinterpret_cast<__half2*>(out)[2 * lane + 1] = __floats2half2_rn(v[2], v[3]);
+}
+
+// Lane l's four fp16 inputs c0 .. c0 + 3 of x as floats (zero at or past in_features).
+__device__ __forceinline__ void load_x4(const __half* __restrict__ x, int in_features, int c_block, int lane, float (&a)[4]) {
+  const int c0 = c_block + 4 * lane;
+  if (c_block + 128 <= in_features && (reinterpret_cast<std::uintptr_t>(x + c0) & 7u) == 0) {
+    load_half4(x + c0, a);
+  } else {
+    for (int e = 0; e < 4; ++e) a[e] = c0 + e < in_features ? __half2float(x[c0 + e]) : 0.0f;
+  }
+}
+
+__device__ __forceinline__ void input_block(const __half* __restrict__ x, int in_features, const __half* __restrict__ suh,
+                                            int c_block, int lane, __half* __restrict__ out) {
+  float a[4];
+  load_x4(x, in_features, c_block, lane, a);
+  input_block_values(a, suh, c_block, lane, out);
+}
+
+// Lane l's four inputs c0 .. c0 + 3 of a GEMV that forms its own input (Exl3Input), as the fp16
+// values the separate launch (rms_norm, rms_norm_w32, silu_mul, gelu_tanh_mul) would have written;
+// r: the row's 1 / rms for the norms.
+__device__ __forceinline__ void load_input4(const Exl3Input& in, float r, int c_block, int lane, float (&a)[4]) {
+  if (in.mode == Exl3Input::half_x) return load_x4(in.x, in.in_features, c_block, lane, a);
+  const int c0 = c_block + 4 * lane;
+  for (int e = 0; e < 4; ++e) {
+    const int c = c0 + e;
+    float v = 0.0f;
+    if (c < in.in_features) {
+      switch (in.mode) {
+        case Exl3Input::rms_norm16: v = in.xf[c] * r * __half2float(in.norm16[c]); break;
+        case Exl3Input::rms_norm32: v = in.xf[c] * r * in.norm32[c]; break;
+        case Exl3Input::silu: v = silu_times(in.xf[c], in.up[c]); break;
+        default: v = gelu_tanh_times(in.xf[c], in.up[c]); break;
+      }
+    }
+    a[e] = __half2float(__float2half_rn(v));
+  }
 }
 
 // Blocks of the transform kernels: 8 warps, a warp per (row, 128-feature block).
@@ -272,15 +307,38 @@ __device__ __forceinline__ void exl3_tile_cut_fast(const std::uint32_t (&wd)[3],
 // so bit for bit the same), keeping it in shared memory: one launch less per linear for decode,
 // at the price of each block transforming its range again.
 constexpr int k_fused_max_k = 8192;  // K range of one split the fused form holds (16 KB)
+// A GEMV launch: up to k_exl3_group_max layers over the same input (decode's q, k, v or gate, up),
+// their blocks one after another in the 1-D grid; layer e's blocks are (n / 64 column blocks) x
+// (its K splits), column block fastest.
+struct Exl3GemvEntry {
+  Exl3Device w;
+  float* z = nullptr;
+  int tiles_per_split = 0, splits = 1, first_block = 0, col_blocks = 0;
+  Exl3Out out;
+};
+struct Exl3GemvParams {
+  Exl3GemvEntry e[k_exl3_group_max];
+  int count = 1;
+  const __half* xr = nullptr;  // !FUSED: the transformed rows [rows, k]
+  int rows = 1;
+  Exl3Input in;  // FUSED: the raw input of the one row
+};
+
 template <int MR, int B2, bool MUL1, bool FUSED>
-__global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device w, const __half* __restrict__ xr, int rows,
-                                                                       float* __restrict__ z, int tiles_per_split,
-                                                                       int in_features, Exl3Out out) {
+__global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(const Exl3GemvParams p) {
   static_assert(MR >= 1 && MR <= 8, "rows are the mma's n (8)");
   pdl_trigger();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
   const int g = lane >> 2, t = lane & 3;
-  const int j0 = int(blockIdx.x) * k_gemv_strips, split = int(blockIdx.y);
+  // This block's layer (fields selected, not indexed: a dynamic index would copy p to local memory).
+  const int b = int(blockIdx.x);
+  const int ei = (p.count > 2 && b >= p.e[2].first_block) ? 2 : (p.count > 1 && b >= p.e[1].first_block) ? 1 : 0;
+  const Exl3GemvEntry E = ei == 2 ? p.e[2] : ei == 1 ? p.e[1] : p.e[0];
+  const Exl3Device& w = E.w;
+  const int local = b - E.first_block, col_block = local % E.col_blocks, split = local / E.col_blocks;
+  const int rows = p.rows, tiles_per_split = E.tiles_per_split;
+  float* __restrict__ z = E.z;
+  const int j0 = col_block * k_gemv_strips;
   const int tiles_k = w.k / 16, tiles_n = w.n / 16;
   constexpr int tile_words32 = 4 * B2;
   const int i0 = split * tiles_per_split, i1 = min(tiles_k, i0 + tiles_per_split);
@@ -288,12 +346,19 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   pdl_wait();
   EXL_SHARED_ARRAY(__half, xs, [FUSED ? k_fused_max_k : 1]);
   if (FUSED) {
-    for (int c = 16 * i0 + 128 * warp; c < 16 * i1; c += 128 * k_gemv_warps)
-      input_block(xr, in_features, w.suh, c, lane, xs + (c - 16 * i0));
+    EXL_SHARED_ARRAY(float, warp_sums, [32]);
+    float r = 0.0f;  // 1 / rms of the row, for the norm inputs (the whole block takes part)
+    if (p.in.mode == Exl3Input::rms_norm16) r = rms_inv4(p.in.xf, p.in.in_features, p.in.eps, warp_sums);
+    else if (p.in.mode == Exl3Input::rms_norm32) r = rms_inv_w32(p.in.xf, p.in.in_features, p.in.eps, warp_sums);
+    for (int c = 16 * i0 + 128 * warp; c < 16 * i1; c += 128 * k_gemv_warps) {
+      float a[4];
+      load_input4(p.in, r, c, lane, a);
+      input_block_values(a, w.suh, c, lane, xs + (c - 16 * i0));
+    }
     __syncthreads();
   }
   // Row g's inputs at k = 2t, 2t + 1 (b0) and 2t + 8, 2t + 9 (b1) of a tile.
-  const __half* xrow = FUSED ? xs + 2 * t : xr + std::size_t(min(g, max(rows, 1) - 1)) * w.k + 2 * t;
+  const __half* xrow = FUSED ? xs + 2 * t : p.xr + std::size_t(min(g, max(rows, 1) - 1)) * w.k + 2 * t;
   const int xi0 = FUSED ? i0 : 0;  // the first tile row xrow holds
   float c[k_gemv_strips][4] = {};
   // The lane's three words in the block's first tile of row 0; tile (i, j0 + s) is i * row_words +
@@ -357,14 +422,15 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
     for (int q = 1; q < k_gemv_warps; ++q) sum += red[q][sp][r][cc];
     z[(std::size_t(split) * rows + r) * w.n + 16 * (j0 + sp) + cc] = sum;
   }
+  const Exl3Out& out = E.out;
   if (!out.tickets) return;
   EXL_SHARED_ARRAY(unsigned, last, [1]);
   __threadfence();  // this block's partials, before its ticket
   __syncthreads();
   constexpr int blocks_per_group = 8 / k_gemv_strips;  // 128 columns
-  const int group = int(blockIdx.x) / blocks_per_group;
+  const int group = col_block / blocks_per_group;
   if (threadIdx.x == 0) {
-    const unsigned arrivals = unsigned(blocks_per_group) * gridDim.y;
+    const unsigned arrivals = unsigned(blocks_per_group) * unsigned(E.splits);
     last[0] = atomicAdd(out.tickets + group, 1u) == arrivals - 1u;
     if (last[0]) out.tickets[group] = 0u;  // every other block of the group has arrived: ready for the next launch
   }
@@ -372,7 +438,7 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(Exl3Device
   if (!last[0]) return;
   __threadfence();
   for (int r = warp; r < rows; r += k_gemv_warps)
-    output_block(z, int(gridDim.y), rows, w.n, r, 128 * group, lane, w.svh, out.out_features, out.y, out.ldy,
+    output_block(z, E.splits, rows, w.n, r, 128 * group, lane, w.svh, out.out_features, out.y, out.ldy,
                  out.overwrite, true);
 }
 
@@ -406,14 +472,22 @@ void with_codebook(const Exl3Device& w, F&& f) {
   f(std::true_type{});
 }
 
+// Launches p (its entries' first_block / col_blocks filled here) with the rate and codebook of its
+// first layer (a group's layers share them).
 template <int MR>
-void launch_gemv_rate(const Exl3Device& w, const __half* xr, int rows, float* z, int per, dim3 grid, dim3 block,
-                      cudaStream_t s, int in_features = 0, const Exl3Out& out = {}) {
+void launch_gemv_rate(Exl3GemvParams& p, cudaStream_t s) {
+  int blocks = 0;
+  for (int e = 0; e < p.count; ++e) {
+    p.e[e].first_block = blocks;
+    p.e[e].col_blocks = p.e[e].w.n / 16 / k_gemv_strips;
+    blocks += p.e[e].col_blocks * p.e[e].splits;
+  }
+  const Exl3Device& w = p.e[0].w;
   with_rate(w.bits2, "EXL3 GEMV", [&](auto rate) {
     constexpr int B2 = decltype(rate)::value;
     with_codebook<B2>(w, [&](auto mul1) {  // MR 1 is launched for the fused form only
-      launch(exl3_gemv_kernel<MR, B2, decltype(mul1)::value, MR == 1>, grid, block, 0, s, w, xr, rows, z, per,
-             in_features, out);
+      launch(exl3_gemv_kernel<MR, B2, decltype(mul1)::value, MR == 1>, dim3(unsigned(blocks)), dim3(32 * k_gemv_warps), 0, s,
+             p);
     });
   });
 }
@@ -430,6 +504,31 @@ __global__ void __launch_bounds__(32 * k_transform_warps) exl3_output_kernel(con
   if (blk >= n / 128) return;
   output_block(z, splits, rows, n, int(blockIdx.y), blk * 128, int(threadIdx.x) & 31, svh, out_features, y, ldy,
                overwrite, false);
+}
+
+// The output transforms of a group's layers (one row each; Exl3OutGroup), one launch: layer e's
+// blocks are ceil(n / 128 / 8) after the layers before it.
+struct Exl3OutEntry {
+  const float* z = nullptr;
+  int splits = 1, n = 0, out_features = 0, ldy = 0, first_block = 0;
+  const __half* svh = nullptr;
+  float* y = nullptr;
+  bool overwrite = true;
+};
+struct Exl3OutGroup {
+  Exl3OutEntry e[k_exl3_group_max];
+  int count = 1;
+};
+__global__ void __launch_bounds__(32 * k_transform_warps) exl3_output_group_kernel(const Exl3OutGroup p) {
+  pdl_trigger();
+  pdl_wait();
+  const int b = int(blockIdx.x);
+  const int ei = (p.count > 2 && b >= p.e[2].first_block) ? 2 : (p.count > 1 && b >= p.e[1].first_block) ? 1 : 0;
+  const Exl3OutEntry E = ei == 2 ? p.e[2] : ei == 1 ? p.e[1] : p.e[0];
+  const int blk = (b - E.first_block) * k_transform_warps + (int(threadIdx.x) >> 5);
+  if (blk >= E.n / 128) return;
+  output_block(E.z, E.splits, 1, E.n, 0, blk * 128, int(threadIdx.x) & 31, E.svh, E.out_features, E.y, E.ldy,
+               E.overwrite, false);
 }
 
 // grid (tiles / 8), 256 threads: a warp per tile, decoded as the GEMV decodes it (fp16 pairs in the
@@ -488,9 +587,14 @@ void exl3_input_transform(const Exl3Device& w, const __half* x, int rows, int ld
 void exl3_gemv_partials(const Exl3Device& w, const __half* xr, int rows, float* z, int splits, cudaStream_t s) {
   EXL_CUDA_REQUIRE(rows > 0 && rows <= k_exl3_gemv_rows && splits >= 1 && w.n % 128 == 0 && w.k % 128 == 0,
                    "EXL3 GEMV: bad shape");
-  const int tiles_k = w.k / 16, per = (tiles_k + splits - 1) / splits;
-  const dim3 grid(unsigned(w.n / 16 / k_gemv_strips), unsigned(splits)), block(32 * k_gemv_warps);
-  launch_gemv_rate<8>(w, xr, rows, z, per, grid, block, s);
+  Exl3GemvParams p;
+  p.e[0].w = w;
+  p.e[0].z = z;
+  p.e[0].splits = splits;
+  p.e[0].tiles_per_split = (w.k / 16 + splits - 1) / splits;
+  p.xr = xr;
+  p.rows = rows;
+  launch_gemv_rate<8>(p, s);
 }
 
 // Tiles of 16 rows per split for the fused form: whole 128-feature blocks.
@@ -498,14 +602,54 @@ static int fused_tiles_per_split(const Exl3Device& w, int splits) { return ((w.k
 
 bool exl3_gemv_fusable(const Exl3Device& w, int splits) { return 16 * fused_tiles_per_split(w, splits) <= k_fused_max_k; }
 
+bool exl3_input_ok(const Exl3Input& in) {
+  switch (in.mode) {
+    case Exl3Input::half_x: return in.x != nullptr;
+    case Exl3Input::rms_norm16:  // the four-wide norm's precondition (rms_norm4_kernel)
+      return in.xf && in.norm16 && in.in_features % 4 == 0 && reinterpret_cast<std::uintptr_t>(in.xf) % 16 == 0;
+    case Exl3Input::rms_norm32: return in.xf && in.norm32;
+    case Exl3Input::silu:
+    case Exl3Input::gelu: return in.xf && in.up;
+    default: return false;
+  }
+}
+
+bool exl3_gemv_groupable(const Exl3Target* t, int count) {
+  if (count < 1 || count > k_exl3_group_max) return false;
+  for (int e = 0; e < count; ++e) {
+    const Exl3Device& w = *t[e].w;
+    if (!exl3_gemv_fusable(w, t[e].splits) || w.bits2 != t[0].w->bits2 || w.codebook != t[0].w->codebook ||
+        w.n % 128 != 0 || w.k % 128 != 0)
+      return false;
+  }
+  return true;
+}
+
+void exl3_gemv_group(const Exl3Target* t, int count, const Exl3Input& in, cudaStream_t s) {
+  EXL_CUDA_REQUIRE(exl3_gemv_groupable(t, count) && exl3_input_ok(in), "EXL3 GEMV group: layers or input not groupable");
+  Exl3GemvParams p;
+  p.count = count;
+  p.in = in;
+  for (int e = 0; e < count; ++e) {
+    const Exl3Device& w = *t[e].w;
+    EXL_CUDA_REQUIRE(t[e].splits >= 1 && in.in_features <= w.k && (!t[e].tickets || (t[e].y && t[e].out_features <= w.n)),
+                     "EXL3 fused GEMV: bad shape");
+    p.e[e].w = w;
+    p.e[e].z = t[e].z;
+    p.e[e].splits = t[e].splits;
+    p.e[e].tiles_per_split = fused_tiles_per_split(w, t[e].splits);
+    p.e[e].out = Exl3Out{t[e].tickets, t[e].out_features, t[e].y, t[e].ldy, t[e].overwrite};
+  }
+  launch_gemv_rate<1>(p, s);
+}
+
 void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, float* z, int splits, cudaStream_t s,
                      unsigned* tickets, int out_features, float* y, int ldy, bool overwrite) {
-  EXL_CUDA_REQUIRE(splits >= 1 && w.n % 128 == 0 && w.k % 128 == 0 && in_features <= w.k && exl3_gemv_fusable(w, splits) &&
-                       (!tickets || (y && out_features <= w.n)),
-                   "EXL3 fused GEMV: bad shape");
-  const dim3 grid(unsigned(w.n / 16 / k_gemv_strips), unsigned(splits)), block(32 * k_gemv_warps);
-  launch_gemv_rate<1>(w, x, 1, z, fused_tiles_per_split(w, splits), grid, block, s, in_features,
-                      Exl3Out{tickets, out_features, y, ldy, overwrite});
+  Exl3Input in;
+  in.x = x;
+  in.in_features = in_features;
+  const Exl3Target t{&w, z, splits, tickets, out_features, y, ldy, overwrite};
+  exl3_gemv_group(&t, 1, in, s);
 }
 
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
@@ -514,6 +658,20 @@ void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int 
   const unsigned bx = unsigned((w.n / 128 + k_transform_warps - 1) / k_transform_warps);
   launch(exl3_output_kernel, dim3(bx, unsigned(rows)), dim3(32 * k_transform_warps), 0, s, z, splits, rows, w.n, w.svh,
          out_features, y, ldy, overwrite);
+}
+
+void exl3_output_group(const Exl3Target* t, int count, cudaStream_t s) {
+  EXL_CUDA_REQUIRE(count >= 1 && count <= k_exl3_group_max, "EXL3 output group: 1 .. 3 layers");
+  Exl3OutGroup p;
+  p.count = count;
+  int blocks = 0;
+  for (int e = 0; e < count; ++e) {
+    const Exl3Device& w = *t[e].w;
+    EXL_CUDA_REQUIRE(w.n % 128 == 0 && t[e].out_features <= w.n && t[e].y && t[e].z, "EXL3 output transform: bad shape");
+    p.e[e] = Exl3OutEntry{t[e].z, t[e].splits, w.n, t[e].out_features, t[e].ldy, blocks, w.svh, t[e].y, t[e].overwrite};
+    blocks += (w.n / 128 + k_transform_warps - 1) / k_transform_warps;
+  }
+  launch(exl3_output_group_kernel, dim3(unsigned(blocks)), dim3(32 * k_transform_warps), 0, s, p);
 }
 
 void exl3_reconstruct_t(const Exl3Device& w, __half* out, cudaStream_t s) {

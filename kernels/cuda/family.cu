@@ -11,8 +11,10 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "exl2_common.cuh"
 #include "kernels.h"
 #include "launch.cuh"
+#include "row_norm.cuh"
 
 namespace exl::cuda {
 namespace {
@@ -26,17 +28,7 @@ __global__ void __launch_bounds__(128) rms_norm_w32_kernel(const float* x, int d
   pdl_trigger();
   pdl_wait();
   const std::size_t r0 = std::size_t(blockIdx.x) * dim;
-  float ss = 0.0f;
-  for (int i = threadIdx.x; i < dim; i += blockDim.x) {
-    const float v = x[r0 + i];
-    ss = fmaf(v, v, ss);
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
-  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = ss;
-  __syncthreads();
-  const float total = (warp_sums[0] + warp_sums[1]) + (warp_sums[2] + warp_sums[3]);
-  const float inv = 1.0f / sqrtf(total / float(dim) + eps);
+  const float inv = rms_inv_w32(x + r0, dim, eps, warp_sums);  // 128 threads (the EXL3 decode GEMV uses it too)
   for (int i = threadIdx.x; i < dim; i += blockDim.x) {
     const float y = x[r0 + i] * inv * w[i];
     if (y16) y16[r0 + i] = __float2half_rn(y);
@@ -49,12 +41,9 @@ __global__ void gelu_tanh_mul_kernel(const float* __restrict__ g, const float* _
                                      __half* __restrict__ out) {
   pdl_trigger();
   pdl_wait();
-  constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    const float x = g[i];
-    out[i] = __float2half_rn(0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x))) * u[i]);
-  }
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    out[i] = __float2half_rn(gelu_tanh_times(g[i], u[i]));
 }
 
 // softcap false: x *= c; true: x = c * tanh(x / c).

@@ -168,6 +168,44 @@ bool exl3_gemv_fusable(const Exl3Device& w, int splits);
 void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, float* z, int splits, cudaStream_t s,
                      unsigned* tickets = nullptr, int out_features = 0, float* y = nullptr, int ldy = 0,
                      bool overwrite = true);
+// The input of a one-row GEMV that forms it itself (exl3_gemv_group), bit for bit what the separate
+// launch would have written in fp16: x as it is; RMSNorm of the fp32 row xf with fp16 weights
+// (rms_norm's four-wide arithmetic: in_features a multiple of 4, xf 16-byte aligned) or fp32 ones
+// (rms_norm_w32's); silu(g) * u or gelu_tanh(g) * u of the fp32 rows xf (g) and up (silu_mul's,
+// gelu_tanh_mul's).
+struct Exl3Input {
+  enum Mode { half_x = 0, rms_norm16 = 1, rms_norm32 = 2, silu = 3, gelu = 4 };
+  int mode = half_x;
+  const __half* x = nullptr;
+  const float* xf = nullptr;
+  const float* up = nullptr;
+  const __half* norm16 = nullptr;
+  const float* norm32 = nullptr;
+  float eps = 0.0f;
+  int in_features = 0;
+};
+bool exl3_input_ok(const Exl3Input& in);
+// One layer of a group: its partials z ([splits][w.n]) and, with tickets, its output (as
+// exl3_gemv_fused's).
+struct Exl3Target {
+  const Exl3Device* w = nullptr;
+  float* z = nullptr;
+  int splits = 1;
+  unsigned* tickets = nullptr;
+  int out_features = 0;
+  float* y = nullptr;
+  int ldy = 0;
+  bool overwrite = true;
+};
+constexpr int k_exl3_group_max = 3;
+// Whether these one-row GEMVs can share a launch: each fusable, the same rate and codebook.
+bool exl3_gemv_groupable(const Exl3Target* t, int count);
+// Up to k_exl3_group_max one-row GEMVs over one input in one launch (decode's q, k, v or gate, up,
+// the input's norm or activation formed inside): each as exl3_gemv_fused would compute it.
+void exl3_gemv_group(const Exl3Target* t, int count, const Exl3Input& in, cudaStream_t s);
+// The output transforms of one row of each layer of a group run without tickets (z, splits,
+// out_features, y, ldy, overwrite of each target), one launch.
+void exl3_output_group(const Exl3Target* t, int count, cudaStream_t s);
 // y[r, c] = (or +=, !overwrite) had128(sum over splits of z[., r, :])[c] * svh[c], c < out_features.
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
                            bool overwrite, cudaStream_t s);

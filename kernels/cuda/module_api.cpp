@@ -299,6 +299,7 @@ const exl_cuda_api k_api = {
     test_exl3_input,
     test_attention_options,
     test_family_op,
+    test_exl3_group,
 };
 
 }  // namespace

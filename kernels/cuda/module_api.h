@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define EXL_CUDA_ABI_VERSION 10u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
+#define EXL_CUDA_ABI_VERSION 11u  /* 2: device sampling (forward_sample, test_sample); 3: quantized KV cache;
                                     4: paged KV cache; 5: the converter's block math; 6: the converter's
                                     measurement on the device (candidates, rows, evaluate); 7: layer
                                     segments (options.layer_first/layer_count, link_segments),
@@ -24,7 +24,7 @@ extern "C" {
                                     test_exl3_matmul, test_exl3_reconstruct, test_exl3_input; 10: model
                                     families (exl_cuda_family, per-layer q/k and sandwich norms, windows
                                     and RoPE tables, the LongRoPE long table), test_attention_options,
-                                    test_family_op */
+                                    test_family_op; 11: test_exl3_group */
 
 typedef enum exl_cuda_status {
   EXL_CUDA_OK = 0,
@@ -397,6 +397,16 @@ typedef struct exl_cuda_api {
    * aux2, NeoX style (the rotated values rounded to fp16 as the cache write does). */
   int (*test_family_op)(int device, int op, float* x, const float* x2, const float* w, int rows, int dim, float eps,
                         float param, int aux, int aux2, void* y);
+
+  /* ---- ABI 11: the EXL3 decode GEMV over a group of layers ---- */
+  /* One row through count (1 .. 3) EXL3 layers w[e] (in_features inputs, w[e].n outputs each, one
+   * after another in y) from the input of `mode`: 0 fp16(x); 1 RMSNorm of x with fp16 weights norm_w
+   * (uint16 bits); 2 the same with fp32 weights; 3 fp16(silu(x) * x2); 4 fp16(gelu_tanh(x) * x2).
+   * flags bit 0: the grouped launch that forms its input itself (exl3_gemv_group), else the separate
+   * launches (the norm or activation kernel, then a fused GEMV per layer); bit 1: the output
+   * transforms folded into the GEMV (tickets). */
+  int (*test_exl3_group)(int device, const exl_cuda_exl3* w, int count, int mode, const float* x, const float* x2,
+                         const void* norm_w, int in_features, float eps, int flags, float* y);
 } exl_cuda_api;
 
 typedef const exl_cuda_api* (*exl_cuda_get_api_fn)(uint32_t abi_version);

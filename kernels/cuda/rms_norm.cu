@@ -9,25 +9,10 @@
 #include "exact_acc.cuh"
 #include "kernels.h"
 #include "launch.cuh"
+#include "row_norm.cuh"
 
 namespace exl::cuda {
 namespace {
-
-// The sum of every thread's ss over the block (warp shuffles, then the first warp), returned to all.
-__device__ __forceinline__ float block_sum(float ss, float* warp_sums) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
-  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = ss;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    float v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0.0f;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    if (threadIdx.x == 0) warp_sums[0] = v;
-  }
-  __syncthreads();
-  return warp_sums[0];
-}
 
 __global__ void rms_norm_kernel(AccIn x, int dim, const __half* __restrict__ w, float eps,
                                 __half* __restrict__ y, const std::int32_t* __restrict__ perm) {
@@ -60,12 +45,17 @@ __global__ void rms_norm4_kernel(AccIn x, int dim, const __half* __restrict__ w,
   pdl_wait();
   const std::size_t xr = std::size_t(blockIdx.x) * dim;
   const int n4 = dim / 4;
-  float ss = 0.0f;
-  for (int i = threadIdx.x; i < n4; i += blockDim.x) {
-    const float4 v = load4(x, xr, std::size_t(i));
-    ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
+  float r;
+  if (!x.q) {
+    r = rms_inv4(x.f + xr, dim, eps, warp_sums);  // the EXL3 decode GEMV normalises its input with it too
+  } else {
+    float ss = 0.0f;
+    for (int i = threadIdx.x; i < n4; i += blockDim.x) {
+      const float4 v = load4(x, xr, std::size_t(i));
+      ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
+    }
+    r = rsqrtf(block_sum(ss, warp_sums) / float(dim) + eps);
   }
-  const float r = rsqrtf(block_sum(ss, warp_sums) / float(dim) + eps);
   const uint2* wr = reinterpret_cast<const uint2*>(w);
   for (int i = threadIdx.x; i < n4; i += blockDim.x) {
     const float4 v = load4(x, xr, std::size_t(i));

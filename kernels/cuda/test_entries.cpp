@@ -243,6 +243,82 @@ int test_exl3_matmul(int device, const exl_cuda_exl3* w, const uint16_t* x, int 
   });
 }
 
+int test_exl3_group(int device, const exl_cuda_exl3* w, int count, int mode, const float* x, const float* x2,
+                    const void* norm_w, int in_features, float eps, int flags, float* y) {
+  return guarded([&] {
+    EXL_CUDA_REQUIRE(w && count >= 1 && count <= k_exl3_group_max && mode >= 0 && mode <= 4 && x && y &&
+                         in_features > 0 && (mode < 3 || x2) && (mode == 0 || mode >= 3 || norm_w),
+                     "test_exl3_group: bad arguments");
+    use_device(device);
+    Stream st;
+    const cudaStream_t s = st.get();
+    const int sms = sm_count_of(device);
+    const bool grouped = flags & 1, fold = flags & 2;
+    std::vector<DeviceLinear> ls(static_cast<std::size_t>(count));
+    std::size_t z_elems = 0, tickets = 0, y_elems = 0;
+    for (int e = 0; e < count; ++e) {
+      EXL_CUDA_REQUIRE(in_features <= w[e].k, "test_exl3_group: in_features past k");
+      upload_linear(as_linear(w[e], in_features, 0), nullptr, 0, s, ls[std::size_t(e)], nullptr);
+      z_elems += std::size_t(exl3_gemv_splits(ls[std::size_t(e)].view3, sms)) * std::size_t(w[e].n);
+      tickets += std::size_t(w[e].n / 128);
+      y_elems += std::size_t(w[e].n);
+    }
+    DeviceBuffer dz(nullptr, (z_elems + tickets) * 4, "z"), dy(nullptr, y_elems * 4, "y");
+    unsigned* dt = reinterpret_cast<unsigned*>(dz.get<float>() + z_elems);
+    EXL_CUDA_CHECK(cudaMemsetAsync(dt, 0, tickets * 4, s));
+    EXL_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0xff, dy.bytes(), s));  // overwritten: poison
+    const std::size_t nin = std::size_t(in_features);
+    DeviceBuffer dx = to_device(x, nin, "x", s), dx2, dw, dh;
+    if (x2) dx2 = to_device(x2, nin, "x2", s);
+    if (mode == 1) dw = to_device(static_cast<const uint16_t*>(norm_w), nin, "norm weights", s);
+    if (mode == 2) dw = to_device(static_cast<const float*>(norm_w), nin, "norm weights", s);
+    if (mode == 0) {
+      std::vector<uint16_t> h(nin);
+      for (std::size_t i = 0; i < nin; ++i) h[i] = float_to_half(x[i]);
+      dh = to_device(h.data(), nin, "x fp16", s);
+    }
+    Exl3Input in;
+    in.mode = mode;
+    in.x = dh.get<__half>();
+    in.xf = dx.get<float>();
+    in.up = dx2.get<float>();
+    in.norm16 = mode == 1 ? dw.get<__half>() : nullptr;
+    in.norm32 = mode == 2 ? dw.get<float>() : nullptr;
+    in.eps = eps;
+    in.in_features = in_features;
+    std::vector<Exl3Target> t(static_cast<std::size_t>(count));
+    std::size_t zo = 0, to = 0, yo = 0;
+    for (int e = 0; e < count; ++e) {
+      const Exl3Device& v = ls[std::size_t(e)].view3;
+      const int splits = exl3_gemv_splits(v, sms);
+      t[std::size_t(e)] = Exl3Target{&v, dz.get<float>() + zo, splits, fold ? dt + to : nullptr, v.n, dy.get<float>() + yo,
+                                     v.n, true};
+      zo += std::size_t(splits) * std::size_t(v.n);
+      to += std::size_t(v.n / 128);
+      yo += std::size_t(v.n);
+    }
+    if (grouped) {
+      exl3_gemv_group(t.data(), count, in, s);
+      if (!fold) exl3_output_group(t.data(), count, s);
+    } else {  // the separate launches: the input in fp16, then each layer's fused GEMV and output transform
+      DeviceBuffer a(nullptr, nin * 2, "input");
+      __half* ah = a.get<__half>();
+      switch (mode) {
+        case 0: EXL_CUDA_CHECK(cudaMemcpyAsync(ah, dh.get(), nin * 2, cudaMemcpyDeviceToDevice, s)); break;
+        case 1: rms_norm(dx.get<float>(), 1, in_features, dw.get<__half>(), eps, ah, s); break;
+        case 2: rms_norm_w32(dx.get<float>(), 1, in_features, dw.get<float>(), eps, ah, nullptr, nullptr, s); break;
+        case 3: silu_mul(dx.get<float>(), dx2.get<float>(), std::int64_t(nin), ah, s); break;
+        default: gelu_tanh_mul(dx.get<float>(), dx2.get<float>(), std::int64_t(nin), ah, s); break;
+      }
+      for (const Exl3Target& g : t) {
+        exl3_gemv_fused(*g.w, ah, in_features, g.z, g.splits, s, g.tickets, g.out_features, g.y, g.ldy, true);
+        if (!g.tickets) exl3_output_transform(*g.w, g.z, g.splits, 1, g.out_features, g.y, g.ldy, true, s);
+      }
+    }
+    to_host(y, dy, y_elems, s);
+  });
+}
+
 int test_exl3_reconstruct(int device, const exl_cuda_exl3* w, uint16_t* out) {
   return guarded([&] {
     EXL_CUDA_REQUIRE(w && out, "test_exl3_reconstruct: bad arguments");

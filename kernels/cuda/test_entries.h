@@ -32,5 +32,7 @@ int test_kv_cache(int device, int kfmt, int vfmt, const uint16_t* q, const uint1
 int test_attention_options(float softcap, int window);
 int test_family_op(int device, int op, float* x, const float* x2, const float* w, int rows, int dim, float eps,
                    float param, int aux, int aux2, void* y);
+int test_exl3_group(int device, const exl_cuda_exl3* w, int count, int mode, const float* x, const float* x2,
+                    const void* norm_w, int in_features, float eps, int flags, float* y);
 
 }  // namespace exl::cuda

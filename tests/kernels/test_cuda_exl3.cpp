@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <span>
 
 #include "compare.h"
@@ -135,6 +136,65 @@ EXL_GPU_TEST(cuda_kernels, exl3_matmul_gemv_and_cublas) {
                   exl3_codebook_name(cb) << " bits2 " << bits2 << " m " << m << ": rel_l2 " << d.rel_l2);
       }
     }
+}
+
+// Decode's grouped launch (q, k, v or gate, up over one input; the input's RMSNorm or activation
+// formed inside the GEMV) against the separate launches it replaces (the norm or activation kernel,
+// then each layer's fused GEMV and output transform): the same bits, for every input form, groups
+// of one to three layers of different widths, padded inputs, with the output transforms as their
+// own launch and folded into the GEMV.
+EXL_GPU_TEST(cuda_kernels, exl3_group_equals_separate_launches) {
+  const exl_cuda_api& api = cuda_api();
+  std::mt19937 rng(11);
+  struct Case {
+    int k, in, count;
+    int n[3];
+  };
+  const Case cases[] = {{256, 256, 3, {256, 128, 128}}, {384, 332, 2, {512, 512, 0}}, {128, 128, 1, {1024, 0, 0}},
+                        {1024, 1024, 3, {384, 128, 256}}};
+  int idx = 0;
+  for (const Case& c : cases) {
+    const Exl3Codebook cb = k_codebooks[std::size_t(idx) % 3];
+    const std::vector<int> rates = exl3_all_bits2(cb);
+    const int bits2 = rates[std::size_t(idx * 5) % rates.size()];
+    ++idx;
+    std::vector<std::unique_ptr<Exl3RandomLayer>> layers;
+    std::vector<exl_cuda_exl3> cw;
+    std::size_t ny = 0;
+    for (int e = 0; e < c.count; ++e) {
+      layers.push_back(std::make_unique<Exl3RandomLayer>(c.k, c.n[e], bits2, cb, std::uint32_t(rng())));
+      ny += std::size_t(c.n[e]);
+    }
+    for (const auto& L : layers) cw.push_back(to_c(L->w));
+    std::uniform_real_distribution<float> u(-2.0f, 2.0f), wd(0.5f, 1.5f);
+    std::vector<float> x(std::size_t(c.in)), x2(x.size()), w32(x.size());
+    std::vector<half_bits> w16(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      x[i] = u(rng);
+      x2[i] = u(rng);
+      w16[i] = float_to_half(wd(rng));
+      w32[i] = wd(rng);
+    }
+    for (int mode = 0; mode <= 4; ++mode)
+      for (int fold : {0, 2}) {
+        const void* nw = mode == 1 ? static_cast<const void*>(w16.data()) : static_cast<const void*>(w32.data());
+        std::vector<float> grouped(ny, 0.0f), separate(ny, 1.0f);
+        CUDA_OK(api.test_exl3_group(0, cw.data(), c.count, mode, x.data(), x2.data(), nw, c.in, 1e-5f, 1 | fold,
+                                    grouped.data()));
+        CUDA_OK(api.test_exl3_group(0, cw.data(), c.count, mode, x.data(), x2.data(), nw, c.in, 1e-5f, fold,
+                                    separate.data()));
+        std::size_t bad = 0, first = 0;
+        for (std::size_t i = 0; i < ny; ++i)
+          if (std::memcmp(&grouped[i], &separate[i], 4) != 0 && !bad++) first = i;
+        CHECK_MSG(bad == 0, exl3_codebook_name(cb) << " bits2 " << bits2 << " k " << c.k << " count " << c.count
+                                                   << " mode " << mode << " fold " << fold << ": " << bad << " of " << ny
+                                                   << " outputs differ, first at " << first << ": " << grouped[first]
+                                                   << " vs " << separate[first]);
+        double norm = 0.0;
+        for (float v : separate) norm += double(v) * v;
+        CHECK_MSG(std::isfinite(norm) && norm > 0.0, "mode " << mode << ": outputs not finite or all zero");
+      }
+  }
 }
 
 // A random EXL3 model (every rate and codebook across its layers) on the device: the prefill

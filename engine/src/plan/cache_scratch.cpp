@@ -133,7 +133,17 @@ std::uint64_t scratch_bytes(const ModelShape& m, const PlanOptions& o, std::int6
         tickets = std::max(tickets, N / 128);
       }
     };
-    for (const ModuleBytes& l : m.layers) exl3_needs(l, std::uint64_t(exl3_pass_rows));
+    for (const ModuleBytes& l : m.layers) {
+      exl3_needs(l, std::uint64_t(exl3_pass_rows));
+      // decode's grouped launches (q, k, v; gate, up): a layer's one-row products side by side
+      std::uint64_t side_z = 0, side_tickets = 0;
+      for (const auto& [k, n] : l.exl3) {
+        side_z += std::uint64_t(exl3_gemv_splits(k, n, sm)) * std::uint64_t(n);
+        side_tickets += std::uint64_t(n) / 128;
+      }
+      z = std::max(z, side_z);
+      tickets = std::max(tickets, side_tickets);
+    }
     if (head) exl3_needs(m.head, 1);
     if (xr) b.push_back(xr * 2);
     if (z) b.push_back((z + tickets) * 4);  // and the decode GEMV's tickets after the products
