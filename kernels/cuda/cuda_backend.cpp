@@ -186,7 +186,8 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
     const exl_cuda_layer& L = m.layers[opt_.layer_first + i];
     EXL_CUDA_REQUIRE(L.window >= 0 && (!L.local_rope || fam.rope_local.inv_freq),
                      "load: layer " + std::to_string(opt_.layer_first + i) + ": negative window or no local RoPE table");
-    layer_norms = layer_norms || L.q_norm || L.k_norm || L.attn_out_norm || L.mlp_out_norm || L.local_rope;
+    // (q/k head norms alone, Qwen3's, keep the fused path: applied to its fp32 q and k)
+    layer_norms = layer_norms || L.attn_out_norm || L.mlp_out_norm || L.local_rope;
     attn_features_ = attn_features_ || L.window > 0;
   }
   family_norms_ = fam.norm_one_plus || gelu_ || emb_scale_ != 1.0f || final_softcap_ > 0.0f || layer_norms ||
@@ -226,13 +227,13 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
     const std::uint64_t ls = seed ? seed + 1000ull * (g + 1) : 0;
     l.window = src.window;
     l.local_rope = src.local_rope != 0;
+    EXL_CUDA_REQUIRE(!src.q_norm == !src.k_norm, "load: a q norm needs a k norm");
+    if (src.q_norm) upload_norm32(l.q_norm32, &alloc_, src.q_norm, src.q_norm_dtype, std::size_t(hd_), one_plus, "q norm", s);
+    if (src.k_norm) upload_norm32(l.k_norm32, &alloc_, src.k_norm, src.k_norm_dtype, std::size_t(hd_), one_plus, "k norm", s);
     if (family_norms_) {
       const std::size_t H = std::size_t(hidden_), D = std::size_t(hd_);
       upload_norm32(l.input_norm32, &alloc_, src.input_norm, src.input_norm_dtype, H, one_plus, "input norm", s);
       upload_norm32(l.post_norm32, &alloc_, src.post_norm, src.post_norm_dtype, H, one_plus, "MLP input norm", s);
-      EXL_CUDA_REQUIRE(!src.q_norm == !src.k_norm, "load: a q norm needs a k norm");
-      if (src.q_norm) upload_norm32(l.q_norm32, &alloc_, src.q_norm, src.q_norm_dtype, D, one_plus, "q norm", s);
-      if (src.k_norm) upload_norm32(l.k_norm32, &alloc_, src.k_norm, src.k_norm_dtype, D, one_plus, "k norm", s);
       if (src.attn_out_norm)
         upload_norm32(l.attn_out_norm32, &alloc_, src.attn_out_norm, src.attn_out_norm_dtype, H, one_plus,
                       "attention output norm", s);
@@ -299,7 +300,7 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
   mem_trace("model loaded", alloc_);
   log_message(1, "exl_cuda: loaded " + std::to_string(nl_) + " layers (" + std::to_string(first_layer_) + " .. " +
                      std::to_string(first_layer_ + nl_ - 1) + ") on device " + std::to_string(opt_.device) + ", " + std::to_string(weight_bytes_ >> 20) +
-                     " MiB of weights");
+                     " MiB of weights" + (fused_ok_ ? ", fused decode path" : ""));
 }
 
 void CudaBackend::allocate_cache(int max_seq_len, int kfmt, int vfmt, int pages) {
@@ -491,7 +492,7 @@ int CudaBackend::accumulator_inits(int layer, int t, int head_rows, GemvInit* ou
     add(exact ? nullptr : set.get<float>() + off, exact ? set.get<long long>() + off : nullptr, bias, width, t);
   };
   const DeviceBuffer &qkv = fqkv_[layer % 2], &gu = fgu_[layer % 2];
-  const bool eqkv = exact_qkv(t);
+  const bool eqkv = exact_qkv(t, l);
   acc(qkv, eqkv, 0, l.q.bias, qd);
   acc(qkv, eqkv, std::size_t(t) * qd, l.k.bias, kd);
   acc(qkv, eqkv, std::size_t(t) * (qd + kd), l.v.bias, kd);
@@ -589,7 +590,9 @@ bool CudaBackend::fused_attention_step(int t) const {
 
 // Whether the fused path keeps q, k, v in exact accumulators (not for the one-launch attention
 // step, which reads fp32).
-bool CudaBackend::exact_qkv(int t) const { return exact_acc_ && !fused_attention_step(t); }
+bool CudaBackend::exact_qkv(int t, const DeviceLayer& l) const {
+  return exact_acc_ && !fused_attention_step(t) && !l.q_norm32.bytes();  // the head norms read fp32
+}
 
 // The fused form for t <= gemv_max_rows tokens of an all-EXL2 model: 6 or 7 launches per layer,
 // each allowed to start early (PDL, launch.cuh). RMSNorm is folded into the q/k/v and gate/up
@@ -630,7 +633,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     long long* vq = kq + std::size_t(t) * kd;
     long long* gq = fgu_[li % 2].get<long long>();
     long long* uq = gq + std::size_t(t) * inter_;
-    const bool eqkv = exact_qkv(t), egu = exact_acc_;
+    const bool eqkv = exact_qkv(t, l), egu = exact_acc_;
     auto acc_in = [](bool exact, float* f, long long* q) { return exact ? AccIn{nullptr, q} : AccIn{f}; };
     GemvCall c;
     c.m = t;
@@ -644,6 +647,10 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     norm_input(c, residual(0), t, l.input_norm, fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     exl2_gemv_run(c, s);
+    if (l.q_norm32.bytes()) {  // per head, before RoPE, in place (fp32 q and k here)
+      rms_norm_w32(q32, t * nh_, hd_, l.q_norm32.get<float>(), eps_, nullptr, q32, nullptr, s);
+      rms_norm_w32(k32, t * nkv_, hd_, l.k_norm32.get<float>(), eps_, nullptr, k32, nullptr, s);
+    }
     // The attention output in o's stored row order where its permutation is known (t < 32 here).
     const bool o_order = !fused_step && t < k_short_chunk && l.o_pos.bytes() > 0;  // o_pos: fold_perms_
     const __half* o_in = att_.get<__half>();

@@ -185,7 +185,7 @@ class CudaBackend {
   void enqueue_fused(int t, int splits, int split_len, int head_row0, int head_rows);
   // One token: the one-launch attention step (EXL_CUDA_FUSED_DECODE).
   bool fused_attention_step(int t) const;
-  bool exact_qkv(int t) const;
+  bool exact_qkv(int t, const DeviceLayer& l) const;
   int accumulator_inits(int layer, int t, int head_rows, GemvInit* out) const;
   void enqueue_head(int row0, int rows);
   void run_eager(int n, int logits_mode, float* logits);
@@ -261,7 +261,8 @@ class CudaBackend {
   const Rope& rope() const { return use_long_ ? rope_long_ : rope_; }
   RopeParams rope_params(const Rope& r, float2* cs) const;
   // Model families (exl_cuda_family). family_norms_: fp32 norms and the general layer form (no fused
-  // path, no RoPE folded into attention); the attention's scale, soft-cap and windows work in both.
+  // path, no RoPE folded into attention); the attention's scale, soft-cap and windows work in both, and
+  // so do q/k head norms alone (Qwen3's: fp32 weights, applied to the fp32 q and k before RoPE).
   bool family_norms_ = false, attn_features_ = false, gelu_ = false;
   float emb_scale_ = 1.0f, attn_scale_ = 0.0f, attn_softcap_ = 0.0f, final_softcap_ = 0.0f;
   float attention_scale() const;

@@ -11,8 +11,10 @@
 // graphs) equal transformers' up to the first step whose margin is under 0.02, and the same tokens
 // verified as one drafted block (speculative decoding's step).
 #include <algorithm>
+#include <filesystem>
 
 #include "exl/backend.h"
+#include "exl/convert.h"
 #include "exl/cuda.h"
 #include "exl/generator.h"
 #include "exl/model.h"
@@ -93,6 +95,51 @@ EXL_GPU_TEST(cuda_families, gemma2) { check_cuda_family("gemma2"); }
 EXL_GPU_TEST(cuda_families, gemma3) { check_cuda_family("gemma3"); }
 EXL_GPU_TEST(cuda_families, phi3) { check_cuda_family("phi3"); }
 EXL_GPU_TEST(cuda_families, mistral_sliding_window) { check_cuda_family("mistral_swa"); }
+
+// Qwen3's q/k head norms on the fused EXL2 path (every linear and the head EXL2; the path of
+// chunks up to 16 tokens and of decode): the tiny Qwen3 converted to EXL2 on the CPU (6 bpw, head
+// 8), its logits on the GPU for the prompt in chunks of 7 and one token at a time (the captured
+// decode graph) against the CPU backend's on the same model, within the FP16 models' bound.
+EXL_GPU_TEST(cuda_families, qwen3_exl2_fused_path) {
+  namespace fs = std::filesystem;
+  TempDir tmp("exl_cuda_qwen3_exl2");
+  const fs::path src = tmp / "qwen3-fp16";
+  fs::create_directories(src);
+  for (const char* f : {"config.json", "generation_config.json", "model.safetensors"})
+    fs::copy_file(fs::path(family_dir("qwen3")) / f, src / f);
+  fs::copy_file(fixture("models/hf/ref-xs/tokenizer.json"), src / "tokenizer.json");  // calibration text
+  ConvertOptions o;
+  o.input_dir = src;
+  o.output_dir = tmp / "qwen3-exl2";
+  o.bits = 6.0;
+  o.head_bits = 8;
+  o.rows = 4;
+  o.length = 64;
+  o.checkpoint_seconds = 1e9;
+  convert_model(o);
+  const std::string dir = o.output_dir.string();
+  CHECK_EQ(Model::open(dir)->summary().format, std::string("exl2"));
+  for (const FamilyPrompt& p : read_family_refs("qwen3")) {
+    FamilyPrompt q = p;  // the reference: the CPU backend on the EXL2 model
+    {
+      FamilyRun cpu = open_model_in(dir, make_cpu_backend({}), {p.context, CacheType::fp16});
+      prefill(*cpu.backend, p.ids, 2048, LogitsWanted::all, q.logits.data);
+    }
+    CacheOptions c{p.context, CacheType::fp16};
+    c.paged = true;
+    FamilyRun r = open_model_in(dir, make_cuda_backend({}), c);
+    std::vector<float> logits;
+    prefill(*r.backend, p.ids, 7, LogitsWanted::all, logits);
+    compare_family_logits("qwen3 exl2 cuda chunks of 7", q, logits, k_rel_max);
+    r.backend->truncate_cache(0);
+    std::vector<float> all, row;
+    for (std::int32_t id : p.ids) {
+      r.backend->forward(std::span<const std::int32_t>(&id, 1), LogitsWanted::last, row);
+      all.insert(all.end(), row.begin(), row.end());
+    }
+    compare_family_logits("qwen3 exl2 cuda one token at a time", q, all, k_rel_max);
+  }
+}
 
 // Nothing is refused any more: every family loads and takes a cache longer than its windows and
 // (Phi-3) its original context.
