@@ -25,7 +25,8 @@ std::filesystem::path exl3_model_dir(const std::string& name);
 void check_exl3_logits(const std::string& device, const std::string& model, CacheType cache = CacheType::fp16);
 // Greedy 48-token continuations equal ExLlamaV3's up to the first step whose margin is < 0.02.
 void check_exl3_greedy(const std::string& device, const std::string& model);
-// Perplexity (wiki and tiny, 4 windows of 512) within 0.2 % of ExLlamaV3's.
+// Perplexity (wiki and tiny, 4 windows of 512; on the CPU the first window of each, against the
+// reference's chunk_mean_nll[0]) within 0.2 % of ExLlamaV3's.
 void check_exl3_ppl(const std::string& device, const std::string& model);
 
 }  // namespace exl::test

@@ -39,7 +39,7 @@ void check_long_prompt(const std::string& device);
 // Perplexity (wiki and tiny, 4 windows of 512) within 0.2 % of ExLlamaV2's chunk_forward_nocache.
 void check_exl2_ppl(const std::string& device, const std::string& model);
 
-// Perplexity of `ids` (4 windows of 512: 2044 predictions) within 0.2 % of `want`.
+// Perplexity of `ids` (windows of 512, 511 predictions each: 2044 for the usual 4) within 0.2 % of `want`.
 void check_perplexity(const std::string& model, Backend& backend, const std::vector<std::int32_t>& ids,
                       const std::string& dataset, double want);
 

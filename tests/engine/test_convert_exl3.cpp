@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "convert_internal.h"
@@ -120,6 +122,20 @@ const LinearCase& linear_case() {
   return c;
 }
 
+// linear_case() quantized at K bits, with its Hessian or without: once per process (the K = 4
+// Hessian result serves two cases; exl3_quantize_linear is deterministic for fixed options).
+const Exl3QuantizedLinear& quantized(int K, bool with_hessian) {
+  static std::map<std::pair<int, bool>, Exl3QuantizedLinear> done;
+  const auto key = std::make_pair(K, with_hessian);
+  if (auto it = done.find(key); it != done.end()) return it->second;
+  const LinearCase& c = linear_case();
+  Exl3LinearOptions o;
+  o.K = K;
+  return done.emplace(key, exl3_quantize_linear(c.w.data(), c.n, c.k, with_hessian ? &c.h : nullptr, o,
+                                                with_hessian ? "h" : "no h"))
+      .first->second;
+}
+
 double output_error(const Exl3QuantizedLinear& q, const LinearCase& c) {
   return rel_error(dense(c.x_test, c.t, q.dequant, c.n, c.k), dense(c.x_test, c.t, c.w, c.n, c.k));
 }
@@ -204,9 +220,7 @@ EXL_TEST(exl3_quantizer, allocation_rounds_by_priority_from_the_ends) {
 
 EXL_TEST(exl3_quantizer, linear_tensors_compute_what_was_fed_forward) {
   const LinearCase& c = linear_case();
-  Exl3LinearOptions o;
-  o.K = 4;
-  const Exl3QuantizedLinear q = exl3_quantize_linear(c.w.data(), c.n, c.k, &c.h, o, "test");
+  const Exl3QuantizedLinear& q = quantized(4, true);
   CHECK_EQ(q.kp, c.k);  // already a multiple of 128
   CHECK_EQ(q.np, c.k);  // n padded up to the next multiple of 128
   CHECK(!q.fallback);
@@ -241,10 +255,8 @@ EXL_TEST(exl3_quantizer, hessian_feedback_and_bits_lower_the_output_error) {
   const LinearCase& c = linear_case();
   double prev = 1e9;
   for (int K : {2, 4}) {
-    Exl3LinearOptions o;
-    o.K = K;
-    const double with_h = output_error(exl3_quantize_linear(c.w.data(), c.n, c.k, &c.h, o, "h"), c);
-    const double without = output_error(exl3_quantize_linear(c.w.data(), c.n, c.k, nullptr, o, "no h"), c);
+    const double with_h = output_error(quantized(K, true), c);
+    const double without = output_error(quantized(K, false), c);
     std::printf("    K=%d: output rel. error %.5f with the Hessian, %.5f without\n", K, with_h, without);
     CHECK_MSG(with_h < 0.8 * without, "K=" + std::to_string(K));
     CHECK_MSG(with_h < 0.4 * prev, "K=" + std::to_string(K));  // measured: 0.070 -> 0.018

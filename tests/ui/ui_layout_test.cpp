@@ -12,6 +12,7 @@
 #include <QQuickWindow>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtQuickTest/quicktest.h>
 #include <QtQml/QQmlExtensionPlugin>
 #include <memory>
 #include <utility>
@@ -95,10 +96,17 @@ class LayoutTest : public QObject
         m_context.reset();
     }
 
-    // Lets layouts, bindings and transitions settle, and draws a frame.
-    void settle(int ms = 40)
+    // Lets layouts and bindings settle, and draws a frame: the pending events are handled, then
+    // the items waiting to be polished are (QQuickTest::qWaitForPolish), then a frame is grabbed
+    // (polish, sync and render). No fixed sleep: the app's QML has no animation that moves a
+    // control, and a dialog is checked once `opened` (after its transition). `ms`: also wait that
+    // long first (a file dialog, which may be a window of its own).
+    void settle(int ms = 0)
     {
-        QTest::qWait(ms);
+        if (ms > 0)
+            QTest::qWait(ms);
+        QCoreApplication::processEvents();
+        QVERIFY(QQuickTest::qWaitForPolish(window(), 5000));
         window()->grabWindow();
         QCoreApplication::processEvents();
     }
@@ -108,7 +116,9 @@ class LayoutTest : public QObject
         window()->resize(size.width, size.height);
         m_context->settings()->overrideLanguage(QString::fromLatin1(language));
         m_context->settings()->overrideTheme(QString::fromLatin1(theme));
-        settle(80);
+        // The window system confirms the new size asynchronously.
+        QTRY_VERIFY_WITH_TIMEOUT(window()->width() == size.width && window()->height() == size.height, 5000);
+        settle();
         QCOMPARE(window()->width(), size.width);
         QCOMPARE(window()->height(), size.height);
     }
