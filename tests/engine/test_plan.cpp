@@ -277,7 +277,8 @@ EXL_TEST(plan, whatif_exl3_hand_computed) {
   CHECK(threw);
   // The GPU scratch adds the EXL3 buffers: transformed input (exl3_pass_rows rows of the widest k,
   // fp16) and products (as many rows of the widest n, fp32; the GEMV's 8 rows x splits need less),
-  // then the decode GEMV's tickets (one 4-byte counter per 128 columns of the widest n).
+  // then the decode GEMV's tickets (one 4-byte counter per 128 columns); decode's grouped launches
+  // hold a layer's one-row products and tickets side by side (every linear of the layer).
   PlanOptions o;
   o.context = 2048;
   o.sm_count = 132;
@@ -286,7 +287,13 @@ EXL_TEST(plan, whatif_exl3_hand_computed) {
   plain.head.exl3.clear();
   const std::uint64_t dq = 2 * 512 * 256 * 2;  // two W-hat buffers of the largest linear (down)
   const std::uint64_t head_z = std::uint64_t(exl3_gemv_splits(256, 512, 132)) * 512;
+  std::uint64_t side_z = 0, side_tickets = 0;  // q, k, v, o, gate, up, down as (k, n), padded
+  for (auto [k, n] : {std::pair{256, 256}, {256, 128}, {256, 128}, {256, 256}, {256, 512}, {256, 512}, {512, 256}}) {
+    side_z += std::uint64_t(exl3_gemv_splits(k, n, 132)) * std::uint64_t(n);
+    side_tickets += std::uint64_t(n / 128);
+  }
+  CHECK_EQ(side_tickets, 16u);
   CHECK_EQ(scratch_bytes(s, o, 2048) - scratch_bytes(plain, o, 2048),
-           dq + exl3_pass_rows * 512 * 2 + std::max<std::uint64_t>(std::uint64_t(exl3_pass_rows) * 512, head_z) * 4 +
-               512 / 128 * 4);
+           dq + exl3_pass_rows * 512 * 2 +
+               std::max({std::uint64_t(exl3_pass_rows) * 512, head_z, side_z}) * 4 + side_tickets * 4);
 }
