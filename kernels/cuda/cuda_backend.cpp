@@ -34,8 +34,6 @@ void mem_trace(const char* what, const Allocator& a) {
   std::fprintf(stderr, "memtrace %-24s device used %10.1f MiB, allocator %10.1f MiB\n", what,
                double(total_b - free_b) / 1048576.0, double(a.in_use) / 1048576.0);
 }
-}  // namespace
-namespace {
 
 constexpr int k_split_len = 256;
 // Chunks shorter than this take the decode attention kernels (kernels.h: attention).
@@ -231,7 +229,7 @@ void CudaBackend::load(const exl_cuda_model& m, exl_cuda_progress_fn progress, v
     if (src.q_norm) upload_norm32(l.q_norm32, &alloc_, src.q_norm, src.q_norm_dtype, std::size_t(hd_), one_plus, "q norm", s);
     if (src.k_norm) upload_norm32(l.k_norm32, &alloc_, src.k_norm, src.k_norm_dtype, std::size_t(hd_), one_plus, "k norm", s);
     if (family_norms_) {
-      const std::size_t H = std::size_t(hidden_), D = std::size_t(hd_);
+      const std::size_t H = std::size_t(hidden_);
       upload_norm32(l.input_norm32, &alloc_, src.input_norm, src.input_norm_dtype, H, one_plus, "input norm", s);
       upload_norm32(l.post_norm32, &alloc_, src.post_norm, src.post_norm_dtype, H, one_plus, "MLP input norm", s);
       if (src.attn_out_norm)
@@ -588,6 +586,15 @@ bool CudaBackend::fused_attention_step(int t) const {
   return t == 1 && fused_decode_ && kfmt_ == kv_f16 && vfmt_ == kv_f16 && !attn_features_ && hd_ >= 64;
 }
 
+// The layer's q/k head norms (Qwen3, Gemma 3), if it has them: per head, before RoPE, in place on
+// the fp32 q [t * heads, head_dim] and k.
+void CudaBackend::head_norms(const DeviceLayer& l, int t, float* q32, float* k32) {
+  if (!l.q_norm32.bytes()) return;
+  const cudaStream_t s = stream_->get();
+  rms_norm_w32(q32, t * nh_, hd_, l.q_norm32.get<float>(), eps_, nullptr, q32, nullptr, s);
+  rms_norm_w32(k32, t * nkv_, hd_, l.k_norm32.get<float>(), eps_, nullptr, k32, nullptr, s);
+}
+
 // Whether the fused path keeps q, k, v in exact accumulators (not for the one-launch attention
 // step, which reads fp32).
 bool CudaBackend::exact_qkv(int t, const DeviceLayer& l) const {
@@ -647,10 +654,7 @@ void CudaBackend::enqueue_fused(int t, int splits, int split_len, int head_row0,
     norm_input(c, residual(0), t, l.input_norm, fold_perms_ && l.qkv_one_perm ? l.q.view.perm : nullptr, unfold);
     c.inits = accumulator_inits(li + 1, t, head_rows, c.init);
     exl2_gemv_run(c, s);
-    if (l.q_norm32.bytes()) {  // per head, before RoPE, in place (fp32 q and k here)
-      rms_norm_w32(q32, t * nh_, hd_, l.q_norm32.get<float>(), eps_, nullptr, q32, nullptr, s);
-      rms_norm_w32(k32, t * nkv_, hd_, l.k_norm32.get<float>(), eps_, nullptr, k32, nullptr, s);
-    }
+    head_norms(l, t, q32, k32);  // fp32 q and k here
     // The attention output in o's stored row order where its permutation is known (t < 32 here).
     const bool o_order = !fused_step && t < k_short_chunk && l.o_pos.bytes() > 0;  // o_pos: fold_perms_
     const __half* o_in = att_.get<__half>();
@@ -803,6 +807,15 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     if (out_norm.bytes()) rms_norm_w32(out32, t, hidden_, out_norm.get<float>(), eps_, nullptr, nullptr, x, s);
   };
   Exl3Target grp[k_exl3_group_max];
+  // Linears ls[0 .. count) of RMSNorm(x) with w16 / w32 into ys: for one token of EXL3 layers one
+  // grouped launch with the norm inside, else the norm into a_ and a launch per linear.
+  auto normed = [&](const DeviceLinear* const* ls, float* const* ys, int count, const DeviceBuffer& w16,
+                    const DeviceBuffer& w32, bool overwrite) {
+    const Exl3Input in = exl3_norm_input(x, w16, w32);
+    if (t == 1 && exl3_group_targets(ls, ys, count, in, overwrite, grp)) return exl3_group_run(grp, count, in);
+    norm_rows(x, t, w16, w32, a, s);
+    for (int i = 0; i < count; ++i) fwd(*ls[i], a, ys[i], ls[i]->n, overwrite);
+  };
   for (DeviceLayer& l : layers_) {
     as.window = l.window;
     const bool qkv_whole = whole(l.q) && whole(l.k) && whole(l.v);
@@ -812,19 +825,8 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     }
     const DeviceLinear* qkv[3] = {&l.q, &l.k, &l.v};
     float* qkv_y[3] = {q32, k32, v32};
-    const Exl3Input qkv_in = exl3_norm_input(x, l.input_norm, l.input_norm32);
-    if (t == 1 && exl3_group_targets(qkv, qkv_y, 3, qkv_in, qkv_whole, grp)) {
-      exl3_group_run(grp, 3, qkv_in);  // the input norm inside
-    } else {
-      norm_rows(x, t, l.input_norm, l.input_norm32, a, s);
-      fwd(l.q, a, q32, qd, qkv_whole);
-      fwd(l.k, a, k32, kd, qkv_whole);
-      fwd(l.v, a, v32, kd, qkv_whole);
-    }
-    if (l.q_norm32.bytes()) {  // per head, before RoPE, in place
-      rms_norm_w32(q32, t * nh_, hd_, l.q_norm32.get<float>(), eps_, nullptr, q32, nullptr, s);
-      rms_norm_w32(k32, t * nkv_, hd_, l.k_norm32.get<float>(), eps_, nullptr, k32, nullptr, s);
-    }
+    normed(qkv, qkv_y, 3, l.input_norm, l.input_norm32, qkv_whole);
+    head_norms(l, t, q32, k32);
     attend(l, as, AccIn{q32}, AccIn{k32}, AccIn{v32});
     block_out(l.o, att_.get<__half>(), l.attn_out_norm32);
     const bool gu_whole = whole(l.gate) && whole(l.up);
@@ -834,14 +836,7 @@ void CudaBackend::enqueue_layers(int t, int splits, int split_len) {
     }
     const DeviceLinear* gu[2] = {&l.gate, &l.up};
     float* gu_y[2] = {g32, u32};
-    const Exl3Input gu_in = exl3_norm_input(x, l.post_norm, l.post_norm32);
-    if (t == 1 && exl3_group_targets(gu, gu_y, 2, gu_in, gu_whole, grp)) {
-      exl3_group_run(grp, 2, gu_in);  // the MLP's input norm inside
-    } else {
-      norm_rows(x, t, l.post_norm, l.post_norm32, a, s);
-      fwd(l.gate, a, g32, inter_, gu_whole);
-      fwd(l.up, a, u32, inter_, gu_whole);
-    }
+    normed(gu, gu_y, 2, l.post_norm, l.post_norm32, gu_whole);
     Exl3Input act;  // down's input, silu / gelu of gate and up
     act.mode = gelu_ ? Exl3Input::gelu : Exl3Input::silu;
     act.xf = g32;

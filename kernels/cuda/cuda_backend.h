@@ -190,7 +190,7 @@ class CudaBackend {
   void enqueue_head(int row0, int rows);
   void run_eager(int n, int logits_mode, float* logits);
   void trace_step(int n);
-  int traced_steps_ = 0;
+  void head_norms(const DeviceLayer& l, int t, float* q32, float* k32);
   void enqueue_decode_step();
 
   exl_cuda_options opt_{};
@@ -216,6 +216,7 @@ class CudaBackend {
   // The EXL3 decode GEMV applies the output transform itself (EXL_CUDA_EXL3_FOLD=1). Off: on an H100
   // the separate launch was faster (llama3-8b EXL3 4.0 decode 237.2 against 219.3 tok/s, session 37).
   bool fold_exl3_out_ = false;
+  int traced_steps_ = 0;  // EXL_CUDA_MEMTRACE: eager steps traced so far
   // Decode of EXL3 layers (enqueue_layers, one row): the input's RMSNorm or activation formed inside
   // the GEMV and the layers that share an input (q, k, v; gate, up) in one launch, their output
   // transforms in one more. EXL_CUDA_EXL3_GROUP=0: a launch per step and layer, for comparison.

@@ -307,6 +307,14 @@ __device__ __forceinline__ void exl3_tile_cut_fast(const std::uint32_t (&wd)[3],
 // so bit for bit the same), keeping it in shared memory: one launch less per linear for decode,
 // at the price of each block transforming its range again.
 constexpr int k_fused_max_k = 8192;  // K range of one split the fused form holds (16 KB)
+// The entry of a grouped launch's block b (entries' blocks one after another from first_block):
+// its fields selected, not indexed, since a dynamic index would copy the parameters to local memory.
+template <class Entry>
+__device__ __forceinline__ Entry group_entry(const Entry (&e)[k_exl3_group_max], int count, int b) {
+  static_assert(k_exl3_group_max == 3, "group_entry selects among three entries");
+  return (count > 2 && b >= e[2].first_block) ? e[2] : (count > 1 && b >= e[1].first_block) ? e[1] : e[0];
+}
+
 // A GEMV launch: up to k_exl3_group_max layers over the same input (decode's q, k, v or gate, up),
 // their blocks one after another in the 1-D grid; layer e's blocks are (n / 64 column blocks) x
 // (its K splits), column block fastest.
@@ -330,10 +338,8 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(const Exl3
   pdl_trigger();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
   const int g = lane >> 2, t = lane & 3;
-  // This block's layer (fields selected, not indexed: a dynamic index would copy p to local memory).
   const int b = int(blockIdx.x);
-  const int ei = (p.count > 2 && b >= p.e[2].first_block) ? 2 : (p.count > 1 && b >= p.e[1].first_block) ? 1 : 0;
-  const Exl3GemvEntry E = ei == 2 ? p.e[2] : ei == 1 ? p.e[1] : p.e[0];
+  const Exl3GemvEntry E = group_entry(p.e, p.count, b);  // this block's layer
   const Exl3Device& w = E.w;
   const int local = b - E.first_block, col_block = local % E.col_blocks, split = local / E.col_blocks;
   const int rows = p.rows, tiles_per_split = E.tiles_per_split;
@@ -348,7 +354,7 @@ __global__ void __launch_bounds__(32 * k_gemv_warps) exl3_gemv_kernel(const Exl3
   if (FUSED) {
     EXL_SHARED_ARRAY(float, warp_sums, [32]);
     float r = 0.0f;  // 1 / rms of the row, for the norm inputs (the whole block takes part)
-    if (p.in.mode == Exl3Input::rms_norm16) r = rms_inv4(p.in.xf, p.in.in_features, p.in.eps, warp_sums);
+    if (p.in.mode == Exl3Input::rms_norm16) r = rms_inv4(AccIn{p.in.xf}, 0, p.in.in_features, p.in.eps, warp_sums);
     else if (p.in.mode == Exl3Input::rms_norm32) r = rms_inv_w32(p.in.xf, p.in.in_features, p.in.eps, warp_sums);
     for (int c = 16 * i0 + 128 * warp; c < 16 * i1; c += 128 * k_gemv_warps) {
       float a[4];
@@ -492,22 +498,9 @@ void launch_gemv_rate(Exl3GemvParams& p, cudaStream_t s) {
   });
 }
 
-// grid (ceil(n / 128 / 8), rows), 256 threads: warp w of block b, 128-column block 8b + w. z: [splits][rows][n].
-__global__ void __launch_bounds__(32 * k_transform_warps) exl3_output_kernel(const float* __restrict__ z, int splits,
-                                                                             int rows, int n,
-                                                                             const __half* __restrict__ svh,
-                                                                             int out_features, float* __restrict__ y,
-                                                                             int ldy, bool overwrite) {
-  pdl_trigger();
-  pdl_wait();
-  const int blk = int(blockIdx.x) * k_transform_warps + (int(threadIdx.x) >> 5);
-  if (blk >= n / 128) return;
-  output_block(z, splits, rows, n, int(blockIdx.y), blk * 128, int(threadIdx.x) & 31, svh, out_features, y, ldy,
-               overwrite, false);
-}
-
-// The output transforms of a group's layers (one row each; Exl3OutGroup), one launch: layer e's
-// blocks are ceil(n / 128 / 8) after the layers before it.
+// The output transforms (exl3_output_transform, exl3_output_group): grid (blocks, rows), 256 threads;
+// layer e's blocks are ceil(n / 128 / 8) after the layers before it, warp w of its block j the
+// 128-column block 8j + w. z: [splits][rows][n] per layer.
 struct Exl3OutEntry {
   const float* z = nullptr;
   int splits = 1, n = 0, out_features = 0, ldy = 0, first_block = 0;
@@ -517,18 +510,29 @@ struct Exl3OutEntry {
 };
 struct Exl3OutGroup {
   Exl3OutEntry e[k_exl3_group_max];
-  int count = 1;
+  int count = 1, rows = 1;
 };
-__global__ void __launch_bounds__(32 * k_transform_warps) exl3_output_group_kernel(const Exl3OutGroup p) {
+__global__ void __launch_bounds__(32 * k_transform_warps) exl3_output_kernel(const Exl3OutGroup p) {
   pdl_trigger();
   pdl_wait();
   const int b = int(blockIdx.x);
-  const int ei = (p.count > 2 && b >= p.e[2].first_block) ? 2 : (p.count > 1 && b >= p.e[1].first_block) ? 1 : 0;
-  const Exl3OutEntry E = ei == 2 ? p.e[2] : ei == 1 ? p.e[1] : p.e[0];
+  const Exl3OutEntry E = group_entry(p.e, p.count, b);
   const int blk = (b - E.first_block) * k_transform_warps + (int(threadIdx.x) >> 5);
   if (blk >= E.n / 128) return;
-  output_block(E.z, E.splits, 1, E.n, 0, blk * 128, int(threadIdx.x) & 31, E.svh, E.out_features, E.y, E.ldy,
-               E.overwrite, false);
+  output_block(E.z, E.splits, p.rows, E.n, int(blockIdx.y), blk * 128, int(threadIdx.x) & 31, E.svh, E.out_features,
+               E.y, E.ldy, E.overwrite, false);
+}
+
+// Launches the output transforms of p's entries (first_block filled here) for p.rows rows.
+void launch_output(Exl3OutGroup& p, cudaStream_t s) {
+  int blocks = 0;
+  for (int e = 0; e < p.count; ++e) {
+    EXL_CUDA_REQUIRE(p.e[e].n % 128 == 0 && p.e[e].out_features <= p.e[e].n && p.e[e].y && p.e[e].z && p.rows > 0,
+                     "EXL3 output transform: bad shape");
+    p.e[e].first_block = blocks;
+    blocks += (p.e[e].n / 128 + k_transform_warps - 1) / k_transform_warps;
+  }
+  launch(exl3_output_kernel, dim3(unsigned(blocks), unsigned(p.rows)), dim3(32 * k_transform_warps), 0, s, p);
 }
 
 // grid (tiles / 8), 256 threads: a warp per tile, decoded as the GEMV decodes it (fp16 pairs in the
@@ -654,24 +658,20 @@ void exl3_gemv_fused(const Exl3Device& w, const __half* x, int in_features, floa
 
 void exl3_output_transform(const Exl3Device& w, const float* z, int splits, int rows, int out_features, float* y, int ldy,
                            bool overwrite, cudaStream_t s) {
-  EXL_CUDA_REQUIRE(w.n % 128 == 0 && out_features <= w.n && rows > 0, "EXL3 output transform: bad shape");
-  const unsigned bx = unsigned((w.n / 128 + k_transform_warps - 1) / k_transform_warps);
-  launch(exl3_output_kernel, dim3(bx, unsigned(rows)), dim3(32 * k_transform_warps), 0, s, z, splits, rows, w.n, w.svh,
-         out_features, y, ldy, overwrite);
+  Exl3OutGroup p;
+  p.rows = rows;
+  p.e[0] = Exl3OutEntry{z, splits, w.n, out_features, ldy, 0, w.svh, y, overwrite};
+  launch_output(p, s);
 }
 
 void exl3_output_group(const Exl3Target* t, int count, cudaStream_t s) {
   EXL_CUDA_REQUIRE(count >= 1 && count <= k_exl3_group_max, "EXL3 output group: 1 .. 3 layers");
   Exl3OutGroup p;
   p.count = count;
-  int blocks = 0;
-  for (int e = 0; e < count; ++e) {
-    const Exl3Device& w = *t[e].w;
-    EXL_CUDA_REQUIRE(w.n % 128 == 0 && t[e].out_features <= w.n && t[e].y && t[e].z, "EXL3 output transform: bad shape");
-    p.e[e] = Exl3OutEntry{t[e].z, t[e].splits, w.n, t[e].out_features, t[e].ldy, blocks, w.svh, t[e].y, t[e].overwrite};
-    blocks += (w.n / 128 + k_transform_warps - 1) / k_transform_warps;
-  }
-  launch(exl3_output_group_kernel, dim3(unsigned(blocks)), dim3(32 * k_transform_warps), 0, s, p);
+  for (int e = 0; e < count; ++e)
+    p.e[e] = Exl3OutEntry{t[e].z, t[e].splits, t[e].w->n, t[e].out_features, t[e].ldy, 0, t[e].w->svh, t[e].y,
+                          t[e].overwrite};
+  launch_output(p, s);
 }
 
 void exl3_reconstruct_t(const Exl3Device& w, __half* out, cudaStream_t s) {

@@ -45,17 +45,7 @@ __global__ void rms_norm4_kernel(AccIn x, int dim, const __half* __restrict__ w,
   pdl_wait();
   const std::size_t xr = std::size_t(blockIdx.x) * dim;
   const int n4 = dim / 4;
-  float r;
-  if (!x.q) {
-    r = rms_inv4(x.f + xr, dim, eps, warp_sums);  // the EXL3 decode GEMV normalises its input with it too
-  } else {
-    float ss = 0.0f;
-    for (int i = threadIdx.x; i < n4; i += blockDim.x) {
-      const float4 v = load4(x, xr, std::size_t(i));
-      ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
-    }
-    r = rsqrtf(block_sum(ss, warp_sums) / float(dim) + eps);
-  }
+  const float r = rms_inv4(x, xr, dim, eps, warp_sums);  // the EXL3 decode GEMV normalises its input with it too
   const uint2* wr = reinterpret_cast<const uint2*>(w);
   for (int i = threadIdx.x; i < n4; i += blockDim.x) {
     const float4 v = load4(x, xr, std::size_t(i));

@@ -2,6 +2,7 @@
 // (the EXL3 decode GEMV): one definition of the reduction order, so that a kernel normalising a row
 // itself gets the bits the separate norm launch would have written.
 #pragma once
+#include "exact_acc.cuh"
 #include "kernels.h"
 
 namespace exl::cuda {
@@ -22,13 +23,14 @@ __device__ __forceinline__ float block_sum(float ss, float* warp_sums) {
   return warp_sums[0];
 }
 
-// 1 / rms of the fp32 row x[0 .. dim) as rms_norm's four-wide kernel computes it: dim a multiple
-// of 4, x 16-byte aligned, every thread of the block (blockDim.x a multiple of 32, at most 1024)
-// four elements a step. warp_sums: 32 floats of shared memory.
-__device__ __forceinline__ float rms_inv4(const float* x, int dim, float eps, float* warp_sums) {
+// 1 / rms of the row at element `off` of x (fp32 or exact accumulators, exact_acc.cuh) as rms_norm's
+// four-wide kernel computes it: dim a multiple of 4, the row 16-byte aligned, every thread of the
+// block (blockDim.x a multiple of 32, at most 1024) four elements a step. warp_sums: 32 floats of
+// shared memory.
+__device__ __forceinline__ float rms_inv4(const AccIn& x, std::size_t off, int dim, float eps, float* warp_sums) {
   float ss = 0.0f;
   for (int i = threadIdx.x; i < dim / 4; i += blockDim.x) {
-    const float4 v = reinterpret_cast<const float4*>(x)[i];
+    const float4 v = load4(x, off, std::size_t(i));
     ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
   }
   return rsqrtf(block_sum(ss, warp_sums) / float(dim) + eps);
